@@ -1,0 +1,285 @@
+/**
+ * The BF.* commands, worded and ordered as RedisBloom 2.4's src/rebloom.c so that every reply,
+ * error included, is the same byte for byte.
+ */
+import { ScalableBloomFilter } from '../core/scalable-filter.js'
+import { isFilterError } from '../core/filter-error.js'
+import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import type { CommandContext } from './context.js'
+import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
+import { isKeyword, parseDouble, parseInteger } from './args.js'
+import { ONE, ZERO } from '../protocol/shared-replies.js'
+
+/** The options a new filter is made with. */
+export interface CreateOptions {
+  capacity: number
+  errorRate: number
+  expansion: number
+  nonScaling: boolean
+}
+
+/**
+ * Makes a filter, refusing one over the configured size before anything is allocated, and
+ * turning a failed allocation into an error reply instead of a crash.
+ */
+export function createFilter(ctx: CommandContext, options: CreateOptions): ScalableBloomFilter {
+  const config = ctx.server.config
+  const maxBytes = config['max-filter-bytes']
+  try {
+    return new ScalableBloomFilter({ ...options, maxLayerBytes: maxBytes > 0 ? maxBytes : undefined })
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new ReplyError(/too large|exceed/i.test(error.message) ? ERR.FILTER_TOO_LARGE : ERR.COULD_NOT_CREATE)
+    }
+    throw error
+  }
+}
+
+/** RedisBloom passes expansion to an `unsigned`: negative values wrap as in C. */
+function toUnsigned32(value: number): number {
+  return value >= 0 && value <= 0xffffffff ? value : Number(BigInt.asUintN(32, BigInt(Math.trunc(value))))
+}
+
+/** rmutil RMUtil_ArgIndex: the first argument, the key included, equal to a keyword. */
+function argIndex(argv: Buffer[], keyword: string): number {
+  for (let i = 0; i < argv.length; i++) if (isKeyword(argv[i]!, keyword)) return i
+  return -1
+}
+
+/** BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] → +OK */
+export function bfReserve(ctx: CommandContext, argv: Buffer[]): void {
+  const errorRate = parseDouble(argv[2]!)
+  if (errorRate === undefined) throw new ReplyError(ERR.BAD_ERROR_RATE)
+  if (errorRate >= 1 || errorRate <= 0) throw new ReplyError(ERR.ERROR_RATE_RANGE)
+  const capacity = parseInteger(argv[3]!)
+  if (capacity === undefined) throw new ReplyError(ERR.BAD_CAPACITY)
+  if (capacity <= 0) throw new ReplyError(ERR.CAPACITY_RANGE)
+  const nonScaling = argIndex(argv, 'NONSCALING') !== -1
+  let expansion = 2
+  const at = argIndex(argv, 'EXPANSION')
+  if (at + 1 === argv.length) throw new ReplyError(ERR.NO_EXPANSION)
+  if (at !== -1) {
+    if (nonScaling) throw new ReplyError(ERR.NONSCALING_EXPAND)
+    const parsed = parseInteger(argv[at + 1]!)
+    if (parsed === undefined) throw new ReplyError(ERR.BAD_EXPANSION)
+    expansion = toUnsigned32(parsed)
+  }
+  const name = FilterRegistry.nameOf(argv[1]!)
+  const registry = ctx.server.registry
+  if (registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
+  registry.set(name, createFilter(ctx, { capacity, errorRate, expansion, nonScaling }))
+  ctx.server.propagate(argv)
+  ctx.client.reply.simple('OK')
+}
+
+/** The filter under argv[1], auto-created with the configured defaults (BF.ADD, BF.MADD). */
+function filterForAdd(ctx: CommandContext, argv: Buffer[]): FilterEntry {
+  const name = FilterRegistry.nameOf(argv[1]!)
+  const registry = ctx.server.registry
+  const existing = registry.get(name)
+  if (existing !== undefined) return existing
+  const config = ctx.server.config
+  const options: CreateOptions = {
+    capacity: config['default-capacity'],
+    errorRate: config['default-error-rate'],
+    expansion: config['default-expansion'],
+    nonScaling: false,
+  }
+  const entry = registry.set(name, createFilter(ctx, options))
+  propagateCreate(ctx, argv[1]!, options)
+  return entry
+}
+
+/** Logs a creation with explicit options, so a replay does not depend on the defaults of the day. */
+function propagateCreate(ctx: CommandContext, key: Buffer, options: CreateOptions): void {
+  const argv = [Buffer.from('BF.RESERVE'), key, Buffer.from(String(options.errorRate)), Buffer.from(String(options.capacity))]
+  if (options.nonScaling) argv.push(Buffer.from('NONSCALING'))
+  else argv.push(Buffer.from('EXPANSION'), Buffer.from(String(options.expansion)))
+  ctx.server.propagate(argv)
+}
+
+/** BF.ADD key item → :1 added, :0 maybe present */
+export function bfAdd(ctx: CommandContext, argv: Buffer[]): void {
+  const entry = filterForAdd(ctx, argv)
+  const outcome = entry.filter.add(argv[2]!)
+  const reply = ctx.client.reply
+  if (outcome === 1) {
+    ctx.server.registry.touch(entry)
+    ctx.server.propagate(argv)
+    reply.raw(ONE)
+  } else if (outcome === 0) {
+    reply.raw(ZERO)
+  } else {
+    throw new ReplyError(FILTER_ERROR_TEXT[outcome.code])
+  }
+}
+
+/** BF.MADD key item [item ...] → array of :1/:0; a full non-scaling filter ends it with an error */
+export function bfMadd(ctx: CommandContext, argv: Buffer[]): void {
+  addItems(ctx, filterForAdd(ctx, argv), argv, 2)
+}
+
+/** Adds argv[first..] and writes RedisBloom's array: it stops at the first error, which it includes. */
+function addItems(ctx: CommandContext, entry: FilterEntry, argv: Buffer[], first: number): void {
+  const reply = ctx.client.reply
+  const filter = entry.filter
+  const count = argv.length - first
+  // The array's length is only known at the end when a filter fills up; the common case is known.
+  const outcomes: (0 | 1 | string)[] = []
+  let added = 0
+  for (let i = first; i < argv.length; i++) {
+    const outcome = filter.add(argv[i]!)
+    if (isFilterError(outcome)) {
+      outcomes.push(FILTER_ERROR_TEXT[outcome.code])
+      break
+    }
+    added += outcome
+    outcomes.push(outcome)
+  }
+  if (added > 0) {
+    ctx.server.registry.touch(entry, added)
+    ctx.server.propagate(argv)
+  }
+  reply.array(outcomes.length === count ? count : outcomes.length)
+  for (const outcome of outcomes) {
+    if (outcome === 1) reply.raw(ONE)
+    else if (outcome === 0) reply.raw(ZERO)
+    else {
+      ctx.server.stats.errorReplies++
+      reply.error(outcome)
+    }
+  }
+}
+
+/** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
+export function bfExists(ctx: CommandContext, argv: Buffer[]): void {
+  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  ctx.client.reply.raw(entry !== undefined && entry.filter.has(argv[2]!) ? ONE : ZERO)
+}
+
+/** BF.MEXISTS key item [item ...] → array of :1/:0 */
+export function bfMexists(ctx: CommandContext, argv: Buffer[]): void {
+  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  const reply = ctx.client.reply
+  reply.array(argv.length - 2)
+  for (let i = 2; i < argv.length; i++) {
+    reply.raw(entry !== undefined && entry.filter.has(argv[i]!) ? ONE : ZERO)
+  }
+}
+
+/**
+ * BF.INSERT key [CAPACITY c] [ERROR p] [EXPANSION e] [NOCREATE] [NONSCALING] ITEMS item [item ...]
+ * Options are told apart by their first letters, exactly as RedisBloom's scanner does.
+ */
+export function bfInsert(ctx: CommandContext, argv: Buffer[]): void {
+  const config = ctx.server.config
+  let capacity = config['default-capacity']
+  let errorRate = config['default-error-rate']
+  let expansion = config['default-expansion']
+  let nonScaling = false
+  let autocreate = true
+  let itemsAt = -1
+  const argc = argv.length
+  let pos = 2
+  while (pos < argc && itemsAt < 0) {
+    const arg = argv[pos]!
+    switch (lowerByte(arg[0])) {
+      case 0x69: // i: ITEMS
+        itemsAt = ++pos
+        break
+      case 0x65: // e: ERROR or EXPANSION, by the second letter
+        if (++pos === argc) throw new ReplyError(wrongArity())
+        if (lowerByte(arg[1]) === 0x72) {
+          const parsed = parseDouble(argv[pos++]!)
+          if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_ERROR_RATE)
+          errorRate = parsed
+        } else {
+          const parsed = parseInteger(argv[pos++]!)
+          if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_EXPANSION)
+          expansion = parsed
+        }
+        break
+      case 0x63: { // c: CAPACITY
+        if (++pos === argc) throw new ReplyError(wrongArity())
+        const parsed = parseInteger(argv[pos++]!)
+        if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_CAPACITY)
+        capacity = parsed
+        break
+      }
+      case 0x6e: // n: NOCREATE or NONSCALING, by the third letter
+        if (lowerByte(arg[2]) === 0x63) autocreate = false
+        else nonScaling = true
+        pos++
+        break
+      default:
+        throw new ReplyError(ERR.INSERT_UNKNOWN_ARGUMENT)
+    }
+  }
+  if (itemsAt < 0 || itemsAt === argc) throw new ReplyError(wrongArity())
+  if (errorRate <= 0 || errorRate >= 1 || capacity < 1 || expansion < 1) {
+    throw new ReplyError(ERR.INSERT_BAD_ARGUMENT)
+  }
+  const name = FilterRegistry.nameOf(argv[1]!)
+  const registry = ctx.server.registry
+  let entry = registry.get(name)
+  if (entry === undefined) {
+    if (!autocreate) throw new ReplyError(ERR.NOT_FOUND)
+    const options: CreateOptions = { capacity, errorRate, expansion: toUnsigned32(expansion), nonScaling }
+    entry = registry.set(name, createFilter(ctx, options))
+    propagateCreate(ctx, argv[1]!, options)
+  }
+  addItems(ctx, entry, argv, itemsAt)
+
+  function wrongArity(): string {
+    return "ERR wrong number of arguments for 'bf.insert' command"
+  }
+}
+
+function lowerByte(c: number | undefined): number {
+  if (c === undefined) return 0
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c
+}
+
+/** The filter under argv[1], or RedisBloom's "ERR not found". */
+function existingFilter(ctx: CommandContext, argv: Buffer[]): FilterEntry {
+  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
+  return entry
+}
+
+/** BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION] */
+export function bfInfo(ctx: CommandContext, argv: Buffer[]): void {
+  const info = existingFilter(ctx, argv).filter.info()
+  const reply = ctx.client.reply
+  const expansion = (): void => (info.expansion === null ? reply.nullBulk() : reply.integer(info.expansion))
+  if (argv.length === 3) {
+    const field = argv[2]!
+    let write: () => void
+    if (isKeyword(field, 'CAPACITY')) write = () => reply.integer(info.capacity)
+    else if (isKeyword(field, 'SIZE')) write = () => reply.integer(info.sizeBytes)
+    else if (isKeyword(field, 'FILTERS')) write = () => reply.integer(info.layerCount)
+    else if (isKeyword(field, 'ITEMS')) write = () => reply.integer(info.items)
+    else if (isKeyword(field, 'EXPANSION')) write = expansion
+    else throw new ReplyError(ERR.INVALID_INFO_VALUE)
+    reply.array(1)
+    write()
+    return
+  }
+  reply.array(10)
+  reply.simple('Capacity')
+  reply.integer(info.capacity)
+  reply.simple('Size')
+  reply.integer(info.sizeBytes)
+  reply.simple('Number of filters')
+  reply.integer(info.layerCount)
+  reply.simple('Number of items inserted')
+  reply.integer(info.items)
+  reply.simple('Expansion rate')
+  expansion()
+}
+
+/** BF.CARD key → items added (0 for a missing key) */
+export function bfCard(ctx: CommandContext, argv: Buffer[]): void {
+  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  ctx.client.reply.integer(entry === undefined ? 0 : entry.filter.info().items)
+}

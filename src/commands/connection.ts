@@ -1,0 +1,256 @@
+/** Connection commands: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT ... as redis 7.0 answers them. */
+import { timingSafeEqual, createHash } from 'node:crypto'
+import type { CommandContext, ClientSession } from './context.js'
+import { ERR, ReplyError, unknownSubcommandText, wrongArityText } from './reply-error.js'
+import { isKeyword, parseInteger, text } from './args.js'
+import { REDIS_VERSION } from '../server/version.js'
+import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+import { PONG } from '../protocol/shared-replies.js'
+
+/** PING [message] → +PONG or the message */
+export function ping(ctx: CommandContext, argv: Buffer[]): void {
+  if (argv.length === 1) ctx.client.reply.raw(PONG)
+  else ctx.client.reply.bulk(argv[1]!)
+}
+
+/** ECHO message → message */
+export function echo(ctx: CommandContext, argv: Buffer[]): void {
+  ctx.client.reply.bulk(argv[1]!)
+}
+
+/** QUIT → +OK, then the connection closes */
+export function quit(ctx: CommandContext): void {
+  ctx.client.reply.simple('OK')
+  ctx.client.closeAfterReply()
+}
+
+const WRONGPASS = 'WRONGPASS invalid username-password pair or user is disabled.'
+
+/** Compares in constant time (hashes first so lengths do not leak either). */
+function passwordMatches(given: Uint8Array, expected: string): boolean {
+  const a = createHash('sha256').update(given).digest()
+  const b = createHash('sha256').update(expected).digest()
+  return timingSafeEqual(a, b)
+}
+
+/** The user name and password check shared by AUTH and HELLO ... AUTH. */
+function authenticate(ctx: CommandContext, user: Buffer, password: Buffer): boolean {
+  const required = ctx.server.config.requirepass
+  const ok = isDefaultUser(user) && (required === '' || passwordMatches(password, required))
+  if (ok) ctx.client.authenticated = true
+  return ok
+}
+
+function isDefaultUser(user: Buffer): boolean {
+  return user.length === 7 && user.toString('latin1') === 'default'
+}
+
+/** AUTH [username] password → +OK, or WRONGPASS */
+export function auth(ctx: CommandContext, argv: Buffer[]): void {
+  if (argv.length > 3) throw new ReplyError(ERR.SYNTAX)
+  if (argv.length === 2 && ctx.server.config.requirepass === '') {
+    // redis 7.0 acl.c authCommand
+    throw new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
+  }
+  const user = argv.length === 3 ? argv[1]! : Buffer.from('default')
+  if (!authenticate(ctx, user, argv[argv.length - 1]!)) throw new ReplyError(WRONGPASS)
+  ctx.client.reply.simple('OK')
+}
+
+/** HELLO [protover [AUTH username password] [SETNAME clientname]] → the server's map */
+export function hello(ctx: CommandContext, argv: Buffer[]): void {
+  const client = ctx.client
+  let protocol: 2 | 3 | undefined
+  if (argv.length >= 2) {
+    const version = parseInteger(argv[1]!)
+    if (version === undefined) throw new ReplyError('ERR Protocol version is not an integer or out of range')
+    if (version < 2 || version > 3) throw new ReplyError('NOPROTO unsupported protocol version')
+    protocol = version as 2 | 3
+  }
+  let name: Buffer | undefined
+  let credentials: [Buffer, Buffer] | undefined
+  for (let i = 2; i < argv.length; i++) {
+    const more = argv.length - i - 1
+    if (isKeyword(argv[i]!, 'AUTH') && more >= 2) {
+      credentials = [argv[i + 1]!, argv[i + 2]!]
+      i += 2
+    } else if (isKeyword(argv[i]!, 'SETNAME') && more >= 1) {
+      name = argv[i + 1]!
+      i += 1
+    } else {
+      throw new ReplyError(`ERR Syntax error in HELLO option '${argv[i]!.toString('latin1')}'`)
+    }
+  }
+  if (credentials !== undefined && !authenticate(ctx, credentials[0], credentials[1])) {
+    throw new ReplyError(WRONGPASS)
+  }
+  if (!client.authenticated) {
+    throw new ReplyError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time')
+  }
+  if (name !== undefined) setClientName(client, name)
+  if (protocol !== undefined) client.reply.protocol = protocol
+  const reply = client.reply
+  reply.map(7)
+  reply.bulk('server')
+  reply.bulk('redis')
+  reply.bulk('version')
+  reply.bulk(REDIS_VERSION)
+  reply.bulk('proto')
+  reply.integer(reply.protocol)
+  reply.bulk('id')
+  reply.integer(client.id)
+  reply.bulk('mode')
+  reply.bulk('standalone')
+  reply.bulk('role')
+  reply.bulk('master')
+  reply.bulk('modules')
+  reply.array(1)
+  reply.map(4)
+  reply.bulk('name')
+  reply.bulk(MODULE_NAME)
+  reply.bulk('ver')
+  reply.integer(MODULE_VERSION)
+  reply.bulk('path')
+  reply.bulk('bfs')
+  reply.bulk('args')
+  reply.array(0)
+}
+
+/** SELECT index → +OK for 0; bfs has one database */
+export function select(ctx: CommandContext, argv: Buffer[]): void {
+  const index = parseInteger(argv[1]!)
+  if (index === undefined) throw new ReplyError(ERR.NOT_INTEGER)
+  if (index !== 0) throw new ReplyError(ERR.DB_INDEX_OUT_OF_RANGE)
+  ctx.client.reply.simple('OK')
+}
+
+/** RESET → +RESET: back to RESP2, no name, not authenticated when a password is set */
+export function reset(ctx: CommandContext): void {
+  const client = ctx.client
+  client.reply.protocol = 2
+  client.name = ''
+  client.authenticated = ctx.server.config.requirepass === ''
+  client.reply.simple('RESET')
+}
+
+/** redis networking.c validateClientAttr: no spaces, newlines or special characters. */
+function setClientName(client: ClientSession, name: Buffer): void {
+  for (const c of name) {
+    if (c < 0x21 || c > 0x7e) throw new ReplyError('ERR Client names cannot contain spaces, newlines or special characters.')
+  }
+  client.name = name.toString('latin1')
+}
+
+/** One CLIENT LIST line, with redis 7.0's fields. */
+export function clientInfoLine(ctx: CommandContext, client: ClientSession): string {
+  const now = Date.now()
+  const fields = [
+    `id=${client.id}`, `addr=${client.addr}`, `laddr=${client.laddr}`, 'fd=0', `name=${client.name}`,
+    `age=${Math.floor((now - client.createdAtMs) / 1000)}`, `idle=${Math.floor((now - client.lastInteractionMs) / 1000)}`,
+    'flags=N', 'db=0', 'sub=0', 'psub=0', 'ssub=0', 'multi=-1', `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
+    'argv-mem=0', 'multi-mem=0', 'rbs=0', 'rbp=0', 'obl=0', 'oll=0', `omem=${client.outputBytes()}`, 'tot-mem=0',
+    'events=r', `cmd=${client.lastCommand}`, 'user=default', 'redir=-1', `resp=${client.reply.protocol}`,
+    `lib-name=${client.libName}`, `lib-ver=${client.libVersion}`,
+  ]
+  void ctx
+  return fields.join(' ')
+}
+
+/** CLIENT ID | GETNAME | SETNAME | SETINFO | LIST | INFO | KILL | NO-EVICT | NO-TOUCH | HELP */
+export function client(ctx: CommandContext, argv: Buffer[]): void {
+  const self = ctx.client
+  const reply = self.reply
+  const sub = argv[1]!
+  const argc = argv.length
+  const arity = (ok: boolean): void => {
+    if (!ok) throw new ReplyError(wrongArityText(`client|${sub.toString('latin1').toLowerCase()}`))
+  }
+  if (isKeyword(sub, 'ID')) {
+    arity(argc === 2)
+    reply.integer(self.id)
+  } else if (isKeyword(sub, 'GETNAME')) {
+    arity(argc === 2)
+    if (self.name === '') reply.nullBulk()
+    else reply.bulk(self.name)
+  } else if (isKeyword(sub, 'SETNAME')) {
+    arity(argc === 3)
+    setClientName(self, argv[2]!)
+    reply.simple('OK')
+  } else if (isKeyword(sub, 'SETINFO')) {
+    arity(argc === 4)
+    const value = argv[3]!.toString('latin1')
+    if (/[\s]/.test(value)) throw new ReplyError("ERR lib-name and lib-ver cannot contain spaces, newlines or special characters.")
+    if (isKeyword(argv[2]!, 'LIB-NAME')) self.libName = value
+    else if (isKeyword(argv[2]!, 'LIB-VER')) self.libVersion = value
+    else throw new ReplyError(`ERR Unrecognized option '${argv[2]!.toString('latin1')}'`)
+    reply.simple('OK')
+  } else if (isKeyword(sub, 'LIST')) {
+    const lines: string[] = []
+    for (const other of ctx.server.clients()) lines.push(clientInfoLine(ctx, other) + '\n')
+    reply.verbatim(lines.join(''))
+  } else if (isKeyword(sub, 'INFO')) {
+    arity(argc === 2)
+    reply.verbatim(clientInfoLine(ctx, self) + '\n')
+  } else if (isKeyword(sub, 'KILL')) {
+    clientKill(ctx, argv)
+  } else if (isKeyword(sub, 'NO-EVICT') || isKeyword(sub, 'NO-TOUCH') || isKeyword(sub, 'REPLY')) {
+    arity(argc === 3)
+    reply.simple('OK')
+  } else if (isKeyword(sub, 'HELP')) {
+    const lines = ['CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'GETNAME', 'ID', 'INFO', 'KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)', 'LIST', 'SETNAME <name>', 'SETINFO <LIB-NAME|LIB-VER> <value>', 'HELP']
+    reply.array(lines.length)
+    for (const line of lines) reply.simple(line)
+  } else {
+    throw new ReplyError(unknownSubcommandText('client', sub))
+  }
+}
+
+/** CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
+function clientKill(ctx: CommandContext, argv: Buffer[]): void {
+  const self = ctx.client
+  if (argv.length === 3) {
+    const addr = text(argv[2]!)
+    for (const other of ctx.server.clients()) {
+      if (other.addr === addr) {
+        killClient(self, other)
+        self.reply.simple('OK')
+        return
+      }
+    }
+    throw new ReplyError('ERR No such client')
+  }
+  if (argv.length % 2 !== 0) throw new ReplyError(ERR.SYNTAX)
+  let id: number | undefined
+  let addr: string | undefined
+  let laddr: string | undefined
+  let skipMe = true
+  for (let i = 2; i < argv.length; i += 2) {
+    const option = argv[i]!
+    const value = argv[i + 1]!
+    if (isKeyword(option, 'ID')) {
+      id = parseInteger(value)
+      if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')
+    } else if (isKeyword(option, 'ADDR')) addr = text(value)
+    else if (isKeyword(option, 'LADDR')) laddr = text(value)
+    else if (isKeyword(option, 'SKIPME')) {
+      if (isKeyword(value, 'YES')) skipMe = true
+      else if (isKeyword(value, 'NO')) skipMe = false
+      else throw new ReplyError(ERR.SYNTAX)
+    } else throw new ReplyError(ERR.SYNTAX)
+  }
+  let killed = 0
+  for (const other of [...ctx.server.clients()]) {
+    if (id !== undefined && other.id !== id) continue
+    if (addr !== undefined && other.addr !== addr) continue
+    if (laddr !== undefined && other.laddr !== laddr) continue
+    if (skipMe && other === self) continue
+    killClient(self, other)
+    killed++
+  }
+  self.reply.integer(killed)
+}
+
+function killClient(self: ClientSession, other: ClientSession): void {
+  if (other === self) self.closeAfterReply()
+  else other.kill()
+}

@@ -1,0 +1,65 @@
+/**
+ * What a command handler sees: the client that sent it and the server it runs in. These are
+ * interfaces so that commands/ does not depend on the socket layer; server/ implements them.
+ */
+import type { ReplyWriter } from '../protocol/reply-writer.js'
+import type { FilterRegistry } from '../store/registry.js'
+import type { Config } from '../server/config.js'
+import type { Stats } from '../server/stats.js'
+import type { CommandTable } from './table.js'
+
+/** One connected client, as handlers see it. */
+export interface ClientSession {
+  readonly id: number
+  readonly reply: ReplyWriter
+  /** "ip:port" of the peer and of the local end. */
+  readonly addr: string
+  readonly laddr: string
+  readonly createdAtMs: number
+  readonly lastInteractionMs: number
+  name: string
+  libName: string
+  libVersion: string
+  authenticated: boolean
+  /** The last command's name, lower case, for CLIENT LIST. */
+  lastCommand: string
+  /** Send what is pending, then close (QUIT, CLIENT KILL of oneself). */
+  closeAfterReply(): void
+  /** Close now, dropping anything pending (CLIENT KILL of another client). */
+  kill(): void
+  /** Pending output bytes, for CLIENT LIST and INFO. */
+  outputBytes(): number
+  queryBufferBytes(): number
+}
+
+/** Minimal leveled logger with redis-server's levels. */
+export interface Logger {
+  debug(message: string): void
+  verbose(message: string): void
+  notice(message: string): void
+  warning(message: string): void
+}
+
+/** The server as handlers see it. */
+export interface ServerContext {
+  readonly registry: FilterRegistry
+  readonly config: Config
+  readonly stats: Stats
+  readonly commands: CommandTable
+  readonly log: Logger
+  readonly startedAtMs: number
+  /** TCP port actually bound (0 before listening). */
+  readonly port: number
+  clients(): Iterable<ClientSession>
+  /** Starts a graceful shutdown; returns an error text when it must not happen now. */
+  shutdown(options: { save?: boolean; noSave?: boolean }): string | undefined
+  /** Hands a change to the persistence layer (the append-only log), in the order it was applied. */
+  propagate(argv: readonly Uint8Array[]): void
+  /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
+  readonly loading: boolean
+}
+
+export interface CommandContext {
+  readonly client: ClientSession
+  readonly server: ServerContext
+}

@@ -1,0 +1,142 @@
+/**
+ * INFO, in redis 7.0's shape (genRedisInfoString): "# Section" headers, `field:value` lines,
+ * CRLF line ends, sections separated by a blank line.
+ */
+import os from 'node:os'
+import type { CommandContext } from './context.js'
+import { BFS_VERSION, REDIS_VERSION } from '../server/version.js'
+import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+
+type Field = readonly [string, string | number]
+type Section = (ctx: CommandContext) => Field[]
+
+const SECTIONS: Record<string, Section> = {
+  server: (ctx) => {
+    const uptimeSeconds = Math.floor((Date.now() - ctx.server.startedAtMs) / 1000)
+    return [
+      ['redis_version', REDIS_VERSION],
+      ['bfs_version', BFS_VERSION],
+      ['redis_mode', 'standalone'],
+      ['os', `${os.type()} ${os.release()} ${os.arch()}`],
+      ['arch_bits', 64],
+      ['multiplexing_api', 'epoll'],
+      ['node_version', process.versions.node],
+      ['process_id', process.pid],
+      ['tcp_port', ctx.server.port],
+      ['server_time_usec', Date.now() * 1000],
+      ['uptime_in_seconds', uptimeSeconds],
+      ['uptime_in_days', Math.floor(uptimeSeconds / 86400)],
+      ['executable', process.argv[1] ?? ''],
+      ['config_file', ''],
+    ]
+  },
+  clients: (ctx) => {
+    let count = 0
+    let biggestInput = 0
+    let biggestOutput = 0
+    for (const client of ctx.server.clients()) {
+      count++
+      biggestInput = Math.max(biggestInput, client.queryBufferBytes())
+      biggestOutput = Math.max(biggestOutput, client.outputBytes())
+    }
+    return [
+      ['connected_clients', count],
+      ['maxclients', ctx.server.config.maxclients],
+      ['client_recent_max_input_buffer', biggestInput],
+      ['client_recent_max_output_buffer', biggestOutput],
+      ['blocked_clients', 0],
+    ]
+  },
+  memory: (ctx) => {
+    const usage = process.memoryUsage()
+    const filterBytes = ctx.server.registry.bitmapBytes()
+    return [
+      ['used_memory', usage.heapUsed + usage.external + usage.arrayBuffers],
+      ['used_memory_human', human(usage.heapUsed + usage.external + usage.arrayBuffers)],
+      ['used_memory_rss', usage.rss],
+      ['used_memory_rss_human', human(usage.rss)],
+      ['used_memory_dataset', filterBytes],
+      ['bfs_filter_bytes', filterBytes],
+      ['total_system_memory', os.totalmem()],
+      ['total_system_memory_human', human(os.totalmem())],
+      ['maxmemory', 0],
+      ['maxmemory_policy', 'noeviction'],
+    ]
+  },
+  persistence: (ctx) => [
+    ['loading', ctx.server.loading ? 1 : 0],
+    ['rdb_changes_since_last_save', ctx.server.registry.dirty],
+  ],
+  stats: (ctx) => {
+    const stats = ctx.server.stats
+    return [
+      ['total_connections_received', stats.connectionsReceived],
+      ['total_commands_processed', stats.commandsProcessed],
+      ['total_net_input_bytes', stats.netInputBytes],
+      ['total_net_output_bytes', stats.netOutputBytes],
+      ['rejected_connections', stats.rejectedConnections],
+      ['keyspace_hits', stats.keyspaceHits],
+      ['keyspace_misses', stats.keyspaceMisses],
+      ['total_error_replies', stats.errorReplies],
+    ]
+  },
+  replication: () => [
+    ['role', 'master'],
+    ['connected_slaves', 0],
+  ],
+  cpu: () => {
+    const usage = process.cpuUsage()
+    return [
+      ['used_cpu_sys', (usage.system / 1e6).toFixed(6)],
+      ['used_cpu_user', (usage.user / 1e6).toFixed(6)],
+    ]
+  },
+  modules: () => [['module', `name=${MODULE_NAME},ver=${MODULE_VERSION},api=1,filters=0,usedby=[],using=[],options=[]`]],
+  commandstats: (ctx) => {
+    const fields: Field[] = []
+    for (const entry of ctx.server.commands) {
+      if (entry.calls + entry.rejectedCalls === 0) continue
+      const usecPerCall = entry.calls > 0 ? (entry.usec / entry.calls).toFixed(2) : '0.00'
+      fields.push([
+        `cmdstat_${entry.lowerName}`,
+        `calls=${entry.calls},usec=${entry.usec},usec_per_call=${usecPerCall},rejected_calls=${entry.rejectedCalls},failed_calls=${entry.failedCalls}`,
+      ])
+    }
+    return fields
+  },
+  keyspace: (ctx) => {
+    const size = ctx.server.registry.size
+    return size > 0 ? [['db0', `keys=${size},expires=0,avg_ttl=0`]] : []
+  },
+}
+
+const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'keyspace']
+const ALL_SECTIONS = Object.keys(SECTIONS)
+
+/** The INFO text for the requested section names (none: the default sections). */
+export function infoText(ctx: CommandContext, requested: readonly string[]): string {
+  let names: string[]
+  if (requested.length === 0 || requested.includes('default')) names = DEFAULT_SECTIONS
+  else if (requested.includes('all') || requested.includes('everything')) names = ALL_SECTIONS
+  else names = ALL_SECTIONS.filter((name) => requested.includes(name))
+  const blocks: string[] = []
+  for (const name of names) {
+    const fields = SECTIONS[name]!(ctx)
+    const title = name.charAt(0).toUpperCase() + name.slice(1)
+    const lines = [`# ${title === 'Cpu' ? 'CPU' : title}`]
+    for (const [key, value] of fields) lines.push(`${key}:${value}`)
+    blocks.push(lines.join('\r\n') + '\r\n')
+  }
+  return blocks.join('\r\n')
+}
+
+function human(bytes: number): string {
+  const units = ['B', 'K', 'M', 'G', 'T']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return unit === 0 ? `${bytes}B` : `${value.toFixed(2)}${units[unit]}`
+}

@@ -1,0 +1,187 @@
+/**
+ * Keyspace commands over the named filters, with redis 7.0's replies: every key holds a Bloom
+ * filter, whose TYPE is RedisBloom's "MBbloom--".
+ */
+import { FilterRegistry } from '../store/registry.js'
+import type { CommandContext } from './context.js'
+import { ERR, ReplyError } from './reply-error.js'
+import { isKeyword, parseInteger } from './args.js'
+import { globMatch } from './glob.js'
+import { ONE, ZERO } from '../protocol/shared-replies.js'
+
+/** RedisBloom's module type name, as TYPE reports it. */
+export const FILTER_TYPE_NAME = 'MBbloom--'
+
+/** DEL key [key ...] → number removed (UNLINK is the same: freeing is cheap here) */
+export function del(ctx: CommandContext, argv: Buffer[]): void {
+  const registry = ctx.server.registry
+  let removed = 0
+  for (let i = 1; i < argv.length; i++) {
+    if (registry.delete(FilterRegistry.nameOf(argv[i]!))) removed++
+  }
+  if (removed > 0) ctx.server.propagate(argv)
+  ctx.client.reply.integer(removed)
+}
+
+/** EXISTS key [key ...] → how many of the keys exist (repeats counted) */
+export function exists(ctx: CommandContext, argv: Buffer[]): void {
+  const registry = ctx.server.registry
+  let found = 0
+  for (let i = 1; i < argv.length; i++) if (registry.has(FilterRegistry.nameOf(argv[i]!))) found++
+  ctx.client.reply.integer(found)
+}
+
+/** TYPE key → +MBbloom-- or +none */
+export function type(ctx: CommandContext, argv: Buffer[]): void {
+  const found = ctx.server.registry.has(FilterRegistry.nameOf(argv[1]!))
+  ctx.client.reply.simple(found ? FILTER_TYPE_NAME : 'none')
+}
+
+/** TTL/PTTL key → -1 (filters never expire) or -2 (no such key) */
+export function ttl(ctx: CommandContext, argv: Buffer[]): void {
+  ctx.client.reply.integer(ctx.server.registry.has(FilterRegistry.nameOf(argv[1]!)) ? -1 : -2)
+}
+
+/** RENAME key newkey → +OK, or "ERR no such key" */
+export function rename(ctx: CommandContext, argv: Buffer[]): void {
+  const from = FilterRegistry.nameOf(argv[1]!)
+  if (!ctx.server.registry.rename(from, FilterRegistry.nameOf(argv[2]!))) throw new ReplyError(ERR.NO_SUCH_KEY)
+  ctx.server.propagate(argv)
+  ctx.client.reply.simple('OK')
+}
+
+/** RENAMENX key newkey → :1 renamed, :0 the new name exists */
+export function renamenx(ctx: CommandContext, argv: Buffer[]): void {
+  const registry = ctx.server.registry
+  const from = FilterRegistry.nameOf(argv[1]!)
+  const to = FilterRegistry.nameOf(argv[2]!)
+  if (!registry.has(from)) throw new ReplyError(ERR.NO_SUCH_KEY)
+  if (registry.has(to)) {
+    ctx.client.reply.raw(ZERO)
+    return
+  }
+  registry.rename(from, to)
+  ctx.server.propagate(argv)
+  ctx.client.reply.raw(ONE)
+}
+
+/** DBSIZE → number of filters */
+export function dbsize(ctx: CommandContext): void {
+  ctx.client.reply.integer(ctx.server.registry.size)
+}
+
+/** KEYS pattern → every name that matches */
+export function keys(ctx: CommandContext, argv: Buffer[]): void {
+  const pattern = argv[1]!
+  const matchAll = pattern.length === 1 && pattern[0] === 0x2a // *
+  const found: Buffer[] = []
+  for (const name of ctx.server.registry.names()) {
+    const bytes = FilterRegistry.bytesOf(name)
+    if (matchAll || globMatch(pattern, bytes)) found.push(bytes)
+  }
+  const reply = ctx.client.reply
+  reply.array(found.length)
+  for (const bytes of found) reply.bulk(bytes)
+}
+
+/**
+ * SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] → [next cursor, names]. The cursor is the
+ * registry's insertion sequence number, so a name present for the whole scan is returned once.
+ */
+export function scan(ctx: CommandContext, argv: Buffer[]): void {
+  const cursor = parseInteger(argv[1]!)
+  if (cursor === undefined || cursor < 0) throw new ReplyError('ERR invalid cursor')
+  let count = 10
+  let pattern: Buffer | undefined
+  let typeName: string | undefined
+  for (let i = 2; i < argv.length; i += 2) {
+    const option = argv[i]!
+    if (i + 1 >= argv.length) throw new ReplyError(ERR.SYNTAX)
+    const value = argv[i + 1]!
+    if (isKeyword(option, 'COUNT')) {
+      const parsed = parseInteger(value)
+      if (parsed === undefined) throw new ReplyError(ERR.NOT_INTEGER)
+      if (parsed < 1) throw new ReplyError(ERR.SYNTAX)
+      count = parsed
+    } else if (isKeyword(option, 'MATCH')) {
+      pattern = value
+    } else if (isKeyword(option, 'TYPE')) {
+      typeName = value.toString('latin1')
+    } else {
+      throw new ReplyError(ERR.SYNTAX)
+    }
+  }
+  const found: Buffer[] = []
+  let visited = 0
+  let next = 0
+  for (const entry of ctx.server.registry.entries()) {
+    if (entry.seq < cursor) continue
+    if (visited++ === count) {
+      next = entry.seq
+      break
+    }
+    const bytes = FilterRegistry.bytesOf(entry.name)
+    if (pattern !== undefined && !globMatch(pattern, bytes)) continue
+    if (typeName !== undefined && typeName !== FILTER_TYPE_NAME) continue
+    found.push(bytes)
+  }
+  const reply = ctx.client.reply
+  reply.array(2)
+  reply.bulk(String(next))
+  reply.array(found.length)
+  for (const bytes of found) reply.bulk(bytes)
+}
+
+/** RANDOMKEY → a name, or null when there are none */
+export function randomkey(ctx: CommandContext): void {
+  const registry = ctx.server.registry
+  if (registry.size === 0) {
+    ctx.client.reply.nullBulk()
+    return
+  }
+  let skip = Math.floor(Math.random() * registry.size)
+  for (const name of registry.names()) {
+    if (skip-- === 0) {
+      ctx.client.reply.bulk(FilterRegistry.bytesOf(name))
+      return
+    }
+  }
+}
+
+/** FLUSHALL / FLUSHDB [ASYNC | SYNC] → +OK */
+export function flushall(ctx: CommandContext, argv: Buffer[]): void {
+  if (argv.length > 2 || (argv.length === 2 && !isKeyword(argv[1]!, 'ASYNC') && !isKeyword(argv[1]!, 'SYNC'))) {
+    throw new ReplyError(ERR.SYNTAX)
+  }
+  ctx.server.registry.clear()
+  ctx.server.propagate(argv)
+  ctx.client.reply.simple('OK')
+}
+
+/** MEMORY USAGE key [SAMPLES n] → bytes (BF.INFO Size), or null; MEMORY HELP/STATS/DOCTOR briefly */
+export function memory(ctx: CommandContext, argv: Buffer[]): void {
+  const reply = ctx.client.reply
+  const sub = argv[1]!
+  if (isKeyword(sub, 'USAGE')) {
+    if (argv.length !== 3 && argv.length !== 5) throw new ReplyError(ERR.SYNTAX)
+    if (argv.length === 5 && (!isKeyword(argv[3]!, 'SAMPLES') || parseInteger(argv[4]!) === undefined)) {
+      throw new ReplyError(ERR.SYNTAX)
+    }
+    const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[2]!))
+    if (entry === undefined) reply.nullBulk()
+    else reply.integer(entry.filter.info().sizeBytes + argv[2]!.length)
+    return
+  }
+  if (isKeyword(sub, 'DOCTOR')) {
+    reply.verbatim('Hi Sam, I have no memory problems to report.')
+    return
+  }
+  if (isKeyword(sub, 'HELP')) {
+    const lines = ['MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.', 'DOCTOR', '    Return memory problems reports.', 'HELP', '    Print this help.']
+    reply.array(lines.length)
+    for (const line of lines) reply.simple(line)
+    return
+  }
+  throw new ReplyError(`ERR unknown subcommand '${sub.toString('latin1')}'. Try MEMORY HELP.`)
+}
+

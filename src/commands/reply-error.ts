@@ -1,0 +1,80 @@
+/**
+ * Error replies: one class thrown by argument parsing and handlers, caught once in dispatch, and
+ * the catalogue of exact wire texts. Each text is copied from the source named beside it so a
+ * client cannot tell bfs from redis-server 7.0 with RedisBloom 2.4.
+ */
+import type { FilterErrorCode } from '../core/filter-error.js'
+
+/** An error reply. `message` is the whole text after the '-', code word included. */
+export class ReplyError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ReplyError'
+  }
+}
+
+/** Wire texts, each as its source writes it. */
+export const ERR = {
+  // redis 7.0 server.c shared.syntaxerr and friends
+  SYNTAX: 'ERR syntax error',
+  NOT_INTEGER: 'ERR value is not an integer or out of range',
+  NOT_FLOAT: 'ERR value is not a valid float',
+  NO_SUCH_KEY: 'ERR no such key',
+  WRONG_TYPE: 'WRONGTYPE Operation against a key holding the wrong kind of value',
+  DB_INDEX_OUT_OF_RANGE: 'ERR DB index is out of range',
+  // RedisBloom 2.4 src/rebloom.c statusStrerror()
+  NOT_FOUND: 'ERR not found',
+  ITEM_EXISTS: 'ERR item exists',
+  // RedisBloom 2.4 src/rebloom.c BFReserve_RedisCommand
+  BAD_ERROR_RATE: 'ERR bad error rate',
+  ERROR_RATE_RANGE: 'ERR (0 < error rate range < 1) ',
+  BAD_CAPACITY: 'ERR bad capacity',
+  CAPACITY_RANGE: 'ERR (capacity should be larger than 0)',
+  NO_EXPANSION: 'ERR no expansion',
+  BAD_EXPANSION: 'ERR bad expansion',
+  NONSCALING_EXPAND: 'Nonscaling filters cannot expand',
+  COULD_NOT_CREATE: 'ERR could not create filter',
+  // RedisBloom 2.4 src/rebloom.c BFInsert_RedisCommand
+  INSERT_BAD_ERROR_RATE: 'Bad error rate',
+  INSERT_BAD_EXPANSION: 'Bad expansion',
+  INSERT_BAD_CAPACITY: 'Bad capacity',
+  INSERT_UNKNOWN_ARGUMENT: 'Unknown argument received',
+  INSERT_BAD_ARGUMENT: 'Bad argument received',
+  // RedisBloom 2.4 src/rebloom.c BFInfo_RedisCommand
+  INVALID_INFO_VALUE: 'Invalid information value',
+  // RedisBloom 2.4 src/rebloom.c BFScanDump_RedisCommand / BFLoadChunk_RedisCommand
+  SCANDUMP_ITERATOR: 'Second argument must be numeric',
+  LOADCHUNK_ITERATOR: 'ERR Second argument must be numeric',
+  // bfs: a filter that would pass the configured size limit (RedisBloom has none, issue #699)
+  FILTER_TOO_LARGE: 'ERR filter would exceed the maximum filter size',
+  INTERNAL: 'ERR internal error',
+} as const
+
+/** Core outcomes mapped to wire text (RedisBloom 2.4 src/rebloom.c bfInsertCommon). */
+export const FILTER_ERROR_TEXT: Record<FilterErrorCode, string> = {
+  'non-scaling-full': 'ERR non scaling filter is full',
+  'too-large': ERR.FILTER_TOO_LARGE,
+}
+
+/** redis 7.0 server.c processCommand: the text for a command name that is not in the table. */
+export function unknownCommandText(argv: readonly Uint8Array[]): string {
+  let args = ''
+  for (let i = 1; i < argv.length && args.length < 128; i++) {
+    args += `'${latin1(argv[i]!).slice(0, 128 - args.length)}' `
+  }
+  return `ERR unknown command '${latin1(argv[0]!).slice(0, 128)}', with args beginning with: ${args}`
+}
+
+/** redis 7.0 server.c / RedisModule_WrongArity: the name is the command's own, lower case. */
+export function wrongArityText(name: string): string {
+  return `ERR wrong number of arguments for '${name.toLowerCase()}' command`
+}
+
+/** redis 7.0: the reply to a subcommand a container command does not know. */
+export function unknownSubcommandText(command: string, sub: Uint8Array): string {
+  return `ERR unknown subcommand '${latin1(sub).slice(0, 128)}'. Try ${command.toUpperCase()} HELP.`
+}
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+}

@@ -1,0 +1,114 @@
+/**
+ * The declarative command table: every command's name, arity, flags and key positions in one
+ * place. Dispatch checks arity, authentication and loading from here, once, before any handler;
+ * COMMAND, COMMAND INFO/DOCS/COUNT/LIST and INFO commandstats are generated from it.
+ */
+import type { CommandContext } from './context.js'
+
+/** Redis 7.0 command flags (the subset bfs uses), as COMMAND INFO prints them. */
+export const COMMAND_FLAGS = [
+  'write', 'readonly', 'denyoom', 'admin', 'noscript', 'loading', 'stale', 'fast', 'noauth',
+  'allow_busy', 'no_auth', 'module', 'no_mandatory_keys', 'skip_monitor', 'skip_slowlog',
+] as const
+export type CommandFlag = (typeof COMMAND_FLAGS)[number]
+
+/** A handler writes its reply to ctx.client.reply, or throws ReplyError before writing anything. */
+export type CommandHandler = (ctx: CommandContext, argv: Buffer[]) => void
+
+export interface CommandSpec {
+  /** The wire name, upper case: 'BF.ADD'. */
+  readonly name: string
+  /** N: exactly N arguments counting the name; -N: at least N. */
+  readonly arity: number
+  /** An upper bound some RedisBloom commands check on top of arity (BF.RESERVE: 7). */
+  readonly maxArgs?: number
+  readonly flags: readonly CommandFlag[]
+  /** [firstKey, lastKey, step] as COMMAND INFO reports them; lastKey -1 means "to the end". */
+  readonly keys: readonly [number, number, number]
+  /** COMMAND DOCS group: 'bf', 'server', 'connection', 'generic', or an extension's own. */
+  readonly group: string
+  readonly summary: string
+  readonly since: string
+  readonly handler: CommandHandler
+}
+
+/** A table row with its run-time counters (INFO commandstats). */
+export interface CommandEntry {
+  readonly spec: CommandSpec
+  readonly lowerName: string
+  readonly isWrite: boolean
+  readonly allowedWhileLoading: boolean
+  readonly allowedWithoutAuth: boolean
+  calls: number
+  failedCalls: number
+  rejectedCalls: number
+  usec: number
+}
+
+/** Commands by lower-case wire name. */
+export class CommandTable {
+  private readonly entries = new Map<string, CommandEntry>()
+
+  /** Adds a command; throws on a duplicate name, a bad arity or an unknown flag. */
+  add(spec: CommandSpec): CommandEntry {
+    const lowerName = spec.name.toLowerCase()
+    if (this.entries.has(lowerName)) throw new Error(`duplicate command ${spec.name}`)
+    if (!Number.isInteger(spec.arity) || spec.arity === 0) throw new Error(`bad arity for ${spec.name}`)
+    for (const flag of spec.flags) {
+      if (!(COMMAND_FLAGS as readonly string[]).includes(flag)) {
+        throw new Error(`unknown flag ${flag} for ${spec.name}`)
+      }
+    }
+    const entry: CommandEntry = {
+      spec,
+      lowerName,
+      isWrite: spec.flags.includes('write'),
+      allowedWhileLoading: spec.flags.includes('loading'),
+      allowedWithoutAuth: spec.flags.includes('no_auth'),
+      calls: 0,
+      failedCalls: 0,
+      rejectedCalls: 0,
+      usec: 0,
+    }
+    this.entries.set(lowerName, entry)
+    return entry
+  }
+
+  /** Looks a command up by its lower-case name. */
+  get(lowerName: string): CommandEntry | undefined {
+    return this.entries.get(lowerName)
+  }
+
+  /** Renames or disables (newName '') a command, as redis.conf's rename-command does. */
+  rename(lowerName: string, newName: string): boolean {
+    const entry = this.entries.get(lowerName)
+    if (!entry) return false
+    this.entries.delete(lowerName)
+    if (newName !== '') {
+      const renamed: CommandEntry = { ...entry, lowerName: newName.toLowerCase() }
+      this.entries.set(renamed.lowerName, renamed)
+    }
+    return true
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  [Symbol.iterator](): IterableIterator<CommandEntry> {
+    return this.entries.values()
+  }
+}
+
+/** Builds a table from specs; throws at startup on a duplicate or malformed row. */
+export function defineTable(specs: readonly CommandSpec[]): CommandTable {
+  const table = new CommandTable()
+  for (const spec of specs) table.add(spec)
+  return table
+}
+
+/** Whether argc (argument count, the name included) fits the command's arity. */
+export function arityAccepts(spec: CommandSpec, argc: number): boolean {
+  if (spec.arity > 0 ? argc !== spec.arity : argc < -spec.arity) return false
+  return spec.maxArgs === undefined || argc <= spec.maxArgs
+}

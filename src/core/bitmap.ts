@@ -1,0 +1,51 @@
+/**
+ * A bitmap is a plain Uint8Array. Bit `i` is bit `i % 8` (least significant first) of byte
+ * `floor(i / 8)`, as in RedisBloom's bloom.c and the original library's files.
+ *
+ * Indexes may exceed 2^32 (a bitmap may hold up to 2^35 bits), so byte offsets use `Math.floor`
+ * and not `>>> 3`; `i & 7` stays correct for every integer below 2^53 because 2^32 is a multiple of 8.
+ */
+
+/**
+ * Allocates a zeroed bitmap of `byteCount` bytes.
+ *
+ * @throws RangeError when `byteCount` is not a non-negative safe integer or the runtime cannot
+ *   allocate that much
+ */
+export function allocateBitmap(byteCount: number): Uint8Array {
+  if (!Number.isSafeInteger(byteCount) || byteCount < 0) {
+    throw new RangeError(`byteCount must be a non-negative integer, got ${byteCount}`)
+  }
+  return new Uint8Array(byteCount)
+}
+
+/** @returns whether bit `index` is set. `index` must be below `bitmap.length * 8`. */
+export function testBit(bitmap: Uint8Array, index: number): boolean {
+  return (bitmap[Math.floor(index / 8)] & (1 << (index & 7))) !== 0
+}
+
+/**
+ * Sets bit `index`.
+ *
+ * @returns true when the bit was clear before (the bitmap changed), false when it was already set
+ */
+export function setBit(bitmap: Uint8Array, index: number): boolean {
+  const byte = Math.floor(index / 8)
+  const mask = 1 << (index & 7)
+  const old = bitmap[byte]
+  if ((old & mask) !== 0) return false
+  bitmap[byte] = old | mask
+  return true
+}
+
+/** @returns the number of set bits in the bitmap. */
+export function countSetBits(bitmap: Uint8Array): number {
+  let count = 0
+  for (let i = 0; i < bitmap.length; i++) {
+    let v = bitmap[i]
+    v = v - ((v >>> 1) & 0x55)
+    v = (v & 0x33) + ((v >>> 2) & 0x33)
+    count += (v + (v >>> 4)) & 0x0f
+  }
+  return count
+}

@@ -1,0 +1,180 @@
+/**
+ * One layer of a scalable filter: a bitmap plus its sizing, with RedisBloom's probe loop
+ * (deps/bloom/bloom.c `CHECK_ADD_FUNC`, `bloom_check_add_compat`) over a precomputed hash pair.
+ */
+
+import { allocateBitmap } from './bitmap.js'
+import { mod64, twoPow64Mod } from './hashing.js'
+import { LayerGeometry, MAX_BIT_COUNT } from './sizing.js'
+
+/** Upper bound on a layer's hash count: far above any real one (about 1075 at error 5e-324). */
+export const MAX_HASH_COUNT = 4096
+
+/** Everything that defines a layer; the bitmap is shared, never copied. */
+export interface BloomLayerInit {
+  /** Items the layer is planned for (RedisBloom `entries`, original library `maxItems`). */
+  readonly capacity: number
+  /** The layer's own target error rate (already tightened for scalable filters). */
+  readonly errorRate: number
+  /** Bits per entry as RedisBloom stores it (informational). */
+  readonly bitsPerEntry: number
+  /** Bit positions per item (k); 0 is allowed (original library with p near 1: all items present). */
+  readonly hashCount: number
+  /** Bits in the bitmap: exactly `bitmap.length * 8`. */
+  readonly bitCount: number
+  /** Items stored so far (RedisBloom `SBLink.size`, original library `count`). */
+  readonly items: number
+  /** The bits, LSB first within each byte. */
+  readonly bitmap: Uint8Array
+}
+
+/**
+ * One Bloom filter layer. It neither hashes nor decides about growth: it tests and sets the
+ * positions of an (a, b) pair produced by hashing.ts.
+ */
+export class BloomLayer {
+  /** Items the layer is planned for; a scalable filter grows once `items` reaches it. */
+  readonly capacity: number
+  /** The layer's own error rate. */
+  readonly errorRate: number
+  /** Bits per entry (RedisBloom `bpe`). */
+  readonly bitsPerEntry: number
+  /** Bit positions per item. */
+  readonly hashCount: number
+  /** Bits in the bitmap. */
+  readonly bitCount: number
+  /** Items added to this layer (incremented by {@link addHashed} when it changes the bitmap). */
+  items: number
+  /** The bitmap itself (shared with toParts / the codec). */
+  readonly bitmap: Uint8Array
+  /** 2^64 mod bitCount: what a wrap of the C uint64 `a + i*b` removes from a position. */
+  private readonly wrap: number
+
+  /**
+   * Wraps existing parts (the bitmap is used in place).
+   *
+   * @throws RangeError when the parts are inconsistent: bitCount not equal to bitmap.length * 8 or
+   *   out of [8, 2^51], capacity or items not safe non-negative integers (capacity ≥ 1), errorRate
+   *   not in (0, 1), bitsPerEntry not finite and ≥ 0, hashCount not an integer in [0, 4096]
+   */
+  constructor(init: BloomLayerInit) {
+    const { capacity, errorRate, bitsPerEntry, hashCount, bitCount, items, bitmap } = init
+    if (!(bitmap instanceof Uint8Array)) throw new RangeError('bitmap must be a Uint8Array')
+    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`bad layer capacity ${capacity}`)
+    if (!(errorRate > 0 && errorRate < 1)) throw new RangeError(`bad layer errorRate ${errorRate}`)
+    if (!(Number.isFinite(bitsPerEntry) && bitsPerEntry >= 0)) {
+      throw new RangeError(`bad layer bitsPerEntry ${bitsPerEntry}`)
+    }
+    if (!Number.isInteger(hashCount) || hashCount < 0 || hashCount > MAX_HASH_COUNT) {
+      throw new RangeError(`bad layer hashCount ${hashCount}`)
+    }
+    if (!Number.isSafeInteger(bitCount) || bitCount < 8 || bitCount > MAX_BIT_COUNT) {
+      throw new RangeError(`bad layer bitCount ${bitCount}`)
+    }
+    if (bitCount !== bitmap.length * 8) {
+      throw new RangeError(`layer bitCount ${bitCount} does not match a bitmap of ${bitmap.length} bytes`)
+    }
+    if (!Number.isSafeInteger(items) || items < 0) throw new RangeError(`bad layer items ${items}`)
+    this.capacity = capacity
+    this.errorRate = errorRate
+    this.bitsPerEntry = bitsPerEntry
+    this.hashCount = hashCount
+    this.bitCount = bitCount
+    this.items = items
+    this.bitmap = bitmap
+    this.wrap = twoPow64Mod(bitCount)
+  }
+
+  /**
+   * A new, empty layer with a freshly allocated (zeroed) bitmap.
+   *
+   * @throws RangeError when the geometry is invalid or the bitmap cannot be allocated
+   */
+  static create(capacity: number, errorRate: number, geometry: LayerGeometry): BloomLayer {
+    return new BloomLayer({
+      capacity,
+      errorRate,
+      bitsPerEntry: geometry.bitsPerEntry,
+      hashCount: geometry.hashCount,
+      bitCount: geometry.bitCount,
+      items: 0,
+      bitmap: allocateBitmap(geometry.byteCount),
+    })
+  }
+
+  /** Whether the layer has reached its capacity (sb.c: `cur->size >= cur->inner.entries`). */
+  isFull(): boolean {
+    return this.items >= this.capacity
+  }
+
+  /**
+   * Whether all positions of the pair are set (bloom.c `bloom_check_h`). Stops at the first clear
+   * bit. Allocates nothing.
+   *
+   * @param pair `[aHi, aLo, bHi, bLo]` from hashing.ts
+   */
+  hasHashed(pair: Uint32Array): boolean {
+    const m = this.bitCount
+    const bitmap = this.bitmap
+    const bHi = pair[2]
+    const bLo = pair[3]
+    const step = mod64(bHi, bLo, m)
+    const wrap = this.wrap
+    let xHi = pair[0]
+    let xLo = pair[1]
+    let pos = mod64(xHi, xLo, m)
+    for (let i = this.hashCount; i > 0; i--) {
+      if ((bitmap[Math.floor(pos / 8)] & (1 << (pos & 7))) === 0) return false
+      // Next position: x += b (mod 2^64), and the position follows with b mod m, minus
+      // 2^64 mod m when the 64-bit sum wraps. Every value stays below 2m < 2^53.
+      const loSum = xLo + bLo
+      const hiSum = xHi + bHi + (loSum > 0xffffffff ? 1 : 0)
+      xLo = loSum >>> 0
+      xHi = hiSum >>> 0
+      pos += step
+      if (hiSum > 0xffffffff) pos -= wrap
+      if (pos >= m) pos -= m
+      else if (pos < 0) pos += m
+    }
+    return true
+  }
+
+  /**
+   * Sets all positions of the pair (bloom.c `bloom_add_h`). When at least one bit was clear, the
+   * item counts as new and `items` is incremented (sb.c `SBChain_AddToLink`). Allocates nothing.
+   *
+   * @param pair `[aHi, aLo, bHi, bLo]` from hashing.ts
+   * @returns true when the bitmap changed (the item was not already present)
+   */
+  addHashed(pair: Uint32Array): boolean {
+    const m = this.bitCount
+    const bitmap = this.bitmap
+    const bHi = pair[2]
+    const bLo = pair[3]
+    const step = mod64(bHi, bLo, m)
+    const wrap = this.wrap
+    let xHi = pair[0]
+    let xLo = pair[1]
+    let pos = mod64(xHi, xLo, m)
+    let changed = false
+    for (let i = this.hashCount; i > 0; i--) {
+      const byte = Math.floor(pos / 8)
+      const mask = 1 << (pos & 7)
+      const old = bitmap[byte]
+      if ((old & mask) === 0) {
+        bitmap[byte] = old | mask
+        changed = true
+      }
+      const loSum = xLo + bLo
+      const hiSum = xHi + bHi + (loSum > 0xffffffff ? 1 : 0)
+      xLo = loSum >>> 0
+      xHi = hiSum >>> 0
+      pos += step
+      if (hiSum > 0xffffffff) pos -= wrap
+      if (pos >= m) pos -= m
+      else if (pos < 0) pos += m
+    }
+    if (changed) this.items++
+    return changed
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * Item bytes → the (a, b) pair of 64-bit hashes that double hashing turns into bit positions.
+ *
+ * A pair lives in a caller-owned `Uint32Array` of 4: `[aHi, aLo, bHi, bLo]` (see
+ * {@link createHashPair}), so hashing allocates nothing.
+ *
+ * Two schemes:
+ * - `redisbloom`: RedisBloom 2.4's `bloom_calc_hash64` (deps/bloom/bloom.c):
+ *   a = MurmurHash64A(item, 0xc6a4a7935bd1e995), b = MurmurHash64A(item, a).
+ * - `seeded`: the original C library of FORMAT.md: h1 = MurmurHash64A(item, seed) with a u32 seed,
+ *   h2 = MurmurHash64A(item, (u32)((h1 >> 32) ^ h1)).
+ *
+ * Position i of an item in a layer of m bits is `(a + i * b) mod 2^64 mod m` (bloom.c
+ * `CHECK_ADD_FUNC` with `T = uint64_t`).
+ */
+
+import { murmurHash64A } from './murmur-hash.js'
+
+/**
+ * Which double-hashing scheme a filter uses: RedisBloom's (every filter bfs creates) or the
+ * original library's with its u32 seed (single-layer filters loaded from such files).
+ */
+export type Hashing = { readonly kind: 'redisbloom' } | { readonly kind: 'seeded'; readonly seed: number }
+
+/** The hashing of every filter created by BF.RESERVE / BF.ADD / BF.INSERT. */
+export const REDISBLOOM_HASHING: Hashing = Object.freeze({ kind: 'redisbloom' })
+
+/** High 32 bits of RedisBloom's first seed, 0xc6a4a7935bd1e995 (bloom.c `bloom_calc_hash64`). */
+export const REDISBLOOM_SEED_HI = 0xc6a4a793
+/** Low 32 bits of RedisBloom's first seed, 0xc6a4a7935bd1e995. */
+export const REDISBLOOM_SEED_LO = 0x5bd1e995
+
+/** @returns a zeroed scratch pair `[aHi, aLo, bHi, bLo]` for the functions of this module. */
+export function createHashPair(): Uint32Array {
+  return new Uint32Array(4)
+}
+
+/**
+ * RedisBloom's pair for `item[start..end)`: a = MurmurHash64A(item, 0xc6a4a7935bd1e995),
+ * b = MurmurHash64A(item, a) with the full 64-bit a as seed. Writes `[aHi, aLo, bHi, bLo]` to `out`.
+ */
+export function hashRedisBloom(item: Uint8Array, start: number, end: number, out: Uint32Array): void {
+  murmurHash64A(item, start, end, REDISBLOOM_SEED_HI, REDISBLOOM_SEED_LO, out, 0)
+  murmurHash64A(item, start, end, out[0], out[1], out, 2)
+}
+
+/**
+ * The original library's pair for `item[start..end)` (FORMAT.md): h1 = MurmurHash64A(item, seed),
+ * h2 = MurmurHash64A(item, (u32)((h1 >> 32) ^ h1)). Writes `[h1Hi, h1Lo, h2Hi, h2Lo]` to `out`.
+ *
+ * @param seed the file's u32 seed (taken modulo 2^32)
+ */
+export function hashSeeded(item: Uint8Array, start: number, end: number, seed: number, out: Uint32Array): void {
+  murmurHash64A(item, start, end, 0, seed >>> 0, out, 0)
+  murmurHash64A(item, start, end, 0, (out[0] ^ out[1]) >>> 0, out, 2)
+}
+
+/**
+ * Hashes a whole item with the given scheme into `out` (`[aHi, aLo, bHi, bLo]`).
+ */
+export function hashItem(hashing: Hashing, item: Uint8Array, out: Uint32Array): void {
+  if (hashing.kind === 'seeded') hashSeeded(item, 0, item.length, hashing.seed, out)
+  else hashRedisBloom(item, 0, item.length, out)
+}
+
+const TWO_POW_21 = 2 ** 21
+const TWO_POW_37 = 2 ** 37
+const TWO_POW_45 = 2 ** 45
+
+/**
+ * `(hi * 2^32 + lo) mod m`, exact, for unsigned 32-bit halves and an integer m in [1, 2^53).
+ *
+ * The remainder is folded in from the high half so every intermediate stays below 2^53: in one step
+ * for m ≤ 2^21, 16 bits at a time for m ≤ 2^37, 8 bits at a time for m ≤ 2^45, BigInt beyond.
+ */
+export function mod64(hi: number, lo: number, m: number): number {
+  if (m <= TWO_POW_21) return ((hi % m) * 4294967296 + lo) % m
+  if (m <= TWO_POW_37) {
+    const r = ((hi % m) * 65536 + (lo >>> 16)) % m
+    return (r * 65536 + (lo & 0xffff)) % m
+  }
+  if (m <= TWO_POW_45) {
+    let r = hi % m
+    r = (r * 256 + (lo >>> 24)) % m
+    r = (r * 256 + ((lo >>> 16) & 0xff)) % m
+    r = (r * 256 + ((lo >>> 8) & 0xff)) % m
+    return (r * 256 + (lo & 0xff)) % m
+  }
+  return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(m))
+}
+
+/** @returns 2^64 mod m, for an integer m in [1, 2^53). */
+export function twoPow64Mod(m: number): number {
+  return (mod64(0xffffffff, 0xffffffff, m) + 1) % m
+}
+
+/**
+ * The `hashCount` bit positions of a hashed item in a layer of `bitCount` bits, in probe order:
+ * `position[i] = (a + i * b) mod 2^64 mod bitCount`. Allocates the result; layers compute the same
+ * positions in place (see BloomLayer), so this is for tests, tools and debugging.
+ *
+ * @param pair `[aHi, aLo, bHi, bLo]`
+ * @throws RangeError when bitCount is not an integer in [1, 2^51]
+ */
+export function bitPositions(pair: Uint32Array, hashCount: number, bitCount: number): number[] {
+  if (!Number.isSafeInteger(bitCount) || bitCount < 1 || bitCount > 2 ** 51) {
+    throw new RangeError(`bitCount must be an integer in [1, 2^51], got ${bitCount}`)
+  }
+  const positions: number[] = []
+  const wrap = twoPow64Mod(bitCount)
+  const bHi = pair[2]
+  const bLo = pair[3]
+  const step = mod64(bHi, bLo, bitCount)
+  let xHi = pair[0]
+  let xLo = pair[1]
+  let pos = mod64(xHi, xLo, bitCount)
+  for (let i = 0; i < hashCount; i++) {
+    if (i > 0) {
+      // x += b (mod 2^64); when the true sum passes 2^64, the C uint64 wraps and the position
+      // loses 2^64 mod m.
+      const loSum = xLo + bLo
+      const hiSum = xHi + bHi + (loSum > 0xffffffff ? 1 : 0)
+      xLo = loSum >>> 0
+      xHi = hiSum >>> 0
+      pos += step
+      if (hiSum > 0xffffffff) pos -= wrap
+      if (pos >= bitCount) pos -= bitCount
+      else if (pos < 0) pos += bitCount
+    }
+    positions.push(pos)
+  }
+  return positions
+}

@@ -1,0 +1,132 @@
+/**
+ * MurmurHash64A (Austin Appleby's 64-bit MurmurHash2 for x64), exactly as RedisBloom 2.4 uses it
+ * (deps/murmur2/MurmurHash2.c, `MurmurHash64A_Bloom`): m = 0xc6a4a7935bd1e995, r = 47, initial state
+ * `seed ^ (len * m)`, 8-byte little-endian blocks, a 1..7 byte tail, then the final mix.
+ *
+ * The hot path avoids BigInt: a 64-bit value is a (hi, lo) pair of 32-bit halves kept as int32, and
+ * the multiply by m is done from 16-bit limbs (low half) and `Math.imul` (cross terms).
+ */
+
+/** High 32 bits of the MurmurHash64A multiplier m = 0xc6a4a7935bd1e995. */
+export const MURMUR_M_HI = 0xc6a4a793
+/** Low 32 bits of the MurmurHash64A multiplier m = 0xc6a4a7935bd1e995. */
+export const MURMUR_M_LO = 0x5bd1e995
+
+const M_LO_HI16 = 0x5bd1
+const M_LO_LO16 = 0xe995
+
+// Result of mulM, returned through module scratch so that the hot path allocates nothing.
+let productHi = 0
+let productLo = 0
+
+/** (hi, lo) * m mod 2^64 → (productHi, productLo), both as int32. */
+function mulM(hi: number, lo: number): void {
+  // Full 64-bit product of the low halves from 16-bit limbs (every partial product is < 2^32 and
+  // therefore exact as a double), plus the two cross terms, which only matter modulo 2^32.
+  const a0 = lo & 0xffff
+  const a1 = lo >>> 16
+  const p00 = a0 * M_LO_LO16
+  const p01 = a0 * M_LO_HI16
+  const p10 = a1 * M_LO_LO16
+  const p11 = a1 * M_LO_HI16
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff)
+  productLo = (mid << 16) | (p00 & 0xffff)
+  productHi =
+    (p11 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16) + Math.imul(hi, MURMUR_M_LO) + Math.imul(lo, MURMUR_M_HI)) | 0
+}
+
+/**
+ * MurmurHash64A of `data[start..end)` with a 64-bit seed given as two unsigned 32-bit halves.
+ *
+ * Reads the bytes in place (no copy) and allocates nothing. The hash is written to
+ * `out[outIndex]` (high 32 bits) and `out[outIndex + 1]` (low 32 bits).
+ *
+ * @param data the bytes to hash
+ * @param start first byte (inclusive)
+ * @param end last byte (exclusive); `end - start` must be below 2^31 like the C `int len`
+ * @param seedHi high 32 bits of the seed
+ * @param seedLo low 32 bits of the seed
+ * @param out receives [hi, lo] of the hash
+ * @param outIndex where in `out` to write (default 0)
+ */
+export function murmurHash64A(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  seedHi: number,
+  seedLo: number,
+  out: Uint32Array,
+  outIndex = 0,
+): void {
+  const len = end - start
+  mulM(0, len)
+  let hHi = seedHi ^ productHi
+  let hLo = seedLo ^ productLo
+
+  const blocksEnd = end - (len & 7)
+  let p = start
+  while (p < blocksEnd) {
+    let kLo = data[p] | (data[p + 1] << 8) | (data[p + 2] << 16) | (data[p + 3] << 24)
+    let kHi = data[p + 4] | (data[p + 5] << 8) | (data[p + 6] << 16) | (data[p + 7] << 24)
+    p += 8
+    mulM(kHi, kLo) // k *= m
+    kHi = productHi
+    kLo = productLo ^ (productHi >>> 15) // k ^= k >> r
+    mulM(kHi, kLo) // k *= m
+    mulM(hHi ^ productHi, hLo ^ productLo) // h ^= k; h *= m
+    hHi = productHi
+    hLo = productLo
+  }
+
+  const tail = len & 7
+  if (tail !== 0) {
+    if (tail >= 7) hHi ^= data[p + 6] << 16
+    if (tail >= 6) hHi ^= data[p + 5] << 8
+    if (tail >= 5) hHi ^= data[p + 4]
+    if (tail >= 4) hLo ^= data[p + 3] << 24
+    if (tail >= 3) hLo ^= data[p + 2] << 16
+    if (tail >= 2) hLo ^= data[p + 1] << 8
+    mulM(hHi, hLo ^ data[p])
+    hHi = productHi
+    hLo = productLo
+  }
+
+  mulM(hHi, hLo ^ (hHi >>> 15)) // h ^= h >> r; h *= m
+  out[outIndex] = productHi
+  out[outIndex + 1] = productLo ^ (productHi >>> 15) // h ^= h >> r
+}
+
+const MASK64 = (1n << 64n) - 1n
+const M_BIG = 0xc6a4a7935bd1e995n
+
+/**
+ * Reference MurmurHash64A in BigInt, written straight from the C source. For tests only: it is
+ * slow and allocates. Never use it on a hot path.
+ *
+ * @param data the bytes to hash (all of them)
+ * @param seed the 64-bit seed (taken modulo 2^64)
+ * @returns the 64-bit hash as a BigInt in [0, 2^64)
+ */
+export function murmurHash64ABig(data: Uint8Array, seed: bigint): bigint {
+  const len = data.length
+  let h = (BigInt.asUintN(64, seed) ^ ((BigInt(len) * M_BIG) & MASK64)) & MASK64
+  const blocks = len - (len & 7)
+  for (let i = 0; i < blocks; i += 8) {
+    let k = 0n
+    for (let j = 7; j >= 0; j--) k = (k << 8n) | BigInt(data[i + j])
+    k = (k * M_BIG) & MASK64
+    k ^= k >> 47n
+    k = (k * M_BIG) & MASK64
+    h ^= k
+    h = (h * M_BIG) & MASK64
+  }
+  const tail = len & 7
+  if (tail !== 0) {
+    for (let j = tail - 1; j >= 0; j--) h ^= BigInt(data[blocks + j]) << BigInt(8 * j)
+    h = (h * M_BIG) & MASK64
+  }
+  h ^= h >> 47n
+  h = (h * M_BIG) & MASK64
+  h ^= h >> 47n
+  return h
+}

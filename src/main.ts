@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * The bfs command line: `bfs [path/to/bfs.conf] [--key value ...]`, like redis-server.
+ * SIGINT and SIGTERM shut down gracefully (saving when save rules are set) and exit 0.
+ */
+import { readFileSync } from 'node:fs'
+import { ConfigError, loadConfig } from './server/config.js'
+import { createServer } from './server/server.js'
+import { BFS_VERSION } from './server/version.js'
+
+async function main(args: string[]): Promise<number> {
+  if (args[0] === '--version' || args[0] === '-v') {
+    process.stdout.write(`bfs v${BFS_VERSION}\n`)
+    return 0
+  }
+  if (args[0] === '--help' || args[0] === '-h') {
+    process.stdout.write('Usage: bfs [/path/to/bfs.conf] [--key value ...]\n')
+    return 0
+  }
+  let fileText: string | undefined
+  let flags = args
+  if (args.length > 0 && !args[0]!.startsWith('--')) {
+    try {
+      fileText = readFileSync(args[0]!, 'utf8')
+    } catch (error) {
+      process.stderr.write(`bfs: cannot read config file '${args[0]}': ${(error as Error).message}\n`)
+      return 1
+    }
+    flags = args.slice(1)
+  }
+  let config
+  try {
+    config = loadConfig(fileText, flags)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`bfs: ${error.message}\n`)
+      return 1
+    }
+    throw error
+  }
+  const server = createServer({ config })
+  server.log.notice(`bfs ${BFS_VERSION} starting, pid=${process.pid}`)
+  try {
+    await server.start()
+  } catch (error) {
+    server.log.warning(`Failed to start: ${(error as Error).message}`)
+    return 1
+  }
+  return new Promise<number>((resolve) => {
+    let stopping = false
+    const stop = (signal: string): void => {
+      if (stopping) return
+      stopping = true
+      server.log.warning(`Received ${signal} scheduling shutdown...`)
+      server.shutdown({})
+    }
+    process.on('SIGINT', () => stop('SIGINT'))
+    process.on('SIGTERM', () => stop('SIGTERM'))
+    server.on('shutdown', (code?: number) => resolve(code ?? 0))
+  })
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bfs: ${(error as Error)?.stack ?? String(error)}\n`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,286 @@
+/**
+ * Reply writer: RESP2 / RESP3 encoders appending to one growable Buffer, the way redis appends to
+ * a client's reply buffer (networking.c addReply*). Headers and integers are written byte by byte.
+ */
+import { formatDouble } from './format-double.js'
+
+const SIMPLE = 0x2b // +
+const ERROR = 0x2d // -
+const INTEGER = 0x3a // :
+const BULK = 0x24 // $
+const ARRAY = 0x2a // *
+const MAP = 0x25 // %
+const SET = 0x7e // ~
+const DOUBLE = 0x2c // ,
+const BOOLEAN = 0x23 // #
+const NULL = 0x5f // _
+const VERBATIM = 0x3d // =
+const CR = 0x0d // \r
+const LF = 0x0a // \n
+const MINUS = 0x2d // -
+const DIGIT_0 = 0x30 // 0
+const DIGIT_1 = 0x31 // 1
+const TRUE = 0x74 // t
+const FALSE = 0x66 // f
+const COLON = 0x3a // :
+const SPACE = 0x20 // ' '
+
+/** RESP version a client speaks: 2 by default, 3 after `HELLO 3`. */
+export type Protocol = 2 | 3
+
+/** First buffer size; it doubles as needed. */
+const INITIAL_BYTES = 16 * 1024
+/**
+ * take() copies outputs up to this size into a right-sized Buffer (from Node's pool) and keeps its
+ * own buffer; larger ones are handed over whole and the writer starts a fresh buffer.
+ */
+const COPY_OUT_BYTES = 4 * 1024
+/** raw() copies up to this many bytes with a loop rather than TypedArray.set. */
+const SMALL_RAW_BYTES = 32
+/** Room for a type byte, a 20-character integer and CRLF. */
+const HEADER_BYTES = 24
+
+/** Bytes `n` takes in decimal, for a non-negative safe integer. */
+function decimalDigits(n: number): number {
+  let digits = 1
+  while (n >= 10) {
+    n = Math.floor(n / 10)
+    digits++
+  }
+  return digits
+}
+
+/** Removes leading/trailing CR and LF and turns inner ones into spaces (redis addReplyErrorFormat). */
+function sanitizeErrorText(text: string): string {
+  if (text.indexOf('\r') < 0 && text.indexOf('\n') < 0) return text
+  return text.replace(/^[\r\n]+|[\r\n]+$/g, '').replace(/[\r\n]/g, ' ')
+}
+
+/**
+ * Accumulates the replies to one client's pipelined commands; `take()` hands them out as one
+ * Buffer to write. `protocol` picks RESP2 or RESP3 shapes for the types that differ.
+ */
+export class ReplyWriter {
+  /** RESP version for the replies that differ between 2 and 3; set by HELLO. */
+  protocol: Protocol = 2
+  private buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES)
+  private offset = 0
+
+  /** Bytes written and not yet taken. */
+  get pendingBytes(): number {
+    return this.offset
+  }
+
+  /**
+   * Hands the pending output to the caller (ownership transfers: later writes never touch it)
+   * and starts afresh, or returns undefined when nothing is pending.
+   */
+  take(): Buffer | undefined {
+    const length = this.offset
+    if (length === 0) return undefined
+    this.offset = 0
+    if (length <= COPY_OUT_BYTES) {
+      const out = Buffer.allocUnsafe(length)
+      this.buf.copy(out, 0, 0, length)
+      return out
+    }
+    const out = this.buf.subarray(0, length)
+    this.buf = Buffer.allocUnsafe(INITIAL_BYTES)
+    return out
+  }
+
+  /** `+text\r\n`: a status reply; `text` must not hold CR or LF. */
+  simple(text: string): void {
+    this.reserve(text.length * 3 + 3)
+    const buf = this.buf
+    buf[this.offset++] = SIMPLE
+    this.offset += buf.write(text, this.offset, 'utf8')
+    this.crlf()
+  }
+
+  /**
+   * `-text\r\n`, `text` starting with the code (`ERR not found`, `WRONGTYPE ...`). As redis does,
+   * CR/LF at either end are trimmed and inner ones become spaces; a leading `-` is not doubled.
+   */
+  error(text: string): void {
+    text = sanitizeErrorText(text)
+    if (text.charCodeAt(0) === ERROR) text = text.slice(1)
+    this.reserve(text.length * 3 + 3)
+    const buf = this.buf
+    buf[this.offset++] = ERROR
+    this.offset += buf.write(text, this.offset, 'utf8')
+    this.crlf()
+  }
+
+  /** `:n\r\n`; `n` should be an integer (others are written as JavaScript prints them). */
+  integer(n: number): void {
+    this.header(INTEGER, n)
+  }
+
+  /** `$len\r\n<bytes>\r\n`; a string is written as UTF-8. */
+  bulk(data: Uint8Array | string): void {
+    if (typeof data === 'string') {
+      const length = Buffer.byteLength(data, 'utf8')
+      this.header(BULK, length)
+      this.reserve(length + 2)
+      this.offset += this.buf.write(data, this.offset, 'utf8')
+    } else {
+      const length = data.length
+      this.header(BULK, length)
+      this.reserve(length + 2)
+      this.buf.set(data, this.offset)
+      this.offset += length
+    }
+    this.crlf()
+  }
+
+  /** The null bulk string: RESP2 `$-1\r\n`, RESP3 `_\r\n`. */
+  nullBulk(): void {
+    if (this.protocol === 3) this.null()
+    else this.header(BULK, -1)
+  }
+
+  /** The null array: RESP2 `*-1\r\n`, RESP3 `_\r\n`. */
+  nullArray(): void {
+    if (this.protocol === 3) this.null()
+    else this.header(ARRAY, -1)
+  }
+
+  /** `*n\r\n`: the header of an array of `length` replies that the caller writes next. */
+  array(length: number): void {
+    this.header(ARRAY, length)
+  }
+
+  /** A map of `pairs` key/value pairs: RESP3 `%n\r\n`, RESP2 a flat array `*2n\r\n`. */
+  map(pairs: number): void {
+    if (this.protocol === 3) this.header(MAP, pairs)
+    else this.header(ARRAY, pairs * 2)
+  }
+
+  /** A set of `length` members: RESP3 `~n\r\n`, RESP2 `*n\r\n`. */
+  set(length: number): void {
+    this.header(this.protocol === 3 ? SET : ARRAY, length)
+  }
+
+  /**
+   * A double in redis's `%.17g` form: RESP3 `,1.5\r\n` (`,inf`, `,-inf`, `,nan`), RESP2 a bulk
+   * string of the same text (redis addReplyDouble).
+   */
+  double(n: number): void {
+    const text = formatDouble(n)
+    if (this.protocol === 3) {
+      this.reserve(text.length + 3)
+      const buf = this.buf
+      buf[this.offset++] = DOUBLE
+      this.offset += buf.write(text, this.offset, 'latin1')
+      this.crlf()
+    } else {
+      this.bulk(text)
+    }
+  }
+
+  /** RESP3 `#t\r\n` / `#f\r\n`; RESP2 `:1\r\n` / `:0\r\n`. */
+  boolean(b: boolean): void {
+    this.reserve(4)
+    const buf = this.buf
+    if (this.protocol === 3) {
+      buf[this.offset++] = BOOLEAN
+      buf[this.offset++] = b ? TRUE : FALSE
+    } else {
+      buf[this.offset++] = INTEGER
+      buf[this.offset++] = b ? DIGIT_1 : DIGIT_0
+    }
+    this.crlf()
+  }
+
+  /**
+   * Verbatim text: RESP3 `=len\r\nfmt:text\r\n` with a three-character format (`txt` by default,
+   * padded with spaces or cut to three, as redis addReplyVerbatim); RESP2 a plain bulk string.
+   */
+  verbatim(text: string, format = 'txt'): void {
+    if (this.protocol !== 3) {
+      this.bulk(text)
+      return
+    }
+    const length = Buffer.byteLength(text, 'utf8')
+    this.header(VERBATIM, length + 4)
+    this.reserve(length + 6)
+    const buf = this.buf
+    for (let i = 0; i < 3; i++) buf[this.offset++] = i < format.length ? format.charCodeAt(i) & 0xff : SPACE
+    buf[this.offset++] = COLON
+    this.offset += buf.write(text, this.offset, 'utf8')
+    this.crlf()
+  }
+
+  /** Precomputed reply bytes (see shared-replies.ts), copied as they are. */
+  raw(bytes: Uint8Array): void {
+    const length = bytes.length
+    this.reserve(length)
+    const buf = this.buf
+    if (length <= SMALL_RAW_BYTES) {
+      // A byte loop beats TypedArray.set for the few bytes of a shared reply.
+      let offset = this.offset
+      for (let i = 0; i < length; i++) buf[offset++] = bytes[i]!
+      this.offset = offset
+    } else {
+      buf.set(bytes, this.offset)
+      this.offset += length
+    }
+  }
+
+  private null(): void {
+    this.reserve(3)
+    this.buf[this.offset++] = NULL
+    this.crlf()
+  }
+
+  /** `<type><n>\r\n` with `n` written digit by digit. */
+  private header(type: number, n: number): void {
+    if (!Number.isSafeInteger(n)) {
+      const text = String(n)
+      this.reserve(text.length + 3)
+      this.buf[this.offset++] = type
+      this.offset += this.buf.write(text, this.offset, 'latin1')
+      this.crlf()
+      return
+    }
+    this.reserve(HEADER_BYTES)
+    const buf = this.buf
+    let offset = this.offset
+    buf[offset++] = type
+    if (n < 0) {
+      buf[offset++] = MINUS
+      n = -n
+    }
+    if (n < 10) {
+      buf[offset++] = DIGIT_0 + n
+    } else {
+      let at = offset + decimalDigits(n)
+      offset = at
+      while (n >= 10) {
+        const q = Math.floor(n / 10)
+        buf[--at] = DIGIT_0 + (n - q * 10)
+        n = q
+      }
+      buf[--at] = DIGIT_0 + n
+    }
+    buf[offset++] = CR
+    buf[offset++] = LF
+    this.offset = offset
+  }
+
+  private crlf(): void {
+    const buf = this.buf
+    buf[this.offset++] = CR
+    buf[this.offset++] = LF
+  }
+
+  /** Makes room for `bytes` more (plus CRLF slack), doubling the buffer as needed. */
+  private reserve(bytes: number): void {
+    const needed = this.offset + bytes + 2
+    if (needed <= this.buf.length) return
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.buf.length * 2))
+    this.buf.copy(grown, 0, 0, this.offset)
+    this.buf = grown
+  }
+}

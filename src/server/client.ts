@@ -1,0 +1,120 @@
+/**
+ * One Client per socket: its parser, its reply buffer and all per-connection state. Replies to
+ * everything parsed from one read go out in one socket write; when the socket pushes back, reading
+ * pauses until it drains.
+ */
+import type { Socket } from 'node:net'
+import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
+import { ReplyWriter } from '../protocol/reply-writer.js'
+import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import { dispatch } from '../commands/dispatch.js'
+
+export type ClientState = 'open' | 'closing' | 'closed'
+
+/** What the client needs from the server beyond what handlers see. */
+export interface ClientHost extends ServerContext {
+  parserLimits(): ConstructorParameters<typeof RequestParser>[0]
+  removeClient(client: Client): void
+  /** Called once a read's commands ran; the host decides when the output may go (fsync always). */
+  replyReady(client: Client): void
+}
+
+export class Client implements ClientSession {
+  readonly reply = new ReplyWriter()
+  readonly createdAtMs = Date.now()
+  readonly addr: string
+  readonly laddr: string
+  lastInteractionMs = this.createdAtMs
+  name = ''
+  libName = ''
+  libVersion = ''
+  authenticated: boolean
+  lastCommand = 'NULL'
+  state: ClientState = 'open'
+  private readonly parser: RequestParser
+  private readonly context: CommandContext
+  private readingPaused = false
+  private readonly onCommand = (argv: Buffer[]): boolean => this.execute(argv)
+
+  constructor(
+    readonly id: number,
+    readonly socket: Socket,
+    private readonly host: ClientHost,
+  ) {
+    this.addr = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
+    this.laddr = `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
+    this.authenticated = host.config.requirepass === ''
+    this.parser = new RequestParser(host.parserLimits())
+    this.context = { client: this, server: host }
+    socket.setNoDelay(true)
+    socket.on('data', (chunk: Buffer) => this.onData(chunk))
+    socket.on('drain', () => this.onDrain())
+    socket.on('error', (error) => host.log.verbose(`client ${this.addr}: ${error.message}`))
+    socket.on('close', () => {
+      this.state = 'closed'
+      host.removeClient(this)
+    })
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.state !== 'open') return
+    this.host.stats.netInputBytes += chunk.length
+    this.lastInteractionMs = Date.now()
+    try {
+      this.parser.execute(chunk, this.onCommand)
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error
+      // redis networking.c: reply with the error, then close after the reply (CLIENT_CLOSE_AFTER_REPLY).
+      this.host.log.verbose(`protocol error from client ${this.addr}: ${error.message}`)
+      this.host.stats.errorReplies++
+      this.reply.error(`ERR ${error.message}`)
+      this.closeAfterReply()
+    }
+    this.host.replyReady(this)
+  }
+
+  private execute(argv: Buffer[]): boolean {
+    if (this.state !== 'open') return false
+    dispatch(this.context, argv)
+    return this.state === 'open'
+  }
+
+  /** Writes all pending output in one write; ends the socket when closing. */
+  flush(): void {
+    if (this.state === 'closed') return
+    const out = this.reply.take()
+    if (out !== undefined) {
+      this.host.stats.netOutputBytes += out.length
+      if (!this.socket.write(out) && !this.readingPaused) {
+        this.readingPaused = true
+        this.socket.pause()
+      }
+    }
+    if (this.state === 'closing') this.socket.end()
+  }
+
+  private onDrain(): void {
+    if (this.readingPaused && this.state === 'open') {
+      this.readingPaused = false
+      this.socket.resume()
+    }
+  }
+
+  closeAfterReply(): void {
+    if (this.state === 'open') this.state = 'closing'
+  }
+
+  kill(): void {
+    if (this.state === 'closed') return
+    this.state = 'closed'
+    this.socket.destroy()
+  }
+
+  outputBytes(): number {
+    return this.reply.pendingBytes + this.socket.writableLength
+  }
+
+  queryBufferBytes(): number {
+    return this.parser.bufferedBytes
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The named filters. Names are arbitrary bytes, kept as latin1 strings (one char per byte) so a
+ * Map can hold them and they convert back to the exact bytes.
+ */
+import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+
+/** A filter with the bookkeeping the store needs around it. */
+export interface FilterEntry {
+  readonly name: string
+  filter: ScalableBloomFilter
+  /** Bumped on every change; a snapshot rewrites a filter only when this moved since it was saved. */
+  version: number
+  /** Position in insertion order, increasing; SCAN's cursor. */
+  readonly seq: number
+}
+
+/** Listeners the persistence layer hangs on the registry. */
+export interface RegistryEvents {
+  /** A filter was removed or replaced (by DEL, RENAME, FLUSHALL, LOAD ... REPLACE). */
+  removed?(name: string): void
+}
+
+export class FilterRegistry {
+  private readonly filters = new Map<string, FilterEntry>()
+  /** Changes since the last successful save (redis's server.dirty). */
+  dirty = 0
+  private nextSeq = 1
+  events: RegistryEvents = {}
+
+  /** The name under which a raw key argument is stored. */
+  static nameOf(key: Uint8Array): string {
+    return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')
+  }
+
+  /** The raw bytes of a stored name. */
+  static bytesOf(name: string): Buffer {
+    return Buffer.from(name, 'latin1')
+  }
+
+  get(name: string): FilterEntry | undefined {
+    return this.filters.get(name)
+  }
+
+  has(name: string): boolean {
+    return this.filters.has(name)
+  }
+
+  /** Stores a filter under a name, replacing any other; counts one change. */
+  set(name: string, filter: ScalableBloomFilter): FilterEntry {
+    if (this.filters.has(name)) {
+      // Delete first so the Map's order stays the order of seq.
+      this.filters.delete(name)
+      this.events.removed?.(name)
+    }
+    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++ }
+    this.filters.set(name, entry)
+    this.dirty++
+    return entry
+  }
+
+  /** Records that a filter changed (`changes` items added). */
+  touch(entry: FilterEntry, changes = 1): void {
+    entry.version++
+    this.dirty += changes
+  }
+
+  delete(name: string): boolean {
+    if (!this.filters.delete(name)) return false
+    this.events.removed?.(name)
+    this.dirty++
+    return true
+  }
+
+  /** RENAME: moves a filter, replacing the destination. */
+  rename(from: string, to: string): boolean {
+    const entry = this.filters.get(from)
+    if (!entry) return false
+    if (from === to) return true
+    this.delete(from)
+    this.set(to, entry.filter)
+    return true
+  }
+
+  clear(): number {
+    const count = this.filters.size
+    for (const name of [...this.filters.keys()]) this.delete(name)
+    return count
+  }
+
+  get size(): number {
+    return this.filters.size
+  }
+
+  names(): IterableIterator<string> {
+    return this.filters.keys()
+  }
+
+  entries(): IterableIterator<FilterEntry> {
+    return this.filters.values()
+  }
+
+  /** Bytes of bitmap held by all filters. */
+  bitmapBytes(): number {
+    let total = 0
+    for (const entry of this.filters.values()) {
+      for (const layer of entry.filter.layers) total += layer.bitmap.byteLength
+    }
+    return total
+  }
+}

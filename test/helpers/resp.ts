@@ -1,0 +1,84 @@
+/** Raw-bytes helpers: encode commands, and talk to a server over a plain socket. */
+import net from 'node:net'
+
+/** A command as RESP multibulk bytes. */
+export function encodeCommand(args: readonly (string | Buffer)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)]
+  for (const arg of args) {
+    const bytes = typeof arg === 'string' ? Buffer.from(arg) : arg
+    parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n'))
+  }
+  return Buffer.concat(parts)
+}
+
+/** A plain socket that collects everything the server sends. */
+export class RawClient {
+  private received = Buffer.alloc(0)
+  private waiters: (() => void)[] = []
+  closed = false
+
+  private constructor(readonly socket: net.Socket) {
+    socket.on('data', (chunk) => {
+      this.received = Buffer.concat([this.received, chunk])
+      this.wake()
+    })
+    socket.on('close', () => {
+      this.closed = true
+      this.wake()
+    })
+    socket.on('error', () => {})
+  }
+
+  static connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect({ port, host }, () => resolve(new RawClient(socket)))
+      socket.once('error', reject)
+    })
+  }
+
+  private wake(): void {
+    const waiters = this.waiters
+    this.waiters = []
+    for (const waiter of waiters) waiter()
+  }
+
+  write(bytes: Buffer | string): void {
+    this.socket.write(bytes)
+  }
+
+  /** Waits until at least `length` bytes arrived (or the socket closed), then takes them. */
+  async read(length: number, timeoutMs = 10_000): Promise<Buffer> {
+    await this.waitFor(() => this.received.length >= length || this.closed, timeoutMs)
+    const out = this.received.subarray(0, length)
+    this.received = this.received.subarray(out.length)
+    return Buffer.from(out)
+  }
+
+  /** Waits until the received bytes satisfy `done` (or the socket closed), then takes them all. */
+  async readUntil(done: (received: Buffer) => boolean, timeoutMs = 10_000): Promise<Buffer> {
+    await this.waitFor(() => done(this.received) || this.closed, timeoutMs)
+    const out = this.received
+    this.received = Buffer.alloc(0)
+    return out
+  }
+
+  /** Waits for the server to close the connection. */
+  async waitClosed(timeoutMs = 10_000): Promise<void> {
+    await this.waitFor(() => this.closed, timeoutMs)
+  }
+
+  private async waitFor(ready: () => boolean, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs
+    while (!ready()) {
+      if (Date.now() > deadline) throw new Error(`timed out; received so far: ${JSON.stringify(this.received.toString('latin1'))}`)
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve)
+        setTimeout(resolve, 50)
+      })
+    }
+  }
+
+  close(): void {
+    this.socket.destroy()
+  }
+}
