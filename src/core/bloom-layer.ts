@@ -5,7 +5,8 @@
 
 import { allocateBitmap } from './bitmap.js'
 import { mod64, twoPow64Mod } from './hashing.js'
-import { LayerGeometry, MAX_BIT_COUNT } from './sizing.js'
+import { MAX_BIT_COUNT } from './sizing.js'
+import type { LayerGeometry } from './sizing.js'
 
 /** Upper bound on a layer's hash count: far above any real one (about 1075 at error 5e-324). */
 export const MAX_HASH_COUNT = 4096

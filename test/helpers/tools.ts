@@ -117,3 +117,40 @@ export function freePort(): Promise<number> {
     })
   })
 }
+
+/**
+ * Where the first complete RESP2/RESP3 reply in `bytes` ends, or -1 if it has not all arrived.
+ * Lets a test read exactly one reply of unknown length from a raw socket.
+ */
+export function replyEnd(bytes: Buffer, start = 0): number {
+  const lineEnd = bytes.indexOf('\r\n', start)
+  if (lineEnd < 0) return -1
+  const type = String.fromCharCode(bytes[start]!)
+  const header = bytes.toString('latin1', start + 1, lineEnd)
+  let pos = lineEnd + 2
+  switch (type) {
+    case '$':
+    case '=':
+    case '!': {
+      const length = Number(header)
+      if (length < 0) return pos
+      return bytes.length >= pos + length + 2 ? pos + length + 2 : -1
+    }
+    case '*':
+    case '~':
+    case '>':
+    case '%':
+    case '|': {
+      const count = Number(header)
+      if (count < 0) return pos
+      const elements = type === '%' || type === '|' ? count * 2 : count
+      for (let i = 0; i < elements; i++) {
+        pos = replyEnd(bytes, pos)
+        if (pos < 0) return -1
+      }
+      return pos
+    }
+    default:
+      return pos
+  }
+}

@@ -1,0 +1,347 @@
+/**
+ * The filter behind every BF.* key: a chain of {@link BloomLayer}s with RedisBloom 2.4's scaling
+ * (src/sb.c `SB_NewChain`, `SBChain_Add`, `SBChain_Check`) and BF.INFO accounting
+ * (src/rebloom.c `BFCapacity`, `BFMemUsage`).
+ */
+
+import { BloomLayer } from './bloom-layer.js'
+import { NON_SCALING_FULL, TOO_LARGE } from './filter-error.js'
+import type { FilterError } from './filter-error.js'
+import { createHashPair, hashRedisBloom, hashSeeded, REDISBLOOM_HASHING } from './hashing.js'
+import type { Hashing } from './hashing.js'
+import type { LayerGeometry } from './sizing.js'
+import {
+  ERROR_TIGHTENING_RATIO,
+  filterSizeBytes,
+  firstLayerErrorRate,
+  hashCountFor,
+  layerGeometry,
+  seededGeometry,
+} from './sizing.js'
+
+export type { Hashing } from './hashing.js'
+
+/** Largest expansion: RedisBloom keeps it in an `unsigned` (`SBChain.growth`). */
+export const MAX_EXPANSION = 0xffffffff
+
+/** How to build a new filter. */
+export interface FilterOptions {
+  /** Items the first layer is planned for: an integer ≥ 1. */
+  capacity: number
+  /** Target false-positive rate in (0, 1). A scalable filter's first layer uses half of it. */
+  errorRate: number
+  /**
+   * Capacity factor of each new layer: an integer in [0, 2^32). 0 is accepted as in RedisBloom,
+   * but (unlike RedisBloom, which then silently stores nothing) the filter refuses new items once
+   * full, like a non-scaling one.
+   */
+  expansion: number
+  /** When true the filter never grows: adds past capacity return `non-scaling-full`. */
+  nonScaling: boolean
+  /** Hashing scheme; RedisBloom's by default. A `seeded` filter is sized by the original library's rules. */
+  hashing?: Hashing
+  /** When set, a scale-up needing a bitmap above this many bytes returns `too-large`. */
+  maxLayerBytes?: number
+}
+
+/** One layer as plain data (for the codec). */
+export interface LayerParts {
+  /** Items the layer is planned for. */
+  capacity: number
+  /** The layer's own error rate. */
+  errorRate: number
+  /** Bits per entry (RedisBloom `bpe`). */
+  bitsPerEntry: number
+  /** Bit positions per item. */
+  hashCount: number
+  /** Bits in the bitmap: `bitmap.length * 8`. */
+  bitCount: number
+  /** Items stored in the layer. */
+  items: number
+  /** The bitmap, shared with the live filter. */
+  bitmap: Uint8Array
+}
+
+/** A whole filter as plain data (for the codec). Oldest layer first. */
+export interface FilterParts {
+  /** Hashing scheme. */
+  hashing: Hashing
+  /** Capacity factor for new layers (kept even when non-scaling). */
+  expansion: number
+  /** Whether the filter refuses to grow. */
+  nonScaling: boolean
+  /** The layers, oldest first; at least one. */
+  layers: LayerParts[]
+}
+
+/** What BF.INFO reports. */
+export interface FilterInfo {
+  /** Sum of the layers' capacities (rebloom.c `BFCapacity`). */
+  capacity: number
+  /** RedisBloom's memory accounting: 32 + Σ (64 + layer bytes) (rebloom.c `BFMemUsage`). */
+  sizeBytes: number
+  /** Number of layers ("Number of filters"). */
+  layerCount: number
+  /** Items added (sum over layers; BF.CARD). */
+  items: number
+  /** Expansion rate, or null for a non-scaling filter. */
+  expansion: number | null
+}
+
+/** Result of {@link ScalableBloomFilter.add}: 1 added, 0 maybe present already, or why not stored. */
+export type AddOutcome = 0 | 1 | FilterError
+
+// One pair for every filter: add/has are synchronous, so sharing it allocates nothing per call.
+const PAIR = createHashPair()
+
+function checkHashing(hashing: Hashing): void {
+  if (hashing.kind === 'redisbloom') return
+  if (hashing.kind === 'seeded') {
+    if (!Number.isInteger(hashing.seed) || hashing.seed < 0 || hashing.seed > 0xffffffff) {
+      throw new RangeError(`seed must be a u32, got ${hashing.seed}`)
+    }
+    return
+  }
+  throw new RangeError(`unknown hashing ${(hashing as { kind: unknown }).kind}`)
+}
+
+function checkExpansion(expansion: number): void {
+  if (!Number.isInteger(expansion) || expansion < 0 || expansion > MAX_EXPANSION) {
+    throw new RangeError(`expansion must be an integer from 0 to 2^32-1, got ${expansion}`)
+  }
+}
+
+function freezeHashing(hashing: Hashing): Hashing {
+  return hashing.kind === 'seeded' ? Object.freeze({ kind: 'seeded', seed: hashing.seed }) : REDISBLOOM_HASHING
+}
+
+/**
+ * A scalable Bloom filter answering exactly as RedisBloom 2.4 does: same hashes, same layer sizes,
+ * same false positives.
+ *
+ * - `add` hashes once, reports 0 when any layer (newest first) has the item, otherwise stores it in
+ *   the newest layer, first adding a layer of `capacity * expansion` items at half the error rate
+ *   when the newest is full.
+ * - Non-scaling filters (NONSCALING, EXPANSION 0, seeded filters) return `non-scaling-full` instead.
+ * - add/has allocate nothing; only a scale-up allocates (one Uint8Array).
+ */
+export class ScalableBloomFilter {
+  /** Capacity factor of new layers (reported by BF.INFO unless non-scaling). */
+  readonly expansion: number
+  /** Whether the filter was created NONSCALING. */
+  readonly nonScaling: boolean
+  /** Hashing scheme of every layer. */
+  readonly hashing: Hashing
+  /** Byte limit for layers added by scale-ups (Infinity when none). */
+  readonly maxLayerBytes: number
+  private readonly layerList: BloomLayer[]
+  private readonly seed: number
+  private readonly seeded: boolean
+
+  /**
+   * Creates an empty filter with one layer.
+   *
+   * @throws RangeError when capacity is not an integer ≥ 1, errorRate not in (0, 1), expansion not
+   *   an integer in [0, 2^32), nonScaling not a boolean, a seeded hash's seed not a u32,
+   *   maxLayerBytes not a positive number, the first layer larger than maxLayerBytes, or the bitmap
+   *   cannot be allocated
+   */
+  constructor(options: FilterOptions) {
+    const { capacity, errorRate, expansion, nonScaling } = options
+    const hashing = options.hashing ?? REDISBLOOM_HASHING
+    checkHashing(hashing)
+    checkExpansion(expansion)
+    if (typeof nonScaling !== 'boolean') throw new RangeError('nonScaling must be a boolean')
+    const maxLayerBytes = options.maxLayerBytes ?? Infinity
+    if (!(maxLayerBytes > 0)) throw new RangeError(`maxLayerBytes must be positive, got ${maxLayerBytes}`)
+
+    let layerErrorRate: number
+    let geometry: LayerGeometry
+    if (hashing.kind === 'seeded') {
+      // The original library: one layer sized by its own formulas, error rate as given.
+      layerErrorRate = errorRate
+      geometry = seededGeometry(capacity, errorRate)
+    } else {
+      // sb.c SB_NewChain: the first layer gets errorRate * 0.5 unless BLOOM_OPT_NO_SCALING.
+      layerErrorRate = firstLayerErrorRate(errorRate, nonScaling)
+      geometry = layerGeometry(capacity, layerErrorRate)
+    }
+    if (geometry.byteCount > maxLayerBytes) {
+      throw new RangeError(`a layer of ${geometry.byteCount} bytes exceeds maxLayerBytes ${maxLayerBytes}`)
+    }
+    this.expansion = expansion
+    this.nonScaling = nonScaling
+    this.hashing = freezeHashing(hashing)
+    this.maxLayerBytes = maxLayerBytes
+    this.seeded = hashing.kind === 'seeded'
+    this.seed = hashing.kind === 'seeded' ? hashing.seed : 0
+    this.layerList = [BloomLayer.create(capacity, layerErrorRate, geometry)]
+  }
+
+  /** The layers, oldest first. Treat as read-only. */
+  get layers(): readonly BloomLayer[] {
+    return this.layerList
+  }
+
+  /** Whether a full newest layer refuses new items instead of adding a layer. */
+  get canScale(): boolean {
+    return !this.nonScaling && this.expansion !== 0 && !this.seeded
+  }
+
+  private hash(item: Uint8Array): Uint32Array {
+    if (this.seeded) hashSeeded(item, 0, item.length, this.seed, PAIR)
+    else hashRedisBloom(item, 0, item.length, PAIR)
+    return PAIR
+  }
+
+  /**
+   * Adds an item (sb.c `SBChain_Add`).
+   *
+   * @returns 1 when stored, 0 when some layer already reports it (present or a false positive),
+   *   `non-scaling-full` when it cannot grow, `too-large` when growing would exceed
+   *   `maxLayerBytes` or what can be allocated. Nothing changes unless 1 is returned.
+   */
+  add(item: Uint8Array): AddOutcome {
+    const pair = this.hash(item)
+    const layers = this.layerList
+    for (let i = layers.length - 1; i >= 0; i--) {
+      if (layers[i].hasHashed(pair)) return 0
+    }
+    let current = layers[layers.length - 1]
+    if (current.items >= current.capacity) {
+      if (!this.canScale) return NON_SCALING_FULL
+      const grown = this.addLayer(current)
+      if (grown === null) return TOO_LARGE
+      current = grown
+    }
+    return current.addHashed(pair) ? 1 : 0
+  }
+
+  /**
+   * Whether the item may have been added (sb.c `SBChain_Check`): true when every position is set
+   * in some layer. False positives are exactly RedisBloom's.
+   */
+  has(item: Uint8Array): boolean {
+    const pair = this.hash(item)
+    const layers = this.layerList
+    for (let i = layers.length - 1; i >= 0; i--) {
+      if (layers[i].hasHashed(pair)) return true
+    }
+    return false
+  }
+
+  // sb.c SBChain_Add: a new link of entries * growth items at error * ERROR_TIGHTENING_RATIO.
+  private addLayer(previous: BloomLayer): BloomLayer | null {
+    const capacity = previous.capacity * this.expansion
+    const errorRate = previous.errorRate * ERROR_TIGHTENING_RATIO
+    if (!Number.isSafeInteger(capacity) || !(errorRate > 0)) return null
+    const geometry = layerGeometry(capacity, errorRate)
+    if (geometry.byteCount > this.maxLayerBytes) return null
+    let layer: BloomLayer
+    try {
+      layer = BloomLayer.create(capacity, errorRate, geometry)
+    } catch (err) {
+      if (err instanceof RangeError) return null // beyond the typed-array limit or out of memory
+      throw err
+    }
+    this.layerList.push(layer)
+    return layer
+  }
+
+  /** The numbers BF.INFO and BF.CARD report. */
+  info(): FilterInfo {
+    let capacity = 0
+    let items = 0
+    const byteCounts: number[] = []
+    for (const layer of this.layerList) {
+      capacity += layer.capacity
+      items += layer.items
+      byteCounts.push(layer.bitmap.length)
+    }
+    return {
+      capacity,
+      sizeBytes: filterSizeBytes(byteCounts),
+      layerCount: this.layerList.length,
+      items,
+      expansion: this.nonScaling ? null : this.expansion,
+    }
+  }
+
+  /** The filter as plain data, oldest layer first. Bitmaps are shared with the filter, not copied. */
+  toParts(): FilterParts {
+    return {
+      hashing: this.hashing,
+      expansion: this.expansion,
+      nonScaling: this.nonScaling,
+      layers: this.layerList.map((layer) => ({
+        capacity: layer.capacity,
+        errorRate: layer.errorRate,
+        bitsPerEntry: layer.bitsPerEntry,
+        hashCount: layer.hashCount,
+        bitCount: layer.bitCount,
+        items: layer.items,
+        bitmap: layer.bitmap,
+      })),
+    }
+  }
+
+  /**
+   * Rebuilds a filter from parts (bitmaps used in place, not copied).
+   *
+   * @param parts what {@link toParts} or the codec produced
+   * @param maxLayerBytes optional limit for later scale-ups (not applied to the given layers)
+   * @throws RangeError when anything is inconsistent: no layers; more than one layer for a
+   *   non-scaling or seeded filter; a bad hashing or expansion; a layer whose bitCount is not
+   *   `bitmap.length * 8`, whose numbers are out of range (see BloomLayer), or — for RedisBloom
+   *   hashing — whose bitCount is not a whole number of 64-bit words or whose hashCount is not
+   *   `ceil(ln2 * bitsPerEntry)` (bloom.c `bloom_validate_integrity`)
+   */
+  static fromParts(parts: FilterParts, maxLayerBytes?: number): ScalableBloomFilter {
+    if (typeof parts !== 'object' || parts === null) throw new RangeError('parts must be an object')
+    const { hashing, expansion, nonScaling, layers } = parts
+    if (typeof hashing !== 'object' || hashing === null) throw new RangeError('bad hashing')
+    checkHashing(hashing)
+    checkExpansion(expansion)
+    if (typeof nonScaling !== 'boolean') throw new RangeError('nonScaling must be a boolean')
+    if (!Array.isArray(layers) || layers.length === 0) throw new RangeError('a filter needs at least one layer')
+    if (nonScaling && layers.length !== 1) throw new RangeError('a non-scaling filter has exactly one layer')
+    if (hashing.kind === 'seeded' && layers.length !== 1) throw new RangeError('a seeded filter has exactly one layer')
+    if (maxLayerBytes !== undefined && !(maxLayerBytes > 0)) {
+      throw new RangeError(`maxLayerBytes must be positive, got ${maxLayerBytes}`)
+    }
+
+    const built = layers.map((parts, index) => {
+      const layer = new BloomLayer(parts)
+      if (hashing.kind === 'redisbloom') {
+        if (layer.bitCount % 64 !== 0) {
+          throw new RangeError(`layer ${index}: bitCount ${layer.bitCount} is not a whole number of 64-bit words`)
+        }
+        if (layer.hashCount !== hashCountFor(layer.bitsPerEntry)) {
+          throw new RangeError(`layer ${index}: hashCount ${layer.hashCount} does not match bitsPerEntry ${layer.bitsPerEntry}`)
+        }
+      }
+      return layer
+    })
+
+    // The constructor always allocates a fresh first layer, so a restored filter is assembled
+    // directly from its checked fields instead.
+    const filter = Object.create(ScalableBloomFilter.prototype) as ScalableBloomFilter
+    const fields = filter as unknown as {
+      expansion: number
+      nonScaling: boolean
+      hashing: Hashing
+      maxLayerBytes: number
+      layerList: BloomLayer[]
+      seed: number
+      seeded: boolean
+    }
+    fields.expansion = expansion
+    fields.nonScaling = nonScaling
+    fields.hashing = freezeHashing(hashing)
+    fields.maxLayerBytes = maxLayerBytes ?? Infinity
+    fields.layerList = built
+    fields.seeded = hashing.kind === 'seeded'
+    fields.seed = hashing.kind === 'seeded' ? hashing.seed : 0
+    return filter
+  }
+}

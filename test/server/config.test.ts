@@ -1,0 +1,305 @@
+/**
+ * Configuration: loadConfig over bfs.conf text and --key value flags, bfs.conf.example against
+ * CONFIG_KEYS, and the real command line (dist/main.js) starting, answering and stopping.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONFIG_KEYS, ConfigError, DEFAULT_CONFIG, loadConfig } from '../../src/server/config.js'
+import { makeTempDir } from '../helpers/start-server.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { InteractiveTool, replyEnd, runTool } from '../helpers/tools.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const MAIN = path.join(ROOT, 'dist', 'main.js')
+
+/** The ConfigError loadConfig throws, so that its message can be checked. */
+function configError(fileText: string | undefined, flags: string[] = []): ConfigError {
+  try {
+    loadConfig(fileText, flags)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return error as ConfigError
+  }
+  throw new Error('loadConfig accepted it')
+}
+
+describe('loadConfig', () => {
+  it('with nothing gives every default', () => {
+    expect(loadConfig(undefined)).toEqual(DEFAULT_CONFIG)
+    expect(loadConfig('')).toEqual(DEFAULT_CONFIG)
+    expect(loadConfig(undefined, [])).toEqual(DEFAULT_CONFIG)
+  })
+
+  it('the defaults are the documented ones', () => {
+    expect(DEFAULT_CONFIG).toMatchObject({
+      port: 6381,
+      bind: '127.0.0.1',
+      'default-error-rate': 0.01,
+      'default-capacity': 100,
+      'default-expansion': 2,
+      save: '3600 1 300 100 60 10000',
+      appendonly: true,
+      appendfsync: 'everysec',
+      requirepass: '',
+    })
+  })
+
+  it('reads file text with comments, blank lines, quotes and CRLF', () => {
+    const text = [
+      '# a comment line',
+      '',
+      'port 7000',
+      '   # an indented comment',
+      '  bind "127.0.0.1 ::1"  ',
+      'logfile "/var/log/b fs.log"',
+      "requirepass 'se cret'",
+      'default-error-rate 0.001',
+      'default-capacity 5000',
+      'default-expansion 4',
+      'max-filter-bytes 1gb',
+      'maxclients 50',
+      'appendonly no',
+      'appendfsync always',
+      'loglevel WARNING',
+      'dir "data dir"',
+    ].join('\r\n')
+    expect(loadConfig(text)).toEqual({
+      ...DEFAULT_CONFIG,
+      port: 7000,
+      bind: '127.0.0.1 ::1',
+      logfile: '/var/log/b fs.log',
+      requirepass: 'se cret',
+      'default-error-rate': 0.001,
+      'default-capacity': 5000,
+      'default-expansion': 4,
+      'max-filter-bytes': 1024 ** 3,
+      maxclients: 50,
+      appendonly: false,
+      appendfsync: 'always',
+      loglevel: 'warning',
+      dir: 'data dir',
+    })
+  })
+
+  it('double-quoted escapes and an empty quoted value', () => {
+    expect(loadConfig('requirepass "a\\"b\\x41\\n"').requirepass).toBe('a"bA\n')
+    expect(loadConfig('logfile ""').logfile).toBe('')
+  })
+
+  it('memory units as redis.conf: k=1000, kb=1024, m, mb, g, gb', () => {
+    expect(loadConfig('max-filter-bytes 1k')['max-filter-bytes']).toBe(1000)
+    expect(loadConfig('max-filter-bytes 1kb')['max-filter-bytes']).toBe(1024)
+    expect(loadConfig('max-filter-bytes 2MB')['max-filter-bytes']).toBe(2 * 1024 * 1024)
+    expect(loadConfig('max-filter-bytes 3m')['max-filter-bytes']).toBe(3_000_000)
+    expect(loadConfig('max-filter-bytes 0')['max-filter-bytes']).toBe(0)
+  })
+
+  it('later lines win, and flags override the file', () => {
+    expect(loadConfig('port 7000\nport 7001').port).toBe(7001)
+    const config = loadConfig('port 7000\ndefault-capacity 10\nappendonly yes', ['--port', '7002', '--appendonly', 'no'])
+    expect(config.port).toBe(7002)
+    expect(config.appendonly).toBe(false)
+    expect(config['default-capacity']).toBe(10)
+    expect(loadConfig(undefined, ['--bind', '0.0.0.0']).bind).toBe('0.0.0.0')
+  })
+
+  it('save lines accumulate; save "" clears', () => {
+    expect(loadConfig('save 900 1').save).toBe('900 1')
+    expect(loadConfig('save 900 1\nsave 300 10').save).toBe('900 1 300 10')
+    expect(loadConfig('save 900 1 300 10\nsave 60 10000').save).toBe('900 1 300 10 60 10000')
+    expect(loadConfig('save ""').save).toBe('')
+    expect(loadConfig('save 900 1\nsave ""').save).toBe('')
+    expect(loadConfig('save 900 1\nsave ""\nsave 60 5').save).toBe('60 5')
+  })
+
+  it('a save flag replaces the file rules; save "" as a flag disables', () => {
+    expect(loadConfig('save 900 1', ['--save', '60', '5']).save).toBe('60 5')
+    expect(loadConfig('save 900 1', ['--save', '60 5', '--save', '10 1']).save).toBe('60 5 10 1')
+    expect(loadConfig('save 900 1', ['--save', '']).save).toBe('')
+    expect(loadConfig(undefined, ['--save', '']).save).toBe('')
+  })
+
+  it('an unknown key names the key (file and flag)', () => {
+    expect(configError('bogus 1').message).toMatch(/'bogus'/)
+    expect(configError('port 1\nbogus-key yes').message).toMatch(/line 2.*bogus-key|bogus-key.*line 2/)
+    expect(configError(undefined, ['--bogus', '1']).message).toMatch(/bogus/)
+  })
+
+  it('a bad value names the key', () => {
+    const cases: [string, string][] = [
+      ['port abc', 'port'],
+      ['port 70000', 'port'],
+      ['port -1', 'port'],
+      ['maxclients 0', 'maxclients'],
+      ['default-error-rate 1', 'default-error-rate'],
+      ['default-error-rate 0', 'default-error-rate'],
+      ['default-error-rate x', 'default-error-rate'],
+      ['default-capacity 0', 'default-capacity'],
+      ['default-capacity 1.5', 'default-capacity'],
+      ['default-expansion 0', 'default-expansion'],
+      ['max-filter-bytes lots', 'max-filter-bytes'],
+      ['appendonly maybe', 'appendonly'],
+      ['appendfsync sometimes', 'appendfsync'],
+      ['loglevel loud', 'loglevel'],
+      ['save 900', 'save'],
+      ['save 900 x', 'save'],
+      ['port 1 2', 'port'],
+    ]
+    for (const [line, key] of cases) {
+      expect(configError(line).message, line).toContain(key)
+    }
+    expect(configError(undefined, ['--port', 'x']).message).toContain('port')
+  })
+
+  it('unbalanced quotes and a bare argument are errors', () => {
+    expect(configError('requirepass "abc').message).toMatch(/line 1/)
+    expect(configError(undefined, ['port', '1']).message).toMatch(/port/)
+  })
+})
+
+describe('bfs.conf.example', () => {
+  const text = readFileSync(path.join(ROOT, 'bfs.conf.example'), 'utf8')
+
+  it('parses to exactly the defaults', () => {
+    expect(loadConfig(text)).toEqual(DEFAULT_CONFIG)
+  })
+
+  it('lists every key of CONFIG_KEYS once, in the same order', () => {
+    const keys = text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'))
+      .map((line) => line.split(/\s+/)[0])
+    expect(keys).toEqual(CONFIG_KEYS.map((spec) => spec.name))
+  })
+
+  it('every key is documented by a comment above it', () => {
+    const lines = text.split(/\r?\n/)
+    for (const spec of CONFIG_KEYS) {
+      const at = lines.findIndex((line) => line.startsWith(`${spec.name} `) || line === spec.name)
+      expect(at, spec.name).toBeGreaterThan(0)
+      // Walk up over sibling keys (a group shares one comment) to the comment.
+      let above = at - 1
+      while (above > 0 && lines[above]!.trim() !== '' && !lines[above]!.startsWith('#')) above--
+      expect(lines[above]!.startsWith('#'), spec.name).toBe(true)
+    }
+  })
+})
+
+describe('the bfs command line (dist/main.js)', () => {
+  let dir: string
+
+  beforeAll(() => {
+    // `npm test` builds first (pretest); when vitest runs alone, build once here.
+    if (!existsSync(MAIN)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
+    dir = makeTempDir('bfs-cli-')
+  }, 120_000)
+
+  afterAll(() => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('--bogus exits 1 with one stderr line naming the key', async () => {
+    const result = await runTool(process.execPath, [MAIN, '--port', '0', '--bogus', '1'])
+    expect(result.code).toBe(1)
+    const lines = result.stderr.split('\n').filter((line) => line !== '')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain('bogus')
+    expect(result.stdout).not.toContain('Ready to accept connections')
+  })
+
+  it('a bad value exits 1 naming the key', async () => {
+    const result = await runTool(process.execPath, [MAIN, '--port', '0', '--default-error-rate', '2'])
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toContain('default-error-rate')
+  })
+
+  it('a missing config file exits 1 naming the file', async () => {
+    const missing = path.join(dir, 'no-such.conf')
+    const result = await runTool(process.execPath, [MAIN, missing])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('no-such.conf')
+  })
+
+  it('--version prints the version', async () => {
+    const result = await runTool(process.execPath, [MAIN, '--version'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/^bfs v\d+\.\d+\.\d+/)
+  })
+
+  /** Starts dist/main.js and waits for it to listen; returns the process and its port. */
+  async function launch(args: string[]): Promise<{ bfs: InteractiveTool; port: number }> {
+    const bfs = InteractiveTool.start(process.execPath, [MAIN, ...args])
+    await bfs.waitFor((output) => output.includes('Ready to accept connections'))
+    const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout + bfs.stderr)?.[1])
+    expect(port).toBeGreaterThan(0)
+    return { bfs, port }
+  }
+
+  async function ask(port: number, args: string[]): Promise<string> {
+    const client = await RawClient.connect(port)
+    try {
+      client.write(encodeCommand(args))
+      return (await client.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')
+    } finally {
+      client.close()
+    }
+  }
+
+  it('starts, logs Ready to accept connections, answers PING, and exits 0 on SIGTERM', async () => {
+    const { bfs, port } = await launch(['--port', '0', '--dir', dir, '--appendonly', 'no', '--save', ''])
+    try {
+      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+      expect(await ask(port, ['BF.ADD', 'cli', 'a'])).toBe(':1\r\n')
+      bfs.child.kill('SIGTERM')
+      expect(await bfs.waitExit()).toBe(0)
+      expect(bfs.stdout + bfs.stderr).toMatch(/SIGTERM/)
+    } finally {
+      bfs.kill()
+    }
+  })
+
+  it('exits 0 on SIGINT too', async () => {
+    const { bfs, port } = await launch(['--port', '0', '--dir', dir, '--appendonly', 'no', '--save', ''])
+    try {
+      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+      bfs.child.kill('SIGINT')
+      expect(await bfs.waitExit()).toBe(0)
+    } finally {
+      bfs.kill()
+    }
+  })
+
+  it('reads a config file, and flags override it', async () => {
+    const file = path.join(dir, 'test.conf')
+    writeFileSync(file, ['# test', 'port 1', `dir "${dir}"`, 'appendonly no', 'save ""', 'default-capacity 777', ''].join('\n'))
+    const { bfs, port } = await launch([file, '--port', '0'])
+    try {
+      const reply = await ask(port, ['CONFIG', 'GET', 'default-capacity'])
+      expect(reply).toBe('*2\r\n$16\r\ndefault-capacity\r\n$3\r\n777\r\n')
+      expect(await ask(port, ['BF.ADD', 'fromfile', 'x'])).toBe(':1\r\n')
+      const info = await ask(port, ['BF.INFO', 'fromfile', 'CAPACITY'])
+      expect(info).toBe('*1\r\n:777\r\n')
+      bfs.child.kill('SIGTERM')
+      expect(await bfs.waitExit()).toBe(0)
+    } finally {
+      bfs.kill()
+    }
+  })
+
+  it('SHUTDOWN from a client stops the process with exit 0', async () => {
+    const { bfs, port } = await launch(['--port', '0', '--dir', dir, '--appendonly', 'no', '--save', ''])
+    try {
+      const client = await RawClient.connect(port)
+      client.write(encodeCommand(['SHUTDOWN', 'NOSAVE']))
+      await client.waitClosed()
+      expect(await bfs.waitExit()).toBe(0)
+    } finally {
+      bfs.kill()
+    }
+  })
+})
