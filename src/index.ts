@@ -1,11 +1,20 @@
 /**
- * bfs as a library: the filter core, the server, and their types.
+ * bfs as a library: the filter in process, its file codec, the server, and the extension hook.
  *
  * ```ts
- * import { createServer, ScalableBloomFilter } from 'bfs'
- * const server = createServer({ config: { port: 0, dir: './data' } })
+ * import { BloomFilter, createServer } from 'bfs'
+ *
+ * const seen = new BloomFilter({ capacity: 1_000_000, errorRate: 0.001 })
+ * seen.add('https://example.com/')           // true: new
+ *
+ * const server = createServer({ config: { port: 6379, dir: './data' } })
+ * server.registry.set('seen', seen.scalable)  // serve it: BF.EXISTS seen https://example.com/ → 1
  * await server.start()
  * ```
+ *
+ * Every export below carries its own documentation at its definition.
+ *
+ * @packageDocumentation
  */
 export { ScalableBloomFilter } from './core/scalable-filter.js'
 export type { FilterOptions, FilterParts, LayerParts, FilterInfo, Hashing, AddOutcome } from './core/scalable-filter.js'
@@ -16,6 +25,20 @@ export type { ServerOptions, ShutdownOptions } from './server/server.js'
 export { DEFAULT_CONFIG, CONFIG_KEYS, loadConfig, ConfigError } from './server/config.js'
 export type { Config, ConfigKey } from './server/config.js'
 export { BFS_VERSION, REDIS_VERSION } from './server/version.js'
-export { ReplyError, ERR } from './commands/reply-error.js'
-export type { CommandSpec, CommandHandler, CommandFlag } from './commands/table.js'
+export { ReplyError, ERR, FILTER_ERROR_TEXT } from './commands/reply-error.js'
+export type { CommandSpec, CommandHandler, CommandFlag, CommandDefinition, CommandEntry, CommandTable } from './commands/table.js'
+export { defineCommand, COMMAND_FLAGS } from './commands/table.js'
 export type { CommandContext, ClientSession, ServerContext } from './commands/context.js'
+export type { Logger } from './commands/context.js'
+export { parseInteger, parseDouble, isKeyword } from './commands/args.js'
+export type { ReplyWriter, Protocol } from './protocol/reply-writer.js'
+export { FilterRegistry } from './store/registry.js'
+export type { FilterEntry } from './store/registry.js'
+export type { Stats } from './server/stats.js'
+export { BloomFilter, FilterFullError, DEFAULT_EXPANSION, itemBytes } from './library/bloom-filter.js'
+export type { BloomFilterOptions, Item } from './library/bloom-filter.js'
+export type { BloomLayer } from './core/bloom-layer.js'
+export { encodeFilter, decodeFilter, encodedLength } from './format/codec.js'
+export type { FilterRecord } from './format/codec.js'
+export { DecodeError } from './format/decode-error.js'
+export type { DecodeErrorCode } from './format/decode-error.js'

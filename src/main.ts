@@ -38,7 +38,17 @@ async function main(args: string[]): Promise<number> {
     }
     throw error
   }
-  const server = createServer({ config })
+  let server
+  try {
+    server = createServer({ config })
+  } catch (error) {
+    // rename-command naming a command that does not exist, or a name already taken.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`bfs: ${error.message}\n`)
+      return 1
+    }
+    throw error
+  }
   server.log.notice(`bfs ${BFS_VERSION} starting, pid=${process.pid}`)
   try {
     await server.start()

@@ -9,6 +9,7 @@ import type { CommandContext } from './context.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 import { isKeyword, parseDouble, parseInteger } from './args.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
+import { reserveFilterBytes, scaleUpRefusal } from './filter-budget.js'
 
 /** The options a new filter is made with. */
 export interface CreateOptions {
@@ -25,6 +26,8 @@ export interface CreateOptions {
 export function createFilter(ctx: CommandContext, options: CreateOptions): ScalableBloomFilter {
   const config = ctx.server.config
   const maxBytes = config['max-filter-bytes']
+  // Sized before anything is allocated: max-filter-bytes, then maxmemory (-OOM).
+  reserveFilterBytes(ctx, options.capacity, options.errorRate, options.nonScaling)
   try {
     return new ScalableBloomFilter({ ...options, maxLayerBytes: maxBytes > 0 ? maxBytes : undefined })
   } catch (error) {
@@ -101,6 +104,8 @@ function propagateCreate(ctx: CommandContext, key: Buffer, options: CreateOption
 /** BF.ADD key item → :1 added, :0 maybe present */
 export function bfAdd(ctx: CommandContext, argv: Buffer[]): void {
   const entry = filterForAdd(ctx, argv)
+  const refusal = scaleUpRefusal(ctx, entry.filter, argv[2]!)
+  if (refusal !== undefined) throw new ReplyError(refusal)
   const outcome = entry.filter.add(argv[2]!)
   const reply = ctx.client.reply
   if (outcome === 1) {
@@ -128,6 +133,11 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: Buffer[], first
   const outcomes: (0 | 1 | string)[] = []
   let added = 0
   for (let i = first; i < argv.length; i++) {
+    const refusal = scaleUpRefusal(ctx, filter, argv[i]!)
+    if (refusal !== undefined) {
+      outcomes.push(refusal)
+      break
+    }
     const outcome = filter.add(argv[i]!)
     if (isFilterError(outcome)) {
       outcomes.push(FILTER_ERROR_TEXT[outcome.code])

@@ -5,6 +5,9 @@
  */
 import type { CommandSpec } from './table.js'
 import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './bloom.js'
+import { bfLoadchunk, bfScandump } from './dump.js'
+import { bgrewriteaof } from './append-log.js'
+import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
 import { dbsize, del, exists, flushall, keys, memory, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
 import { auth, client, echo, hello, ping, quit, reset, select } from './connection.js'
 import { command, config, info, module, shutdown, time } from './server.js'
@@ -24,6 +27,10 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.MEXISTS', arity: -3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Checks whether one or more items exist in a Bloom Filter', handler: bfMexists },
   { name: 'BF.INFO', arity: -2, maxArgs: 3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Returns information about a Bloom Filter', handler: bfInfo },
   { name: 'BF.CARD', arity: 2, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '2.4.4', summary: 'Returns the cardinality of a Bloom filter', handler: bfCard },
+  { name: 'BF.SCANDUMP', arity: 3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Begins an incremental save of the bloom filter', handler: bfScandump },
+  { name: 'BF.LOADCHUNK', arity: 4, flags: BF_WRITE, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Restores a filter previously saved using SCANDUMP', handler: bfLoadchunk },
+  { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], keys: BF_KEYS, group: 'bf', since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
+  { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], keys: BF_KEYS, group: 'bf', since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
 
   // Keyspace.
   { name: 'DEL', arity: -2, flags: ['write'], keys: [1, -1, 1], group: 'generic', since: '1.0.0', summary: 'Deletes one or more keys.', handler: del },
@@ -58,5 +65,9 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'CONFIG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.0.0', summary: 'A container for server configuration commands.', handler: config },
   { name: 'TIME', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.6.0', summary: 'Returns the server time.', handler: time },
   { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: module },
+  { name: 'BGREWRITEAOF', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously rewrites the append-only file to disk.', handler: bgrewriteaof },
+  { name: 'SAVE', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk.', handler: save },
+  { name: 'BGSAVE', arity: -1, maxArgs: 2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously saves the database(s) to disk.', handler: bgsave },
+  { name: 'LASTSAVE', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns the Unix timestamp of the last successful save to disk.', handler: lastsave },
   { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

@@ -193,8 +193,9 @@ export function client(ctx: CommandContext, argv: Buffer[]): void {
     reply.verbatim(clientInfoLine(ctx, self) + '\n')
   } else if (isKeyword(sub, 'KILL')) {
     clientKill(ctx, argv)
-  } else if (isKeyword(sub, 'NO-EVICT') || isKeyword(sub, 'NO-TOUCH') || isKeyword(sub, 'REPLY')) {
+  } else if (isKeyword(sub, 'NO-EVICT') || isKeyword(sub, 'NO-TOUCH')) {
     arity(argc === 3)
+    if (!isKeyword(argv[2]!, 'ON') && !isKeyword(argv[2]!, 'OFF')) throw new ReplyError(ERR.SYNTAX)
     reply.simple('OK')
   } else if (isKeyword(sub, 'HELP')) {
     const lines = ['CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'GETNAME', 'ID', 'INFO', 'KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)', 'LIST', 'SETNAME <name>', 'SETINFO <LIB-NAME|LIB-VER> <value>', 'HELP']

@@ -57,8 +57,11 @@ export interface ServerContext {
   propagate(argv: readonly Uint8Array[]): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
+  /** Open HTTP connections (absent or 0 when the HTTP listener is off). */
+  readonly httpClientCount?: number
 }
 
+/** What a command handler receives: the client that sent the command and the server it runs in. */
 export interface CommandContext {
   readonly client: ClientSession
   readonly server: ServerContext

@@ -5,9 +5,12 @@
 import type { CommandContext } from './context.js'
 import { arityAccepts, type CommandEntry } from './table.js'
 import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
+import { MemoryGuard } from '../store/memory-guard.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
+/** redis 7.0 server.c shared.oomerr. */
+export const OOM = "OOM command not allowed when used memory > 'maxmemory'."
 
 /** Runs one command and writes its reply. Returns the table entry that ran, if any. */
 export function dispatch(ctx: CommandContext, argv: Buffer[]): CommandEntry | undefined {
@@ -31,6 +34,11 @@ export function dispatch(ctx: CommandContext, argv: Buffer[]): CommandEntry | un
   }
   if (server.loading && !entry.allowedWhileLoading) {
     return reject(ctx, entry, LOADING)
+  }
+  // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used > maxmemory.
+  const maxmemory = server.config.maxmemory
+  if (maxmemory > 0 && spec.flags.includes('denyoom') && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
+    return reject(ctx, entry, OOM)
   }
   entry.calls++
   try {

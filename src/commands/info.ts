@@ -6,6 +6,8 @@ import os from 'node:os'
 import type { CommandContext } from './context.js'
 import { BFS_VERSION, REDIS_VERSION } from '../server/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+import { aofInfoFields } from './append-log.js'
+import { persistenceInfo } from './persistence.js'
 
 type Field = readonly [string, string | number]
 type Section = (ctx: CommandContext) => Field[]
@@ -41,6 +43,7 @@ const SECTIONS: Record<string, Section> = {
     }
     return [
       ['connected_clients', count],
+      ['bfs_http_connected_clients', ctx.server.httpClientCount ?? 0],
       ['maxclients', ctx.server.config.maxclients],
       ['client_recent_max_input_buffer', biggestInput],
       ['client_recent_max_output_buffer', biggestOutput],
@@ -64,8 +67,10 @@ const SECTIONS: Record<string, Section> = {
     ]
   },
   persistence: (ctx) => [
-    ['loading', ctx.server.loading ? 1 : 0],
-    ['rdb_changes_since_last_save', ctx.server.registry.dirty],
+    // loading and the rdb_* fields (commands/persistence.ts).
+    ...persistenceInfo(ctx),
+    // redis prints the aof_* block after the rdb_* fields.
+    ...aofInfoFields(ctx.server),
   ],
   stats: (ctx) => {
     const stats = ctx.server.stats
@@ -78,6 +83,7 @@ const SECTIONS: Record<string, Section> = {
       ['keyspace_hits', stats.keyspaceHits],
       ['keyspace_misses', stats.keyspaceMisses],
       ['total_error_replies', stats.errorReplies],
+      ['bfs_total_http_requests', stats.httpRequests],
     ]
   },
   replication: () => [

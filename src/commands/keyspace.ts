@@ -4,7 +4,7 @@
  */
 import { FilterRegistry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
-import { ERR, ReplyError } from './reply-error.js'
+import { ERR, ReplyError, wrongArityText } from './reply-error.js'
 import { isKeyword, parseInteger } from './args.js'
 import { globMatch } from './glob.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
@@ -163,6 +163,7 @@ export function memory(ctx: CommandContext, argv: Buffer[]): void {
   const reply = ctx.client.reply
   const sub = argv[1]!
   if (isKeyword(sub, 'USAGE')) {
+    if (argv.length < 3) throw new ReplyError(wrongArityText('memory|usage'))
     if (argv.length !== 3 && argv.length !== 5) throw new ReplyError(ERR.SYNTAX)
     if (argv.length === 5 && (!isKeyword(argv[3]!, 'SAMPLES') || parseInteger(argv[4]!) === undefined)) {
       throw new ReplyError(ERR.SYNTAX)

@@ -45,6 +45,12 @@ export const ERR = {
   // RedisBloom 2.4 src/rebloom.c BFScanDump_RedisCommand / BFLoadChunk_RedisCommand
   SCANDUMP_ITERATOR: 'Second argument must be numeric',
   LOADCHUNK_ITERATOR: 'ERR Second argument must be numeric',
+  // RedisBloom 2.4 src/sb.c SB_NewChainFromHeader / SBChain_LoadEncodedChunk
+  RECEIVED_BAD_DATA: 'ERR received bad data',
+  INVALID_OFFSET: 'ERR invalid offset - no link found',
+  CHUNK_TOO_BIG: 'ERR invalid chunk - Too big for current filter',
+  // bfs: a filter loaded from an original-library file hashes with a seed RedisBloom cannot carry
+  NOT_DUMPABLE: 'ERR this filter uses seeded hashing and cannot be dumped',
   // bfs: a filter that would pass the configured size limit (RedisBloom has none, issue #699)
   FILTER_TOO_LARGE: 'ERR filter would exceed the maximum filter size',
   INTERNAL: 'ERR internal error',

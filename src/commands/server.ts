@@ -171,7 +171,7 @@ export function command(ctx: CommandContext, argv: Buffer[]): void {
     const entries = names.length === 0 ? [...table] : names.map((name) => table.get(name))
     reply.array(entries.length)
     for (const entry of entries) {
-      if (entry === undefined) reply.nullArray()
+      if (entry === undefined) reply.nullBulk()
       else writeCommandInfo(ctx, entry)
     }
   } else if (isKeyword(sub, 'DOCS')) {

@@ -10,11 +10,13 @@ export const COMMAND_FLAGS = [
   'write', 'readonly', 'denyoom', 'admin', 'noscript', 'loading', 'stale', 'fast', 'noauth',
   'allow_busy', 'no_auth', 'module', 'no_mandatory_keys', 'skip_monitor', 'skip_slowlog',
 ] as const
+/** One of {@link COMMAND_FLAGS}. */
 export type CommandFlag = (typeof COMMAND_FLAGS)[number]
 
 /** A handler writes its reply to ctx.client.reply, or throws ReplyError before writing anything. */
 export type CommandHandler = (ctx: CommandContext, argv: Buffer[]) => void
 
+/** One row of the command table: everything dispatch, COMMAND and INFO need about a command. */
 export interface CommandSpec {
   /** The wire name, upper case: 'BF.ADD'. */
   readonly name: string
@@ -30,6 +32,33 @@ export interface CommandSpec {
   readonly summary: string
   readonly since: string
   readonly handler: CommandHandler
+}
+
+/**
+ * A command as an embedding program declares it: a {@link CommandSpec} whose descriptive fields
+ * may be left out. {@link defineCommand} fills them in.
+ */
+export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since'> {
+  /** [firstKey, lastKey, step]; default [0, 0, 0] (no key). A one-key command is [1, 1, 1]. */
+  readonly keys?: readonly [number, number, number]
+  /** COMMAND DOCS group and ACL category (`@group`); default 'extension'. */
+  readonly group?: string
+  /** COMMAND DOCS summary; default ''. */
+  readonly summary?: string
+  /** COMMAND DOCS "since"; default '0.0.0'. */
+  readonly since?: string
+}
+
+/** A full {@link CommandSpec} from a definition: the name in upper case, omitted fields defaulted. */
+export function defineCommand(definition: CommandDefinition): CommandSpec {
+  return {
+    ...definition,
+    name: definition.name.toUpperCase(),
+    keys: definition.keys ?? [0, 0, 0],
+    group: definition.group ?? 'extension',
+    summary: definition.summary ?? '',
+    since: definition.since ?? '0.0.0',
+  }
 }
 
 /** A table row with its run-time counters (INFO commandstats). */

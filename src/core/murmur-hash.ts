@@ -21,8 +21,8 @@ let productLo = 0
 
 /** (hi, lo) * m mod 2^64 → (productHi, productLo), both as int32. */
 function mulM(hi: number, lo: number): void {
-  // Full 64-bit product of the low halves from 16-bit limbs (every partial product is < 2^32 and
-  // therefore exact as a double), plus the two cross terms, which only matter modulo 2^32.
+  // Full 64-bit product of the low halves from 16-bit limbs (every partial product is below 2^32,
+  // so exact as a double), plus the two cross terms, which only matter modulo 2^32.
   const a0 = lo & 0xffff
   const a1 = lo >>> 16
   const p00 = a0 * M_LO_LO16

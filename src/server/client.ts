@@ -34,6 +34,8 @@ export class Client implements ClientSession {
   private readonly parser: RequestParser
   private readonly context: CommandContext
   private readingPaused = false
+  /** Bytes read since the last whole command: the unfinished command's size, give or take one read. */
+  private unparsedBytes = 0
   private readonly onCommand = (argv: Buffer[]): boolean => this.execute(argv)
 
   constructor(
@@ -47,6 +49,8 @@ export class Client implements ClientSession {
     this.parser = new RequestParser(host.parserLimits())
     this.context = { client: this, server: host }
     socket.setNoDelay(true)
+    const keepAliveSeconds = host.config['tcp-keepalive']
+    if (keepAliveSeconds > 0) socket.setKeepAlive(true, keepAliveSeconds * 1000)
     socket.on('data', (chunk: Buffer) => this.onData(chunk))
     socket.on('drain', () => this.onDrain())
     socket.on('error', (error) => host.log.verbose(`client ${this.addr}: ${error.message}`))
@@ -60,8 +64,10 @@ export class Client implements ClientSession {
     if (this.state !== 'open') return
     this.host.stats.netInputBytes += chunk.length
     this.lastInteractionMs = Date.now()
+    this.unparsedBytes += chunk.length
     try {
       this.parser.execute(chunk, this.onCommand)
+      if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error
       // redis networking.c: reply with the error, then close after the reply (CLIENT_CLOSE_AFTER_REPLY).
@@ -75,8 +81,26 @@ export class Client implements ClientSession {
 
   private execute(argv: Buffer[]): boolean {
     if (this.state !== 'open') return false
+    this.unparsedBytes = 0
     dispatch(this.context, argv)
+    // redis networking.c closeClientOnOutputBufferLimitReached: checked as replies are added, so
+    // one read of small commands with large replies cannot pile up output before the flush.
+    const limit = this.host.config['client-output-buffer-limit']
+    if (limit > 0 && this.reply.pendingBytes + this.socket.writableLength > limit) this.closeForOutputLimit()
     return this.state === 'open'
+  }
+
+  /** redis networking.c readQueryFromClient: a client whose query buffer passes the limit is closed, no reply. */
+  private checkQueryBuffer(): void {
+    const buffered = this.parser.bufferedBytes
+    if (buffered <= this.host.config['client-query-buffer-limit']) return
+    this.host.log.warning(`Closing client that reached max query buffer length: id=${this.id} addr=${this.addr} name=${this.name} qbuf=${buffered}`)
+    this.kill()
+  }
+
+  private closeForOutputLimit(): void {
+    this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${this.outputBytes()} scheduled to be closed ASAP for overcoming of output buffer limits.`)
+    this.kill()
   }
 
   /** Writes all pending output in one write; ends the socket when closing. */
@@ -88,6 +112,11 @@ export class Client implements ClientSession {
       if (!this.socket.write(out) && !this.readingPaused) {
         this.readingPaused = true
         this.socket.pause()
+      }
+      const limit = this.host.config['client-output-buffer-limit']
+      if (limit > 0 && this.socket.writableLength > limit) {
+        this.closeForOutputLimit()
+        return
       }
     }
     if (this.state === 'closing') this.socket.end()

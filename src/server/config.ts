@@ -13,6 +13,18 @@ export interface Config {
   bind: string
   dir: string
   maxclients: number
+  /** Seconds a client may stay idle before it is closed; 0 = never (redis `timeout`). */
+  timeout: number
+  /** Seconds between TCP keep-alive probes on client sockets; 0 = off (redis `tcp-keepalive`). */
+  'tcp-keepalive': number
+  /** Bytes a client may hold in an unfinished command before it is closed (redis `client-query-buffer-limit`). */
+  'client-query-buffer-limit': number
+  /** Bytes of unsent replies a client may hold before it is closed; 0 = no limit. */
+  'client-output-buffer-limit': number
+  /** Bytes of filter memory (all bitmaps); commands that would grow past it get -OOM. 0 = no limit. */
+  maxmemory: number
+  /** `rename-command NAME NEWNAME` rules in the order given; NEWNAME '' disables the command. */
+  'rename-command': readonly RenameRule[]
   'default-error-rate': number
   'default-capacity': number
   'default-expansion': number
@@ -24,11 +36,49 @@ export interface Config {
   requirepass: string
   /** Snapshot rules as redis.conf writes them: "3600 1 300 100 60 10000", or "" for none. */
   save: string
+  /** A snapshot file that fails to load at start: 'refuse' to start (as redis with a bad RDB) or 'move-aside' and go on without it. */
+  'snapshot-on-corrupt': 'refuse' | 'move-aside'
   appendonly: boolean
   appendfsync: 'always' | 'everysec' | 'no'
+  /** Prefix of the log's segment files in `dir`: <appendfilename>.<seq>.incr.aof. */
+  appendfilename: string
+  /** Load a log whose last record was cut short (a crash mid-write), with a warning. */
+  'aof-load-truncated': boolean
+  /** Load a log damaged in the middle up to the damage, with a warning, instead of refusing to start. */
+  'aof-load-corrupt': boolean
+  /** Rewrite when the log has grown by this many percent over its size after the last rewrite; 0 = never. */
+  'auto-aof-rewrite-percentage': number
+  /** ... and is at least this many bytes. */
+  'auto-aof-rewrite-min-size': number
+  /** HTTP listener port (the original API, /healthz, /metrics): 0 = off, -1 = any free port. */
+  'http-port': number
+  /** HTTP listen address(es); '' = the same as `bind`. */
+  'http-bind': string
+  /** The filter GET /add= and /contain= act on. */
+  'http-filter': string
+  /** Longest request target (path and query) in bytes; longer → 414. */
+  'http-max-url-bytes': number
+  /** Largest request head (request line and headers) in bytes; larger → 431 or 414. */
+  'http-max-header-bytes': number
+  /** Milliseconds a client has to send a whole request head (slowloris guard). */
+  'http-headers-timeout-ms': number
+  /** Milliseconds an idle keep-alive connection stays open. */
+  'http-keepalive-timeout-ms': number
+  /** Most simultaneous HTTP connections. */
+  'http-maxclients': number
+  /** Filters whose item count /metrics lists (the largest by items); 0 = none. */
+  'metrics-top-filters': number
 }
 
+/** A configuration key, as bfs.conf and CONFIG GET/SET name it. */
 export type ConfigKey = keyof Config
+
+/** One `rename-command` line. Not a CONFIG GET key, as in redis. */
+export interface RenameRule {
+  readonly from: string
+  /** '' disables the command. */
+  readonly to: string
+}
 
 type Kind =
   | { type: 'integer'; min: number; max: number }
@@ -51,6 +101,22 @@ export const MIN_PORT = 0
 export const MAX_PORT = 65535
 export const DEFAULT_MAXCLIENTS = 10_000
 export const MAX_MAXCLIENTS = 1_000_000
+/** redis config.c: timeout and tcp-keepalive are 0..INT_MAX seconds. */
+export const MAX_SECONDS = 2_147_483_647
+export const DEFAULT_TCP_KEEPALIVE_SECONDS = 300
+/** redis: client-query-buffer-limit 1gb by default, at least 1mb. */
+export const DEFAULT_QUERY_BUFFER_LIMIT_BYTES = 1024 ** 3
+export const MIN_QUERY_BUFFER_LIMIT_BYTES = 1024 ** 2
+/** A hard limit on unsent replies (redis's normal class has none; pausing reads bounds a pipeliner). */
+export const DEFAULT_OUTPUT_BUFFER_LIMIT_BYTES = 256 * 1024 ** 2
+/** http-port -1: listen on any free port (tests); 0 leaves HTTP off. */
+export const HTTP_PORT_ANY = -1
+export const DEFAULT_HTTP_MAX_URL_BYTES = 8 * 1024
+export const MIN_HTTP_MAX_URL_BYTES = 64
+export const DEFAULT_HTTP_MAX_HEADER_BYTES = 16 * 1024
+export const MIN_HTTP_MAX_HEADER_BYTES = 1024
+export const MAX_HTTP_MAX_HEADER_BYTES = 1024 * 1024
+export const MAX_METRICS_TOP_FILTERS = 10_000
 
 /** Every default, with its unit in the key's description below. */
 export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
@@ -58,6 +124,12 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   bind: '127.0.0.1',
   dir: './data',
   maxclients: DEFAULT_MAXCLIENTS,
+  timeout: 0,
+  'tcp-keepalive': DEFAULT_TCP_KEEPALIVE_SECONDS,
+  'client-query-buffer-limit': DEFAULT_QUERY_BUFFER_LIMIT_BYTES,
+  'client-output-buffer-limit': DEFAULT_OUTPUT_BUFFER_LIMIT_BYTES,
+  maxmemory: 0,
+  'rename-command': Object.freeze([]) as readonly RenameRule[],
   'default-error-rate': 0.01,
   'default-capacity': 100,
   'default-expansion': 2,
@@ -66,8 +138,23 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   logfile: '',
   requirepass: '',
   save: '3600 1 300 100 60 10000',
+  'snapshot-on-corrupt': 'refuse',
   appendonly: true,
   appendfsync: 'everysec',
+  appendfilename: 'appendonly.aof',
+  'aof-load-truncated': true,
+  'aof-load-corrupt': false,
+  'auto-aof-rewrite-percentage': 100,
+  'auto-aof-rewrite-min-size': 64 * 1024 * 1024,
+  'http-port': 0,
+  'http-bind': '',
+  'http-filter': 'bfs',
+  'http-max-url-bytes': DEFAULT_HTTP_MAX_URL_BYTES,
+  'http-max-header-bytes': DEFAULT_HTTP_MAX_HEADER_BYTES,
+  'http-headers-timeout-ms': 10_000,
+  'http-keepalive-timeout-ms': 5_000,
+  'http-maxclients': DEFAULT_MAXCLIENTS,
+  'metrics-top-filters': 10,
 })
 
 /** The keys in the order bfs.conf.example lists them. */
@@ -76,6 +163,11 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'bind', kind: { type: 'string' }, mutable: false, description: 'address(es) to listen on, space separated' },
   { name: 'dir', kind: { type: 'string' }, mutable: false, description: 'data directory, created if missing' },
   { name: 'maxclients', kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, mutable: true, description: 'most simultaneous clients' },
+  { name: 'timeout', kind: { type: 'integer', min: 0, max: MAX_SECONDS }, mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
+  { name: 'tcp-keepalive', kind: { type: 'integer', min: 0, max: MAX_SECONDS }, mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
+  { name: 'client-query-buffer-limit', kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of an unfinished command before the client is closed' },
+  { name: 'client-output-buffer-limit', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of unsent replies before the client is closed, 0 = no limit' },
+  { name: 'maxmemory', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of filter memory, 0 = no limit' },
   { name: 'default-error-rate', kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, mutable: true, description: 'error rate of auto-created filters' },
   { name: 'default-capacity', kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'capacity (items) of auto-created filters' },
   { name: 'default-expansion', kind: { type: 'integer', min: 1, max: 0xffffffff }, mutable: true, description: 'growth factor of auto-created filters' },
@@ -84,8 +176,23 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'logfile', kind: { type: 'string' }, mutable: false, description: 'log file, "" for standard output' },
   { name: 'requirepass', kind: { type: 'string' }, mutable: true, description: 'password clients must AUTH with, "" for none' },
   { name: 'save', kind: { type: 'save' }, mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
+  { name: 'snapshot-on-corrupt', kind: { type: 'enum', values: ['refuse', 'move-aside'] }, mutable: true, description: 'corrupt snapshot file at start: refuse to start, or move it aside (<file>.<ms>.corrupt) and go on' },
   { name: 'appendonly', kind: { type: 'boolean' }, mutable: true, description: 'append-only log of writes' },
   { name: 'appendfsync', kind: { type: 'enum', values: ['always', 'everysec', 'no'] }, mutable: true, description: 'fsync policy of the append-only log' },
+  { name: 'appendfilename', kind: { type: 'string' }, mutable: false, description: 'prefix of the log segment files in dir' },
+  { name: 'aof-load-truncated', kind: { type: 'boolean' }, mutable: true, description: 'load a log cut short in its last record, with a warning' },
+  { name: 'aof-load-corrupt', kind: { type: 'boolean' }, mutable: true, description: 'load a log damaged in the middle up to the damage instead of refusing to start' },
+  { name: 'auto-aof-rewrite-percentage', kind: { type: 'integer', min: 0, max: 2_147_483_647 }, mutable: true, description: 'log growth in percent that triggers a rewrite, 0 = never' },
+  { name: 'auto-aof-rewrite-min-size', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
+  { name: 'http-port', kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
+  { name: 'http-bind', kind: { type: 'string' }, mutable: false, description: 'HTTP address(es), "" = same as bind' },
+  { name: 'http-filter', kind: { type: 'string' }, mutable: true, description: 'filter of GET /add= and /contain=' },
+  { name: 'http-max-url-bytes', kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
+  { name: 'http-max-header-bytes', kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, mutable: false, description: 'largest HTTP request head in bytes' },
+  { name: 'http-headers-timeout-ms', kind: { type: 'integer', min: 100, max: 3_600_000 }, mutable: false, description: 'milliseconds to receive an HTTP request head' },
+  { name: 'http-keepalive-timeout-ms', kind: { type: 'integer', min: 0, max: 3_600_000 }, mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
+  { name: 'http-maxclients', kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, mutable: false, description: 'most simultaneous HTTP connections' },
+  { name: 'metrics-top-filters', kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
 ]
 
 const SPECS = new Map<string, ConfigKeySpec>(CONFIG_KEYS.map((spec) => [spec.name, spec]))
@@ -183,6 +290,12 @@ export function loadConfig(fileText: string | undefined, flags: readonly string[
   const config: Config = { ...DEFAULT_CONFIG }
   const saveLines: string[] = []
   const apply = (key: string, args: string[], where: string): void => {
+    if (key.toLowerCase() === 'rename-command') {
+      // redis.conf: repeatable, not a CONFIG GET key; checked against the command table at start.
+      if (args.length !== 2) throw new ConfigError(`${where}: 'rename-command' takes <name> <new-name>, got ${args.length} values`)
+      config['rename-command'] = [...config['rename-command'], { from: args[0]!, to: args[1]! }]
+      return
+    }
     const spec = configKeySpec(key)
     if (!spec) throw new ConfigError(`${where}: unknown config key '${key}'`)
     try {

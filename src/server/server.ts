@@ -10,22 +10,43 @@ import { DEFAULT_CONFIG, type Config } from './config.js'
 import { Stats } from './stats.js'
 import { createLogger } from './logger.js'
 import { FilterRegistry } from '../store/registry.js'
-import { defineTable, type CommandSpec, type CommandTable } from '../commands/table.js'
+import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
 import { BUILTIN_COMMANDS } from '../commands/builtin.js'
 import type { Logger } from '../commands/context.js'
 import { DEFAULT_PARSER_LIMITS, type ParserLimits } from '../protocol/request-parser.js'
+import { applyRenames } from './rename-command.js'
+import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-checks.js'
+import { closeIdleClients } from './idle-sweep.js'
+import { MemoryGuard } from '../store/memory-guard.js'
+
+/** How often housekeeping runs: idle clients, the maxmemory recount (redis clientsCron, about 1 Hz per client). */
+const HOUSEKEEPING_INTERVAL_MS = 1000
+import { AppendLog } from '../store/append-log.js'
+import { LogRewriter, isSnapshotStore } from '../store/log-rewrite.js'
+import { createReplaySession } from './log-session.js'
+import { HttpFrontend } from '../http/http-server.js'
+import { SnapshotStore } from '../store/snapshot.js'
+
+/** How often the `save` rules are checked (redis serverCron at hz 10). */
+const SAVE_CHECK_INTERVAL_MS = 100
 
 export { BFS_VERSION, REDIS_VERSION } from './version.js'
 
+/** What {@link createServer} takes; every field is optional. */
 export interface ServerOptions {
   /** Any configuration keys; the rest take DEFAULT_CONFIG's values. */
   config?: Partial<Config>
   /** Receives each log line instead of standard output. */
   logSink?: (line: string) => void
-  /** Extra commands, added to the built-in table (an extension's own commands). */
-  commands?: readonly CommandSpec[]
+  /**
+   * Extra commands, added to the built-in table (an extension's own commands): dispatched with
+   * the same checks, counted in INFO commandstats and listed by COMMAND like the built-in ones.
+   * A name that is already taken throws at construction. See {@link BfsServer.addCommand}.
+   */
+  commands?: readonly CommandDefinition[]
 }
 
+/** SHUTDOWN's SAVE / NOSAVE modifiers. */
 export interface ShutdownOptions {
   save?: boolean
   noSave?: boolean
@@ -47,24 +68,87 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly clientSet = new Set<Client>()
   private nextClientId = 1
   private boundPort = 0
+  private http: HttpFrontend | undefined
   private closing: Promise<void> | undefined
+  private housekeepingTimer: NodeJS.Timeout | undefined
+  /** The append-only log (issue 5): open while appendonly is yes. */
+  readonly appendLog: AppendLog
+  readonly logRewriter: LogRewriter
+  /** Clients whose replies wait for an fsync (appendfsync always), with the log offset they need. */
+  private readonly awaitingSync = new Map<Client, number>()
+  /** appendLog.appendedBytes at the last replyReady: more since then means that client wrote. */
+  private appendedAtLastReply = 0
+  private logTimer: NodeJS.Timeout | undefined
+  /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
+  readonly snapshots: SnapshotStore
+  private saveTimer: NodeJS.Timeout | undefined
 
   constructor(options: ServerOptions = {}) {
     super()
     this.config = { ...DEFAULT_CONFIG, ...options.config }
     this.log = createLogger({ level: () => this.config.loglevel, file: this.config.logfile, sink: options.logSink })
-    this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? [])])
+    this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? []).map(defineCommand)])
+    applyRenames(this.commands, this.config['rename-command'])
+    this.snapshots = new SnapshotStore({
+      dir: this.config.dir,
+      log: this.log,
+      onCorrupt: () => this.config['snapshot-on-corrupt'],
+      maxLayerBytes: () => (this.config['max-filter-bytes'] > 0 ? this.config['max-filter-bytes'] : undefined),
+    })
+    this.appendLog = new AppendLog({
+      dir: this.config.dir,
+      baseName: this.config.appendfilename,
+      fsyncPolicy: () => this.config.appendfsync,
+      log: this.log,
+      onProgress: () => this.releaseSynced(),
+    })
+    this.logRewriter = new LogRewriter(this.appendLog, this.registry, () => {
+      const store: unknown = (this as { snapshots?: unknown }).snapshots
+      return isSnapshotStore(store) ? store : undefined
+    }, this.log)
+  }
+
+  /**
+   * Adds a command to this server's table, before or after start(). From then on it is
+   * dispatched like a built-in one (arity, authentication and loading checked before the handler
+   * runs; a thrown ReplyError becomes its error reply), counted in INFO commandstats and listed
+   * by COMMAND, COMMAND INFO and COMMAND DOCS.
+   *
+   * @returns the table entry, whose counters INFO commandstats reports
+   * @throws Error when the name is taken (built-in or added), the arity is 0 or not an integer,
+   *   or a flag is not one of COMMAND_FLAGS
+   */
+  addCommand(definition: CommandDefinition): CommandEntry {
+    return this.commands.add(defineCommand(definition))
   }
 
   get port(): number {
     return this.boundPort
   }
 
+  /** HTTP port actually bound (0 when http-port is 0, i.e. off). */
+  get httpPort(): number {
+    return this.http?.port ?? 0
+  }
+
+  /** Open HTTP connections. */
+  get httpClientCount(): number {
+    return this.http?.clientCount ?? 0
+  }
+
   /** Creates the data directory, loads what is on disk, then accepts connections. */
   async start(): Promise<void> {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
+    await this.loadSnapshot()
+    // Snapshot load (issue 3) runs above this line; the log holds what came after the snapshot.
+    this.loadAppendLog()
     const addresses = this.config.bind.split(/\s+/).filter((address) => address !== '')
+    const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
+    for (const line of fds.warnings) this.log.warning(line)
+    this.config.maxclients = fds.maxclients
+    const bindWarning = openBindWarning(addresses, this.config.requirepass)
+    if (bindWarning !== undefined) this.log.warning(bindWarning)
     let port = this.config.port
     for (const address of addresses) {
       const listener = net.createServer((socket) => this.accept(socket))
@@ -72,6 +156,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
         listener.once('error', reject)
         listener.listen({ port, host: address }, () => {
           listener.off('error', reject)
+          // After listening, an accept error (EMFILE past `ulimit -n`) must not crash the process.
+          listener.on('error', (error) => this.log.warning(`Accepting a client connection: ${error.message}`))
           resolve()
         })
       })
@@ -82,7 +168,46 @@ export class BfsServer extends EventEmitter implements ClientHost {
       this.log.notice(`Listening on ${address}:${port}`)
     }
     this.boundPort = port
+    this.housekeepingTimer = setInterval(() => this.housekeeping(), HOUSEKEEPING_INTERVAL_MS)
+    this.housekeepingTimer.unref()
+    if (this.config['http-port'] !== 0) {
+      const httpBind = this.config['http-bind'].trim() === '' ? this.config.bind : this.config['http-bind']
+      this.http = new HttpFrontend(this)
+      await this.http.listen(httpBind.split(/\s+/).filter((address) => address !== ''), this.config['http-port'])
+    }
     this.log.notice('Ready to accept connections tcp')
+  }
+
+  /**
+   * Loads the snapshot before any client can connect (redis loads its RDB before listening). A
+   * corrupt file rejects, naming it, unless snapshot-on-corrupt is move-aside.
+   */
+  private async loadSnapshot(): Promise<void> {
+    this.loading = true
+    try {
+      const report = await this.snapshots.loadAll(this.registry)
+      const seconds = (report.ms / 1000).toFixed(3)
+      this.log.notice(`DB loaded from disk: ${report.filters} filters, ${report.bytes} bytes, ${Math.round(report.ms)} ms (${seconds} seconds)`)
+    } finally {
+      this.loading = false
+    }
+    this.saveTimer = setInterval(() => {
+      if (this.closing === undefined) this.snapshots.tick(this.registry, this.config.save)
+    }, SAVE_CHECK_INTERVAL_MS)
+    this.saveTimer.unref()
+  }
+
+  /** Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set. */
+  private shutdownSaves(options: ShutdownOptions): boolean {
+    if (options.noSave) return false
+    return options.save === true || this.config.save.trim() !== ''
+  }
+
+  /** Once a second: close idle clients (`timeout`) and recount filter memory (`maxmemory`). */
+  private housekeeping(): void {
+    const closed = closeIdleClients(this.clientSet, Date.now(), this.config.timeout)
+    if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
+    if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
   }
 
   private accept(socket: net.Socket): void {
@@ -114,8 +239,68 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.clientSet.delete(client)
   }
 
+  /**
+   * A client that wrote waits (with anything it sent later) until the turn's records are written
+   * to the log, at the end of the same turn; with appendfsync always, until their fsync returns,
+   * one fsync shared by every client of the turn.
+   */
   replyReady(client: Client): void {
+    const log = this.appendLog
+    const appended = log.appendedBytes
+    if (appended > this.appendedAtLastReply) {
+      this.appendedAtLastReply = appended
+      if (!log.isDurable(appended)) {
+        this.awaitingSync.set(client, appended)
+        return
+      }
+    }
+    if (this.awaitingSync.has(client)) return
     client.flush()
+  }
+
+  /** Flushes the clients whose writes are now in the log (on disk: always), in the order they started waiting. */
+  private releaseSynced(): void {
+    for (const [client, offset] of this.awaitingSync) {
+      if (!this.appendLog.isDurable(offset)) continue
+      this.awaitingSync.delete(client)
+      client.flush()
+    }
+  }
+
+  /** Replays the log through the real commands, then keeps it open for appending (appendonly yes). */
+  private loadAppendLog(): void {
+    if (!this.config.appendonly) return
+    const startedMs = Date.now()
+    const session = createReplaySession(this)
+    let errors = 0
+    const result = this.appendLog.load(
+      (argv, file, offset) => {
+        if (this.commands.get(argv[0]!.toString('latin1').toLowerCase()) === undefined) {
+          throw new Error(`Unknown command '${argv[0]!.toString('latin1')}' reading the append only file ${file} at offset ${offset}`)
+        }
+        const error = session.run(argv)
+        // Expected over a snapshot that already holds part of the log (BF.RESERVE: item exists).
+        if (error !== undefined && errors++ < 10) this.log.verbose(`AOF replay ${file}@${offset}: ${error}`)
+      },
+      { allowTruncatedTail: this.config['aof-load-truncated'], allowCorrupt: this.config['aof-load-corrupt'] },
+    )
+    this.appendedAtLastReply = this.appendLog.appendedBytes
+    if (result.segments > 0) {
+      this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
+    }
+    this.logRewriter.baseSizeBytes = this.registry.bitmapBytes() + this.appendLog.currentSizeBytes
+    this.logTimer = setInterval(() => this.logCron(), 1000)
+    this.logTimer.unref()
+  }
+
+  /** Once a second: the everysec fsync, and the automatic rewrite (redis serverCron). */
+  private logCron(): void {
+    this.appendLog.tick()
+    const config = this.config
+    if (this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])) {
+      this.log.notice(`Starting automatic rewriting of AOF on ${config['auto-aof-rewrite-percentage']}% growth`)
+      this.logRewriter.start()
+    }
   }
 
   parserLimits(): Partial<ParserLimits> {
@@ -123,21 +308,72 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** Hands a write to the persistence layer (the append-only log); a no-op until one is attached. */
-  propagate(_argv: readonly Uint8Array[]): void {}
+  propagate(argv: readonly Uint8Array[]): void {
+    if (this.config.appendonly) this.appendLog.append(argv)
+  }
 
+  /**
+   * SHUTDOWN [SAVE | NOSAVE], SIGTERM, SIGINT. As redis prepareForShutdown: when it saves and the
+   * save fails, the shutdown is cancelled and the error text returned (the server keeps running).
+   */
   shutdown(options: ShutdownOptions): string | undefined {
-    void options
+    if (this.closing !== undefined) return undefined
+    const save = this.shutdownSaves(options)
     this.log.warning('User requested shutdown...')
-    void this.close().then(() => this.emit('shutdown'))
+    if (save && !this.snapshots.inProgress) {
+      this.log.notice('Saving the final snapshot before exiting.')
+      try {
+        this.snapshots.saveSync(this.registry)
+      } catch {
+        this.log.warning("Error trying to save the DB, can't exit.")
+        return 'ERR Errors trying to SHUTDOWN. Check logs.'
+      }
+    }
+    // close() saves again what changed since (nothing, usually) or, after a running BGSAVE, all of it.
+    this.close(options).then(
+      () => this.emit('shutdown'),
+      () => this.emit('shutdown', 1),
+    )
     return undefined
   }
 
-  /** Stops listening, closes every client after its pending replies, and resolves when done. */
-  close(): Promise<void> {
+  /**
+   * Stops listening, closes every client after its pending replies, and resolves when done. Saves
+   * the snapshot first when save rules are set (or options.save), unless options.noSave; rejects
+   * when that save fails (everything else is closed all the same).
+   */
+  close(options: ShutdownOptions = {}): Promise<void> {
     if (this.closing === undefined) {
       this.closing = (async () => {
-        await Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+        let saveError: unknown
+        clearInterval(this.housekeepingTimer)
+        clearInterval(this.saveTimer)
+        // A listener's close callback waits for every connection to end: wait for it last.
+        const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+        await this.http?.close()
+        // Every acknowledged write on disk before the last replies go out.
+        if (this.logTimer !== undefined) clearInterval(this.logTimer)
+        await this.logRewriter.idle()
+        // A running BGSAVE stops at its next slice; the final save below writes what it had not committed.
+        await this.snapshots.abortBackground()
+        if (this.shutdownSaves(options) && this.snapshots.loaded) {
+          try {
+            this.snapshots.saveSync(this.registry)
+          } catch (error) {
+            saveError = error
+            this.log.warning(`Error saving the final snapshot: ${(error as Error).message}`)
+          }
+        }
+        try {
+          this.appendLog.close()
+        } catch (error) {
+          this.log.warning(`Error closing the append only file: ${(error as Error).message}`)
+        }
+        this.awaitingSync.clear()
         for (const client of this.clientSet) {
+          // Replies to what was already read go out; input after this point is not run (a
+          // command run after socket.end() could never be answered).
+          client.closeAfterReply()
           client.flush()
           client.socket.end()
         }
@@ -147,6 +383,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
         deadline.unref()
         while (this.clientSet.size > 0) await new Promise((resolve) => setTimeout(resolve, 5))
         clearTimeout(deadline)
+        await listenersClosed
+        if (saveError !== undefined) throw saveError
         this.log.notice('bfs is now ready to exit, bye bye...')
       })()
     }

@@ -8,6 +8,8 @@ export class Stats {
   errorReplies = 0
   keyspaceHits = 0
   keyspaceMisses = 0
+  /** Requests answered by the HTTP listener, any path. */
+  httpRequests = 0
 
   reset(): void {
     this.commandsProcessed = 0
@@ -18,5 +20,6 @@ export class Stats {
     this.errorReplies = 0
     this.keyspaceHits = 0
     this.keyspaceMisses = 0
+    this.httpRequests = 0
   }
 }

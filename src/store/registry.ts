@@ -20,6 +20,7 @@ export interface RegistryEvents {
   removed?(name: string): void
 }
 
+/** The named filters of one server (its keyspace), with the change counter save rules read. */
 export class FilterRegistry {
   private readonly filters = new Map<string, FilterEntry>()
   /** Changes since the last successful save (redis's server.dirty). */

@@ -3,8 +3,9 @@
  * with its exact reply, pipelines, binary items, the error element of BF.MADD, INFO.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import Redis from 'ioredis'
-import Redis6 from 'ioredis6'
+// Named imports: under NodeNext the default import of these CommonJS packages is the module object.
+import { Redis } from 'ioredis'
+import { Redis as Redis6 } from 'ioredis6'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 
 /** The part of both clients' API these tests use. */

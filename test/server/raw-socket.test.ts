@@ -293,8 +293,22 @@ describe('protocol errors close only that connection', () => {
     await expectProtocolError('*1\r\n$' + '1'.repeat(64 * 1024 + 100), 'too big bulk count string')
   })
 
-  it("*1 then x → expected '$', got 'x'", async () => {
-    await expectProtocolError('*1\r\nx', "expected '$', got 'x'")
+  it("*1 then x → expected '$', got 'x' once the line is complete", async () => {
+    // redis 7.0 processMultibulkBuffer looks at the bulk header only when its line has arrived:
+    // "*1\r\nx" alone waits for more, "*1\r\nx\r\n" is the error.
+    const client = await connect()
+    try {
+      client.write('*1\r\nx')
+      await pause(100)
+      expect(client.closed).toBe(false)
+      client.write('\r\n')
+      await client.waitClosed()
+      expect((await client.readUntil(() => true)).toString('latin1')).toBe("-ERR Protocol error: expected '$', got 'x'\r\n")
+    } finally {
+      client.close()
+    }
+    await expectProtocolError('*1\r\nx\r\n', "expected '$', got 'x'")
+    await expectProtocolError('*2\r\n$1\r\na\r\n:1\r\n', "expected '$', got ':'")
   })
 
   it('commands after the bad bytes in the same write get no reply', async () => {

@@ -81,10 +81,14 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
       expect(client.stdout).toContain(' resp=3 ')
     })
 
-    it('-2 with HELLO 3 in raw form', async () => {
+    it('HELLO 3 in raw form: one "key value" line per map entry', async () => {
       const hello = await cli('--raw', 'HELLO', '3')
-      expect(hello.stdout.split('\n').slice(0, 3)).toEqual(['server', 'redis', 'version'])
-      expect(hello.stdout).toContain('\nproto\n3\n')
+      const lines = hello.stdout.split('\n')
+      expect(lines[0]).toBe('server redis')
+      expect(lines[1]).toMatch(/^version 7\.0\.\d+$/)
+      expect(lines[2]).toBe('proto 3')
+      expect(lines[4]).toBe('mode standalone')
+      expect(lines[5]).toBe('role master')
     })
 
     it('INFO and CONFIG GET', async () => {

@@ -1,0 +1,69 @@
+/**
+ * What a filter may allocate: `max-filter-bytes` (one filter, all layers) and `maxmemory` (all
+ * filters). Both are checked before the bytes are allocated, from the sizes src/core/sizing.ts
+ * computes, so one BF.RESERVE of a terabyte is an error reply, never an out-of-memory crash.
+ */
+import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../core/sizing.js'
+import { MemoryGuard } from '../store/memory-guard.js'
+import type { CommandContext } from './context.js'
+import { OOM } from './dispatch.js'
+import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
+
+/**
+ * Bitmap bytes of a new filter's first layer, refused with an error reply when it would pass
+ * `max-filter-bytes` or `maxmemory`; counted against `maxmemory` when allowed.
+ *
+ * @throws ReplyError `ERR could not create filter` for parameters no layer can be built from
+ */
+export function reserveFilterBytes(ctx: CommandContext, capacity: number, errorRate: number, nonScaling: boolean): number {
+  let bytes: number
+  try {
+    bytes = layerGeometry(capacity, firstLayerErrorRate(errorRate, nonScaling)).byteCount
+  } catch (error) {
+    if (error instanceof RangeError) throw new ReplyError(ERR.COULD_NOT_CREATE)
+    throw error
+  }
+  const config = ctx.server.config
+  const maxFilterBytes = config['max-filter-bytes']
+  if (maxFilterBytes > 0 && bytes > maxFilterBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
+  const guard = MemoryGuard.of(ctx.server.registry)
+  if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
+  guard.allocated(bytes)
+  return bytes
+}
+
+/**
+ * Before `filter.add(item)`: undefined when the add may go ahead, or the error text when it would
+ * add a layer that passes `max-filter-bytes` or `maxmemory`. Costs two field reads unless the
+ * newest layer is full; the layer it allows is counted against `maxmemory`.
+ */
+export function scaleUpRefusal(ctx: CommandContext, filter: ScalableBloomFilter, item: Uint8Array): string | undefined {
+  const layers = filter.layers
+  const newest = layers[layers.length - 1]!
+  if (newest.items < newest.capacity || !filter.canScale) return undefined
+  return checkScaleUp(ctx, filter, item)
+}
+
+function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Uint8Array): string | undefined {
+  // sb.c SBChain_Add: an item some layer already reports is answered 0 without growing.
+  if (filter.has(item)) return undefined
+  const layers = filter.layers
+  const newest = layers[layers.length - 1]!
+  const capacity = newest.capacity * filter.expansion
+  const errorRate = newest.errorRate * ERROR_TIGHTENING_RATIO
+  // Parameters no layer can be built from: the core itself answers too-large.
+  if (!Number.isSafeInteger(capacity) || !(errorRate > 0)) return undefined
+  const bytes = layerGeometry(capacity, errorRate).byteCount
+  const config = ctx.server.config
+  const maxFilterBytes = config['max-filter-bytes']
+  if (maxFilterBytes > 0) {
+    let total = bytes
+    for (const layer of layers) total += layer.bitmap.byteLength
+    if (total > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
+  }
+  const guard = MemoryGuard.of(ctx.server.registry)
+  if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
+  guard.allocated(bytes)
+  return undefined
+}

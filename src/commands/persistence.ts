@@ -1,0 +1,149 @@
+/**
+ * Persistence commands: SAVE, BGSAVE, LASTSAVE as redis 7.0 answers them, and BF.SAVE / BF.LOAD,
+ * which write and read one filter as a header-plus-bitmap file under `dir`. The snapshot itself is
+ * store/snapshot.ts; SHUTDOWN's SAVE/NOSAVE are handled by the server's shutdown().
+ */
+import type { CommandContext } from './context.js'
+import { ERR, ReplyError } from './reply-error.js'
+import { isKeyword } from './args.js'
+import { ScalableBloomFilter } from '../core/scalable-filter.js'
+import { decodeFilter } from '../format/codec.js'
+import { DecodeError } from '../format/decode-error.js'
+import { FilterRegistry } from '../store/registry.js'
+import { resolveSafePath, UnsafePathError } from '../store/safe-path.js'
+import {
+  nativeCrc32, readWholeFileSync, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
+} from '../store/snapshot.js'
+
+/** What these commands need from the server besides ServerContext. */
+export interface PersistenceHost {
+  readonly snapshots: SnapshotStore
+}
+
+/** redis rdb.c bgsaveCommand / saveCommand wording. */
+const BGSAVE_IN_PROGRESS = 'ERR Background save already in progress'
+const BGSAVE_STARTED = 'Background saving started'
+const BGSAVE_SCHEDULED = 'Background saving scheduled'
+
+function snapshotsOf(ctx: CommandContext): SnapshotStore {
+  const store = (ctx.server as unknown as Partial<PersistenceHost>).snapshots
+  if (store === undefined) throw new ReplyError('ERR persistence is not available in this server')
+  return store
+}
+
+/** SAVE → +OK once every changed filter is on disk (blocks the server, as in redis) */
+export function save(ctx: CommandContext): void {
+  const store = snapshotsOf(ctx)
+  if (store.inProgress) throw new ReplyError(BGSAVE_IN_PROGRESS)
+  try {
+    store.saveSync(ctx.server.registry)
+  } catch (error) {
+    throw new ReplyError(`ERR ${(error as Error).message}`)
+  }
+  ctx.client.reply.simple('OK')
+}
+
+/** BGSAVE [SCHEDULE] → +Background saving started; the save runs while the server keeps serving */
+export function bgsave(ctx: CommandContext, argv: Buffer[]): void {
+  let schedule = false
+  if (argv.length > 1) {
+    if (argv.length === 2 && isKeyword(argv[1]!, 'SCHEDULE')) schedule = true
+    else throw new ReplyError(ERR.SYNTAX)
+  }
+  const store = snapshotsOf(ctx)
+  if (store.inProgress) {
+    if (!schedule) throw new ReplyError(BGSAVE_IN_PROGRESS)
+    store.scheduled = true
+    ctx.client.reply.simple(BGSAVE_SCHEDULED)
+    return
+  }
+  ctx.server.log.notice('Background saving started')
+  // Errors are logged and shown by INFO persistence (rdb_last_bgsave_status), as in redis.
+  store.saveAll(ctx.server.registry, { background: true }).catch(() => {})
+  ctx.client.reply.simple(BGSAVE_STARTED)
+}
+
+/** LASTSAVE → unix time (seconds) of the last successful save */
+export function lastsave(ctx: CommandContext): void {
+  ctx.client.reply.integer(Math.floor(snapshotsOf(ctx).lastSaveMs / 1000))
+}
+
+function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { absolute: string; relative: string } {
+  try {
+    const logPrefix = `${ctx.server.config.appendfilename}.`
+    return resolveSafePath(snapshotsOf(ctx).dir, raw, mode, RESERVED_NAMES, [logPrefix])
+  } catch (error) {
+    if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
+    throw error
+  }
+}
+
+/** BF.SAVE key path → +OK; writes the filter to `path` (relative to dir) atomically */
+export function bfSave(ctx: CommandContext, argv: Buffer[]): void {
+  const name = FilterRegistry.nameOf(argv[1]!)
+  const entry = ctx.server.registry.get(name)
+  if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
+  const target = safePath(ctx, argv[2]!, 'write')
+  try {
+    writeFilterFileSync(target.absolute, { name: argv[1]!, parts: entry.filter.toParts() })
+  } catch (error) {
+    throw new ReplyError(`ERR cannot write ${target.relative}: ${(error as Error).message}`)
+  }
+  // Nothing to propagate: the dataset did not change.
+  ctx.client.reply.simple('OK')
+}
+
+/**
+ * BF.LOAD key path [REPLACE] → +OK; reads a bfs file or an original-library file (which keeps
+ * its seed and answers as the original library would). The key names the filter, whatever name
+ * the file carries.
+ */
+export function bfLoad(ctx: CommandContext, argv: Buffer[]): void {
+  let replace = false
+  if (argv.length === 4) {
+    if (isKeyword(argv[3]!, 'REPLACE')) replace = true
+    else throw new ReplyError(ERR.SYNTAX)
+  }
+  const name = FilterRegistry.nameOf(argv[1]!)
+  const registry = ctx.server.registry
+  if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
+  const source = safePath(ctx, argv[2]!, 'read')
+  let filter: ScalableBloomFilter
+  try {
+    const record = decodeFilter(readWholeFileSync(source.absolute), nativeCrc32)
+    const maxBytes = ctx.server.config['max-filter-bytes']
+    filter = ScalableBloomFilter.fromParts(record.parts, maxBytes > 0 ? maxBytes : undefined)
+  } catch (error) {
+    if (error instanceof DecodeError) throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
+    if (error instanceof RangeError) throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
+    throw new ReplyError(`ERR cannot read ${source.relative}: ${(error as Error).message}`)
+  }
+  // A new entry (version 1, never saved) is written by the next snapshot; set() counts the change.
+  registry.set(name, filter)
+  // Replayable as long as the file is unchanged; the next snapshot makes the filter independent of it.
+  ctx.server.propagate([Buffer.from('BF.LOAD'), argv[1]!, Buffer.from(source.relative), Buffer.from('REPLACE')])
+  ctx.client.reply.simple('OK')
+}
+
+/** INFO persistence, redis 7.0's field names (rdb.c / server.c genRedisInfoString). */
+export function persistenceInfo(ctx: CommandContext): [string, string | number][] {
+  const store = (ctx.server as unknown as Partial<PersistenceHost>).snapshots
+  const fields: [string, string | number][] = [
+    ['loading', ctx.server.loading ? 1 : 0],
+    ['async_loading', 0],
+    ['rdb_changes_since_last_save', ctx.server.registry.dirty],
+  ]
+  if (store === undefined) return fields
+  const now = Date.now()
+  fields.push(
+    ['rdb_bgsave_in_progress', store.inProgress ? 1 : 0],
+    ['rdb_last_save_time', Math.floor(store.lastSaveMs / 1000)],
+    ['rdb_last_bgsave_status', store.lastBgsaveStatus],
+    ['rdb_last_bgsave_time_sec', store.lastBgsaveSeconds],
+    ['rdb_current_bgsave_time_sec', store.bgsaveStartedMs === undefined ? -1 : Math.floor((now - store.bgsaveStartedMs) / 1000)],
+    ['rdb_saves', store.saves],
+    ['rdb_last_load_keys_loaded', store.lastLoad?.filters ?? 0],
+    ['bfs_snapshot_bytes', store.committedBytes],
+  )
+  return fields
+}

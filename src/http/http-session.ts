@@ -1,0 +1,75 @@
+/**
+ * The session HTTP requests run their commands in. An HTTP request becomes the argv a RESP client
+ * would send (`BF.ADD bfs <item>`) and goes through the real dispatch, so it gets the same checks
+ * (loading, arity), the same auto-creation with the configured defaults, the same persistence
+ * (`propagate`, `registry.touch`) and the same INFO commandstats as RESP; the reply is read back
+ * from the RESP bytes the handler wrote.
+ */
+import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import { dispatch } from '../commands/dispatch.js'
+import { ReplyWriter } from '../protocol/reply-writer.js'
+
+const INTEGER = 0x3a // :
+const ERROR = 0x2d // -
+const DIGIT_0 = 0x30 // 0
+
+/** What one command answered: an integer, an error's text, or something else (its raw bytes). */
+export type CommandOutcome =
+  | { kind: 'integer'; value: number }
+  | { kind: 'error'; text: string }
+  | { kind: 'other'; bytes: Buffer | undefined }
+
+/** A client with no socket: dispatch writes into its ReplyWriter and `run` reads the reply back. */
+export class HttpSession implements ClientSession {
+  readonly reply = new ReplyWriter()
+  readonly createdAtMs = Date.now()
+  readonly lastInteractionMs = this.createdAtMs
+  readonly addr = 'http'
+  readonly laddr = 'http'
+  name = 'http'
+  libName = ''
+  libVersion = ''
+  // The original API has no authentication; http-bind is where an operator restricts it.
+  authenticated = true
+  lastCommand = 'NULL'
+  private readonly context: CommandContext
+
+  constructor(
+    server: ServerContext,
+    /** 0: never a RESP client's id (those start at 1). */
+    readonly id = 0,
+  ) {
+    this.context = { client: this, server }
+  }
+
+  get commandContext(): CommandContext {
+    return this.context
+  }
+
+  /** Runs one command synchronously through the server's dispatch and returns its reply. */
+  run(argv: Buffer[]): CommandOutcome {
+    dispatch(this.context, argv)
+    const bytes = this.reply.take()
+    if (bytes !== undefined && bytes.length >= 3) {
+      if (bytes[0] === INTEGER) {
+        // Only :0 and :1 come back from BF.ADD / BF.EXISTS; parse generally all the same.
+        if (bytes.length === 4 && (bytes[1] === DIGIT_0 || bytes[1] === DIGIT_0 + 1)) return { kind: 'integer', value: bytes[1]! - DIGIT_0 }
+        return { kind: 'integer', value: Number(bytes.toString('latin1', 1, bytes.length - 2)) }
+      }
+      if (bytes[0] === ERROR) return { kind: 'error', text: bytes.toString('utf8', 1, bytes.length - 2) }
+    }
+    return { kind: 'other', bytes }
+  }
+
+  closeAfterReply(): void {}
+
+  kill(): void {}
+
+  outputBytes(): number {
+    return this.reply.pendingBytes
+  }
+
+  queryBufferBytes(): number {
+    return 0
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * GET /metrics: the server's figures in the Prometheus text format, through prom-client with a
+ * registry of its own per server (several servers in one process never share a metric).
+ *
+ * Every figure INFO shows is read from INFO's own text (infoText), so /metrics and INFO cannot
+ * disagree, and fields other sections add later (persistence: last snapshot, append-log status)
+ * appear here without a change: a numeric INFO persistence field `x` becomes the gauge `bfs_x`,
+ * an `ok`/`err` status becomes 1/0, anything else is left out. Commands by name come from the
+ * command table's counters (what INFO commandstats prints).
+ */
+import { Counter, Gauge, Registry } from 'prom-client'
+import type { CommandContext } from '../commands/context.js'
+import { infoText } from '../commands/info.js'
+import { FilterRegistry } from '../store/registry.js'
+
+/** INFO sections /metrics reads. */
+const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats']
+
+/** INFO fields by section, as the strings INFO prints; a missing field is simply absent. */
+export type InfoFields = ReadonlyMap<string, string>
+
+/** Parses INFO text (`# Section`, `field:value` lines) into one map; later sections win. */
+export function parseInfo(text: string): Map<string, string> {
+  const fields = new Map<string, string>()
+  for (const line of text.split('\r\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    const colon = line.indexOf(':')
+    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1))
+  }
+  return fields
+}
+
+/** The named INFO sections of a server, as a field map. */
+export function readInfo(ctx: CommandContext, sections: readonly string[] = INFO_SECTIONS): Map<string, string> {
+  return parseInfo(infoText(ctx, sections))
+}
+
+/** Persistence fields as they appear in INFO persistence, in order; parsed by `persistenceValue`. */
+function persistenceFields(ctx: CommandContext): [string, string][] {
+  return [...readInfo(ctx, ['persistence'])]
+}
+
+/** A persistence field's value as a number: numbers as they are, ok/err as 1/0, else undefined. */
+function persistenceValue(raw: string): number | undefined {
+  if (raw === 'ok') return 1
+  if (raw === 'err') return 0
+  if (!/^-?\d+(\.\d+)?$/.test(raw)) return undefined
+  return Number(raw)
+}
+
+/** Prometheus metric names: [a-zA-Z_:][a-zA-Z0-9_:]*. */
+function metricName(field: string): string {
+  return `bfs_${field.replace(/[^a-zA-Z0-9_]/g, '_')}`
+}
+
+/** Filter names are bytes; labels are UTF-8 text, so show them decoded as UTF-8. */
+function filterLabel(name: string): string {
+  return FilterRegistry.bytesOf(name).toString('utf8')
+}
+
+/** The `count` filters holding the most items, largest first (a bounded selection, no full sort). */
+export function topFiltersByItems(registry: FilterRegistry, count: number): { name: string; items: number }[] {
+  const top: { name: string; items: number }[] = []
+  if (count <= 0) return top
+  for (const entry of registry.entries()) {
+    const items = entry.filter.info().items
+    if (top.length === count && items <= top[top.length - 1]!.items) continue
+    let at = top.length
+    while (at > 0 && top[at - 1]!.items < items) at--
+    top.splice(at, 0, { name: entry.name, items })
+    if (top.length > count) top.pop()
+  }
+  return top
+}
+
+/** One server's /metrics: call `render()` per scrape. */
+export class ServerMetrics {
+  readonly registry = new Registry()
+  private readonly persistence = new Map<string, Gauge>()
+  private queue: Promise<unknown> = Promise.resolve()
+  private readonly uptime: Gauge
+  private readonly commands: Counter
+  private readonly failedCommands: Counter
+  private readonly rejectedCommands: Counter
+  private readonly commandsProcessed: Counter
+  private readonly errorReplies: Counter
+  private readonly connectionsReceived: Counter
+  private readonly rejectedConnections: Counter
+  private readonly httpRequests: Counter
+  private readonly connectedClients: Gauge
+  private readonly filters: Gauge
+  private readonly filterBytes: Gauge
+  private readonly filterItems: Gauge
+  private readonly usedMemory: Gauge
+  private readonly residentMemory: Gauge
+  private readonly heapUsed: Gauge
+
+  constructor(
+    private readonly ctx: CommandContext,
+    /** Open HTTP connections, counted by the HTTP listener. */
+    private readonly httpClients: () => number,
+  ) {
+    const registers = [this.registry]
+    const gauge = (name: string, help: string, labelNames: string[] = []): Gauge => new Gauge({ name, help, labelNames, registers })
+    const counter = (name: string, help: string, labelNames: string[] = []): Counter => new Counter({ name, help, labelNames, registers })
+    this.uptime = gauge('bfs_uptime_seconds', 'Seconds since the server started (INFO uptime_in_seconds)')
+    this.commands = counter('bfs_commands_total', 'Commands run, by command name (INFO commandstats calls)', ['command'])
+    this.failedCommands = counter('bfs_command_failed_calls_total', 'Commands that ran and replied with an error, by name (INFO commandstats failed_calls)', ['command'])
+    this.rejectedCommands = counter('bfs_command_rejected_calls_total', 'Commands refused before running (arity, auth, loading), by name (INFO commandstats rejected_calls)', ['command'])
+    this.commandsProcessed = counter('bfs_commands_processed_total', 'Commands processed, unknown ones included (INFO total_commands_processed)')
+    this.errorReplies = counter('bfs_error_replies_total', 'Error replies sent (INFO total_error_replies)')
+    this.connectionsReceived = counter('bfs_connections_received_total', 'RESP connections accepted (INFO total_connections_received)')
+    this.rejectedConnections = counter('bfs_rejected_connections_total', 'RESP connections refused over maxclients (INFO rejected_connections)')
+    this.httpRequests = counter('bfs_http_requests_total', 'HTTP requests answered (INFO bfs_total_http_requests)')
+    this.connectedClients = gauge('bfs_connected_clients', 'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)', ['protocol'])
+    this.filters = gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
+    this.filterBytes = gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
+    this.filterItems = gauge('bfs_filter_items', 'Items added, for the filters holding the most (config metrics-top-filters)', ['filter'])
+    this.usedMemory = gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')
+    this.residentMemory = gauge('bfs_used_memory_rss_bytes', 'Resident set size of the process (INFO used_memory_rss)')
+    this.heapUsed = gauge('bfs_process_heap_used_bytes', 'V8 heap in use (process.memoryUsage().heapUsed)')
+  }
+
+  get contentType(): string {
+    return this.registry.contentType
+  }
+
+  /** The text of one scrape. Scrapes run one after another so none sees another's half-set values. */
+  render(): Promise<string> {
+    const next = this.queue.then(() => {
+      this.refresh()
+      return this.registry.metrics()
+    })
+    this.queue = next.catch(() => undefined)
+    return next
+  }
+
+  private refresh(): void {
+    const server = this.ctx.server
+    const info = readInfo(this.ctx)
+    const number = (field: string): number | undefined => {
+      const raw = info.get(field)
+      const value = raw === undefined ? NaN : Number(raw)
+      return Number.isFinite(value) ? value : undefined
+    }
+    const setGauge = (metric: Gauge, field: string): void => {
+      const value = number(field)
+      if (value !== undefined) metric.set(value)
+    }
+    const setCounter = (metric: Counter, field: string): void => {
+      metric.reset()
+      const value = number(field)
+      if (value !== undefined && value >= 0) metric.inc(value)
+    }
+
+    setGauge(this.uptime, 'uptime_in_seconds')
+    setCounter(this.commandsProcessed, 'total_commands_processed')
+    setCounter(this.errorReplies, 'total_error_replies')
+    setCounter(this.connectionsReceived, 'total_connections_received')
+    setCounter(this.rejectedConnections, 'rejected_connections')
+    setCounter(this.httpRequests, 'bfs_total_http_requests')
+    setGauge(this.usedMemory, 'used_memory')
+    setGauge(this.residentMemory, 'used_memory_rss')
+    this.heapUsed.set(process.memoryUsage().heapUsed)
+
+    this.connectedClients.reset()
+    this.connectedClients.set({ protocol: 'resp' }, number('connected_clients') ?? 0)
+    this.connectedClients.set({ protocol: 'http' }, number('bfs_http_connected_clients') ?? this.httpClients())
+
+    this.commands.reset()
+    this.failedCommands.reset()
+    this.rejectedCommands.reset()
+    for (const entry of server.commands) {
+      if (entry.calls + entry.rejectedCalls === 0) continue
+      const labels = { command: entry.lowerName }
+      this.commands.inc(labels, entry.calls)
+      this.failedCommands.inc(labels, entry.failedCalls)
+      this.rejectedCommands.inc(labels, entry.rejectedCalls)
+    }
+
+    this.filters.set(server.registry.size)
+    setGauge(this.filterBytes, 'bfs_filter_bytes')
+    this.filterItems.reset()
+    for (const { name, items } of topFiltersByItems(server.registry, server.config['metrics-top-filters'])) {
+      this.filterItems.set({ filter: filterLabel(name) }, items)
+    }
+
+    for (const [field, raw] of persistenceFields(this.ctx)) {
+      const value = persistenceValue(raw)
+      if (value === undefined) continue
+      let metric = this.persistence.get(field)
+      if (metric === undefined) {
+        const status = raw === 'ok' || raw === 'err'
+        metric = new Gauge({
+          name: metricName(field),
+          help: `INFO persistence ${field}${status ? ' (1 = ok, 0 = err)' : ''}`,
+          registers: [this.registry],
+        })
+        this.persistence.set(field, metric)
+      }
+      metric.set(value)
+    }
+  }
+}

@@ -1,0 +1,317 @@
+/**
+ * The append-only log: every write as the RESP multibulk a client would send, in the order it was
+ * applied, between snapshots. Records are buffered and written once per event-loop turn; fsync
+ * follows `appendfsync` (always: before the replies of that turn's writes go out, grouped per
+ * turn; everysec: once a second in the background; no: left to the kernel).
+ *
+ * On disk (in `dir`), like redis 7.0's multi-part AOF without its manifest:
+ *   <appendfilename>.<seq>.incr.aof   segments, replayed in increasing <seq> order
+ * A rewrite opens segment seq+1 (new writes go there), takes a snapshot, and deletes the older
+ * segments once the snapshot is durable. The directory listing is the manifest.
+ */
+import {
+  closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readdirSync, readFileSync, statSync,
+  copyFileSync, truncateSync, unlinkSync, writeSync,
+} from 'node:fs'
+import path from 'node:path'
+import type { Logger } from '../commands/context.js'
+import { encodeRecord, scanLog, type LogDamage } from './log-replay.js'
+
+export type FsyncPolicy = 'always' | 'everysec' | 'no'
+
+export interface AppendLogOptions {
+  dir: string
+  /** `appendfilename`: the prefix of every segment's name. */
+  baseName: string
+  /** Read at each use, so CONFIG SET appendfsync applies at once. */
+  fsyncPolicy: () => FsyncPolicy
+  log: Logger
+  /** Called whenever more of the log was written or fsynced (the server releases waiting replies). */
+  onProgress?: () => void
+}
+
+export interface LoadOptions {
+  /** `aof-load-truncated`: load a last segment cut inside its last record, with a warning. */
+  allowTruncatedTail: boolean
+  /** `aof-load-corrupt`: load up to damage in the middle, with a warning, instead of refusing. */
+  allowCorrupt: boolean
+}
+
+export interface LoadResult {
+  segments: number
+  records: number
+  bytes: number
+  /** Damage found and tolerated, with the segment it was in. */
+  damage?: LogDamage & { file: string }
+}
+
+/** Damage the configuration does not allow: startup stops with this message. */
+export class LogLoadError extends Error {
+  override name = 'LogLoadError'
+  constructor(
+    readonly file: string,
+    readonly damage: LogDamage,
+  ) {
+    super(
+      damage.kind === 'truncated'
+        ? `Bad file format reading the append only file ${file}: truncated at offset ${damage.offset} ` +
+            `(${damage.reason}). Set aof-load-truncated yes to load up to offset ${damage.recordOffset}.`
+        : `Bad file format reading the append only file ${file} at offset ${damage.offset}: ${damage.reason}. ` +
+            `Records from offset ${damage.recordOffset} on cannot be read; fix or move the file, ` +
+            `or set aof-load-corrupt yes to load what precedes the damage.`,
+    )
+  }
+}
+
+const SEGMENT_SUFFIX = '.incr.aof'
+
+/** The name of segment `seq`. */
+export function segmentName(baseName: string, seq: number): string {
+  return `${baseName}.${seq}${SEGMENT_SUFFIX}`
+}
+
+/** The segments in `dir`, oldest first. */
+export function listSegments(dir: string, baseName: string): { seq: number; file: string }[] {
+  const prefix = `${baseName}.`
+  const found: { seq: number; file: string }[] = []
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !name.endsWith(SEGMENT_SUFFIX)) continue
+    const middle = name.slice(prefix.length, name.length - SEGMENT_SUFFIX.length)
+    if (!/^[1-9]\d*$/.test(middle)) continue
+    found.push({ seq: Number(middle), file: path.join(dir, name) })
+  }
+  return found.sort((a, b) => a.seq - b.seq)
+}
+
+export class AppendLog {
+  private fd = -1
+  private seq = 0
+  private readonly pending: Buffer[] = []
+  private flushScheduled = false
+  private fsyncInFlight = false
+  /** fds of rotated-out segments, closed once the fsync that may still use them returns. */
+  private readonly retired: number[] = []
+  /** Logical offsets over the life of the process, across segments. */
+  appendedBytes = 0
+  writtenBytes = 0
+  syncedBytes = 0
+  /** Bytes of every live segment (INFO aof_current_size). */
+  currentSizeBytes = 0
+  lastWriteOk = true
+  lastFsyncOk = true
+  /** fsyncs the everysec timer skipped because one was still running (INFO aof_delayed_fsync). */
+  delayedFsyncs = 0
+
+  constructor(private readonly options: AppendLogOptions) {}
+
+  get isOpen(): boolean {
+    return this.fd >= 0
+  }
+
+  get segmentSeq(): number {
+    return this.seq
+  }
+
+  /** Bytes appended but not yet written to the file (INFO aof_buffer_length). */
+  get bufferedBytes(): number {
+    return this.appendedBytes - this.writtenBytes
+  }
+
+  /**
+   * Replays every segment through `apply`, oldest first, then opens the newest for appending
+   * (creating segment 1 when there is none). A tolerated damaged segment is copied aside to
+   * `<file>.corrupt` and cut at the last whole record, so that later appends follow valid bytes.
+   * @throws LogLoadError for damage the options do not allow; nothing is opened then.
+   */
+  load(apply: (argv: Buffer[], file: string, offset: number) => void, options: LoadOptions): LoadResult {
+    const { dir, baseName, log } = this.options
+    const segments = listSegments(dir, baseName)
+    const result: LoadResult = { segments: segments.length, records: 0, bytes: 0 }
+    let size = 0
+    segments.forEach(({ file }, index) => {
+      const bytes = readFileSync(file)
+      const scan = scanLog(bytes, (argv, offset) => apply(argv, file, offset))
+      result.records += scan.records
+      result.bytes += scan.validBytes
+      size += bytes.length
+      const damage = scan.damage
+      if (damage === undefined) return
+      const isTail = index === segments.length - 1 && damage.kind === 'truncated'
+      if (isTail ? !options.allowTruncatedTail : !options.allowCorrupt) throw new LogLoadError(file, damage)
+      if (isTail) {
+        log.warning(
+          `!!! Warning: short read while loading the AOF file ${file}!!! ` +
+            `AOF loaded anyway because aof-load-truncated is enabled: ${bytes.length - scan.validBytes} ` +
+            `bytes dropped after offset ${scan.validBytes} (the last record was cut short).`,
+        )
+      } else {
+        copyFileSync(file, `${file}.corrupt`)
+        log.warning(
+          `!!! Warning: the AOF file ${file} is damaged at offset ${damage.offset} (${damage.reason}). ` +
+            `Loaded the ${scan.records} records before offset ${damage.recordOffset} because aof-load-corrupt ` +
+            `is enabled; the rest is dropped (a copy of the whole file is in ${file}.corrupt).`,
+        )
+      }
+      truncateSync(file, scan.validBytes)
+      size -= bytes.length - scan.validBytes
+      result.damage = { ...damage, file }
+    })
+    const last = segments[segments.length - 1]
+    this.openSegment(last?.seq ?? 1)
+    this.currentSizeBytes = size
+    return result
+  }
+
+  /** Queues one command; it is written at the end of this event-loop turn. */
+  append(argv: readonly Uint8Array[]): void {
+    if (this.fd < 0) return
+    const record = encodeRecord(argv)
+    this.pending.push(record)
+    this.appendedBytes += record.length
+    if (!this.flushScheduled) {
+      this.flushScheduled = true
+      setImmediate(() => this.flush())
+    }
+  }
+
+  /**
+   * Writes what is buffered in one write and, under `always`, starts the fsync that replies wait
+   * for. A failed write keeps the records for the next try (redis: aof_last_write_status:err).
+   */
+  flush(): void {
+    this.flushScheduled = false
+    if (this.fd < 0 || this.pending.length === 0) return
+    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending)
+    let written = 0
+    try {
+      while (written < data.length) written += writeSync(this.fd, data, written, data.length - written)
+      this.pending.length = 0
+      if (!this.lastWriteOk) this.options.log.warning('AOF write error looks solved, Redis can write again.')
+      this.lastWriteOk = true
+    } catch (error) {
+      this.pending.length = 0
+      if (written < data.length) this.pending.push(data.subarray(written))
+      if (this.lastWriteOk) this.options.log.warning(`Error writing to the AOF file: ${(error as Error).message}`)
+      this.lastWriteOk = false
+      setTimeout(() => this.flush(), 100).unref()
+    }
+    this.writtenBytes += written
+    this.currentSizeBytes += written
+    if (this.options.fsyncPolicy() === 'always') this.sync()
+    else if (written > 0) this.options.onProgress?.()
+  }
+
+  /** Starts a background fdatasync of everything written, unless one runs (it re-runs when done). */
+  sync(): void {
+    if (this.fsyncInFlight || this.fd < 0 || this.syncedBytes >= this.writtenBytes) return
+    this.fsyncInFlight = true
+    const target = this.writtenBytes
+    fdatasync(this.fd, (error) => {
+      this.fsyncInFlight = false
+      this.closeRetired()
+      if (error) {
+        if (this.lastFsyncOk) this.options.log.warning(`Error syncing the AOF file: ${error.message}`)
+        this.lastFsyncOk = false
+        setTimeout(() => this.sync(), 100).unref()
+        return
+      }
+      this.lastFsyncOk = true
+      if (target > this.syncedBytes) this.syncedBytes = target
+      this.options.onProgress?.()
+      // Writes made while this fsync ran form the next group.
+      if (this.options.fsyncPolicy() === 'always') this.sync()
+    })
+  }
+
+  /** The everysec tick: one fsync a second, skipped (and counted) while the last one still runs. */
+  tick(): void {
+    if (this.fd < 0 || this.options.fsyncPolicy() !== 'everysec') return
+    if (this.fsyncInFlight) {
+      this.delayedFsyncs++
+      return
+    }
+    this.sync()
+  }
+
+  /**
+   * Whether a reply that depends on the first `offset` appended bytes may go out now: once they
+   * are written (as redis writes the AOF before replies in beforeSleep, so a killed process loses
+   * nothing it acknowledged), and under `always` once they are fsynced too.
+   */
+  isDurable(offset: number): boolean {
+    if (this.fd < 0) return true
+    return (this.options.fsyncPolicy() === 'always' ? this.syncedBytes : this.writtenBytes) >= offset
+  }
+
+  /** Writes and fsyncs everything now, blocking (rotation, shutdown). */
+  syncNow(): void {
+    if (this.fd < 0) return
+    this.flush()
+    if (this.pending.length > 0) throw new Error('cannot write the append only file')
+    fdatasyncSync(this.fd)
+    this.syncedBytes = this.writtenBytes
+    this.options.onProgress?.()
+  }
+
+  /**
+   * Starts a new segment: what is buffered goes to the current one, which is made durable, and
+   * every later append goes to the new one. Returns the last sequence number the new segment
+   * does not cover: a snapshot taken in this same turn makes segments up to it redundant.
+   */
+  rotate(): number {
+    this.syncNow()
+    const covered = this.seq
+    this.retired.push(this.fd)
+    this.fd = -1
+    if (!this.fsyncInFlight) this.closeRetired()
+    this.openSegment(covered + 1)
+    return covered
+  }
+
+  /** Deletes segments up to `seq` (their writes are in a durable snapshot). */
+  dropThrough(seq: number): void {
+    const { dir, baseName } = this.options
+    for (const segment of listSegments(dir, baseName)) {
+      if (segment.seq > seq) continue
+      this.currentSizeBytes -= statSync(segment.file).size
+      unlinkSync(segment.file)
+    }
+    syncDirectory(dir)
+  }
+
+  /** Final write and fsync, then closes the file (shutdown). */
+  close(): void {
+    if (this.fd < 0) return
+    try {
+      this.syncNow()
+    } finally {
+      this.retired.push(this.fd)
+      this.fd = -1
+      if (!this.fsyncInFlight) this.closeRetired()
+    }
+  }
+
+  private openSegment(seq: number): void {
+    const file = path.join(this.options.dir, segmentName(this.options.baseName, seq))
+    this.fd = openSync(file, 'a')
+    this.seq = seq
+    syncDirectory(this.options.dir)
+  }
+
+  private closeRetired(): void {
+    for (const fd of this.retired.splice(0)) closeSync(fd)
+  }
+}
+
+/** fsync of a directory, so a created, renamed or deleted name survives a power loss. */
+export function syncDirectory(dir: string): void {
+  let fd = -1
+  try {
+    fd = openSync(dir, 'r')
+    fsyncSync(fd)
+  } catch {
+    // Some platforms cannot open or fsync a directory; the data files themselves are synced.
+  } finally {
+    if (fd >= 0) closeSync(fd)
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Log rewrite (BGREWRITEAOF, and automatically by auto-aof-rewrite-percentage/min-size): fold the
+ * log into a fresh snapshot and go on with a new, empty segment, while the server keeps serving.
+ *
+ * Order, all of it safe against a crash at any point:
+ *   1. rotate: the current segment is written and fsynced, new writes go to segment seq+1;
+ *   2. in the same event-loop turn, the snapshot starts, so it holds everything in segments ≤ seq
+ *      (and perhaps some of seq+1: replaying an add whose bits are already set changes nothing);
+ *   3. once the snapshot is durable, segments ≤ seq are deleted.
+ * A crash before 3 leaves the old segments, which replay over whichever snapshot is on disk.
+ */
+import type { FilterRegistry } from './registry.js'
+import type { AppendLog } from './append-log.js'
+import type { Logger } from '../commands/context.js'
+
+/** What the rewrite needs from the snapshot layer (issue 3's `server.snapshots`). */
+export interface SnapshotStore {
+  saveAll(registry: FilterRegistry, options: { background: boolean }): Promise<unknown> | unknown
+}
+
+export function isSnapshotStore(value: unknown): value is SnapshotStore {
+  return typeof value === 'object' && value !== null && typeof (value as SnapshotStore).saveAll === 'function'
+}
+
+export type RewriteStart = 'started' | 'in-progress' | 'unavailable'
+
+export class LogRewriter {
+  inProgress = false
+  /** Unix ms when the running rewrite started, or 0. */
+  startedAtMs = 0
+  lastStatus: 'ok' | 'err' = 'ok'
+  /** Seconds the last rewrite took, -1 before the first (INFO aof_last_rewrite_time_sec). */
+  lastTimeSec = -1
+  rewrites = 0
+  /** Snapshot data plus log after the last rewrite: what auto-aof-rewrite-percentage grows from. */
+  baseSizeBytes = 0
+  private running: Promise<void> | undefined
+
+  constructor(
+    private readonly log: AppendLog,
+    private readonly registry: FilterRegistry,
+    private readonly snapshots: () => SnapshotStore | undefined,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Starts a rewrite unless one runs or there is no snapshot layer to fold into. */
+  start(): RewriteStart {
+    if (this.inProgress) return 'in-progress'
+    const store = this.snapshots()
+    if (store === undefined) return 'unavailable'
+    this.running = this.run(store)
+    return 'started'
+  }
+
+  /** Resolves when the running rewrite (if any) has finished. */
+  async idle(): Promise<void> {
+    await this.running
+  }
+
+  /**
+   * redis serverCron: rewrite when the log is over `minSizeBytes` and has grown by `percentage`
+   * over its size after the last rewrite (base 0 counts as 1 byte, as in redis).
+   */
+  shouldAutoRewrite(percentage: number, minSizeBytes: number): boolean {
+    if (this.inProgress || percentage <= 0 || !this.log.isOpen) return false
+    const current = this.log.currentSizeBytes
+    if (current < minSizeBytes) return false
+    const base = this.baseSizeBytes > 0 ? this.baseSizeBytes : 1
+    return ((current - base) * 100) / base >= percentage
+  }
+
+  private async run(store: SnapshotStore): Promise<void> {
+    this.inProgress = true
+    this.startedAtMs = Date.now()
+    this.logger.notice('Background append only file rewriting started')
+    try {
+      // Steps 1 and 2 run in this turn: nothing can be applied between the rotation and the snapshot's start.
+      const covered = this.log.isOpen ? this.log.rotate() : 0
+      this.baseSizeBytes = 0
+      await store.saveAll(this.registry, { background: true })
+      if (covered > 0) this.log.dropThrough(covered)
+      // The dataset now lives in the snapshot: the log is measured against it, as redis measures
+      // its AOF against the rewritten base.
+      this.baseSizeBytes = this.registry.bitmapBytes() + this.log.currentSizeBytes
+      this.lastStatus = 'ok'
+      this.rewrites++
+      this.logger.notice('Background AOF rewrite finished successfully')
+    } catch (error) {
+      this.lastStatus = 'err'
+      this.logger.warning(`Background AOF rewrite failed: ${(error as Error)?.message ?? String(error)}`)
+    } finally {
+      this.lastTimeSec = Math.round((Date.now() - this.startedAtMs) / 1000)
+      this.startedAtMs = 0
+      this.inProgress = false
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * The `maxmemory` budget: bytes held by all filter bitmaps, kept as a running count so that the
+ * check before a command is one comparison (redis reads zmalloc's counter the same way).
+ *
+ * The count is raised by the allocations bfs makes on purpose (a new filter, a scale-up) and is
+ * recounted exactly whenever it says "over", and by the server's once-a-second housekeeping, so
+ * that a DEL, FLUSHALL or restore it did not see never leaves it wrong for long, and never makes
+ * it refuse a command that fits.
+ */
+import type { FilterRegistry } from './registry.js'
+
+const GUARDS = new WeakMap<FilterRegistry, MemoryGuard>()
+
+export class MemoryGuard {
+  private usedBytes = 0
+
+  private constructor(private readonly registry: FilterRegistry) {
+    this.recount()
+  }
+
+  /** The guard of a registry (one per registry, made on first use). */
+  static of(registry: FilterRegistry): MemoryGuard {
+    let guard = GUARDS.get(registry)
+    if (guard === undefined) {
+      guard = new MemoryGuard(registry)
+      GUARDS.set(registry, guard)
+    }
+    return guard
+  }
+
+  /** Bytes of all filter bitmaps, counted afresh. */
+  recount(): number {
+    this.usedBytes = this.registry.bitmapBytes()
+    return this.usedBytes
+  }
+
+  /** The running count (may trail a DEL or restore by up to one housekeeping tick). */
+  get approximateBytes(): number {
+    return this.usedBytes
+  }
+
+  /**
+   * redis 7.0 evict.c getMaxmemoryState with noeviction: out of memory once used > maxmemory.
+   * `maxBytes` 0 means no limit.
+   */
+  isOverLimit(maxBytes: number): boolean {
+    if (maxBytes === 0 || this.usedBytes <= maxBytes) return false
+    return this.recount() > maxBytes
+  }
+
+  /** Whether `bytes` more fit under `maxBytes` (0 = no limit). Checked before allocating. */
+  canAllocate(maxBytes: number, bytes: number): boolean {
+    if (maxBytes === 0 || this.usedBytes + bytes <= maxBytes) return true
+    return this.recount() + bytes <= maxBytes
+  }
+
+  /** Records bytes just allocated for a filter. */
+  allocated(bytes: number): void {
+    this.usedBytes += bytes
+  }
+}

@@ -1,0 +1,795 @@
+/**
+ * Snapshots: every filter in `<dir>/snapshot/`, one header-plus-bitmap file each (docs/FORMAT.md),
+ * tied together by a MANIFEST that is written last. The only module that calls fs for the dataset.
+ *
+ * ```
+ * <dir>/snapshot/MANIFEST          which files make up the snapshot (text, CRC-32 at the end)
+ * <dir>/snapshot/000000000007.bf   one filter: layers + trailer with its name and options
+ * <dir>/snapshot/*.tmp             a save in progress (deleted at start)
+ * <dir>/snapshot/*.corrupt         files moved aside by `snapshot-on-corrupt move-aside`
+ * ```
+ * A save writes each changed filter to a NEW numbered file (temp → fsync → rename), fsyncs the
+ * directory, then replaces MANIFEST the same way (temp → fsync → rename → fsync dir), and only then
+ * deletes the files the old MANIFEST listed and the new one does not. Until the MANIFEST rename the
+ * previous snapshot is untouched, so a crash (kill -9) at any moment leaves it loadable; files of an
+ * unfinished save are unreferenced and deleted at the next start. Unchanged filters (same
+ * FilterEntry, same version) keep their file and cost nothing.
+ *
+ * Names are arbitrary bytes and live inside each file's trailer; file names are only numbers.
+ */
+import {
+  closeSync, fsyncSync, openSync, promises as fsp, readSync, renameSync, fstatSync, unlinkSync, writeSync,
+} from 'node:fs'
+import path from 'node:path'
+import zlib from 'node:zlib'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
+import { decodeFilter, encodeFilter, type FilterRecord } from '../format/codec.js'
+import type { Checksum } from '../format/crc32.js'
+import { DecodeError } from '../format/decode-error.js'
+import { encodeFileTrailer } from '../format/file-trailer.js'
+import { checksumLayerHeader, encodeLayerHeader, HEADER_BYTES, writeLayerChecksum } from '../format/header.js'
+import { filterProblem, layerProblem, MAX_NAME_BYTES } from '../format/limits.js'
+import type { Logger } from '../commands/context.js'
+import { FilterRegistry, type FilterEntry } from './registry.js'
+import { parseSaveRules, shouldSave } from './save-schedule.js'
+
+/** The snapshot's directory under `dir`. BF.SAVE and BF.LOAD may not reach into it. */
+export const SNAPSHOT_DIR = 'snapshot'
+/** The file that says which filter files make up the snapshot; replaced atomically, last. */
+export const MANIFEST_FILE = 'MANIFEST'
+/** Top-level names under `dir` that belong to bfs (the append-only log may add its own). */
+export const RESERVED_NAMES: string[] = [SNAPSHOT_DIR]
+
+const MANIFEST_MAGIC = 'bfs-manifest 1'
+const FILE_PATTERN = /^(\d{12})\.bf$/
+const TEMP_SUFFIX = '.tmp'
+const CORRUPT_SUFFIX = '.corrupt'
+
+/** Bytes of bitmap copied, checksummed and written per step of a background save. */
+export const SLICE_BYTES = 2 * 1024 * 1024
+/** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
+const IO_CHUNK_BYTES = 256 * 1024 * 1024
+/** Largest file that can be read into one Uint8Array. */
+const MAX_FILE_BYTES = 2 ** 32
+
+/** Node's native CRC-32 (zlib), the same values as format/crc32.ts. */
+export const nativeCrc32: Checksum = (data, previous) => zlib.crc32(data, previous)
+
+/** What to do with a corrupt snapshot file at start. */
+export type CorruptPolicy = 'refuse' | 'move-aside'
+
+export interface SnapshotOptions {
+  /** The data directory (`dir`); the snapshot lives in its `snapshot/` subdirectory. */
+  dir: string
+  log: Logger
+  /** Read when loading: refuse to start (redis's behaviour with a bad RDB) or move the file aside. */
+  onCorrupt?: () => CorruptPolicy
+  /** Limit for later scale-ups of loaded filters, as for new ones. */
+  maxLayerBytes?: () => number | undefined
+}
+
+export interface LoadReport {
+  filters: number
+  /** Bytes of snapshot files read. */
+  bytes: number
+  ms: number
+  /** Files moved aside (move-aside policy), as paths. */
+  movedAside: string[]
+  /** Stray files of an unfinished save that were deleted. */
+  strayFilesRemoved: number
+}
+
+export interface SaveReport {
+  background: boolean
+  /** Filters written because they changed; filters whose file was kept; files deleted. */
+  written: number
+  kept: number
+  removed: number
+  bytesWritten: number
+  ms: number
+}
+
+/** A snapshot file that cannot be loaded; the message names the file. */
+export class SnapshotLoadError extends Error {
+  constructor(readonly file: string, readonly reason: string) {
+    super(`Bad snapshot file ${file}: ${reason}`)
+    this.name = 'SnapshotLoadError'
+  }
+}
+
+/** A background save stopped by shutdown before it committed. */
+class SaveAborted extends Error {
+  constructor() {
+    super('background save aborted')
+  }
+}
+
+/** One filter file of the committed snapshot. */
+interface CommittedFile {
+  readonly file: string
+  readonly bytes: number
+  /** The entry's version when its state was captured for this file. */
+  readonly version: number
+}
+
+/** A filter to write, captured when the save began. */
+interface PendingFile {
+  readonly entry: FilterEntry
+  readonly version: number
+  readonly name: Uint8Array
+  readonly parts: FilterParts
+  readonly file: string
+}
+
+interface SavePlan {
+  /** Every filter of the new snapshot in registry order, by file. */
+  readonly records: { entry: FilterEntry; committed?: CommittedFile; pending?: PendingFile }[]
+  readonly pending: PendingFile[]
+  readonly dirtyAtStart: number
+  readonly startedAtMs: number
+}
+
+/**
+ * The snapshot of a registry on disk. One save at a time: `saveAll({ background: true })` (BGSAVE)
+ * writes in slices and yields; `saveAll({ background: false })` / {@link saveSync} (SAVE) blocks.
+ */
+export class SnapshotStore {
+  readonly dir: string
+  readonly snapshotDir: string
+  private readonly log: Logger
+  private readonly options: SnapshotOptions
+  private committed = new Map<FilterEntry, CommittedFile>()
+  private manifestExists = false
+  private nextFileNumber = 1
+  private nextTempNumber = 1
+  private job: Promise<SaveReport> | undefined
+  private abortRequested = false
+  /** Size of each file written by the running save. */
+  private readonly sizes = new WeakMap<PendingFile, number>()
+
+  /** When the last successful save finished (start time until then), ms since the epoch. */
+  lastSaveMs = Date.now()
+  /** Successful saves since start (INFO rdb_saves). */
+  saves = 0
+  lastBgsaveStatus: 'ok' | 'err' = 'ok'
+  /** Seconds the last background save took, -1 before the first. */
+  lastBgsaveSeconds = -1
+  /** When the running background save started, or undefined. */
+  bgsaveStartedMs: number | undefined
+  lastAttemptMs: number | undefined
+  lastAttemptFailed = false
+  /** A BGSAVE SCHEDULE waiting for the running save to end. */
+  scheduled = false
+  lastLoad: LoadReport | undefined
+  /**
+   * Whether loadAll succeeded. Saves are refused before: a server whose load failed must never
+   * replace a good snapshot with its empty dataset.
+   */
+  loaded = false
+
+  constructor(options: SnapshotOptions) {
+    this.options = options
+    this.dir = path.resolve(options.dir)
+    this.snapshotDir = path.join(this.dir, SNAPSHOT_DIR)
+    this.log = options.log
+  }
+
+  /** Whether a background save is running. */
+  get inProgress(): boolean {
+    return this.job !== undefined
+  }
+
+  /** Changes are counted by the registry; this is what INFO reports as bytes on disk. */
+  get committedBytes(): number {
+    let total = 0
+    for (const file of this.committed.values()) total += file.bytes
+    return total
+  }
+
+  // ---------------------------------------------------------------- load
+
+  /**
+   * Loads the snapshot into `registry` (which should be empty): deletes stray temp files, reads
+   * MANIFEST, then every filter file it lists. Throws {@link SnapshotLoadError} naming the file on
+   * a bad magic, checksum, truncation or inconsistency, unless the policy is 'move-aside'.
+   */
+  async loadAll(registry: FilterRegistry): Promise<LoadReport> {
+    const started = performance.now()
+    const policy = this.options.onCorrupt?.() ?? 'refuse'
+    await fsp.mkdir(this.snapshotDir, { recursive: true })
+    const report: LoadReport = { filters: 0, bytes: 0, ms: 0, movedAside: [], strayFilesRemoved: 0 }
+    const names = await fsp.readdir(this.snapshotDir)
+    for (const name of names) {
+      const number = /^(\d+)/.exec(name)
+      if (number) this.nextFileNumber = Math.max(this.nextFileNumber, Number(number[1]) + 1)
+      if (name.endsWith(TEMP_SUFFIX)) {
+        await fsp.rm(path.join(this.snapshotDir, name), { force: true })
+        report.strayFilesRemoved++
+      }
+    }
+
+    const manifestPath = path.join(this.snapshotDir, MANIFEST_FILE)
+    let files: { file: string; bytes: number }[] = []
+    let manifestTrusted = true
+    let manifestText: string | undefined
+    try {
+      manifestText = await fsp.readFile(manifestPath, 'latin1')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+    if (manifestText !== undefined) {
+      try {
+        files = parseManifest(manifestText)
+        this.manifestExists = true
+      } catch (error) {
+        const reason = (error as Error).message
+        if (policy !== 'move-aside') throw new SnapshotLoadError(manifestPath, reason)
+        // Without a manifest nothing is known to be stray: keep every filter file for inspection.
+        manifestTrusted = false
+        report.movedAside.push(await this.moveAside(manifestPath, reason))
+      }
+    }
+
+    const loaded = new Map<FilterEntry, CommittedFile>()
+    for (const { file, bytes } of files) {
+      const filePath = path.join(this.snapshotDir, file)
+      let record: FilterRecord
+      let filter: ScalableBloomFilter
+      try {
+        const data = await readWholeFile(filePath, bytes)
+        record = decodeFilter(data, nativeCrc32)
+        filter = ScalableBloomFilter.fromParts(record.parts, this.options.maxLayerBytes?.())
+      } catch (error) {
+        const reason = describeLoadError(error)
+        if (policy !== 'move-aside') throw new SnapshotLoadError(filePath, reason)
+        report.movedAside.push(await this.moveAside(filePath, reason))
+        continue
+      }
+      const name = FilterRegistry.nameOf(record.name)
+      if (registry.has(name)) {
+        const reason = `a second filter named ${JSON.stringify(name)}`
+        if (policy !== 'move-aside') throw new SnapshotLoadError(filePath, reason)
+        report.movedAside.push(await this.moveAside(filePath, reason))
+        continue
+      }
+      const entry = registry.set(name, filter)
+      loaded.set(entry, { file, bytes, version: entry.version })
+      report.filters++
+      report.bytes += bytes
+    }
+
+    if (manifestTrusted) {
+      const listed = new Set(files.map((entry) => entry.file))
+      for (const name of names) {
+        if (FILE_PATTERN.test(name) && !listed.has(name)) {
+          await fsp.rm(path.join(this.snapshotDir, name), { force: true })
+          report.strayFilesRemoved++
+        }
+      }
+    }
+    if (report.strayFilesRemoved > 0) {
+      this.log.notice(`Removed ${report.strayFilesRemoved} stray file(s) of an unfinished save from ${this.snapshotDir}`)
+    }
+    this.committed = loaded
+    // A manifest listing a moved-aside file must be rewritten at the next save.
+    if (report.movedAside.length > 0) this.manifestExists = false
+    registry.dirty = 0
+    this.lastSaveMs = Date.now()
+    report.ms = performance.now() - started
+    this.lastLoad = report
+    this.loaded = true
+    return report
+  }
+
+  private async moveAside(filePath: string, reason: string): Promise<string> {
+    const aside = `${filePath}.${Date.now()}${CORRUPT_SUFFIX}`
+    await fsp.rename(filePath, aside)
+    this.log.warning(`Bad snapshot file ${filePath}: ${reason}; moved aside to ${aside}`)
+    return aside
+  }
+
+  // ---------------------------------------------------------------- save
+
+  /**
+   * Saves every filter that changed since the last save, deletes the files of removed filters,
+   * and commits with a new MANIFEST. `background: true` (BGSAVE) writes in slices of
+   * {@link SLICE_BYTES}, yielding to the event loop between them; the snapshot holds every change
+   * made before the call (when one is already running, this one starts after it). `background:
+   * false` (SAVE) blocks until done and rejects while a background save runs. Rejects on any I/O
+   * error; the previous snapshot then stays in place.
+   */
+  saveAll(registry: FilterRegistry, options: { background: boolean }): Promise<SaveReport> {
+    if (!options.background) {
+      try {
+        return Promise.resolve(this.saveSync(registry))
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
+    // A second background save (a log rewrite during BGSAVE) starts once the running one ends, so
+    // that it holds every change made before this call.
+    const running = this.job
+    if (running !== undefined) return running.catch(() => {}).then(() => this.saveAll(registry, options))
+    let plan: SavePlan
+    try {
+      plan = this.plan(registry)
+    } catch (error) {
+      this.lastAttemptMs = Date.now()
+      this.afterFailure(true, error)
+      return Promise.reject(error)
+    }
+    this.abortRequested = false
+    this.bgsaveStartedMs = plan.startedAtMs
+    this.lastAttemptMs = plan.startedAtMs
+    const job = this.runBackground(registry, plan).finally(() => {
+      this.job = undefined
+      this.bgsaveStartedMs = undefined
+    })
+    this.job = job
+    return job
+  }
+
+  /** SAVE: the whole save, synchronously. Throws when a background save is running or on I/O errors. */
+  saveSync(registry: FilterRegistry): SaveReport {
+    if (this.job !== undefined) throw new Error('Background save already in progress')
+    this.lastAttemptMs = Date.now()
+    const created: string[] = []
+    try {
+      const plan = this.plan(registry)
+      let bytesWritten = 0
+      for (const pending of plan.pending) {
+        const temp = this.tempPath(pending.file)
+        created.push(temp)
+        const size = writePiecesSync(temp, encodeFilter({ name: pending.name, parts: pending.parts }, nativeCrc32))
+        const finalPath = path.join(this.snapshotDir, pending.file)
+        renameSync(temp, finalPath)
+        created[created.length - 1] = finalPath
+        this.sizes.set(pending, size)
+        bytesWritten += size
+      }
+      const report = this.commitSync(registry, plan, bytesWritten)
+      this.afterSuccess(false, plan)
+      return report
+    } catch (error) {
+      for (const file of created) tryUnlinkSync(file)
+      this.afterFailure(false, error)
+      throw error
+    }
+  }
+
+  private async runBackground(registry: FilterRegistry, plan: SavePlan): Promise<SaveReport> {
+    const created: string[] = []
+    try {
+      let bytesWritten = 0
+      for (const pending of plan.pending) {
+        const temp = this.tempPath(pending.file)
+        created.push(temp)
+        const size = await this.writeFilterFileAsync(temp, pending)
+        const finalPath = path.join(this.snapshotDir, pending.file)
+        await fsp.rename(temp, finalPath)
+        created[created.length - 1] = finalPath
+        this.sizes.set(pending, size)
+        bytesWritten += size
+      }
+      this.checkAbort()
+      await syncDirectory(this.snapshotDir)
+      this.checkAbort()
+      const manifest = this.manifestFor(plan)
+      const removed = this.obsoleteFiles(plan)
+      if (manifest !== undefined) {
+        const temp = this.tempPath(MANIFEST_FILE)
+        created.push(temp)
+        const handle = await fsp.open(temp, 'w', 0o644)
+        try {
+          await writeAllAsync(handle, Buffer.from(manifest, 'latin1'), 0)
+          await handle.sync()
+        } finally {
+          await handle.close()
+        }
+        this.checkAbort()
+        // The commit point: from here on the new snapshot is the one that loads.
+        await fsp.rename(temp, path.join(this.snapshotDir, MANIFEST_FILE))
+        created.length = 0
+        await syncDirectory(this.snapshotDir)
+      }
+      created.length = 0
+      for (const file of removed) await fsp.rm(path.join(this.snapshotDir, file), { force: true })
+      this.install(registry, plan)
+      const report: SaveReport = {
+        background: true,
+        written: plan.pending.length,
+        kept: plan.records.length - plan.pending.length,
+        removed: removed.length,
+        bytesWritten,
+        ms: Date.now() - plan.startedAtMs,
+      }
+      this.afterSuccess(true, plan)
+      return report
+    } catch (error) {
+      for (const file of created) await fsp.rm(file, { force: true }).catch(() => {})
+      this.afterFailure(true, error)
+      throw error
+    }
+  }
+
+  /** Stops a running background save at its next slice (before it commits) and waits for it. */
+  async abortBackground(): Promise<void> {
+    const job = this.job
+    if (job === undefined) return
+    this.abortRequested = true
+    await job.catch(() => {})
+  }
+
+  /** Resolves when no background save is running. */
+  async idle(): Promise<void> {
+    while (this.job !== undefined) await this.job.catch(() => {})
+  }
+
+  /**
+   * The periodic check (redis serverCron): starts a background save when a `save` rule fires, or
+   * when a BGSAVE SCHEDULE is waiting. Returns the save started, if any.
+   */
+  tick(registry: FilterRegistry, rulesText: string, nowMs = Date.now()): Promise<SaveReport> | undefined {
+    if (this.job !== undefined) return undefined
+    let due = this.scheduled
+    if (!due) {
+      let rules
+      try {
+        rules = parseSaveRules(rulesText)
+      } catch {
+        return undefined
+      }
+      due = shouldSave(rules, {
+        nowMs,
+        lastSaveMs: this.lastSaveMs,
+        dirty: registry.dirty,
+        lastAttemptMs: this.lastAttemptMs,
+        lastAttemptFailed: this.lastAttemptFailed,
+      })
+      if (due) this.log.notice(`${registry.dirty} changes since the last save. Saving...`)
+    }
+    if (!due) return undefined
+    this.scheduled = false
+    this.log.notice('Background saving started')
+    const job = this.saveAll(registry, { background: true })
+    job.catch(() => {})
+    return job
+  }
+
+  // ---------------------------------------------------------------- steps
+
+  /** Captures, synchronously, what the save will write: header values now, bitmaps by reference. */
+  private plan(registry: FilterRegistry): SavePlan {
+    if (!this.loaded) throw new Error('the snapshot in dir was not loaded; refusing to overwrite it')
+    const records: SavePlan['records'] = []
+    const pending: PendingFile[] = []
+    for (const entry of registry.entries()) {
+      const committed = this.committed.get(entry)
+      if (committed !== undefined && committed.version === entry.version) {
+        records.push({ entry, committed })
+        continue
+      }
+      const name = FilterRegistry.bytesOf(entry.name)
+      const parts = entry.filter.toParts()
+      const problem = encodeProblem(name, parts)
+      if (problem !== undefined) {
+        throw new Error(`filter ${JSON.stringify(entry.name)} cannot be saved: ${problem}`)
+      }
+      const file = `${String(this.nextFileNumber++).padStart(12, '0')}.bf`
+      const item: PendingFile = { entry, version: entry.version, name, parts, file }
+      pending.push(item)
+      records.push({ entry, pending: item })
+    }
+    return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now() }
+  }
+
+  /** The new MANIFEST text, or undefined when the one on disk already says it all. */
+  private manifestFor(plan: SavePlan): string | undefined {
+    if (plan.pending.length === 0 && this.manifestExists && this.obsoleteFiles(plan).length === 0) return undefined
+    return formatManifest(plan.records.map((record) => {
+      if (record.committed !== undefined) return { file: record.committed.file, bytes: record.committed.bytes }
+      return { file: record.pending!.file, bytes: this.sizes.get(record.pending!)! }
+    }))
+  }
+
+  /** Files of the committed snapshot that the new one no longer lists. */
+  private obsoleteFiles(plan: SavePlan): string[] {
+    const kept = new Set<string>()
+    for (const record of plan.records) if (record.committed !== undefined) kept.add(record.committed.file)
+    const obsolete: string[] = []
+    for (const file of this.committed.values()) if (!kept.has(file.file)) obsolete.push(file.file)
+    return obsolete
+  }
+
+  private commitSync(registry: FilterRegistry, plan: SavePlan, bytesWritten: number): SaveReport {
+    syncDirectorySync(this.snapshotDir)
+    const manifest = this.manifestFor(plan)
+    const removed = this.obsoleteFiles(plan)
+    if (manifest !== undefined) {
+      const temp = this.tempPath(MANIFEST_FILE)
+      const fd = openSync(temp, 'w', 0o644)
+      try {
+        writeAllSync(fd, Buffer.from(manifest, 'latin1'), 0)
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+      renameSync(temp, path.join(this.snapshotDir, MANIFEST_FILE))
+      syncDirectorySync(this.snapshotDir)
+    }
+    for (const file of removed) tryUnlinkSync(path.join(this.snapshotDir, file))
+    this.install(registry, plan)
+    return {
+      background: false,
+      written: plan.pending.length,
+      kept: plan.records.length - plan.pending.length,
+      removed: removed.length,
+      bytesWritten,
+      ms: Date.now() - plan.startedAtMs,
+    }
+  }
+
+  /** Makes the plan the committed snapshot. */
+  private install(registry: FilterRegistry, plan: SavePlan): void {
+    const committed = new Map<FilterEntry, CommittedFile>()
+    for (const record of plan.records) {
+      if (record.committed !== undefined) committed.set(record.entry, record.committed)
+      else {
+        const pending = record.pending!
+        committed.set(record.entry, { file: pending.file, bytes: this.sizes.get(pending)!, version: pending.version })
+      }
+    }
+    this.committed = committed
+    this.manifestExists = true
+    // Changes made while a background save ran stay counted (redis: dirty - dirty_before_bgsave).
+    registry.dirty = Math.max(0, registry.dirty - plan.dirtyAtStart)
+  }
+
+  private afterSuccess(background: boolean, plan: SavePlan): void {
+    const now = Date.now()
+    this.lastSaveMs = now
+    this.saves++
+    this.lastBgsaveStatus = 'ok'
+    this.lastAttemptFailed = false
+    if (background) {
+      this.lastBgsaveSeconds = Math.round((now - plan.startedAtMs) / 1000)
+      this.log.notice('Background saving terminated with success')
+    } else {
+      this.log.notice('DB saved on disk')
+    }
+  }
+
+  private afterFailure(background: boolean, error: unknown): void {
+    this.lastBgsaveStatus = 'err'
+    this.lastAttemptFailed = true
+    if (error instanceof SaveAborted) {
+      this.log.warning('Background saving aborted (shutdown)')
+      return
+    }
+    const message = (error as Error)?.message ?? String(error)
+    this.log.warning(`${background ? 'Background saving' : 'Saving'} error: ${message}`)
+  }
+
+  private checkAbort(): void {
+    if (this.abortRequested) throw new SaveAborted()
+  }
+
+  private tempPath(file: string): string {
+    return path.join(this.snapshotDir, `${file}.${process.pid}-${this.nextTempNumber++}${TEMP_SUFFIX}`)
+  }
+
+  /**
+   * Writes one filter without blocking: each bitmap slice is copied (the live bitmap keeps
+   * changing; bits are only ever set, so every earlier add is in the copy), checksummed with the
+   * native CRC-32 and written; the header, whose checksum covers the bitmap, is written after its
+   * bitmap. Header values were captured when the save began. Returns the file's size.
+   */
+  private async writeFilterFileAsync(temp: string, pending: PendingFile): Promise<number> {
+    const { parts } = pending
+    const handle = await fsp.open(temp, 'w', 0o644)
+    try {
+      const scratch = Buffer.allocUnsafe(SLICE_BYTES)
+      let position = 0
+      for (let i = 0; i < parts.layers.length; i++) {
+        const layer = parts.layers[i]!
+        const header = encodeLayerHeader(layer, parts.hashing, i, parts.layers.length)
+        let crc = checksumLayerHeader(header, nativeCrc32)
+        const headerAt = position
+        position += HEADER_BYTES
+        const bitmap = layer.bitmap
+        for (let offset = 0; offset < bitmap.length; offset += SLICE_BYTES) {
+          this.checkAbort()
+          const length = Math.min(SLICE_BYTES, bitmap.length - offset)
+          scratch.set(bitmap.subarray(offset, offset + length))
+          const slice = scratch.subarray(0, length)
+          crc = nativeCrc32(slice, crc)
+          await writeAllAsync(handle, slice, position)
+          position += length
+          // A fast disk completes writes without ever leaving the event loop idle: yield explicitly.
+          await yieldToLoop()
+        }
+        writeLayerChecksum(header, crc)
+        await writeAllAsync(handle, header, headerAt)
+      }
+      const trailer = encodeFileTrailer({ name: pending.name, expansion: parts.expansion, nonScaling: parts.nonScaling }, nativeCrc32)
+      await writeAllAsync(handle, trailer, position)
+      position += trailer.length
+      this.checkAbort()
+      await handle.sync()
+      return position
+    } finally {
+      await handle.close()
+    }
+  }
+}
+
+/** Writes pieces one after another to a new file and fsyncs it; returns the file's size. */
+function writePiecesSync(file: string, pieces: readonly Uint8Array[]): number {
+  const fd = openSync(file, 'wx', 0o644)
+  let total = 0
+  try {
+    for (const piece of pieces) {
+      writeAllSync(fd, piece, total)
+      total += piece.length
+    }
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  return total
+}
+
+/** Why a filter cannot be encoded (the codec's limits), checked before anything is written. */
+function encodeProblem(name: Uint8Array, parts: FilterParts): string | undefined {
+  if (name.length > MAX_NAME_BYTES) return `name of ${name.length} bytes exceeds ${MAX_NAME_BYTES}`
+  const problem = filterProblem(parts.hashing, parts.expansion, parts.nonScaling, parts.layers.length)
+  if (problem !== undefined) return problem
+  for (let i = 0; i < parts.layers.length; i++) {
+    const layerIssue = layerProblem(parts.layers[i]!)
+    if (layerIssue !== undefined) return `layer ${i}: ${layerIssue}`
+  }
+  return undefined
+}
+
+function describeLoadError(error: unknown): string {
+  if (error instanceof DecodeError) return `${error.code}: ${error.message}`
+  if (error instanceof RangeError) return `corrupt: ${error.message}`
+  const code = (error as NodeJS.ErrnoException)?.code
+  return code !== undefined ? `${code}: ${(error as Error).message}` : String((error as Error)?.message ?? error)
+}
+
+// ---------------------------------------------------------------- manifest
+
+/** MANIFEST text: a magic line, `file <name> <bytes>` lines, and `end <count> <crc32 hex>`. */
+export function formatManifest(files: readonly { file: string; bytes: number }[]): string {
+  let body = `${MANIFEST_MAGIC}\n`
+  for (const { file, bytes } of files) body += `file ${file} ${bytes}\n`
+  const crc = zlib.crc32(Buffer.from(body, 'latin1'), 0)
+  return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
+}
+
+/** Parses MANIFEST text; throws Error saying what is wrong (truncated, checksum, syntax). */
+export function parseManifest(text: string): { file: string; bytes: number }[] {
+  if (!text.startsWith(`${MANIFEST_MAGIC}\n`)) throw new Error('bad manifest magic')
+  const endAt = text.lastIndexOf('end ')
+  if (endAt < 0 || !text.endsWith('\n')) throw new Error('truncated manifest')
+  const body = text.slice(0, endAt)
+  const end = /^end (\d+) ([0-9a-f]{8})\n$/.exec(text.slice(endAt))
+  if (!end) throw new Error('truncated manifest')
+  if (zlib.crc32(Buffer.from(body, 'latin1'), 0) !== parseInt(end[2]!, 16)) throw new Error('manifest checksum mismatch')
+  const files: { file: string; bytes: number }[] = []
+  const seen = new Set<string>()
+  for (const line of body.split('\n').slice(1, -1)) {
+    const match = /^file (\d{12}\.bf) (\d+)$/.exec(line)
+    if (!match || seen.has(match[1]!)) throw new Error(`bad manifest line ${JSON.stringify(line)}`)
+    seen.add(match[1]!)
+    files.push({ file: match[1]!, bytes: Number(match[2]) })
+  }
+  if (files.length !== Number(end[1])) throw new Error('manifest count mismatch')
+  return files
+}
+
+// ---------------------------------------------------------------- I/O helpers
+
+async function writeAllAsync(handle: fsp.FileHandle, data: Uint8Array, position: number): Promise<void> {
+  let done = 0
+  while (done < data.length) {
+    const length = Math.min(data.length - done, IO_CHUNK_BYTES)
+    const { bytesWritten } = await handle.write(data, done, length, position + done)
+    done += bytesWritten
+  }
+}
+
+function writeAllSync(fd: number, data: Uint8Array, position: number): void {
+  let done = 0
+  while (done < data.length) {
+    done += writeSync(fd, data, done, Math.min(data.length - done, IO_CHUNK_BYTES), position + done)
+  }
+}
+
+/** Reads a whole file into one array, checking its size first (`expected` from the manifest, if any). */
+export async function readWholeFile(filePath: string, expected?: number): Promise<Uint8Array> {
+  const handle = await fsp.open(filePath, 'r')
+  try {
+    const { size } = await handle.stat()
+    if (expected !== undefined && size !== expected) {
+      throw new DecodeError('truncated', `file is ${size} bytes, the manifest says ${expected}`)
+    }
+    if (size > MAX_FILE_BYTES) throw new DecodeError('corrupt', `file of ${size} bytes is too large to load`)
+    const bytes = new Uint8Array(size)
+    let done = 0
+    while (done < size) {
+      const { bytesRead } = await handle.read(bytes, done, Math.min(size - done, IO_CHUNK_BYTES), done)
+      if (bytesRead === 0) throw new DecodeError('truncated', `file ended at ${done} of ${size} bytes`)
+      done += bytesRead
+    }
+    return bytes
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Reads a whole file synchronously (BF.LOAD). */
+export function readWholeFileSync(filePath: string): Uint8Array {
+  const fd = openSync(filePath, 'r')
+  try {
+    const { size } = fstatSync(fd)
+    if (size > MAX_FILE_BYTES) throw new DecodeError('corrupt', `file of ${size} bytes is too large to load`)
+    const bytes = new Uint8Array(size)
+    let done = 0
+    while (done < size) {
+      const bytesRead = readSync(fd, bytes, done, Math.min(size - done, IO_CHUNK_BYTES), done)
+      if (bytesRead === 0) throw new DecodeError('truncated', `file ended at ${done} of ${size} bytes`)
+      done += bytesRead
+    }
+    return bytes
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Writes one filter to `target` atomically and synchronously (BF.SAVE): temp file in the same
+ * directory → fsync → rename → fsync of the directory. Returns the bytes written.
+ */
+export function writeFilterFileSync(target: string, record: FilterRecord): number {
+  const pieces = encodeFilter(record, nativeCrc32)
+  const temp = `${target}.${process.pid}-${Date.now()}${TEMP_SUFFIX}`
+  let total: number
+  try {
+    total = writePiecesSync(temp, pieces)
+    renameSync(temp, target)
+  } catch (error) {
+    tryUnlinkSync(temp)
+    throw error
+  }
+  syncDirectorySync(path.dirname(target))
+  return total
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+function syncDirectorySync(dir: string): void {
+  const fd = openSync(dir, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function tryUnlinkSync(file: string): void {
+  try {
+    unlinkSync(file)
+  } catch {
+    // already gone
+  }
+}

@@ -1,0 +1,432 @@
+#!/usr/bin/env node
+/**
+ * bfs-copy: copies Bloom filters from one RESP endpoint to another with BF.SCANDUMP and
+ * BF.LOADCHUNK, the chunked dump RedisBloom 2.4 and bfs share, so nothing is re-added and the copy
+ * answers exactly as the original. Either end may be bfs or Redis with RedisBloom.
+ *
+ *   bfs-copy --from host:port --to host:port [--from-password x] [--to-password y]
+ *            [--replace] [--parallel n] [pattern ...]
+ *
+ * Filters are listed with SCAN ... TYPE MBbloom-- (a pattern without glob characters names one
+ * filter); each copy is header first, then chunks, with the next chunk read from the source while
+ * the previous one is written to the target. Exit status: 0 all copied, 1 some filter failed,
+ * 2 bad usage or an endpoint that cannot be reached.
+ */
+import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
+import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
+
+/** RedisBloom's module type name, as SCAN's TYPE option and TYPE know it. */
+const FILTER_TYPE = 'MBbloom--'
+/** SCAN's COUNT hint. */
+const SCAN_COUNT = 1000
+/** Header reads in flight at once while sizing the job. */
+const HEADER_WINDOW = 256
+/** LOADCHUNKs (up to 16 MiB each) in flight per filter before the next chunk is read. */
+const CHUNK_WINDOW = 2
+const DEFAULT_PARALLEL = 4
+const MAX_PARALLEL = 64
+/** A progress bar is redrawn at most this often. */
+const REDRAW_MS = 100
+const BAR_WIDTH = 30
+
+const EXIT_OK = 0
+const EXIT_FAILED = 1
+const EXIT_USAGE = 2
+
+const USAGE = `usage: bfs-copy --from host:port --to host:port [options] [pattern ...]
+
+Copies Bloom filters between RESP servers (bfs, or Redis with RedisBloom) with
+BF.SCANDUMP / BF.LOADCHUNK. Patterns are SCAN globs; a name without * ? [ or \\
+is one filter. With no pattern every filter is copied.
+
+options:
+  --from host:port        source (port defaults to 6379)
+  --to host:port          target
+  --from-password pass    AUTH on the source (or env BFS_COPY_FROM_PASSWORD)
+  --to-password pass      AUTH on the target (or env BFS_COPY_TO_PASSWORD)
+  --replace               overwrite filters that exist on the target (DEL first);
+                          without it an existing target key fails that filter
+  --parallel n            filters copied at once (default ${DEFAULT_PARALLEL})
+  -h, --help              this text
+`
+
+/** Bad usage or an endpoint that cannot be reached: nothing was copied (exit status 2). */
+class SetupError extends Error {}
+
+interface Endpoint {
+  host: string
+  port: number
+  password?: string
+}
+
+interface CopyOptions {
+  from: Endpoint
+  to: Endpoint
+  replace: boolean
+  parallel: number
+  patterns: string[]
+}
+
+/** One filter to copy: its raw name, and what the source's header said about it. */
+interface Job {
+  name: Buffer
+  header?: Buffer
+  /** Sum of the layers' bitmap bytes, from the header (0 when it could not be read). */
+  totalBytes: number
+  copiedBytes: number
+  error?: string
+  warning?: string
+}
+
+function parseEndpoint(text: string, flag: string): Endpoint {
+  const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(text)
+  const port = match?.[3] === undefined ? 6379 : Number(match[3])
+  if (match === null || !(port > 0 && port < 65536)) throw new SetupError(`${flag}: expected host:port, got '${text}'`)
+  return { host: match[1] ?? match[2]!, port }
+}
+
+function parseArgs(args: readonly string[]): CopyOptions | 'help' {
+  let from: Endpoint | undefined
+  let to: Endpoint | undefined
+  let fromPassword = process.env.BFS_COPY_FROM_PASSWORD
+  let toPassword = process.env.BFS_COPY_TO_PASSWORD
+  let replace = false
+  let parallel = DEFAULT_PARALLEL
+  const patterns: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    let arg = args[i]!
+    let inline: string | undefined
+    const eq = arg.indexOf('=')
+    if (arg.startsWith('--') && eq > 0) {
+      inline = arg.slice(eq + 1)
+      arg = arg.slice(0, eq)
+    }
+    const value = (): string => {
+      if (inline !== undefined) return inline
+      const next = args[++i]
+      if (next === undefined) throw new SetupError(`${arg} needs a value`)
+      return next
+    }
+    switch (arg) {
+      case '-h':
+      case '--help':
+        return 'help'
+      case '--from':
+        from = parseEndpoint(value(), arg)
+        break
+      case '--to':
+        to = parseEndpoint(value(), arg)
+        break
+      case '--from-password':
+        fromPassword = value()
+        break
+      case '--to-password':
+        toPassword = value()
+        break
+      case '--replace':
+        replace = true
+        break
+      case '--parallel': {
+        const text = value()
+        parallel = Number(text)
+        if (!Number.isInteger(parallel) || parallel < 1 || parallel > MAX_PARALLEL) {
+          throw new SetupError(`--parallel: expected an integer from 1 to ${MAX_PARALLEL}, got '${text}'`)
+        }
+        break
+      }
+      case '--':
+        patterns.push(...args.slice(i + 1))
+        i = args.length
+        break
+      default:
+        if (arg.startsWith('-') && arg.length > 1) throw new SetupError(`unknown option ${arg}`)
+        patterns.push(arg)
+    }
+  }
+  if (from === undefined) throw new SetupError('--from is required')
+  if (to === undefined) throw new SetupError('--to is required')
+  if (fromPassword !== undefined && fromPassword !== '') from.password = fromPassword
+  if (toPassword !== undefined && toPassword !== '') to.password = toPassword
+  if (from.host === to.host && from.port === to.port) throw new SetupError('--from and --to are the same endpoint')
+  return { from, to, replace, parallel, patterns: patterns.length === 0 ? ['*'] : patterns }
+}
+
+/** Whether a SCAN pattern holds glob syntax (otherwise it names one filter). */
+function isGlob(pattern: string): boolean {
+  return /[*?[\\]/.test(pattern)
+}
+
+/** A name for the terminal: printable ASCII as is, other bytes as \xNN. */
+function displayName(name: Buffer): string {
+  let out = ''
+  for (const byte of name) {
+    out += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`
+  }
+  return out
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KiB', 'MiB', 'GiB', 'TiB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${value.toFixed(1)} ${units[unit]}`
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** A SCANDUMP reply: [iterator, bytes]. */
+function dumpReply(value: RespValue): { next: number; data: Buffer } {
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'number' || !Buffer.isBuffer(value[1])) {
+    throw new Error('unexpected BF.SCANDUMP reply')
+  }
+  return { next: value[0], data: value[1] }
+}
+
+/** Progress on a terminal (a redrawn bar) or as log lines (one per filter). */
+class Progress {
+  private readonly tty: boolean
+  private lastDrawMs = 0
+  private drawn = false
+  done = 0
+  failed = 0
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly jobs: readonly Job[],
+  ) {
+    this.tty = out.isTTY === true
+  }
+
+  private totals(): { copied: number; total: number } {
+    let copied = 0
+    let total = 0
+    for (const job of this.jobs) {
+      copied += job.copiedBytes
+      total += Math.max(job.totalBytes, job.copiedBytes)
+    }
+    return { copied, total }
+  }
+
+  /** Redraws the bar when on a terminal and enough time has passed (or `force`). */
+  tick(force = false): void {
+    if (!this.tty) return
+    const now = Date.now()
+    if (!force && now - this.lastDrawMs < REDRAW_MS) return
+    this.lastDrawMs = now
+    const { copied, total } = this.totals()
+    const fraction = total === 0 ? (this.jobs.length === 0 ? 1 : (this.done + this.failed) / this.jobs.length) : copied / total
+    const filled = Math.round(fraction * BAR_WIDTH)
+    const bar = '#'.repeat(filled) + '.'.repeat(BAR_WIDTH - filled)
+    const failed = this.failed > 0 ? `, ${this.failed} failed` : ''
+    this.out.write(`\r[${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${formatBytes(copied)} / ${formatBytes(total)}  ${this.done + this.failed}/${this.jobs.length} filters${failed}\x1b[K`)
+    this.drawn = true
+  }
+
+  /** A line that must stay on screen (a failure, a warning, or a copied filter when not on a terminal). */
+  log(line: string, always: boolean): void {
+    if (this.tty) {
+      if (!always) return
+      if (this.drawn) this.out.write('\r\x1b[K')
+      this.out.write(`${line}\n`)
+      this.tick(true)
+    } else {
+      this.out.write(`${line}\n`)
+    }
+  }
+
+  finish(): void {
+    if (!this.tty) return
+    this.tick(true)
+    this.out.write('\n')
+  }
+}
+
+/** Names of the filters matching the patterns on the source, each once, in SCAN order. */
+async function listFilters(source: RespClient, patterns: readonly string[]): Promise<Buffer[]> {
+  const seen = new Set<string>()
+  const names: Buffer[] = []
+  const add = (name: Buffer): void => {
+    const key = name.toString('latin1')
+    if (seen.has(key)) return
+    seen.add(key)
+    names.push(name)
+  }
+  for (const pattern of patterns) {
+    if (!isGlob(pattern)) {
+      add(Buffer.from(pattern, 'utf8'))
+      continue
+    }
+    let cursor = '0'
+    do {
+      const reply = await source.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT, 'TYPE', FILTER_TYPE])
+      if (!Array.isArray(reply) || reply.length !== 2 || !Buffer.isBuffer(reply[0]) || !Array.isArray(reply[1])) {
+        throw new Error('unexpected SCAN reply')
+      }
+      cursor = reply[0].toString('latin1')
+      for (const name of reply[1]) if (Buffer.isBuffer(name)) add(name)
+    } while (cursor !== '0')
+  }
+  return names
+}
+
+/** Reads every job's header (pipelined, a window at a time), which also sizes the job. */
+async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<void> {
+  for (let start = 0; start < jobs.length; start += HEADER_WINDOW) {
+    const batch = jobs.slice(start, start + HEADER_WINDOW)
+    await Promise.all(
+      batch.map(async (job) => {
+        try {
+          const { data } = dumpReply(await source.send(['BF.SCANDUMP', job.name, 0]))
+          job.header = data
+          const declared = dumpHeaderBitmapBytes(data)
+          job.totalBytes = declared !== undefined && Number.isFinite(declared) ? declared : 0
+        } catch (error) {
+          job.error = error instanceof RespReplyError && error.message === 'ERR not found' ? 'not found on the source' : errorText(error)
+        }
+      }),
+    )
+  }
+}
+
+/** Copies one filter whose header was read; records the outcome on the job. */
+async function copyFilter(source: RespClient, target: RespClient, job: Job, replace: boolean, progress: Progress): Promise<void> {
+  const name = job.name
+  const header = job.header!
+  let created = false
+  const inFlight: Promise<unknown>[] = []
+  try {
+    // Both go out together; the header must be answered before any chunk is sent, so that no chunk
+    // can land in a filter that was already on the target.
+    const check = target.send(replace ? ['DEL', name] : ['EXISTS', name])
+    const load = target.send(['BF.LOADCHUNK', name, 1, header])
+    const [existed] = await Promise.allSettled([check, load])
+    if (existed.status === 'rejected') throw existed.reason
+    if (!replace && existed.value === 1) {
+      await load.catch(() => undefined)
+      throw new Error('exists on the target (use --replace to overwrite)')
+    }
+    await load
+    created = true
+    let iterator = 1
+    for (;;) {
+      const { next, data } = dumpReply(await source.send(['BF.SCANDUMP', name, iterator]))
+      if (next === 0) break
+      if (data.length === 0 || next <= iterator) throw new Error('BF.SCANDUMP did not advance')
+      const length = data.length
+      inFlight.push(target.send(['BF.LOADCHUNK', name, next, data]).then(() => {
+        job.copiedBytes += length
+        progress.tick()
+      }))
+      if (inFlight.length >= CHUNK_WINDOW) await inFlight.shift()
+      iterator = next
+    }
+    await Promise.all(inFlight)
+    // Chunks are read one by one while the source keeps serving writes: if its header moved, the
+    // copy mixes two moments (still a valid filter, but not a snapshot).
+    const { data: after } = dumpReply(await source.send(['BF.SCANDUMP', name, 0]))
+    if (!after.equals(header)) job.warning = 'the source changed during the copy; run again with --replace for an exact copy'
+  } catch (error) {
+    await Promise.allSettled(inFlight)
+    job.error = errorText(error)
+    // Leave no half-copied filter behind (only one this run created).
+    if (created) await target.send(['DEL', name]).catch(() => undefined)
+  }
+}
+
+async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.WriteStream): Promise<number> {
+  const startedMs = Date.now()
+  const describe = (endpoint: Endpoint): string => `${endpoint.host}:${endpoint.port}`
+  const connect = async (endpoint: Endpoint, role: string): Promise<RespClient> => {
+    try {
+      return await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password })
+    } catch (error) {
+      throw new SetupError(`cannot connect to the ${role} ${describe(endpoint)}: ${errorText(error)}`)
+    }
+  }
+  const source = await connect(options.from, 'source')
+  let target: RespClient
+  try {
+    target = await connect(options.to, 'target')
+  } catch (error) {
+    await source.close()
+    throw error
+  }
+  try {
+    const names = await listFilters(source, options.patterns)
+    const jobs: Job[] = names.map((name) => ({ name, totalBytes: 0, copiedBytes: 0 }))
+    await readHeaders(source, jobs)
+    const progress = new Progress(out, jobs)
+    for (const job of jobs) {
+      if (job.error !== undefined) {
+        progress.failed++
+        progress.log(`failed ${displayName(job.name)}: ${job.error}`, true)
+      }
+    }
+    progress.tick(true)
+    const queue = jobs.filter((job) => job.error === undefined)
+    const worker = async (): Promise<void> => {
+      for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+        await copyFilter(source, target, job, options.replace, progress)
+        if (job.error !== undefined) {
+          progress.failed++
+          progress.log(`failed ${displayName(job.name)}: ${job.error}`, true)
+        } else {
+          progress.done++
+          progress.log(`copied ${displayName(job.name)} (${formatBytes(job.totalBytes)})`, false)
+          if (job.warning !== undefined) progress.log(`warning ${displayName(job.name)}: ${job.warning}`, true)
+        }
+        progress.tick()
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(options.parallel, Math.max(queue.length, 1)) }, worker))
+    progress.finish()
+
+    const copiedBytes = jobs.reduce((sum, job) => sum + job.copiedBytes, 0)
+    const seconds = ((Date.now() - startedMs) / 1000).toFixed(1)
+    const failed = jobs.filter((job) => job.error !== undefined)
+    out.write(
+      `bfs-copy: copied ${progress.done} of ${jobs.length} filters (${formatBytes(copiedBytes)}) from ${describe(options.from)} to ${describe(options.to)} in ${seconds} s; ${failed.length} failed\n`,
+    )
+    for (const job of failed) err.write(`bfs-copy: ${displayName(job.name)}: ${job.error}\n`)
+    return failed.length === 0 ? EXIT_OK : EXIT_FAILED
+  } finally {
+    await Promise.all([source.close(), target.close()])
+  }
+}
+
+async function main(): Promise<number> {
+  let options: CopyOptions | 'help'
+  try {
+    options = parseArgs(process.argv.slice(2))
+  } catch (error) {
+    process.stderr.write(`bfs-copy: ${errorText(error)}\n\n${USAGE}`)
+    return EXIT_USAGE
+  }
+  if (options === 'help') {
+    process.stdout.write(USAGE)
+    return EXIT_OK
+  }
+  try {
+    return await copy(options, process.stdout, process.stderr)
+  } catch (error) {
+    process.stderr.write(`bfs-copy: ${errorText(error)}\n`)
+    return error instanceof SetupError ? EXIT_USAGE : EXIT_FAILED
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    process.stderr.write(`bfs-copy: ${errorText(error)}\n`)
+    process.exitCode = EXIT_FAILED
+  },
+)

@@ -1,0 +1,510 @@
+#!/usr/bin/env node
+/**
+ * bfs-import: adds items, one per line, from files or standard input to a Bloom filter on a RESP
+ * server (bfs, or Redis with RedisBloom), with pipelined BF.MADD in batches.
+ *
+ *   bfs-import --filter name [--host h] [--port p] [--password x] [--batch n] [--window n]
+ *              [--capacity n --error-rate p [--expansion n] [--nonscaling]] [file ... | -]
+ *
+ * A line is an item as its bytes, without the line ending (LF or CRLF); empty lines are skipped.
+ * Progress goes to standard error (a bar on a terminal, a line every few seconds otherwise), the
+ * summary to standard output. Exit status: 0 every item stored, 1 some items failed or the
+ * connection was lost, 2 bad usage, an unreadable input or a server that cannot be used.
+ */
+import { createReadStream, fstatSync, statSync } from 'node:fs'
+import type { Readable } from 'node:stream'
+import { RespClient, RespReplyError, type RespArg, type RespValue } from './resp-client.js'
+
+const DEFAULT_BATCH = 1000
+const MAX_BATCH = 1_000_000
+/** BF.MADD commands in flight before reading waits for a reply: enough to keep the server busy. */
+const DEFAULT_WINDOW = 16
+const MAX_WINDOW = 4096
+const DEFAULT_PROGRESS_INTERVAL_S = 10
+/** The bar is redrawn at most this often. */
+const REDRAW_MS = 100
+const BAR_WIDTH = 30
+/** Distinct error texts shown at the end; the rest are only counted. */
+const MAX_ERROR_TEXTS = 5
+const READ_CHUNK_BYTES = 1024 * 1024
+
+const LF = 0x0a // \n
+const CR = 0x0d // \r
+
+const EXIT_OK = 0
+const EXIT_FAILED = 1
+const EXIT_USAGE = 2
+
+const USAGE = `usage: bfs-import --filter name [options] [file ... | -]
+
+Adds items (one per line) from the files, or standard input when there are none
+or for '-', to a Bloom filter with pipelined BF.MADD. Empty lines are skipped.
+
+options:
+  -f, --filter name       the filter (key) to add to (required)
+  --host host             server host (default 127.0.0.1)
+  --port port             server port (default 6379)
+  --password pass         AUTH with this password (or env BFS_IMPORT_PASSWORD)
+  --batch n               items per BF.MADD (default ${DEFAULT_BATCH})
+  --window n              BF.MADD commands in flight (default ${DEFAULT_WINDOW})
+  --capacity n            create the filter first (BF.RESERVE) with this capacity...
+  --error-rate p          ...and this error rate (both needed to create it)
+  --expansion n           ...and this expansion (default: the server's)
+  --nonscaling            ...as a non-scaling filter
+  --progress mode         auto (bar on a terminal, lines otherwise), bar, lines or none
+  --progress-interval s   seconds between progress lines (default ${DEFAULT_PROGRESS_INTERVAL_S})
+  -h, --help              this text
+
+An existing filter is used as it is (with a warning when --capacity was given).
+Exit status: 0 all stored, 1 some items failed, 2 bad usage or unusable server.
+`
+
+/** Bad usage, an unreadable input, or a server that cannot be used: nothing or little was done (exit 2). */
+class SetupError extends Error {}
+
+type ProgressMode = 'auto' | 'bar' | 'lines' | 'none'
+
+interface ImportOptions {
+  filter: string
+  host: string
+  port: number
+  password?: string
+  batch: number
+  window: number
+  create?: { capacity: number; errorRate: number; expansion?: number; nonScaling: boolean }
+  progress: ProgressMode
+  progressIntervalMs: number
+  /** Paths; '-' is standard input. */
+  inputs: string[]
+}
+
+function parseCount(text: string, flag: string, min: number, max: number): number {
+  const n = Number(text)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new SetupError(`${flag}: expected an integer from ${min} to ${max}, got '${text}'`)
+  }
+  return n
+}
+
+function parseArgs(args: readonly string[]): ImportOptions | 'help' {
+  let filter: string | undefined
+  let host = '127.0.0.1'
+  let port = 6379
+  let password = process.env.BFS_IMPORT_PASSWORD
+  let batch = DEFAULT_BATCH
+  let window = DEFAULT_WINDOW
+  let capacity: number | undefined
+  let errorRate: number | undefined
+  let expansion: number | undefined
+  let nonScaling = false
+  let progress: ProgressMode = 'auto'
+  let progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_S * 1000
+  const inputs: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    let arg = args[i]!
+    let inline: string | undefined
+    const eq = arg.indexOf('=')
+    if (arg.startsWith('--') && eq > 0) {
+      inline = arg.slice(eq + 1)
+      arg = arg.slice(0, eq)
+    }
+    const value = (): string => {
+      if (inline !== undefined) return inline
+      const next = args[++i]
+      if (next === undefined) throw new SetupError(`${arg} needs a value`)
+      return next
+    }
+    switch (arg) {
+      case '-h':
+      case '--help':
+        return 'help'
+      case '-f':
+      case '--filter':
+        filter = value()
+        break
+      case '--host':
+        host = value()
+        break
+      case '--port':
+        port = parseCount(value(), arg, 1, 65535)
+        break
+      case '--password':
+        password = value()
+        break
+      case '--batch':
+        batch = parseCount(value(), arg, 1, MAX_BATCH)
+        break
+      case '--window':
+        window = parseCount(value(), arg, 1, MAX_WINDOW)
+        break
+      case '--capacity':
+        capacity = parseCount(value(), arg, 1, Number.MAX_SAFE_INTEGER)
+        break
+      case '--error-rate': {
+        const text = value()
+        errorRate = Number(text)
+        if (text.trim() === '' || !(errorRate > 0 && errorRate < 1)) {
+          throw new SetupError(`${arg}: expected a number between 0 and 1, got '${text}'`)
+        }
+        break
+      }
+      case '--expansion':
+        expansion = parseCount(value(), arg, 1, 0xffffffff)
+        break
+      case '--nonscaling':
+        nonScaling = true
+        break
+      case '--progress': {
+        const mode = value()
+        if (mode !== 'auto' && mode !== 'bar' && mode !== 'lines' && mode !== 'none') {
+          throw new SetupError(`--progress: expected auto, bar, lines or none, got '${mode}'`)
+        }
+        progress = mode
+        break
+      }
+      case '--progress-interval': {
+        const text = value()
+        const seconds = Number(text)
+        if (text.trim() === '' || !(seconds >= 0) || !Number.isFinite(seconds)) {
+          throw new SetupError(`${arg}: expected seconds, got '${text}'`)
+        }
+        progressIntervalMs = seconds * 1000
+        break
+      }
+      case '--':
+        inputs.push(...args.slice(i + 1))
+        i = args.length
+        break
+      default:
+        if (arg.startsWith('-') && arg !== '-') throw new SetupError(`unknown option ${arg}`)
+        inputs.push(arg)
+    }
+  }
+  if (filter === undefined || filter === '') throw new SetupError('--filter is required')
+  if ((capacity === undefined) !== (errorRate === undefined)) {
+    throw new SetupError('--capacity and --error-rate go together (they create the filter)')
+  }
+  if (capacity === undefined && (expansion !== undefined || nonScaling)) {
+    throw new SetupError('--expansion and --nonscaling need --capacity and --error-rate')
+  }
+  if (expansion !== undefined && nonScaling) throw new SetupError('--expansion and --nonscaling exclude each other')
+  const create = capacity !== undefined && errorRate !== undefined ? { capacity, errorRate, expansion, nonScaling } : undefined
+  return {
+    filter,
+    host,
+    port,
+    password: password === '' ? undefined : password,
+    batch,
+    window,
+    create,
+    progress,
+    progressIntervalMs,
+    inputs: inputs.length === 0 ? ['-'] : inputs,
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** 1234567 → "1,234,567". */
+function grouped(n: number): string {
+  return Math.round(n).toLocaleString('en-US')
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000)
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+  return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`
+}
+
+/** What has happened so far. */
+interface Counts {
+  /** Items read from the inputs (non-empty lines). */
+  read: number
+  /** Items the server answered for (new + present + errors so far). */
+  done: number
+  added: number
+  present: number
+  errors: number
+  bytesRead: number
+}
+
+/** Progress on standard error: a redrawn bar, periodic lines, or nothing. */
+class Progress {
+  private lastDrawMs = 0
+  private drawn = false
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly mode: 'bar' | 'lines' | 'none',
+    private readonly intervalMs: number,
+    private readonly counts: Counts,
+    /** Total input bytes when every input is a regular file; undefined otherwise. */
+    private readonly totalBytes: number | undefined,
+    private readonly startedMs: number,
+  ) {}
+
+  private status(now: number): { text: string; fraction?: number } {
+    const c = this.counts
+    const elapsedMs = Math.max(now - this.startedMs, 1)
+    const rate = (c.done / elapsedMs) * 1000
+    let text = `${grouped(c.done)} items  ${grouped(rate)} items/s`
+    if (c.errors > 0) text += `  ${grouped(c.errors)} errors`
+    if (this.totalBytes === undefined || this.totalBytes === 0) return { text }
+    const fraction = Math.min(c.bytesRead / this.totalBytes, 1)
+    const etaMs = fraction > 0 ? (elapsedMs * (1 - fraction)) / fraction : undefined
+    text += etaMs === undefined ? '  ETA --' : `  ETA ${formatDuration(etaMs)}`
+    return { text, fraction }
+  }
+
+  /** Redraws the bar or prints a line when it is time to (or always with `force`). */
+  tick(force = false): void {
+    if (this.mode === 'none') return
+    const now = Date.now()
+    const interval = this.mode === 'bar' ? REDRAW_MS : this.intervalMs
+    if (!force && now - this.lastDrawMs < interval) return
+    this.lastDrawMs = now
+    const { text, fraction } = this.status(now)
+    if (this.mode === 'lines') {
+      const percent = fraction === undefined ? '' : `${(fraction * 100).toFixed(1)}%  `
+      this.out.write(`bfs-import: ${percent}${text}\n`)
+      return
+    }
+    let bar = ''
+    if (fraction !== undefined) {
+      const filled = Math.round(fraction * BAR_WIDTH)
+      bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%  `
+    }
+    this.out.write(`\r${bar}${text}\x1b[K`)
+    this.drawn = true
+  }
+
+  /** A line that must stay on screen (a warning). */
+  log(line: string): void {
+    if (this.drawn) this.out.write('\r\x1b[K')
+    this.out.write(`${line}\n`)
+    this.drawn = false
+  }
+
+  finish(): void {
+    if (this.mode === 'none') return
+    this.tick(true)
+    if (this.mode === 'bar') this.out.write('\n')
+  }
+}
+
+/** Total bytes of the inputs when all are regular files (standard input redirected from a file counts). */
+function inputBytes(inputs: readonly string[]): number | undefined {
+  let total = 0
+  for (const input of inputs) {
+    try {
+      const stat = input === '-' ? fstatSync(0) : statSync(input)
+      if (!stat.isFile()) return undefined
+      total += stat.size
+    } catch {
+      return undefined
+    }
+  }
+  return total
+}
+
+function openInput(input: string): Readable {
+  if (input === '-') return process.stdin
+  return createReadStream(input, { highWaterMark: READ_CHUNK_BYTES })
+}
+
+/**
+ * Reads the inputs line by line and sends the items in pipelined BF.MADD batches of `batch`,
+ * with at most `window` commands awaiting their reply.
+ */
+class Importer {
+  readonly counts: Counts = { read: 0, done: 0, added: 0, present: 0, errors: 0, bytesRead: 0 }
+  /** Distinct error texts, with how many items each one cost. */
+  readonly errorTexts = new Map<string, number>()
+  /** Set when the connection failed: nothing more can be sent. */
+  fatal: Error | undefined
+  private batchItems: Buffer[] = []
+  private readonly inFlight = new Set<Promise<void>>()
+  progress: Progress | undefined
+
+  constructor(
+    private readonly client: RespClient,
+    private readonly options: ImportOptions,
+  ) {}
+
+  async run(): Promise<void> {
+    for (const input of this.options.inputs) {
+      if (this.fatal !== undefined) break
+      await this.readInput(input)
+    }
+    if (this.fatal === undefined && this.batchItems.length > 0) this.flush()
+    await Promise.all(this.inFlight)
+  }
+
+  private async readInput(input: string): Promise<void> {
+    const stream = openInput(input)
+    let rest: Buffer | undefined
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        if (this.fatal !== undefined) break
+        this.counts.bytesRead += chunk.length
+        const data = rest === undefined ? chunk : Buffer.concat([rest, chunk])
+        let start = 0
+        for (let lf = data.indexOf(LF, start); lf >= 0; lf = data.indexOf(LF, start)) {
+          if (this.fatal !== undefined) break
+          this.item(data, start, lf)
+          start = lf + 1
+          if (this.inFlight.size >= this.options.window) await Promise.race(this.inFlight)
+        }
+        rest = start < data.length ? data.subarray(start) : undefined
+      }
+    } catch (error) {
+      throw new SetupError(`cannot read ${input === '-' ? 'standard input' : input}: ${errorText(error)}`)
+    } finally {
+      if (input !== '-') stream.destroy()
+    }
+    if (rest !== undefined) this.item(rest, 0, rest.length) // a last line without LF
+  }
+
+  private item(data: Buffer, start: number, end: number): void {
+    if (end > start && data[end - 1] === CR) end--
+    if (end === start) return
+    this.counts.read++
+    this.batchItems.push(data.subarray(start, end))
+    if (this.batchItems.length >= this.options.batch) this.flush()
+  }
+
+  private flush(): void {
+    const items = this.batchItems
+    this.batchItems = []
+    const argv: RespArg[] = ['BF.MADD', this.options.filter, ...items]
+    const done = this.client.send(argv).then(
+      (reply) => this.settle(items.length, reply),
+      (error: Error) => this.fail(items.length, error),
+    )
+    const tracked = done.finally(() => this.inFlight.delete(tracked))
+    this.inFlight.add(tracked)
+  }
+
+  private settle(count: number, reply: RespValue): void {
+    const c = this.counts
+    if (!Array.isArray(reply)) {
+      this.fail(count, new Error(`unexpected reply to BF.MADD: ${String(reply)}`))
+      return
+    }
+    for (const outcome of reply) {
+      if (outcome === 1) c.added++
+      else if (outcome === 0) c.present++
+      else this.noteError(1, outcome instanceof RespReplyError ? outcome.message : `unexpected element ${String(outcome)}`)
+    }
+    // BF.MADD stops at the first item a full filter refuses: the ones after it were not added.
+    if (reply.length < count) this.noteError(count - reply.length, 'not added after an earlier error in the same batch')
+    c.done += count
+    this.progress?.tick()
+  }
+
+  private fail(count: number, error: Error): void {
+    if (!(error instanceof RespReplyError) && this.fatal === undefined) this.fatal = error
+    this.noteError(count, error.message)
+    this.counts.done += count
+    this.progress?.tick()
+  }
+
+  private noteError(count: number, text: string): void {
+    this.counts.errors += count
+    if (this.errorTexts.has(text) || this.errorTexts.size < MAX_ERROR_TEXTS) {
+      this.errorTexts.set(text, (this.errorTexts.get(text) ?? 0) + count)
+    }
+  }
+}
+
+/** Connects, checks the server answers (and AUTH worked), creates the filter when asked. */
+async function prepare(options: ImportOptions, warn: (line: string) => void): Promise<RespClient> {
+  const where = `${options.host}:${options.port}`
+  let client: RespClient
+  try {
+    client = await RespClient.connect(options.host, options.port, { password: options.password })
+  } catch (error) {
+    throw new SetupError(`cannot connect to ${where}: ${errorText(error)}`)
+  }
+  try {
+    await client.send(['PING'])
+    if (options.create !== undefined) {
+      const { capacity, errorRate, expansion, nonScaling } = options.create
+      const argv: RespArg[] = ['BF.RESERVE', options.filter, String(errorRate), capacity]
+      if (expansion !== undefined) argv.push('EXPANSION', expansion)
+      if (nonScaling) argv.push('NONSCALING')
+      try {
+        await client.send(argv)
+      } catch (error) {
+        // RedisBloom's reply for an existing key: keep its own parameters and add to it.
+        if (!(error instanceof RespReplyError) || !/item exists/.test(error.message)) throw error
+        warn(`bfs-import: filter '${options.filter}' exists; adding to it with its own capacity and error rate`)
+      }
+    }
+  } catch (error) {
+    await client.close()
+    throw new SetupError(`${where}: ${errorText(error)}`)
+  }
+  return client
+}
+
+async function runImport(options: ImportOptions, out: NodeJS.WritableStream, err: NodeJS.WriteStream): Promise<number> {
+  const startedMs = Date.now()
+  const client = await prepare(options, (line) => err.write(`${line}\n`))
+  const importer = new Importer(client, options)
+  const mode = options.progress === 'auto' ? (err.isTTY === true ? 'bar' : 'lines') : options.progress
+  const progress = new Progress(err, mode, options.progressIntervalMs, importer.counts, inputBytes(options.inputs), startedMs)
+  importer.progress = progress
+  try {
+    await importer.run()
+  } finally {
+    progress.finish()
+    await client.close()
+  }
+  const c = importer.counts
+  const elapsedMs = Date.now() - startedMs
+  const rate = elapsedMs > 0 ? (c.read / elapsedMs) * 1000 : 0
+  out.write(
+    `bfs-import: ${grouped(c.read)} items read into '${options.filter}' in ${(elapsedMs / 1000).toFixed(2)} s (${grouped(rate)} items/s): ` +
+      `${grouped(c.added)} new, ${grouped(c.present)} already present, ${grouped(c.errors)} errors\n`,
+  )
+  for (const [text, count] of importer.errorTexts) err.write(`bfs-import: ${grouped(count)} items: ${text}\n`)
+  if (importer.fatal !== undefined) {
+    err.write(`bfs-import: stopped: ${importer.fatal.message}\n`)
+    return EXIT_FAILED
+  }
+  return c.errors === 0 ? EXIT_OK : EXIT_FAILED
+}
+
+async function main(): Promise<number> {
+  let options: ImportOptions | 'help'
+  try {
+    options = parseArgs(process.argv.slice(2))
+  } catch (error) {
+    process.stderr.write(`bfs-import: ${errorText(error)}\n\n${USAGE}`)
+    return EXIT_USAGE
+  }
+  if (options === 'help') {
+    process.stdout.write(USAGE)
+    return EXIT_OK
+  }
+  try {
+    return await runImport(options, process.stdout, process.stderr)
+  } catch (error) {
+    process.stderr.write(`bfs-import: ${errorText(error)}\n`)
+    return error instanceof SetupError ? EXIT_USAGE : EXIT_FAILED
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code
+  },
+  (error: unknown) => {
+    process.stderr.write(`bfs-import: ${(error as Error)?.stack ?? String(error)}\n`)
+    process.exitCode = EXIT_FAILED
+  },
+)

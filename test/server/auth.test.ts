@@ -1,0 +1,133 @@
+/**
+ * requirepass, AUTH and HELLO ... AUTH with redis 7.0's exact words (server.c shared.noautherr,
+ * acl.c authCommand / helloCommand), and the start-up warning for an open bind address.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { checkOpenFiles, isLoopbackAddress, openBindWarning, readOpenFilesLimit } from '../../src/server/startup-checks.js'
+
+const NOAUTH = '-NOAUTH Authentication required.\r\n'
+const WRONGPASS = '-WRONGPASS invalid username-password pair or user is disabled.\r\n'
+
+let running: RunningServer | undefined
+const open: RawClient[] = []
+
+afterEach(async () => {
+  for (const client of open.splice(0)) client.close()
+  await running?.stop()
+  running = undefined
+})
+
+async function connect(port: number): Promise<RawClient> {
+  const client = await RawClient.connect(port)
+  open.push(client)
+  return client
+}
+
+/** One command, one reply: a line, or for HELLO's map everything up to a pause. */
+async function ask(client: RawClient, ...args: string[]): Promise<string> {
+  client.write(encodeCommand(args))
+  return (await client.readUntil((bytes) => bytes.includes('\r\n') && (bytes[0] !== 0x2a && bytes[0] !== 0x25 ? true : bytes.includes('args')))).toString('latin1')
+}
+
+describe('requirepass', () => {
+  it('every command but AUTH, HELLO, QUIT and RESET gets NOAUTH until AUTH succeeds', async () => {
+    running = await startServer({ requirepass: 's3cret' })
+    const client = await connect(running.port)
+    for (const command of [['PING'], ['BF.ADD', 'f', 'x'], ['BF.EXISTS', 'f', 'x'], ['CONFIG', 'GET', 'requirepass'], ['SELECT', '0'], ['CLIENT', 'ID']]) {
+      expect(await ask(client, ...command), command.join(' ')).toBe(NOAUTH)
+    }
+    // redis 7.0 checks existence and arity before authentication.
+    expect(await ask(client, 'NOSUCH')).toBe("-ERR unknown command 'NOSUCH', with args beginning with: \r\n")
+    expect(await ask(client, 'AUTH', 'wrong')).toBe(WRONGPASS)
+    expect(await ask(client, 'AUTH', 's3cre')).toBe(WRONGPASS)
+    expect(await ask(client, 'AUTH', 's3cret-and-more')).toBe(WRONGPASS)
+    expect(await ask(client, 'AUTH', 'someone', 's3cret')).toBe(WRONGPASS)
+    expect(await ask(client, 'PING')).toBe(NOAUTH)
+    expect(await ask(client, 'AUTH', 's3cret')).toBe('+OK\r\n')
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(await ask(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
+    // RESET forgets the authentication.
+    expect(await ask(client, 'RESET')).toBe('+RESET\r\n')
+    expect(await ask(client, 'PING')).toBe(NOAUTH)
+    expect(await ask(client, 'AUTH', 'default', 's3cret')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'f', 'x')).toBe(':1\r\n')
+  })
+
+  it('HELLO needs AUTH inside it; HELLO 3 AUTH default <password> authenticates', async () => {
+    running = await startServer({ requirepass: 's3cret' })
+    const client = await connect(running.port)
+    expect(await ask(client, 'HELLO', '3')).toBe(
+      '-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n',
+    )
+    expect(await ask(client, 'HELLO', '3', 'AUTH', 'default', 'nope')).toBe(WRONGPASS)
+    const hello = await ask(client, 'HELLO', '3', 'AUTH', 'default', 's3cret')
+    expect(hello.startsWith('%7\r\n')).toBe(true)
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  })
+
+  it('QUIT is allowed without AUTH', async () => {
+    running = await startServer({ requirepass: 's3cret' })
+    const client = await connect(running.port)
+    expect(await ask(client, 'QUIT')).toBe('+OK\r\n')
+    await client.waitClosed()
+  })
+
+  it('CONFIG SET requirepass applies to new connections; without a password AUTH says so', async () => {
+    running = await startServer()
+    const client = await connect(running.port)
+    expect(await ask(client, 'AUTH', 'x')).toBe(
+      '-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n',
+    )
+    expect(await ask(client, 'CONFIG', 'SET', 'requirepass', 'later')).toBe('+OK\r\n')
+    const next = await connect(running.port)
+    expect(await ask(next, 'PING')).toBe(NOAUTH)
+    expect(await ask(next, 'AUTH', 'later')).toBe('+OK\r\n')
+    expect(await ask(next, 'PING')).toBe('+PONG\r\n')
+  })
+
+  it('a wrong password never closes the connection and the server stays healthy', async () => {
+    running = await startServer({ requirepass: 'pw' })
+    const client = await connect(running.port)
+    for (let i = 0; i < 50; i++) expect(await ask(client, 'AUTH', `guess-${i}`)).toBe(WRONGPASS)
+    expect(await ask(client, 'AUTH', 'pw')).toBe('+OK\r\n')
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  })
+})
+
+describe('start-up checks', () => {
+  it('binding beyond loopback with no requirepass logs a warning; with one, or on loopback, none', async () => {
+    running = await startServer({ bind: '0.0.0.0' })
+    expect(running.logs.some((line) => line.includes('WARNING: listening on 0.0.0.0 with no requirepass'))).toBe(true)
+    await running.stop()
+    running = await startServer({ bind: '0.0.0.0', requirepass: 'pw' })
+    expect(running.logs.some((line) => line.includes('no requirepass'))).toBe(false)
+    await running.stop()
+    running = await startServer({ bind: '127.0.0.1' })
+    expect(running.logs.some((line) => line.includes('no requirepass'))).toBe(false)
+  })
+
+  it('isLoopbackAddress and openBindWarning', () => {
+    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1']) expect(isLoopbackAddress(address), address).toBe(true)
+    for (const address of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', '128.0.0.1']) expect(isLoopbackAddress(address), address).toBe(false)
+    // Only the open address is named.
+    expect(openBindWarning(['127.0.0.1', '10.0.0.1'], '')).toContain('listening on 10.0.0.1 with no requirepass')
+    expect(openBindWarning(['127.0.0.1'], '')).toBeUndefined()
+    expect(openBindWarning(['10.0.0.1'], 'pw')).toBeUndefined()
+  })
+
+  it('too few file descriptors for maxclients: redis\'s warning, and maxclients reduced to fit', () => {
+    const limits = 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 4096                 files\n'
+    expect(readOpenFilesLimit(limits)).toBe(1024)
+    expect(readOpenFilesLimit('Max open files            unlimited            unlimited            files\n')).toBeUndefined()
+    const check = checkOpenFiles(10_000, 1024)
+    expect(check.maxclients).toBe(992)
+    expect(check.warnings).toEqual([
+      'You requested maxclients of 10000 requiring at least 10032 max file descriptors.',
+      "Current maximum open files is 1024. maxclients has been reduced to 992 to compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
+    ])
+    expect(checkOpenFiles(100, 1024)).toEqual({ maxclients: 100, warnings: [] })
+    expect(checkOpenFiles(100, undefined)).toEqual({ maxclients: 100, warnings: [] })
+  })
+})

@@ -1,0 +1,350 @@
+/**
+ * Every limit, hit on a real server: the exact words redis 7.0 uses, and a server that answers
+ * PING afterwards. maxclients, query and output buffers, timeout, tcp-keepalive, maxmemory,
+ * max-filter-bytes, protocol limits, handler exceptions, rename-command and graceful close.
+ */
+import net from 'node:net'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { layerGeometry } from '../../src/core/sizing.js'
+import { loadConfig, ConfigError } from '../../src/server/config.js'
+import { createServer } from '../../src/server/server.js'
+
+const OOM = "-OOM command not allowed when used memory > 'maxmemory'.\r\n"
+const TOO_LARGE = '-ERR filter would exceed the maximum filter size\r\n'
+
+let running: RunningServer | undefined
+const open: RawClient[] = []
+
+afterEach(async () => {
+  for (const client of open.splice(0)) client.close()
+  await running?.stop()
+  running = undefined
+  vi.restoreAllMocks()
+})
+
+async function start(config: Parameters<typeof startServer>[0] = {}, options: Parameters<typeof startServer>[1] = {}): Promise<RunningServer> {
+  running = await startServer(config, options)
+  return running
+}
+
+async function connect(port: number): Promise<RawClient> {
+  const client = await RawClient.connect(port)
+  open.push(client)
+  return client
+}
+
+/** Sends one command and reads one whole reply line (these tests only need single-line replies). */
+async function ask(client: RawClient, ...args: string[]): Promise<string> {
+  client.write(encodeCommand(args))
+  return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
+}
+
+async function expectHealthy(port: number): Promise<void> {
+  const client = await connect(port)
+  expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+}
+
+/** Bytes of the first layer BF.RESERVE key <errorRate> <capacity> allocates (scalable: rate halved). */
+function reserveBytes(errorRate: number, capacity: number): number {
+  return layerGeometry(capacity, errorRate / 2).byteCount
+}
+
+describe('maxclients', () => {
+  it('the client past the limit gets redis\'s error and is closed; the others keep working', async () => {
+    const { port, server } = await start({ maxclients: 2 })
+    const a = await connect(port)
+    const b = await connect(port)
+    expect(await ask(a, 'PING')).toBe('+PONG\r\n')
+    expect(await ask(b, 'PING')).toBe('+PONG\r\n')
+    const c = await connect(port)
+    // readUntil(() => false) returns what arrived once the server closes the connection.
+    expect((await c.readUntil(() => false)).toString()).toBe('-ERR max number of clients reached\r\n')
+    await c.waitClosed()
+    expect(server.stats.rejectedConnections).toBe(1)
+    expect(await ask(a, 'PING')).toBe('+PONG\r\n')
+    b.close()
+    while (server.clientCount > 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    await expectHealthy(port)
+  })
+})
+
+describe('client-query-buffer-limit', () => {
+  it('closes a client whose unfinished command passes the limit, without a reply', async () => {
+    const { port, logs } = await start({ 'client-query-buffer-limit': 1024 * 1024 })
+    const client = await connect(port)
+    const bulk = Buffer.alloc(100 * 1024, 0x61)
+    // 20 arguments of 100 KiB announced, 12 sent: 1.2 MiB held for a command that never ends.
+    client.write('*20\r\n$4\r\nECHO\r\n')
+    for (let i = 0; i < 12; i++) client.write(Buffer.concat([Buffer.from(`$${bulk.length}\r\n`), bulk, Buffer.from('\r\n')]))
+    const received = await client.readUntil(() => false)
+    expect(client.closed).toBe(true)
+    expect(received.length).toBe(0)
+    expect(logs.some((line) => line.includes('Closing client that reached max query buffer length'))).toBe(true)
+    await expectHealthy(port)
+  })
+
+  it('a command just under the limit runs', async () => {
+    const { port } = await start({ 'client-query-buffer-limit': 1024 * 1024 })
+    const client = await connect(port)
+    const bulk = Buffer.alloc(900 * 1024, 0x62)
+    client.write(encodeCommand(['ECHO', bulk]))
+    const reply = await client.read(`$${bulk.length}\r\n`.length + bulk.length + 2)
+    expect(reply.subarray(0, 8).toString()).toBe(`$${bulk.length}\r\n`.slice(0, 8))
+    expect(reply.length).toBe(`$${bulk.length}\r\n`.length + bulk.length + 2)
+  })
+})
+
+describe('client-output-buffer-limit', () => {
+  it('a client that sends and never reads stops being read: its pending output stays bounded', async () => {
+    const { port, server } = await start({ 'client-output-buffer-limit': 0 })
+    const socket = net.connect({ port, host: '127.0.0.1' })
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause() // never read
+    const payload = Buffer.alloc(4096, 0x63)
+    const command = encodeCommand(['ECHO', payload])
+    const count = 8000 // 32 MiB of requests, 32 MiB of replies: far more than socket buffers hold
+    const batch = Buffer.concat(Array.from({ length: 100 }, () => command))
+    for (let i = 0; i < count / 100; i++) socket.write(batch)
+    // Wait until the server stops reading: our own writes back up.
+    const deadline = Date.now() + 20_000
+    while (socket.writableLength === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(socket.writableLength).toBeGreaterThan(0)
+    for (const client of server.clients()) expect(client.outputBytes()).toBeLessThan(1024 * 1024)
+    await expectHealthy(port)
+    // Once it reads, every reply arrives, in order.
+    let received = 0
+    socket.on('data', (chunk: Buffer) => (received += chunk.length))
+    socket.resume()
+    const replyBytes = count * (`$4096\r\n`.length + 4096 + 2)
+    while (received < replyBytes && Date.now() < deadline + 20_000) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(received).toBe(replyBytes)
+    socket.destroy()
+  })
+
+  it('a client whose pending replies pass the hard limit is disconnected', async () => {
+    const { port, logs } = await start({ 'client-output-buffer-limit': 1024 * 1024 })
+    const socket = net.connect({ port, host: '127.0.0.1' })
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    // COMMAND answers with the whole table: a few KiB per 16 bytes asked, over the limit in one read.
+    socket.write(Buffer.concat(Array.from({ length: 2000 }, () => encodeCommand(['COMMAND']))))
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    expect(logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.'))).toBe(true)
+    await expectHealthy(port)
+  })
+})
+
+describe('timeout and tcp-keepalive', () => {
+  it('timeout closes an idle client and leaves a busy one', async () => {
+    const { port } = await start({ timeout: 1 })
+    const idle = await connect(port)
+    const busy = await connect(port)
+    expect(await ask(idle, 'PING')).toBe('+PONG\r\n')
+    const until = Date.now() + 2500
+    while (Date.now() < until && !idle.closed) {
+      expect(await ask(busy, 'PING')).toBe('+PONG\r\n')
+      await new Promise((resolve) => setTimeout(resolve, 150))
+    }
+    await idle.waitClosed(10_000)
+    expect(idle.closed).toBe(true)
+    expect(busy.closed).toBe(false)
+    expect(await ask(busy, 'PING')).toBe('+PONG\r\n')
+  })
+
+  it('timeout 0 never closes', async () => {
+    const { port } = await start({ timeout: 0 })
+    const client = await connect(port)
+    await new Promise((resolve) => setTimeout(resolve, 1300))
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  })
+
+  it('tcp-keepalive sets keep-alive on each client socket; 0 leaves it off', async () => {
+    const spy = vi.spyOn(net.Socket.prototype, 'setKeepAlive')
+    const first = await start({ 'tcp-keepalive': 300 })
+    const client = await connect(first.port)
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(spy).toHaveBeenCalledWith(true, 300_000)
+    client.close()
+    await first.stop()
+    spy.mockClear()
+    const second = await start({ 'tcp-keepalive': 0 })
+    const other = await connect(second.port)
+    expect(await ask(other, 'PING')).toBe('+PONG\r\n')
+    expect(spy.mock.calls.filter((call) => call[0] === true)).toHaveLength(0)
+  })
+})
+
+describe('maxmemory', () => {
+  const capacity = 400_000
+  const filterBytes = reserveBytes(0.01, capacity)
+
+  it('a BF.RESERVE that would pass it gets -OOM; reads, small writes and DEL still work', async () => {
+    const maxmemory = Math.floor(filterBytes * 1.5)
+    const { port } = await start({ maxmemory })
+    const client = await connect(port)
+    expect(await ask(client, 'BF.RESERVE', 'a', '0.01', String(capacity))).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.RESERVE', 'b', '0.01', String(capacity))).toBe(OOM)
+    expect(await ask(client, 'EXISTS', 'b')).toBe(':0\r\n')
+    expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'a', 'x')).toBe(':1\r\n')
+    // Auto-create of a small filter fits.
+    expect(await ask(client, 'BF.ADD', 'small', 'x')).toBe(':1\r\n')
+    // An auto-create that does not fit (BF.INSERT with a capacity) is refused too.
+    expect(await ask(client, 'BF.INSERT', 'big', 'CAPACITY', String(capacity), 'ITEMS', 'x')).toBe(OOM)
+    expect(await ask(client, 'DEL', 'a')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.RESERVE', 'b', '0.01', String(capacity))).toBe('+OK\r\n')
+    await expectHealthy(port)
+  })
+
+  it('a scale-up that would pass it gets -OOM and the filter is unchanged', async () => {
+    const first = reserveBytes(0.01, 10_000)
+    const { port } = await start({ maxmemory: first * 4 })
+    const client = await connect(port)
+    expect(await ask(client, 'BF.RESERVE', 'grow', '0.01', '10000', 'EXPANSION', '16')).toBe('+OK\r\n')
+    const items = Array.from({ length: 10_000 }, (_, i) => `item-${i}`)
+    client.write(encodeCommand(['BF.MADD', 'grow', ...items]))
+    await client.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= 10_001)
+    let outcome = ''
+    // A few of the 10,000 were false positives, so the layer fills within a few more adds.
+    for (let i = 0; i < 500 && outcome !== OOM; i++) outcome = await ask(client, 'BF.ADD', 'grow', `more-${i}`)
+    expect(outcome).toBe(OOM)
+    expect(await ask(client, 'BF.INFO', 'grow', 'FILTERS')).toBe('*1\r\n:1\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'grow', 'item-1')).toBe(':1\r\n')
+    await expectHealthy(port)
+  })
+
+  it('once used memory is over it (CONFIG SET lowered it), denyoom commands get -OOM until DEL', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    expect(await ask(client, 'BF.RESERVE', 'a', '0.01', '100000')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'SET', 'maxmemory', '1000')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(OOM)
+    expect(await ask(client, 'BF.MADD', 'a', 'x')).toBe(OOM)
+    expect(await ask(client, 'BF.EXISTS', 'a', 'x')).toBe(':0\r\n')
+    expect(await ask(client, 'DEL', 'a')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
+    expect(await ask(client, 'CONFIG', 'SET', 'maxmemory', '0')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.RESERVE', 'b', '0.01', '100000')).toBe('+OK\r\n')
+  })
+})
+
+describe('max-filter-bytes', () => {
+  it('BF.RESERVE f 0.0001 1000000000000 is an error reply, not a crash', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    expect(await ask(client, 'BF.RESERVE', 'f', '0.0001', '1000000000000')).toBe(TOO_LARGE)
+    expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
+    await expectHealthy(port)
+  })
+
+  it('with no per-filter limit it is still an error reply', async () => {
+    const { port } = await start({ 'max-filter-bytes': 0 })
+    const client = await connect(port)
+    expect(await ask(client, 'BF.RESERVE', 'f', '0.0001', '1000000000000')).toBe('-ERR could not create filter\r\n')
+    await expectHealthy(port)
+  })
+
+  it('counts all layers: a scale-up past it gets the error', async () => {
+    const first = reserveBytes(0.01, 10_000)
+    const { port } = await start({ 'max-filter-bytes': first * 4 })
+    const client = await connect(port)
+    expect(await ask(client, 'BF.RESERVE', 'f', '0.01', '10000', 'EXPANSION', '2')).toBe('+OK\r\n')
+    // Layers 1 + 2 (20000 items at 0.0025) are about 3.3x the first; with layer 3 (40000) about 8x.
+    let outcome = ''
+    for (let i = 0; i < 40_000 && outcome !== TOO_LARGE; i += 500) {
+      const items = Array.from({ length: 500 }, (_, j) => `i${i + j}`)
+      client.write(encodeCommand(['BF.MADD', 'f', ...items]))
+      const reply = (await client.readUntil((bytes) => /^\*(\d+)\r\n/.test(bytes.toString()) && bytes.toString().split('\r\n').length - 2 >= Number(/^\*(\d+)/.exec(bytes.toString())![1]))).toString()
+      if (reply.includes(TOO_LARGE)) outcome = TOO_LARGE
+    }
+    expect(outcome).toBe(TOO_LARGE)
+    expect(await ask(client, 'BF.INFO', 'f', 'FILTERS')).toBe('*1\r\n:2\r\n')
+    await expectHealthy(port)
+  })
+})
+
+describe('protocol limits', () => {
+  const cases: [string, string | Buffer, string][] = [
+    ['a bulk over proto-max-bulk-len', '*2\r\n$4\r\nECHO\r\n$600000000\r\n', '-ERR Protocol error: invalid bulk length\r\n'],
+    ['a multibulk over 1024*1024 items', '*2000000\r\n', '-ERR Protocol error: invalid multibulk length\r\n'],
+    ['an inline line over 64 KiB', Buffer.alloc(70 * 1024, 0x61), '-ERR Protocol error: too big inline request\r\n'],
+  ]
+  for (const [name, bytes, error] of cases) {
+    it(`${name}: redis's error, then only that connection closes`, async () => {
+      const { port } = await start()
+      const bystander = await connect(port)
+      const client = await connect(port)
+      client.write(bytes)
+      expect((await client.readUntil((received) => received.includes('\r\n'))).toString()).toBe(error)
+      await client.waitClosed()
+      expect(await ask(bystander, 'PING')).toBe('+PONG\r\n')
+    })
+  }
+})
+
+describe('faults', () => {
+  it('an exception in a handler is -ERR internal error, logged with the command; the connection stays up', async () => {
+    const { port, logs } = await start({}, {
+      commands: [{ name: 'BOOM', arity: 1, flags: [], handler: () => { throw new TypeError('kaput') } }],
+    })
+    const client = await connect(port)
+    expect(await ask(client, 'BOOM')).toBe('-ERR internal error\r\n')
+    expect(logs.some((line) => line.includes('BOOM') && line.includes('kaput'))).toBe(true)
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  })
+})
+
+describe('rename-command', () => {
+  it('is read from bfs.conf, repeatable, "" disables', () => {
+    const config = loadConfig('rename-command CONFIG ""\nrename-command FLUSHALL nuke-it\n', ['--rename-command', 'KEYS', ''])
+    expect(config['rename-command']).toEqual([
+      { from: 'CONFIG', to: '' },
+      { from: 'FLUSHALL', to: 'nuke-it' },
+      { from: 'KEYS', to: '' },
+    ])
+    expect(() => loadConfig('rename-command CONFIG\n')).toThrow(ConfigError)
+  })
+
+  it('renamed and disabled commands answer as unknown; the new name works', async () => {
+    const { port } = await start({ 'rename-command': [{ from: 'CONFIG', to: '' }, { from: 'FLUSHALL', to: 'NUKE-IT' }] })
+    const client = await connect(port)
+    expect(await ask(client, 'CONFIG', 'GET', 'port')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'port' \r\n")
+    expect(await ask(client, 'FLUSHALL')).toBe("-ERR unknown command 'FLUSHALL', with args beginning with: \r\n")
+    expect(await ask(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
+    expect(await ask(client, 'nuke-it')).toBe('+OK\r\n')
+    expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
+  })
+
+  it('an unknown command or a taken name is refused at start', () => {
+    expect(() => createServer({ config: { 'rename-command': [{ from: 'NOPE', to: '' }] } })).toThrow(/No such command in rename-command/)
+    expect(() => createServer({ config: { 'rename-command': [{ from: 'PING', to: 'echo' }] } })).toThrow(/Target command name already exists/)
+  })
+})
+
+describe('graceful close', () => {
+  it('answers what was read, runs nothing after, and does not wait for idle clients', async () => {
+    const { port, server } = await start()
+    const idle = await connect(port)
+    expect(await ask(idle, 'PING')).toBe('+PONG\r\n')
+    const busy = await connect(port)
+    busy.write(Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(['PING']))))
+    await busy.readUntil((bytes) => bytes.length > 0, 10_000).then((first) => {
+      const closing = server.close()
+      return closing.then(async () => {
+        const rest = await busy.readUntil(() => false, 3000).catch(() => Buffer.alloc(0))
+        const all = Buffer.concat([first, rest]).toString()
+        expect(all.length % 7).toBe(0)
+        expect(all.length).toBeGreaterThan(0)
+        expect(all.replaceAll('+PONG\r\n', '')).toBe('')
+      })
+    })
+    await busy.waitClosed()
+    await idle.waitClosed()
+    expect(server.clientCount).toBe(0)
+  })
+})

@@ -1,0 +1,312 @@
+/**
+ * The append-only log without a server: record framing (every cut point, damage offsets), segment
+ * loading (truncated tail kept, middle damage refused with its offset), buffering per turn, and
+ * the rewrite protocol against an in-memory snapshot store.
+ */
+import { afterEach, describe, expect, it } from 'vitest'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { encodeRecord, scanLog } from '../../src/store/log-replay.js'
+import { AppendLog, LogLoadError, listSegments, segmentName, type FsyncPolicy } from '../../src/store/append-log.js'
+import { LogRewriter, type SnapshotStore } from '../../src/store/log-rewrite.js'
+import { FilterRegistry } from '../../src/store/registry.js'
+import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
+import type { Logger } from '../../src/commands/context.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-aof-'))
+  dirs.push(dir)
+  return dir
+}
+
+function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = []
+  const push = (line: string): void => void lines.push(line)
+  return { lines, debug: push, verbose: push, notice: push, warning: push }
+}
+
+function openLog(dir: string, policy: FsyncPolicy = 'everysec', logger = memoryLogger()): AppendLog {
+  return new AppendLog({ dir, baseName: 'appendonly.aof', fsyncPolicy: () => policy, log: logger })
+}
+
+const text = (argv: Buffer[]): string => argv.map((arg) => arg.toString('latin1')).join(' ')
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+const COMMANDS = [
+  ['BF.RESERVE', 'f', '0.01', '100', 'EXPANSION', '2'],
+  ['BF.ADD', 'f', 'a'],
+  ['BF.MADD', 'f', 'b', '', 'line\r\nbreak'],
+  ['DEL', 'f'],
+]
+const LOG = Buffer.concat(COMMANDS.map((argv) => encodeRecord(argv.map((arg) => Buffer.from(arg)))))
+
+describe('records', () => {
+  it('encode as RESP multibulk and scan back, binary-safe', () => {
+    expect(encodeRecord([Buffer.from('BF.ADD'), Buffer.from('k'), Buffer.from([0, 13, 10])]).toString('latin1')).toBe(
+      '*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$3\r\n\x00\r\n\r\n',
+    )
+    const seen: string[] = []
+    const offsets: number[] = []
+    const result = scanLog(LOG, (argv, offset) => {
+      seen.push(text(argv))
+      offsets.push(offset)
+    })
+    expect(seen).toEqual(COMMANDS.map((argv) => argv.join(' ')))
+    expect(result).toEqual({ records: 4, validBytes: LOG.length })
+    expect(offsets[0]).toBe(0)
+  })
+
+  it('a log cut at any byte loads every whole record before the cut and calls the rest truncated', () => {
+    const ends: number[] = []
+    scanLog(LOG, () => {})
+    let at = 0
+    for (const argv of COMMANDS) {
+      at += encodeRecord(argv.map((arg) => Buffer.from(arg))).length
+      ends.push(at)
+    }
+    for (let cut = 1; cut < LOG.length; cut++) {
+      const whole = ends.filter((end) => end <= cut)
+      const result = scanLog(LOG.subarray(0, cut), () => {})
+      expect(result.records).toBe(whole.length)
+      expect(result.validBytes).toBe(whole.at(-1) ?? 0)
+      if (ends.includes(cut)) expect(result.damage).toBeUndefined()
+      else expect(result.damage).toMatchObject({ kind: 'truncated', recordOffset: whole.at(-1) ?? 0 })
+    }
+  })
+
+  it('damage in the middle is reported at the offset of the first bad byte', () => {
+    const second = encodeRecord(COMMANDS[0]!.map((arg) => Buffer.from(arg))).length
+    for (const [delta, replacement] of [[0, 0x21], [1, 0x78], [5, 0x00]] as const) {
+      const damaged = Buffer.from(LOG)
+      damaged[second + delta] = replacement
+      const result = scanLog(damaged, () => {})
+      expect(result.records).toBe(1)
+      expect(result.damage).toMatchObject({ kind: 'corrupt', offset: second + delta, recordOffset: second })
+    }
+    // A bulk whose CRLF is overwritten.
+    const damaged = Buffer.from(LOG)
+    const crAt = LOG.indexOf('a\r\n', second) + 1
+    damaged[crAt] = 0x41
+    expect(scanLog(damaged, () => {}).damage).toMatchObject({ kind: 'corrupt', offset: crAt })
+  })
+
+  it('trailing zero bytes (a tail extended but never written) count as a truncated tail', () => {
+    const result = scanLog(Buffer.concat([LOG, Buffer.alloc(4096)]), () => {})
+    expect(result.records).toBe(4)
+    expect(result.damage).toMatchObject({ kind: 'truncated', offset: LOG.length })
+  })
+})
+
+describe('AppendLog', () => {
+  it('writes once per event-loop turn, records in the order appended, and replays them on load', async () => {
+    const dir = tempDir()
+    const log = openLog(dir)
+    expect(log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })).toMatchObject({ segments: 0, records: 0 })
+    const file = path.join(dir, segmentName('appendonly.aof', 1))
+    for (const argv of COMMANDS) log.append(argv.map((arg) => Buffer.from(arg)))
+    expect(statSync(file).size).toBe(0) // buffered until the end of the turn
+    expect(log.bufferedBytes).toBe(LOG.length)
+    await turn()
+    expect(readFileSync(file)).toEqual(LOG)
+    log.close()
+
+    const replayed: string[] = []
+    const again = openLog(dir)
+    expect(again.load((argv) => void replayed.push(text(argv)), { allowTruncatedTail: false, allowCorrupt: false })).toMatchObject({ records: 4, bytes: LOG.length })
+    expect(replayed).toEqual(COMMANDS.map((argv) => argv.join(' ')))
+    again.close()
+  })
+
+  it('always: syncedBytes covers a turn only after its fsync; the fsync is shared by the turn', async () => {
+    const dir = tempDir()
+    const log = openLog(dir, 'always')
+    log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('x')])
+    log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('y')])
+    const target = log.appendedBytes
+    expect(log.isDurable(target)).toBe(false)
+    const deadline = Date.now() + 5000
+    while (!log.isDurable(target) && Date.now() < deadline) await turn()
+    expect(log.isDurable(target)).toBe(true)
+    expect(log.syncedBytes).toBe(target)
+    log.close()
+  })
+
+  it('a truncated last segment loads up to its last whole record, is cut there, and later appends follow it', async () => {
+    const dir = tempDir()
+    const file = path.join(dir, segmentName('appendonly.aof', 1))
+    writeFileSync(file, LOG.subarray(0, LOG.length - 3))
+    const logger = memoryLogger()
+    const log = openLog(dir, 'everysec', logger)
+    const result = log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    expect(result.records).toBe(3)
+    expect(result.damage).toMatchObject({ kind: 'truncated' })
+    expect(logger.lines.some((line) => /short read/.test(line) && /aof-load-truncated/.test(line))).toBe(true)
+    log.append([Buffer.from('BF.ADD'), Buffer.from('g'), Buffer.from('z')])
+    await turn()
+    log.close()
+    const seen: string[] = []
+    const result2 = openLog(dir).load((argv) => void seen.push(text(argv)), { allowTruncatedTail: false, allowCorrupt: false })
+    expect(result2.damage).toBeUndefined()
+    expect(seen.at(-1)).toBe('BF.ADD g z')
+    expect(seen).toHaveLength(4)
+  })
+
+  it('aof-load-truncated no refuses a cut tail', () => {
+    const dir = tempDir()
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 1))
+    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: false, allowCorrupt: false })).toThrow(/truncated at offset \d+/)
+  })
+
+  it('damage in the middle is refused with the file and offset, unless aof-load-corrupt', () => {
+    const dir = tempDir()
+    const file = path.join(dir, segmentName('appendonly.aof', 1))
+    const damaged = Buffer.from(LOG)
+    const at = LOG.indexOf('*3', 10)
+    damaged[at] = 0x3f // ?
+    writeFileSync(file, damaged)
+    let error: unknown
+    try {
+      openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(LogLoadError)
+    expect((error as Error).message).toContain(`at offset ${at}`)
+    expect((error as Error).message).toContain(file)
+    expect(statSync(file).size).toBe(LOG.length) // nothing touched
+
+    const logger = memoryLogger()
+    const result = openLog(dir, 'everysec', logger).load(() => {}, { allowTruncatedTail: true, allowCorrupt: true })
+    expect(result.records).toBe(1)
+    expect(existsSync(`${file}.corrupt`)).toBe(true)
+    expect(statSync(file).size).toBe(at)
+    expect(logger.lines.some((line) => line.includes(`offset ${at}`))).toBe(true)
+  })
+
+  it('a cut record in a segment that is not the last is damage in the middle', () => {
+    const dir = tempDir()
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 2))
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 2)), LOG)
+    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })).toThrow(LogLoadError)
+  })
+
+  it('replays segments in sequence order, numerically', () => {
+    const dir = tempDir()
+    const record = (item: string): Buffer => encodeRecord(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 10)), record('ten'))
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 9)), record('nine'))
+    writeFileSync(path.join(dir, 'appendonly.aof.x.incr.aof'), 'ignored')
+    const seen: string[] = []
+    const log = openLog(dir)
+    log.load((argv) => void seen.push(argv[2]!.toString()), { allowTruncatedTail: true, allowCorrupt: false })
+    expect(seen).toEqual(['nine', 'ten'])
+    expect(log.segmentSeq).toBe(10)
+    log.close()
+  })
+})
+
+/** A snapshot store that keeps deep copies in memory, resolving on a later turn like a background save. */
+class MemorySnapshots implements SnapshotStore {
+  saved = new Map<string, ScalableBloomFilter>()
+  saves = 0
+  async saveAll(registry: FilterRegistry): Promise<void> {
+    const copy = new Map<string, ScalableBloomFilter>()
+    for (const entry of registry.entries()) copy.set(entry.name, cloneFilter(entry.filter))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    this.saved = copy
+    this.saves++
+  }
+  loadAll(registry: FilterRegistry): void {
+    for (const [name, filter] of this.saved) registry.set(name, cloneFilter(filter))
+  }
+}
+
+function cloneFilter(filter: ScalableBloomFilter): ScalableBloomFilter {
+  const parts = filter.toParts()
+  return ScalableBloomFilter.fromParts(structuredClone(parts))
+}
+
+describe('LogRewriter', () => {
+  it('folds the log into a snapshot, keeps writes made during the rewrite, and drops covered segments', async () => {
+    const dir = tempDir()
+    const registry = new FilterRegistry()
+    const log = openLog(dir)
+    log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    const snapshots = new MemorySnapshots()
+    const rewriter = new LogRewriter(log, registry, () => snapshots, memoryLogger())
+    const add = (item: string): void => {
+      let entry = registry.get('f')
+      if (entry === undefined) {
+        entry = registry.set('f', new ScalableBloomFilter({ capacity: 1000, errorRate: 0.001, expansion: 2, nonScaling: false }))
+        log.append(['BF.RESERVE', 'f', '0.001', '1000', 'EXPANSION', '2'].map((arg) => Buffer.from(arg)))
+      }
+      if (entry.filter.add(Buffer.from(item)) === 1) log.append(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
+    }
+    for (let i = 0; i < 50; i++) add(`before-${i}`)
+    await turn()
+    expect(rewriter.start()).toBe('started')
+    expect(rewriter.start()).toBe('in-progress')
+    for (let i = 0; i < 50; i++) add(`during-${i}`)
+    await rewriter.idle()
+    expect(rewriter.lastStatus).toBe('ok')
+    expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([2])
+    for (let i = 0; i < 50; i++) add(`after-${i}`)
+    await turn()
+    log.close()
+
+    // Restart: the snapshot, then what the log holds after it.
+    const restored = new FilterRegistry()
+    snapshots.loadAll(restored)
+    const replayed: Buffer[][] = []
+    openLog(dir).load((argv) => void replayed.push(argv), { allowTruncatedTail: false, allowCorrupt: false })
+    expect(replayed.some((argv) => argv[2]?.toString() === 'before-0')).toBe(false)
+    for (const argv of replayed) {
+      if (argv[0]!.toString() === 'BF.ADD') restored.get('f')!.filter.add(argv[2]!)
+    }
+    for (const phase of ['before', 'during', 'after']) {
+      for (let i = 0; i < 50; i++) expect(restored.get('f')!.filter.has(Buffer.from(`${phase}-${i}`))).toBe(true)
+    }
+  })
+
+  it('a failed snapshot keeps every segment and reports err', async () => {
+    const dir = tempDir()
+    const log = openLog(dir)
+    log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    log.append([Buffer.from('DEL'), Buffer.from('x')])
+    const failing: SnapshotStore = { saveAll: () => Promise.reject(new Error('disk full')) }
+    const rewriter = new LogRewriter(log, new FilterRegistry(), () => failing, memoryLogger())
+    rewriter.start()
+    await rewriter.idle()
+    expect(rewriter.lastStatus).toBe('err')
+    expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([1, 2])
+    log.close()
+    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1))).toString('latin1')).toContain('DEL')
+  })
+
+  it('without a snapshot layer a rewrite is unavailable', () => {
+    const log = openLog(tempDir())
+    expect(new LogRewriter(log, new FilterRegistry(), () => undefined, memoryLogger()).start()).toBe('unavailable')
+  })
+
+  it('auto rewrite follows percentage and min size', () => {
+    const dir = tempDir()
+    const log = openLog(dir)
+    log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    const rewriter = new LogRewriter(log, new FilterRegistry(), () => undefined, memoryLogger())
+    rewriter.baseSizeBytes = 1000
+    log.currentSizeBytes = 1500
+    expect(rewriter.shouldAutoRewrite(100, 100)).toBe(false)
+    log.currentSizeBytes = 2000
+    expect(rewriter.shouldAutoRewrite(100, 100)).toBe(true)
+    expect(rewriter.shouldAutoRewrite(100, 4096)).toBe(false)
+    expect(rewriter.shouldAutoRewrite(0, 0)).toBe(false)
+    log.close()
+  })
+})

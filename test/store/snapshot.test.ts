@@ -1,0 +1,256 @@
+/**
+ * SnapshotStore against a real temporary directory: round trips, incremental saves, deletions,
+ * crash leftovers, corrupt files (refused naming the file, or moved aside), binary names, a
+ * background save racing adds, and a filter of more than 2^32 bits.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
+import { FilterRegistry } from '../../src/store/registry.js'
+import {
+  formatManifest, MANIFEST_FILE, parseManifest, SLICE_BYTES, SnapshotLoadError, SnapshotStore, SNAPSHOT_DIR, type CorruptPolicy,
+} from '../../src/store/snapshot.js'
+import type { Logger } from '../../src/commands/context.js'
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-snapshot-'))
+  dirs.push(dir)
+  return dir
+}
+
+const lines: string[] = []
+const log: Logger = {
+  debug: () => {},
+  verbose: () => {},
+  notice: (line) => lines.push(line),
+  warning: (line) => lines.push(line),
+}
+
+function store(dir: string, onCorrupt: CorruptPolicy = 'refuse'): SnapshotStore {
+  return new SnapshotStore({ dir, log, onCorrupt: () => onCorrupt })
+}
+
+async function loaded(dir: string, onCorrupt: CorruptPolicy = 'refuse'): Promise<{ snapshots: SnapshotStore; registry: FilterRegistry }> {
+  const snapshots = store(dir, onCorrupt)
+  const registry = new FilterRegistry()
+  await snapshots.loadAll(registry)
+  return { snapshots, registry }
+}
+
+function add(registry: FilterRegistry, name: string, items: Iterable<string>, options = { capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false }): void {
+  const entry = registry.get(name) ?? registry.set(name, new ScalableBloomFilter(options))
+  for (const item of items) if (entry.filter.add(Buffer.from(item)) === 1) registry.touch(entry)
+}
+
+function range(prefix: string, n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i}`)
+}
+
+const snapshotFiles = (dir: string) => readdirSync(path.join(dir, SNAPSHOT_DIR)).sort()
+
+describe('manifest', () => {
+  it('round-trips and refuses damage', () => {
+    const text = formatManifest([{ file: '000000000001.bf', bytes: 102 }])
+    expect(parseManifest(text)).toEqual([{ file: '000000000001.bf', bytes: 102 }])
+    expect(() => parseManifest(text.slice(0, -5))).toThrow(/truncated/)
+    expect(() => parseManifest(text.replace('102', '103'))).toThrow(/checksum/)
+    expect(() => parseManifest('x' + text)).toThrow(/magic/)
+  })
+})
+
+describe('SnapshotStore', () => {
+  it('round-trips filters with binary names, several layers and options', async () => {
+    const dir = tempDir()
+    const a = await loaded(dir)
+    const names = ['plain', 'with space/and\nnewline', Buffer.from([0, 0xff, 0xfe, 0x2f]).toString('latin1'), '']
+    for (const name of names) add(a.registry, name, range(name, 500))
+    add(a.registry, 'fixed', range('f', 50), { capacity: 1000, errorRate: 0.001, expansion: 4, nonScaling: true })
+    expect(a.registry.get('plain')!.filter.info().layerCount).toBeGreaterThan(2)
+    const report = await a.snapshots.saveAll(a.registry, { background: false })
+    expect(report.written).toBe(5)
+    expect(a.registry.dirty).toBe(0)
+
+    const b = await loaded(dir)
+    expect([...b.registry.names()].sort()).toEqual([...a.registry.names()].sort())
+    for (const name of a.registry.names()) {
+      const before = a.registry.get(name)!.filter
+      const after = b.registry.get(name)!.filter
+      expect(after.info()).toEqual(before.info())
+      expect(after.toParts().layers.map((l) => Buffer.from(l.bitmap).toString('hex'))).toEqual(
+        before.toParts().layers.map((l) => Buffer.from(l.bitmap).toString('hex')),
+      )
+      for (const item of range(name, 600)) expect(after.has(Buffer.from(item))).toBe(before.has(Buffer.from(item)))
+    }
+    expect(b.registry.get('fixed')!.filter.info().expansion).toBeNull()
+    expect(b.registry.dirty).toBe(0)
+  })
+
+  it('rewrites only changed filters and deletes removed ones at the next save', async () => {
+    const dir = tempDir()
+    const { snapshots, registry } = await loaded(dir)
+    add(registry, 'a', range('a', 10))
+    add(registry, 'b', range('b', 10))
+    add(registry, 'c', range('c', 10))
+    await snapshots.saveAll(registry, { background: false })
+    const first = snapshotFiles(dir)
+    expect(first).toHaveLength(4) // 3 filters + MANIFEST
+
+    add(registry, 'b', ['new item'])
+    registry.delete('c')
+    const report = await snapshots.saveAll(registry, { background: true })
+    // removed: c's file and b's previous one.
+    expect(report).toMatchObject({ written: 1, kept: 1, removed: 2 })
+    const second = snapshotFiles(dir)
+    expect(second).toHaveLength(3)
+    // a's file is the same file; b has a new one; c's is gone.
+    const manifest = parseManifest(readFileSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE), 'latin1'))
+    expect(manifest.map((m) => m.file)).toContain(first[0])
+    expect(second).not.toContain(first[1])
+    expect(second).not.toContain(first[2])
+
+    // Nothing changed: nothing written, MANIFEST untouched.
+    const mtime = statSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)).mtimeMs
+    const idle = await snapshots.saveAll(registry, { background: false })
+    expect(idle).toMatchObject({ written: 0, kept: 2, removed: 0 })
+    expect(statSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)).mtimeMs).toBe(mtime)
+
+    const again = await loaded(dir)
+    expect([...again.registry.names()].sort()).toEqual(['a', 'b'])
+    expect(again.registry.get('b')!.filter.has(Buffer.from('new item'))).toBe(true)
+  })
+
+  it('loads the previous snapshot when a save died before its MANIFEST, and cleans the leftovers', async () => {
+    const dir = tempDir()
+    const { snapshots, registry } = await loaded(dir)
+    add(registry, 'a', range('a', 10))
+    await snapshots.saveAll(registry, { background: false })
+    const committed = snapshotFiles(dir)
+    // What a kill -9 mid-save leaves: a half-written temp file and a finished but unlisted filter file.
+    writeFileSync(path.join(dir, SNAPSHOT_DIR, '000000000099.bf.123-1.tmp'), 'half')
+    writeFileSync(path.join(dir, SNAPSHOT_DIR, '000000000098.bf'), readFileSync(path.join(dir, SNAPSHOT_DIR, committed[0]!)))
+    writeFileSync(path.join(dir, SNAPSHOT_DIR, 'MANIFEST.123-2.tmp'), 'half')
+    const after = await loaded(dir)
+    expect([...after.registry.names()]).toEqual(['a'])
+    expect(snapshotFiles(dir)).toEqual(committed)
+    expect(after.snapshots.lastLoad!.strayFilesRemoved).toBe(3)
+  })
+
+  it('holds every add made before a background save began, while adds go on during it', async () => {
+    const dir = tempDir()
+    const { snapshots, registry } = await loaded(dir)
+    // 2 slices of bitmap or more, so the save yields while we keep adding.
+    const capacity = Math.ceil((SLICE_BYTES * 8 * 3) / 11)
+    add(registry, 'big', range('before', 20_000), { capacity, errorRate: 0.01, expansion: 2, nonScaling: false })
+    const dirtyBefore = registry.dirty
+    const job = snapshots.saveAll(registry, { background: true })
+    expect(snapshots.inProgress).toBe(true)
+    let during = 0
+    while (snapshots.inProgress) {
+      add(registry, 'big', [`during${during++}`])
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await job
+    expect(during).toBeGreaterThan(1)
+    // Changes made during the save still count for the next one.
+    expect(registry.dirty).toBe(during)
+    expect(dirtyBefore).toBe(20_001) // the creation counts as one change
+    const after = await loaded(dir)
+    const filter = after.registry.get('big')!.filter
+    for (const item of range('before', 20_000)) expect(filter.has(Buffer.from(item))).toBe(true)
+    // The header was captured at the start: the item count is the one BGSAVE saw.
+    expect(filter.info().items).toBe(20_000)
+  })
+
+  describe('corrupt files', () => {
+    async function savedOne(): Promise<{ dir: string; file: string }> {
+      const dir = tempDir()
+      const { snapshots, registry } = await loaded(dir)
+      add(registry, 'victim', range('v', 200))
+      add(registry, 'bystander', range('b', 200))
+      await snapshots.saveAll(registry, { background: false })
+      const file = path.join(dir, SNAPSHOT_DIR, snapshotFiles(dir)[0]!)
+      return { dir, file }
+    }
+
+    const damages: [string, (file: string) => void, RegExp][] = [
+      ['a flipped bit in the bitmap', (file) => {
+        const bytes = readFileSync(file)
+        bytes[70]! ^= 0x10
+        writeFileSync(file, bytes)
+      }, /checksum/],
+      ['a truncated file', (file) => truncateSync(file, statSync(file).size - 7), /truncated/],
+      ['a wrong magic', (file) => {
+        const bytes = readFileSync(file)
+        bytes[0] = 0x00
+        writeFileSync(file, bytes)
+      }, /bad-magic|bad magic/],
+      ['an absurd size (same length kept)', (file) => {
+        const bytes = readFileSync(file)
+        bytes.writeUInt32LE(0x3_0000, 44) // bitmap bytes high word: 2^48 bytes
+        writeFileSync(file, bytes)
+      }, /corrupt|truncated/],
+    ]
+
+    it.each(damages)('refuses %s, naming the file', async (_label, damage, reason) => {
+      const { dir, file } = await savedOne()
+      damage(file)
+      const registry = new FilterRegistry()
+      const error = await store(dir).loadAll(registry).then(() => undefined, (e: unknown) => e)
+      expect(error).toBeInstanceOf(SnapshotLoadError)
+      expect((error as Error).message).toContain(file)
+      expect((error as Error).message).toMatch(reason)
+      // A refused load refuses to save over the snapshot.
+      expect(() => store(dir).saveSync(registry)).toThrow(/not loaded/)
+    })
+
+    it('refuses a damaged MANIFEST, naming it', async () => {
+      const { dir } = await savedOne()
+      const manifest = path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)
+      writeFileSync(manifest, readFileSync(manifest, 'latin1').replace('file ', 'file  '), 'latin1')
+      await expect(store(dir).loadAll(new FilterRegistry())).rejects.toThrow(manifest)
+    })
+
+    it('with move-aside, moves the file aside and loads the rest; the next save forgets it', async () => {
+      const { dir, file } = await savedOne()
+      damages[0]![1](file)
+      const { snapshots, registry } = await loaded(dir, 'move-aside')
+      expect(registry.size).toBe(1)
+      expect(snapshots.lastLoad!.movedAside).toHaveLength(1)
+      expect(existsSync(file)).toBe(false)
+      expect(existsSync(snapshots.lastLoad!.movedAside[0]!)).toBe(true)
+      await snapshots.saveAll(registry, { background: false })
+      const again = await loaded(dir)
+      expect(again.registry.size).toBe(1)
+    })
+  })
+
+  it('round-trips a filter of more than 2^32 bits', async () => {
+    const dir = tempDir()
+    const { snapshots, registry } = await loaded(dir)
+    // 2^32 bits is 512 MiB: a seeded (original-library) layer is sized m ≈ -n ln p / ln²2.
+    const filter = new ScalableBloomFilter({ capacity: 460_000_000, errorRate: 0.01, expansion: 0, nonScaling: true })
+    const layer = filter.toParts().layers[0]!
+    expect(layer.bitCount).toBeGreaterThan(2 ** 32)
+    const entry = registry.set('huge', filter)
+    for (const item of range('h', 1000)) filter.add(Buffer.from(item))
+    // A bit beyond 2^32 set by hand, so the high part of the bitmap is checked too.
+    layer.bitmap[layer.bitmap.length - 1] = 0x80
+    registry.touch(entry)
+    await snapshots.saveAll(registry, { background: true })
+    registry.clear()
+    const again = await loaded(dir)
+    const back = again.registry.get('huge')!.filter
+    const parts = back.toParts().layers[0]!
+    expect(parts.bitCount).toBe(layer.bitCount)
+    expect(parts.bitmap[parts.bitmap.length - 1]).toBe(0x80)
+    expect(back.info()).toEqual(filter.info())
+    for (const item of range('h', 1000)) expect(back.has(Buffer.from(item))).toBe(true)
+  }, 60_000)
+})
