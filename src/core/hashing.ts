@@ -14,7 +14,7 @@
  * `CHECK_ADD_FUNC` with `T = uint64_t`).
  */
 
-import { murmurHash64A } from './murmur-hash.js'
+import { murmurHash64AChained } from './murmur-hash.js'
 
 /**
  * Which double-hashing scheme a filter uses: RedisBloom's (every filter bfs creates) or the
@@ -40,8 +40,7 @@ export function createHashPair(): Uint32Array {
  * b = MurmurHash64A(item, a) with the full 64-bit a as seed. Writes `[aHi, aLo, bHi, bLo]` to `out`.
  */
 export function hashRedisBloom(item: Uint8Array, start: number, end: number, out: Uint32Array): void {
-  murmurHash64A(item, start, end, REDISBLOOM_SEED_HI, REDISBLOOM_SEED_LO, out, 0)
-  murmurHash64A(item, start, end, out[0], out[1], out, 2)
+  murmurHash64AChained(item, start, end, REDISBLOOM_SEED_HI, REDISBLOOM_SEED_LO, false, out)
 }
 
 /**
@@ -51,8 +50,7 @@ export function hashRedisBloom(item: Uint8Array, start: number, end: number, out
  * @param seed the file's u32 seed (taken modulo 2^32)
  */
 export function hashSeeded(item: Uint8Array, start: number, end: number, seed: number, out: Uint32Array): void {
-  murmurHash64A(item, start, end, 0, seed >>> 0, out, 0)
-  murmurHash64A(item, start, end, 0, (out[0] ^ out[1]) >>> 0, out, 2)
+  murmurHash64AChained(item, start, end, 0, seed >>> 0, true, out)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { murmurHash64A, murmurHash64ABig } from '../../src/core/murmur-hash.js'
+import { murmurHash64A, murmurHash64AChained, murmurHash64ABig } from '../../src/core/murmur-hash.js'
 import { fromHex, rng, vectors } from './vectors.js'
 
 function fast(data: Uint8Array, seed: bigint, start = 0, end = data.length): bigint {
@@ -46,5 +46,30 @@ describe('murmurHash64A', () => {
     expect(out[1]).toBe(7)
     const want = murmurHash64ABig(buf.slice(2, 10), 0n)
     expect((BigInt(out[2]) << 32n) | BigInt(out[3])).toBe(want)
+  })
+})
+
+describe('murmurHash64AChained', () => {
+  it('equals two reference hashes, the second seeded with h1 or with (u32)((h1 >> 32) ^ h1)', () => {
+    const random = rng(2024)
+    const out = new Uint32Array(4)
+    for (let t = 0; t < 1200; t++) {
+      const len = t < 600 ? t % 65 : Math.floor(random() * 700) // past the 32-block cache too
+      const pad = Math.floor(random() * 5)
+      const buf = new Uint8Array(pad + len + 2)
+      for (let i = 0; i < buf.length; i++) buf[i] = Math.floor(random() * 256)
+      const item = buf.subarray(pad, pad + len)
+      const seedHi = Math.floor(random() * 4294967296)
+      const seedLo = Math.floor(random() * 4294967296)
+      const seed = (BigInt(seedHi) << 32n) | BigInt(seedLo)
+      const h1 = murmurHash64ABig(item, seed)
+      for (const fold of [false, true]) {
+        murmurHash64AChained(buf, pad, pad + len, seedHi, seedLo, fold, out)
+        const seed2 = fold ? ((h1 >> 32n) ^ h1) & 0xffffffffn : h1
+        const h2 = murmurHash64ABig(item, seed2)
+        expect((BigInt(out[0]) << 32n) | BigInt(out[1]), `len ${len}`).toBe(h1)
+        expect((BigInt(out[2]) << 32n) | BigInt(out[3]), `len ${len} fold ${fold}`).toBe(h2)
+      }
+    }
   })
 })

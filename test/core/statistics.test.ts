@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 
-// 16-byte keys built in one reused buffer: distinct prefixes keep the two sets disjoint.
+// 16-byte keys built in one reused buffer: byte 0 tells the two sets apart, bytes 1..4 hold i,
+// and the rest is a multiplicative scramble of i so that keys differ in every word.
 function key(buf: Uint8Array, prefix: number, i: number): Uint8Array {
   buf[0] = prefix
-  for (let j = 1; j < 16; j++) buf[j] = (i >>> ((j % 4) * 8)) & 0xff
-  buf[15] = j15(i)
+  const scrambled = Math.imul(i, 0x9e3779b1)
+  for (let j = 0; j < 4; j++) {
+    buf[1 + j] = (i >>> (8 * j)) & 0xff
+    buf[5 + j] = (scrambled >>> (8 * j)) & 0xff
+    buf[9 + j] = (scrambled >>> (8 * (3 - j))) & 0xff
+  }
+  buf[13] = buf[14] = buf[15] = 0x5a
   return buf
-}
-function j15(i: number): number {
-  return (i * 2654435761) >>> 24
 }
 
 function measure(nonScaling: boolean): { falsePositiveRate: number; falseNegatives: number; layers: number } {

@@ -174,7 +174,7 @@ describe('SAVE, BGSAVE, LASTSAVE, INFO persistence', () => {
     await running.stop() // rules set: saved
     running = await startServer({ dir, save: '3600 1', appendonly: false })
     expect(running.server.registry.has('kept')).toBe(true)
-    redis = new Redis({ port: running.port, host: '127.0.0.1' })
+    redis = new Redis({ port: running.port, host: '127.0.0.1', retryStrategy: () => null })
     await redis.call('BF.ADD', 'lost', 'one')
     const done = new Promise((resolve) => running.server.once('shutdown', resolve))
     await redis.call('SHUTDOWN', 'NOSAVE').catch(() => {})

@@ -1,0 +1,82 @@
+/**
+ * Soak: for a bounded time, hundreds of concurrent hostile connections (random bytes, random
+ * valid commands, half frames, abrupt disconnects) against one server. Afterwards PING answers,
+ * a filter filled before answers exactly as before, no connection is left, and RSS is back near
+ * where it started (a loose bound: the test runs in the server's own process).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { randomSession, playSession, seededRandom } from '../helpers/hostile-traffic.js'
+
+const SEED = 0x50a6
+const SOAK_MS = 8000
+const CONCURRENCY = 200
+const ITEMS = 5000
+/** RSS may end this much above where it started (heap growth, allocator slack). */
+const RSS_SLACK_BYTES = 256 * 1024 * 1024
+
+let running: RunningServer
+let checker: RawClient
+
+async function ask(...args: string[]): Promise<string> {
+  checker.write(encodeCommand(args))
+  return (await checker.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
+}
+
+async function probe(): Promise<string> {
+  const items = Array.from({ length: ITEMS * 2 }, (_, i) => `item-${i}`)
+  checker.write(encodeCommand(['BF.MEXISTS', 'kept', ...items]))
+  return (await checker.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= items.length + 1)).toString('latin1')
+}
+
+beforeAll(async () => {
+  running = await startServer({
+    'max-filter-bytes': 1024 * 1024,
+    maxmemory: 64 * 1024 * 1024,
+    'rename-command': ['SHUTDOWN', 'FLUSHALL', 'FLUSHDB', 'CONFIG', 'CLIENT', 'DEL', 'UNLINK', 'RENAME', 'RENAMENX'].map((from) => ({ from, to: '' })),
+  })
+  checker = await RawClient.connect(running.port)
+})
+
+afterAll(async () => {
+  checker?.close()
+  await running?.stop()
+})
+
+describe('soak', () => {
+  it(`${SOAK_MS / 1000} s of ${CONCURRENCY} concurrent hostile connections`, async () => {
+    expect(await ask('BF.RESERVE', 'kept', '0.001', String(ITEMS))).toBe('+OK\r\n')
+    const added = Array.from({ length: ITEMS }, (_, i) => `item-${i * 2}`)
+    checker.write(encodeCommand(['BF.MADD', 'kept', ...added]))
+    await checker.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= ITEMS + 1)
+    const before = await probe()
+    const rssBefore = process.memoryUsage().rss
+
+    const random = seededRandom(SEED)
+    const stopAt = Date.now() + SOAK_MS
+    let sessions = 0
+    let peakClients = 0
+    const worker = async (): Promise<void> => {
+      while (Date.now() < stopAt) {
+        sessions++
+        await playSession(running.port, randomSession(random), 2000)
+      }
+    }
+    const sampler = setInterval(() => (peakClients = Math.max(peakClients, running.server.clientCount)), 5)
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+    clearInterval(sampler)
+
+    expect(await ask('PING')).toBe('+PONG\r\n')
+    expect(await probe()).toBe(before)
+    const deadline = Date.now() + 10_000
+    while (running.server.clientCount > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(running.server.clientCount).toBe(1)
+    expect(sessions).toBeGreaterThan(1000)
+    expect(running.server.stats.connectionsReceived).toBeGreaterThanOrEqual(sessions)
+    const rssAfter = process.memoryUsage().rss
+    // Figures for bench/README.md's Hardening section.
+    console.log(`soak: ${sessions} connections in ${SOAK_MS} ms, peak ${peakClients} clients, RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB → ${(rssAfter / 2 ** 20).toFixed(0)} MiB`)
+    expect(rssAfter).toBeLessThan(rssBefore + RSS_SLACK_BYTES)
+  })
+})
