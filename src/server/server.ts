@@ -154,7 +154,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       const listener = net.createServer((socket) => this.accept(socket))
       await new Promise<void>((resolve, reject) => {
         listener.once('error', reject)
-        listener.listen({ port, host: address }, () => {
+        listener.listen({ port, host: address, backlog: 4096 }, () => {
           listener.off('error', reject)
           // After listening, an accept error (EMFILE past `ulimit -n`) must not crash the process.
           listener.on('error', (error) => this.log.warning(`Accepting a client connection: ${error.message}`))
