@@ -190,7 +190,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'http-max-url-bytes', kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
   { name: 'http-max-header-bytes', kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, mutable: false, description: 'largest HTTP request head in bytes' },
   { name: 'http-headers-timeout-ms', kind: { type: 'integer', min: 100, max: 3_600_000 }, mutable: false, description: 'milliseconds to receive an HTTP request head' },
-  { name: 'http-keepalive-timeout-ms', kind: { type: 'integer', min: 0, max: 3_600_000 }, mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
+  { name: 'http-keepalive-timeout-ms', kind: { type: 'integer', min: 100, max: 3_600_000 }, mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
   { name: 'http-maxclients', kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, mutable: false, description: 'most simultaneous HTTP connections' },
   { name: 'metrics-top-filters', kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
 ]

@@ -154,6 +154,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       const listener = net.createServer((socket) => this.accept(socket))
       await new Promise<void>((resolve, reject) => {
         listener.once('error', reject)
+        // A deep accept queue so a burst of connects (c10k) is not dropped and retried; the kernel caps it at somaxconn.
         listener.listen({ port, host: address, backlog: 4096 }, () => {
           listener.off('error', reject)
           // After listening, an accept error (EMFILE past `ulimit -n`) must not crash the process.
