@@ -235,7 +235,11 @@ function rate(value: number): string {
   return value.toExponential(2)
 }
 
+/** Expected hits below this make the normal approximation of z meaningless: shown as '–'. */
+const MIN_EXPECTED_HITS = 10
+
 function z(point: Point): string {
+  if (point.theory * QUERIES < MIN_EXPECTED_HITS) return '–'
   const score = zScore(point.hits, QUERIES, point.theory)
   return Number.isFinite(score) ? (score >= 0 ? '+' : '') + score.toFixed(1) : '∞'
 }
@@ -248,7 +252,7 @@ function markdown(fill: FillSeries[], hashCounts: Point[], grow: GrowSeries[]): 
   lines.push('(1 − e^(−kn/m))^k for a layer of m bits with k hashes holding n items; a scalable filter answers')
   lines.push('yes when any layer does, 1 − Π(1 − rateᵢ). Each measured rate is the share of')
   lines.push(`${QUERIES.toLocaleString('en-US')} never-added items reported present. z is (hits − expected) / σ of the`)
-  lines.push('binomial: |z| below about 3 means measurement and theory agree.')
+  lines.push(`binomial (shown when at least ${MIN_EXPECTED_HITS} hits are expected): |z| below about 3 means measurement and theory agree.`)
   lines.push('')
   lines.push('![measured vs theoretical false-positive rates](accuracy.svg)')
   lines.push('')

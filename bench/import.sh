@@ -74,6 +74,6 @@ rate() { node -e "console.log(Math.round($ITEMS / ($1 / 1000)).toLocaleString('e
 echo "items: $ITEMS ($(du -h "$WORK/urls.txt" | cut -f1) of URL-like lines), best of $RUNS, bfs $(node -p "require('$ROOT/package.json').version") on node $(node --version), $(nproc) CPUs"
 printf '| %-42s | %8s | %12s |\n' "tool" "seconds" "items/s"
 printf '|%s|%s|%s|\n' "--------------------------------------------" "----------" "--------------"
-printf '| %-42s | %8.2f | %12s |\n' "bfs-import (BF.MADD x $BATCH, 16 in flight)" "$(node -p "$IMPORT_MS/1000")" "$(rate "$IMPORT_MS")"
+printf '| %-42s | %8.2f | %12s |\n' "bfs-import (BF.MADD x $BATCH, 64 in flight)" "$(node -p "$IMPORT_MS/1000")" "$(rate "$IMPORT_MS")"
 printf '| %-42s | %8.2f | %12s |\n' "redis-cli --pipe (BF.MADD x $BATCH)" "$(node -p "$PIPE_MADD_MS/1000")" "$(rate "$PIPE_MADD_MS")"
 printf '| %-42s | %8.2f | %12s |\n' "redis-cli --pipe (BF.ADD per line)" "$(node -p "$PIPE_ADD_MS/1000")" "$(rate "$PIPE_ADD_MS")"

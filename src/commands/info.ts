@@ -62,7 +62,7 @@ const SECTIONS: Record<string, Section> = {
       ['bfs_filter_bytes', filterBytes],
       ['total_system_memory', os.totalmem()],
       ['total_system_memory_human', human(os.totalmem())],
-      ['maxmemory', 0],
+      ['maxmemory', ctx.server.config.maxmemory],
       ['maxmemory_policy', 'noeviction'],
     ]
   },

@@ -4,10 +4,14 @@
  * follows `appendfsync` (always: before the replies of that turn's writes go out, grouped per
  * turn; everysec: once a second in the background; no: left to the kernel).
  *
- * On disk (in `dir`), like redis 7.0's multi-part AOF without its manifest:
+ * On disk (in `dir`), like redis 7.0's multi-part AOF with the snapshot as its base:
  *   <appendfilename>.<seq>.incr.aof   segments, replayed in increasing <seq> order
- * A rewrite opens segment seq+1 (new writes go there), takes a snapshot, and deletes the older
- * segments once the snapshot is durable. The directory listing is the manifest.
+ * Every snapshot (SAVE, BGSAVE, the save rules, shutdown, BGREWRITEAOF) is an alignment point: at
+ * the moment it captures its data the log rotates ({@link AppendLog.rotate}: new writes go to a new
+ * segment), the snapshot's MANIFEST records that segment's seq as `log-from`, and once the MANIFEST
+ * is durable the older segments are deleted ({@link AppendLog.dropBelow}). At start only segments
+ * from `log-from` on are replayed; older ones (left by a crash between the commit and the deletion)
+ * are deleted unread. Without `log-from` (no snapshot) every segment is replayed.
  */
 import {
   closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readdirSync, readFileSync, statSync,
@@ -35,10 +39,18 @@ export interface LoadOptions {
   allowTruncatedTail: boolean
   /** `aof-load-corrupt`: load up to damage in the middle, with a warning, instead of refusing. */
   allowCorrupt: boolean
+  /**
+   * The snapshot's `log-from`: the first segment it does not contain. Segments below it are
+   * deleted without being read, and new writes never go to a segment below it.
+   */
+  fromSeq?: number
 }
 
 export interface LoadResult {
+  /** Segments replayed. */
   segments: number
+  /** Segments below `fromSeq` that were deleted unread (their writes are in the snapshot). */
+  skipped: number
   records: number
   bytes: number
   /** Damage found and tolerated, with the segment it was in. */
@@ -97,6 +109,8 @@ export class AppendLog {
   syncedBytes = 0
   /** Bytes of every live segment (INFO aof_current_size). */
   currentSizeBytes = 0
+  /** Bytes written to the open segment (0: nothing in it yet, a rotation can reuse it). */
+  private segmentBytes = 0
   lastWriteOk = true
   lastFsyncOk = true
   /** fsyncs the everysec timer skipped because one was still running (INFO aof_delayed_fsync). */
@@ -118,15 +132,24 @@ export class AppendLog {
   }
 
   /**
-   * Replays every segment through `apply`, oldest first, then opens the newest for appending
-   * (creating segment 1 when there is none). A tolerated damaged segment is copied aside to
+   * Replays every segment from `fromSeq` on through `apply`, oldest first, then opens the newest
+   * for appending (creating segment `fromSeq`, or 1, when there is none). Segments below
+   * `fromSeq` are deleted unread. A tolerated damaged segment is copied aside to
    * `<file>.corrupt` and cut at the last whole record, so that later appends follow valid bytes.
    * @throws LogLoadError for damage the options do not allow; nothing is opened then.
    */
   load(apply: (argv: Buffer[], file: string, offset: number) => void, options: LoadOptions): LoadResult {
     const { dir, baseName, log } = this.options
-    const segments = listSegments(dir, baseName)
-    const result: LoadResult = { segments: segments.length, records: 0, bytes: 0 }
+    const fromSeq = options.fromSeq ?? 1
+    const all = listSegments(dir, baseName)
+    const segments = all.filter((segment) => segment.seq >= fromSeq)
+    const skipped = all.length - segments.length
+    if (skipped > 0) {
+      // A crash after the snapshot's MANIFEST was committed, before these were deleted.
+      this.dropBelow(fromSeq)
+      log.notice(`Removed ${skipped} append only file segment(s) below ${fromSeq}: the snapshot already holds their writes`)
+    }
+    const result: LoadResult = { segments: segments.length, skipped, records: 0, bytes: 0 }
     let size = 0
     segments.forEach(({ file }, index) => {
       const bytes = readFileSync(file)
@@ -157,8 +180,9 @@ export class AppendLog {
       result.damage = { ...damage, file }
     })
     const last = segments[segments.length - 1]
-    this.openSegment(last?.seq ?? 1)
+    this.openSegment(Math.max(last?.seq ?? 1, fromSeq))
     this.currentSizeBytes = size
+    if (last !== undefined && last.seq === this.seq) this.segmentBytes = statSync(last.file).size
     return result
   }
 
@@ -197,6 +221,7 @@ export class AppendLog {
     }
     this.writtenBytes += written
     this.currentSizeBytes += written
+    this.segmentBytes += written
     if (this.options.fsyncPolicy() === 'always') this.sync()
     else if (written > 0) this.options.onProgress?.()
   }
@@ -254,29 +279,43 @@ export class AppendLog {
   }
 
   /**
-   * Starts a new segment: what is buffered goes to the current one, which is made durable, and
-   * every later append goes to the new one. Returns the last sequence number the new segment
-   * does not cover: a snapshot taken in this same turn makes segments up to it redundant.
+   * A snapshot's start point: what is buffered goes to the current segment, which is made
+   * durable, and every later append goes to a new one. Returns the seq of the segment new writes
+   * go to — the first one a snapshot capturing its data in this same turn does not contain (its
+   * `log-from`). An empty current segment is kept rather than followed by another.
    */
   rotate(): number {
+    if (this.fd < 0) throw new Error('the append only file is not open')
+    if (this.segmentBytes === 0 && this.pending.length === 0) return this.seq
     this.syncNow()
-    const covered = this.seq
     this.retired.push(this.fd)
     this.fd = -1
     if (!this.fsyncInFlight) this.closeRetired()
-    this.openSegment(covered + 1)
-    return covered
+    this.openSegment(this.seq + 1)
+    return this.seq
   }
 
-  /** Deletes segments up to `seq` (their writes are in a durable snapshot). */
-  dropThrough(seq: number): void {
-    const { dir, baseName } = this.options
+  /**
+   * Deletes the segments below `seq` (a durable snapshot holds their writes), then fsyncs the
+   * directory. Never the open one. A segment that cannot be deleted is left with a warning: the
+   * next start skips it all the same.
+   */
+  dropBelow(seq: number): number {
+    const { dir, baseName, log } = this.options
+    let dropped = 0
     for (const segment of listSegments(dir, baseName)) {
-      if (segment.seq > seq) continue
-      this.currentSizeBytes -= statSync(segment.file).size
-      unlinkSync(segment.file)
+      if (segment.seq >= seq || (this.fd >= 0 && segment.seq === this.seq)) continue
+      try {
+        const size = statSync(segment.file).size
+        unlinkSync(segment.file)
+        if (this.fd >= 0) this.currentSizeBytes -= size
+        dropped++
+      } catch (error) {
+        log.warning(`Cannot delete the append only file segment ${segment.file}: ${(error as Error).message}`)
+      }
     }
-    syncDirectory(dir)
+    if (dropped > 0) syncDirectory(dir)
+    return dropped
   }
 
   /** Final write and fsync, then closes the file (shutdown). */
@@ -295,6 +334,7 @@ export class AppendLog {
     const file = path.join(this.options.dir, segmentName(this.options.baseName, seq))
     this.fd = openSync(file, 'a')
     this.seq = seq
+    this.segmentBytes = 0
     syncDirectory(this.options.dir)
   }
 

@@ -17,8 +17,11 @@ import { RespClient, RespReplyError, type RespArg, type RespValue } from './resp
 
 const DEFAULT_BATCH = 1000
 const MAX_BATCH = 1_000_000
-/** BF.MADD commands in flight before reading waits for a reply: enough to keep the server busy. */
-const DEFAULT_WINDOW = 16
+/**
+ * BF.MADD commands in flight before reading waits for a reply: enough to keep the server busy
+ * while this process waits for a CPU (about 4 MB of 60-byte items at the default batch).
+ */
+const DEFAULT_WINDOW = 64
 const MAX_WINDOW = 4096
 const DEFAULT_PROGRESS_INTERVAL_S = 10
 /** The bar is redrawn at most this often. */
