@@ -16,6 +16,11 @@
  * FilterEntry, same version) keep their file and cost nothing.
  *
  * Names are arbitrary bytes and live inside each file's trailer; file names are only numbers.
+ *
+ * Every save is an alignment point of the append-only log ({@link SnapshotLogHooks}): when the
+ * save captures its data the log starts a new segment, whose seq the MANIFEST records as
+ * `log-from`; once the MANIFEST is durable the older segments are deleted. At start only segments
+ * from `log-from` on are replayed over the snapshot.
  */
 import {
   closeSync, fsyncSync, openSync, promises as fsp, readSync, renameSync, fstatSync, unlinkSync, writeSync,
@@ -59,6 +64,22 @@ export const nativeCrc32: Checksum = (data, previous) => zlib.crc32(data, previo
 /** What to do with a corrupt snapshot file at start. */
 export type CorruptPolicy = 'refuse' | 'move-aside'
 
+/**
+ * The append-only log's side of every save (issue 5), so that a restart replays only the writes
+ * made after the snapshot's start point.
+ */
+export interface SnapshotLogHooks {
+  /**
+   * Called synchronously at the moment a save captures its data (no command runs in between):
+   * starts a new log segment for later writes and returns its seq — the first segment the
+   * snapshot does not contain, recorded as the MANIFEST's `log-from` — or undefined when no log
+   * is open (the last `log-from` is kept).
+   */
+  rotate(): number | undefined
+  /** Called once the MANIFEST recording `logFrom` is durable: the segments below it may go. */
+  committed(logFrom: number): void
+}
+
 export interface SnapshotOptions {
   /** The data directory (`dir`); the snapshot lives in its `snapshot/` subdirectory. */
   dir: string
@@ -67,6 +88,8 @@ export interface SnapshotOptions {
   onCorrupt?: () => CorruptPolicy
   /** Limit for later scale-ups of loaded filters, as for new ones. */
   maxLayerBytes?: () => number | undefined
+  /** The append-only log, when there is one: rotated at each save's start, trimmed at its commit. */
+  log?: SnapshotLogHooks
 }
 
 export interface LoadReport {
@@ -78,6 +101,8 @@ export interface LoadReport {
   movedAside: string[]
   /** Stray files of an unfinished save that were deleted. */
   strayFilesRemoved: number
+  /** The MANIFEST's `log-from`: the first log segment the snapshot does not contain. */
+  logFrom?: number
 }
 
 export interface SaveReport {
@@ -128,6 +153,8 @@ interface SavePlan {
   readonly pending: PendingFile[]
   readonly dirtyAtStart: number
   readonly startedAtMs: number
+  /** The first log segment this snapshot does not contain (undefined: no log ever). */
+  readonly logFrom: number | undefined
 }
 
 /**
@@ -141,6 +168,8 @@ export class SnapshotStore {
   private readonly options: SnapshotOptions
   private committed = new Map<FilterEntry, CommittedFile>()
   private manifestExists = false
+  /** `log-from` of the committed MANIFEST. */
+  private committedLogFrom: number | undefined
   private nextFileNumber = 1
   private nextTempNumber = 1
   private job: Promise<SaveReport> | undefined
@@ -180,6 +209,11 @@ export class SnapshotStore {
     return this.job !== undefined
   }
 
+  /** The committed snapshot's `log-from`: the log is replayed from this segment on. */
+  get logFrom(): number | undefined {
+    return this.committedLogFrom
+  }
+
   /** Changes are counted by the registry; this is what INFO reports as bytes on disk. */
   get committedBytes(): number {
     let total = 0
@@ -211,6 +245,7 @@ export class SnapshotStore {
 
     const manifestPath = path.join(this.snapshotDir, MANIFEST_FILE)
     let files: { file: string; bytes: number }[] = []
+    let logFrom: number | undefined
     let manifestTrusted = true
     let manifestText: string | undefined
     try {
@@ -220,7 +255,7 @@ export class SnapshotStore {
     }
     if (manifestText !== undefined) {
       try {
-        files = parseManifest(manifestText)
+        ;({ files, logFrom } = parseManifestText(manifestText))
         this.manifestExists = true
       } catch (error) {
         const reason = (error as Error).message
@@ -272,6 +307,8 @@ export class SnapshotStore {
       this.log.notice(`Removed ${report.strayFilesRemoved} stray file(s) of an unfinished save from ${this.snapshotDir}`)
     }
     this.committed = loaded
+    this.committedLogFrom = logFrom
+    report.logFrom = logFrom
     // A manifest listing a moved-aside file must be rewritten at the next save.
     if (report.movedAside.length > 0) this.manifestExists = false
     registry.dirty = 0
@@ -481,16 +518,20 @@ export class SnapshotStore {
       pending.push(item)
       records.push({ entry, pending: item })
     }
-    return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now() }
+    // The start point, in the same turn as the capture above: later writes go to a new segment.
+    const logFrom = this.options.log?.rotate() ?? this.committedLogFrom
+    return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom }
   }
 
   /** The new MANIFEST text, or undefined when the one on disk already says it all. */
   private manifestFor(plan: SavePlan): string | undefined {
-    if (plan.pending.length === 0 && this.manifestExists && this.obsoleteFiles(plan).length === 0) return undefined
-    return formatManifest(plan.records.map((record) => {
+    const unchanged = plan.pending.length === 0 && this.obsoleteFiles(plan).length === 0 && plan.logFrom === this.committedLogFrom
+    if (unchanged && this.manifestExists) return undefined
+    const files = plan.records.map((record) => {
       if (record.committed !== undefined) return { file: record.committed.file, bytes: record.committed.bytes }
       return { file: record.pending!.file, bytes: this.sizes.get(record.pending!)! }
-    }))
+    })
+    return formatManifest(files, plan.logFrom)
   }
 
   /** Files of the committed snapshot that the new one no longer lists. */
@@ -530,7 +571,7 @@ export class SnapshotStore {
     }
   }
 
-  /** Makes the plan the committed snapshot. */
+  /** Makes the plan, whose MANIFEST is durable, the committed snapshot; the log may drop what it holds. */
   private install(registry: FilterRegistry, plan: SavePlan): void {
     const committed = new Map<FilterEntry, CommittedFile>()
     for (const record of plan.records) {
@@ -542,6 +583,15 @@ export class SnapshotStore {
     }
     this.committed = committed
     this.manifestExists = true
+    this.committedLogFrom = plan.logFrom
+    if (plan.logFrom !== undefined && this.options.log !== undefined) {
+      try {
+        this.options.log.committed(plan.logFrom)
+      } catch (error) {
+        // The snapshot is committed all the same; a start skips the segments it holds.
+        this.log.warning(`Error deleting append only file segments below ${plan.logFrom}: ${(error as Error).message}`)
+      }
+    }
     // Changes made while a background save ran stay counted (redis: dirty - dirty_before_bgsave).
     registry.dirty = Math.max(0, registry.dirty - plan.dirtyAtStart)
   }
@@ -661,9 +711,14 @@ function describeLoadError(error: unknown): string {
 
 // ---------------------------------------------------------------- manifest
 
-/** MANIFEST text: a magic line, `file <name> <bytes>` lines, and `end <count> <crc32 hex>`. */
-export function formatManifest(files: readonly { file: string; bytes: number }[]): string {
+/**
+ * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
+ * append-only log the snapshot does not contain), `file <name> <bytes>` lines, and
+ * `end <count> <crc32 hex>`.
+ */
+export function formatManifest(files: readonly { file: string; bytes: number }[], logFrom?: number): string {
   let body = `${MANIFEST_MAGIC}\n`
+  if (logFrom !== undefined) body += `log-from ${logFrom}\n`
   for (const { file, bytes } of files) body += `file ${file} ${bytes}\n`
   const crc = zlib.crc32(Buffer.from(body, 'latin1'), 0)
   return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
@@ -671,6 +726,11 @@ export function formatManifest(files: readonly { file: string; bytes: number }[]
 
 /** Parses MANIFEST text; throws Error saying what is wrong (truncated, checksum, syntax). */
 export function parseManifest(text: string): { file: string; bytes: number }[] {
+  return parseManifestText(text).files
+}
+
+/** Parses MANIFEST text, `log-from` included; throws Error saying what is wrong. */
+export function parseManifestText(text: string): { files: { file: string; bytes: number }[]; logFrom?: number } {
   if (!text.startsWith(`${MANIFEST_MAGIC}\n`)) throw new Error('bad manifest magic')
   const endAt = text.lastIndexOf('end ')
   if (endAt < 0 || !text.endsWith('\n')) throw new Error('truncated manifest')
@@ -680,14 +740,21 @@ export function parseManifest(text: string): { file: string; bytes: number }[] {
   if (zlib.crc32(Buffer.from(body, 'latin1'), 0) !== parseInt(end[2]!, 16)) throw new Error('manifest checksum mismatch')
   const files: { file: string; bytes: number }[] = []
   const seen = new Set<string>()
-  for (const line of body.split('\n').slice(1, -1)) {
+  let lines = body.split('\n').slice(1, -1)
+  let logFrom: number | undefined
+  const logLine = /^log-from ([1-9]\d{0,15})$/.exec(lines[0] ?? '')
+  if (logLine) {
+    logFrom = Number(logLine[1])
+    lines = lines.slice(1)
+  }
+  for (const line of lines) {
     const match = /^file (\d{12}\.bf) (\d+)$/.exec(line)
     if (!match || seen.has(match[1]!)) throw new Error(`bad manifest line ${JSON.stringify(line)}`)
     seen.add(match[1]!)
     files.push({ file: match[1]!, bytes: Number(match[2]) })
   }
   if (files.length !== Number(end[1])) throw new Error('manifest count mismatch')
-  return files
+  return logFrom === undefined ? { files } : { files, logFrom }
 }
 
 // ---------------------------------------------------------------- I/O helpers
