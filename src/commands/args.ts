@@ -7,6 +7,8 @@
 const MINUS = 0x2d // -
 const ZERO = 0x30 // 0
 const NINE = 0x39 // 9
+const INT64_MAX_DIGITS = '9223372036854775807'
+const INT64_MIN_DIGITS = '9223372036854775808'
 
 /**
  * redis util.c string2ll: an optional '-', then digits with no leading zero (or a lone "0"),
@@ -23,14 +25,28 @@ export function parseInteger(bytes: Uint8Array): number | undefined {
     if (len === 1) return undefined
   }
   if (bytes[i] === ZERO) return len === i + 1 && !negative ? 0 : undefined
+  const digits = len - i
+  if (digits > 19) return undefined
   let value = 0
   for (; i < len; i++) {
     const c = bytes[i]!
     if (c < ZERO || c > NINE) return undefined
     value = value * 10 + (c - ZERO)
   }
-  // 2^63 - 1 = 9223372036854775807; -2^63 is allowed on the negative side.
-  if (value > 9223372036854775807 && !(negative && value === 9223372036854775808)) return undefined
+  // The signed 64-bit range, compared on the digits: doubles cannot tell 2^63 - 1 from 2^63.
+  if (digits === 19) {
+    const limit = negative ? INT64_MIN_DIGITS : INT64_MAX_DIGITS
+    for (let k = 0; k < 19; k++) {
+      const d = bytes[len - 19 + k]!
+      const l = limit.charCodeAt(k)
+      if (d !== l) {
+        if (d > l) return undefined
+        break
+      }
+    }
+  }
+  // Past 2^53 the running sum drifts; the string conversion rounds correctly.
+  if (digits > 15) value = Number(Buffer.from(bytes.buffer, bytes.byteOffset + len - digits, digits).toString('latin1'))
   return negative ? -value : value
 }
 

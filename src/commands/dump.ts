@@ -6,17 +6,14 @@
  * the argument order, the error texts and the size limit.
  */
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
-import { decodeDumpHeader, encodeDumpHeader, OPT_NO_SCALING } from '../format/dump-header.js'
+import { decodeDumpHeader, encodeDumpHeader } from '../format/dump-header.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
-import { applyDumpChunk, dumpChunkAt, type DumpChunkError } from '../format/dump-chunk.js'
+import { applyDumpChunk, dumpChunkAt, DUMP_ITER_INIT, type DumpChunkError } from '../format/dump-chunk.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
-
-/** src/sb.h SB_CHUNKITER_INIT: LOADCHUNK with this iterator on a missing key carries the header. */
-const HEADER_ITERATOR = 1
 
 /** SBChain_LoadEncodedChunk's refusals, worded as src/sb.c words them. */
 const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
@@ -38,7 +35,7 @@ export function bfScandump(ctx: CommandContext, argv: Buffer[]): void {
   if (iterator === undefined) throw new ReplyError(ERR.SCANDUMP_ITERATOR)
   const parts = entry.filter.toParts()
   if (parts.hashing.kind !== 'redisbloom') throw new ReplyError(ERR.NOT_DUMPABLE)
-  const chunk = iterator === 0 ? { next: 1, data: encodeHeader(parts) } : dumpChunkAt(parts, iterator)
+  const chunk = iterator === 0 ? { next: DUMP_ITER_INIT, data: encodeDumpHeader(parts) } : dumpChunkAt(parts, iterator)
   const reply = ctx.client.reply
   reply.array(2)
   reply.integer(chunk.next)
@@ -58,7 +55,8 @@ export function bfLoadchunk(ctx: CommandContext, argv: Buffer[]): void {
   const registry = ctx.server.registry
   const entry = registry.get(name)
   if (entry === undefined) {
-    if (iterator !== HEADER_ITERATOR) throw new ReplyError(ERR.NOT_FOUND)
+    // src/sb.h SB_CHUNKITER_INIT: on a missing key only iterator 1, the header, is accepted.
+    if (iterator !== DUMP_ITER_INIT) throw new ReplyError(ERR.NOT_FOUND)
     registry.set(name, filterFromHeader(ctx, data))
   } else {
     const outcome = applyDumpChunk(entry.filter.toParts(), iterator, data)
@@ -82,7 +80,7 @@ function filterFromHeader(ctx: CommandContext, header: Uint8Array): ScalableBloo
   // Refused before anything is allocated, as BF.RESERVE refuses a filter over the limit.
   if (declared !== undefined && declared > maxBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
   try {
-    const parts = decodeHeader(header, maxBytes)
+    const parts = decodeDumpHeader(header, { maxBytes })
     return ScalableBloomFilter.fromParts(parts, configured > 0 ? configured : undefined)
   } catch (error) {
     if (error instanceof DecodeError) throw new ReplyError(ERR.RECEIVED_BAD_DATA)
@@ -95,28 +93,3 @@ function filterFromHeader(ctx: CommandContext, header: Uint8Array): ScalableBloo
   }
 }
 
-// Growth 0 on a scaling filter: BF.RESERVE ... EXPANSION 0 makes one in RedisBloom and in bfs, and
-// RedisBloom dumps and loads it (SB_NewChainFromHeader does not look at growth), but format/limits.ts
-// refuses it. Until format/dump-header.ts accepts it, the header goes through the codec with
-// growth 1 and the field is set back here: the bytes are RedisBloom's either way.
-const GROWTH_OFFSET = 16
-const OPTIONS_OFFSET = 12
-
-/** SCANDUMP's header for `parts` (dump-chunk.ts's iterator 0), growth 0 included. */
-function encodeHeader(parts: FilterParts): Uint8Array {
-  if (parts.expansion !== 0 || parts.nonScaling) return encodeDumpHeader(parts)
-  const header = encodeDumpHeader({ ...parts, expansion: 1 })
-  new DataView(header.buffer, header.byteOffset, header.byteLength).setUint32(GROWTH_OFFSET, 0, true)
-  return header
-}
-
-/** decodeDumpHeader, growth 0 on a scaling filter included. */
-function decodeHeader(header: Uint8Array, maxBytes: number): FilterParts {
-  if (header.length < GROWTH_OFFSET + 4) return decodeDumpHeader(header, { maxBytes })
-  const view = new DataView(header.buffer, header.byteOffset, header.byteLength)
-  const scalingWithoutGrowth = view.getUint32(GROWTH_OFFSET, true) === 0 && (view.getUint32(OPTIONS_OFFSET, true) & OPT_NO_SCALING) === 0
-  if (!scalingWithoutGrowth) return decodeDumpHeader(header, { maxBytes })
-  const patched = Uint8Array.from(header)
-  new DataView(patched.buffer).setUint32(GROWTH_OFFSET, 1, true)
-  return { ...decodeDumpHeader(patched, { maxBytes }), expansion: 0 }
-}

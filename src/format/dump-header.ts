@@ -92,8 +92,8 @@ export function encodeDumpHeader(parts: FilterParts): Uint8Array {
  * the total of their bytes is within `maxBytes`.
  *
  * Throws {@link DecodeError}: `truncated` (under 20 bytes, or under 20 + 53 × nfilters), `corrupt`
- * (longer than 20 + 53 × nfilters, nfilters 0 or above 64, unknown options, no FORCE64, growth 0 on
- * a scaling filter, bits != bytes × 8, bits 0, n2 > 63 or bits != 2^n2, error outside (0, 1),
+ * (longer than 20 + 53 × nfilters, nfilters 0 or above 64, unknown options, no FORCE64,
+ * bits != bytes × 8, bits 0, n2 > 63 or bits != 2^n2, error outside (0, 1),
  * hashes != ceil(ln 2 × bpe), item totals that disagree, any count above 2^53, total bytes above
  * `maxBytes`).
  */

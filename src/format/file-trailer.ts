@@ -46,13 +46,13 @@ export function fileTrailerLength(nameBytes: number): number {
 
 /**
  * Encodes the trailer, checksum included. Throws `RangeError` when the name is longer than
- * {@link MAX_NAME_BYTES} or expansion is not a u32 (at least 1 for a scaling filter).
+ * {@link MAX_NAME_BYTES} or expansion is not a u32.
  */
 export function encodeFileTrailer(trailer: FileTrailer, checksum: Checksum = crc32): Uint8Array {
   const { name, expansion, nonScaling } = trailer
   if (name.length > MAX_NAME_BYTES) throw new RangeError(`name of ${name.length} bytes exceeds ${MAX_NAME_BYTES}`)
-  if (!Number.isInteger(expansion) || expansion < (nonScaling ? 0 : 1) || expansion > MAX_EXPANSION) {
-    throw new RangeError(`expansion ${expansion} is not a u32${nonScaling ? '' : ' >= 1'}`)
+  if (!Number.isInteger(expansion) || expansion < 0 || expansion > MAX_EXPANSION) {
+    throw new RangeError(`expansion ${expansion} is not a u32`)
   }
   const out = new Uint8Array(fileTrailerLength(name.length))
   const view = new DataView(out.buffer)
@@ -70,7 +70,7 @@ export function encodeFileTrailer(trailer: FileTrailer, checksum: Checksum = crc
  * Reads the fixed 16 bytes of a trailer at `bytes[offset..]` and returns the trailer's whole length
  * (`20 + nameLength`), so a streaming reader can check it against the file's size first.
  * Throws {@link DecodeError}: `truncated` (fewer than 16 bytes), `corrupt` (wrong trailer magic,
- * unknown flags, expansion 0 on a scaling filter, a name longer than {@link MAX_NAME_BYTES}).
+ * unknown flags, a name longer than {@link MAX_NAME_BYTES}).
  */
 export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0): number {
   if (bytes.length - offset < TRAILER_FIXED_BYTES) {
@@ -81,7 +81,6 @@ export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0): number {
   if (view.getUint32(0, true) !== TRAILER_MAGIC) throw fail('bad trailer magic')
   const flags = view.getUint32(4, true)
   if ((flags & ~TRAILER_FLAG_NON_SCALING) !== 0) throw fail(`unknown flags 0x${flags.toString(16)}`)
-  if (view.getUint32(8, true) === 0 && flags === 0) throw fail('expansion 0 on a scaling filter')
   const nameLength = view.getUint32(12, true)
   if (nameLength > MAX_NAME_BYTES) throw fail(`name of ${nameLength} bytes exceeds ${MAX_NAME_BYTES}`)
   return fileTrailerLength(nameLength)

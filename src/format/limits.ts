@@ -59,8 +59,8 @@ export function layerProblem(layer: Omit<LayerParts, 'bitmap'>): string | undefi
 
 /**
  * Returns why a filter-level setting cannot be stored or loaded, or `undefined`: the layer count
- * must be in [1, MAX_LAYERS], expansion a u32 (at least 1 unless the filter is non-scaling), and a
- * seeded hashing's seed a u32.
+ * must be in [1, MAX_LAYERS], expansion a u32 (0 included: RedisBloom accepts `EXPANSION 0`, and
+ * bfs then treats the filter as non-scaling once full), and a seeded hashing's seed a u32.
  */
 export function filterProblem(
   hashing: Hashing,
@@ -69,9 +69,7 @@ export function filterProblem(
   layerCount: number,
 ): string | undefined {
   if (!isCount(layerCount, 1, MAX_LAYERS)) return `layer count ${layerCount} is not in [1, ${MAX_LAYERS}]`
-  if (!isCount(expansion, nonScaling ? 0 : 1, MAX_EXPANSION)) {
-    return `expansion ${expansion} is not a u32${nonScaling ? '' : ' >= 1'}`
-  }
+  if (!isCount(expansion, 0, MAX_EXPANSION)) return `expansion ${expansion} is not a u32`
   if (hashing.kind === 'seeded' && !isCount(hashing.seed, 0, 0xffff_ffff)) {
     return `seed ${hashing.seed} is not a u32`
   }

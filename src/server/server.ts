@@ -94,6 +94,15 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       onCorrupt: () => this.config['snapshot-on-corrupt'],
       maxLayerBytes: () => (this.config['max-filter-bytes'] > 0 ? this.config['max-filter-bytes'] : undefined),
+      // Every snapshot is an alignment point of the log: it rotates when the snapshot captures its
+      // data, and the segments the snapshot holds go once its MANIFEST is durable.
+      appendLog: {
+        rotate: () => (this.appendLog.isOpen ? this.appendLog.rotate() : undefined),
+        committed: (logFrom) => {
+          this.appendLog.dropBelow(logFrom)
+          if (this.appendLog.isOpen) this.logRewriter.snapshotCommitted()
+        },
+      },
     })
     this.appendLog = new AppendLog({
       dir: this.config.dir,
@@ -280,10 +289,15 @@ export class BfsServer extends EventEmitter implements ClientHost {
           throw new Error(`Unknown command '${argv[0]!.toString('latin1')}' reading the append only file ${file} at offset ${offset}`)
         }
         const error = session.run(argv)
-        // Expected over a snapshot that already holds part of the log (BF.RESERVE: item exists).
+        // Only segments from the snapshot's log-from on are replayed; errors are still expected
+        // over a snapshot without log-from (every segment is replayed: BF.RESERVE: item exists).
         if (error !== undefined && errors++ < 10) this.log.verbose(`AOF replay ${file}@${offset}: ${error}`)
       },
-      { allowTruncatedTail: this.config['aof-load-truncated'], allowCorrupt: this.config['aof-load-corrupt'] },
+      {
+        allowTruncatedTail: this.config['aof-load-truncated'],
+        allowCorrupt: this.config['aof-load-corrupt'],
+        fromSeq: this.snapshots.logFrom,
+      },
     )
     this.appendedAtLastReply = this.appendLog.appendedBytes
     if (result.segments > 0) {

@@ -288,9 +288,6 @@ export class AppendLog {
     if (this.fd < 0) throw new Error('the append only file is not open')
     if (this.segmentBytes === 0 && this.pending.length === 0) return this.seq
     this.syncNow()
-    this.retired.push(this.fd)
-    this.fd = -1
-    if (!this.fsyncInFlight) this.closeRetired()
     this.openSegment(this.seq + 1)
     return this.seq
   }
@@ -330,12 +327,16 @@ export class AppendLog {
     }
   }
 
+  /** Opens segment `seq` for appending; the one open until now (if any) is retired once it is open. */
   private openSegment(seq: number): void {
     const file = path.join(this.options.dir, segmentName(this.options.baseName, seq))
-    this.fd = openSync(file, 'a')
+    const fd = openSync(file, 'a')
+    if (this.fd >= 0) this.retired.push(this.fd)
+    this.fd = fd
     this.seq = seq
     this.segmentBytes = 0
     syncDirectory(this.options.dir)
+    if (!this.fsyncInFlight) this.closeRetired()
   }
 
   private closeRetired(): void {

@@ -2,12 +2,13 @@
  * Log rewrite (BGREWRITEAOF, and automatically by auto-aof-rewrite-percentage/min-size): fold the
  * log into a fresh snapshot and go on with a new, empty segment, while the server keeps serving.
  *
- * Order, all of it safe against a crash at any point:
- *   1. rotate: the current segment is written and fsynced, new writes go to segment seq+1;
- *   2. in the same event-loop turn, the snapshot starts, so it holds everything in segments ≤ seq
- *      (and perhaps some of seq+1: replaying an add whose bits are already set changes nothing);
- *   3. once the snapshot is durable, segments ≤ seq are deleted.
- * A crash before 3 leaves the old segments, which replay over whichever snapshot is on disk.
+ * A rewrite is a background snapshot and nothing more: every snapshot is an alignment point of
+ * the log (SnapshotLogHooks in snapshot.ts, wired by the server). When the snapshot captures its
+ * data the log rotates to segment n+1 in the same turn; the MANIFEST records `log-from n+1`; once
+ * it is durable, segments ≤ n are deleted. A crash before the MANIFEST leaves the previous snapshot
+ * and every segment; a crash after it leaves segments ≤ n, which the next start skips and deletes.
+ * Writes made during the snapshot are in segment n+1 (and perhaps some of their bits in the
+ * snapshot: replaying an add whose bits are already set changes nothing).
  */
 import type { FilterRegistry } from './registry.js'
 import type { AppendLog } from './append-log.js'
@@ -58,6 +59,15 @@ export class LogRewriter {
   }
 
   /**
+   * Called when any snapshot committed (a rewrite, BGSAVE, SAVE, a save rule): the dataset now
+   * lives in the snapshot and the log holds only what came after, so the log's growth is measured
+   * from here, as redis measures its AOF against the rewritten base.
+   */
+  snapshotCommitted(): void {
+    this.baseSizeBytes = this.registry.bitmapBytes() + this.log.currentSizeBytes
+  }
+
+  /**
    * redis serverCron: rewrite when the log is over `minSizeBytes` and has grown by `percentage`
    * over its size after the last rewrite (base 0 counts as 1 byte, as in redis).
    */
@@ -74,14 +84,8 @@ export class LogRewriter {
     this.startedAtMs = Date.now()
     this.logger.notice('Background append only file rewriting started')
     try {
-      // Steps 1 and 2 run in this turn: nothing can be applied between the rotation and the snapshot's start.
-      const covered = this.log.isOpen ? this.log.rotate() : 0
-      this.baseSizeBytes = 0
+      // The snapshot rotates the log when it captures its data and trims it when it commits.
       await store.saveAll(this.registry, { background: true })
-      if (covered > 0) this.log.dropThrough(covered)
-      // The dataset now lives in the snapshot: the log is measured against it, as redis measures
-      // its AOF against the rewritten base.
-      this.baseSizeBytes = this.registry.bitmapBytes() + this.log.currentSizeBytes
       this.lastStatus = 'ok'
       this.rewrites++
       this.logger.notice('Background AOF rewrite finished successfully')

@@ -89,7 +89,7 @@ export interface SnapshotOptions {
   /** Limit for later scale-ups of loaded filters, as for new ones. */
   maxLayerBytes?: () => number | undefined
   /** The append-only log, when there is one: rotated at each save's start, trimmed at its commit. */
-  log?: SnapshotLogHooks
+  appendLog?: SnapshotLogHooks
 }
 
 export interface LoadReport {
@@ -519,7 +519,7 @@ export class SnapshotStore {
       records.push({ entry, pending: item })
     }
     // The start point, in the same turn as the capture above: later writes go to a new segment.
-    const logFrom = this.options.log?.rotate() ?? this.committedLogFrom
+    const logFrom = this.options.appendLog?.rotate() ?? this.committedLogFrom
     return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom }
   }
 
@@ -584,9 +584,9 @@ export class SnapshotStore {
     this.committed = committed
     this.manifestExists = true
     this.committedLogFrom = plan.logFrom
-    if (plan.logFrom !== undefined && this.options.log !== undefined) {
+    if (plan.logFrom !== undefined && this.options.appendLog !== undefined) {
       try {
-        this.options.log.committed(plan.logFrom)
+        this.options.appendLog.committed(plan.logFrom)
       } catch (error) {
         // The snapshot is committed all the same; a start skips the segments it holds.
         this.log.warning(`Error deleting append only file segments below ${plan.logFrom}: ${(error as Error).message}`)

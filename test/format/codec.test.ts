@@ -152,6 +152,7 @@ describe('filter file: round trips', () => {
     ['scalable, 4 layers, RedisBloom hashing', { name: utf8('filter:1'), parts: makeScalable(4) }],
     ['seeded hashing, expansion 4', { name: utf8('s'), parts: makeScalable(3, { kind: 'seeded', seed: 0xdeadbeef }, 4) }],
     ['non-scaling', { name: utf8('ns'), parts: { ...makeScalable(1), nonScaling: true, expansion: 0 } }],
+    ['scaling with expansion 0 (BF.RESERVE ... EXPANSION 0)', { name: utf8('e0'), parts: { ...makeScalable(1), expansion: 0 } }],
     ['empty name', { name: new Uint8Array(0), parts: makeScalable(2) }],
     ['binary name, every byte value', { name: Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 0xff), parts: makeScalable(1) }],
     ['longest name', { name: new Uint8Array(MAX_NAME_BYTES).fill(0x61), parts: makeScalable(1) }],
@@ -207,7 +208,7 @@ describe('filter file: round trips', () => {
     expect(bad({ ...good, layers: [] })).toThrow(RangeError)
     expect(bad({ ...good, layers: Array.from({ length: 65 }, () => good.layers[0]!) })).toThrow(RangeError)
     expect(bad({ ...good, layers: [{ ...good.layers[0]!, bitmap: new Uint8Array(3) }] })).toThrow(RangeError)
-    expect(bad({ ...good, expansion: 0 })).toThrow(RangeError)
+    expect(bad({ ...good, expansion: -1 })).toThrow(RangeError)
     expect(bad({ ...good, expansion: 2 ** 32 })).toThrow(RangeError)
     expect(bad(good, new Uint8Array(MAX_NAME_BYTES + 1))).toThrow(RangeError)
   })

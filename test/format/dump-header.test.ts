@@ -111,7 +111,6 @@ describe('SCANDUMP header: rejections', () => {
     ['nfilters 65', (v: DataView) => v.setUint32(8, 65, true)],
     ['unknown option 16', (v: DataView) => v.setUint32(12, 5 | 16, true)],
     ['no FORCE64 (32-bit hashing)', (v: DataView) => v.setUint32(12, 1, true)],
-    ['growth 0 on a scaling filter', (v: DataView) => v.setUint32(16, 0, true)],
     ['size != sum of layer sizes', (v: DataView) => v.setUint32(0, 1, true)],
     ['size above 2^53', (v: DataView) => v.setUint32(4, 0xffffffff, true)],
     ['bits != bytes * 8', (v: DataView) => v.setUint32(LINK + 8, 136, true)],
@@ -130,6 +129,13 @@ describe('SCANDUMP header: rejections', () => {
   it('accepts growth 0 on a non-scaling filter', () => {
     const bytes = edited(T10_HEADER, (v) => (v.setUint32(12, 13, true), v.setUint32(16, 0, true)))
     expect(decodeDumpHeader(bytes)).toMatchObject({ nonScaling: true, expansion: 0 })
+  })
+
+  it('accepts growth 0 on a scaling filter, as BF.RESERVE ... EXPANSION 0 makes one', () => {
+    const bytes = edited(T10_HEADER, (v) => v.setUint32(16, 0, true))
+    const parts = decodeDumpHeader(bytes)
+    expect(parts).toMatchObject({ nonScaling: false, expansion: 0 })
+    expect(encodeDumpHeader(parts)).toEqual(bytes)
   })
 
   it('refuses 2^50 bytes of bitmap and 2^40 bytes over maxBytes, before allocating', () => {

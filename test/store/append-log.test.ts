@@ -210,18 +210,70 @@ describe('AppendLog', () => {
     expect(log.segmentSeq).toBe(10)
     log.close()
   })
+
+  it('rotate() starts a new segment after the current one has writes, and keeps an empty one', async () => {
+    const dir = tempDir()
+    const log = openLog(dir)
+    log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    expect(log.rotate()).toBe(1) // nothing written yet: segment 1 still holds nothing a snapshot has
+    log.append([Buffer.from('DEL'), Buffer.from('x')])
+    // Buffered records go to the segment being left, on disk before the new one takes writes.
+    expect(log.rotate()).toBe(2)
+    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1)), 'latin1')).toContain('DEL')
+    expect(log.rotate()).toBe(2)
+    log.append([Buffer.from('DEL'), Buffer.from('y')])
+    await turn()
+    expect(log.rotate()).toBe(3)
+    expect(log.dropBelow(3)).toBe(2)
+    expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([3])
+    expect(log.currentSizeBytes).toBe(0)
+    log.close()
+  })
+
+  it('load skips and deletes the segments below the snapshot\'s log-from, and never writes below it', async () => {
+    const dir = tempDir()
+    const record = (item: string): Buffer => encodeRecord(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
+    for (const seq of [1, 2, 3]) writeFileSync(path.join(dir, segmentName('appendonly.aof', seq)), record(`in-${seq}`))
+    const logger = memoryLogger()
+    const seen: string[] = []
+    const log = openLog(dir, 'everysec', logger)
+    const result = log.load((argv) => void seen.push(argv[2]!.toString()), { allowTruncatedTail: true, allowCorrupt: false, fromSeq: 3 })
+    expect(seen).toEqual(['in-3'])
+    expect(result).toMatchObject({ segments: 1, skipped: 2, records: 1 })
+    expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([3])
+    expect(log.currentSizeBytes).toBe(record('in-3').length)
+    expect(logger.lines.some((line) => /Removed 2 append only file segment/.test(line))).toBe(true)
+    log.close()
+
+    // Every segment gone (deleted after the commit): new writes start at log-from, not at 1.
+    rmSync(path.join(dir, segmentName('appendonly.aof', 3)))
+    const fresh = openLog(dir)
+    fresh.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false, fromSeq: 5 })
+    expect(fresh.segmentSeq).toBe(5)
+    fresh.append([Buffer.from('DEL'), Buffer.from('x')])
+    await turn()
+    fresh.close()
+    expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([5])
+  })
 })
 
-/** A snapshot store that keeps deep copies in memory, resolving on a later turn like a background save. */
+/**
+ * A snapshot store that keeps deep copies in memory, resolving on a later turn like a background
+ * save, and aligns the log as the real one does (SnapshotLogHooks): rotate when the data is
+ * captured, drop the older segments once committed.
+ */
 class MemorySnapshots implements SnapshotStore {
   saved = new Map<string, ScalableBloomFilter>()
   saves = 0
+  constructor(private readonly log: AppendLog) {}
   async saveAll(registry: FilterRegistry): Promise<void> {
     const copy = new Map<string, ScalableBloomFilter>()
     for (const entry of registry.entries()) copy.set(entry.name, cloneFilter(entry.filter))
+    const logFrom = this.log.rotate()
     await new Promise((resolve) => setTimeout(resolve, 20))
     this.saved = copy
     this.saves++
+    this.log.dropBelow(logFrom)
   }
   loadAll(registry: FilterRegistry): void {
     for (const [name, filter] of this.saved) registry.set(name, cloneFilter(filter))
@@ -239,7 +291,7 @@ describe('LogRewriter', () => {
     const registry = new FilterRegistry()
     const log = openLog(dir)
     log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
-    const snapshots = new MemorySnapshots()
+    const snapshots = new MemorySnapshots(log)
     const rewriter = new LogRewriter(log, registry, () => snapshots, memoryLogger())
     const add = (item: string): void => {
       let entry = registry.get('f')
@@ -280,7 +332,13 @@ describe('LogRewriter', () => {
     const log = openLog(dir)
     log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
     log.append([Buffer.from('DEL'), Buffer.from('x')])
-    const failing: SnapshotStore = { saveAll: () => Promise.reject(new Error('disk full')) }
+    // Fails after its start point, as a real save fails while writing: the log has rotated.
+    const failing: SnapshotStore = {
+      saveAll: () => {
+        log.rotate()
+        return Promise.reject(new Error('disk full'))
+      },
+    }
     const rewriter = new LogRewriter(log, new FilterRegistry(), () => failing, memoryLogger())
     rewriter.start()
     await rewriter.idle()

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import {
-  formatManifest, MANIFEST_FILE, parseManifest, SLICE_BYTES, SnapshotLoadError, SnapshotStore, SNAPSHOT_DIR, type CorruptPolicy,
+  formatManifest, MANIFEST_FILE, parseManifest, parseManifestText, SLICE_BYTES, SnapshotLoadError, SnapshotStore, SNAPSHOT_DIR,
+  type CorruptPolicy, type SnapshotLogHooks,
 } from '../../src/store/snapshot.js'
 import type { Logger } from '../../src/commands/context.js'
 
@@ -62,6 +63,89 @@ describe('manifest', () => {
     expect(() => parseManifest(text.slice(0, -5))).toThrow(/truncated/)
     expect(() => parseManifest(text.replace('102', '103'))).toThrow(/checksum/)
     expect(() => parseManifest('x' + text)).toThrow(/magic/)
+  })
+
+  it('carries the log-from line, which is optional and checksummed', () => {
+    const text = formatManifest([{ file: '000000000001.bf', bytes: 102 }], 7)
+    expect(text.split('\n')[1]).toBe('log-from 7')
+    expect(parseManifestText(text)).toEqual({ files: [{ file: '000000000001.bf', bytes: 102 }], logFrom: 7 })
+    expect(parseManifest(text)).toEqual([{ file: '000000000001.bf', bytes: 102 }])
+    expect(parseManifestText(formatManifest([]))).toEqual({ files: [] })
+    expect(() => parseManifestText(text.replace('log-from 7', 'log-from 8'))).toThrow(/checksum/)
+  })
+})
+
+/** Log hooks that record the order of events, as the server wires them to the append-only log. */
+function recordingHooks(events: string[], manifestPath: string): SnapshotLogHooks & { seq: number } {
+  return {
+    seq: 1,
+    rotate() {
+      events.push(`rotate ${++this.seq}`)
+      return this.seq
+    },
+    committed(logFrom) {
+      events.push(`committed ${logFrom}: ${readFileSync(manifestPath, 'latin1').includes(`log-from ${logFrom}\n`)}`)
+    },
+  }
+}
+
+describe('SnapshotStore and the append-only log', () => {
+  it('rotates the log when a save captures its data and releases it once the MANIFEST says log-from', async () => {
+    const dir = tempDir()
+    const events: string[] = []
+    const hooks = recordingHooks(events, path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE))
+    const snapshots = new SnapshotStore({ dir, log, appendLog: hooks })
+    const registry = new FilterRegistry()
+    await snapshots.loadAll(registry)
+    expect(snapshots.logFrom).toBeUndefined()
+    add(registry, 'a', range('a', 10))
+    const job = snapshots.saveAll(registry, { background: true })
+    // The rotation happens in the same turn as the capture, before anything else can run.
+    expect(events).toEqual(['rotate 2'])
+    await job
+    expect(events).toEqual(['rotate 2', 'committed 2: true'])
+    snapshots.saveSync(registry)
+    expect(events.slice(2)).toEqual(['rotate 3', 'committed 3: true'])
+    expect(snapshots.logFrom).toBe(3)
+    const again = await loaded(dir)
+    expect(again.snapshots.logFrom).toBe(3)
+    expect(again.snapshots.lastLoad!.logFrom).toBe(3)
+  })
+
+  it('a save that fails after its start point keeps the committed log-from and releases nothing', async () => {
+    const dir = tempDir()
+    const events: string[] = []
+    const snapshots = new SnapshotStore({ dir, log, appendLog: recordingHooks(events, path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)) })
+    const registry = new FilterRegistry()
+    await snapshots.loadAll(registry)
+    add(registry, 'a', range('a', 10))
+    snapshots.saveSync(registry)
+    add(registry, 'a', range('b', 10))
+    const job = snapshots.saveAll(registry, { background: true })
+    await snapshots.abortBackground()
+    await expect(job).rejects.toThrow(/aborted/)
+    expect(events).toEqual(['rotate 2', 'committed 2: true', 'rotate 3'])
+    expect(snapshots.logFrom).toBe(2)
+    expect((await loaded(dir)).snapshots.logFrom).toBe(2)
+  })
+
+  it('without an open log the last log-from is kept', async () => {
+    const dir = tempDir()
+    const events: string[] = []
+    const hooks = recordingHooks(events, path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE))
+    const first = new SnapshotStore({ dir, log, appendLog: hooks })
+    const registry = new FilterRegistry()
+    await first.loadAll(registry)
+    add(registry, 'a', range('a', 10))
+    first.saveSync(registry)
+    const closed: SnapshotLogHooks = { rotate: () => undefined, committed: (logFrom) => void events.push(`committed ${logFrom}`) }
+    const second = new SnapshotStore({ dir, log, appendLog: closed })
+    const registry2 = new FilterRegistry()
+    await second.loadAll(registry2)
+    add(registry2, 'b', range('b', 10))
+    second.saveSync(registry2)
+    expect(events.at(-1)).toBe('committed 2')
+    expect(readFileSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE), 'latin1')).toContain('log-from 2\n')
   })
 })
 
