@@ -371,9 +371,11 @@ function panel(spec: PanelSpec, left: number, top: number, width: number, height
   }
   // Legend: one row per colour, in the panel's lower right corner.
   const labels = [...new Map(spec.series.map((s) => [s.color, s.label])).entries()]
+  // About 6.5 px per character at 11 px: wide enough for the longest label, inside the frame.
+  const legendWidth = 24 + 6.5 * Math.max(...labels.map(([, label]) => label.length))
   labels.forEach(([color, label], i) => {
     const y = plotTop + plotHeight - 12 - (labels.length - 1 - i) * 16
-    const x = plotLeft + plotWidth - 118
+    const x = plotLeft + plotWidth - 8 - legendWidth
     out.push(`<circle cx="${num(x)}" cy="${num(y - 4)}" r="3" fill="${color}"/>`)
     out.push(`<line x1="${num(x + 6)}" y1="${num(y - 4)}" x2="${num(x + 20)}" y2="${num(y - 4)}" stroke="${color}" stroke-width="1.5"/>`)
     out.push(`<text x="${num(x + 24)}" y="${num(y)}" font-size="11">${escapeXml(label)}</text>`)
@@ -407,7 +409,7 @@ function svg(fill: FillSeries[], hashCounts: Point[], grow: GrowSeries[]): strin
     },
     {
       title: `C. Scalable growth (capacity ${GROW_CAPACITY / 1000}k, x${GROW_EXPANSION})`,
-      xLabel: 'items added, multiples of the first capacity (log)',
+      xLabel: 'items added ÷ first capacity (log scale)',
       xTicks: [0.5, 1, 2, 4, 8, 16, 32, 64],
       xLog: true,
       xMin: 0.4,

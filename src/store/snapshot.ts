@@ -3,7 +3,8 @@
  * tied together by a MANIFEST that is written last. The only module that calls fs for the dataset.
  *
  * ```
- * <dir>/snapshot/MANIFEST          which files make up the snapshot (text, CRC-32 at the end)
+ * <dir>/snapshot/MANIFEST          which files make up the snapshot, and the first segment of the
+ *                                  append-only log it does not contain (text, CRC-32 at the end)
  * <dir>/snapshot/000000000007.bf   one filter: layers + trailer with its name and options
  * <dir>/snapshot/*.tmp             a save in progress (deleted at start)
  * <dir>/snapshot/*.corrupt         files moved aside by `snapshot-on-corrupt move-aside`

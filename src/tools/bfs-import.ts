@@ -52,7 +52,7 @@ options:
   --window n              BF.MADD commands in flight (default ${DEFAULT_WINDOW})
   --capacity n            create the filter first (BF.RESERVE) with this capacity...
   --error-rate p          ...and this error rate (both needed to create it)
-  --expansion n           ...and this expansion (default: the server's)
+  --expansion n           ...and this expansion (default 2, as BF.RESERVE)
   --nonscaling            ...as a non-scaling filter
   --progress mode         auto (bar on a terminal, lines otherwise), bar, lines or none
   --progress-interval s   seconds between progress lines (default ${DEFAULT_PROGRESS_INTERVAL_S})

@@ -1,0 +1,394 @@
+/**
+ * Every snapshot is an alignment point of the append-only log: BGSAVE, SAVE, a save rule, the
+ * shutdown save and BGREWRITEAOF start a new segment at the moment they capture their data,
+ * record it in the MANIFEST as `log-from`, and delete the older segments once the MANIFEST is
+ * durable; a restart replays only the writes made after the snapshot's start point. The crash
+ * cases run a child bfs (dist/main.js, built by `npm test`'s pretest) and kill it with SIGKILL.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
+import { makeTempDir } from '../helpers/start-server.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { freePort, InteractiveTool } from '../helpers/tools.js'
+import { createServer, type BfsServer } from '../../src/server/server.js'
+import type { Config } from '../../src/server/config.js'
+import { listSegments, segmentName } from '../../src/store/append-log.js'
+import { MANIFEST_FILE, SNAPSHOT_DIR } from '../../src/store/snapshot.js'
+
+const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/main.js')
+const BASE = 'appendonly.aof'
+
+const dirs: string[] = []
+const running: { server: BfsServer; redis: Redis }[] = []
+const children: InteractiveTool[] = []
+afterEach(async () => {
+  for (const { server, redis } of running.splice(0)) {
+    redis.disconnect()
+    await server.close()
+  }
+  for (const child of children.splice(0)) child.kill()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const dir = makeTempDir('bfs-align-')
+  dirs.push(dir)
+  return dir
+}
+
+interface Started {
+  server: BfsServer
+  redis: Redis
+  logs: string[]
+}
+
+async function boot(dir: string, config: Partial<Config> = {}): Promise<Started> {
+  const logs: string[] = []
+  const server = createServer({
+    config: { port: 0, save: '', appendonly: true, appendfsync: 'everysec', ...config, dir },
+    logSink: (line) => logs.push(line),
+  })
+  await server.start()
+  const redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 })
+  await redis.connect()
+  running.push({ server, redis })
+  return { server, redis, logs }
+}
+
+async function stop(started: Started): Promise<void> {
+  running.splice(running.findIndex((entry) => entry.server === started.server), 1)
+  started.redis.disconnect()
+  await started.server.close()
+}
+
+const segments = (dir: string): number[] => listSegments(dir, BASE).map((segment) => segment.seq)
+const manifest = (dir: string): string => readFileSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE), 'latin1')
+
+/** Commands the start replayed from the log, or undefined when there was no segment. */
+function replayedCommands(output: string): number | undefined {
+  const match = /DB loaded from append only file: (\d+) commands/.exec(output)
+  return match ? Number(match[1]) : undefined
+}
+
+function infoField(info: string, field: string): string | undefined {
+  return new RegExp(`^${field}:(.*?)\\r?$`, 'm').exec(info)?.[1]
+}
+
+describe('snapshots align the append-only log', () => {
+  it('BGSAVE, SAVE and a save rule each start a new segment and drop the older ones; a restart replays only what came after', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    const { server, redis } = first
+    await redis.call('BF.MADD', 'f', 'a', 'b')
+    expect(segments(dir)).toEqual([1])
+
+    expect(await redis.call('BGSAVE')).toBe('Background saving started')
+    await server.snapshots.idle()
+    expect(segments(dir)).toEqual([2])
+    expect(manifest(dir)).toContain('\nlog-from 2\n')
+
+    await redis.call('BF.ADD', 'f', 'c')
+    expect(await redis.call('SAVE')).toBe('OK')
+    expect(segments(dir)).toEqual([3])
+    expect(manifest(dir)).toContain('\nlog-from 3\n')
+
+    await redis.call('BF.ADD', 'f', 'd')
+    // A save rule firing, as the periodic check does once the rule's seconds have passed.
+    const job = server.snapshots.tick(server.registry, '1 1', Date.now() + 5_000)
+    expect(job).toBeDefined()
+    await job
+    expect(segments(dir)).toEqual([4])
+    expect(manifest(dir)).toContain('\nlog-from 4\n')
+    const info = String(await redis.call('INFO', 'persistence'))
+    expect(infoField(info, 'rdb_saves')).toBe('3')
+    expect(infoField(info, 'rdb_last_bgsave_status')).toBe('ok')
+    expect(infoField(info, 'aof_current_size')).toBe('0') // the older segments are gone, the new one is empty
+    expect(infoField(info, 'aof_rewrites')).toBe('0')
+
+    // Three records after the last snapshot: BF.ADD f e, then BF.RESERVE g and BF.ADD g x.
+    await redis.call('BF.ADD', 'f', 'e')
+    await redis.call('BF.ADD', 'g', 'x')
+    const probe = async (client: Redis): Promise<unknown[]> => [
+      await client.call('BF.MEXISTS', 'f', 'a', 'b', 'c', 'd', 'e'),
+      await client.call('BF.CARD', 'f'),
+      await client.call('BF.CARD', 'g'),
+      await client.call('DBSIZE'),
+    ]
+    const before = await probe(redis)
+    expect(before).toEqual([[1, 1, 1, 1, 1], 5, 1, 2])
+    await stop(first)
+
+    const second = await boot(dir)
+    expect(replayedCommands(second.logs.join('\n'))).toBe(3)
+    expect(await probe(second.redis)).toEqual(before)
+  })
+
+  it('what a snapshot holds is not replayed again: a DEL stays, a BF.LOAD is not read again from a changed file', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    const { server, redis } = first
+    await redis.call('BF.ADD', 'k', 'a')
+    await redis.call('BF.ADD', 'src', 'one')
+    await redis.call('BF.SAVE', 'src', 'src.bf')
+    await redis.call('BF.LOAD', 'copy', 'src.bf')
+    await redis.call('BGSAVE')
+    await server.snapshots.idle()
+    await redis.call('DEL', 'k')
+    // The file BF.LOAD read changes after the snapshot, which holds what was loaded.
+    await redis.call('BF.ADD', 'src', 'two')
+    await redis.call('BF.SAVE', 'src', 'src.bf')
+    await stop(first)
+
+    const second = await boot(dir)
+    expect(await second.redis.call('EXISTS', 'k')).toBe(0)
+    expect(await second.redis.call('BF.CARD', 'copy')).toBe(1)
+    expect(await second.redis.call('BF.EXISTS', 'copy', 'one')).toBe(1)
+    expect(await second.redis.call('BF.MEXISTS', 'src', 'one', 'two')).toEqual([1, 1])
+  })
+
+  it('a restart after many snapshots replays nothing the snapshot holds', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    const { server, redis } = first
+    for (let round = 0; round < 6; round++) {
+      await redis.call('BF.MADD', `r${round}`, ...Array.from({ length: 50 }, (_, i) => `${round}-${i}`))
+      await redis.call('BF.ADD', 'shared', `s${round}`)
+      if (round === 1) await redis.call('RENAME', 'r0', 'renamed')
+      if (round === 2) await redis.call('DEL', 'r1')
+      if (round === 3) {
+        await redis.call('FLUSHALL')
+        await redis.call('BF.RESERVE', 'shared', '0.001', '20', 'EXPANSION', '2')
+        await redis.call('BF.ADD', 'shared', 'after-flush')
+      }
+      if (round % 2 === 0) expect(await redis.call('SAVE')).toBe('OK')
+      else {
+        await redis.call('BGSAVE')
+        await server.snapshots.idle()
+      }
+      expect(segments(dir)).toEqual([round + 2])
+    }
+    const probe = async (client: Redis): Promise<unknown[]> => [
+      await client.call('DBSIZE'),
+      await client.call('EXISTS', 'r0', 'r1', 'r2', 'r3', 'renamed'),
+      await client.call('BF.CARD', 'shared'),
+      await client.call('BF.INFO', 'shared'),
+      await client.call('BF.CARD', 'r5'),
+      await client.call('BF.MEXISTS', 'shared', 'after-flush', 's4', 's5'),
+    ]
+    const before = await probe(redis)
+    expect(before.slice(0, 3)).toEqual([3, 0, 3])
+    await stop(first)
+
+    const second = await boot(dir)
+    expect(replayedCommands(second.logs.join('\n'))).toBe(0)
+    expect(await probe(second.redis)).toEqual(before)
+    expect(segments(dir)).toEqual([7])
+  })
+
+  it('the shutdown save and BGREWRITEAOF are alignment points too', async () => {
+    const dir = tempDir()
+    const first = await boot(dir, { save: '3600 1' })
+    await first.redis.call('BF.ADD', 'f', 'a')
+    expect(await first.redis.call('BGREWRITEAOF')).toBe('Background append only file rewriting started')
+    await first.server.logRewriter.idle()
+    expect(segments(dir)).toEqual([2])
+    expect(infoField(String(await first.redis.call('INFO', 'persistence')), 'aof_rewrites')).toBe('1')
+    await first.redis.call('BF.ADD', 'f', 'b')
+    await stop(first) // save rules set: the final save rotates to segment 3 and drops segment 2
+    expect(segments(dir)).toEqual([3])
+    expect(manifest(dir)).toContain('\nlog-from 3\n')
+
+    const second = await boot(dir, { save: '3600 1' })
+    expect(replayedCommands(second.logs.join('\n'))).toBe(0)
+    expect(await second.redis.call('BF.MEXISTS', 'f', 'a', 'b')).toEqual([1, 1])
+  })
+
+  it('with appendonly no nothing rotates, and a later start with the log skips what the snapshot holds', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    await first.redis.call('BF.ADD', 'f', 'a')
+    expect(await first.redis.call('SAVE')).toBe('OK')
+    await first.redis.call('BF.ADD', 'f', 'b')
+    await stop(first)
+    expect(segments(dir)).toEqual([2])
+
+    const off = await boot(dir, { appendonly: false })
+    await off.redis.call('BF.ADD', 'g', 'c')
+    expect(await off.redis.call('SAVE')).toBe('OK')
+    // The log was not loaded: the snapshot still starts at segment 2, which keeps its writes.
+    expect(manifest(dir)).toContain('\nlog-from 2\n')
+    expect(segments(dir)).toEqual([2])
+    await stop(off)
+
+    const on = await boot(dir)
+    expect(replayedCommands(on.logs.join('\n'))).toBe(1)
+    expect(await on.redis.call('BF.MEXISTS', 'f', 'a', 'b')).toEqual([1, 1])
+  })
+})
+
+// ------------------------------------------------------------------ a real process, killed
+
+async function startChild(dir: string, port: number, fsync: string): Promise<InteractiveTool> {
+  const child = InteractiveTool.start(process.execPath, [
+    MAIN, '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', '',
+  ])
+  children.push(child)
+  await child.waitFor((out) => out.includes('Ready to accept connections'))
+  return child
+}
+
+async function killChild(child: InteractiveTool): Promise<void> {
+  child.child.kill('SIGKILL')
+  await child.waitExit()
+}
+
+function client(port: number): Redis {
+  const redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
+  redis.on('error', () => {})
+  return redis
+}
+
+/** Pipelined BF.ADD batches until the socket dies; records each item acknowledged with :1 or :0. */
+function loadUntilDeath(port: number, clientIndex: number, acked: string[]): Promise<void> {
+  const PIPELINE = 16
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' })
+    let batch = 0
+    let items: string[] = []
+    let received = ''
+    let answered = 0
+    const sendBatch = (): void => {
+      items = Array.from({ length: PIPELINE }, (_, i) => `c${clientIndex}-${batch}-${i}`)
+      batch++
+      answered = 0
+      socket.write(Buffer.concat(items.map((item) => encodeCommand(['BF.ADD', 'crash', item]))))
+    }
+    socket.on('connect', sendBatch)
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1')
+      let end: number
+      while ((end = received.indexOf('\r\n')) >= 0) {
+        const line = received.slice(0, end)
+        received = received.slice(end + 2)
+        if (line === ':1' || line === ':0') acked.push(items[answered]!)
+        answered++
+      }
+      if (answered === PIPELINE) sendBatch()
+    })
+    socket.on('error', () => {})
+    socket.on('close', () => resolve())
+  })
+}
+
+/** The acknowledged items that BF.EXISTS no longer finds. */
+async function missing(port: number, acked: string[]): Promise<string[]> {
+  const lost: string[] = []
+  const checker = await RawClient.connect(port)
+  try {
+    for (let at = 0; at < acked.length; at += 1000) {
+      const chunk = acked.slice(at, at + 1000)
+      checker.write(encodeCommand(['BF.MEXISTS', 'crash', ...chunk]))
+      const header = `*${chunk.length}\r\n`
+      const reply = (await checker.read(header.length + chunk.length * 4)).toString('latin1')
+      expect(reply.startsWith(header)).toBe(true)
+      chunk.forEach((item, i) => {
+        if (reply.slice(header.length + i * 4, header.length + i * 4 + 4) !== ':1\r\n') lost.push(item)
+      })
+    }
+  } finally {
+    checker.close()
+  }
+  return lost
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('kill -9 and the alignment', () => {
+  it('between the MANIFEST commit and the segment deletion: the leftover segment is skipped and removed', async () => {
+    const dir = tempDir()
+    const port = await freePort()
+    const first = await startChild(dir, port, 'always')
+    const redis = client(port)
+    await redis.call('BF.ADD', 'k', 'a')
+    await redis.call('DEL', 'k')
+    await redis.call('BF.ADD', 'kept', 'x')
+    const segment1 = path.join(dir, segmentName(BASE, 1))
+    const leftover = readFileSync(segment1) // appendfsync always: on disk before the replies
+    expect(await redis.call('SAVE')).toBe('OK')
+    expect(existsSync(segment1)).toBe(false)
+    await redis.call('BF.ADD', 'kept', 'y')
+    redis.disconnect()
+    await killChild(first)
+
+    // What a crash right after the commit leaves: segment 1 as it was. The extra record, never
+    // applied, shows that the restart does not read it.
+    writeFileSync(segment1, Buffer.concat([leftover, encodeCommand(['BF.ADD', 'ghost', 'boo'])]))
+    expect(manifest(dir)).toContain('\nlog-from 2\n')
+    const second = await startChild(dir, port, 'always')
+    const output = second.stdout + second.stderr
+    expect(output).toMatch(/Removed 1 append only file segment\(s\) below 2/)
+    expect(replayedCommands(output)).toBe(1)
+    expect(existsSync(segment1)).toBe(false)
+    const again = client(port)
+    try {
+      expect(await again.call('EXISTS', 'ghost', 'k')).toBe(0)
+      expect(await again.call('BF.MEXISTS', 'kept', 'x', 'y')).toEqual([1, 1])
+      expect(await again.call('BF.CARD', 'kept')).toBe(2)
+    } finally {
+      again.disconnect()
+      await killChild(second)
+    }
+  })
+
+  it('under load during and after a BGSAVE with appendfsync always: every acknowledged add answers 1', async () => {
+    for (const phase of ['during', 'after'] as const) {
+      const dir = tempDir()
+      const port = await freePort()
+      const first = await startChild(dir, port, 'always')
+      const setup = client(port)
+      await setup.call('BF.RESERVE', 'crash', '0.0001', '2000000')
+      // About 128 MiB of bitmap, so the background save takes a while.
+      await setup.call('BF.RESERVE', 'big', '0.001', '70000000')
+      await setup.call('BF.ADD', 'big', 'x')
+      const acked: string[] = []
+      const loaders = Array.from({ length: 4 }, (_, index) => loadUntilDeath(port, index, acked))
+      await sleep(100 + Math.floor(Math.random() * 200))
+      expect(await setup.call('BGSAVE')).toBe('Background saving started')
+      const snapshotDir = path.join(dir, SNAPSHOT_DIR)
+      if (phase === 'during') {
+        for (let i = 0; i < 2000 && !readdirSync(snapshotDir).some((file) => file.endsWith('.tmp')); i++) await sleep(2)
+        expect(readdirSync(snapshotDir).some((file) => file.endsWith('.tmp'))).toBe(true)
+        await sleep(Math.floor(Math.random() * 20))
+      } else {
+        for (let i = 0; i < 600 && infoField(String(await setup.call('INFO', 'persistence')), 'rdb_bgsave_in_progress') !== '0'; i++) {
+          await sleep(25)
+        }
+        expect(infoField(String(await setup.call('INFO', 'persistence')), 'rdb_last_bgsave_status')).toBe('ok')
+        await sleep(50 + Math.floor(Math.random() * 200))
+      }
+      setup.disconnect()
+      await killChild(first)
+      await Promise.all(loaders)
+      expect(acked.length).toBeGreaterThan(0)
+
+      const committed = existsSync(path.join(snapshotDir, MANIFEST_FILE))
+      if (phase === 'after') expect(committed).toBe(true)
+      const second = await startChild(dir, port, 'always')
+      if (committed) {
+        // The snapshot holds everything before its start point; only the newer segment replays.
+        expect(manifest(dir)).toContain('\nlog-from 2\n')
+        expect(segments(dir)).toEqual([2])
+        expect(replayedCommands(second.stdout + second.stderr)).toBeLessThan(acked.length)
+      } else {
+        // Killed before the snapshot committed: nothing was dropped, both segments replay.
+        expect(segments(dir)).toEqual([1, 2])
+      }
+      expect(await missing(port, acked)).toEqual([])
+      await killChild(second)
+    }
+  }, 120_000)
+})
