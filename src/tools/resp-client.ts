@@ -193,20 +193,35 @@ export type RespArg = string | number | Uint8Array
 
 /** Encodes one command as a RESP multibulk: a list of buffers, large arguments not copied. */
 export function encodeCommand(argv: readonly RespArg[]): Buffer[] {
-  const out: Buffer[] = []
-  let pieces: Buffer[] = [Buffer.from(`*${argv.length}\r\n`, 'latin1')]
-  for (const arg of argv) {
+  // One pass to size the command, one to write it: a single Buffer unless an argument is large
+  // enough to be worth sending as it is (a LOADCHUNK chunk), which is then not copied.
+  const args: Uint8Array[] = new Array(argv.length)
+  let size = 3 + String(argv.length).length
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
     const bytes = typeof arg === 'string' ? Buffer.from(arg, 'utf8') : typeof arg === 'number' ? Buffer.from(String(arg), 'latin1') : arg
-    pieces.push(Buffer.from(`$${bytes.length}\r\n`, 'latin1'))
-    if (bytes.length > INLINE_ARG_BYTES) {
-      out.push(Buffer.concat(pieces))
-      out.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      pieces = [Buffer.from('\r\n', 'latin1')]
-    } else {
-      pieces.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), Buffer.from('\r\n', 'latin1'))
-    }
+    args[i] = bytes
+    size += 5 + String(bytes.length).length + (bytes.length > INLINE_ARG_BYTES ? 0 : bytes.length)
   }
-  out.push(Buffer.concat(pieces))
+  const out: Buffer[] = []
+  let buffer = Buffer.allocUnsafe(size)
+  let at = buffer.write(`*${argv.length}\r\n`, 0, 'latin1')
+  for (const bytes of args) {
+    at += buffer.write(`$${bytes.length}\r\n`, at, 'latin1')
+    if (bytes.length > INLINE_ARG_BYTES) {
+      out.push(buffer.subarray(0, at))
+      out.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+      size -= at
+      buffer = Buffer.allocUnsafe(size)
+      at = 0
+    } else {
+      buffer.set(bytes, at)
+      at += bytes.length
+    }
+    buffer[at++] = 0x0d // \r
+    buffer[at++] = 0x0a // \n
+  }
+  out.push(buffer.subarray(0, at))
   return out
 }
 

@@ -80,6 +80,21 @@ describe('encodeCommand', () => {
     expect(pieces.some((piece) => piece.buffer === big.buffer && piece.length === big.length)).toBe(true)
     expect(Buffer.concat(pieces).equals(Buffer.concat([Buffer.from('*2\r\n$1\r\nX\r\n$100000\r\n'), big, Buffer.from('\r\n')]))).toBe(true)
   })
+
+  it('encodes any mix of small, large, text and binary arguments as the plain multibulk', () => {
+    const naive = (argv: (string | Buffer)[]): Buffer =>
+      Buffer.concat([Buffer.from(`*${argv.length}\r\n`), ...argv.flatMap((arg) => {
+        const bytes = typeof arg === 'string' ? Buffer.from(arg) : arg
+        return [Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n')]
+      })])
+    let seed = 7
+    const next = (n: number): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n
+    for (let round = 0; round < 200; round++) {
+      const argv = Array.from({ length: 1 + next(6) }, () =>
+        next(3) === 0 ? 'é'.repeat(next(40)) : Buffer.alloc(next(4) === 0 ? 16_384 + next(40_000) : next(100), next(256)))
+      expect(Buffer.concat(encodeCommand(argv)).equals(naive(argv))).toBe(true)
+    }
+  })
 })
 
 describe('RespClient', () => {
