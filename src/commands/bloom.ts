@@ -77,10 +77,10 @@ export function bfReserve(ctx: CommandContext, argv: Buffer[]): void {
 
 /** The filter under argv[1], auto-created with the configured defaults (BF.ADD, BF.MADD). */
 function filterForAdd(ctx: CommandContext, argv: Buffer[]): FilterEntry {
-  const name = FilterRegistry.nameOf(argv[1]!)
   const registry = ctx.server.registry
-  const existing = registry.get(name)
+  const existing = registry.lookup(argv[1]!)
   if (existing !== undefined) return existing
+  const name = FilterRegistry.nameOf(argv[1]!)
   const config = ctx.server.config
   const options: CreateOptions = {
     capacity: config['default-capacity'],
@@ -124,52 +124,53 @@ export function bfMadd(ctx: CommandContext, argv: Buffer[]): void {
   addItems(ctx, filterForAdd(ctx, argv), argv, 2)
 }
 
+/** The 0/1 outcomes of one BF.MADD or BF.INSERT, reused: commands run one at a time. */
+let addOutcomes = new Uint8Array(64)
+
 /** Adds argv[first..] and writes RedisBloom's array: it stops at the first error, which it includes. */
 function addItems(ctx: CommandContext, entry: FilterEntry, argv: Buffer[], first: number): void {
   const reply = ctx.client.reply
   const filter = entry.filter
-  const count = argv.length - first
-  // The array's length is only known at the end when a filter fills up; the common case is known.
-  const outcomes: (0 | 1 | string)[] = []
+  const end = argv.length
+  if (addOutcomes.length < end - first) addOutcomes = new Uint8Array(end - first)
+  const outcomes = addOutcomes
+  // The array's length is only known at the end: a filter that cannot take an item ends it early.
+  let error: string | undefined
+  let done = 0
   let added = 0
-  for (let i = first; i < argv.length; i++) {
-    const refusal = scaleUpRefusal(ctx, filter, argv[i]!)
-    if (refusal !== undefined) {
-      outcomes.push(refusal)
-      break
-    }
-    const outcome = filter.add(argv[i]!)
+  for (let i = first; i < end; i++) {
+    const item = argv[i]!
+    error = scaleUpRefusal(ctx, filter, item)
+    if (error !== undefined) break
+    const outcome = filter.add(item)
     if (isFilterError(outcome)) {
-      outcomes.push(FILTER_ERROR_TEXT[outcome.code])
+      error = FILTER_ERROR_TEXT[outcome.code]
       break
     }
+    outcomes[done++] = outcome
     added += outcome
-    outcomes.push(outcome)
   }
   if (added > 0) {
     ctx.server.registry.touch(entry, added)
     ctx.server.propagate(argv)
   }
-  reply.array(outcomes.length === count ? count : outcomes.length)
-  for (const outcome of outcomes) {
-    if (outcome === 1) reply.raw(ONE)
-    else if (outcome === 0) reply.raw(ZERO)
-    else {
-      ctx.server.stats.errorReplies++
-      reply.error(outcome)
-    }
+  reply.array(error === undefined ? done : done + 1)
+  for (let i = 0; i < done; i++) reply.raw(outcomes[i] === 1 ? ONE : ZERO)
+  if (error !== undefined) {
+    ctx.server.stats.errorReplies++
+    reply.error(error)
   }
 }
 
 /** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
 export function bfExists(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  const entry = ctx.server.registry.lookup(argv[1]!)
   ctx.client.reply.raw(entry !== undefined && entry.filter.has(argv[2]!) ? ONE : ZERO)
 }
 
 /** BF.MEXISTS key item [item ...] → array of :1/:0 */
 export function bfMexists(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  const entry = ctx.server.registry.lookup(argv[1]!)
   const reply = ctx.client.reply
   reply.array(argv.length - 2)
   for (let i = 2; i < argv.length; i++) {
@@ -252,7 +253,7 @@ function lowerByte(c: number | undefined): number {
 
 /** The filter under argv[1], or RedisBloom's "ERR not found". */
 function existingFilter(ctx: CommandContext, argv: Buffer[]): FilterEntry {
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  const entry = ctx.server.registry.lookup(argv[1]!)
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   return entry
 }
@@ -290,6 +291,6 @@ export function bfInfo(ctx: CommandContext, argv: Buffer[]): void {
 
 /** BF.CARD key → items added (0 for a missing key) */
 export function bfCard(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+  const entry = ctx.server.registry.lookup(argv[1]!)
   ctx.client.reply.integer(entry === undefined ? 0 : entry.filter.info().items)
 }

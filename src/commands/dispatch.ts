@@ -17,7 +17,7 @@ export function dispatch(ctx: CommandContext, argv: Buffer[]): CommandEntry | un
   const { client, server } = ctx
   const reply = client.reply
   const stats = server.stats
-  const entry = lookupCommand(ctx, argv[0]!)
+  const entry = server.commands.lookup(argv[0]!)
   stats.commandsProcessed++
   if (entry === undefined) {
     stats.errorReplies++
@@ -60,24 +60,5 @@ function reject(ctx: CommandContext, entry: CommandEntry, text: string): Command
   entry.rejectedCalls++
   ctx.server.stats.errorReplies++
   ctx.client.reply.error(text)
-  return entry
-}
-
-/** Commands by the exact bytes a client sent (most send one spelling), falling back to lower case. */
-const spellingCache = new WeakMap<object, Map<string, CommandEntry>>()
-
-function lookupCommand(ctx: CommandContext, name: Buffer): CommandEntry | undefined {
-  const table = ctx.server.commands
-  let cache = spellingCache.get(table)
-  if (cache === undefined) {
-    cache = new Map()
-    spellingCache.set(table, cache)
-  }
-  const spelled = name.toString('latin1')
-  const hit = cache.get(spelled)
-  // A renamed or removed command must not answer to its old spelling.
-  if (hit !== undefined && table.get(hit.lowerName) === hit) return hit
-  const entry = table.get(spelled.toLowerCase())
-  if (entry !== undefined && cache.size < 1024) cache.set(spelled, entry)
   return entry
 }

@@ -4,6 +4,7 @@
  * COMMAND, COMMAND INFO/DOCS/COUNT/LIST and INFO commandstats are generated from it.
  */
 import type { CommandContext } from './context.js'
+import { sameBytes } from '../protocol/same-bytes.js'
 
 /** Redis 7.0 command flags (the subset bfs uses), as COMMAND INFO prints them. */
 export const COMMAND_FLAGS = [
@@ -74,9 +75,17 @@ export interface CommandEntry {
   usec: number
 }
 
+/** Spellings remembered by {@link CommandTable.lookup} before the cache starts afresh. */
+const MAX_SPELLINGS = 1024
+
 /** Commands by lower-case wire name. */
 export class CommandTable {
   private readonly entries = new Map<string, CommandEntry>()
+  /** Exact spellings clients sent (latin1) → entry; most clients use one spelling per command. */
+  private readonly spellings = new Map<string, CommandEntry>()
+  /** The last spelling {@link lookup} found, copied, and its entry: pipelines repeat one command. */
+  private lastSpelling: Uint8Array = new Uint8Array(0)
+  private lastEntry: CommandEntry | undefined
 
   /** Adds a command; throws on a duplicate name, a bad arity or an unknown flag. */
   add(spec: CommandSpec): CommandEntry {
@@ -100,7 +109,34 @@ export class CommandTable {
       usec: 0,
     }
     this.entries.set(lowerName, entry)
+    this.forgetSpellings()
     return entry
+  }
+
+  /**
+   * Looks a command up by the bytes a client sent, in any letter case. The last spelling is
+   * compared byte for byte and others come from a cache, so a command name costs no string.
+   */
+  lookup(name: Uint8Array): CommandEntry | undefined {
+    const last = this.lastEntry
+    if (last !== undefined && sameBytes(name, this.lastSpelling)) return last
+    const spelled = Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
+    let entry = this.spellings.get(spelled)
+    if (entry === undefined) {
+      entry = this.entries.get(spelled.toLowerCase())
+      if (entry === undefined) return undefined
+      if (this.spellings.size >= MAX_SPELLINGS) this.spellings.clear()
+      this.spellings.set(spelled, entry)
+    }
+    this.lastSpelling = new Uint8Array(name) // a copy: the name is a view of the read buffer
+    this.lastEntry = entry
+    return entry
+  }
+
+  /** A renamed or removed command must not answer to an old spelling. */
+  private forgetSpellings(): void {
+    this.spellings.clear()
+    this.lastEntry = undefined
   }
 
   /** Looks a command up by its lower-case name. */
@@ -113,6 +149,7 @@ export class CommandTable {
     const entry = this.entries.get(lowerName)
     if (!entry) return false
     this.entries.delete(lowerName)
+    this.forgetSpellings()
     if (newName !== '') {
       const renamed: CommandEntry = { ...entry, lowerName: newName.toLowerCase() }
       this.entries.set(renamed.lowerName, renamed)

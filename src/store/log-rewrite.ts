@@ -7,8 +7,8 @@
  * data the log rotates to segment n+1 in the same turn; the MANIFEST records `log-from n+1`; once
  * it is durable, segments ≤ n are deleted. A crash before the MANIFEST leaves the previous snapshot
  * and every segment; a crash after it leaves segments ≤ n, which the next start skips and deletes.
- * Writes made during the snapshot are in segment n+1 (and perhaps some of their bits in the
- * snapshot: replaying an add whose bits are already set changes nothing).
+ * Writes made during the snapshot are in segment n+1 and replay over it (for filters larger than
+ * START_COPY_BYTES some of their bits may be in the snapshot already: such an add replays as 0).
  */
 import type { FilterRegistry } from './registry.js'
 import type { AppendLog } from './append-log.js'

@@ -3,6 +3,7 @@
  * Map can hold them and they convert back to the exact bytes.
  */
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import { sameBytes } from '../protocol/same-bytes.js'
 
 /** A filter with the bookkeeping the store needs around it. */
 export interface FilterEntry {
@@ -27,10 +28,30 @@ export class FilterRegistry {
   dirty = 0
   private nextSeq = 1
   events: RegistryEvents = {}
+  /**
+   * The last key found by {@link lookup}, copied, and its entry: a run of commands on one filter
+   * (the usual traffic) compares bytes instead of making a string and hashing it for every command.
+   * Cleared by every change to the Map.
+   */
+  private lastKey: Uint8Array = new Uint8Array(0)
+  private lastEntry: FilterEntry | undefined
 
   /** The name under which a raw key argument is stored. */
   static nameOf(key: Uint8Array): string {
-    return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')
+    const bytes = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
+    return bytes.toString('latin1')
+  }
+
+  /** The filter stored under a raw key argument: `get(nameOf(key))`, without the string when repeated. */
+  lookup(key: Uint8Array): FilterEntry | undefined {
+    const last = this.lastEntry
+    if (last !== undefined && sameBytes(key, this.lastKey)) return last
+    const entry = this.filters.get(FilterRegistry.nameOf(key))
+    if (entry !== undefined) {
+      this.lastKey = new Uint8Array(key) // a copy: the argument is a view of the read buffer
+      this.lastEntry = entry
+    }
+    return entry
   }
 
   /** The raw bytes of a stored name. */
@@ -48,6 +69,7 @@ export class FilterRegistry {
 
   /** Stores a filter under a name, replacing any other; counts one change. */
   set(name: string, filter: ScalableBloomFilter): FilterEntry {
+    this.lastEntry = undefined
     if (this.filters.has(name)) {
       // Delete first so the Map's order stays the order of seq.
       this.filters.delete(name)
@@ -66,6 +88,7 @@ export class FilterRegistry {
   }
 
   delete(name: string): boolean {
+    this.lastEntry = undefined
     if (!this.filters.delete(name)) return false
     this.events.removed?.(name)
     this.dirty++

@@ -54,6 +54,15 @@ const CORRUPT_SUFFIX = '.corrupt'
 
 /** Bytes of bitmap copied, checksummed and written per step of a background save. */
 export const SLICE_BYTES = 2 * 1024 * 1024
+/**
+ * Bitmap bytes a background save copies when it begins (whole filters, in registry order, while
+ * the budget lasts; each slice step copies 2 MiB anyway). Those filters are saved exactly as they
+ * were at the save's start point, the append-only log's `log-from`, so the replay of the writes
+ * after it gives back the same BF.CARD. Larger ones are copied slice by slice while writes go on:
+ * bits of adds made during the save may be in the snapshot too, and such an add replays as 0
+ * after a restart (nothing lost, but BF.CARD does not count it again).
+ */
+export const START_COPY_BYTES = 4 * SLICE_BYTES
 /** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
 const IO_CHUNK_BYTES = 256 * 1024 * 1024
 /** Largest file that can be read into one Uint8Array. */
@@ -256,7 +265,9 @@ export class SnapshotStore {
     }
     if (manifestText !== undefined) {
       try {
-        ;({ files, logFrom } = parseManifestText(manifestText))
+        const manifest = parseManifestText(manifestText)
+        files = manifest.files
+        logFrom = manifest.logFrom
         this.manifestExists = true
       } catch (error) {
         const reason = (error as Error).message
@@ -351,7 +362,7 @@ export class SnapshotStore {
     if (running !== undefined) return running.catch(() => {}).then(() => this.saveAll(registry, options))
     let plan: SavePlan
     try {
-      plan = this.plan(registry)
+      plan = this.plan(registry, true)
     } catch (error) {
       this.lastAttemptMs = Date.now()
       this.afterFailure(true, error)
@@ -374,7 +385,7 @@ export class SnapshotStore {
     this.lastAttemptMs = Date.now()
     const created: string[] = []
     try {
-      const plan = this.plan(registry)
+      const plan = this.plan(registry, false)
       let bytesWritten = 0
       for (const pending of plan.pending) {
         const temp = this.tempPath(pending.file)
@@ -497,11 +508,15 @@ export class SnapshotStore {
 
   // ---------------------------------------------------------------- steps
 
-  /** Captures, synchronously, what the save will write: header values now, bitmaps by reference. */
-  private plan(registry: FilterRegistry): SavePlan {
+  /**
+   * Captures, synchronously, what the save will write: header values now, bitmaps by reference
+   * (a background save copies small ones now, up to {@link START_COPY_BYTES} in all).
+   */
+  private plan(registry: FilterRegistry, background: boolean): SavePlan {
     if (!this.loaded) throw new Error('the snapshot in dir was not loaded; refusing to overwrite it')
     const records: SavePlan['records'] = []
     const pending: PendingFile[] = []
+    let copyBudget = background ? START_COPY_BYTES : 0
     for (const entry of registry.entries()) {
       const committed = this.committed.get(entry)
       if (committed !== undefined && committed.version === entry.version) {
@@ -509,7 +524,12 @@ export class SnapshotStore {
         continue
       }
       const name = FilterRegistry.bytesOf(entry.name)
-      const parts = entry.filter.toParts()
+      let parts = entry.filter.toParts()
+      const bitmapBytes = parts.layers.reduce((sum, layer) => sum + layer.bitmap.length, 0)
+      if (bitmapBytes <= copyBudget) {
+        copyBudget -= bitmapBytes
+        parts = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
+      }
       const problem = encodeProblem(name, parts)
       if (problem !== undefined) {
         throw new Error(`filter ${JSON.stringify(entry.name)} cannot be saved: ${problem}`)

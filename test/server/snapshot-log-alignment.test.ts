@@ -150,6 +150,35 @@ describe('snapshots align the append-only log', () => {
     expect(await second.redis.call('BF.MEXISTS', 'src', 'one', 'two')).toEqual([1, 1])
   })
 
+  it('adds made while a BGSAVE runs are replayed over it: the same BF.CARD after a restart', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    const { server, redis } = first
+    await redis.call('BF.RESERVE', 'f', '0.001', '100000')
+    await redis.call('BF.MADD', 'f', ...Array.from({ length: 500 }, (_, i) => `before-${i}`))
+    const writer = await RawClient.connect(server.port)
+    const batch = (round: number): Buffer =>
+      Buffer.concat(Array.from({ length: 50 }, (_, i) => encodeCommand(['BF.ADD', 'f', `during-${round}-${i}`])))
+    // The BGSAVE arrives in the middle of a pipeline: adds before it in the same read, adds after.
+    writer.write(Buffer.concat([batch(0), encodeCommand(['BGSAVE']), batch(1)]))
+    let round = 2
+    while (server.snapshots.inProgress || round < 6) {
+      writer.write(batch(round++))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await server.snapshots.idle()
+    await writer.readUntil((bytes) => bytes.toString('latin1').split(':').length - 1 >= round * 50)
+    writer.close()
+    const card = await redis.call('BF.CARD', 'f')
+    expect(card).toBeGreaterThan(500)
+    await stop(first)
+
+    const second = await boot(dir)
+    expect(await second.redis.call('BF.CARD', 'f')).toBe(card)
+    const items = Array.from({ length: round }, (_, r) => Array.from({ length: 50 }, (_, i) => `during-${r}-${i}`)).flat()
+    expect(await second.redis.call('BF.MEXISTS', 'f', ...items)).toEqual(items.map(() => 1))
+  })
+
   it('a restart after many snapshots replays nothing the snapshot holds', async () => {
     const dir = tempDir()
     const first = await boot(dir)
