@@ -4,7 +4,7 @@ import type { CommandContext, ClientSession } from './context.js'
 import { ERR, ReplyError, unknownSubcommandText, wrongArityText } from './reply-error.js'
 import { isKeyword, parseInteger, text } from './args.js'
 import { REDIS_VERSION } from '../server/version.js'
-import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+import { writeModuleList } from './modules.js'
 import { PONG } from '../protocol/shared-replies.js'
 
 /** PING [message] → +PONG or the message */
@@ -104,16 +104,7 @@ export function hello(ctx: CommandContext, argv: Buffer[]): void {
   reply.bulk('role')
   reply.bulk('master')
   reply.bulk('modules')
-  reply.array(1)
-  reply.map(4)
-  reply.bulk('name')
-  reply.bulk(MODULE_NAME)
-  reply.bulk('ver')
-  reply.integer(MODULE_VERSION)
-  reply.bulk('path')
-  reply.bulk('bfs')
-  reply.bulk('args')
-  reply.array(0)
+  writeModuleList(reply)
 }
 
 /** SELECT index → +OK for 0; bfs has one database */

@@ -5,7 +5,7 @@ import { ERR, ReplyError, unknownSubcommandText, wrongArityText } from './reply-
 import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
-import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+import { MODULE_NAME, writeModuleList } from './modules.js'
 import {
   CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey,
 } from '../server/config.js'
@@ -35,16 +35,7 @@ export function module(ctx: CommandContext, argv: Buffer[]): void {
     throw new ReplyError(unknownSubcommandText('module', argv[1]!))
   }
   if (argv.length !== 2) throw new ReplyError(wrongArityText('module|list'))
-  reply.array(1)
-  reply.map(4)
-  reply.bulk('name')
-  reply.bulk(MODULE_NAME)
-  reply.bulk('ver')
-  reply.integer(MODULE_VERSION)
-  reply.bulk('path')
-  reply.bulk('bfs')
-  reply.bulk('args')
-  reply.array(0)
+  writeModuleList(reply)
 }
 
 /** SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] → no reply on success: the server exits */
