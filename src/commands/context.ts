@@ -7,6 +7,9 @@ import type { FilterRegistry } from '../store/registry.js'
 import type { Config } from '../server/config.js'
 import type { Stats } from '../server/stats.js'
 import type { CommandTable } from './table.js'
+import type { SnapshotStore } from '../store/snapshot.js'
+import type { AppendLog } from '../store/append-log.js'
+import type { LogRewriter } from '../store/log-rewrite.js'
 
 /** One connected client, as handlers see it. */
 export interface ClientSession {
@@ -53,6 +56,11 @@ export interface ServerContext {
   clients(): Iterable<ClientSession>
   /** Starts a graceful shutdown; returns an error text when it must not happen now. */
   shutdown(options: { save?: boolean; noSave?: boolean }): string | undefined
+  /** The snapshot in `dir`: SAVE, BGSAVE, LASTSAVE, BF.SAVE/BF.LOAD and INFO persistence use it. */
+  readonly snapshots: SnapshotStore
+  /** The append-only log and its rewriter: BGREWRITEAOF and INFO persistence's aof_* fields. */
+  readonly appendLog: AppendLog
+  readonly logRewriter: LogRewriter
   /** Hands a change to the persistence layer (the append-only log), in the order it was applied. */
   propagate(argv: readonly Uint8Array[]): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */

@@ -15,25 +15,14 @@ import {
   nativeCrc32, readWholeFileSync, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
 } from '../store/snapshot.js'
 
-/** What these commands need from the server besides ServerContext. */
-export interface PersistenceHost {
-  readonly snapshots: SnapshotStore
-}
-
 /** redis rdb.c bgsaveCommand / saveCommand wording. */
 const BGSAVE_IN_PROGRESS = 'ERR Background save already in progress'
 const BGSAVE_STARTED = 'Background saving started'
 const BGSAVE_SCHEDULED = 'Background saving scheduled'
 
-function snapshotsOf(ctx: CommandContext): SnapshotStore {
-  const store = (ctx.server as unknown as Partial<PersistenceHost>).snapshots
-  if (store === undefined) throw new ReplyError('ERR persistence is not available in this server')
-  return store
-}
-
 /** SAVE → +OK once every changed filter is on disk (blocks the server, as in redis) */
 export function save(ctx: CommandContext): void {
-  const store = snapshotsOf(ctx)
+  const store = ctx.server.snapshots
   if (store.inProgress) throw new ReplyError(BGSAVE_IN_PROGRESS)
   try {
     store.saveSync(ctx.server.registry)
@@ -50,7 +39,7 @@ export function bgsave(ctx: CommandContext, argv: Buffer[]): void {
     if (argv.length === 2 && isKeyword(argv[1]!, 'SCHEDULE')) schedule = true
     else throw new ReplyError(ERR.SYNTAX)
   }
-  const store = snapshotsOf(ctx)
+  const store = ctx.server.snapshots
   if (store.inProgress) {
     if (!schedule) throw new ReplyError(BGSAVE_IN_PROGRESS)
     store.scheduled = true
@@ -65,13 +54,13 @@ export function bgsave(ctx: CommandContext, argv: Buffer[]): void {
 
 /** LASTSAVE → unix time (seconds) of the last successful save */
 export function lastsave(ctx: CommandContext): void {
-  ctx.client.reply.integer(Math.floor(snapshotsOf(ctx).lastSaveMs / 1000))
+  ctx.client.reply.integer(Math.floor(ctx.server.snapshots.lastSaveMs / 1000))
 }
 
 function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { absolute: string; relative: string } {
   try {
     const logPrefix = `${ctx.server.config.appendfilename}.`
-    return resolveSafePath(snapshotsOf(ctx).dir, raw, mode, RESERVED_NAMES, [logPrefix])
+    return resolveSafePath(ctx.server.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix])
   } catch (error) {
     if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
     throw error
@@ -127,13 +116,12 @@ export function bfLoad(ctx: CommandContext, argv: Buffer[]): void {
 
 /** INFO persistence, redis 7.0's field names (rdb.c / server.c genRedisInfoString). */
 export function persistenceInfo(ctx: CommandContext): [string, string | number][] {
-  const store = (ctx.server as unknown as Partial<PersistenceHost>).snapshots
+  const store = ctx.server.snapshots
   const fields: [string, string | number][] = [
     ['loading', ctx.server.loading ? 1 : 0],
     ['async_loading', 0],
     ['rdb_changes_since_last_save', ctx.server.registry.dirty],
   ]
-  if (store === undefined) return fields
   const now = Date.now()
   fields.push(
     ['rdb_bgsave_in_progress', store.inProgress ? 1 : 0],

@@ -18,14 +18,14 @@ import { applyRenames } from './rename-command.js'
 import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-checks.js'
 import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
-
-/** How often housekeeping runs: idle clients, the maxmemory recount (redis clientsCron, about 1 Hz per client). */
-const HOUSEKEEPING_INTERVAL_MS = 1000
 import { AppendLog } from '../store/append-log.js'
-import { LogRewriter, isSnapshotStore } from '../store/log-rewrite.js'
+import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
 import { HttpFrontend } from '../http/http-server.js'
 import { SnapshotStore } from '../store/snapshot.js'
+
+/** How often housekeeping runs: idle clients, the maxmemory recount (redis clientsCron, about 1 Hz per client). */
+const HOUSEKEEPING_INTERVAL_MS = 1000
 
 /** How often the `save` rules are checked (redis serverCron at hz 10). */
 const SAVE_CHECK_INTERVAL_MS = 100
@@ -111,10 +111,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       onProgress: () => this.releaseSynced(),
     })
-    this.logRewriter = new LogRewriter(this.appendLog, this.registry, () => {
-      const store: unknown = (this as { snapshots?: unknown }).snapshots
-      return isSnapshotStore(store) ? store : undefined
-    }, this.log)
+    this.logRewriter = new LogRewriter(this.appendLog, this.registry, this.snapshots, this.log)
   }
 
   /**

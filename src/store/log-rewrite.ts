@@ -14,16 +14,12 @@ import type { FilterRegistry } from './registry.js'
 import type { AppendLog } from './append-log.js'
 import type { Logger } from '../commands/context.js'
 
-/** What the rewrite needs from the snapshot layer (issue 3's `server.snapshots`). */
-export interface SnapshotStore {
+/** What the rewrite needs from the snapshot layer (snapshot.ts's SnapshotStore). */
+export interface SnapshotSaver {
   saveAll(registry: FilterRegistry, options: { background: boolean }): Promise<unknown> | unknown
 }
 
-export function isSnapshotStore(value: unknown): value is SnapshotStore {
-  return typeof value === 'object' && value !== null && typeof (value as SnapshotStore).saveAll === 'function'
-}
-
-export type RewriteStart = 'started' | 'in-progress' | 'unavailable'
+export type RewriteStart = 'started' | 'in-progress'
 
 export class LogRewriter {
   inProgress = false
@@ -40,16 +36,14 @@ export class LogRewriter {
   constructor(
     private readonly log: AppendLog,
     private readonly registry: FilterRegistry,
-    private readonly snapshots: () => SnapshotStore | undefined,
+    private readonly snapshots: SnapshotSaver,
     private readonly logger: Logger,
   ) {}
 
-  /** Starts a rewrite unless one runs or there is no snapshot layer to fold into. */
+  /** Starts a rewrite unless one runs. */
   start(): RewriteStart {
     if (this.inProgress) return 'in-progress'
-    const store = this.snapshots()
-    if (store === undefined) return 'unavailable'
-    this.running = this.run(store)
+    this.running = this.run(this.snapshots)
     return 'started'
   }
 
@@ -79,7 +73,7 @@ export class LogRewriter {
     return ((current - base) * 100) / base >= percentage
   }
 
-  private async run(store: SnapshotStore): Promise<void> {
+  private async run(store: SnapshotSaver): Promise<void> {
     this.inProgress = true
     this.startedAtMs = Date.now()
     this.logger.notice('Background append only file rewriting started')

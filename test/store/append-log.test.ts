@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { encodeRecord, scanLog } from '../../src/store/log-replay.js'
 import { AppendLog, LogLoadError, listSegments, segmentName, type FsyncPolicy } from '../../src/store/append-log.js'
-import { LogRewriter, type SnapshotStore } from '../../src/store/log-rewrite.js'
+import { LogRewriter, type SnapshotSaver } from '../../src/store/log-rewrite.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import type { Logger } from '../../src/commands/context.js'
@@ -262,7 +262,7 @@ describe('AppendLog', () => {
  * save, and aligns the log as the real one does (SnapshotLogHooks): rotate when the data is
  * captured, drop the older segments once committed.
  */
-class MemorySnapshots implements SnapshotStore {
+class MemorySnapshots implements SnapshotSaver {
   saved = new Map<string, ScalableBloomFilter>()
   saves = 0
   constructor(private readonly log: AppendLog) {}
@@ -292,7 +292,7 @@ describe('LogRewriter', () => {
     const log = openLog(dir)
     log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
     const snapshots = new MemorySnapshots(log)
-    const rewriter = new LogRewriter(log, registry, () => snapshots, memoryLogger())
+    const rewriter = new LogRewriter(log, registry, snapshots, memoryLogger())
     const add = (item: string): void => {
       let entry = registry.get('f')
       if (entry === undefined) {
@@ -333,13 +333,13 @@ describe('LogRewriter', () => {
     log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
     log.append([Buffer.from('DEL'), Buffer.from('x')])
     // Fails after its start point, as a real save fails while writing: the log has rotated.
-    const failing: SnapshotStore = {
+    const failing: SnapshotSaver = {
       saveAll: () => {
         log.rotate()
         return Promise.reject(new Error('disk full'))
       },
     }
-    const rewriter = new LogRewriter(log, new FilterRegistry(), () => failing, memoryLogger())
+    const rewriter = new LogRewriter(log, new FilterRegistry(), failing, memoryLogger())
     rewriter.start()
     await rewriter.idle()
     expect(rewriter.lastStatus).toBe('err')
@@ -348,16 +348,11 @@ describe('LogRewriter', () => {
     expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1))).toString('latin1')).toContain('DEL')
   })
 
-  it('without a snapshot layer a rewrite is unavailable', () => {
-    const log = openLog(tempDir())
-    expect(new LogRewriter(log, new FilterRegistry(), () => undefined, memoryLogger()).start()).toBe('unavailable')
-  })
-
   it('auto rewrite follows percentage and min size', () => {
     const dir = tempDir()
     const log = openLog(dir)
     log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
-    const rewriter = new LogRewriter(log, new FilterRegistry(), () => undefined, memoryLogger())
+    const rewriter = new LogRewriter(log, new FilterRegistry(), { saveAll: () => undefined }, memoryLogger())
     rewriter.baseSizeBytes = 1000
     log.currentSizeBytes = 1500
     expect(rewriter.shouldAutoRewrite(100, 100)).toBe(false)
