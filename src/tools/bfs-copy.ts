@@ -13,6 +13,9 @@
  * 2 bad usage or an endpoint that cannot be reached.
  */
 import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
+import { readArgs } from './cli-args.js'
+import { EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
+import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
 
 /** RedisBloom's module type name, as SCAN's TYPE option and TYPE know it. */
@@ -25,13 +28,6 @@ const HEADER_WINDOW = 256
 const CHUNK_WINDOW = 2
 const DEFAULT_PARALLEL = 4
 const MAX_PARALLEL = 64
-/** A progress bar is redrawn at most this often. */
-const REDRAW_MS = 100
-const BAR_WIDTH = 30
-
-const EXIT_OK = 0
-const EXIT_FAILED = 1
-const EXIT_USAGE = 2
 
 const USAGE = `usage: bfs-copy --from host:port --to host:port [options] [pattern ...]
 
@@ -49,9 +45,6 @@ options:
   --parallel n            filters copied at once (default ${DEFAULT_PARALLEL})
   -h, --help              this text
 `
-
-/** Bad usage or an endpoint that cannot be reached: nothing was copied (exit status 2). */
-class SetupError extends Error {}
 
 interface Endpoint {
   host: string
@@ -92,57 +85,31 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   let toPassword = process.env.BFS_COPY_TO_PASSWORD
   let replace = false
   let parallel = DEFAULT_PARALLEL
-  const patterns: string[] = []
-  for (let i = 0; i < args.length; i++) {
-    let arg = args[i]!
-    let inline: string | undefined
-    const eq = arg.indexOf('=')
-    if (arg.startsWith('--') && eq > 0) {
-      inline = arg.slice(eq + 1)
-      arg = arg.slice(0, eq)
-    }
-    const value = (): string => {
-      if (inline !== undefined) return inline
-      const next = args[++i]
-      if (next === undefined) throw new SetupError(`${arg} needs a value`)
-      return next
-    }
-    switch (arg) {
-      case '-h':
-      case '--help':
-        return 'help'
-      case '--from':
-        from = parseEndpoint(value(), arg)
-        break
-      case '--to':
-        to = parseEndpoint(value(), arg)
-        break
-      case '--from-password':
-        fromPassword = value()
-        break
-      case '--to-password':
-        toPassword = value()
-        break
-      case '--replace':
-        replace = true
-        break
-      case '--parallel': {
-        const text = value()
-        parallel = Number(text)
-        if (!Number.isInteger(parallel) || parallel < 1 || parallel > MAX_PARALLEL) {
-          throw new SetupError(`--parallel: expected an integer from 1 to ${MAX_PARALLEL}, got '${text}'`)
-        }
-        break
+  const patterns = readArgs(args, {
+    '--from': (value, flag) => {
+      from = parseEndpoint(value(), flag)
+    },
+    '--to': (value, flag) => {
+      to = parseEndpoint(value(), flag)
+    },
+    '--from-password': (value) => {
+      fromPassword = value()
+    },
+    '--to-password': (value) => {
+      toPassword = value()
+    },
+    '--replace': () => {
+      replace = true
+    },
+    '--parallel': (value) => {
+      const text = value()
+      parallel = Number(text)
+      if (!Number.isInteger(parallel) || parallel < 1 || parallel > MAX_PARALLEL) {
+        throw new SetupError(`--parallel: expected an integer from 1 to ${MAX_PARALLEL}, got '${text}'`)
       }
-      case '--':
-        patterns.push(...args.slice(i + 1))
-        i = args.length
-        break
-      default:
-        if (arg.startsWith('-') && arg.length > 1) throw new SetupError(`unknown option ${arg}`)
-        patterns.push(arg)
-    }
-  }
+    },
+  })
+  if (patterns === 'help') return 'help'
   if (from === undefined) throw new SetupError('--from is required')
   if (to === undefined) throw new SetupError('--to is required')
   if (fromPassword !== undefined && fromPassword !== '') from.password = fromPassword
@@ -177,10 +144,6 @@ function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 /** A SCANDUMP reply: [iterator, bytes]. */
 function dumpReply(value: RespValue): { next: number; data: Buffer } {
   if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'number' || !Buffer.isBuffer(value[1])) {
@@ -192,16 +155,16 @@ function dumpReply(value: RespValue): { next: number; data: Buffer } {
 /** Progress on a terminal (a redrawn bar) or as log lines (one per filter). */
 class Progress {
   private readonly tty: boolean
-  private lastDrawMs = 0
-  private drawn = false
+  private readonly line: ProgressLine
   done = 0
   failed = 0
 
   constructor(
-    private readonly out: NodeJS.WriteStream,
+    out: NodeJS.WriteStream,
     private readonly jobs: readonly Job[],
   ) {
     this.tty = out.isTTY === true
+    this.line = new ProgressLine(out)
   }
 
   private totals(): { copied: number; total: number } {
@@ -216,35 +179,23 @@ class Progress {
 
   /** Redraws the bar when on a terminal and enough time has passed (or `force`). */
   tick(force = false): void {
-    if (!this.tty) return
-    const now = Date.now()
-    if (!force && now - this.lastDrawMs < REDRAW_MS) return
-    this.lastDrawMs = now
+    if (!this.tty || !this.line.due(Date.now(), REDRAW_MS, force)) return
     const { copied, total } = this.totals()
     const fraction = total === 0 ? (this.jobs.length === 0 ? 1 : (this.done + this.failed) / this.jobs.length) : copied / total
-    const filled = Math.round(fraction * BAR_WIDTH)
-    const bar = '#'.repeat(filled) + '.'.repeat(BAR_WIDTH - filled)
     const failed = this.failed > 0 ? `, ${this.failed} failed` : ''
-    this.out.write(`\r[${bar}] ${(fraction * 100).toFixed(0).padStart(3)}% ${formatBytes(copied)} / ${formatBytes(total)}  ${this.done + this.failed}/${this.jobs.length} filters${failed}\x1b[K`)
-    this.drawn = true
+    this.line.draw(`${formatBar(fraction)} ${formatBytes(copied)} / ${formatBytes(total)}  ${this.done + this.failed}/${this.jobs.length} filters${failed}`)
   }
 
   /** A line that must stay on screen (a failure, a warning, or a copied filter when not on a terminal). */
   log(line: string, always: boolean): void {
-    if (this.tty) {
-      if (!always) return
-      if (this.drawn) this.out.write('\r\x1b[K')
-      this.out.write(`${line}\n`)
-      this.tick(true)
-    } else {
-      this.out.write(`${line}\n`)
-    }
+    if (this.tty && !always) return
+    this.line.print(line)
+    this.tick(true)
   }
 
   finish(): void {
-    if (!this.tty) return
     this.tick(true)
-    this.out.write('\n')
+    this.line.end()
   }
 }
 
@@ -401,32 +352,9 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
   }
 }
 
-async function main(): Promise<number> {
-  let options: CopyOptions | 'help'
-  try {
-    options = parseArgs(process.argv.slice(2))
-  } catch (error) {
-    process.stderr.write(`bfs-copy: ${errorText(error)}\n\n${USAGE}`)
-    return EXIT_USAGE
-  }
-  if (options === 'help') {
-    process.stdout.write(USAGE)
-    return EXIT_OK
-  }
-  try {
-    return await copy(options, process.stdout, process.stderr)
-  } catch (error) {
-    process.stderr.write(`bfs-copy: ${errorText(error)}\n`)
-    return error instanceof SetupError ? EXIT_USAGE : EXIT_FAILED
-  }
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    process.stderr.write(`bfs-copy: ${errorText(error)}\n`)
-    process.exitCode = EXIT_FAILED
-  },
-)
+runCli({
+  name: 'bfs-copy',
+  usage: USAGE,
+  parseArgs,
+  run: (options) => copy(options, process.stdout, process.stderr),
+})

@@ -14,6 +14,9 @@
 import { createReadStream, fstatSync, statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { RespClient, RespReplyError, type RespArg, type RespValue } from './resp-client.js'
+import { readArgs } from './cli-args.js'
+import { EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
+import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 
 const DEFAULT_BATCH = 1000
 const MAX_BATCH = 1_000_000
@@ -24,19 +27,12 @@ const MAX_BATCH = 1_000_000
 const DEFAULT_WINDOW = 64
 const MAX_WINDOW = 4096
 const DEFAULT_PROGRESS_INTERVAL_S = 10
-/** The bar is redrawn at most this often. */
-const REDRAW_MS = 100
-const BAR_WIDTH = 30
 /** Distinct error texts shown at the end; the rest are only counted. */
 const MAX_ERROR_TEXTS = 5
 const READ_CHUNK_BYTES = 1024 * 1024
 
 const LF = 0x0a // \n
 const CR = 0x0d // \r
-
-const EXIT_OK = 0
-const EXIT_FAILED = 1
-const EXIT_USAGE = 2
 
 const USAGE = `usage: bfs-import --filter name [options] [file ... | -]
 
@@ -61,9 +57,6 @@ options:
 An existing filter is used as it is (with a warning when --capacity was given).
 Exit status: 0 all stored, 1 some items failed, 2 bad usage or unusable server.
 `
-
-/** Bad usage, an unreadable input, or a server that cannot be used: nothing or little was done (exit 2). */
-class SetupError extends Error {}
 
 type ProgressMode = 'auto' | 'bar' | 'lines' | 'none'
 
@@ -102,87 +95,60 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   let nonScaling = false
   let progress: ProgressMode = 'auto'
   let progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_S * 1000
-  const inputs: string[] = []
-  for (let i = 0; i < args.length; i++) {
-    let arg = args[i]!
-    let inline: string | undefined
-    const eq = arg.indexOf('=')
-    if (arg.startsWith('--') && eq > 0) {
-      inline = arg.slice(eq + 1)
-      arg = arg.slice(0, eq)
-    }
-    const value = (): string => {
-      if (inline !== undefined) return inline
-      const next = args[++i]
-      if (next === undefined) throw new SetupError(`${arg} needs a value`)
-      return next
-    }
-    switch (arg) {
-      case '-h':
-      case '--help':
-        return 'help'
-      case '-f':
-      case '--filter':
-        filter = value()
-        break
-      case '--host':
-        host = value()
-        break
-      case '--port':
-        port = parseCount(value(), arg, 1, 65535)
-        break
-      case '--password':
-        password = value()
-        break
-      case '--batch':
-        batch = parseCount(value(), arg, 1, MAX_BATCH)
-        break
-      case '--window':
-        window = parseCount(value(), arg, 1, MAX_WINDOW)
-        break
-      case '--capacity':
-        capacity = parseCount(value(), arg, 1, Number.MAX_SAFE_INTEGER)
-        break
-      case '--error-rate': {
-        const text = value()
-        errorRate = Number(text)
-        if (text.trim() === '' || !(errorRate > 0 && errorRate < 1)) {
-          throw new SetupError(`${arg}: expected a number between 0 and 1, got '${text}'`)
-        }
-        break
-      }
-      case '--expansion':
-        expansion = parseCount(value(), arg, 1, 0xffffffff)
-        break
-      case '--nonscaling':
-        nonScaling = true
-        break
-      case '--progress': {
-        const mode = value()
-        if (mode !== 'auto' && mode !== 'bar' && mode !== 'lines' && mode !== 'none') {
-          throw new SetupError(`--progress: expected auto, bar, lines or none, got '${mode}'`)
-        }
-        progress = mode
-        break
-      }
-      case '--progress-interval': {
-        const text = value()
-        const seconds = Number(text)
-        if (text.trim() === '' || !(seconds >= 0) || !Number.isFinite(seconds)) {
-          throw new SetupError(`${arg}: expected seconds, got '${text}'`)
-        }
-        progressIntervalMs = seconds * 1000
-        break
-      }
-      case '--':
-        inputs.push(...args.slice(i + 1))
-        i = args.length
-        break
-      default:
-        if (arg.startsWith('-') && arg !== '-') throw new SetupError(`unknown option ${arg}`)
-        inputs.push(arg)
-    }
+  const setFilter = (value: () => string): void => {
+    filter = value()
   }
+  const inputs = readArgs(args, {
+    '-f': setFilter,
+    '--filter': setFilter,
+    '--host': (value) => {
+      host = value()
+    },
+    '--port': (value, flag) => {
+      port = parseCount(value(), flag, 1, 65535)
+    },
+    '--password': (value) => {
+      password = value()
+    },
+    '--batch': (value, flag) => {
+      batch = parseCount(value(), flag, 1, MAX_BATCH)
+    },
+    '--window': (value, flag) => {
+      window = parseCount(value(), flag, 1, MAX_WINDOW)
+    },
+    '--capacity': (value, flag) => {
+      capacity = parseCount(value(), flag, 1, Number.MAX_SAFE_INTEGER)
+    },
+    '--error-rate': (value, flag) => {
+      const text = value()
+      errorRate = Number(text)
+      if (text.trim() === '' || !(errorRate > 0 && errorRate < 1)) {
+        throw new SetupError(`${flag}: expected a number between 0 and 1, got '${text}'`)
+      }
+    },
+    '--expansion': (value, flag) => {
+      expansion = parseCount(value(), flag, 1, 0xffffffff)
+    },
+    '--nonscaling': () => {
+      nonScaling = true
+    },
+    '--progress': (value) => {
+      const mode = value()
+      if (mode !== 'auto' && mode !== 'bar' && mode !== 'lines' && mode !== 'none') {
+        throw new SetupError(`--progress: expected auto, bar, lines or none, got '${mode}'`)
+      }
+      progress = mode
+    },
+    '--progress-interval': (value, flag) => {
+      const text = value()
+      const seconds = Number(text)
+      if (text.trim() === '' || !(seconds >= 0) || !Number.isFinite(seconds)) {
+        throw new SetupError(`${flag}: expected seconds, got '${text}'`)
+      }
+      progressIntervalMs = seconds * 1000
+    },
+  })
+  if (inputs === 'help') return 'help'
   if (filter === undefined || filter === '') throw new SetupError('--filter is required')
   if ((capacity === undefined) !== (errorRate === undefined)) {
     throw new SetupError('--capacity and --error-rate go together (they create the filter)')
@@ -204,10 +170,6 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
     progressIntervalMs,
     inputs: inputs.length === 0 ? ['-'] : inputs,
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /** 1234567 → "1,234,567". */
@@ -236,18 +198,19 @@ interface Counts {
 
 /** Progress on standard error: a redrawn bar, periodic lines, or nothing. */
 class Progress {
-  private lastDrawMs = 0
-  private drawn = false
+  private readonly line: ProgressLine
 
   constructor(
-    private readonly out: NodeJS.WritableStream,
+    out: NodeJS.WritableStream,
     private readonly mode: 'bar' | 'lines' | 'none',
     private readonly intervalMs: number,
     private readonly counts: Counts,
     /** Total input bytes when every input is a regular file; undefined otherwise. */
     private readonly totalBytes: number | undefined,
     private readonly startedMs: number,
-  ) {}
+  ) {
+    this.line = new ProgressLine(out)
+  }
 
   private status(now: number): { text: string; fraction?: number } {
     const c = this.counts
@@ -266,35 +229,19 @@ class Progress {
   tick(force = false): void {
     if (this.mode === 'none') return
     const now = Date.now()
-    const interval = this.mode === 'bar' ? REDRAW_MS : this.intervalMs
-    if (!force && now - this.lastDrawMs < interval) return
-    this.lastDrawMs = now
+    if (!this.line.due(now, this.mode === 'bar' ? REDRAW_MS : this.intervalMs, force)) return
     const { text, fraction } = this.status(now)
     if (this.mode === 'lines') {
       const percent = fraction === undefined ? '' : `${(fraction * 100).toFixed(1)}%  `
-      this.out.write(`bfs-import: ${percent}${text}\n`)
+      this.line.print(`bfs-import: ${percent}${text}`)
       return
     }
-    let bar = ''
-    if (fraction !== undefined) {
-      const filled = Math.round(fraction * BAR_WIDTH)
-      bar = `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%  `
-    }
-    this.out.write(`\r${bar}${text}\x1b[K`)
-    this.drawn = true
-  }
-
-  /** A line that must stay on screen (a warning). */
-  log(line: string): void {
-    if (this.drawn) this.out.write('\r\x1b[K')
-    this.out.write(`${line}\n`)
-    this.drawn = false
+    this.line.draw(fraction === undefined ? text : `${formatBar(fraction)}  ${text}`)
   }
 
   finish(): void {
-    if (this.mode === 'none') return
     this.tick(true)
-    if (this.mode === 'bar') this.out.write('\n')
+    this.line.end()
   }
 }
 
@@ -482,32 +429,9 @@ async function runImport(options: ImportOptions, out: NodeJS.WritableStream, err
   return c.errors === 0 ? EXIT_OK : EXIT_FAILED
 }
 
-async function main(): Promise<number> {
-  let options: ImportOptions | 'help'
-  try {
-    options = parseArgs(process.argv.slice(2))
-  } catch (error) {
-    process.stderr.write(`bfs-import: ${errorText(error)}\n\n${USAGE}`)
-    return EXIT_USAGE
-  }
-  if (options === 'help') {
-    process.stdout.write(USAGE)
-    return EXIT_OK
-  }
-  try {
-    return await runImport(options, process.stdout, process.stderr)
-  } catch (error) {
-    process.stderr.write(`bfs-import: ${errorText(error)}\n`)
-    return error instanceof SetupError ? EXIT_USAGE : EXIT_FAILED
-  }
-}
-
-main().then(
-  (code) => {
-    process.exitCode = code
-  },
-  (error: unknown) => {
-    process.stderr.write(`bfs-import: ${(error as Error)?.stack ?? String(error)}\n`)
-    process.exitCode = EXIT_FAILED
-  },
-)
+runCli({
+  name: 'bfs-import',
+  usage: USAGE,
+  parseArgs,
+  run: (options) => runImport(options, process.stdout, process.stderr),
+})

@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CONFIG_KEYS, ConfigError, DEFAULT_CONFIG, loadConfig } from '../../src/server/config.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
-import { InteractiveTool, replyEnd, runTool } from '../helpers/tools.js'
+import { replyEnd, runTool } from '../helpers/tools.js'
+import { BFS_MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const MAIN = path.join(ROOT, 'dist', 'main.js')
 
 /** The ConfigError loadConfig throws, so that its message can be checked. */
 function configError(fileText: string | undefined, flags: string[] = []): ConfigError {
@@ -194,7 +194,7 @@ describe('the bfs command line (dist/main.js)', () => {
 
   beforeAll(() => {
     // `npm test` builds first (pretest); when vitest runs alone, build once here.
-    if (!existsSync(MAIN)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
+    if (!existsSync(BFS_MAIN)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
     dir = makeTempDir('bfs-cli-')
   }, 120_000)
 
@@ -203,7 +203,7 @@ describe('the bfs command line (dist/main.js)', () => {
   })
 
   it('--bogus exits 1 with one stderr line naming the key', async () => {
-    const result = await runTool(process.execPath, [MAIN, '--port', '0', '--bogus', '1'])
+    const result = await runTool(process.execPath, [BFS_MAIN, '--port', '0', '--bogus', '1'])
     expect(result.code).toBe(1)
     const lines = result.stderr.split('\n').filter((line) => line !== '')
     expect(lines).toHaveLength(1)
@@ -212,7 +212,7 @@ describe('the bfs command line (dist/main.js)', () => {
   })
 
   it('a bad value exits 1 naming the key', async () => {
-    const result = await runTool(process.execPath, [MAIN, '--port', '0', '--default-error-rate', '2'])
+    const result = await runTool(process.execPath, [BFS_MAIN, '--port', '0', '--default-error-rate', '2'])
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stderr).toContain('default-error-rate')
@@ -220,24 +220,22 @@ describe('the bfs command line (dist/main.js)', () => {
 
   it('a missing config file exits 1 naming the file', async () => {
     const missing = path.join(dir, 'no-such.conf')
-    const result = await runTool(process.execPath, [MAIN, missing])
+    const result = await runTool(process.execPath, [BFS_MAIN, missing])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('no-such.conf')
   })
 
   it('--version prints the version', async () => {
-    const result = await runTool(process.execPath, [MAIN, '--version'])
+    const result = await runTool(process.execPath, [BFS_MAIN, '--version'])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^bfs v\d+\.\d+\.\d+/)
   })
 
   /** Starts dist/main.js and waits for it to listen; returns the process and its port. */
-  async function launch(args: string[]): Promise<{ bfs: InteractiveTool; port: number }> {
-    const bfs = InteractiveTool.start(process.execPath, [MAIN, ...args])
-    await bfs.waitFor((output) => output.includes('Ready to accept connections'))
-    const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout + bfs.stderr)?.[1])
-    expect(port).toBeGreaterThan(0)
-    return { bfs, port }
+  async function launch(args: string[]): Promise<ChildServer> {
+    const started = await startChildServer(args)
+    expect(started.port).toBeGreaterThan(0)
+    return started
   }
 
   async function ask(port: number, args: string[]): Promise<string> {

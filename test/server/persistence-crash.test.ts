@@ -4,13 +4,12 @@
  */
 import { readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { makeTempDir } from '../helpers/start-server.js'
-import { freePort, InteractiveTool } from '../helpers/tools.js'
+import { freePort, type InteractiveTool } from '../helpers/tools.js'
+import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/main.js')
 const dir = makeTempDir('bfs-crash-')
 const children: InteractiveTool[] = []
 
@@ -19,13 +18,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function startChild(port: number): Promise<{ child: InteractiveTool; redis: Redis }> {
-  const child = InteractiveTool.start(process.execPath, [MAIN, '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no'])
+async function startChild(port: number, save = ''): Promise<{ child: InteractiveTool; redis: Redis }> {
+  const { bfs: child } = await startChildServer(['--port', String(port), '--dir', dir, '--save', save, '--appendonly', 'no'])
   children.push(child)
-  await child.waitFor((out) => out.includes('Ready to accept connections'))
-  const redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
-  redis.on('error', () => {})
-  return { child, redis }
+  return { child, redis: childClient(port) }
 }
 
 describe('kill -9 during BGSAVE', () => {
@@ -46,8 +42,7 @@ describe('kill -9 during BGSAVE', () => {
     }
     expect(readdirSync(snapshotDir).some((f) => f.endsWith('.tmp'))).toBe(true)
     expect(await first.redis.info('persistence')).toMatch(/rdb_bgsave_in_progress:1/)
-    first.child.child.kill('SIGKILL')
-    await first.child.waitExit()
+    await killChildServer(first.child)
     first.redis.disconnect()
 
     const second = await startChild(port)
@@ -69,11 +64,7 @@ describe('kill -9 during BGSAVE', () => {
 
   it('SIGTERM saves when save rules are set and exits 0', async () => {
     const port = await freePort()
-    const child = InteractiveTool.start(process.execPath, [MAIN, '--port', String(port), '--dir', dir, '--save', '3600 1', '--appendonly', 'no'])
-    children.push(child)
-    await child.waitFor((out) => out.includes('Ready to accept connections'))
-    const redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null })
-    redis.on('error', () => {})
+    const { child, redis } = await startChild(port, '3600 1')
     await redis.call('BF.ADD', 'on-term', 'item')
     redis.disconnect()
     child.child.kill('SIGTERM')

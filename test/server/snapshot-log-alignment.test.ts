@@ -6,20 +6,19 @@
  * cases run a child bfs (dist/main.js, built by `npm test`'s pretest) and kill it with SIGKILL.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import net from 'node:net'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
-import { freePort, InteractiveTool } from '../helpers/tools.js'
+import { freePort, type InteractiveTool } from '../helpers/tools.js'
+import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
+import { loadUntilDeath, lostItems } from '../helpers/crash-load.js'
 import { createServer, type BfsServer } from '../../src/server/server.js'
 import type { Config } from '../../src/server/config.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { MANIFEST_FILE, SNAPSHOT_DIR } from '../../src/store/snapshot.js'
 
-const MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/main.js')
 const BASE = 'appendonly.aof'
 
 const dirs: string[] = []
@@ -262,76 +261,9 @@ describe('snapshots align the append-only log', () => {
 // ------------------------------------------------------------------ a real process, killed
 
 async function startChild(dir: string, port: number, fsync: string): Promise<InteractiveTool> {
-  const child = InteractiveTool.start(process.execPath, [
-    MAIN, '--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', '',
-  ])
-  children.push(child)
-  await child.waitFor((out) => out.includes('Ready to accept connections'))
-  return child
-}
-
-async function killChild(child: InteractiveTool): Promise<void> {
-  child.child.kill('SIGKILL')
-  await child.waitExit()
-}
-
-function client(port: number): Redis {
-  const redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
-  redis.on('error', () => {})
-  return redis
-}
-
-/** Pipelined BF.ADD batches until the socket dies; records each item acknowledged with :1 or :0. */
-function loadUntilDeath(port: number, clientIndex: number, acked: string[]): Promise<void> {
-  const PIPELINE = 16
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' })
-    let batch = 0
-    let items: string[] = []
-    let received = ''
-    let answered = 0
-    const sendBatch = (): void => {
-      items = Array.from({ length: PIPELINE }, (_, i) => `c${clientIndex}-${batch}-${i}`)
-      batch++
-      answered = 0
-      socket.write(Buffer.concat(items.map((item) => encodeCommand(['BF.ADD', 'crash', item]))))
-    }
-    socket.on('connect', sendBatch)
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('latin1')
-      let end: number
-      while ((end = received.indexOf('\r\n')) >= 0) {
-        const line = received.slice(0, end)
-        received = received.slice(end + 2)
-        if (line === ':1' || line === ':0') acked.push(items[answered]!)
-        answered++
-      }
-      if (answered === PIPELINE) sendBatch()
-    })
-    socket.on('error', () => {})
-    socket.on('close', () => resolve())
-  })
-}
-
-/** The acknowledged items that BF.EXISTS no longer finds. */
-async function missing(port: number, acked: string[]): Promise<string[]> {
-  const lost: string[] = []
-  const checker = await RawClient.connect(port)
-  try {
-    for (let at = 0; at < acked.length; at += 1000) {
-      const chunk = acked.slice(at, at + 1000)
-      checker.write(encodeCommand(['BF.MEXISTS', 'crash', ...chunk]))
-      const header = `*${chunk.length}\r\n`
-      const reply = (await checker.read(header.length + chunk.length * 4)).toString('latin1')
-      expect(reply.startsWith(header)).toBe(true)
-      chunk.forEach((item, i) => {
-        if (reply.slice(header.length + i * 4, header.length + i * 4 + 4) !== ':1\r\n') lost.push(item)
-      })
-    }
-  } finally {
-    checker.close()
-  }
-  return lost
+  const { bfs } = await startChildServer(['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', ''])
+  children.push(bfs)
+  return bfs
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -341,7 +273,7 @@ describe('kill -9 and the alignment', () => {
     const dir = tempDir()
     const port = await freePort()
     const first = await startChild(dir, port, 'always')
-    const redis = client(port)
+    const redis = childClient(port)
     await redis.call('BF.ADD', 'k', 'a')
     await redis.call('DEL', 'k')
     await redis.call('BF.ADD', 'kept', 'x')
@@ -351,7 +283,7 @@ describe('kill -9 and the alignment', () => {
     expect(existsSync(segment1)).toBe(false)
     await redis.call('BF.ADD', 'kept', 'y')
     redis.disconnect()
-    await killChild(first)
+    await killChildServer(first)
 
     // What a crash right after the commit leaves: segment 1 as it was. The extra record, never
     // applied, shows that the restart does not read it.
@@ -362,14 +294,14 @@ describe('kill -9 and the alignment', () => {
     expect(output).toMatch(/Removed 1 append only file segment\(s\) below 2/)
     expect(replayedCommands(output)).toBe(1)
     expect(existsSync(segment1)).toBe(false)
-    const again = client(port)
+    const again = childClient(port)
     try {
       expect(await again.call('EXISTS', 'ghost', 'k')).toBe(0)
       expect(await again.call('BF.MEXISTS', 'kept', 'x', 'y')).toEqual([1, 1])
       expect(await again.call('BF.CARD', 'kept')).toBe(2)
     } finally {
       again.disconnect()
-      await killChild(second)
+      await killChildServer(second)
     }
   })
 
@@ -378,13 +310,13 @@ describe('kill -9 and the alignment', () => {
       const dir = tempDir()
       const port = await freePort()
       const first = await startChild(dir, port, 'always')
-      const setup = client(port)
+      const setup = childClient(port)
       await setup.call('BF.RESERVE', 'crash', '0.0001', '2000000')
       // About 128 MiB of bitmap, so the background save takes a while.
       await setup.call('BF.RESERVE', 'big', '0.001', '70000000')
       await setup.call('BF.ADD', 'big', 'x')
       const acked: string[] = []
-      const loaders = Array.from({ length: 4 }, (_, index) => loadUntilDeath(port, index, acked))
+      const loaders = Array.from({ length: 4 }, (_, index) => loadUntilDeath(port, 'crash', index, (item) => acked.push(item)))
       await sleep(100 + Math.floor(Math.random() * 200))
       expect(await setup.call('BGSAVE')).toBe('Background saving started')
       const snapshotDir = path.join(dir, SNAPSHOT_DIR)
@@ -400,7 +332,7 @@ describe('kill -9 and the alignment', () => {
         await sleep(50 + Math.floor(Math.random() * 200))
       }
       setup.disconnect()
-      await killChild(first)
+      await killChildServer(first)
       await Promise.all(loaders)
       expect(acked.length).toBeGreaterThan(0)
 
@@ -416,8 +348,8 @@ describe('kill -9 and the alignment', () => {
         // Killed before the snapshot committed: nothing was dropped, both segments replay.
         expect(segments(dir)).toEqual([1, 2])
       }
-      expect(await missing(port, acked)).toEqual([])
-      await killChild(second)
+      expect(await lostItems(port, 'crash', acked)).toEqual([])
+      await killChildServer(second)
     }
   }, 120_000)
 })
