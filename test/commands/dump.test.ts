@@ -8,6 +8,7 @@ import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { loadReferenceCases } from '../helpers/reference-replies.js'
+import { serverPerSuite } from '../helpers/server-hooks.js'
 
 const MAX_CHUNK = 16 * 1024 * 1024
 const QUERIES = 100_000
@@ -98,36 +99,25 @@ function buildHeader(options: { size?: bigint; nfilters?: number; options?: numb
 const T10_LAYER: HeaderLayer = { bytes: 16n, bits: 128n, size: 0n, error: 0.005, bpe: 11.027753418256411, hashes: 8, entries: 10n, n2: 0 }
 
 describe('BF.SCANDUMP reference bytes', () => {
-  let running: RunningServer
-  let client: RawClient
-
-  beforeAll(async () => {
-    running = await startServer()
-    client = await RawClient.connect(running.port)
-  })
-
-  afterAll(async () => {
-    client.close()
-    await running.stop()
-  })
+  const suite = serverPerSuite()
 
   it('reproduces every SCANDUMP reply of the RedisBloom 2.4.23 reference file byte for byte', async () => {
     const cases = loadReferenceCases().filter((reference) => reference.command[0] === 'BF.SCANDUMP')
     expect(cases.length).toBeGreaterThanOrEqual(4)
-    client.write(encodeCommand(['BF.RESERVE', 't10', '0.01', '10']))
-    expect((await client.read(5)).toString()).toBe('+OK\r\n')
+    suite.client.write(encodeCommand(['BF.RESERVE', 't10', '0.01', '10']))
+    expect((await suite.client.read(5)).toString()).toBe('+OK\r\n')
     for (const reference of cases) {
-      client.write(encodeCommand(reference.command))
-      expect(await client.read(reference.resp2.length), reference.command.join(' ')).toEqual(reference.resp2)
+      suite.client.write(encodeCommand(reference.command))
+      expect(await suite.client.read(reference.resp2.length), reference.command.join(' ')).toEqual(reference.resp2)
     }
   })
 
   it('the header is the one a RedisBloom header for the same filter holds, field by field', async () => {
-    client.write(encodeCommand(['BF.RESERVE', 'fields', '0.01', '10']))
-    expect((await client.read(5)).toString()).toBe('+OK\r\n')
+    suite.client.write(encodeCommand(['BF.RESERVE', 'fields', '0.01', '10']))
+    expect((await suite.client.read(5)).toString()).toBe('+OK\r\n')
     const expected = buildHeader({ layers: [T10_LAYER] })
-    client.write(encodeCommand(['BF.SCANDUMP', 'fields', '0']))
-    const reply = await client.read(13 + expected.length + 2)
+    suite.client.write(encodeCommand(['BF.SCANDUMP', 'fields', '0']))
+    const reply = await suite.client.read(13 + expected.length + 2)
     expect(reply.subarray(0, 13).toString('latin1')).toBe('*2\r\n:1\r\n$73\r\n')
     expect(reply.subarray(13, 13 + expected.length)).toEqual(expected)
   })
@@ -244,7 +234,7 @@ describe('hostile BF.LOADCHUNK input', () => {
   beforeAll(async () => {
     running = await startServer({ 'max-filter-bytes': 64 * 1024 * 1024 })
     running.server.propagate = (argv) => {
-      propagated.push(argv.map((arg) => Buffer.from(arg).toString('latin1')))
+      propagated.push(Array.from(argv, (arg) => Buffer.from(arg).toString('latin1')))
     }
     redis = new Redis(running.port, '127.0.0.1')
     await redis.call('BF.RESERVE', 'keep', '0.01', '100', 'EXPANSION', '2')

@@ -15,6 +15,7 @@ import {
 } from '../../src/format/header.js'
 import { MAX_NAME_BYTES } from '../../src/format/limits.js'
 import { concat, hex, makeLayer, makeScalable, toHex } from './layer-fixtures.js'
+import { codeOf } from './corrupt-bytes.js'
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
@@ -60,16 +61,6 @@ const ORIGINAL_FILE = hex(`
 
 function encodeBytes(record: FilterRecord): Uint8Array {
   return concat(encodeFilter(record))
-}
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof DecodeError) return error.code
-    throw error
-  }
-  return 'no error'
 }
 
 /** Re-checksums layer `i`'s header after an edit, so a test reaches the check behind the CRC. */

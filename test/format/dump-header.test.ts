@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { FilterParts } from '../../src/core/scalable-filter.js'
-import { DecodeError } from '../../src/format/decode-error.js'
 import { decodeDumpHeader, DUMP_HEADER_BYTES, DUMP_LINK_BYTES, encodeDumpHeader } from '../../src/format/dump-header.js'
 import { makeLayer, makeScalable, toHex } from './layer-fixtures.js'
+import { codeOf, edited } from './corrupt-bytes.js'
 
 // RedisBloom 2.4: `BF.RESERVE t10 0.01 10` then `BF.SCANDUMP t10 0` → *2 :1 $73 <this>, copied from
 // the recorded reply (Python-style escapes, which JavaScript string escapes read the same way).
@@ -12,22 +12,6 @@ const T10_HEADER = latin1(
 
 function latin1(text: string): Uint8Array {
   return Uint8Array.from(text, (c) => c.charCodeAt(0))
-}
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof DecodeError) return error.code
-    throw error
-  }
-  return 'no error'
-}
-
-function edited(bytes: Uint8Array, edit: (view: DataView) => void): Uint8Array {
-  const copy = bytes.slice()
-  edit(new DataView(copy.buffer))
-  return copy
 }
 
 const LINK = DUMP_HEADER_BYTES // offset of layer 0's record

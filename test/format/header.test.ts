@@ -1,7 +1,6 @@
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import type { Hashing } from '../../src/core/scalable-filter.js'
-import { DecodeError } from '../../src/format/decode-error.js'
 import {
   checksumLayerHeader,
   decodeLayerHeader,
@@ -14,6 +13,7 @@ import {
   writeLayerChecksum,
 } from '../../src/format/header.js'
 import { hex, toHex } from './layer-fixtures.js'
+import { codeOf, edited } from './corrupt-bytes.js'
 
 const REDISBLOOM: Hashing = { kind: 'redisbloom' }
 const BPE_0_005 = -Math.log(0.005) / 0.480453013918201
@@ -36,22 +36,6 @@ const ORIGINAL_HEADER = hex(`
   7b 14 ae 47 e1 7a 84 3f 80 00 00 00 09 00 00 00
   00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00
   00 00 00 00 00 00 00 00 00 00 00 00 10 00 00 00`)
-
-function codeOf(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof DecodeError) return error.code
-    throw error
-  }
-  return 'no error'
-}
-
-function withField(header: Uint8Array, edit: (view: DataView) => void): Uint8Array {
-  const copy = header.slice()
-  edit(new DataView(copy.buffer))
-  return copy
-}
 
 describe('layer header: golden bytes', () => {
   it('encodes the worked example byte for byte', () => {
@@ -146,9 +130,9 @@ describe('layer header: sizes beyond 32 bits', () => {
 
   it('refuses counts above 2^53 as corrupt', () => {
     const header = encodeLayerHeader(EXAMPLE, REDISBLOOM, 0, 1)
-    expect(codeOf(() => decodeLayerHeader(withField(header, (v) => v.setUint32(OFFSET.countHigh, 0x200000, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(withField(header, (v) => v.setUint32(OFFSET.maxItemsHigh, 0xffffffff, true))))).toBe('corrupt')
-    const bigBytes = withField(header, (v) => {
+    expect(codeOf(() => decodeLayerHeader(edited(header, (v) => v.setUint32(OFFSET.countHigh, 0x200000, true))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(header, (v) => v.setUint32(OFFSET.maxItemsHigh, 0xffffffff, true))))).toBe('corrupt')
+    const bigBytes = edited(header, (v) => {
       v.setUint32(OFFSET.filterSizeHigh, 0x40001, true) // 2^50 + 2^32 bytes
       v.setUint32(OFFSET.filterBits, FILTER_BITS_OVERFLOW, true)
     })
@@ -158,23 +142,23 @@ describe('layer header: sizes beyond 32 bits', () => {
 
 describe('layer header: rejections', () => {
   it('refuses a wrong magic, a short header and unknown versions', () => {
-    expect(codeOf(() => decodeLayerHeader(withField(EXAMPLE_HEADER, (v) => v.setUint8(3, 2))))).toBe('bad-magic')
+    expect(codeOf(() => decodeLayerHeader(edited(EXAMPLE_HEADER, (v) => v.setUint8(3, 2))))).toBe('bad-magic')
     expect(codeOf(() => decodeLayerHeader(EXAMPLE_HEADER.subarray(0, 63)))).toBe('truncated')
     expect(codeOf(() => decodeLayerHeader(EXAMPLE_HEADER.subarray(0, 2)))).toBe('truncated')
     for (const version of [2, 7, 255]) {
-      const header = withField(EXAMPLE_HEADER, (v) => v.setUint8(OFFSET.version, version))
+      const header = edited(EXAMPLE_HEADER, (v) => v.setUint8(OFFSET.version, version))
       expect(() => decodeLayerHeader(header)).toThrow(`unknown format version ${version}`)
       expect(codeOf(() => decodeLayerHeader(header))).toBe('unknown-version')
     }
   })
 
   it('refuses an original header whose filterBits != filterSize * 8 or whose reserved words are set', () => {
-    expect(codeOf(() => decodeLayerHeader(withField(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.filterSize, 15, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(withField(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.fileCrc, 1, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(withField(ORIGINAL_HEADER, (v) => v.setUint8(40, 1))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(withField(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.maxItems, 0, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(withField(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.hashFuncs, 0, true))))).toBe('corrupt')
-    const empty = withField(ORIGINAL_HEADER, (v) => {
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.filterSize, 15, true))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.fileCrc, 1, true))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint8(40, 1))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.maxItems, 0, true))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.hashFuncs, 0, true))))).toBe('corrupt')
+    const empty = edited(ORIGINAL_HEADER, (v) => {
       v.setUint32(OFFSET.filterBits, 0, true)
       v.setUint32(OFFSET.filterSize, 0, true)
     })
@@ -196,7 +180,7 @@ describe('layer header: rejections', () => {
     ['hash count 2049', (v: DataView) => v.setUint32(OFFSET.hashFuncs, 2049, true)],
     ['capacity 0', (v: DataView) => v.setUint32(OFFSET.maxItems, 0, true)],
   ])('refuses a v1 header with %s as corrupt', (_name, edit) => {
-    expect(codeOf(() => decodeLayerHeader(withField(EXAMPLE_HEADER, edit)))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(EXAMPLE_HEADER, edit)))).toBe('corrupt')
   })
 
   it('throws RangeError when asked to encode what it could not decode', () => {

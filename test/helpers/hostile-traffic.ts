@@ -4,19 +4,8 @@
  * random points. The same seed gives the same traffic.
  */
 import net from 'node:net'
+import { cutAt } from './cut-bytes.js'
 import { encodeCommand } from './resp.js'
-
-/** mulberry32: a small, fast, seeded generator of floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Random = () => number
 
@@ -76,15 +65,7 @@ function splitRandomly(random: Random, bytes: Buffer): Buffer[] {
   const cuts = new Set<number>()
   const pieces = int(random, 5)
   for (let i = 0; i < pieces && bytes.length > 1; i++) cuts.add(1 + int(random, bytes.length - 1))
-  const sorted = [...cuts].sort((a, b) => a - b)
-  const out: Buffer[] = []
-  let at = 0
-  for (const cut of sorted) {
-    out.push(bytes.subarray(at, cut))
-    at = cut
-  }
-  out.push(bytes.subarray(at))
-  return out
+  return cutAt(bytes, [...cuts].sort((a, b) => a - b))
 }
 
 /** One hostile session. */

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
-import { runSessions, seededRandom } from '../helpers/hostile-traffic.js'
+import { runSessions } from '../helpers/hostile-traffic.js'
+import { seededRandom } from '../helpers/seeded-random.js'
 
 const SEED = 0xb10f
 const SESSIONS = 3000

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest'
 import { ProtocolError, RequestParser } from '../../src/protocol/request-parser.js'
-import { feed, multibulk, seededRandom } from './resp-bytes.js'
+import { cutAt } from '../helpers/cut-bytes.js'
+import { seededRandom } from '../helpers/seeded-random.js'
+import { feed, multibulk } from './resp-bytes.js'
 
 /** Bytes that are mostly protocol-shaped, so the fuzz reaches deep states, not just the first check. */
 function randomStream(random: () => number): Buffer {
@@ -41,15 +43,7 @@ describe('seeded mini-fuzz', () => {
       const limits = random() < 0.5 ? small : undefined
       const whole = feed([bytes], limits)
       if (whole.error) expect(whole.error, `iteration ${iteration}`).toBeInstanceOf(ProtocolError)
-      const cuts = randomCuts(random, bytes.length)
-      const chunks: Buffer[] = []
-      let start = 0
-      for (const cut of cuts) {
-        chunks.push(bytes.subarray(start, cut))
-        start = cut
-      }
-      chunks.push(bytes.subarray(start))
-      const split = feed(chunks, limits)
+      const split = feed(cutAt(bytes, randomCuts(random, bytes.length)), limits)
       if (split.error) expect(split.error).toBeInstanceOf(ProtocolError)
       // Split feeding may only differ where a size limit is judged per chunk (as in redis).
       if (!whole.error && !split.error) expect(split.commands, `iteration ${iteration}`).toEqual(whole.commands)

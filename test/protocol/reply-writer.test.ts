@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest'
 import { formatDouble } from '../../src/protocol/format-double.js'
 import { ReplyWriter, type Protocol } from '../../src/protocol/reply-writer.js'
 import * as shared from '../../src/protocol/shared-replies.js'
-import { seededRandom } from './resp-bytes.js'
+import { seededRandom } from '../helpers/seeded-random.js'
 
 /** redis-parser is CommonJS without types: just the part these tests use. */
 interface RespParser {

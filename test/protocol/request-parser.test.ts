@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { DEFAULT_PARSER_LIMITS, ProtocolError, RequestParser } from '../../src/protocol/request-parser.js'
-import { asStrings, byteByByte, cutAt, feed, multibulk } from './resp-bytes.js'
+import { cutAt } from '../helpers/cut-bytes.js'
+import { asStrings, byteByByte, feed, multibulk } from './resp-bytes.js'
 
 const CRLF = '\r\n'
 

@@ -33,18 +33,6 @@ export function feed(chunks: readonly Buffer[], limits?: Partial<ParserLimits>):
   return { commands }
 }
 
-/** The chunks `bytes` makes when cut at each of `cuts` (ascending offsets). */
-export function cutAt(bytes: Buffer, cuts: readonly number[]): Buffer[] {
-  const chunks: Buffer[] = []
-  let start = 0
-  for (const cut of cuts) {
-    chunks.push(bytes.subarray(start, cut))
-    start = cut
-  }
-  chunks.push(bytes.subarray(start))
-  return chunks
-}
-
 /** One chunk per byte. Each is a fresh Buffer so no test relies on a shared backing store. */
 export function byteByByte(bytes: Buffer): Buffer[] {
   return Array.from(bytes, (b) => Buffer.from([b]))
@@ -53,16 +41,4 @@ export function byteByByte(bytes: Buffer): Buffer[] {
 /** Commands as arrays of latin1 strings, for readable assertions. */
 export function asStrings(commands: Buffer[][]): string[][] {
   return commands.map((argv) => argv.map((item) => item.toString('latin1')))
-}
-
-/** A small deterministic PRNG (mulberry32) so fuzz failures can be replayed from the seed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }

@@ -2,28 +2,15 @@
  * requirepass, AUTH and HELLO ... AUTH with redis 7.0's exact words (server.c shared.noautherr,
  * acl.c authCommand / helloCommand), and the start-up warning for an open bind address.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { describe, expect, it } from 'vitest'
+import { type RawClient, encodeCommand } from '../helpers/resp.js'
+import { serverPerTest } from '../helpers/server-hooks.js'
 import { checkOpenFiles, isLoopbackAddress, openBindWarning, readOpenFilesLimit } from '../../src/server/startup-checks.js'
 
 const NOAUTH = '-NOAUTH Authentication required.\r\n'
 const WRONGPASS = '-WRONGPASS invalid username-password pair or user is disabled.\r\n'
 
-let running: RunningServer | undefined
-const open: RawClient[] = []
-
-afterEach(async () => {
-  for (const client of open.splice(0)) client.close()
-  await running?.stop()
-  running = undefined
-})
-
-async function connect(port: number): Promise<RawClient> {
-  const client = await RawClient.connect(port)
-  open.push(client)
-  return client
-}
+const { start, connect } = serverPerTest()
 
 /** One command, one reply: a line, or for HELLO's map everything up to a pause. */
 async function ask(client: RawClient, ...args: string[]): Promise<string> {
@@ -33,7 +20,7 @@ async function ask(client: RawClient, ...args: string[]): Promise<string> {
 
 describe('requirepass', () => {
   it('every command but AUTH, HELLO, QUIT and RESET gets NOAUTH until AUTH succeeds', async () => {
-    running = await startServer({ requirepass: 's3cret' })
+    const running = await start({ requirepass: 's3cret' })
     const client = await connect(running.port)
     for (const command of [['PING'], ['BF.ADD', 'f', 'x'], ['BF.EXISTS', 'f', 'x'], ['CONFIG', 'GET', 'requirepass'], ['SELECT', '0'], ['CLIENT', 'ID']]) {
       expect(await ask(client, ...command), command.join(' ')).toBe(NOAUTH)
@@ -56,7 +43,7 @@ describe('requirepass', () => {
   })
 
   it('HELLO needs AUTH inside it; HELLO 3 AUTH default <password> authenticates', async () => {
-    running = await startServer({ requirepass: 's3cret' })
+    const running = await start({ requirepass: 's3cret' })
     const client = await connect(running.port)
     expect(await ask(client, 'HELLO', '3')).toBe(
       '-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n',
@@ -68,14 +55,14 @@ describe('requirepass', () => {
   })
 
   it('QUIT is allowed without AUTH', async () => {
-    running = await startServer({ requirepass: 's3cret' })
+    const running = await start({ requirepass: 's3cret' })
     const client = await connect(running.port)
     expect(await ask(client, 'QUIT')).toBe('+OK\r\n')
     await client.waitClosed()
   })
 
   it('CONFIG SET requirepass applies to new connections; without a password AUTH says so', async () => {
-    running = await startServer()
+    const running = await start()
     const client = await connect(running.port)
     expect(await ask(client, 'AUTH', 'x')).toBe(
       '-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n',
@@ -88,7 +75,7 @@ describe('requirepass', () => {
   })
 
   it('a wrong password never closes the connection and the server stays healthy', async () => {
-    running = await startServer({ requirepass: 'pw' })
+    const running = await start({ requirepass: 'pw' })
     const client = await connect(running.port)
     for (let i = 0; i < 50; i++) expect(await ask(client, 'AUTH', `guess-${i}`)).toBe(WRONGPASS)
     expect(await ask(client, 'AUTH', 'pw')).toBe('+OK\r\n')
@@ -98,13 +85,13 @@ describe('requirepass', () => {
 
 describe('start-up checks', () => {
   it('binding beyond loopback with no requirepass logs a warning; with one, or on loopback, none', async () => {
-    running = await startServer({ bind: '0.0.0.0' })
+    let running = await start({ bind: '0.0.0.0' })
     expect(running.logs.some((line) => line.includes('WARNING: listening on 0.0.0.0 with no requirepass'))).toBe(true)
     await running.stop()
-    running = await startServer({ bind: '0.0.0.0', requirepass: 'pw' })
+    running = await start({ bind: '0.0.0.0', requirepass: 'pw' })
     expect(running.logs.some((line) => line.includes('no requirepass'))).toBe(false)
     await running.stop()
-    running = await startServer({ bind: '127.0.0.1' })
+    running = await start({ bind: '127.0.0.1' })
     expect(running.logs.some((line) => line.includes('no requirepass'))).toBe(false)
   })
 

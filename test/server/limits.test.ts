@@ -5,8 +5,8 @@
  */
 import net from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { type RawClient, encodeCommand } from '../helpers/resp.js'
+import { serverPerTest } from '../helpers/server-hooks.js'
 import { layerGeometry } from '../../src/core/sizing.js'
 import { loadConfig, ConfigError } from '../../src/server/config.js'
 import { createServer } from '../../src/server/server.js'
@@ -14,26 +14,11 @@ import { createServer } from '../../src/server/server.js'
 const OOM = "-OOM command not allowed when used memory > 'maxmemory'.\r\n"
 const TOO_LARGE = '-ERR filter would exceed the maximum filter size\r\n'
 
-let running: RunningServer | undefined
-const open: RawClient[] = []
-
-afterEach(async () => {
-  for (const client of open.splice(0)) client.close()
-  await running?.stop()
-  running = undefined
+// Registered first, so it runs after serverPerTest's clean-up (vitest runs after-hooks in reverse).
+afterEach(() => {
   vi.restoreAllMocks()
 })
-
-async function start(config: Parameters<typeof startServer>[0] = {}, options: Parameters<typeof startServer>[1] = {}): Promise<RunningServer> {
-  running = await startServer(config, options)
-  return running
-}
-
-async function connect(port: number): Promise<RawClient> {
-  const client = await RawClient.connect(port)
-  open.push(client)
-  return client
-}
+const { start, connect } = serverPerTest()
 
 /** Sends one command and reads one whole reply line (these tests only need single-line replies). */
 async function ask(client: RawClient, ...args: string[]): Promise<string> {

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
-import { randomSession, playSession, seededRandom } from '../helpers/hostile-traffic.js'
+import { randomSession, playSession } from '../helpers/hostile-traffic.js'
+import { seededRandom } from '../helpers/seeded-random.js'
 
 const SEED = 0x50a6
 const SOAK_MS = 8000
