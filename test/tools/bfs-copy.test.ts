@@ -1,34 +1,20 @@
 /**
- * bfs-copy end to end: the built tool (dist/tools/bfs-copy.js) run as its own process between two
- * bfs servers, checked by its exit status, its output and the filters it leaves on the target.
+ * bfs-copy end to end: the built tool (dist/tools/bfs-copy.js, which `npm test` builds first) run
+ * as its own process between two bfs servers, checked by its exit status, its output and the
+ * filters it leaves on the target.
  */
-import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
 import { InteractiveTool, runTool, type ToolResult } from '../helpers/tools.js'
+import { startChildServer } from '../helpers/child-server.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const TOOL = path.join(ROOT, 'dist', 'tools', 'bfs-copy.js')
-const MAIN = path.join(ROOT, 'dist', 'main.js')
-const SOURCES = ['src/tools/bfs-copy.ts', 'src/tools/resp-client.ts', 'src/format/dump-size.ts', 'src/commands/dump.ts', 'src/commands/builtin.ts'].map((file) => path.join(ROOT, file))
-
-/** `npm test` builds first (pretest); when vitest runs alone, build when dist is missing or older. */
-function ensureBuilt(): void {
-  const built = existsSync(TOOL) && existsSync(MAIN) ? statSync(TOOL).mtimeMs : 0
-  if (!SOURCES.some((file) => statSync(file).mtimeMs > built)) return
-  try {
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
-  } catch (error) {
-    // tsc still writes dist/ when another file has a type error; only a missing tool is fatal.
-    if (!existsSync(TOOL)) throw error
-  }
-}
-
 function copyTool(args: readonly string[]): Promise<ToolResult> {
   return runTool(process.execPath, [TOOL, ...args], undefined, 60_000)
 }
@@ -71,7 +57,6 @@ describe('bfs-copy between two servers', () => {
   let endpoints: string[]
 
   beforeAll(async () => {
-    ensureBuilt()
     source = await startServer({ requirepass: 'sekret' })
     target = await startServer()
     from = new Redis(source.port, '127.0.0.1', { password: 'sekret' })
@@ -197,7 +182,6 @@ describe('bfs-copy between two bfs processes', () => {
   let dir: string
 
   beforeAll(() => {
-    ensureBuilt()
     dir = makeTempDir('bfs-copy-')
   }, 120_000)
 
@@ -207,10 +191,9 @@ describe('bfs-copy between two bfs processes', () => {
   })
 
   async function launch(name: string): Promise<number> {
-    const bfs = InteractiveTool.start(process.execPath, [MAIN, '--port', '0', '--dir', path.join(dir, name), '--appendonly', 'no', '--save', ''])
+    const { bfs, port } = await startChildServer(['--port', '0', '--dir', path.join(dir, name), '--appendonly', 'no', '--save', ''])
     running.push(bfs)
-    await bfs.waitFor((output) => /Listening on 127\.0\.0\.1:\d+/.test(output))
-    return Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout + bfs.stderr)![1])
+    return port
   }
 
   it('copies filters from one bfs process to another', async () => {
