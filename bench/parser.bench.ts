@@ -5,6 +5,7 @@
  * Run: npm run bench:parser
  */
 import { RequestParser } from '../src/protocol/request-parser.js'
+import type { CommandArgs } from '../src/protocol/command-args.js'
 import { runSuite, type BenchCase } from './run-suite.js'
 
 function encode(argv: string[]): string {
@@ -24,15 +25,15 @@ function chunk(command: string, items: number, count: number): Buffer {
 
 const parser = new RequestParser()
 let commands = 0
-const onCommand = (argv: Buffer[]): void => {
-  commands += argv.length > 0 ? 1 : 0
+const onCommand = (args: CommandArgs): void => {
+  commands += args.length > 0 ? 1 : 0
 }
 
 const cases: BenchCase[] = []
 for (const [command, items] of [['BF.ADD', 1], ['BF.MADD', 10]] as const) {
   for (const depth of [1, 16]) {
     const input = chunk(command, items, depth)
-    cases.push({ name: `${command} ×${items}, ${depth} per chunk (${input.length} B)`, items: depth, fn: () => parser.execute(input, onCommand) })
+    cases.push({ name: `${command} ×${items}, ${depth} per chunk (${input.length} B)`, items: depth, fn: () => parser.parse(input, onCommand) })
   }
 }
 // The same 16 commands arriving in 100-byte pieces: commands split across reads.
@@ -43,7 +44,7 @@ cases.push({
   name: `BF.ADD ×1, 16 commands in ${pieces.length} pieces of 100 B`,
   items: 16,
   fn: () => {
-    for (const piece of pieces) parser.execute(piece, onCommand)
+    for (const piece of pieces) parser.parse(piece, onCommand)
   },
 })
 runSuite('Request parser (items/s = commands/s)', cases)

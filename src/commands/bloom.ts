@@ -1,15 +1,17 @@
 /**
  * The BF.* commands, worded and ordered as RedisBloom 2.4's src/rebloom.c so that every reply,
- * error included, is the same byte for byte.
+ * error included, is the same byte for byte. Keys and items are read where the parser found them
+ * (`argv.bytes(i)`, `start(i)`, `end(i)`): BF.ADD/EXISTS/MADD/MEXISTS allocate nothing.
  */
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { isFilterError } from '../core/filter-error.js'
-import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import type { FilterEntry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 import { isKeyword, parseDouble, parseInteger } from './args.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
 import { reserveFilterBytes, scaleUpRefusal } from './filter-budget.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** The options a new filter is made with. */
 export interface CreateOptions {
@@ -44,17 +46,22 @@ function toUnsigned32(value: number): number {
 }
 
 /** rmutil RMUtil_ArgIndex: the first argument, the key included, equal to a keyword. */
-function argIndex(argv: Buffer[], keyword: string): number {
-  for (let i = 0; i < argv.length; i++) if (isKeyword(argv[i]!, keyword)) return i
+function argIndex(argv: CommandArgs, keyword: string): number {
+  for (let i = 0; i < argv.length; i++) if (argv.isKeyword(i, keyword)) return i
   return -1
 }
 
+/** The filter under the key, argv[1], if any. */
+function lookupKey(ctx: CommandContext, argv: CommandArgs): FilterEntry | undefined {
+  return ctx.server.registry.lookup(argv.bytes(1), argv.start(1), argv.end(1))
+}
+
 /** BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] → +OK */
-export function bfReserve(ctx: CommandContext, argv: Buffer[]): void {
-  const errorRate = parseDouble(argv[2]!)
+export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
+  const errorRate = parseDouble(argv.get(2))
   if (errorRate === undefined) throw new ReplyError(ERR.BAD_ERROR_RATE)
   if (errorRate >= 1 || errorRate <= 0) throw new ReplyError(ERR.ERROR_RATE_RANGE)
-  const capacity = parseInteger(argv[3]!)
+  const capacity = parseInteger(argv.get(3))
   if (capacity === undefined) throw new ReplyError(ERR.BAD_CAPACITY)
   if (capacity <= 0) throw new ReplyError(ERR.CAPACITY_RANGE)
   const nonScaling = argIndex(argv, 'NONSCALING') !== -1
@@ -63,11 +70,11 @@ export function bfReserve(ctx: CommandContext, argv: Buffer[]): void {
   if (at + 1 === argv.length) throw new ReplyError(ERR.NO_EXPANSION)
   if (at !== -1) {
     if (nonScaling) throw new ReplyError(ERR.NONSCALING_EXPAND)
-    const parsed = parseInteger(argv[at + 1]!)
+    const parsed = parseInteger(argv.get(at + 1))
     if (parsed === undefined) throw new ReplyError(ERR.BAD_EXPANSION)
     expansion = toUnsigned32(parsed)
   }
-  const name = FilterRegistry.nameOf(argv[1]!)
+  const name = argv.latin1(1)
   const registry = ctx.server.registry
   if (registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   registry.set(name, createFilter(ctx, { capacity, errorRate, expansion, nonScaling }))
@@ -76,11 +83,11 @@ export function bfReserve(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** The filter under argv[1], auto-created with the configured defaults (BF.ADD, BF.MADD). */
-function filterForAdd(ctx: CommandContext, argv: Buffer[]): FilterEntry {
-  const registry = ctx.server.registry
-  const existing = registry.lookup(argv[1]!)
+function filterForAdd(ctx: CommandContext, argv: CommandArgs): FilterEntry {
+  const existing = lookupKey(ctx, argv)
   if (existing !== undefined) return existing
-  const name = FilterRegistry.nameOf(argv[1]!)
+  const registry = ctx.server.registry
+  const name = argv.latin1(1)
   const config = ctx.server.config
   const options: CreateOptions = {
     capacity: config['default-capacity'],
@@ -89,7 +96,7 @@ function filterForAdd(ctx: CommandContext, argv: Buffer[]): FilterEntry {
     nonScaling: false,
   }
   const entry = registry.set(name, createFilter(ctx, options))
-  propagateCreate(ctx, argv[1]!, options)
+  propagateCreate(ctx, argv.get(1), options)
   return entry
 }
 
@@ -102,11 +109,14 @@ function propagateCreate(ctx: CommandContext, key: Buffer, options: CreateOption
 }
 
 /** BF.ADD key item → :1 added, :0 maybe present */
-export function bfAdd(ctx: CommandContext, argv: Buffer[]): void {
+export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
   const entry = filterForAdd(ctx, argv)
-  const refusal = scaleUpRefusal(ctx, entry.filter, argv[2]!)
+  const item = argv.bytes(2)
+  const start = argv.start(2)
+  const end = argv.end(2)
+  const refusal = scaleUpRefusal(ctx, entry.filter, item, start, end)
   if (refusal !== undefined) throw new ReplyError(refusal)
-  const outcome = entry.filter.add(argv[2]!)
+  const outcome = entry.filter.add(item, start, end)
   const reply = ctx.client.reply
   if (outcome === 1) {
     ctx.server.registry.touch(entry)
@@ -120,7 +130,7 @@ export function bfAdd(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** BF.MADD key item [item ...] → array of :1/:0; a full non-scaling filter ends it with an error */
-export function bfMadd(ctx: CommandContext, argv: Buffer[]): void {
+export function bfMadd(ctx: CommandContext, argv: CommandArgs): void {
   addItems(ctx, filterForAdd(ctx, argv), argv, 2)
 }
 
@@ -128,7 +138,7 @@ export function bfMadd(ctx: CommandContext, argv: Buffer[]): void {
 let addOutcomes = new Uint8Array(64)
 
 /** Adds argv[first..] and writes RedisBloom's array: it stops at the first error, which it includes. */
-function addItems(ctx: CommandContext, entry: FilterEntry, argv: Buffer[], first: number): void {
+function addItems(ctx: CommandContext, entry: FilterEntry, argv: CommandArgs, first: number): void {
   const reply = ctx.client.reply
   const filter = entry.filter
   const end = argv.length
@@ -139,10 +149,12 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: Buffer[], first
   let done = 0
   let added = 0
   for (let i = first; i < end; i++) {
-    const item = argv[i]!
-    error = scaleUpRefusal(ctx, filter, item)
+    const item = argv.bytes(i)
+    const start = argv.start(i)
+    const end = argv.end(i)
+    error = scaleUpRefusal(ctx, filter, item, start, end)
     if (error !== undefined) break
-    const outcome = filter.add(item)
+    const outcome = filter.add(item, start, end)
     if (isFilterError(outcome)) {
       error = FILTER_ERROR_TEXT[outcome.code]
       break
@@ -163,18 +175,18 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: Buffer[], first
 }
 
 /** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
-export function bfExists(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.lookup(argv[1]!)
-  ctx.client.reply.raw(entry !== undefined && entry.filter.has(argv[2]!) ? ONE : ZERO)
+export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
+  const entry = lookupKey(ctx, argv)
+  ctx.client.reply.raw(entry !== undefined && entry.filter.has(argv.bytes(2), argv.start(2), argv.end(2)) ? ONE : ZERO)
 }
 
 /** BF.MEXISTS key item [item ...] → array of :1/:0 */
-export function bfMexists(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.lookup(argv[1]!)
+export function bfMexists(ctx: CommandContext, argv: CommandArgs): void {
+  const entry = lookupKey(ctx, argv)
   const reply = ctx.client.reply
   reply.array(argv.length - 2)
   for (let i = 2; i < argv.length; i++) {
-    reply.raw(entry !== undefined && entry.filter.has(argv[i]!) ? ONE : ZERO)
+    reply.raw(entry !== undefined && entry.filter.has(argv.bytes(i), argv.start(i), argv.end(i)) ? ONE : ZERO)
   }
 }
 
@@ -182,7 +194,7 @@ export function bfMexists(ctx: CommandContext, argv: Buffer[]): void {
  * BF.INSERT key [CAPACITY c] [ERROR p] [EXPANSION e] [NOCREATE] [NONSCALING] ITEMS item [item ...]
  * Options are told apart by their first letters, exactly as RedisBloom's scanner does.
  */
-export function bfInsert(ctx: CommandContext, argv: Buffer[]): void {
+export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
   const config = ctx.server.config
   let capacity = config['default-capacity']
   let errorRate = config['default-error-rate']
@@ -193,7 +205,7 @@ export function bfInsert(ctx: CommandContext, argv: Buffer[]): void {
   const argc = argv.length
   let pos = 2
   while (pos < argc && itemsAt < 0) {
-    const arg = argv[pos]!
+    const arg = argv.get(pos)
     switch (lowerByte(arg[0])) {
       case 0x69: // i: ITEMS
         itemsAt = ++pos
@@ -201,18 +213,18 @@ export function bfInsert(ctx: CommandContext, argv: Buffer[]): void {
       case 0x65: // e: ERROR or EXPANSION, by the second letter
         if (++pos === argc) throw new ReplyError(wrongArity())
         if (lowerByte(arg[1]) === 0x72) {
-          const parsed = parseDouble(argv[pos++]!)
+          const parsed = parseDouble(argv.get(pos++))
           if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_ERROR_RATE)
           errorRate = parsed
         } else {
-          const parsed = parseInteger(argv[pos++]!)
+          const parsed = parseInteger(argv.get(pos++))
           if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_EXPANSION)
           expansion = parsed
         }
         break
       case 0x63: { // c: CAPACITY
         if (++pos === argc) throw new ReplyError(wrongArity())
-        const parsed = parseInteger(argv[pos++]!)
+        const parsed = parseInteger(argv.get(pos++))
         if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_CAPACITY)
         capacity = parsed
         break
@@ -230,14 +242,14 @@ export function bfInsert(ctx: CommandContext, argv: Buffer[]): void {
   if (errorRate <= 0 || errorRate >= 1 || capacity < 1 || expansion < 1) {
     throw new ReplyError(ERR.INSERT_BAD_ARGUMENT)
   }
-  const name = FilterRegistry.nameOf(argv[1]!)
+  const name = argv.latin1(1)
   const registry = ctx.server.registry
   let entry = registry.get(name)
   if (entry === undefined) {
     if (!autocreate) throw new ReplyError(ERR.NOT_FOUND)
     const options: CreateOptions = { capacity, errorRate, expansion: toUnsigned32(expansion), nonScaling }
     entry = registry.set(name, createFilter(ctx, options))
-    propagateCreate(ctx, argv[1]!, options)
+    propagateCreate(ctx, argv.get(1), options)
   }
   addItems(ctx, entry, argv, itemsAt)
 
@@ -252,19 +264,19 @@ function lowerByte(c: number | undefined): number {
 }
 
 /** The filter under argv[1], or RedisBloom's "ERR not found". */
-function existingFilter(ctx: CommandContext, argv: Buffer[]): FilterEntry {
-  const entry = ctx.server.registry.lookup(argv[1]!)
+function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
+  const entry = lookupKey(ctx, argv)
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   return entry
 }
 
 /** BF.INFO key [CAPACITY | SIZE | FILTERS | ITEMS | EXPANSION] */
-export function bfInfo(ctx: CommandContext, argv: Buffer[]): void {
+export function bfInfo(ctx: CommandContext, argv: CommandArgs): void {
   const info = existingFilter(ctx, argv).filter.info()
   const reply = ctx.client.reply
   const expansion = (): void => (info.expansion === null ? reply.nullBulk() : reply.integer(info.expansion))
   if (argv.length === 3) {
-    const field = argv[2]!
+    const field = argv.get(2)
     let write: () => void
     if (isKeyword(field, 'CAPACITY')) write = () => reply.integer(info.capacity)
     else if (isKeyword(field, 'SIZE')) write = () => reply.integer(info.sizeBytes)
@@ -290,7 +302,7 @@ export function bfInfo(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** BF.CARD key → items added (0 for a missing key) */
-export function bfCard(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.lookup(argv[1]!)
+export function bfCard(ctx: CommandContext, argv: CommandArgs): void {
+  const entry = lookupKey(ctx, argv)
   ctx.client.reply.integer(entry === undefined ? 0 : entry.filter.info().items)
 }

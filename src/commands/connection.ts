@@ -6,16 +6,17 @@ import { isKeyword, parseInteger, text } from './args.js'
 import { REDIS_VERSION } from '../server/version.js'
 import { writeModuleList } from './modules.js'
 import { PONG } from '../protocol/shared-replies.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** PING [message] → +PONG or the message */
-export function ping(ctx: CommandContext, argv: Buffer[]): void {
+export function ping(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length === 1) ctx.client.reply.raw(PONG)
-  else ctx.client.reply.bulk(argv[1]!)
+  else ctx.client.reply.bulk(argv.get(1))
 }
 
 /** ECHO message → message */
-export function echo(ctx: CommandContext, argv: Buffer[]): void {
-  ctx.client.reply.bulk(argv[1]!)
+export function echo(ctx: CommandContext, argv: CommandArgs): void {
+  ctx.client.reply.bulk(argv.get(1))
 }
 
 /** QUIT → +OK, then the connection closes */
@@ -46,23 +47,23 @@ function isDefaultUser(user: Buffer): boolean {
 }
 
 /** AUTH [username] password → +OK, or WRONGPASS */
-export function auth(ctx: CommandContext, argv: Buffer[]): void {
+export function auth(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length > 3) throw new ReplyError(ERR.SYNTAX)
   if (argv.length === 2 && ctx.server.config.requirepass === '') {
     // redis 7.0 acl.c authCommand
     throw new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
   }
-  const user = argv.length === 3 ? argv[1]! : Buffer.from('default')
-  if (!authenticate(ctx, user, argv[argv.length - 1]!)) throw new ReplyError(WRONGPASS)
+  const user = argv.length === 3 ? argv.get(1) : Buffer.from('default')
+  if (!authenticate(ctx, user, argv.get(argv.length - 1))) throw new ReplyError(WRONGPASS)
   ctx.client.reply.simple('OK')
 }
 
 /** HELLO [protover [AUTH username password] [SETNAME clientname]] → the server's map */
-export function hello(ctx: CommandContext, argv: Buffer[]): void {
+export function hello(ctx: CommandContext, argv: CommandArgs): void {
   const client = ctx.client
   let protocol: 2 | 3 | undefined
   if (argv.length >= 2) {
-    const version = parseInteger(argv[1]!)
+    const version = parseInteger(argv.get(1))
     if (version === undefined) throw new ReplyError('ERR Protocol version is not an integer or out of range')
     if (version < 2 || version > 3) throw new ReplyError('NOPROTO unsupported protocol version')
     protocol = version as 2 | 3
@@ -71,14 +72,14 @@ export function hello(ctx: CommandContext, argv: Buffer[]): void {
   let credentials: [Buffer, Buffer] | undefined
   for (let i = 2; i < argv.length; i++) {
     const more = argv.length - i - 1
-    if (isKeyword(argv[i]!, 'AUTH') && more >= 2) {
-      credentials = [argv[i + 1]!, argv[i + 2]!]
+    if (argv.isKeyword(i, 'AUTH') && more >= 2) {
+      credentials = [argv.get(i + 1), argv.get(i + 2)]
       i += 2
-    } else if (isKeyword(argv[i]!, 'SETNAME') && more >= 1) {
-      name = argv[i + 1]!
+    } else if (argv.isKeyword(i, 'SETNAME') && more >= 1) {
+      name = argv.get(i + 1)
       i += 1
     } else {
-      throw new ReplyError(`ERR Syntax error in HELLO option '${argv[i]!.toString('latin1')}'`)
+      throw new ReplyError(`ERR Syntax error in HELLO option '${argv.get(i).toString('latin1')}'`)
     }
   }
   if (credentials !== undefined && !authenticate(ctx, credentials[0], credentials[1])) {
@@ -108,8 +109,8 @@ export function hello(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** SELECT index → +OK for 0; bfs has one database */
-export function select(ctx: CommandContext, argv: Buffer[]): void {
-  const index = parseInteger(argv[1]!)
+export function select(ctx: CommandContext, argv: CommandArgs): void {
+  const index = parseInteger(argv.get(1))
   if (index === undefined) throw new ReplyError(ERR.NOT_INTEGER)
   if (index !== 0) throw new ReplyError(ERR.DB_INDEX_OUT_OF_RANGE)
   ctx.client.reply.simple('OK')
@@ -148,10 +149,10 @@ export function clientInfoLine(ctx: CommandContext, client: ClientSession): stri
 }
 
 /** CLIENT ID | GETNAME | SETNAME | SETINFO | LIST | INFO | KILL | NO-EVICT | NO-TOUCH | HELP */
-export function client(ctx: CommandContext, argv: Buffer[]): void {
+export function client(ctx: CommandContext, argv: CommandArgs): void {
   const self = ctx.client
   const reply = self.reply
-  const sub = argv[1]!
+  const sub = argv.get(1)
   const argc = argv.length
   const arity = (ok: boolean): void => {
     if (!ok) throw new ReplyError(wrongArityText(`client|${sub.toString('latin1').toLowerCase()}`))
@@ -165,15 +166,15 @@ export function client(ctx: CommandContext, argv: Buffer[]): void {
     else reply.bulk(self.name)
   } else if (isKeyword(sub, 'SETNAME')) {
     arity(argc === 3)
-    setClientName(self, argv[2]!)
+    setClientName(self, argv.get(2))
     reply.simple('OK')
   } else if (isKeyword(sub, 'SETINFO')) {
     arity(argc === 4)
-    const value = argv[3]!.toString('latin1')
+    const value = argv.get(3).toString('latin1')
     if (/[\s]/.test(value)) throw new ReplyError("ERR lib-name and lib-ver cannot contain spaces, newlines or special characters.")
-    if (isKeyword(argv[2]!, 'LIB-NAME')) self.libName = value
-    else if (isKeyword(argv[2]!, 'LIB-VER')) self.libVersion = value
-    else throw new ReplyError(`ERR Unrecognized option '${argv[2]!.toString('latin1')}'`)
+    if (argv.isKeyword(2, 'LIB-NAME')) self.libName = value
+    else if (argv.isKeyword(2, 'LIB-VER')) self.libVersion = value
+    else throw new ReplyError(`ERR Unrecognized option '${argv.get(2).toString('latin1')}'`)
     reply.simple('OK')
   } else if (isKeyword(sub, 'LIST')) {
     const lines: string[] = []
@@ -186,7 +187,7 @@ export function client(ctx: CommandContext, argv: Buffer[]): void {
     clientKill(ctx, argv)
   } else if (isKeyword(sub, 'NO-EVICT') || isKeyword(sub, 'NO-TOUCH')) {
     arity(argc === 3)
-    if (!isKeyword(argv[2]!, 'ON') && !isKeyword(argv[2]!, 'OFF')) throw new ReplyError(ERR.SYNTAX)
+    if (!argv.isKeyword(2, 'ON') && !argv.isKeyword(2, 'OFF')) throw new ReplyError(ERR.SYNTAX)
     reply.simple('OK')
   } else if (isKeyword(sub, 'HELP')) {
     const lines = ['CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'GETNAME', 'ID', 'INFO', 'KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)', 'LIST', 'SETNAME <name>', 'SETINFO <LIB-NAME|LIB-VER> <value>', 'HELP']
@@ -198,10 +199,10 @@ export function client(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
-function clientKill(ctx: CommandContext, argv: Buffer[]): void {
+function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   const self = ctx.client
   if (argv.length === 3) {
-    const addr = text(argv[2]!)
+    const addr = text(argv.get(2))
     for (const other of ctx.server.clients()) {
       if (other.addr === addr) {
         killClient(self, other)
@@ -217,8 +218,8 @@ function clientKill(ctx: CommandContext, argv: Buffer[]): void {
   let laddr: string | undefined
   let skipMe = true
   for (let i = 2; i < argv.length; i += 2) {
-    const option = argv[i]!
-    const value = argv[i + 1]!
+    const option = argv.get(i)
+    const value = argv.get(i + 1)
     if (isKeyword(option, 'ID')) {
       id = parseInteger(value)
       if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')

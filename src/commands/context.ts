@@ -10,6 +10,7 @@ import type { CommandTable } from './table.js'
 import type { SnapshotStore } from '../store/snapshot.js'
 import type { AppendLog } from '../store/append-log.js'
 import type { LogRewriter } from '../store/log-rewrite.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** One connected client, as handlers see it. */
 export interface ClientSession {
@@ -61,8 +62,11 @@ export interface ServerContext {
   /** The append-only log and its rewriter: BGREWRITEAOF and INFO persistence's aof_* fields. */
   readonly appendLog: AppendLog
   readonly logRewriter: LogRewriter
-  /** Hands a change to the persistence layer (the append-only log), in the order it was applied. */
-  propagate(argv: readonly Uint8Array[]): void
+  /**
+   * Hands a change to the persistence layer (the append-only log), in the order it was applied.
+   * The arguments are encoded before it returns, so a command's own `argv` may be passed.
+   */
+  propagate(argv: CommandArgs | readonly Uint8Array[]): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

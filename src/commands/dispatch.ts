@@ -6,6 +6,7 @@ import type { CommandContext } from './context.js'
 import { arityAccepts, type CommandEntry } from './table.js'
 import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -13,15 +14,15 @@ const LOADING = 'LOADING Redis is loading the dataset in memory'
 export const OOM = "OOM command not allowed when used memory > 'maxmemory'."
 
 /** Runs one command and writes its reply. Returns the table entry that ran, if any. */
-export function dispatch(ctx: CommandContext, argv: Buffer[]): CommandEntry | undefined {
+export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry | undefined {
   const { client, server } = ctx
   const reply = client.reply
   const stats = server.stats
-  const entry = server.commands.lookup(argv[0]!)
+  const entry = server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
   stats.commandsProcessed++
   if (entry === undefined) {
     stats.errorReplies++
-    reply.error(unknownCommandText(argv))
+    reply.error(unknownCommandText(argv.toArray()))
     return undefined
   }
   client.lastCommand = entry.lowerName

@@ -14,6 +14,7 @@ import { FilterRegistry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** SBChain_LoadEncodedChunk's refusals, worded as src/sb.c words them. */
 const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
@@ -26,12 +27,12 @@ const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
  * BF.SCANDUMP key iterator → [1, header] for iterator 0, [next, chunk] after it, [0, ""] at the end.
  * As rebloom.c: the key is looked up before the iterator is parsed, so a missing key wins.
  */
-export function bfScandump(ctx: CommandContext, argv: Buffer[]): void {
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[1]!))
+export function bfScandump(ctx: CommandContext, argv: CommandArgs): void {
+  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv.get(1)))
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   // RedisModule_StringToLongLong; values past 2^53 lose precision but are past any filter's end
   // anyway, where RedisBloom answers [0, ""] too.
-  const iterator = parseInteger(argv[2]!)
+  const iterator = parseInteger(argv.get(2))
   if (iterator === undefined) throw new ReplyError(ERR.SCANDUMP_ITERATOR)
   const parts = entry.filter.toParts()
   if (parts.hashing.kind !== 'redisbloom') throw new ReplyError(ERR.NOT_DUMPABLE)
@@ -47,11 +48,11 @@ export function bfScandump(ctx: CommandContext, argv: Buffer[]): void {
  * the filter (empty bitmaps); on an existing filter, `data` is copied to the bitmaps at the
  * position SCANDUMP gave it. As rebloom.c: the iterator is parsed before the key is looked up.
  */
-export function bfLoadchunk(ctx: CommandContext, argv: Buffer[]): void {
-  const iterator = parseInteger(argv[2]!)
+export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
+  const iterator = parseInteger(argv.get(2))
   if (iterator === undefined) throw new ReplyError(ERR.LOADCHUNK_ITERATOR)
-  const data = argv[3]!
-  const name = FilterRegistry.nameOf(argv[1]!)
+  const data = argv.get(3)
+  const name = FilterRegistry.nameOf(argv.get(1))
   const registry = ctx.server.registry
   const entry = registry.get(name)
   if (entry === undefined) {

@@ -34,20 +34,26 @@ export function reserveFilterBytes(ctx: CommandContext, capacity: number, errorR
 }
 
 /**
- * Before `filter.add(item)`: undefined when the add may go ahead, or the error text when it would
+ * Before `filter.add(item, start, end)`: undefined when the add may go ahead, or the error text when it would
  * add a layer that passes `max-filter-bytes` or `maxmemory`. Costs two field reads unless the
  * newest layer is full; the layer it allows is counted against `maxmemory`.
  */
-export function scaleUpRefusal(ctx: CommandContext, filter: ScalableBloomFilter, item: Uint8Array): string | undefined {
+export function scaleUpRefusal(
+  ctx: CommandContext,
+  filter: ScalableBloomFilter,
+  item: Uint8Array,
+  start: number,
+  end: number,
+): string | undefined {
   const layers = filter.layers
   const newest = layers[layers.length - 1]!
   if (newest.items < newest.capacity || !filter.canScale) return undefined
-  return checkScaleUp(ctx, filter, item)
+  return checkScaleUp(ctx, filter, item, start, end)
 }
 
-function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Uint8Array): string | undefined {
+function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Uint8Array, start: number, end: number): string | undefined {
   // sb.c SBChain_Add: an item some layer already reports is answered 0 without growing.
-  if (filter.has(item)) return undefined
+  if (filter.has(item, start, end)) return undefined
   const layers = filter.layers
   const newest = layers[layers.length - 1]!
   const capacity = newest.capacity * filter.expansion

@@ -8,53 +8,54 @@ import { ERR, ReplyError, wrongArityText } from './reply-error.js'
 import { isKeyword, parseInteger } from './args.js'
 import { globMatch } from './glob.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** RedisBloom's module type name, as TYPE reports it. */
 export const FILTER_TYPE_NAME = 'MBbloom--'
 
 /** DEL key [key ...] → number removed (UNLINK is the same: freeing is cheap here) */
-export function del(ctx: CommandContext, argv: Buffer[]): void {
+export function del(ctx: CommandContext, argv: CommandArgs): void {
   const registry = ctx.server.registry
   let removed = 0
   for (let i = 1; i < argv.length; i++) {
-    if (registry.delete(FilterRegistry.nameOf(argv[i]!))) removed++
+    if (registry.delete(FilterRegistry.nameOf(argv.get(i)))) removed++
   }
   if (removed > 0) ctx.server.propagate(argv)
   ctx.client.reply.integer(removed)
 }
 
 /** EXISTS key [key ...] → how many of the keys exist (repeats counted) */
-export function exists(ctx: CommandContext, argv: Buffer[]): void {
+export function exists(ctx: CommandContext, argv: CommandArgs): void {
   const registry = ctx.server.registry
   let found = 0
-  for (let i = 1; i < argv.length; i++) if (registry.has(FilterRegistry.nameOf(argv[i]!))) found++
+  for (let i = 1; i < argv.length; i++) if (registry.has(FilterRegistry.nameOf(argv.get(i)))) found++
   ctx.client.reply.integer(found)
 }
 
 /** TYPE key → +MBbloom-- or +none */
-export function type(ctx: CommandContext, argv: Buffer[]): void {
-  const found = ctx.server.registry.has(FilterRegistry.nameOf(argv[1]!))
+export function type(ctx: CommandContext, argv: CommandArgs): void {
+  const found = ctx.server.registry.has(FilterRegistry.nameOf(argv.get(1)))
   ctx.client.reply.simple(found ? FILTER_TYPE_NAME : 'none')
 }
 
 /** TTL/PTTL key → -1 (filters never expire) or -2 (no such key) */
-export function ttl(ctx: CommandContext, argv: Buffer[]): void {
-  ctx.client.reply.integer(ctx.server.registry.has(FilterRegistry.nameOf(argv[1]!)) ? -1 : -2)
+export function ttl(ctx: CommandContext, argv: CommandArgs): void {
+  ctx.client.reply.integer(ctx.server.registry.has(FilterRegistry.nameOf(argv.get(1))) ? -1 : -2)
 }
 
 /** RENAME key newkey → +OK, or "ERR no such key" */
-export function rename(ctx: CommandContext, argv: Buffer[]): void {
-  const from = FilterRegistry.nameOf(argv[1]!)
-  if (!ctx.server.registry.rename(from, FilterRegistry.nameOf(argv[2]!))) throw new ReplyError(ERR.NO_SUCH_KEY)
+export function rename(ctx: CommandContext, argv: CommandArgs): void {
+  const from = FilterRegistry.nameOf(argv.get(1))
+  if (!ctx.server.registry.rename(from, FilterRegistry.nameOf(argv.get(2)))) throw new ReplyError(ERR.NO_SUCH_KEY)
   ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 
 /** RENAMENX key newkey → :1 renamed, :0 the new name exists */
-export function renamenx(ctx: CommandContext, argv: Buffer[]): void {
+export function renamenx(ctx: CommandContext, argv: CommandArgs): void {
   const registry = ctx.server.registry
-  const from = FilterRegistry.nameOf(argv[1]!)
-  const to = FilterRegistry.nameOf(argv[2]!)
+  const from = FilterRegistry.nameOf(argv.get(1))
+  const to = FilterRegistry.nameOf(argv.get(2))
   if (!registry.has(from)) throw new ReplyError(ERR.NO_SUCH_KEY)
   if (registry.has(to)) {
     ctx.client.reply.raw(ZERO)
@@ -71,8 +72,8 @@ export function dbsize(ctx: CommandContext): void {
 }
 
 /** KEYS pattern → every name that matches */
-export function keys(ctx: CommandContext, argv: Buffer[]): void {
-  const pattern = argv[1]!
+export function keys(ctx: CommandContext, argv: CommandArgs): void {
+  const pattern = argv.get(1)
   const matchAll = pattern.length === 1 && pattern[0] === 0x2a // *
   const found: Buffer[] = []
   for (const name of ctx.server.registry.names()) {
@@ -88,16 +89,16 @@ export function keys(ctx: CommandContext, argv: Buffer[]): void {
  * SCAN cursor [MATCH pattern] [COUNT count] [TYPE type] → [next cursor, names]. The cursor is the
  * registry's insertion sequence number, so a name present for the whole scan is returned once.
  */
-export function scan(ctx: CommandContext, argv: Buffer[]): void {
-  const cursor = parseInteger(argv[1]!)
+export function scan(ctx: CommandContext, argv: CommandArgs): void {
+  const cursor = parseInteger(argv.get(1))
   if (cursor === undefined || cursor < 0) throw new ReplyError('ERR invalid cursor')
   let count = 10
   let pattern: Buffer | undefined
   let typeName: string | undefined
   for (let i = 2; i < argv.length; i += 2) {
-    const option = argv[i]!
+    const option = argv.get(i)
     if (i + 1 >= argv.length) throw new ReplyError(ERR.SYNTAX)
-    const value = argv[i + 1]!
+    const value = argv.get(i + 1)
     if (isKeyword(option, 'COUNT')) {
       const parsed = parseInteger(value)
       if (parsed === undefined) throw new ReplyError(ERR.NOT_INTEGER)
@@ -149,8 +150,8 @@ export function randomkey(ctx: CommandContext): void {
 }
 
 /** FLUSHALL / FLUSHDB [ASYNC | SYNC] → +OK */
-export function flushall(ctx: CommandContext, argv: Buffer[]): void {
-  if (argv.length > 2 || (argv.length === 2 && !isKeyword(argv[1]!, 'ASYNC') && !isKeyword(argv[1]!, 'SYNC'))) {
+export function flushall(ctx: CommandContext, argv: CommandArgs): void {
+  if (argv.length > 2 || (argv.length === 2 && !argv.isKeyword(1, 'ASYNC') && !argv.isKeyword(1, 'SYNC'))) {
     throw new ReplyError(ERR.SYNTAX)
   }
   ctx.server.registry.clear()
@@ -159,18 +160,18 @@ export function flushall(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** MEMORY USAGE key [SAMPLES n] → bytes (BF.INFO Size), or null; MEMORY HELP/STATS/DOCTOR briefly */
-export function memory(ctx: CommandContext, argv: Buffer[]): void {
+export function memory(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  const sub = argv[1]!
+  const sub = argv.get(1)
   if (isKeyword(sub, 'USAGE')) {
     if (argv.length < 3) throw new ReplyError(wrongArityText('memory|usage'))
     if (argv.length !== 3 && argv.length !== 5) throw new ReplyError(ERR.SYNTAX)
-    if (argv.length === 5 && (!isKeyword(argv[3]!, 'SAMPLES') || parseInteger(argv[4]!) === undefined)) {
+    if (argv.length === 5 && (!argv.isKeyword(3, 'SAMPLES') || parseInteger(argv.get(4)) === undefined)) {
       throw new ReplyError(ERR.SYNTAX)
     }
-    const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv[2]!))
+    const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv.get(2)))
     if (entry === undefined) reply.nullBulk()
-    else reply.integer(entry.filter.info().sizeBytes + argv[2]!.length)
+    else reply.integer(entry.filter.info().sizeBytes + argv.get(2).length)
     return
   }
   if (isKeyword(sub, 'DOCTOR')) {

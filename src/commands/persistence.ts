@@ -5,7 +5,6 @@
  */
 import type { CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
-import { isKeyword } from './args.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { decodeFilter } from '../format/codec.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -14,6 +13,7 @@ import { resolveSafePath, UnsafePathError } from '../store/safe-path.js'
 import {
   nativeCrc32, readWholeFileSync, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
 } from '../store/snapshot.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** redis rdb.c bgsaveCommand / saveCommand wording. */
 const BGSAVE_IN_PROGRESS = 'ERR Background save already in progress'
@@ -33,10 +33,10 @@ export function save(ctx: CommandContext): void {
 }
 
 /** BGSAVE [SCHEDULE] → +Background saving started; the save runs while the server keeps serving */
-export function bgsave(ctx: CommandContext, argv: Buffer[]): void {
+export function bgsave(ctx: CommandContext, argv: CommandArgs): void {
   let schedule = false
   if (argv.length > 1) {
-    if (argv.length === 2 && isKeyword(argv[1]!, 'SCHEDULE')) schedule = true
+    if (argv.length === 2 && argv.isKeyword(1, 'SCHEDULE')) schedule = true
     else throw new ReplyError(ERR.SYNTAX)
   }
   const store = ctx.server.snapshots
@@ -68,13 +68,13 @@ function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { a
 }
 
 /** BF.SAVE key path → +OK; writes the filter to `path` (relative to dir) atomically */
-export function bfSave(ctx: CommandContext, argv: Buffer[]): void {
-  const name = FilterRegistry.nameOf(argv[1]!)
+export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
+  const name = FilterRegistry.nameOf(argv.get(1))
   const entry = ctx.server.registry.get(name)
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
-  const target = safePath(ctx, argv[2]!, 'write')
+  const target = safePath(ctx, argv.get(2), 'write')
   try {
-    writeFilterFileSync(target.absolute, { name: argv[1]!, parts: entry.filter.toParts() })
+    writeFilterFileSync(target.absolute, { name: argv.get(1), parts: entry.filter.toParts() })
   } catch (error) {
     throw new ReplyError(`ERR cannot write ${target.relative}: ${(error as Error).message}`)
   }
@@ -87,16 +87,16 @@ export function bfSave(ctx: CommandContext, argv: Buffer[]): void {
  * its seed and answers as the original library would). The key names the filter, whatever name
  * the file carries.
  */
-export function bfLoad(ctx: CommandContext, argv: Buffer[]): void {
+export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   let replace = false
   if (argv.length === 4) {
-    if (isKeyword(argv[3]!, 'REPLACE')) replace = true
+    if (argv.isKeyword(3, 'REPLACE')) replace = true
     else throw new ReplyError(ERR.SYNTAX)
   }
-  const name = FilterRegistry.nameOf(argv[1]!)
+  const name = FilterRegistry.nameOf(argv.get(1))
   const registry = ctx.server.registry
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
-  const source = safePath(ctx, argv[2]!, 'read')
+  const source = safePath(ctx, argv.get(2), 'read')
   let filter: ScalableBloomFilter
   try {
     const record = decodeFilter(readWholeFileSync(source.absolute), nativeCrc32)
@@ -110,7 +110,7 @@ export function bfLoad(ctx: CommandContext, argv: Buffer[]): void {
   // A new entry (version 1, never saved) is written by the next snapshot; set() counts the change.
   registry.set(name, filter)
   // Replayable as long as the file is unchanged; the next snapshot makes the filter independent of it.
-  ctx.server.propagate([Buffer.from('BF.LOAD'), argv[1]!, Buffer.from(source.relative), Buffer.from('REPLACE')])
+  ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), Buffer.from(source.relative), Buffer.from('REPLACE')])
   ctx.client.reply.simple('OK')
 }
 

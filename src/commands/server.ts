@@ -9,10 +9,11 @@ import { MODULE_NAME, writeModuleList } from './modules.js'
 import {
   CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey,
 } from '../server/config.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** INFO [section ...] → the INFO text (a verbatim string in RESP3) */
-export function info(ctx: CommandContext, argv: Buffer[]): void {
-  const sections = argv.slice(1).map((arg) => lowerAscii(arg))
+export function info(ctx: CommandContext, argv: CommandArgs): void {
+  const sections = argv.toArray().slice(1).map((arg) => lowerAscii(arg))
   ctx.client.reply.verbatim(infoText(ctx, sections))
 }
 
@@ -26,24 +27,24 @@ export function time(ctx: CommandContext): void {
 }
 
 /** MODULE LIST → one entry, RedisBloom's name and version, as tools that look for it expect */
-export function module(ctx: CommandContext, argv: Buffer[]): void {
+export function module(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  if (!isKeyword(argv[1]!, 'LIST')) {
-    if (isKeyword(argv[1]!, 'LOAD') || isKeyword(argv[1]!, 'UNLOAD') || isKeyword(argv[1]!, 'LOADEX')) {
+  if (!argv.isKeyword(1, 'LIST')) {
+    if (argv.isKeyword(1, 'LOAD') || argv.isKeyword(1, 'UNLOAD') || argv.isKeyword(1, 'LOADEX')) {
       throw new ReplyError('ERR bfs does not load modules: Bloom filter commands are built in')
     }
-    throw new ReplyError(unknownSubcommandText('module', argv[1]!))
+    throw new ReplyError(unknownSubcommandText('module', argv.get(1)))
   }
   if (argv.length !== 2) throw new ReplyError(wrongArityText('module|list'))
   writeModuleList(reply)
 }
 
 /** SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] → no reply on success: the server exits */
-export function shutdown(ctx: CommandContext, argv: Buffer[]): void {
+export function shutdown(ctx: CommandContext, argv: CommandArgs): void {
   let save = false
   let noSave = false
   for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]!
+    const arg = argv.get(i)
     if (isKeyword(arg, 'SAVE')) save = true
     else if (isKeyword(arg, 'NOSAVE')) noSave = true
     else if (isKeyword(arg, 'NOW') || isKeyword(arg, 'FORCE') || isKeyword(arg, 'ABORT')) continue
@@ -56,13 +57,13 @@ export function shutdown(ctx: CommandContext, argv: Buffer[]): void {
 }
 
 /** CONFIG GET pattern [pattern ...] | SET key value [key value ...] | RESETSTAT | REWRITE | HELP */
-export function config(ctx: CommandContext, argv: Buffer[]): void {
-  const sub = argv[1]!
+export function config(ctx: CommandContext, argv: CommandArgs): void {
+  const sub = argv.get(1)
   const reply = ctx.client.reply
   if (isKeyword(sub, 'GET')) {
     if (argv.length < 3) throw new ReplyError(wrongArityText('config|get'))
     const found = new Map<ConfigKey, string>()
-    for (const pattern of argv.slice(2)) {
+    for (const pattern of argv.toArray().slice(2)) {
       for (const spec of CONFIG_KEYS) {
         if (globMatch(pattern, Buffer.from(spec.name), true)) found.set(spec.name, formatConfigValue(ctx.server.config, spec.name))
       }
@@ -76,12 +77,12 @@ export function config(ctx: CommandContext, argv: Buffer[]): void {
     if (argv.length < 4 || argv.length % 2 !== 0) throw new ReplyError(wrongArityText('config|set'))
     const updates: [ConfigKey, ReturnType<typeof parseConfigValue>][] = []
     for (let i = 2; i < argv.length; i += 2) {
-      const name = text(argv[i]!)
+      const name = text(argv.get(i))
       const spec = configKeySpec(name)
       if (spec === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
       if (!spec.mutable) throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`)
       try {
-        updates.push([spec.name, parseConfigValue(spec, [text(argv[i + 1]!)])])
+        updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))])])
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
         throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${error.message}`)
@@ -145,7 +146,7 @@ function aclCategories(entry: CommandEntry): string[] {
 }
 
 /** COMMAND | COMMAND COUNT | INFO [name ...] | DOCS [name ...] | LIST [FILTERBY ...] | HELP */
-export function command(ctx: CommandContext, argv: Buffer[]): void {
+export function command(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const table = ctx.server.commands
   if (argv.length === 1) {
@@ -153,12 +154,12 @@ export function command(ctx: CommandContext, argv: Buffer[]): void {
     for (const entry of table) writeCommandInfo(ctx, entry)
     return
   }
-  const sub = argv[1]!
+  const sub = argv.get(1)
   if (isKeyword(sub, 'COUNT')) {
     if (argv.length !== 2) throw new ReplyError(wrongArityText('command|count'))
     reply.integer(table.size)
   } else if (isKeyword(sub, 'INFO')) {
-    const names = argv.slice(2).map((arg) => lowerAscii(arg))
+    const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
     const entries = names.length === 0 ? [...table] : names.map((name) => table.get(name))
     reply.array(entries.length)
     for (const entry of entries) {
@@ -166,7 +167,7 @@ export function command(ctx: CommandContext, argv: Buffer[]): void {
       else writeCommandInfo(ctx, entry)
     }
   } else if (isKeyword(sub, 'DOCS')) {
-    const names = argv.slice(2).map((arg) => lowerAscii(arg))
+    const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
     const entries = (names.length === 0 ? [...table] : names.map((name) => table.get(name))).filter(
       (entry): entry is CommandEntry => entry !== undefined,
     )
@@ -183,11 +184,11 @@ export function command(ctx: CommandContext, argv: Buffer[]): void {
     }
   } else if (isKeyword(sub, 'LIST')) {
     let filter: (entry: CommandEntry) => boolean = () => true
-    if (argv.length === 5 && isKeyword(argv[2]!, 'FILTERBY')) {
-      const value = argv[4]!
-      if (isKeyword(argv[3]!, 'MODULE')) filter = (entry) => entry.spec.group === 'bf' && text(value) === MODULE_NAME
-      else if (isKeyword(argv[3]!, 'ACLCAT')) filter = (entry) => aclCategories(entry).includes(`@${lowerAscii(value)}`)
-      else if (isKeyword(argv[3]!, 'PATTERN')) filter = (entry) => globMatch(value, Buffer.from(entry.lowerName), true)
+    if (argv.length === 5 && argv.isKeyword(2, 'FILTERBY')) {
+      const value = argv.get(4)
+      if (argv.isKeyword(3, 'MODULE')) filter = (entry) => entry.spec.group === 'bf' && text(value) === MODULE_NAME
+      else if (argv.isKeyword(3, 'ACLCAT')) filter = (entry) => aclCategories(entry).includes(`@${lowerAscii(value)}`)
+      else if (argv.isKeyword(3, 'PATTERN')) filter = (entry) => globMatch(value, Buffer.from(entry.lowerName), true)
       else throw new ReplyError(ERR.SYNTAX)
     } else if (argv.length !== 2) {
       throw new ReplyError(ERR.SYNTAX)

@@ -4,7 +4,8 @@
  * COMMAND, COMMAND INFO/DOCS/COUNT/LIST and INFO commandstats are generated from it.
  */
 import type { CommandContext } from './context.js'
-import { sameBytes } from '../protocol/same-bytes.js'
+import { RememberedBytes } from '../protocol/same-bytes.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** Redis 7.0 command flags (the subset bfs uses), as COMMAND INFO prints them. */
 export const COMMAND_FLAGS = [
@@ -14,8 +15,17 @@ export const COMMAND_FLAGS = [
 /** One of {@link COMMAND_FLAGS}. */
 export type CommandFlag = (typeof COMMAND_FLAGS)[number]
 
-/** A handler writes its reply to ctx.client.reply, or throws ReplyError before writing anything. */
-export type CommandHandler = (ctx: CommandContext, argv: Buffer[]) => void
+/**
+ * A handler writes its reply to ctx.client.reply, or throws ReplyError before writing anything.
+ * `argv` is valid only until it returns (see {@link CommandArgs}): what outlives the command is copied.
+ */
+export type CommandHandler = (ctx: CommandContext, argv: CommandArgs) => void
+
+/**
+ * An extension's handler: as {@link CommandHandler}, with the arguments as an array of Buffers made
+ * for each call (views of the read buffer: copy what you keep beyond the command).
+ */
+export type ExtensionHandler = (ctx: CommandContext, argv: Buffer[]) => void
 
 /** One row of the command table: everything dispatch, COMMAND and INFO need about a command. */
 export interface CommandSpec {
@@ -39,7 +49,8 @@ export interface CommandSpec {
  * A command as an embedding program declares it: a {@link CommandSpec} whose descriptive fields
  * may be left out. {@link defineCommand} fills them in.
  */
-export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since'> {
+export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since' | 'handler'> {
+  readonly handler: ExtensionHandler
   /** [firstKey, lastKey, step]; default [0, 0, 0] (no key). A one-key command is [1, 1, 1]. */
   readonly keys?: readonly [number, number, number]
   /** COMMAND DOCS group and ACL category (`@group`); default 'extension'. */
@@ -50,10 +61,15 @@ export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 
   readonly since?: string
 }
 
-/** A full {@link CommandSpec} from a definition: the name in upper case, omitted fields defaulted. */
+/**
+ * A full {@link CommandSpec} from a definition: the name in upper case, omitted fields defaulted,
+ * the handler given its arguments as a Buffer[].
+ */
 export function defineCommand(definition: CommandDefinition): CommandSpec {
+  const handler = definition.handler
   return {
     ...definition,
+    handler: (ctx, argv) => handler(ctx, argv.toArray()),
     name: definition.name.toUpperCase(),
     keys: definition.keys ?? [0, 0, 0],
     group: definition.group ?? 'extension',
@@ -84,7 +100,7 @@ export class CommandTable {
   /** Exact spellings clients sent (latin1) → entry; most clients use one spelling per command. */
   private readonly spellings = new Map<string, CommandEntry>()
   /** The last spelling {@link lookup} found, copied, and its entry: pipelines repeat one command. */
-  private lastSpelling: Uint8Array = new Uint8Array(0)
+  private readonly lastSpelling = new RememberedBytes()
   private lastEntry: CommandEntry | undefined
 
   /** Adds a command; throws on a duplicate name, a bad arity or an unknown flag. */
@@ -117,10 +133,10 @@ export class CommandTable {
    * Looks a command up by the bytes a client sent, in any letter case. The last spelling is
    * compared byte for byte and others come from a cache, so a command name costs no string.
    */
-  lookup(name: Uint8Array): CommandEntry | undefined {
+  lookup(name: Uint8Array, start = 0, end = name.length): CommandEntry | undefined {
     const last = this.lastEntry
-    if (last !== undefined && sameBytes(name, this.lastSpelling)) return last
-    const spelled = Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
+    if (last !== undefined && this.lastSpelling.matches(name, start, end)) return last
+    const spelled = Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1', start, end)
     let entry = this.spellings.get(spelled)
     if (entry === undefined) {
       entry = this.entries.get(spelled.toLowerCase())
@@ -128,7 +144,7 @@ export class CommandTable {
       if (this.spellings.size >= MAX_SPELLINGS) this.spellings.clear()
       this.spellings.set(spelled, entry)
     }
-    this.lastSpelling = new Uint8Array(name) // a copy: the name is a view of the read buffer
+    this.lastSpelling.remember(name, start, end) // a copy: the name is in the read buffer
     this.lastEntry = entry
     return entry
   }

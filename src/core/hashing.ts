@@ -61,7 +61,9 @@ export function hashItem(hashing: Hashing, item: Uint8Array, out: Uint32Array): 
   else hashRedisBloom(item, 0, item.length, out)
 }
 
+const TWO_POW_12 = 2 ** 12
 const TWO_POW_20 = 2 ** 20
+const TWO_POW_29 = 2 ** 29
 const TWO_POW_36 = 2 ** 36
 const TWO_POW_44 = 2 ** 44
 
@@ -78,10 +80,26 @@ function modExact(x: number, m: number): number {
 /**
  * `(hi * 2^32 + lo) mod m`, exact, for unsigned 32-bit halves and an integer m in [1, 2^53).
  *
- * The remainder is folded in from the high half so every intermediate stays below 2^52: in one step
- * for m ≤ 2^20, 16 bits at a time for m ≤ 2^36, 8 bits at a time for m ≤ 2^44, BigInt beyond.
+ * For the usual layer, 2^12 ≤ m < 2^29 bits, one division: the quotient of the double nearest the
+ * 64-bit value is off by at most one (the value is rounded by at most 2^10 and the division adds
+ * at most 2^11/m ≤ 1/2), so the remainder it leaves is in [-m, 2m), and a remainder that small is
+ * exact in 32-bit arithmetic. Other sizes go to {@link mod64Wide}.
  */
 export function mod64(hi: number, lo: number, m: number): number {
+  if (m >= TWO_POW_12 && m < TWO_POW_29) {
+    const quotient = Math.floor((hi * 4294967296 + lo) / m)
+    const r = (lo - Math.imul(quotient, m)) | 0
+    return r < 0 ? r + m : r >= m ? r - m : r
+  }
+  return mod64Wide(hi, lo, m)
+}
+
+/**
+ * {@link mod64} for any m: the remainder is folded in from the high half so every intermediate
+ * stays below 2^52: in one step for m ≤ 2^20, 16 bits at a time for m ≤ 2^36, 8 bits at a time for
+ * m ≤ 2^44, BigInt beyond.
+ */
+function mod64Wide(hi: number, lo: number, m: number): number {
   if (m <= TWO_POW_20) return modExact(modExact(hi, m) * 4294967296 + lo, m)
   if (m <= TWO_POW_36) {
     const r = modExact(modExact(hi, m) * 65536 + (lo >>> 16), m)

@@ -190,21 +190,21 @@ export class ScalableBloomFilter {
     return !this.nonScaling && this.expansion !== 0 && !this.seeded
   }
 
-  private hash(item: Uint8Array): Uint32Array {
-    if (this.seeded) hashSeeded(item, 0, item.length, this.seed, PAIR)
-    else hashRedisBloom(item, 0, item.length, PAIR)
+  private hash(item: Uint8Array, start: number, end: number): Uint32Array {
+    if (this.seeded) hashSeeded(item, start, end, this.seed, PAIR)
+    else hashRedisBloom(item, start, end, PAIR)
     return PAIR
   }
 
   /**
-   * Adds an item (sb.c `SBChain_Add`).
+   * Adds an item, `item[start, end)` (sb.c `SBChain_Add`): the whole array unless a range is given.
    *
    * @returns 1 when stored, 0 when some layer already reports it (present or a false positive),
    *   `non-scaling-full` when it cannot grow, `too-large` when growing would exceed
    *   `maxLayerBytes` or what can be allocated. Nothing changes unless 1 is returned.
    */
-  add(item: Uint8Array): AddOutcome {
-    const pair = this.hash(item)
+  add(item: Uint8Array, start = 0, end = item.length): AddOutcome {
+    const pair = this.hash(item, start, end)
     const layers = this.layerList
     const newest = layers.length - 1
     const current = layers[newest]
@@ -226,11 +226,11 @@ export class ScalableBloomFilter {
   }
 
   /**
-   * Whether the item may have been added (sb.c `SBChain_Check`): true when every position is set
-   * in some layer. False positives are exactly RedisBloom's.
+   * Whether the item, `item[start, end)`, may have been added (sb.c `SBChain_Check`): true when
+   * every position is set in some layer. False positives are exactly RedisBloom's.
    */
-  has(item: Uint8Array): boolean {
-    const pair = this.hash(item)
+  has(item: Uint8Array, start = 0, end = item.length): boolean {
+    const pair = this.hash(item, start, end)
     const layers = this.layerList
     for (let i = layers.length - 1; i >= 0; i--) {
       if (layers[i].hasHashed(pair)) return true

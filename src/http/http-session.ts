@@ -8,6 +8,7 @@
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
+import { CommandArgs } from '../protocol/command-args.js'
 
 const INTEGER = 0x3a // :
 const ERROR = 0x2d // -
@@ -33,6 +34,7 @@ export class HttpSession implements ClientSession {
   authenticated = true
   lastCommand = 'NULL'
   private readonly context: CommandContext
+  private readonly args = new CommandArgs()
 
   constructor(
     server: ServerContext,
@@ -48,7 +50,7 @@ export class HttpSession implements ClientSession {
 
   /** Runs one command synchronously through the server's dispatch and returns its reply. */
   run(argv: Buffer[]): CommandOutcome {
-    dispatch(this.context, argv)
+    dispatch(this.context, this.args.assign(argv))
     const bytes = this.reply.take()
     if (bytes !== undefined && bytes.length >= 3) {
       if (bytes[0] === INTEGER) {

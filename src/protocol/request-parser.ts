@@ -1,10 +1,14 @@
 /**
- * Request parser: bytes from a client → argv arrays, exactly as redis 7.0's `processInputBuffer`
+ * Request parser: bytes from a client → commands, split exactly as redis 7.0's `processInputBuffer`
  * (src/networking.c) splits them: a request starting with `*` is a multibulk
  * (`processMultibulkBuffer`), anything else is an inline line (`processInlineBuffer`).
  * It knows nothing about sockets: it takes Buffers and a callback.
  */
 import { splitArgs } from './split-args.js'
+import { CommandArgs } from './command-args.js'
+
+/** Called once per whole command with the parser's reused {@link CommandArgs}; false stops parsing. */
+export type CommandCallback = (args: CommandArgs) => boolean | void
 
 const ARRAY = 0x2a // *
 const BULK = 0x24 // $
@@ -97,16 +101,17 @@ function exceedsInt64(buf: Uint8Array, start: number, negative: boolean): boolea
 
 /**
  * Incremental RESP request parser (one per client). Feed it chunks in arrival order with
- * {@link RequestParser.execute}; it calls back once per whole command.
+ * {@link RequestParser.parse}; it calls back once per whole command.
  *
- * Multibulk items are delivered as zero-copy `subarray` views of the chunk that holds them whole,
- * so callers must not reuse chunk memory (sockets hand out fresh Buffers). An item split across
- * chunks is assembled once; a bulk of 32 KiB or more is only allocated once all of it is here.
+ * Each command is delivered in one {@link CommandArgs}, refilled for every command, that points
+ * into the chunk holding each item whole: nothing is allocated or copied per command, so callers
+ * must not reuse chunk memory (sockets hand out fresh Buffers). An item split across chunks is
+ * assembled once; a bulk of 32 KiB or more is only allocated once all of it is here.
  */
 export class RequestParser {
   private readonly limits: ParserLimits
-  /** Items parsed so far for the multibulk command in progress. */
-  private argv: Buffer[] = []
+  /** Items parsed so far for the command in progress; handed to the callback when it is whole. */
+  private readonly args = new CommandArgs()
   /** Items still expected for the command in progress (redis `multibulklen`); 0 between commands. */
   private itemsLeft = 0
   /** Length of the bulk being read, or -1 while its `$` line is awaited (redis `bulklen`). */
@@ -137,27 +142,29 @@ export class RequestParser {
   /** Bytes held for an incomplete command (for a query-buffer limit). */
   get bufferedBytes(): number {
     let bytes = this.lineLength + this.received
-    const argv = this.argv
-    for (let i = 0; i < argv.length; i++) bytes += argv[i]!.length
+    // Between items of a multibulk; while a whole command runs, its arguments are not pending.
+    const args = this.args
+    if (this.itemsLeft > 0) for (let i = 0; i < args.length; i++) bytes += args.byteLength(i)
     return bytes
   }
 
   /**
-   * Parses as many whole commands as the chunk completes, calling `onCommand(argv)` for each in
-   * order. If `onCommand` returns false, parsing stops and the rest of the input (this chunk and
-   * any later one) is discarded (QUIT, a closing client).
+   * Parses as many whole commands as the chunk completes, calling `onCommand(args)` for each in
+   * order. `args` is the same object every time and valid only during the call. If `onCommand`
+   * returns false, parsing stops and the rest of the input (this chunk and any later one) is
+   * discarded (QUIT, a closing client).
    *
    * @throws ProtocolError after delivering the commands that preceded the bad bytes; the parser
    *   then ignores all further input. An exception thrown by `onCommand` propagates and likewise
    *   leaves the parser closed.
    */
-  execute(chunk: Buffer, onCommand: (argv: Buffer[]) => boolean | void): void {
+  parse(chunk: Buffer, onCommand: CommandCallback): void {
     if (this.closed) return
     try {
       let pos = 0
       if (this.lineLength > 0) pos = this.resumeLine(chunk, onCommand)
       else if (this.received > 0) pos = this.resumePayload(chunk, onCommand)
-      if (pos >= 0 && pos < chunk.length) this.parse(chunk, pos, onCommand)
+      if (pos >= 0 && pos < chunk.length) this.parseFrom(chunk, pos, onCommand)
     } catch (error) {
       this.close()
       throw error
@@ -165,11 +172,30 @@ export class RequestParser {
   }
 
   /**
+   * {@link parse}, with each command as a fresh array of views (`argv`, which the callback may
+   * keep): for tools, tests and the append log's replay, where a command's cost is not the point.
+   */
+  execute(chunk: Buffer, onCommand: (argv: Buffer[]) => boolean | void): void {
+    this.parse(chunk, (args) => onCommand(args.toArray()))
+  }
+
+  /** Hands the whole command to `onCommand` and empties the holder; false when told to stop. */
+  private deliver(onCommand: CommandCallback): boolean {
+    const go = onCommand(this.args)
+    this.args.clear()
+    if (go === false) {
+      this.close()
+      return false
+    }
+    return true
+  }
+
+  /**
    * The main loop over `buf[pos, buf.length)`. Whole lines and payloads are read in place; an
    * incomplete tail is stashed (line scratch or payload) for the next chunk.
    * @returns false when onCommand asked to stop.
    */
-  private parse(buf: Buffer, pos: number, onCommand: (argv: Buffer[]) => boolean | void): boolean {
+  private parseFrom(buf: Buffer, pos: number, onCommand: CommandCallback): boolean {
     const end = buf.length
     const limits = this.limits
     while (pos < end) {
@@ -244,17 +270,10 @@ export class RequestParser {
         if (pos < end) this.stashPayload(buf, pos, end)
         return true
       }
-      this.argv.push(buf.subarray(pos, pos + length))
+      this.args.push(buf, pos, pos + length)
       pos += length + 2 // redis skips the trailing two bytes without looking at them
       this.bulkLength = -1
-      if (--this.itemsLeft === 0) {
-        const argv = this.argv
-        this.argv = []
-        if (onCommand(argv) === false) {
-          this.close()
-          return false
-        }
-      }
+      if (--this.itemsLeft === 0 && !this.deliver(onCommand)) return false
     }
     return true
   }
@@ -263,7 +282,7 @@ export class RequestParser {
    * One inline command at `buf[pos]`: the line ends at `\n`, with an optional `\r` before it.
    * @returns the position after the line (buf.length when stashed), or -1 when told to stop.
    */
-  private parseInline(buf: Buffer, pos: number, onCommand: (argv: Buffer[]) => boolean | void): number {
+  private parseInline(buf: Buffer, pos: number, onCommand: CommandCallback): number {
     const lf = buf.indexOf(LF, pos)
     if (lf < 0) {
       if (buf.length - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_INLINE)
@@ -273,11 +292,9 @@ export class RequestParser {
     const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf
     const argv = splitArgs(buf, pos, lineEnd)
     if (argv === null) this.fail(UNBALANCED_QUOTES)
-    if (argv.length > 0 && onCommand(argv) === false) {
-      this.close()
-      return -1
-    }
-    return lf + 1
+    if (argv.length === 0) return lf + 1
+    this.args.assign(argv)
+    return this.deliver(onCommand) ? lf + 1 : -1
   }
 
   /**
@@ -285,7 +302,7 @@ export class RequestParser {
    * parsed from the scratch buffer and the rest of the chunk in place.
    * @returns where parsing of the chunk continues, or -1 when it is all consumed (or stopped).
    */
-  private resumeLine(chunk: Buffer, onCommand: (argv: Buffer[]) => boolean | void): number {
+  private resumeLine(chunk: Buffer, onCommand: CommandCallback): number {
     const stashed = this.lineLength
     const inline = this.itemsLeft === 0 && this.line[0] !== ARRAY
     let stop: number // index in chunk just past the line's terminator
@@ -313,7 +330,7 @@ export class RequestParser {
     this.lineLength = 0
     if (this.line.length > KEEP_LINE_BYTES) this.line = EMPTY
     // Inline arguments are copies and count lines retain nothing, so reusing `line` later is safe.
-    if (!this.parse(whole, 0, onCommand)) return -1
+    if (!this.parseFrom(whole, 0, onCommand)) return -1
     return stop
   }
 
@@ -321,7 +338,7 @@ export class RequestParser {
    * Continues a bulk split across chunks.
    * @returns where parsing of the chunk continues, or -1 when it is all consumed (or stopped).
    */
-  private resumePayload(chunk: Buffer, onCommand: (argv: Buffer[]) => boolean | void): number {
+  private resumePayload(chunk: Buffer, onCommand: CommandCallback): number {
     const length = this.bulkLength
     const need = length + 2 - this.received
     const take = chunk.length < need ? chunk.length : need
@@ -348,15 +365,8 @@ export class RequestParser {
     this.parts = undefined
     this.received = 0
     this.bulkLength = -1
-    this.argv.push(item)
-    if (--this.itemsLeft === 0) {
-      const argv = this.argv
-      this.argv = []
-      if (onCommand(argv) === false) {
-        this.close()
-        return -1
-      }
-    }
+    this.args.push(item, 0, length)
+    if (--this.itemsLeft === 0 && !this.deliver(onCommand)) return -1
     return take
   }
 
@@ -390,7 +400,7 @@ export class RequestParser {
 
   private close(): void {
     this.closed = true
-    this.argv = []
+    this.args.clear()
     this.line = EMPTY
     this.lineLength = 0
     this.payload = undefined

@@ -5,6 +5,7 @@
  */
 import type { Socket } from 'node:net'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
@@ -36,7 +37,7 @@ export class Client implements ClientSession {
   private readingPaused = false
   /** Bytes read since the last whole command: the unfinished command's size, give or take one read. */
   private unparsedBytes = 0
-  private readonly onCommand = (argv: Buffer[]): boolean => this.execute(argv)
+  private readonly onCommand = (argv: CommandArgs): boolean => this.execute(argv)
 
   constructor(
     readonly id: number,
@@ -66,7 +67,7 @@ export class Client implements ClientSession {
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
     try {
-      this.parser.execute(chunk, this.onCommand)
+      this.parser.parse(chunk, this.onCommand)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error
@@ -79,7 +80,7 @@ export class Client implements ClientSession {
     this.host.replyReady(this)
   }
 
-  private execute(argv: Buffer[]): boolean {
+  private execute(argv: CommandArgs): boolean {
     if (this.state !== 'open') return false
     this.unparsedBytes = 0
     dispatch(this.context, argv)

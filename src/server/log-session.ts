@@ -6,6 +6,7 @@
 import { dispatch } from '../commands/dispatch.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
+import { CommandArgs } from '../protocol/command-args.js'
 
 const MINUS = 0x2d // -
 
@@ -16,6 +17,7 @@ export interface ReplaySession {
 
 export function createReplaySession(server: ServerContext): ReplaySession {
   const reply = new ReplyWriter()
+  const args = new CommandArgs()
   const session: ClientSession = {
     id: 0,
     reply,
@@ -40,7 +42,7 @@ export function createReplaySession(server: ServerContext): ReplaySession {
   const ctx: CommandContext = { client: session, server: view }
   return {
     run(argv) {
-      dispatch(ctx, argv)
+      dispatch(ctx, args.assign(argv))
       const out = reply.take()
       if (out === undefined || out[0] !== MINUS) return undefined
       return out.subarray(1, out.indexOf(0x0d)).toString('latin1')

@@ -23,6 +23,7 @@ import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
 import { HttpFrontend } from '../http/http-server.js'
 import { SnapshotStore } from '../store/snapshot.js'
+import { CommandArgs } from '../protocol/command-args.js'
 
 /** How often housekeeping runs: idle clients, the maxmemory recount (redis clientsCron, about 1 Hz per client). */
 const HOUSEKEEPING_INTERVAL_MS = 1000
@@ -319,9 +320,12 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return DEFAULT_PARSER_LIMITS
   }
 
-  /** Hands a write to the persistence layer (the append-only log); a no-op until one is attached. */
-  propagate(argv: readonly Uint8Array[]): void {
-    if (this.config.appendonly) this.appendLog.append(argv)
+  /**
+   * Hands a write to the persistence layer (the append-only log); a no-op until one is attached.
+   * The log encodes its record at once, so the command's arguments need not outlive this call.
+   */
+  propagate(argv: CommandArgs | readonly Uint8Array[]): void {
+    if (this.config.appendonly) this.appendLog.append(argv instanceof CommandArgs ? argv.toArray() : argv)
   }
 
   /**

@@ -3,7 +3,7 @@
  * Map can hold them and they convert back to the exact bytes.
  */
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { sameBytes } from '../protocol/same-bytes.js'
+import { RememberedBytes } from '../protocol/same-bytes.js'
 
 /** A filter with the bookkeeping the store needs around it. */
 export interface FilterEntry {
@@ -29,28 +29,29 @@ export class FilterRegistry {
   private nextSeq = 1
   events: RegistryEvents = {}
   /**
-   * The last key found by {@link lookup}, copied, and its entry: a run of commands on one filter
-   * (the usual traffic) compares bytes instead of making a string and hashing it for every command.
-   * Cleared by every change to the Map.
+   * The last key {@link lookup} looked for, copied, and what it found (undefined: no such filter):
+   * a run of commands on one key (the usual traffic) compares bytes instead of making a string and
+   * hashing it for every command. Forgotten on every change to the Map.
    */
-  private lastKey: Uint8Array = new Uint8Array(0)
+  private readonly lastKey = new RememberedBytes()
   private lastEntry: FilterEntry | undefined
 
-  /** The name under which a raw key argument is stored. */
-  static nameOf(key: Uint8Array): string {
+  /** The name under which a raw key argument, `key[start, end)`, is stored. */
+  static nameOf(key: Uint8Array, start = 0, end = key.length): string {
     const bytes = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
-    return bytes.toString('latin1')
+    return bytes.toString('latin1', start, end)
   }
 
-  /** The filter stored under a raw key argument: `get(nameOf(key))`, without the string when repeated. */
-  lookup(key: Uint8Array): FilterEntry | undefined {
-    const last = this.lastEntry
-    if (last !== undefined && sameBytes(key, this.lastKey)) return last
-    const entry = this.filters.get(FilterRegistry.nameOf(key))
-    if (entry !== undefined) {
-      this.lastKey = new Uint8Array(key) // a copy: the argument is a view of the read buffer
-      this.lastEntry = entry
-    }
+  /**
+   * The filter stored under a raw key argument, `key[start, end)`: `get(nameOf(key))`, without
+   * the string when the key is the last one looked for.
+   */
+  lookup(key: Uint8Array, start = 0, end = key.length): FilterEntry | undefined {
+    const lastKey = this.lastKey
+    if (lastKey.matches(key, start, end)) return this.lastEntry
+    const entry = this.filters.get(FilterRegistry.nameOf(key, start, end))
+    lastKey.remember(key, start, end) // a copy: the argument is in the read buffer
+    this.lastEntry = entry
     return entry
   }
 
@@ -69,7 +70,7 @@ export class FilterRegistry {
 
   /** Stores a filter under a name, replacing any other; counts one change. */
   set(name: string, filter: ScalableBloomFilter): FilterEntry {
-    this.lastEntry = undefined
+    this.lastKey.forget()
     if (this.filters.has(name)) {
       // Delete first so the Map's order stays the order of seq.
       this.filters.delete(name)
@@ -88,7 +89,7 @@ export class FilterRegistry {
   }
 
   delete(name: string): boolean {
-    this.lastEntry = undefined
+    this.lastKey.forget()
     if (!this.filters.delete(name)) return false
     this.events.removed?.(name)
     this.dirty++

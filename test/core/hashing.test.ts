@@ -51,7 +51,8 @@ describe('hash pairs', () => {
 describe('mod64', () => {
   it('is exact for moduli across every branch, including above 2^32 and 2^45', () => {
     const random = rng(7)
-    const moduli = [1, 2, 3, 7, 64, 1000, 2 ** 20 - 1, 2 ** 20, 2 ** 20 + 1, 11_027_000, 2 ** 32 - 1, 2 ** 32,
+    const moduli = [1, 2, 3, 7, 64, 1000, 2 ** 12 - 1, 2 ** 12, 2 ** 12 + 1, 2 ** 20 - 1, 2 ** 20, 2 ** 20 + 1, 11_027_000,
+      110_000_064, 2 ** 29 - 64, 2 ** 29 - 1, 2 ** 29, 2 ** 29 + 1, 2 ** 32 - 1, 2 ** 32,
       2 ** 32 + 64, 8 * 1_480_000_000, 2 ** 36 - 1, 2 ** 36, 2 ** 36 + 1, 2 ** 40 + 12345, 2 ** 44, 2 ** 44 + 1,
       2 ** 51, 2 ** 53 - 1]
     for (let t = 0; t < 400; t++) moduli.push(Math.floor(random() * 2 ** (1 + Math.floor(random() * 52))) + 1)

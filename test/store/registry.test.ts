@@ -42,6 +42,37 @@ describe('FilterRegistry.lookup', () => {
     expect(registry.lookup(key)).toBeUndefined()
   })
 
+  it('looks a key up by a range of a larger buffer', () => {
+    const registry = new FilterRegistry()
+    const entry = registry.set('bench', filter())
+    const chunk = Buffer.from('$5\r\nbench\r\n$5\r\nbenchx')
+    expect(registry.lookup(chunk, 4, 9)).toBe(entry)
+    expect(registry.lookup(chunk, 4, 9)).toBe(entry)
+    expect(registry.lookup(chunk, 15, 21)).toBeUndefined()
+    expect(registry.lookup(chunk, 15, 20)).toBe(entry)
+    expect(FilterRegistry.nameOf(chunk, 15, 21)).toBe('benchx')
+  })
+
+  it('remembers a missing key until a filter is stored under it', () => {
+    const registry = new FilterRegistry()
+    const key = Buffer.from('later')
+    expect(registry.lookup(key)).toBeUndefined()
+    expect(registry.lookup(key)).toBeUndefined()
+    const entry = registry.set('later', filter())
+    expect(registry.lookup(key)).toBe(entry)
+    registry.delete('later')
+    expect(registry.lookup(key)).toBeUndefined()
+  })
+
+  it('does not remember keys too long to keep, and still finds them', () => {
+    const registry = new FilterRegistry()
+    const name = 'k'.repeat(5000)
+    const entry = registry.set(name, filter())
+    expect(registry.lookup(Buffer.from(name))).toBe(entry)
+    expect(registry.lookup(Buffer.from(name))).toBe(entry)
+    expect(registry.lookup(Buffer.from(name.slice(1) + 'j'))).toBeUndefined()
+  })
+
   it('is not fooled by a caller reusing the memory of a key it was given', () => {
     const registry = new FilterRegistry()
     const entry = registry.set('aa', filter())

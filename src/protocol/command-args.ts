@@ -1,0 +1,124 @@
+/** One command's arguments, located in the bytes they arrived in (see {@link CommandArgs}). */
+
+/** Slots kept between commands; a command with more arguments grows them, and they shrink back after. */
+const KEEP_SLOTS = 1024
+
+/**
+ * The arguments of one command, where the request parser found them: for each, the Buffer that
+ * holds it (the read chunk, or the one copy of an argument split across reads) and its
+ * `[start, end)` there. A parser refills one instance for every command, so parsing allocates
+ * nothing per command: handlers read bytes in place (`bytes`/`start`/`end`, `isKeyword`) and ask
+ * for a Buffer view (`get`) or an array (`toArray`) only when they need one.
+ *
+ * An instance is valid only until the handler returns: the parser refills it for the next
+ * command. The bytes themselves are never reused (each read is a fresh Buffer), but a view of them
+ * keeps the whole read alive, so whatever outlives the command is better copied; the append log
+ * encodes its record before `propagate` returns.
+ */
+export class CommandArgs {
+  /** Number of arguments, the command name included. */
+  length = 0
+  private sources: Buffer[] = []
+  private starts = new Uint32Array(16)
+  private ends = new Uint32Array(16)
+
+  /** Arguments from separate byte arrays (HTTP, the append log, tests). */
+  static of(items: readonly Uint8Array[]): CommandArgs {
+    return new CommandArgs().assign(items)
+  }
+
+  /** Replaces the arguments with `items`, each whole. */
+  assign(items: readonly Uint8Array[]): this {
+    this.clear()
+    for (const item of items) {
+      const buffer = Buffer.isBuffer(item) ? item : Buffer.from(item.buffer, item.byteOffset, item.byteLength)
+      this.push(buffer, 0, buffer.length)
+    }
+    return this
+  }
+
+  /** Appends an argument: `source[start, end)`. */
+  push(source: Buffer, start: number, end: number): void {
+    const i = this.length
+    if (i === this.starts.length) this.grow()
+    this.sources[i] = source
+    this.starts[i] = start
+    this.ends[i] = end
+    this.length = i + 1
+  }
+
+  /** Forgets all arguments (and the memory of an unusually long command). */
+  clear(): void {
+    if (this.sources.length > KEEP_SLOTS) {
+      this.sources = []
+      this.starts = new Uint32Array(16)
+      this.ends = new Uint32Array(16)
+    }
+    this.length = 0
+  }
+
+  /** The Buffer holding argument `i`, which is `bytes(i)[start(i), end(i))`. */
+  bytes(i: number): Buffer {
+    return this.sources[i]!
+  }
+
+  start(i: number): number {
+    return this.starts[i]!
+  }
+
+  end(i: number): number {
+    return this.ends[i]!
+  }
+
+  /** Length of argument `i` in bytes. */
+  byteLength(i: number): number {
+    return this.ends[i]! - this.starts[i]!
+  }
+
+  /** Argument `i` as a Buffer: a view of the read buffer, made on each call. */
+  get(i: number): Buffer {
+    const source = this.sources[i]!
+    const start = this.starts[i]!
+    return Buffer.from(source.buffer, source.byteOffset + start, this.ends[i]! - start)
+  }
+
+  /** All arguments as views (see {@link get}), in a fresh array. */
+  toArray(): Buffer[] {
+    const items: Buffer[] = new Array(this.length)
+    for (let i = 0; i < this.length; i++) items[i] = this.get(i)
+    return items
+  }
+
+  /** The arguments as views, in order (see {@link get}). */
+  *[Symbol.iterator](): IterableIterator<Buffer> {
+    for (let i = 0; i < this.length; i++) yield this.get(i)
+  }
+
+  /** Whether argument `i` equals an ASCII keyword given in upper case, in any letter case. */
+  isKeyword(i: number, upperKeyword: string): boolean {
+    const source = this.sources[i]!
+    const start = this.starts[i]!
+    const length = upperKeyword.length
+    if (this.ends[i]! - start !== length) return false
+    for (let k = 0; k < length; k++) {
+      let c = source[start + k]!
+      if (c >= 0x61 && c <= 0x7a) c -= 0x20 // a-z → A-Z
+      if (c !== upperKeyword.charCodeAt(k)) return false
+    }
+    return true
+  }
+
+  /** Argument `i` as a latin1 string (one character per byte): names, keys. */
+  latin1(i: number): string {
+    return this.sources[i]!.toString('latin1', this.starts[i]!, this.ends[i]!)
+  }
+
+  private grow(): void {
+    const starts = new Uint32Array(this.starts.length * 2)
+    starts.set(this.starts)
+    this.starts = starts
+    const ends = new Uint32Array(this.ends.length * 2)
+    ends.set(this.ends)
+    this.ends = ends
+  }
+}
