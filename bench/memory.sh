@@ -13,7 +13,7 @@ npm run build --silent
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 PORT=$(free_port)
 DIR=$(mktemp -d)
-node dist/main.js --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
+node --max-semi-space-size=1 dist/main.js --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
 BFS_PID=$!
 cleanup() { kill "$BFS_PID" 2>/dev/null && wait "$BFS_PID" 2>/dev/null; rm -rf "$DIR"; }
 trap cleanup EXIT

@@ -21,7 +21,7 @@ import { MemoryGuard } from '../store/memory-guard.js'
 import { AppendLog } from '../store/append-log.js'
 import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
-import { HttpFrontend } from '../http/http-server.js'
+import type { HttpFrontend } from '../http/http-server.js'
 import { SnapshotStore } from '../store/snapshot.js'
 import { CommandArgs } from '../protocol/command-args.js'
 
@@ -180,6 +180,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.housekeepingTimer.unref()
     if (this.config['http-port'] !== 0) {
       const httpBind = this.config['http-bind'].trim() === '' ? this.config.bind : this.config['http-bind']
+      // Loaded only when asked for: node:http and prom-client cost a few MB of RSS for nothing otherwise.
+      const { HttpFrontend } = await import('../http/http-server.js')
       this.http = new HttpFrontend(this)
       await this.http.listen(httpBind.split(/\s+/).filter((address) => address !== ''), this.config['http-port'])
     }
