@@ -8,8 +8,8 @@
  * seen.add('https://example.com/')           // true: new
  *
  * const server = createServer({ config: { port: 6379, dir: './data' } })
+ * await server.start()                         // loads ./data first
  * server.registry.set('seen', seen.scalable)  // serve it: BF.EXISTS seen https://example.com/ → 1
- * await server.start()
  * ```
  *
  * Every export below carries its own documentation at its definition.

@@ -83,23 +83,35 @@ export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
 }
 
 /**
+ * The append-only log's form of BF.LOAD: `BF.LOAD key <file contents> CONTENTS`, which loads the
+ * bytes given (replacing the key) instead of reading a file. A BF.LOAD is logged this way so that
+ * its replay does not depend on a file that may have been overwritten or deleted since.
+ */
+export const BF_LOAD_CONTENTS = 'CONTENTS'
+
+/**
  * BF.LOAD key path [REPLACE] → +OK; reads a bfs file or an original-library file (which keeps
  * its seed and answers as the original library would). The key names the filter, whatever name
  * the file carries.
  */
 export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   let replace = false
+  let inline = false
   if (argv.length === 4) {
     if (argv.isKeyword(3, 'REPLACE')) replace = true
+    else if (argv.isKeyword(3, BF_LOAD_CONTENTS)) replace = inline = true
     else throw new ReplyError(ERR.SYNTAX)
   }
   const name = FilterRegistry.nameOf(argv.get(1))
   const registry = ctx.server.registry
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
-  const source = safePath(ctx, argv.get(2), 'read')
+  const source = inline ? { absolute: '', relative: 'contents' } : safePath(ctx, argv.get(2), 'read')
+  let bytes: Uint8Array
   let filter: ScalableBloomFilter
   try {
-    const record = decodeFilter(readWholeFileSync(source.absolute), nativeCrc32)
+    // A copy when inline: the decoded bitmaps are views into these bytes and stay in the filter.
+    bytes = inline ? new Uint8Array(argv.get(2)) : readWholeFileSync(source.absolute)
+    const record = decodeFilter(bytes, nativeCrc32)
     const maxBytes = ctx.server.config['max-filter-bytes']
     filter = ScalableBloomFilter.fromParts(record.parts, maxBytes > 0 ? maxBytes : undefined)
   } catch (error) {
@@ -109,8 +121,9 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   }
   // A new entry (version 1, never saved) is written by the next snapshot; set() counts the change.
   registry.set(name, filter)
-  // Replayable as long as the file is unchanged; the next snapshot makes the filter independent of it.
-  ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), Buffer.from(source.relative), Buffer.from('REPLACE')])
+  // Logged with the bytes that were loaded, not the path: the file may change or go before a
+  // replay (a later BF.SAVE to the same path, a deletion), and the replay must load these.
+  ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
   ctx.client.reply.simple('OK')
 }
 

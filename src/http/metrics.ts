@@ -48,9 +48,13 @@ function persistenceValue(raw: string): number | undefined {
   return Number(raw)
 }
 
-/** Prometheus metric names: [a-zA-Z_:][a-zA-Z0-9_:]*. */
-function metricName(field: string): string {
-  return `bfs_${field.replace(/[^a-zA-Z0-9_]/g, '_')}`
+/**
+ * Prometheus metric names: [a-zA-Z_:][a-zA-Z0-9_:]*, prefixed `bfs_` once (bfs's own INFO fields,
+ * such as `bfs_snapshot_bytes`, already carry it).
+ */
+export function metricName(field: string): string {
+  const name = field.replace(/[^a-zA-Z0-9_]/g, '_')
+  return name.startsWith('bfs_') ? name : `bfs_${name}`
 }
 
 /** Filter names are bytes; labels are UTF-8 text, so show them decoded as UTF-8. */

@@ -77,8 +77,6 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly logRewriter: LogRewriter
   /** Clients whose replies wait for an fsync (appendfsync always), with the log offset they need. */
   private readonly awaitingSync = new Map<Client, number>()
-  /** appendLog.appendedBytes at the last replyReady: more since then means that client wrote. */
-  private appendedAtLastReply = 0
   private logTimer: NodeJS.Timeout | undefined
   /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
   readonly snapshots: SnapshotStore
@@ -98,7 +96,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       // Every snapshot is an alignment point of the log: it rotates when the snapshot captures its
       // data, and the segments the snapshot holds go once its MANIFEST is durable.
       appendLog: {
-        rotate: () => (this.appendLog.isOpen ? this.appendLog.rotate() : undefined),
+        rotate: () => (this.appendLog.isOpen ? this.appendLog.rotate() : this.appendLog.nextSeqOnDisk()),
         committed: (logFrom) => {
           this.appendLog.dropBelow(logFrom)
           if (this.appendLog.isOpen) this.logRewriter.snapshotCommitted()
@@ -250,19 +248,18 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /**
-   * A client that wrote waits (with anything it sent later) until the turn's records are written
-   * to the log, at the end of the same turn; with appendfsync always, until their fsync returns,
-   * one fsync shared by every client of the turn.
+   * A reply waits (with anything its client sent later) until every record appended so far is
+   * written to the log, at the end of the same turn; with appendfsync always, until their fsync
+   * returns, one fsync shared by every client of the turn. This holds for clients that did not
+   * write too (as redis sends no reply before beforeSleep's AOF write and fsync): a read, or a
+   * BF.ADD answering 0, may show another client's write, which must not be seen before it is durable.
    */
   replyReady(client: Client): void {
     const log = this.appendLog
     const appended = log.appendedBytes
-    if (appended > this.appendedAtLastReply) {
-      this.appendedAtLastReply = appended
-      if (!log.isDurable(appended)) {
-        this.awaitingSync.set(client, appended)
-        return
-      }
+    if (!log.isDurable(appended)) {
+      this.awaitingSync.set(client, appended)
+      return
     }
     if (this.awaitingSync.has(client)) return
     client.flush()
@@ -279,7 +276,15 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   /** Replays the log through the real commands, then keeps it open for appending (appendonly yes). */
   private loadAppendLog(): void {
-    if (!this.config.appendonly) return
+    if (!this.config.appendonly) {
+      // As redis does with appendonly no: the log is not read. Say so, since the next snapshot
+      // becomes the truth and retires those segments.
+      const next = this.appendLog.nextSeqOnDisk()
+      if (next !== undefined) {
+        this.log.warning(`appendonly is no: the append only file segments in ${this.config.dir} are not loaded, and the next snapshot retires them`)
+      }
+      return
+    }
     const startedMs = Date.now()
     const session = createReplaySession(this)
     let errors = 0
@@ -299,7 +304,6 @@ export class BfsServer extends EventEmitter implements ClientHost {
         fromSeq: this.snapshots.logFrom,
       },
     )
-    this.appendedAtLastReply = this.appendLog.appendedBytes
     if (result.segments > 0) {
       this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
     }

@@ -293,6 +293,16 @@ export class AppendLog {
   }
 
   /**
+   * The alignment point of a snapshot taken while the log is closed (`appendonly no`): the segment
+   * after the newest one on disk, so that segments left by an earlier run with the log on are not
+   * replayed over this newer snapshot later. Undefined when there are none.
+   */
+  nextSeqOnDisk(): number | undefined {
+    const segments = listSegments(this.options.dir, this.options.baseName)
+    return segments.length === 0 ? undefined : segments[segments.length - 1]!.seq + 1
+  }
+
+  /**
    * Deletes the segments below `seq` (a durable snapshot holds their writes), then fsyncs the
    * directory. Never the open one. A segment that cannot be deleted is left with a warning: the
    * next start skips it all the same.

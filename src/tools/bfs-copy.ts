@@ -295,11 +295,21 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
   const startedMs = Date.now()
   const describe = (endpoint: Endpoint): string => `${endpoint.host}:${endpoint.port}`
   const connect = async (endpoint: Endpoint, role: string): Promise<RespClient> => {
+    let client: RespClient
     try {
-      return await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password })
+      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password })
     } catch (error) {
       throw new SetupError(`cannot connect to the ${role} ${describe(endpoint)}: ${errorText(error)}`)
     }
+    // An endpoint that wants a password and got none answers NOAUTH to everything: unusable (exit 2),
+    // not a failure of every filter (exit 1).
+    try {
+      await client.send(['PING'])
+    } catch (error) {
+      await client.close()
+      throw new SetupError(`cannot use the ${role} ${describe(endpoint)}: ${errorText(error)}`)
+    }
+    return client
   }
   const source = await connect(options.from, 'source')
   let target: RespClient

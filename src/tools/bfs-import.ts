@@ -289,8 +289,16 @@ class Importer {
       if (this.fatal !== undefined) break
       await this.readInput(input)
     }
-    if (this.fatal === undefined && this.batchItems.length > 0) this.flush()
     await Promise.all(this.inFlight)
+    if (this.batchItems.length === 0) return
+    if (this.fatal === undefined) {
+      this.flush()
+      await Promise.all(this.inFlight)
+    } else {
+      // Read but never sent: count them, so that read = new + present + errors in the summary.
+      this.fail(this.batchItems.length, this.fatal)
+      this.batchItems = []
+    }
   }
 
   private async readInput(input: string): Promise<void> {

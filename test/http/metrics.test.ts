@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { parseInfo, topFiltersByItems } from '../../src/http/metrics.js'
+import { metricName, parseInfo, topFiltersByItems } from '../../src/http/metrics.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 
@@ -64,6 +64,9 @@ describe('GET /metrics', () => {
     ]) {
       expect(text, name).toContain(`# TYPE ${name} `)
     }
+    // bfs's own INFO persistence field bfs_snapshot_bytes is prefixed once, not bfs_bfs_.
+    expect(text).toContain('# TYPE bfs_snapshot_bytes gauge')
+    expect(text).not.toMatch(/^bfs_bfs_/m)
   })
 
   it('counts commands by name, errors, filters, items and clients after some commands', async () => {
@@ -121,6 +124,12 @@ describe('parseInfo and topFiltersByItems', () => {
   it('parseInfo reads field:value lines and skips headers', () => {
     const fields = parseInfo('# Persistence\r\nloading:0\r\nrdb_last_bgsave_status:ok\r\n\r\n# Stats\r\nx:a:b\r\n')
     expect([...fields]).toEqual([['loading', '0'], ['rdb_last_bgsave_status', 'ok'], ['x', 'a:b']])
+  })
+
+  it('metricName prefixes bfs_ once and replaces characters Prometheus refuses', () => {
+    expect(metricName('rdb_saves')).toBe('bfs_rdb_saves')
+    expect(metricName('bfs_snapshot_bytes')).toBe('bfs_snapshot_bytes')
+    expect(metricName('a.b-c')).toBe('bfs_a_b_c')
   })
 
   it('topFiltersByItems keeps the largest, largest first, and none for 0', () => {

@@ -152,6 +152,45 @@ describe('append-only log in a running server', () => {
     client.close()
   })
 
+  it('appendfsync always: a client that did not write sees another client\'s add only once it is fsynced', async () => {
+    const dir = tempDir()
+    const { server } = await boot(dir, { appendfsync: 'always' })
+    const log = server.appendLog
+    // Holds the fsync of the log until released, as a slow disk would.
+    const realSync = log.sync.bind(log)
+    let held = true
+    log.sync = () => {
+      if (!held) realSync()
+    }
+    const writer = await RawClient.connect(server.port)
+    const reader = await RawClient.connect(server.port)
+    try {
+      writer.write(encodeCommand(['BF.ADD', 'f', 'item']))
+      while (log.writtenBytes === 0) await new Promise((resolve) => setImmediate(resolve))
+      const target = log.writtenBytes
+      const processed = server.stats.commandsProcessed
+      // Reads that show the add, and an add of the same item that answers "already there".
+      reader.write(Buffer.concat([encodeCommand(['BF.EXISTS', 'f', 'item']), encodeCommand(['BF.ADD', 'f', 'item'])]))
+      while (server.stats.commandsProcessed < processed + 2) await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(log.syncedBytes).toBeLessThan(target)
+      held = false
+      log.sync()
+      let syncedWhenSeen = -1
+      const raw = await reader.readUntil((bytes) => {
+        const done = countReplies(bytes) >= 2
+        if (done && syncedWhenSeen < 0) syncedWhenSeen = log.syncedBytes
+        return done
+      })
+      expect(splitReplies(raw)).toEqual([':1\r\n', ':0\r\n'])
+      expect(syncedWhenSeen).toBeGreaterThanOrEqual(target)
+      expect(splitReplies(await writer.readUntil((bytes) => countReplies(bytes) >= 1))).toEqual([':1\r\n'])
+    } finally {
+      writer.close()
+      reader.close()
+    }
+  })
+
   it('a log cut inside its last record loads up to the last whole record, with a warning', async () => {
     const dir = tempDir()
     const first = await boot(dir)

@@ -78,6 +78,29 @@ function infoField(info: string, field: string): string | undefined {
 }
 
 describe('snapshots align the append-only log', () => {
+  it('a snapshot taken with appendonly no retires the segments an earlier run left', async () => {
+    const dir = tempDir()
+    // Run 1, log on: g is only in the log (no snapshot after it).
+    const first = await boot(dir)
+    await first.redis.call('BF.ADD', 'f', 'a')
+    await first.redis.call('SAVE')
+    await first.redis.call('BF.ADD', 'g', 'b')
+    await stop(first)
+    expect(segments(dir).length).toBeGreaterThan(0)
+    // Run 2, log off: g is not loaded (as redis ignores its AOF then); this run's snapshot is the truth.
+    const second = await boot(dir, { appendonly: false })
+    expect(await second.redis.exists('g')).toBe(0)
+    await second.redis.call('BF.ADD', 'h', 'c')
+    await second.redis.call('SAVE')
+    await stop(second)
+    expect(segments(dir)).toEqual([])
+    // Run 3, log on again: the old segment must not bring g back over the newer snapshot.
+    const third = await boot(dir)
+    expect(await third.redis.exists('g')).toBe(0)
+    expect(await third.redis.call('BF.EXISTS', 'h', 'c')).toBe(1)
+    expect(await third.redis.call('BF.EXISTS', 'f', 'a')).toBe(1)
+  })
+
   it('BGSAVE, SAVE and a save rule each start a new segment and drop the older ones; a restart replays only what came after', async () => {
     const dir = tempDir()
     const first = await boot(dir)
@@ -147,6 +170,27 @@ describe('snapshots align the append-only log', () => {
     expect(await second.redis.call('BF.CARD', 'copy')).toBe(1)
     expect(await second.redis.call('BF.EXISTS', 'copy', 'one')).toBe(1)
     expect(await second.redis.call('BF.MEXISTS', 'src', 'one', 'two')).toEqual([1, 1])
+  })
+
+  it('a logged BF.LOAD replays what was loaded, even after its file was overwritten or deleted', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    const { redis } = first
+    await redis.call('BF.ADD', 'a', 'from-a')
+    await redis.call('BF.SAVE', 'a', 'f.bf')
+    await redis.call('BF.LOAD', 'b', 'f.bf')
+    await redis.call('BF.SAVE', 'a', 'g.bf')
+    await redis.call('BF.LOAD', 'c', 'g.bf')
+    // After the loads, and with no snapshot since: f.bf now holds another filter, g.bf is gone.
+    await redis.call('BF.ADD', 'other', 'from-other')
+    await redis.call('BF.SAVE', 'other', 'f.bf')
+    rmSync(path.join(dir, 'g.bf'))
+    await stop(first)
+
+    const second = await boot(dir)
+    expect(await second.redis.call('BF.MEXISTS', 'b', 'from-a', 'from-other')).toEqual([1, 0])
+    expect(await second.redis.call('BF.MEXISTS', 'c', 'from-a', 'from-other')).toEqual([1, 0])
+    expect(await second.redis.call('BF.CARD', 'b')).toBe(1)
   })
 
   it('adds made while a BGSAVE runs are replayed over it: the same BF.CARD after a restart', async () => {
@@ -235,7 +279,7 @@ describe('snapshots align the append-only log', () => {
     expect(await second.redis.call('BF.MEXISTS', 'f', 'a', 'b')).toEqual([1, 1])
   })
 
-  it('with appendonly no nothing rotates, and a later start with the log skips what the snapshot holds', async () => {
+  it('with appendonly no a snapshot still aligns: segments of an earlier run, never loaded, are retired', async () => {
     const dir = tempDir()
     const first = await boot(dir)
     await first.redis.call('BF.ADD', 'f', 'a')
@@ -245,16 +289,19 @@ describe('snapshots align the append-only log', () => {
     expect(segments(dir)).toEqual([2])
 
     const off = await boot(dir, { appendonly: false })
+    expect(off.logs.join('\n')).toContain('not loaded')
+    expect(await off.redis.call('BF.MEXISTS', 'f', 'a', 'b')).toEqual([1, 0])
     await off.redis.call('BF.ADD', 'g', 'c')
     expect(await off.redis.call('SAVE')).toBe('OK')
-    // The log was not loaded: the snapshot still starts at segment 2, which keeps its writes.
-    expect(manifest(dir)).toContain('\nlog-from 2\n')
-    expect(segments(dir)).toEqual([2])
+    // This run served (and saved) a dataset without segment 2: the snapshot is the truth from here.
+    expect(manifest(dir)).toContain('\nlog-from 3\n')
+    expect(segments(dir)).toEqual([])
     await stop(off)
 
     const on = await boot(dir)
-    expect(replayedCommands(on.logs.join('\n'))).toBe(1)
-    expect(await on.redis.call('BF.MEXISTS', 'f', 'a', 'b')).toEqual([1, 1])
+    expect(replayedCommands(on.logs.join('\n'))).toBeUndefined()
+    expect(await on.redis.call('BF.MEXISTS', 'f', 'a', 'b')).toEqual([1, 0])
+    expect(await on.redis.call('BF.EXISTS', 'g', 'c')).toBe(1)
   })
 })
 

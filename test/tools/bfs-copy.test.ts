@@ -158,8 +158,18 @@ describe('bfs-copy between two servers', () => {
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toMatch(/cannot connect to the source 127\.0\.0\.1:\d+: WRONGPASS/)
     const missing = await copyTool(['--from', `127.0.0.1:${source.port}`, '--to', `127.0.0.1:${target.port}`])
-    expect(missing.code).not.toBe(0)
-    expect(missing.stderr).toContain('NOAUTH')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/cannot use the source 127\.0\.0\.1:\d+: NOAUTH/)
+    // The same for a target that wants a password: unusable (2), not every filter failed (1).
+    const locked = await startServer({ requirepass: 'other' })
+    try {
+      const noTargetPassword = await copyTool([...endpoints.slice(0, 4), '--to', `127.0.0.1:${locked.port}`])
+      expect(noTargetPassword.code).toBe(2)
+      expect(noTargetPassword.stderr).toMatch(/cannot use the target 127\.0\.0\.1:\d+: NOAUTH/)
+      expect(noTargetPassword.stdout).not.toContain('failed')
+    } finally {
+      await locked.stop()
+    }
     const closed = await startServer()
     const port = closed.port
     await closed.stop()

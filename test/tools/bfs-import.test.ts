@@ -3,6 +3,7 @@
  * against an in-process bfs, fed from files and from standard input.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { freePort, runTool } from '../helpers/tools.js'
+import { InteractiveTool, freePort, runTool } from '../helpers/tools.js'
 
 const IMPORT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/tools/bfs-import.js')
 
@@ -134,6 +135,43 @@ describe('bfs-import', () => {
     const result = await runTool(process.execPath, [IMPORT, '--port', String(port), '-f', 'k'], 'x\n')
     expect(result.code).toBe(2)
     expect(result.stderr).toMatch(/cannot connect to 127\.0\.0\.1:\d+/)
+  })
+})
+
+describe('bfs-import when the server disappears mid-run', () => {
+  it('exits 1, says why, and counts every item read (read = new + present + errors)', async () => {
+    // A server that answers PING, then drops the connection at the first BF.MADD.
+    const sockets = new Set<net.Socket>()
+    const server = net.createServer((socket) => {
+      sockets.add(socket)
+      socket.on('error', () => {})
+      let seen = ''
+      socket.on('data', (chunk: Buffer) => {
+        seen += chunk.toString('latin1')
+        if (seen.includes('BF.MADD')) socket.destroy()
+        else if (seen.includes('PING')) socket.write('+PONG\r\n')
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as net.AddressInfo).port
+    const tool = InteractiveTool.start(process.execPath, [IMPORT, '--port', String(port), '-f', 'gone', '--batch', '3', '--progress', 'lines', '--progress-interval', '0'])
+    try {
+      // Four lines: a batch of three goes out (and is dropped), the fourth waits in the next batch.
+      tool.child.stdin.write('a\nb\nc\nd\n')
+      await tool.waitFor((output) => output.includes('3 errors'))
+      // Read after the connection was lost: read, never sent.
+      tool.child.stdin.end('e\nf\n')
+      expect(await tool.waitExit()).toBe(1)
+      const counts = summary(tool.stdout)
+      expect(counts.added + counts.present + counts.errors).toBe(counts.read)
+      expect(counts.read).toBeGreaterThanOrEqual(4)
+      expect(counts.errors).toBe(counts.read)
+      expect(tool.stderr).toContain('bfs-import: stopped:')
+    } finally {
+      tool.kill()
+      for (const socket of sockets) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
 

@@ -1,0 +1,131 @@
+/**
+ * The README's TypeScript snippets are what a newcomer copies first: each must type-check against
+ * the built package (`import ... from 'bfs'` → dist/index.d.ts, as `npm test` builds first), and the
+ * library and extension snippets must run as written, only with a free port and a temporary dir.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import ts from 'typescript'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runTool } from '../helpers/tools.js'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8')
+const ENTRY = pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href
+
+/** The first ```ts block after the heading `heading`. */
+function snippet(heading: string): string {
+  const at = readme.indexOf(`\n${heading}\n`)
+  expect(at, `no heading ${heading}`).toBeGreaterThanOrEqual(0)
+  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(at))
+  expect(match, `no ts block after ${heading}`).not.toBeNull()
+  return match![1]!
+}
+
+const SNIPPETS = {
+  ioredis: snippet('## From Node (ioredis)'),
+  library: snippet('## Using bfs as a library'),
+  extension: snippet('### Adding your own command'),
+}
+
+/** Type errors of the snippets, compiled as modules beside this test (so 'bfs' resolves as for a user). */
+function typeErrors(sources: Record<string, string>): string[] {
+  const files = new Map(Object.entries(sources).map(([name, text]) => [path.join(ROOT, 'test', 'docs', `readme-${name}.mts`), `${text}\nexport {}\n`]))
+  const options: ts.CompilerOptions = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+    types: ['node'],
+  }
+  const host = ts.createCompilerHost(options)
+  const { getSourceFile, fileExists, readFile } = host
+  host.fileExists = (name) => files.has(name) || fileExists.call(host, name)
+  host.readFile = (name) => files.get(name) ?? readFile.call(host, name)
+  host.getSourceFile = (name, language, ...rest) => {
+    const text = files.get(name)
+    return text !== undefined ? ts.createSourceFile(name, text, language) : getSourceFile.call(host, name, language, ...rest)
+  }
+  const program = ts.createProgram([...files.keys()], options, host)
+  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
+}
+
+/** A snippet as a runnable .mjs: 'bfs' is the built entry, the server on a free port in `dir`. */
+function runnable(source: string, dir: string, epilogue: string): string {
+  let code = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText
+  code = code.replace(/from 'bfs'/g, `from ${JSON.stringify(ENTRY)}`)
+  const config = `config: { port: 0, dir: ${JSON.stringify(dir)} }, logSink: () => {}`
+  code = code.replace("config: { port: 6379, dir: './data' }", config).replace('createServer({ commands:', `createServer({ ${config}, commands:`)
+  expect(code).toContain(config)
+  return `${code}\n${epilogue}\n`
+}
+
+/** Sends one inline command to the snippet's `server` and prints the reply as JSON. */
+const ASK = `
+const { default: net } = await import('node:net')
+async function ask(line) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(server.port, '127.0.0.1', () => socket.write(line + '\\r\\n'))
+    let data = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk) => {
+      data += chunk
+      if (data.endsWith('\\r\\n')) {
+        socket.end()
+        resolve(data)
+      }
+    })
+    socket.on('error', reject)
+  })
+}
+`
+
+let work: string
+
+beforeAll(() => {
+  work = mkdtempSync(path.join(tmpdir(), 'bfs-readme-'))
+})
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+})
+
+async function run(name: string, code: string): Promise<string> {
+  const file = path.join(work, `${name}.mjs`)
+  writeFileSync(file, code)
+  const result = await runTool(process.execPath, [file], undefined, 60_000)
+  expect(result.stderr).toBe('')
+  expect(result.code).toBe(0)
+  return result.stdout
+}
+
+describe('README snippets', () => {
+  it('type-check against the built package', () => {
+    expect(typeErrors(SNIPPETS)).toEqual([])
+  })
+
+  it('the library snippet serves its filter, also on a second run over the same data dir', async () => {
+    const dir = path.join(work, 'data')
+    const epilogue = `${ASK}
+console.log(JSON.stringify({ exists: await ask('BF.EXISTS seen https://example.com/'), other: await ask('BF.EXISTS seen https://example.org/') }))
+await server.close()`
+    const code = runnable(SNIPPETS.library, dir, epilogue)
+    // The first run saves 'seen' at close; the second starts from that snapshot.
+    for (const round of ['first', 'second']) {
+      const out = await run(`library-${round}`, code)
+      expect(JSON.parse(out), round).toEqual({ exists: ':1\r\n', other: ':0\r\n' })
+    }
+  })
+
+  it('the extension snippet adds both commands to the table', async () => {
+    const epilogue = `await server.start()
+${ASK}
+console.log(JSON.stringify({ count: await ask('FILTERS.COUNT'), arity: await ask('BFX.MADDNEW k') }))
+await server.close()`
+    const out = await run('extension', runnable(SNIPPETS.extension, path.join(work, 'ext'), epilogue))
+    expect(JSON.parse(out)).toEqual({ count: ':0\r\n', arity: "-ERR wrong number of arguments for 'bfx.maddnew' command\r\n" })
+  })
+})
