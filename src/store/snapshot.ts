@@ -239,6 +239,8 @@ export class SnapshotStore {
    * a bad magic, checksum, truncation or inconsistency, unless the policy is 'move-aside'.
    */
   async loadAll(registry: FilterRegistry): Promise<LoadReport> {
+    // The snapshot fills an empty dataset; a filter stored before start() would collide with its copy.
+    if (registry.size > 0) throw new Error('the registry must be empty when the snapshot loads: add filters after start()')
     const started = performance.now()
     const policy = this.options.onCorrupt?.() ?? 'refuse'
     await fsp.mkdir(this.snapshotDir, { recursive: true })

@@ -350,3 +350,11 @@ describe('SnapshotStore', () => {
     for (const item of range('h', 1000)) expect(back.has(Buffer.from(item))).toBe(true)
   }, 60_000)
 })
+
+describe('loading into a registry that is not empty', () => {
+  it('is refused with a message that says what to do, not as a corrupt file', async () => {
+    const registry = new FilterRegistry()
+    registry.set('early', new ScalableBloomFilter({ capacity: 10, errorRate: 0.01, expansion: 2, nonScaling: false }))
+    await expect(store(tempDir()).loadAll(registry)).rejects.toThrow('add filters after start()')
+  })
+})
