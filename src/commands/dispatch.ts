@@ -22,7 +22,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   stats.commandsProcessed++
   if (entry === undefined) {
     stats.errorReplies++
-    reply.error(unknownCommandText(argv.toArray()))
+    reply.error(unknownCommandText(argv.toArray()), 'latin1')
     return undefined
   }
   client.lastCommand = entry.lowerName
@@ -48,7 +48,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
     entry.failedCalls++
     stats.errorReplies++
     if (error instanceof ReplyError) {
-      reply.error(error.message)
+      reply.error(error.message, error.encoding)
     } else {
       server.log.warning(`internal error in ${spec.name}: ${(error as Error)?.stack ?? String(error)}`)
       reply.error(ERR.INTERNAL)

@@ -3,7 +3,7 @@
  * `*` any run, `?` any one byte, `[abc]`, `[^a]`, `[a-z]`, `\x` a literal x. Works on bytes.
  */
 export function globMatch(pattern: Uint8Array, subject: Uint8Array, noCase = false): boolean {
-  return match(pattern, 0, subject, 0, noCase, 0)
+  return match(pattern, 0, subject, 0, noCase, 0, { skipLongerMatches: false })
 }
 
 const STAR = 0x2a // *
@@ -18,7 +18,16 @@ function fold(c: number, noCase: boolean): number {
   return noCase && c >= 0x41 && c <= 0x5a ? c + 0x20 : c
 }
 
-function match(p: Uint8Array, pi: number, s: Uint8Array, si: number, noCase: boolean, depth: number): boolean {
+/**
+ * redis 7.0.9+ stringmatchlen_impl's `skipLongerMatches` (CVE-2022-36021): once the rest of the
+ * pattern after a `*` matches nowhere in the rest of the subject, no earlier `*` can make it match
+ * by taking more, so the search stops instead of trying every split (exponential time).
+ */
+interface MatchState {
+  skipLongerMatches: boolean
+}
+
+function match(p: Uint8Array, pi: number, s: Uint8Array, si: number, noCase: boolean, depth: number, state: MatchState): boolean {
   // Like redis, bound the recursion that runs of stars can cause.
   if (depth > 1000) return false
   while (pi < p.length && si < s.length) {
@@ -27,8 +36,10 @@ function match(p: Uint8Array, pi: number, s: Uint8Array, si: number, noCase: boo
       while (pi + 1 < p.length && p[pi + 1] === STAR) pi++
       if (pi + 1 === p.length) return true
       for (let k = si; k < s.length; k++) {
-        if (match(p, pi + 1, s, k, noCase, depth + 1)) return true
+        if (match(p, pi + 1, s, k, noCase, depth + 1, state)) return true
+        if (state.skipLongerMatches) return false
       }
+      state.skipLongerMatches = true
       return false
     }
     if (c === QUESTION) {
@@ -61,7 +72,8 @@ function match(p: Uint8Array, pi: number, s: Uint8Array, si: number, noCase: boo
       }
       if (not) matched = !matched
       if (!matched) return false
-      pi++ // past ']'
+      // Past ']'; a class left open at the end of the pattern ends there, as in redis.
+      if (pi < p.length) pi++
       si++
       continue
     }

@@ -184,6 +184,6 @@ export function memory(ctx: CommandContext, argv: CommandArgs): void {
     for (const line of lines) reply.simple(line)
     return
   }
-  throw new ReplyError(`ERR unknown subcommand '${sub.toString('latin1')}'. Try MEMORY HELP.`)
+  throw new ReplyError(`ERR unknown subcommand '${sub.toString('latin1')}'. Try MEMORY HELP.`, 'latin1')
 }
 

@@ -5,9 +5,13 @@
  */
 import type { FilterErrorCode } from '../core/filter-error.js'
 
-/** An error reply. `message` is the whole text after the '-', code word included. */
+/**
+ * An error reply. `message` is the whole text after the '-', code word included. `encoding` is
+ * 'latin1' when the text quotes a client's argument decoded one character per byte, so that the
+ * reply carries those bytes unchanged, as redis does (non-UTF-8 bytes included).
+ */
 export class ReplyError extends Error {
-  constructor(message: string) {
+  constructor(message: string, readonly encoding: 'utf8' | 'latin1' = 'utf8') {
     super(message)
     this.name = 'ReplyError'
   }

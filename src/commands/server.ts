@@ -33,7 +33,7 @@ export function module(ctx: CommandContext, argv: CommandArgs): void {
     if (argv.isKeyword(1, 'LOAD') || argv.isKeyword(1, 'UNLOAD') || argv.isKeyword(1, 'LOADEX')) {
       throw new ReplyError('ERR bfs does not load modules: Bloom filter commands are built in')
     }
-    throw new ReplyError(unknownSubcommandText('module', argv.get(1)))
+    throw new ReplyError(unknownSubcommandText('module', argv.get(1)), 'latin1')
   }
   if (argv.length !== 2) throw new ReplyError(wrongArityText('module|list'))
   writeModuleList(reply)
@@ -43,14 +43,20 @@ export function module(ctx: CommandContext, argv: CommandArgs): void {
 export function shutdown(ctx: CommandContext, argv: CommandArgs): void {
   let save = false
   let noSave = false
+  let otherFlag = false
+  let abort = false
   for (let i = 1; i < argv.length; i++) {
     const arg = argv.get(i)
     if (isKeyword(arg, 'SAVE')) save = true
     else if (isKeyword(arg, 'NOSAVE')) noSave = true
-    else if (isKeyword(arg, 'NOW') || isKeyword(arg, 'FORCE') || isKeyword(arg, 'ABORT')) continue
+    else if (isKeyword(arg, 'NOW') || isKeyword(arg, 'FORCE')) otherFlag = true
+    else if (isKeyword(arg, 'ABORT')) abort = true
     else throw new ReplyError(ERR.SYNTAX)
   }
-  if (save && noSave) throw new ReplyError(ERR.SYNTAX)
+  // redis 7.0 shutdownCommand: ABORT takes no other flag, and cancels a shutdown rather than starting one.
+  if ((abort && (save || noSave || otherFlag)) || (save && noSave)) throw new ReplyError(ERR.SYNTAX)
+  // bfs's shutdown never waits for replicas, so there is never one in progress to abort.
+  if (abort) throw new ReplyError('ERR No shutdown in progress.')
   const error = ctx.server.shutdown({ save, noSave })
   if (error !== undefined) throw new ReplyError(error)
   ctx.client.closeAfterReply()
@@ -109,7 +115,7 @@ export function config(ctx: CommandContext, argv: CommandArgs): void {
     reply.array(lines.length)
     for (const line of lines) reply.simple(line)
   } else {
-    throw new ReplyError(unknownSubcommandText('config', sub))
+    throw new ReplyError(unknownSubcommandText('config', sub), 'latin1')
   }
 }
 
@@ -201,6 +207,6 @@ export function command(ctx: CommandContext, argv: CommandArgs): void {
     reply.array(lines.length)
     for (const line of lines) reply.simple(line)
   } else {
-    throw new ReplyError(unknownSubcommandText('command', sub))
+    throw new ReplyError(unknownSubcommandText('command', sub), 'latin1')
   }
 }

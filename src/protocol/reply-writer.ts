@@ -101,14 +101,15 @@ export class ReplyWriter {
   /**
    * `-text\r\n`, `text` starting with the code (`ERR not found`, `WRONGTYPE ...`). As redis does,
    * CR/LF at either end are trimmed and inner ones become spaces; a leading `-` is not doubled.
+   * `encoding` 'latin1' writes one byte per character: for text quoting a client's raw bytes.
    */
-  error(text: string): void {
+  error(text: string, encoding: 'utf8' | 'latin1' = 'utf8'): void {
     text = sanitizeErrorText(text)
     if (text.charCodeAt(0) === ERROR) text = text.slice(1)
     this.reserve(text.length * 3 + 3)
     const buf = this.buf
     buf[this.offset++] = ERROR
-    this.offset += buf.write(text, this.offset, 'utf8')
+    this.offset += buf.write(text, this.offset, encoding)
     this.crlf()
   }
 

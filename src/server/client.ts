@@ -74,7 +74,8 @@ export class Client implements ClientSession {
       // redis networking.c: reply with the error, then close after the reply (CLIENT_CLOSE_AFTER_REPLY).
       this.host.log.verbose(`protocol error from client ${this.addr}: ${error.message}`)
       this.host.stats.errorReplies++
-      this.reply.error(`ERR ${error.message}`)
+      // latin1: "expected '$', got '%c'" quotes the client's byte as it came.
+      this.reply.error(`ERR ${error.message}`, 'latin1')
       this.closeAfterReply()
     }
     this.host.replyReady(this)

@@ -284,6 +284,13 @@ describe('CLIENT', () => {
     expect(await conn.ask('PING')).toBe('+PONG\r\n')
   })
 
+  it('KILL with no filter is a wrong-arity error, not "kill every other client" (redis 7.0 arity -3)', async () => {
+    const bystander = await Conn.open(running.port)
+    expect(await conn.ask('CLIENT', 'KILL')).toBe("-ERR wrong number of arguments for 'client|kill' command\r\n")
+    expect(await bystander.ask('PING')).toBe('+PONG\r\n')
+    bystander.close()
+  })
+
   it('SETINFO and unknown subcommands', async () => {
     expect(await conn.ask('CLIENT', 'SETINFO', 'LIB-NAME', 'mylib')).toBe('+OK\r\n')
     expect(await conn.ask('CLIENT', 'SETINFO', 'LIB-VER', '1.2.3')).toBe('+OK\r\n')
@@ -659,5 +666,20 @@ describe('server and connection odds and ends', () => {
     expect(await conn.ask('CONFIG', 'BOGUS')).toBe("-ERR unknown subcommand 'BOGUS'. Try CONFIG HELP.\r\n")
     expect(await conn.ask('COMMAND', 'BOGUS')).toBe("-ERR unknown subcommand 'BOGUS'. Try COMMAND HELP.\r\n")
     expect(await conn.ask('MEMORY', 'BOGUS')).toBe("-ERR unknown subcommand 'BOGUS'. Try MEMORY HELP.\r\n")
+  })
+
+  it('error replies quote non-UTF-8 argument bytes as they came, as redis does', async () => {
+    const ff = Buffer.from([0xff, 0xe9])
+    const raw = async (...args: (string | Buffer)[]): Promise<Buffer> => Buffer.from(await conn.ask(...args), 'latin1')
+    expect((await raw(ff, 'x')).equals(Buffer.concat([Buffer.from("-ERR unknown command '"), ff, Buffer.from("', with args beginning with: 'x' \r\n")]))).toBe(true)
+    expect((await raw('CONFIG', ff)).equals(Buffer.concat([Buffer.from("-ERR unknown subcommand '"), ff, Buffer.from("'. Try CONFIG HELP.\r\n")]))).toBe(true)
+    expect((await raw('HELLO', '2', ff)).equals(Buffer.concat([Buffer.from("-ERR Syntax error in HELLO option '"), ff, Buffer.from("'\r\n")]))).toBe(true)
+  })
+
+  it('SHUTDOWN ABORT does not shut down: no shutdown is in progress (redis 7.0)', async () => {
+    expect(await conn.ask('SHUTDOWN', 'ABORT')).toBe('-ERR No shutdown in progress.\r\n')
+    expect(await conn.ask('SHUTDOWN', 'ABORT', 'NOSAVE')).toBe('-ERR syntax error\r\n')
+    expect(await conn.ask('SHUTDOWN', 'NOW', 'ABORT')).toBe('-ERR syntax error\r\n')
+    expect(await conn.ask('PING')).toBe('+PONG\r\n')
   })
 })

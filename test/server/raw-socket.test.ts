@@ -309,6 +309,8 @@ describe('protocol errors close only that connection', () => {
     }
     await expectProtocolError('*1\r\nx\r\n', "expected '$', got 'x'")
     await expectProtocolError('*2\r\n$1\r\na\r\n:1\r\n', "expected '$', got ':'")
+    // The offending byte is quoted as it came (redis '%c'), not re-encoded as UTF-8.
+    await expectProtocolError(Buffer.from('*1\r\n\xff\r\n', 'latin1'), "expected '$', got '\xff'")
   })
 
   it('commands after the bad bytes in the same write get no reply', async () => {
