@@ -66,7 +66,13 @@ async function main(args: string[]): Promise<number> {
       if (stopping) return
       stopping = true
       server.log.warning(`Received ${signal} scheduling shutdown...`)
-      server.shutdown({})
+      const error = server.shutdown({})
+      if (error !== undefined) {
+        // redis: "Error trying to save the DB, can't exit." The server keeps running; another
+        // signal tries again.
+        server.log.warning(`Error trying to shut down (${error}), can't exit.`)
+        stopping = false
+      }
     }
     process.on('SIGINT', () => stop('SIGINT'))
     process.on('SIGTERM', () => stop('SIGTERM'))
