@@ -63,6 +63,12 @@ export interface ServerContext {
   readonly appendLog: AppendLog
   readonly logRewriter: LogRewriter
   /**
+   * Resolves once everything appended to the log so far is durable under the fsync policy (at
+   * once when it already is, or when the log is off): a front end that answers outside RESP
+   * (HTTP) waits on it as RESP replies do.
+   */
+  whenDurable(): Promise<void>
+  /**
    * Hands a change to the persistence layer (the append-only log), in the order it was applied.
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.
    */

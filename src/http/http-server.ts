@@ -126,7 +126,9 @@ export class HttpFrontend {
     if (original === 'bad-request') {
       send(response, 400, 'bad request\n')
     } else if (original !== undefined) {
-      reply(response, this.api.answer(original, !head))
+      const answer = this.api.answer(original, !head)
+      // As a RESP reply: not before the log holds, under the fsync policy, what it may show.
+      void this.server.whenDurable().then(() => reply(response, answer))
     } else {
       const query = target.indexOf('?')
       const path = query < 0 ? target : target.slice(0, query)

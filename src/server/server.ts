@@ -77,6 +77,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly logRewriter: LogRewriter
   /** Clients whose replies wait for an fsync (appendfsync always), with the log offset they need. */
   private readonly awaitingSync = new Map<Client, number>()
+  /** whenDurable() callers (the HTTP front end), with the log offset each waits for. */
+  private readonly durableWaiters: { offset: number; resolve: () => void }[] = []
   private logTimer: NodeJS.Timeout | undefined
   /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
   readonly snapshots: SnapshotStore
@@ -265,12 +267,25 @@ export class BfsServer extends EventEmitter implements ClientHost {
     client.flush()
   }
 
+  whenDurable(): Promise<void> {
+    const offset = this.appendLog.appendedBytes
+    if (this.appendLog.isDurable(offset)) return Promise.resolve()
+    return new Promise((resolve) => this.durableWaiters.push({ offset, resolve }))
+  }
+
   /** Flushes the clients whose writes are now in the log (on disk: always), in the order they started waiting. */
   private releaseSynced(): void {
     for (const [client, offset] of this.awaitingSync) {
       if (!this.appendLog.isDurable(offset)) continue
       this.awaitingSync.delete(client)
       client.flush()
+    }
+    if (this.durableWaiters.length > 0) {
+      const waiting = this.durableWaiters.splice(0)
+      for (const waiter of waiting) {
+        if (this.appendLog.isDurable(waiter.offset)) waiter.resolve()
+        else this.durableWaiters.push(waiter)
+      }
     }
   }
 
@@ -392,6 +407,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
           this.log.warning(`Error closing the append only file: ${(error as Error).message}`)
         }
         this.awaitingSync.clear()
+        for (const waiter of this.durableWaiters.splice(0)) waiter.resolve()
         for (const client of this.clientSet) {
           // Replies to what was already read go out; input after this point is not run (a
           // command run after socket.end() could never be answered).

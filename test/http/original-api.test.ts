@@ -225,3 +225,33 @@ describe('keep-alive and limits', () => {
     }
   })
 })
+
+describe('durability', () => {
+  it('appendfsync always: /add= answers ok only once its record is fsynced, as a RESP reply would', async () => {
+    const durable = await startServer({ 'http-port': -1, appendonly: true, appendfsync: 'always' })
+    const log = durable.server.appendLog
+    // Holds the fsync of the log until released, as a slow disk would.
+    const realSync = log.sync.bind(log)
+    let held = true
+    log.sync = () => {
+      if (!held) realSync()
+    }
+    try {
+      let syncedWhenAnswered = -1
+      const answered = fetch(`http://127.0.0.1:${durable.server.httpPort}/add=held-item`).then(async (response) => {
+        syncedWhenAnswered = log.syncedBytes
+        return { status: response.status, body: await response.text() }
+      })
+      while (log.writtenBytes === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+      const target = log.writtenBytes
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(syncedWhenAnswered).toBe(-1)
+      held = false
+      log.sync()
+      expect(await answered).toEqual({ status: 200, body: 'ok' })
+      expect(syncedWhenAnswered).toBeGreaterThanOrEqual(target)
+    } finally {
+      await durable.stop()
+    }
+  })
+})
