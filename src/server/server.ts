@@ -366,7 +366,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         return 'ERR Errors trying to SHUTDOWN. Check logs.'
       }
     }
-    // close() saves again what changed since (nothing, usually) or, after a running BGSAVE, all of it.
+    // close() saves what changed since, if anything (a running BGSAVE's share, which it aborts).
     this.close(options).then(
       () => this.emit('shutdown'),
       () => this.emit('shutdown', 1),
@@ -393,7 +393,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
         await this.logRewriter.idle()
         // A running BGSAVE stops at its next slice; the final save below writes what it had not committed.
         await this.snapshots.abortBackground()
-        if (this.shutdownSaves(options) && this.snapshots.loaded) {
+        // Nothing changed since the last save (SHUTDOWN and the signals save just before): no second save.
+        if (this.shutdownSaves(options) && this.snapshots.loaded && this.registry.dirty > 0) {
           try {
             this.snapshots.saveSync(this.registry)
           } catch (error) {
