@@ -4,6 +4,8 @@
  * RedisBloom words the same failure differently per command.
  */
 
+import { isKeywordAt } from '../protocol/same-bytes.js'
+
 const MINUS = 0x2d // -
 const ZERO = 0x30 // 0
 const NINE = 0x39 // 9
@@ -71,13 +73,7 @@ export function parseDouble(bytes: Uint8Array): number | undefined {
 
 /** Case-insensitive comparison of an argument with an ASCII keyword given in upper case. */
 export function isKeyword(bytes: Uint8Array, upperKeyword: string): boolean {
-  if (bytes.length !== upperKeyword.length) return false
-  for (let i = 0; i < bytes.length; i++) {
-    let c = bytes[i]!
-    if (c >= 0x61 && c <= 0x7a) c -= 0x20 // a-z → A-Z
-    if (c !== upperKeyword.charCodeAt(i)) return false
-  }
-  return true
+  return isKeywordAt(bytes, 0, bytes.length, upperKeyword)
 }
 
 /** Lower-cased ASCII copy of an argument, for subcommand and option names. */

@@ -26,16 +26,14 @@ export interface CreateOptions {
  * turning a failed allocation into an error reply instead of a crash.
  */
 export function createFilter(ctx: CommandContext, options: CreateOptions): ScalableBloomFilter {
-  const config = ctx.server.config
-  const maxBytes = config['max-filter-bytes']
-  // Sized before anything is allocated: max-filter-bytes, then maxmemory (-OOM).
+  // Sized before anything is allocated: max-filter-bytes, then maxmemory (-OOM). Scale-ups are
+  // checked the same way (scaleUpRefusal), so the core needs no limit of its own here.
   reserveFilterBytes(ctx, options.capacity, options.errorRate, options.nonScaling)
   try {
-    return new ScalableBloomFilter({ ...options, maxLayerBytes: maxBytes > 0 ? maxBytes : undefined })
+    return new ScalableBloomFilter(options)
   } catch (error) {
-    if (error instanceof RangeError) {
-      throw new ReplyError(/too large|exceed/i.test(error.message) ? ERR.FILTER_TOO_LARGE : ERR.COULD_NOT_CREATE)
-    }
+    // What is left: arguments no layer can be built from, or memory the process could not get.
+    if (error instanceof RangeError) throw new ReplyError(ERR.COULD_NOT_CREATE)
     throw error
   }
 }

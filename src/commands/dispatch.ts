@@ -38,7 +38,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   }
   // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used > maxmemory.
   const maxmemory = server.config.maxmemory
-  if (maxmemory > 0 && spec.flags.includes('denyoom') && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
+  if (maxmemory > 0 && entry.deniedOverMaxmemory && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
     return reject(ctx, entry, OOM)
   }
   entry.calls++

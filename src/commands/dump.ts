@@ -6,7 +6,7 @@
  * the argument order, the error texts and the size limit.
  */
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
-import { decodeDumpHeader, encodeDumpHeader } from '../format/dump-header.js'
+import { decodeDumpHeader } from '../format/dump-header.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
 import { applyDumpChunk, dumpChunkAt, DUMP_ITER_INIT, type DumpChunkError } from '../format/dump-chunk.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -36,7 +36,7 @@ export function bfScandump(ctx: CommandContext, argv: CommandArgs): void {
   if (iterator === undefined) throw new ReplyError(ERR.SCANDUMP_ITERATOR)
   const parts = entry.filter.toParts()
   if (parts.hashing.kind !== 'redisbloom') throw new ReplyError(ERR.NOT_DUMPABLE)
-  const chunk = iterator === 0 ? { next: DUMP_ITER_INIT, data: encodeDumpHeader(parts) } : dumpChunkAt(parts, iterator)
+  const chunk = dumpChunkAt(parts, iterator) // iterator 0: [1, the header]
   const reply = ctx.client.reply
   reply.array(2)
   reply.integer(chunk.next)

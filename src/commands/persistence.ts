@@ -115,8 +115,9 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
     const maxBytes = ctx.server.config['max-filter-bytes']
     filter = ScalableBloomFilter.fromParts(record.parts, maxBytes > 0 ? maxBytes : undefined)
   } catch (error) {
-    if (error instanceof DecodeError) throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
-    if (error instanceof RangeError) throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
+    if (error instanceof DecodeError || error instanceof RangeError) {
+      throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
+    }
     throw new ReplyError(`ERR cannot read ${source.relative}: ${(error as Error).message}`)
   }
   // A new entry (version 1, never saved) is written by the next snapshot; set() counts the change.

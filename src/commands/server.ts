@@ -105,7 +105,6 @@ export function config(ctx: CommandContext, argv: CommandArgs): void {
       entry.calls = 0
       entry.failedCalls = 0
       entry.rejectedCalls = 0
-      entry.usec = 0
     }
     reply.simple('OK')
   } else if (isKeyword(sub, 'REWRITE')) {

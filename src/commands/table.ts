@@ -82,13 +82,13 @@ export function defineCommand(definition: CommandDefinition): CommandSpec {
 export interface CommandEntry {
   readonly spec: CommandSpec
   readonly lowerName: string
-  readonly isWrite: boolean
+  /** Refused while filter memory is over `maxmemory` (the `denyoom` flag), as redis does. */
+  readonly deniedOverMaxmemory: boolean
   readonly allowedWhileLoading: boolean
   readonly allowedWithoutAuth: boolean
   calls: number
   failedCalls: number
   rejectedCalls: number
-  usec: number
 }
 
 /** Spellings remembered by {@link CommandTable.lookup} before the cache starts afresh. */
@@ -116,13 +116,12 @@ export class CommandTable {
     const entry: CommandEntry = {
       spec,
       lowerName,
-      isWrite: spec.flags.includes('write'),
+      deniedOverMaxmemory: spec.flags.includes('denyoom'),
       allowedWhileLoading: spec.flags.includes('loading'),
       allowedWithoutAuth: spec.flags.includes('no_auth'),
       calls: 0,
       failedCalls: 0,
       rejectedCalls: 0,
-      usec: 0,
     }
     this.entries.set(lowerName, entry)
     this.forgetSpellings()

@@ -35,21 +35,24 @@ export interface FilterRecord {
 }
 
 /**
- * Throws `RangeError` unless `record` can be encoded: every limit in limits.ts, and each layer's
- * `bitmap.length === bitCount / 8`.
+ * Returns why `record` cannot be encoded, or `undefined` when it can: every limit in limits.ts, and
+ * each layer's `bitmap.length === bitCount / 8`. What {@link encodeFilter} throws as a `RangeError`;
+ * the snapshot checks it before it writes anything.
  */
-function checkRecord(record: FilterRecord): void {
+export function recordProblem(record: FilterRecord): string | undefined {
   const { name, parts } = record
   const problem = filterProblem(parts.hashing, parts.expansion, parts.nonScaling, parts.layers.length)
-  if (problem !== undefined) throw new RangeError(problem)
-  if (name.length > MAX_NAME_BYTES) throw new RangeError(`name of ${name.length} bytes exceeds ${MAX_NAME_BYTES}`)
-  parts.layers.forEach((layer, i) => {
+  if (problem !== undefined) return problem
+  if (name.length > MAX_NAME_BYTES) return `name of ${name.length} bytes exceeds ${MAX_NAME_BYTES}`
+  for (let i = 0; i < parts.layers.length; i++) {
+    const layer = parts.layers[i]!
     const layerIssue = layerProblem(layer)
-    if (layerIssue !== undefined) throw new RangeError(`layer ${i}: ${layerIssue}`)
+    if (layerIssue !== undefined) return `layer ${i}: ${layerIssue}`
     if (layer.bitmap.length !== layer.bitCount / 8) {
-      throw new RangeError(`layer ${i}: bitmap of ${layer.bitmap.length} bytes for ${layer.bitCount} bits`)
+      return `layer ${i}: bitmap of ${layer.bitmap.length} bytes for ${layer.bitCount} bits`
     }
-  })
+  }
+  return undefined
 }
 
 /**
@@ -73,7 +76,8 @@ export function encodedLength(record: FilterRecord): number {
  * `bitCount / 8`.
  */
 export function encodeFilter(record: FilterRecord, checksum: Checksum = crc32): Uint8Array[] {
-  checkRecord(record)
+  const problem = recordProblem(record)
+  if (problem !== undefined) throw new RangeError(problem)
   const { parts } = record
   const pieces: Uint8Array[] = []
   parts.layers.forEach((layer, i) => {

@@ -13,13 +13,13 @@ export function readUint64(view: DataView, offset: number): number | undefined {
   const low = view.getUint32(offset, true)
   const high = view.getUint32(offset + 4, true)
   if (high >= 0x20_0000) return undefined // 2^21 * 2^32 = 2^53
-  return high * TWO_32 + low
+  return join64(high, low)
 }
 
 /** Writes `value` (a safe non-negative integer; not checked here) as a little-endian u64 at `offset`. */
 export function writeUint64(view: DataView, offset: number, value: number): void {
-  view.setUint32(offset, value % TWO_32, true)
-  view.setUint32(offset + 4, Math.floor(value / TWO_32), true)
+  view.setUint32(offset, low32(value), true)
+  view.setUint32(offset + 4, high32(value), true)
 }
 
 /** The high 32 bits of a safe non-negative integer. */

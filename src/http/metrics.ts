@@ -16,9 +16,6 @@ import { FilterRegistry } from '../store/registry.js'
 /** INFO sections /metrics reads. */
 const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats']
 
-/** INFO fields by section, as the strings INFO prints; a missing field is simply absent. */
-export type InfoFields = ReadonlyMap<string, string>
-
 /** Parses INFO text (`# Section`, `field:value` lines) into one map; later sections win. */
 export function parseInfo(text: string): Map<string, string> {
   const fields = new Map<string, string>()

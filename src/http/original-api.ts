@@ -21,7 +21,6 @@ export interface OriginalRequest {
 
 const ADD_PREFIX = '/add='
 const CONTAIN_PREFIX = '/contain='
-const AMPERSAND = 0x26 // &
 
 /**
  * Parses a request target of the original API. Returns undefined for any other target, and
@@ -39,7 +38,7 @@ export function parseOriginalTarget(target: string): OriginalRequest | 'bad-requ
   } else {
     return undefined
   }
-  let end = target.indexOf(String.fromCharCode(AMPERSAND), start)
+  let end = target.indexOf('&', start)
   if (end < 0) end = target.length
   if (end === start) return 'bad-request'
   return { verb, item: decodeQueryValue(target, start, end) }

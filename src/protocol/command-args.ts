@@ -1,4 +1,5 @@
 /** One command's arguments, located in the bytes they arrived in (see {@link CommandArgs}). */
+import { isKeywordAt } from './same-bytes.js'
 
 /** Slots kept between commands; a command with more arguments grows them, and they shrink back after. */
 const KEEP_SLOTS = 1024
@@ -96,16 +97,7 @@ export class CommandArgs {
 
   /** Whether argument `i` equals an ASCII keyword given in upper case, in any letter case. */
   isKeyword(i: number, upperKeyword: string): boolean {
-    const source = this.sources[i]!
-    const start = this.starts[i]!
-    const length = upperKeyword.length
-    if (this.ends[i]! - start !== length) return false
-    for (let k = 0; k < length; k++) {
-      let c = source[start + k]!
-      if (c >= 0x61 && c <= 0x7a) c -= 0x20 // a-z → A-Z
-      if (c !== upperKeyword.charCodeAt(k)) return false
-    }
-    return true
+    return isKeywordAt(this.sources[i]!, this.starts[i]!, this.ends[i]!, upperKeyword)
   }
 
   /** Argument `i` as a latin1 string (one character per byte): names, keys. */

@@ -1,14 +1,20 @@
-/** Byte equality for short arguments (command names, keys), without a call into C++ for each compare. */
+/** Byte comparisons for short arguments (command names, keys, keywords), without a call into C++ each. */
 
-/** Above this length, Buffer#equals (memcmp) beats a JavaScript loop. */
+/** Above this length, Buffer#compare (memcmp) beats a JavaScript loop. */
 const LOOP_BYTES = 64
 
-/** @returns whether `a` and `b` hold the same bytes. */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  const length = a.length
-  if (length !== b.length) return false
-  if (length > LOOP_BYTES) return Buffer.compare(a, b) === 0
-  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return false
+/**
+ * Whether `bytes[start, end)` is an ASCII keyword, given in upper case, in any letter case
+ * (`nonscaling`, `NonScaling` and `NONSCALING` all match `'NONSCALING'`).
+ */
+export function isKeywordAt(bytes: Uint8Array, start: number, end: number, upperKeyword: string): boolean {
+  const length = upperKeyword.length
+  if (end - start !== length) return false
+  for (let k = 0; k < length; k++) {
+    let c = bytes[start + k]!
+    if (c >= 0x61 && c <= 0x7a) c -= 0x20 // a-z → A-Z
+    if (c !== upperKeyword.charCodeAt(k)) return false
+  }
   return true
 }
 

@@ -87,8 +87,7 @@ export class Client implements ClientSession {
     dispatch(this.context, argv)
     // redis networking.c closeClientOnOutputBufferLimitReached: checked as replies are added, so
     // one read of small commands with large replies cannot pile up output before the flush.
-    const limit = this.host.config['client-output-buffer-limit']
-    if (limit > 0 && this.reply.pendingBytes + this.socket.writableLength > limit) this.closeForOutputLimit()
+    this.checkOutputLimit()
     return this.state === 'open'
   }
 
@@ -100,9 +99,13 @@ export class Client implements ClientSession {
     this.kill()
   }
 
-  private closeForOutputLimit(): void {
+  /** Closes the client once its unsent replies (pending and in the socket) pass the limit; true if it did. */
+  private checkOutputLimit(): boolean {
+    const limit = this.host.config['client-output-buffer-limit']
+    if (limit === 0 || this.outputBytes() <= limit) return false
     this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${this.outputBytes()} scheduled to be closed ASAP for overcoming of output buffer limits.`)
     this.kill()
+    return true
   }
 
   /** Writes all pending output in one write; ends the socket when closing. */
@@ -115,11 +118,7 @@ export class Client implements ClientSession {
         this.readingPaused = true
         this.socket.pause()
       }
-      const limit = this.host.config['client-output-buffer-limit']
-      if (limit > 0 && this.socket.writableLength > limit) {
-        this.closeForOutputLimit()
-        return
-      }
+      if (this.checkOutputLimit()) return
     }
     if (this.state === 'closing') this.socket.end()
   }

@@ -1,3 +1,6 @@
+/** What a backslash escape inside "double quotes" stands for; any other character stands for itself. */
+const ESCAPES: Readonly<Record<string, string>> = { n: '\n', r: '\r', t: '\t', b: '\b', a: '\x07' }
+
 /**
  * redis sds.c sdssplitargs for one bfs.conf line: words separated by spaces, "double quoted"
  * with \n \r \t \b \a \\ \" \xHH escapes, or 'single quoted'. Returns undefined on unbalanced quotes.
@@ -23,8 +26,7 @@ export function splitConfigLine(line: string): string[] | undefined {
             i += 4
             continue
           }
-          const escapes: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', a: '\x07' }
-          word += escapes[next] ?? next
+          word += ESCAPES[next] ?? next
           i += 2
           continue
         }

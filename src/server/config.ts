@@ -257,12 +257,14 @@ function checkRange(name: string, value: number, min: number, max: number): numb
   return value
 }
 
+/** Memory units as redis util.c memtoull reads them. */
+const MEMORY_UNITS: Readonly<Record<string, number>> = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 }
+
 /** redis util.c memtoull: 1k = 1000, 1kb = 1024, likewise m/mb and g/gb. */
-export function parseMemory(name: string, raw: string): number {
+function parseMemory(name: string, raw: string): number {
   const match = /^(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(raw.trim())
   if (!match) throw new ConfigError(`'${name}' must be a size like 100mb, got '${raw}'`)
-  const units: Record<string, number> = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 }
-  return Number(match[1]) * units[(match[2] ?? 'b').toLowerCase()]!
+  return Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
 }
 
 /** `save <seconds> <changes> [...]` or `save ""`: normalised to "s c s c" or "". */

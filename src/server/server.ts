@@ -23,7 +23,7 @@ import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { SnapshotStore } from '../store/snapshot.js'
-import { CommandArgs } from '../protocol/command-args.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** How often housekeeping runs: idle clients, the maxmemory recount (redis clientsCron, about 1 Hz per client). */
 const HOUSEKEEPING_INTERVAL_MS = 1000
@@ -75,10 +75,12 @@ export class BfsServer extends EventEmitter implements ClientHost {
   /** The append-only log (issue 5): open while appendonly is yes. */
   readonly appendLog: AppendLog
   readonly logRewriter: LogRewriter
-  /** Clients whose replies wait for an fsync (appendfsync always), with the log offset they need. */
-  private readonly awaitingSync = new Map<Client, number>()
-  /** whenDurable() callers (the HTTP front end), with the log offset each waits for. */
-  private readonly durableWaiters: { offset: number; resolve: () => void }[] = []
+  /**
+   * What waits for the log to be durable up to an offset, in the order it started waiting: clients
+   * (keyed by themselves, one entry each; released by flushing their replies) and whenDurable()
+   * callers (the HTTP front end).
+   */
+  private readonly awaitingLog = new Map<object, { offset: number; release: () => void }>()
   private logTimer: NodeJS.Timeout | undefined
   /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
   readonly snapshots: SnapshotStore
@@ -260,32 +262,25 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const log = this.appendLog
     const appended = log.appendedBytes
     if (!log.isDurable(appended)) {
-      this.awaitingSync.set(client, appended)
+      this.awaitingLog.set(client, { offset: appended, release: () => client.flush() })
       return
     }
-    if (this.awaitingSync.has(client)) return
+    if (this.awaitingLog.has(client)) return
     client.flush()
   }
 
   whenDurable(): Promise<void> {
     const offset = this.appendLog.appendedBytes
     if (this.appendLog.isDurable(offset)) return Promise.resolve()
-    return new Promise((resolve) => this.durableWaiters.push({ offset, resolve }))
+    return new Promise((resolve) => this.awaitingLog.set({}, { offset, release: resolve }))
   }
 
-  /** Flushes the clients whose writes are now in the log (on disk: always), in the order they started waiting. */
+  /** Releases what waited for records that are now in the log (on disk: always), in the order it started waiting. */
   private releaseSynced(): void {
-    for (const [client, offset] of this.awaitingSync) {
-      if (!this.appendLog.isDurable(offset)) continue
-      this.awaitingSync.delete(client)
-      client.flush()
-    }
-    if (this.durableWaiters.length > 0) {
-      const waiting = this.durableWaiters.splice(0)
-      for (const waiter of waiting) {
-        if (this.appendLog.isDurable(waiter.offset)) waiter.resolve()
-        else this.durableWaiters.push(waiter)
-      }
+    for (const [key, waiter] of this.awaitingLog) {
+      if (!this.appendLog.isDurable(waiter.offset)) continue
+      this.awaitingLog.delete(key)
+      waiter.release()
     }
   }
 
@@ -342,11 +337,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /**
-   * Hands a write to the persistence layer (the append-only log); a no-op until one is attached.
-   * The log encodes its record at once, so the command's arguments need not outlive this call.
+   * Hands a write to the append-only log (with appendonly yes). The log encodes its record at
+   * once, straight from the command's arguments, so they need not outlive this call.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void {
-    if (this.config.appendonly) this.appendLog.append(argv instanceof CommandArgs ? argv.toArray() : argv)
+    if (this.config.appendonly) this.appendLog.append(argv)
   }
 
   /**
@@ -407,8 +402,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
         } catch (error) {
           this.log.warning(`Error closing the append only file: ${(error as Error).message}`)
         }
-        this.awaitingSync.clear()
-        for (const waiter of this.durableWaiters.splice(0)) waiter.resolve()
+        // The log is closed: whatever it held is as durable as it will get.
+        const waiting = [...this.awaitingLog.values()]
+        this.awaitingLog.clear()
+        for (const waiter of waiting) waiter.release()
         for (const client of this.clientSet) {
           // Replies to what was already read go out; input after this point is not run (a
           // command run after socket.end() could never be answered).

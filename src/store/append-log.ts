@@ -20,6 +20,7 @@ import {
 import path from 'node:path'
 import type { Logger } from '../commands/context.js'
 import { encodeRecord, scanLog, type LogDamage } from './log-replay.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 export type FsyncPolicy = 'always' | 'everysec' | 'no'
 
@@ -187,7 +188,7 @@ export class AppendLog {
   }
 
   /** Queues one command; it is written at the end of this event-loop turn. */
-  append(argv: readonly Uint8Array[]): void {
+  append(argv: CommandArgs | readonly Uint8Array[]): void {
     if (this.fd < 0) return
     const record = encodeRecord(argv)
     this.pending.push(record)

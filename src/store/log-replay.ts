@@ -4,6 +4,7 @@
  * turns each whole record into argv. No fs here: callers hand in the bytes of one segment.
  */
 import { RequestParser } from '../protocol/request-parser.js'
+import { CommandArgs } from '../protocol/command-args.js'
 
 const ARRAY = 0x2a // *
 const BULK = 0x24 // $
@@ -116,17 +117,22 @@ function hex(byte: number): string {
 }
 
 /**
- * One command as a log record: the RESP multibulk a client would send, in one Buffer.
+ * One command as a log record: the RESP multibulk a client would send, in one Buffer. Arguments
+ * are copied from where they are (a command's own CommandArgs: no view per argument).
  */
-export function encodeRecord(argv: readonly Uint8Array[]): Buffer {
-  let size = 1 + String(argv.length).length + 2
-  for (const arg of argv) size += 1 + String(arg.length).length + 2 + arg.length + 2
+export function encodeRecord(argv: CommandArgs | readonly Uint8Array[]): Buffer {
+  const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
+  const count = args.length
+  let size = 1 + String(count).length + 2
+  for (let i = 0; i < count; i++) {
+    const length = args.byteLength(i)
+    size += 1 + String(length).length + 2 + length + 2
+  }
   const out = Buffer.allocUnsafe(size)
-  let at = out.write(`*${argv.length}\r\n`, 0, 'latin1')
-  for (const arg of argv) {
-    at += out.write(`$${arg.length}\r\n`, at, 'latin1')
-    out.set(arg, at)
-    at += arg.length
+  let at = out.write(`*${count}\r\n`, 0, 'latin1')
+  for (let i = 0; i < count; i++) {
+    at += out.write(`$${args.byteLength(i)}\r\n`, at, 'latin1')
+    at += args.bytes(i).copy(out, at, args.start(i), args.end(i))
     out[at++] = CR
     out[at++] = LF
   }

@@ -43,7 +43,7 @@ export class LogRewriter {
   /** Starts a rewrite unless one runs. */
   start(): RewriteStart {
     if (this.inProgress) return 'in-progress'
-    this.running = this.run(this.snapshots)
+    this.running = this.run()
     return 'started'
   }
 
@@ -73,13 +73,13 @@ export class LogRewriter {
     return ((current - base) * 100) / base >= percentage
   }
 
-  private async run(store: SnapshotSaver): Promise<void> {
+  private async run(): Promise<void> {
     this.inProgress = true
     this.startedAtMs = Date.now()
     this.logger.notice('Background append only file rewriting started')
     try {
       // The snapshot rotates the log when it captures its data and trims it when it commits.
-      await store.saveAll(this.registry, { background: true })
+      await this.snapshots.saveAll(this.registry, { background: true })
       this.lastStatus = 'ok'
       this.rewrites++
       this.logger.notice('Background AOF rewrite finished successfully')

@@ -34,11 +34,6 @@ export class MemoryGuard {
     return this.usedBytes
   }
 
-  /** The running count (may trail a DEL or restore by up to one housekeeping tick). */
-  get approximateBytes(): number {
-    return this.usedBytes
-  }
-
   /**
    * redis 7.0 evict.c getMaxmemoryState with noeviction: out of memory once used > maxmemory.
    * `maxBytes` 0 means no limit.

@@ -15,19 +15,12 @@ export interface FilterEntry {
   readonly seq: number
 }
 
-/** Listeners the persistence layer hangs on the registry. */
-export interface RegistryEvents {
-  /** A filter was removed or replaced (by DEL, RENAME, FLUSHALL, LOAD ... REPLACE). */
-  removed?(name: string): void
-}
-
 /** The named filters of one server (its keyspace), with the change counter save rules read. */
 export class FilterRegistry {
   private readonly filters = new Map<string, FilterEntry>()
   /** Changes since the last successful save (redis's server.dirty). */
   dirty = 0
   private nextSeq = 1
-  events: RegistryEvents = {}
   /**
    * The last key {@link lookup} looked for, copied, and what it found (undefined: no such filter):
    * a run of commands on one key (the usual traffic) compares bytes instead of making a string and
@@ -71,11 +64,8 @@ export class FilterRegistry {
   /** Stores a filter under a name, replacing any other; counts one change. */
   set(name: string, filter: ScalableBloomFilter): FilterEntry {
     this.lastKey.forget()
-    if (this.filters.has(name)) {
-      // Delete first so the Map's order stays the order of seq.
-      this.filters.delete(name)
-      this.events.removed?.(name)
-    }
+    // Delete first so the Map's order stays the order of seq.
+    this.filters.delete(name)
     const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++ }
     this.filters.set(name, entry)
     this.dirty++
@@ -91,7 +81,6 @@ export class FilterRegistry {
   delete(name: string): boolean {
     this.lastKey.forget()
     if (!this.filters.delete(name)) return false
-    this.events.removed?.(name)
     this.dirty++
     return true
   }

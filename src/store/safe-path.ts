@@ -39,8 +39,9 @@ export function resolveSafePath(
   reserved: readonly string[] = [],
   reservedPrefixes: readonly string[] = [],
 ): SafePath {
-  const text = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')
-  if (!Buffer.from(text, 'utf8').equals(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength))) {
+  const rawBytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
+  const text = rawBytes.toString('utf8')
+  if (!Buffer.from(text, 'utf8').equals(rawBytes)) {
     throw new UnsafePathError('path is not valid UTF-8')
   }
   if (text === '') throw new UnsafePathError('path is empty')
@@ -71,8 +72,8 @@ export function resolveSafePath(
   const inReserved = (resolved: string): boolean =>
     reserved.some((name) => isInside(path.join(root, name), resolved)) ||
     (path.dirname(resolved) === root && reservedPrefixes.some((prefix) => path.basename(resolved).startsWith(prefix)))
-  if (inReserved(parent) || inReserved(path.join(parent, path.basename(joined)))) throw new UnsafePathError("path is inside bfs's own files")
   const target = path.join(parent, path.basename(joined))
+  if (inReserved(parent) || inReserved(target)) throw new UnsafePathError("path is inside bfs's own files")
   let exists = true
   try {
     lstatSync(target)

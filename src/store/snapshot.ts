@@ -30,12 +30,11 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
-import { decodeFilter, encodeFilter, type FilterRecord } from '../format/codec.js'
+import { decodeFilter, encodeFilter, recordProblem, type FilterRecord } from '../format/codec.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
 import { checksumLayerHeader, encodeLayerHeader, HEADER_BYTES, writeLayerChecksum } from '../format/header.js'
-import { filterProblem, layerProblem, MAX_NAME_BYTES } from '../format/limits.js'
 import type { Logger } from '../commands/context.js'
 import { FilterRegistry, type FilterEntry } from './registry.js'
 import { parseSaveRules, shouldSave } from './save-schedule.js'
@@ -155,6 +154,8 @@ interface PendingFile {
   readonly name: Uint8Array
   readonly parts: FilterParts
   readonly file: string
+  /** Bytes of the file, once written. */
+  size: number
 }
 
 interface SavePlan {
@@ -184,8 +185,6 @@ export class SnapshotStore {
   private nextTempNumber = 1
   private job: Promise<SaveReport> | undefined
   private abortRequested = false
-  /** Size of each file written by the running save. */
-  private readonly sizes = new WeakMap<PendingFile, number>()
 
   /** When the last successful save finished (start time until then), ms since the epoch. */
   lastSaveMs = Date.now()
@@ -392,12 +391,11 @@ export class SnapshotStore {
       for (const pending of plan.pending) {
         const temp = this.tempPath(pending.file)
         created.push(temp)
-        const size = writePiecesSync(temp, encodeFilter({ name: pending.name, parts: pending.parts }, nativeCrc32))
+        pending.size = writePiecesSync(temp, encodeFilter({ name: pending.name, parts: pending.parts }, nativeCrc32))
         const finalPath = path.join(this.snapshotDir, pending.file)
         renameSync(temp, finalPath)
         created[created.length - 1] = finalPath
-        this.sizes.set(pending, size)
-        bytesWritten += size
+        bytesWritten += pending.size
       }
       const report = this.commitSync(registry, plan, bytesWritten)
       this.afterSuccess(false, plan)
@@ -416,18 +414,17 @@ export class SnapshotStore {
       for (const pending of plan.pending) {
         const temp = this.tempPath(pending.file)
         created.push(temp)
-        const size = await this.writeFilterFileAsync(temp, pending)
+        pending.size = await this.writeFilterFileAsync(temp, pending)
         const finalPath = path.join(this.snapshotDir, pending.file)
         await fsp.rename(temp, finalPath)
         created[created.length - 1] = finalPath
-        this.sizes.set(pending, size)
-        bytesWritten += size
+        bytesWritten += pending.size
       }
       this.checkAbort()
       await syncDirectory(this.snapshotDir)
       this.checkAbort()
-      const manifest = this.manifestFor(plan)
       const removed = this.obsoleteFiles(plan)
+      const manifest = this.manifestFor(plan, removed)
       if (manifest !== undefined) {
         const temp = this.tempPath(MANIFEST_FILE)
         created.push(temp)
@@ -447,14 +444,7 @@ export class SnapshotStore {
       created.length = 0
       for (const file of removed) await fsp.rm(path.join(this.snapshotDir, file), { force: true })
       this.install(registry, plan)
-      const report: SaveReport = {
-        background: true,
-        written: plan.pending.length,
-        kept: plan.records.length - plan.pending.length,
-        removed: removed.length,
-        bytesWritten,
-        ms: Date.now() - plan.startedAtMs,
-      }
+      const report = saveReport(true, plan, removed.length, bytesWritten)
       this.afterSuccess(true, plan)
       return report
     } catch (error) {
@@ -532,12 +522,12 @@ export class SnapshotStore {
         copyBudget -= bitmapBytes
         parts = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
       }
-      const problem = encodeProblem(name, parts)
+      const problem = recordProblem({ name, parts })
       if (problem !== undefined) {
         throw new Error(`filter ${JSON.stringify(entry.name)} cannot be saved: ${problem}`)
       }
       const file = `${String(this.nextFileNumber++).padStart(12, '0')}.bf`
-      const item: PendingFile = { entry, version: entry.version, name, parts, file }
+      const item: PendingFile = { entry, version: entry.version, name, parts, file, size: 0 }
       pending.push(item)
       records.push({ entry, pending: item })
     }
@@ -546,13 +536,16 @@ export class SnapshotStore {
     return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom }
   }
 
-  /** The new MANIFEST text, or undefined when the one on disk already says it all. */
-  private manifestFor(plan: SavePlan): string | undefined {
-    const unchanged = plan.pending.length === 0 && this.obsoleteFiles(plan).length === 0 && plan.logFrom === this.committedLogFrom
+  /**
+   * The new MANIFEST text, or undefined when the one on disk already says it all. `removed` is
+   * {@link obsoleteFiles} of the plan.
+   */
+  private manifestFor(plan: SavePlan, removed: readonly string[]): string | undefined {
+    const unchanged = plan.pending.length === 0 && removed.length === 0 && plan.logFrom === this.committedLogFrom
     if (unchanged && this.manifestExists) return undefined
     const files = plan.records.map((record) => {
       if (record.committed !== undefined) return { file: record.committed.file, bytes: record.committed.bytes }
-      return { file: record.pending!.file, bytes: this.sizes.get(record.pending!)! }
+      return { file: record.pending!.file, bytes: record.pending!.size }
     })
     return formatManifest(files, plan.logFrom)
   }
@@ -568,30 +561,17 @@ export class SnapshotStore {
 
   private commitSync(registry: FilterRegistry, plan: SavePlan, bytesWritten: number): SaveReport {
     syncDirectorySync(this.snapshotDir)
-    const manifest = this.manifestFor(plan)
     const removed = this.obsoleteFiles(plan)
+    const manifest = this.manifestFor(plan, removed)
     if (manifest !== undefined) {
       const temp = this.tempPath(MANIFEST_FILE)
-      const fd = openSync(temp, 'w', 0o644)
-      try {
-        writeAllSync(fd, Buffer.from(manifest, 'latin1'), 0)
-        fsyncSync(fd)
-      } finally {
-        closeSync(fd)
-      }
+      writePiecesSync(temp, [Buffer.from(manifest, 'latin1')], 'w')
       renameSync(temp, path.join(this.snapshotDir, MANIFEST_FILE))
       syncDirectorySync(this.snapshotDir)
     }
     for (const file of removed) tryUnlinkSync(path.join(this.snapshotDir, file))
     this.install(registry, plan)
-    return {
-      background: false,
-      written: plan.pending.length,
-      kept: plan.records.length - plan.pending.length,
-      removed: removed.length,
-      bytesWritten,
-      ms: Date.now() - plan.startedAtMs,
-    }
+    return saveReport(false, plan, removed.length, bytesWritten)
   }
 
   /** Makes the plan, whose MANIFEST is durable, the committed snapshot; the log may drop what it holds. */
@@ -601,7 +581,7 @@ export class SnapshotStore {
       if (record.committed !== undefined) committed.set(record.entry, record.committed)
       else {
         const pending = record.pending!
-        committed.set(record.entry, { file: pending.file, bytes: this.sizes.get(pending)!, version: pending.version })
+        committed.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version })
       }
     }
     this.committed = committed
@@ -697,9 +677,12 @@ export class SnapshotStore {
   }
 }
 
-/** Writes pieces one after another to a new file and fsyncs it; returns the file's size. */
-function writePiecesSync(file: string, pieces: readonly Uint8Array[]): number {
-  const fd = openSync(file, 'wx', 0o644)
+/**
+ * Writes pieces one after another to a file, new unless `flags` says otherwise, and fsyncs it;
+ * returns the file's size.
+ */
+function writePiecesSync(file: string, pieces: readonly Uint8Array[], flags: 'wx' | 'w' = 'wx'): number {
+  const fd = openSync(file, flags, 0o644)
   let total = 0
   try {
     for (const piece of pieces) {
@@ -713,16 +696,16 @@ function writePiecesSync(file: string, pieces: readonly Uint8Array[]): number {
   return total
 }
 
-/** Why a filter cannot be encoded (the codec's limits), checked before anything is written. */
-function encodeProblem(name: Uint8Array, parts: FilterParts): string | undefined {
-  if (name.length > MAX_NAME_BYTES) return `name of ${name.length} bytes exceeds ${MAX_NAME_BYTES}`
-  const problem = filterProblem(parts.hashing, parts.expansion, parts.nonScaling, parts.layers.length)
-  if (problem !== undefined) return problem
-  for (let i = 0; i < parts.layers.length; i++) {
-    const layerIssue = layerProblem(parts.layers[i]!)
-    if (layerIssue !== undefined) return `layer ${i}: ${layerIssue}`
+/** The report of a committed save (both paths). */
+function saveReport(background: boolean, plan: SavePlan, removed: number, bytesWritten: number): SaveReport {
+  return {
+    background,
+    written: plan.pending.length,
+    kept: plan.records.length - plan.pending.length,
+    removed,
+    bytesWritten,
+    ms: Date.now() - plan.startedAtMs,
   }
-  return undefined
 }
 
 function describeLoadError(error: unknown): string {
@@ -799,7 +782,7 @@ function writeAllSync(fd: number, data: Uint8Array, position: number): void {
 }
 
 /** Reads a whole file into one array, checking its size first (`expected` from the manifest, if any). */
-export async function readWholeFile(filePath: string, expected?: number): Promise<Uint8Array> {
+async function readWholeFile(filePath: string, expected?: number): Promise<Uint8Array> {
   const handle = await fsp.open(filePath, 'r')
   try {
     const { size } = await handle.stat()
