@@ -157,15 +157,15 @@ export class BloomLayer {
     let xHi = pair[0]
     let xLo = pair[1]
     let pos = mod64(xHi, xLo, m)
-    let changed = false
+    // No branch on the bit's old value: for a new item it is a coin toss, and each mispredicted
+    // branch would wait for its cache miss before the next probe's load could start.
+    let cleared = 0
     for (let i = this.hashCount; i > 0; i--) {
       const byte = Math.floor(pos / 8)
       const mask = 1 << (pos & 7)
       const old = bitmap[byte]
-      if ((old & mask) === 0) {
-        bitmap[byte] = old | mask
-        changed = true
-      }
+      bitmap[byte] = old | mask
+      cleared |= mask & ~old
       const loSum = xLo + bLo
       const hiSum = xHi + bHi + (loSum > 0xffffffff ? 1 : 0)
       xLo = loSum >>> 0
@@ -175,7 +175,8 @@ export class BloomLayer {
       if (pos >= m) pos -= m
       else if (pos < 0) pos += m
     }
-    if (changed) this.items++
-    return changed
+    if (cleared === 0) return false
+    this.items++
+    return true
   }
 }

@@ -32,6 +32,8 @@ export class Client implements ClientSession {
   authenticated: boolean
   lastCommand = 'NULL'
   state: ClientState = 'open'
+  /** Whether the host has this client in its end-of-turn flush queue. */
+  flushQueued = false
   private readonly parser: RequestParser
   private readonly context: CommandContext
   private readingPaused = false

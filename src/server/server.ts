@@ -81,6 +81,14 @@ export class BfsServer extends EventEmitter implements ClientHost {
    * callers (the HTTP front end).
    */
   private readonly awaitingLog = new Map<object, { offset: number; release: () => void }>()
+  /**
+   * Clients with replies to send at the end of this event-loop turn, after every read of the turn
+   * ran (redis beforeSleep's handleClientsWithPendingWrites): a client with several connections
+   * then wakes once per turn, not once per connection.
+   */
+  private readonly flushQueue: Client[] = []
+  private flushScheduled = false
+  private readonly flushQueueNow = (): void => this.flushQueued()
   private logTimer: NodeJS.Timeout | undefined
   /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
   readonly snapshots: SnapshotStore
@@ -262,11 +270,33 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const log = this.appendLog
     const appended = log.appendedBytes
     if (!log.isDurable(appended)) {
-      this.awaitingLog.set(client, { offset: appended, release: () => client.flush() })
+      this.awaitingLog.set(client, { offset: appended, release: () => this.queueFlush(client) })
       return
     }
     if (this.awaitingLog.has(client)) return
-    client.flush()
+    this.queueFlush(client)
+  }
+
+  /** Sends the client's replies at the end of this turn, with every other client's. */
+  private queueFlush(client: Client): void {
+    if (client.flushQueued) return
+    client.flushQueued = true
+    this.flushQueue.push(client)
+    if (!this.flushScheduled) {
+      this.flushScheduled = true
+      setImmediate(this.flushQueueNow)
+    }
+  }
+
+  private flushQueued(): void {
+    this.flushScheduled = false
+    const queue = this.flushQueue
+    for (let i = 0; i < queue.length; i++) {
+      const client = queue[i]!
+      client.flushQueued = false
+      client.flush()
+    }
+    queue.length = 0
   }
 
   whenDurable(): Promise<void> {
