@@ -1,12 +1,13 @@
 /**
- * In process: the filter core without a server. MurmurHash64A on 16/64/256-byte Buffers, then add
+ * In process: the filter core without a server. MurmurHash64A on 16/64/256-byte Buffers (one
+ * hash in JavaScript, and the pair an item needs, by the WebAssembly module and in JavaScript), then add
  * and check on one-layer filters of 1e3 to 1e8 bits (k = 7, as for error rate 0.01), beside the npm
  * `bloomfilter` package (FNV-1a over strings) with the same bits and k in the same run.
  *
  * Run: npm run bench:core       (BENCH_SECONDS=2 for longer samples)
  */
 import { BloomFilter } from 'bloomfilter'
-import { murmurHash64A } from '../src/core/murmur-hash.js'
+import { murmurHash64A, murmurHash64AChained, murmurHash64AChainedJs } from '../src/core/murmur-hash.js'
 import { ScalableBloomFilter } from '../src/core/scalable-filter.js'
 import { REDISBLOOM_HASHING } from '../src/core/hashing.js'
 import { bitsPerEntryFor, hashCountFor } from '../src/core/sizing.js'
@@ -18,10 +19,14 @@ const ITEM_COUNT = 1 << 16
 const itemTexts = Array.from({ length: ITEM_COUNT }, (_, i) => `item:${String(i * 7919).padStart(11, '0')}`)
 const items = itemTexts.map((text) => Buffer.from(text, 'latin1'))
 
-const out = new Uint32Array(2)
-const hashCases: BenchCase[] = [16, 64, 256].map((size) => {
+const out = new Uint32Array(4)
+const hashCases: BenchCase[] = [16, 64, 256].flatMap((size) => {
   const data = Buffer.alloc(size, 0x61)
-  return { name: `MurmurHash64A ${size} B`, fn: () => murmurHash64A(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, out, 0) }
+  return [
+    { name: `MurmurHash64A ${size} B (JS)`, fn: () => murmurHash64A(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, out, 0) },
+    { name: `pair ${size} B (WebAssembly)`, fn: () => murmurHash64AChained(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out) },
+    { name: `pair ${size} B (JS)`, fn: () => murmurHash64AChainedJs(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out) },
+  ]
 })
 runSuite('MurmurHash64A', hashCases)
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { murmurHash64A, murmurHash64AChained, murmurHash64ABig } from '../../src/core/murmur-hash.js'
+import {
+  murmurHash64A,
+  murmurHash64AChained,
+  murmurHash64AChainedJs,
+  murmurHash64ABig,
+  WASM_MAX_ITEM_BYTES,
+} from '../../src/core/murmur-hash.js'
 import { fromHex, rng, vectors } from './vectors.js'
 
 function fast(data: Uint8Array, seed: bigint, start = 0, end = data.length): bigint {
@@ -49,12 +55,16 @@ describe('murmurHash64A', () => {
   })
 })
 
-describe('murmurHash64AChained', () => {
+describe.each([
+  ['murmurHash64AChained (WebAssembly)', murmurHash64AChained],
+  ['murmurHash64AChainedJs', murmurHash64AChainedJs],
+])('%s', (_name, chained) => {
   it('equals two reference hashes, the second seeded with h1 or with (u32)((h1 >> 32) ^ h1)', () => {
     const random = rng(2024)
     const out = new Uint32Array(4)
     for (let t = 0; t < 1200; t++) {
-      const len = t < 600 ? t % 65 : Math.floor(random() * 700) // past the 32-block cache too
+      // Every length to 80 (the word copy ends at 64), then longer ones, past the JS block cache too.
+      const len = t < 810 ? t % 81 : Math.floor(random() * 700)
       const pad = Math.floor(random() * 5)
       const buf = new Uint8Array(pad + len + 2)
       for (let i = 0; i < buf.length; i++) buf[i] = Math.floor(random() * 256)
@@ -64,12 +74,40 @@ describe('murmurHash64AChained', () => {
       const seed = (BigInt(seedHi) << 32n) | BigInt(seedLo)
       const h1 = murmurHash64ABig(item, seed)
       for (const fold of [false, true]) {
-        murmurHash64AChained(buf, pad, pad + len, seedHi, seedLo, fold, out)
+        chained(buf, pad, pad + len, seedHi, seedLo, fold, out)
         const seed2 = fold ? ((h1 >> 32n) ^ h1) & 0xffffffffn : h1
         const h2 = murmurHash64ABig(item, seed2)
         expect((BigInt(out[0]) << 32n) | BigInt(out[1]), `len ${len}`).toBe(h1)
         expect((BigInt(out[2]) << 32n) | BigInt(out[3]), `len ${len} fold ${fold}`).toBe(h2)
       }
+    }
+  })
+
+  it('is not affected by a longer item hashed before (the tail beyond the item reads as zeros)', () => {
+    const out = new Uint32Array(4)
+    const long = new Uint8Array(300).fill(0xff)
+    for (const len of [1, 7, 9, 63, 65, 100]) {
+      chained(long, 0, long.length, 1, 2, false, out)
+      const item = new Uint8Array(len).fill(0xab)
+      chained(item, 0, len, 1, 2, false, out)
+      const h1 = murmurHash64ABig(item, (1n << 32n) | 2n)
+      expect((BigInt(out[0]) << 32n) | BigInt(out[1]), `len ${len}`).toBe(h1)
+    }
+  })
+})
+
+describe('the WebAssembly path', () => {
+  it('takes items up to WASM_MAX_ITEM_BYTES and longer ones go to JavaScript, with the same results', () => {
+    expect(WASM_MAX_ITEM_BYTES).toBe(65536 - 16 - 8)
+    const out = new Uint32Array(4)
+    const expected = new Uint32Array(4)
+    for (const len of [WASM_MAX_ITEM_BYTES - 1, WASM_MAX_ITEM_BYTES, WASM_MAX_ITEM_BYTES + 1, 200_000]) {
+      const buf = new Uint8Array(len + 3)
+      for (let i = 0; i < buf.length; i++) buf[i] = (i * 131 + 7) & 0xff
+      murmurHash64AChained(buf, 3, len + 3, 0xc6a4a793, 0x5bd1e995, false, out)
+      murmurHash64AChainedJs(buf, 3, len + 3, 0xc6a4a793, 0x5bd1e995, false, expected)
+      expect([...out], `len ${len}`).toEqual([...expected])
+      expect((BigInt(out[0]) << 32n) | BigInt(out[1])).toBe(murmurHash64ABig(buf.subarray(3), 0xc6a4a7935bd1e995n))
     }
   })
 })
