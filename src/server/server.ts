@@ -289,7 +289,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   private flushQueued(): void {
-    this.flushScheduled = false
+    // This turn's log records go first (redis beforeSleep: flushAppendOnlyFile, then the writes to
+    // clients), so the replies waiting for them join this same pass rather than the next turn's.
+    this.appendLog.flush()
     const queue = this.flushQueue
     for (let i = 0; i < queue.length; i++) {
       const client = queue[i]!
@@ -297,6 +299,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       client.flush()
     }
     queue.length = 0
+    this.flushScheduled = false
   }
 
   whenDurable(): Promise<void> {

@@ -19,8 +19,8 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../commands/context.js'
-import { encodeRecord, scanLog, type LogDamage } from './log-replay.js'
-import type { CommandArgs } from '../protocol/command-args.js'
+import { recordSize, scanLog, writeRecord, type LogDamage } from './log-replay.js'
+import { CommandArgs } from '../protocol/command-args.js'
 
 export type FsyncPolicy = 'always' | 'everysec' | 'no'
 
@@ -77,6 +77,9 @@ export class LogLoadError extends Error {
 }
 
 const SEGMENT_SUFFIX = '.incr.aof'
+/** The record buffer's first size; it doubles as a turn needs, and goes back after a big turn. */
+const INITIAL_BUFFER_BYTES = 64 * 1024
+const KEEP_BUFFER_BYTES = 1024 * 1024
 
 /** The name of segment `seq`. */
 export function segmentName(baseName: string, seq: number): string {
@@ -99,7 +102,9 @@ export function listSegments(dir: string, baseName: string): { seq: number; file
 export class AppendLog {
   private fd = -1
   private seq = 0
-  private readonly pending: Buffer[] = []
+  /** Records appended this turn and not yet written: `buffer[0, bufferLength)`. */
+  private buffer: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
+  private bufferLength = 0
   private flushScheduled = false
   private fsyncInFlight = false
   /** fds of rotated-out segments, closed once the fsync that may still use them returns. */
@@ -190,13 +195,23 @@ export class AppendLog {
   /** Queues one command; it is written at the end of this event-loop turn. */
   append(argv: CommandArgs | readonly Uint8Array[]): void {
     if (this.fd < 0) return
-    const record = encodeRecord(argv)
-    this.pending.push(record)
-    this.appendedBytes += record.length
+    const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
+    const size = recordSize(args)
+    this.reserve(size)
+    this.bufferLength = writeRecord(args, this.buffer, this.bufferLength)
+    this.appendedBytes += size
     if (!this.flushScheduled) {
       this.flushScheduled = true
       setImmediate(() => this.flush())
     }
+  }
+
+  private reserve(bytes: number): void {
+    const needed = this.bufferLength + bytes
+    if (needed <= this.buffer.length) return
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2))
+    this.buffer.copy(grown, 0, 0, this.bufferLength)
+    this.buffer = grown
   }
 
   /**
@@ -205,17 +220,20 @@ export class AppendLog {
    */
   flush(): void {
     this.flushScheduled = false
-    if (this.fd < 0 || this.pending.length === 0) return
-    const data = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending)
+    const length = this.bufferLength
+    if (this.fd < 0 || length === 0) return
+    const data = this.buffer
     let written = 0
     try {
-      while (written < data.length) written += writeSync(this.fd, data, written, data.length - written)
-      this.pending.length = 0
+      while (written < length) written += writeSync(this.fd, data, written, length - written)
+      this.bufferLength = 0
+      if (data.length > KEEP_BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
       if (!this.lastWriteOk) this.options.log.warning('AOF write error looks solved, Redis can write again.')
       this.lastWriteOk = true
     } catch (error) {
-      this.pending.length = 0
-      if (written < data.length) this.pending.push(data.subarray(written))
+      // What was not written moves to the front and goes first next time.
+      data.copyWithin(0, written, length)
+      this.bufferLength = length - written
       if (this.lastWriteOk) this.options.log.warning(`Error writing to the AOF file: ${(error as Error).message}`)
       this.lastWriteOk = false
       setTimeout(() => this.flush(), 100).unref()
@@ -273,7 +291,7 @@ export class AppendLog {
   syncNow(): void {
     if (this.fd < 0) return
     this.flush()
-    if (this.pending.length > 0) throw new Error('cannot write the append only file')
+    if (this.bufferLength > 0) throw new Error('cannot write the append only file')
     fdatasyncSync(this.fd)
     this.syncedBytes = this.writtenBytes
     this.options.onProgress?.()
@@ -287,7 +305,7 @@ export class AppendLog {
    */
   rotate(): number {
     if (this.fd < 0) throw new Error('the append only file is not open')
-    if (this.segmentBytes === 0 && this.pending.length === 0) return this.seq
+    if (this.segmentBytes === 0 && this.bufferLength === 0) return this.seq
     this.syncNow()
     this.openSegment(this.seq + 1)
     return this.seq

@@ -116,25 +116,69 @@ function hex(byte: number): string {
   return byte.toString(16).padStart(2, '0')
 }
 
-/**
- * One command as a log record: the RESP multibulk a client would send, in one Buffer. Arguments
- * are copied from where they are (a command's own CommandArgs: no view per argument).
- */
-export function encodeRecord(argv: CommandArgs | readonly Uint8Array[]): Buffer {
-  const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
+/** Bytes of `n` in decimal, for a non-negative safe integer. */
+function digitCount(n: number): number {
+  let digits = 1
+  while (n >= 10) {
+    n = Math.floor(n / 10)
+    digits++
+  }
+  return digits
+}
+
+/** Writes `\<type><n>\r\n` at `out[at]`; returns the offset after it. */
+function writeCountLine(out: Uint8Array, at: number, type: number, n: number): number {
+  out[at] = type
+  const end = at + 1 + digitCount(n)
+  for (let p = end - 1; p > at; p--) {
+    out[p] = DIGIT_0 + (n % 10)
+    n = Math.floor(n / 10)
+  }
+  out[end] = CR
+  out[end + 1] = LF
+  return end + 2
+}
+
+/** Bytes of one command's log record (see {@link writeRecord}). */
+export function recordSize(args: CommandArgs): number {
   const count = args.length
-  let size = 1 + String(count).length + 2
+  let size = 1 + digitCount(count) + 2
   for (let i = 0; i < count; i++) {
     const length = args.byteLength(i)
-    size += 1 + String(length).length + 2 + length + 2
+    size += 1 + digitCount(length) + 2 + length + 2
   }
-  const out = Buffer.allocUnsafe(size)
-  let at = out.write(`*${count}\r\n`, 0, 'latin1')
+  return size
+}
+
+/**
+ * Writes one command as a log record, the RESP multibulk a client would send, at `out[at]`, which
+ * must have {@link recordSize} bytes of room. Arguments are copied from where they are (the
+ * command's own CommandArgs: no view per argument, no allocation). Returns the offset after it.
+ */
+export function writeRecord(args: CommandArgs, out: Uint8Array, at: number): number {
+  const count = args.length
+  at = writeCountLine(out, at, ARRAY, count)
   for (let i = 0; i < count; i++) {
-    at += out.write(`$${args.byteLength(i)}\r\n`, at, 'latin1')
-    at += args.bytes(i).copy(out, at, args.start(i), args.end(i))
+    const bytes = args.bytes(i)
+    const start = args.start(i)
+    const end = args.end(i)
+    at = writeCountLine(out, at, BULK, end - start)
+    if (end - start <= 32) {
+      for (let p = start; p < end; p++) out[at++] = bytes[p]!
+    } else {
+      out.set(bytes.subarray(start, end), at)
+      at += end - start
+    }
     out[at++] = CR
     out[at++] = LF
   }
+  return at
+}
+
+/** One command as a log record in a Buffer of its own (tools and tests; the log writes in place). */
+export function encodeRecord(argv: CommandArgs | readonly Uint8Array[]): Buffer {
+  const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
+  const out = Buffer.allocUnsafe(recordSize(args))
+  writeRecord(args, out, 0)
   return out
 }

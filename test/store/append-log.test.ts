@@ -123,6 +123,27 @@ describe('AppendLog', () => {
     again.close()
   })
 
+  it('a turn bigger than the record buffer (many records, one of 200 KB, arguments short and long) is written whole and in order', async () => {
+    const dir = tempDir()
+    const log = openLog(dir)
+    log.load(() => {}, { allowTruncatedTail: false, allowCorrupt: false })
+    const commands: Buffer[][] = []
+    for (let i = 0; i < 3000; i++) {
+      const item = i === 1500 ? Buffer.alloc(200_000, 0x61 + (i % 26)) : Buffer.from(`item-${i}-`.repeat(1 + (i % 9)))
+      commands.push([Buffer.from('BF.ADD'), Buffer.from('f'), item])
+    }
+    for (const argv of commands) log.append(argv)
+    const expected = Buffer.concat(commands.map((argv) => encodeRecord(argv)))
+    expect(log.bufferedBytes).toBe(expected.length)
+    await turn()
+    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1)))).toEqual(expected)
+    // The next turn starts from an empty buffer again.
+    log.append(commands[0]!)
+    await turn()
+    expect(statSync(path.join(dir, segmentName('appendonly.aof', 1))).size).toBe(expected.length + encodeRecord(commands[0]!).length)
+    log.close()
+  })
+
   it('always: syncedBytes covers a turn only after its fsync; the fsync is shared by the turn', async () => {
     const dir = tempDir()
     const log = openLog(dir, 'always')
