@@ -12,9 +12,9 @@ const KEEP_SLOTS = 1024
  * for a Buffer view (`get`) or an array (`toArray`) only when they need one.
  *
  * An instance is valid only until the handler returns: the parser refills it for the next
- * command. The bytes themselves are never reused (each read is a fresh Buffer), but a view of them
- * keeps the whole read alive, so whatever outlives the command is better copied; the append log
- * encodes its record before `propagate` returns.
+ * command, and the server reads the next bytes into the same buffer (accept-connections.ts), so
+ * whatever outlives the command must be copied; the append log encodes its record before
+ * `propagate` returns.
  */
 export class CommandArgs {
   /** Number of arguments, the command name included. */
@@ -46,6 +46,26 @@ export class CommandArgs {
     this.starts[i] = start
     this.ends[i] = end
     this.length = i + 1
+  }
+
+  /**
+   * Copies arguments `from` to the last into one Buffer of their own and points them there, so
+   * that they outlive the read they arrived in (a command whose rest comes in a later read).
+   */
+  copyFrom(from: number): void {
+    let total = 0
+    for (let i = from; i < this.length; i++) total += this.ends[i]! - this.starts[i]!
+    const copy = Buffer.allocUnsafe(total)
+    let at = 0
+    for (let i = from; i < this.length; i++) {
+      const start = this.starts[i]!
+      const end = this.ends[i]!
+      this.sources[i]!.copy(copy, at, start, end)
+      this.sources[i] = copy
+      this.starts[i] = at
+      this.ends[i] = at + (end - start)
+      at += end - start
+    }
   }
 
   /** Forgets all arguments (and the memory of an unusually long command). */

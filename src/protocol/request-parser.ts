@@ -104,9 +104,10 @@ function exceedsInt64(buf: Uint8Array, start: number, negative: boolean): boolea
  * {@link RequestParser.parse}; it calls back once per whole command.
  *
  * Each command is delivered in one {@link CommandArgs}, refilled for every command, that points
- * into the chunk holding each item whole: nothing is allocated or copied per command, so callers
- * must not reuse chunk memory (sockets hand out fresh Buffers). An item split across chunks is
- * assembled once; a bulk of 32 KiB or more is only allocated once all of it is here.
+ * into the chunk holding each item whole: nothing is allocated or copied per command. The parser
+ * keeps no view of a chunk after parse() returns (what it needs later it copies), so the caller
+ * may reuse the chunk's memory for the next read. An item split across chunks is assembled in
+ * memory of its own; a bulk of 32 KiB or more is only allocated whole once all of it is here.
  */
 export class RequestParser {
   private readonly limits: ParserLimits
@@ -123,8 +124,10 @@ export class RequestParser {
   private received = 0
   /** The split bulk, when small enough to allocate up front. */
   private payload: Buffer | undefined
-  /** The split bulk's pieces, when big: copied once into one Buffer when the last one arrives. */
+  /** The split bulk's pieces (copies), when big: joined into one Buffer when the last one arrives. */
   private parts: Buffer[] | undefined
+  /** Items of the command in progress already copied out of the chunks they came in. */
+  private ownedArgs = 0
   /** After a ProtocolError or a stop, all further input is ignored. */
   private closed = false
 
@@ -169,6 +172,12 @@ export class RequestParser {
       this.close()
       throw error
     }
+    // A command still missing items keeps those it has: copied, as the chunk may be reused.
+    const args = this.args
+    if (!this.closed && this.itemsLeft > 0 && args.length > this.ownedArgs) {
+      args.copyFrom(this.ownedArgs)
+      this.ownedArgs = args.length
+    }
   }
 
   /**
@@ -183,6 +192,7 @@ export class RequestParser {
   private deliver(onCommand: CommandCallback): boolean {
     const go = onCommand(this.args)
     this.args.clear()
+    this.ownedArgs = 0
     if (go === false) {
       this.close()
       return false
@@ -346,14 +356,14 @@ export class RequestParser {
       const dataLeft = length - this.received
       if (dataLeft > 0) chunk.copy(this.payload, this.received, 0, take < dataLeft ? take : dataLeft)
     } else {
-      this.parts!.push(take === chunk.length ? chunk : chunk.subarray(0, take))
+      this.parts!.push(Buffer.from(chunk.subarray(0, take)))
     }
     this.received += take
     if (take < need) return -1
 
     let item = this.payload
     if (item === undefined) {
-      // The one allocation of a big bulk, now that every byte of it is here.
+      // Joined into one Buffer, now that every byte of it is here.
       item = Buffer.allocUnsafe(length)
       let filled = 0
       for (const part of this.parts!) {
@@ -389,7 +399,7 @@ export class RequestParser {
       this.payload = Buffer.allocUnsafe(length)
       buf.copy(this.payload, 0, start, Math.min(end, start + length))
     } else {
-      this.parts = [buf.subarray(start, end)]
+      this.parts = [Buffer.from(buf.subarray(start, end))]
     }
   }
 
@@ -401,6 +411,7 @@ export class RequestParser {
   private close(): void {
     this.closed = true
     this.args.clear()
+    this.ownedArgs = 0
     this.line = EMPTY
     this.lineLength = 0
     this.payload = undefined

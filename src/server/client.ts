@@ -1,7 +1,7 @@
 /**
- * One Client per socket: its parser, its reply buffer and all per-connection state. Replies to
- * everything parsed from one read go out in one socket write; when the socket pushes back, reading
- * pauses until it drains.
+ * One Client per socket: its parser, its reply buffer and all per-connection state. Reads arrive
+ * through onData (accept-connections.ts). Replies to everything parsed in one event-loop turn go
+ * out in one socket write; when the socket pushes back, reading pauses until it drains.
  */
 import type { Socket } from 'node:net'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
@@ -54,7 +54,6 @@ export class Client implements ClientSession {
     socket.setNoDelay(true)
     const keepAliveSeconds = host.config['tcp-keepalive']
     if (keepAliveSeconds > 0) socket.setKeepAlive(true, keepAliveSeconds * 1000)
-    socket.on('data', (chunk: Buffer) => this.onData(chunk))
     socket.on('drain', () => this.onDrain())
     socket.on('error', (error) => host.log.verbose(`client ${this.addr}: ${error.message}`))
     socket.on('close', () => {
@@ -63,7 +62,8 @@ export class Client implements ClientSession {
     })
   }
 
-  private onData(chunk: Buffer): void {
+  /** A read's bytes (see accept-connections.ts): valid only during the call, the parser copies what it keeps. */
+  onData(chunk: Buffer): void {
     if (this.state !== 'open') return
     this.host.stats.netInputBytes += chunk.length
     this.lastInteractionMs = Date.now()

@@ -6,6 +6,7 @@ import net from 'node:net'
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import { Client, type ClientHost } from './client.js'
+import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from './config.js'
 import { Stats } from './stats.js'
 import { createLogger } from './logger.js'
@@ -168,7 +169,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (bindWarning !== undefined) this.log.warning(bindWarning)
     let port = this.config.port
     for (const address of addresses) {
-      const listener = net.createServer((socket) => this.accept(socket))
+      const listener = net.createServer()
       await new Promise<void>((resolve, reject) => {
         listener.once('error', reject)
         // A deep accept queue so a burst of connects (c10k) is not dropped and retried; the kernel caps it at somaxconn.
@@ -179,6 +180,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
           resolve()
         })
       })
+      acceptConnections(listener, (socket) => this.accept(socket))
       // With port 0 every address shares the port the first one got.
       port = (listener.address() as net.AddressInfo).port
       this.tcpServers.push(listener)
@@ -230,21 +232,23 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
   }
 
-  private accept(socket: net.Socket): void {
+  /** A new connection: its Client, or undefined when it is refused. */
+  private accept(socket: net.Socket): Client | undefined {
     this.stats.connectionsReceived++
     if (this.closing !== undefined) {
       socket.destroy()
-      return
+      return undefined
     }
     if (this.clientSet.size >= this.config.maxclients) {
       // redis networking.c acceptCommonHandler
       this.stats.rejectedConnections++
       socket.on('error', () => {})
       socket.end('-ERR max number of clients reached\r\n')
-      return
+      return undefined
     }
     const client = new Client(this.nextClientId++, socket, this)
     this.clientSet.add(client)
+    return client
   }
 
   clients(): Iterable<Client> {

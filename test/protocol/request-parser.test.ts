@@ -22,6 +22,31 @@ describe('multibulk requests', () => {
     expect(argv[2]!.byteOffset).toBe(chunk.byteOffset + chunk.length - 3)
   })
 
+  test('one read buffer reused for every chunk: commands split anywhere still come out whole', () => {
+    // What the server does (accept-connections.ts): each read lands in the same memory, and the
+    // parser must copy whatever it keeps past parse(). Garbage overwrites the chunk after each call.
+    const big = 'x'.repeat(40_000) // above the 32 KiB big-bulk threshold
+    const input = Buffer.concat([
+      multibulk('BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'),
+      Buffer.from('PING inline\r\n'),
+      multibulk('BF.ADD', 'key', big.slice(0, 1000)),
+    ])
+    const expected = [['BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'], ['PING', 'inline'], ['BF.ADD', 'key', big.slice(0, 1000)]]
+    const shared = Buffer.alloc(input.length)
+    for (const step of [1, 7, 100, 4096, 50_000]) {
+      const parser = new RequestParser()
+      const got: string[][] = []
+      for (let at = 0; at < input.length; at += step) {
+        const piece = input.subarray(at, Math.min(at + step, input.length))
+        const chunk = shared.subarray(0, piece.length)
+        piece.copy(chunk)
+        parser.parse(chunk, (args) => void got.push(args.toArray().map((item) => item.toString('latin1'))))
+        shared.fill(0x3f)
+      }
+      expect(got, `step ${step}`).toEqual(expected)
+    }
+  })
+
   test('an empty bulk and a zero-length argv item', () => {
     expect(asStrings(feed([multibulk('SET', 'k', '')]).commands)).toEqual([['SET', 'k', '']])
   })
