@@ -35,6 +35,9 @@ const SAVE_CHECK_INTERVAL_MS = 100
 export { BFS_VERSION, REDIS_VERSION } from './version.js'
 
 /** What {@link createServer} takes; every field is optional. */
+/** Pending replies of at least this size are written at once, not at the end of the turn. */
+const FLUSH_NOW_BYTES = 64 * 1024
+
 export interface ServerOptions {
   /** Any configuration keys; the rest take DEFAULT_CONFIG's values. */
   config?: Partial<Config>
@@ -278,7 +281,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
       return
     }
     if (this.awaitingLog.has(client)) return
-    this.queueFlush(client)
+    // Large replies go now: a client that does not read must be stopped by its socket's
+    // backpressure within this turn, before more of its reads pile up replies in memory.
+    if (client.reply.pendingBytes >= FLUSH_NOW_BYTES) client.flush()
+    else this.queueFlush(client)
   }
 
   /** Sends the client's replies at the end of this turn, with every other client's. */
