@@ -34,10 +34,10 @@ const SAVE_CHECK_INTERVAL_MS = 100
 
 export { BFS_VERSION, REDIS_VERSION } from './version.js'
 
-/** What {@link createServer} takes; every field is optional. */
 /** Pending replies of at least this size are written at once, not at the end of the turn. */
 const FLUSH_NOW_BYTES = 64 * 1024
 
+/** What {@link createServer} takes; every field is optional. */
 export interface ServerOptions {
   /** Any configuration keys; the rest take DEFAULT_CONFIG's values. */
   config?: Partial<Config>
