@@ -41,13 +41,42 @@ const SMALL_RAW_BYTES = 32
 const HEADER_BYTES = 24
 
 /** Bytes `n` takes in decimal, for a non-negative safe integer. */
-function decimalDigits(n: number): number {
+export function decimalDigits(n: number): number {
   let digits = 1
   while (n >= 10) {
     n = Math.floor(n / 10)
     digits++
   }
   return digits
+}
+
+/** Writes `n` (a non-negative safe integer) in decimal and CRLF at `buf[at]`; returns the offset after. */
+function writeDecimalLine(buf: Uint8Array, at: number, n: number): number {
+  if (n < 10) {
+    buf[at++] = DIGIT_0 + n
+  } else {
+    const end = at + decimalDigits(n)
+    let p = end
+    while (n >= 10) {
+      const q = Math.floor(n / 10)
+      buf[--p] = DIGIT_0 + (n - q * 10)
+      n = q
+    }
+    buf[--p] = DIGIT_0 + n
+    at = end
+  }
+  buf[at] = CR
+  buf[at + 1] = LF
+  return at + 2
+}
+
+/**
+ * Writes `<type><n>\r\n` (a RESP array or bulk header) at `buf[at]` for a non-negative safe
+ * integer `n`, which must fit; returns the offset after it.
+ */
+export function writeCountLine(buf: Uint8Array, at: number, type: number, n: number): number {
+  buf[at] = type
+  return writeDecimalLine(buf, at + 1, n)
 }
 
 /** Removes leading/trailing CR and LF and turns inner ones into spaces (redis addReplyErrorFormat). */
@@ -253,21 +282,7 @@ export class ReplyWriter {
       buf[offset++] = MINUS
       n = -n
     }
-    if (n < 10) {
-      buf[offset++] = DIGIT_0 + n
-    } else {
-      let at = offset + decimalDigits(n)
-      offset = at
-      while (n >= 10) {
-        const q = Math.floor(n / 10)
-        buf[--at] = DIGIT_0 + (n - q * 10)
-        n = q
-      }
-      buf[--at] = DIGIT_0 + n
-    }
-    buf[offset++] = CR
-    buf[offset++] = LF
-    this.offset = offset
+    this.offset = writeDecimalLine(buf, offset, n)
   }
 
   private crlf(): void {

@@ -5,6 +5,7 @@
  */
 import { RequestParser } from '../protocol/request-parser.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import { decimalDigits, writeCountLine } from '../protocol/reply-writer.js'
 
 const ARRAY = 0x2a // *
 const BULK = 0x24 // $
@@ -116,36 +117,13 @@ function hex(byte: number): string {
   return byte.toString(16).padStart(2, '0')
 }
 
-/** Bytes of `n` in decimal, for a non-negative safe integer. */
-function digitCount(n: number): number {
-  let digits = 1
-  while (n >= 10) {
-    n = Math.floor(n / 10)
-    digits++
-  }
-  return digits
-}
-
-/** Writes `\<type><n>\r\n` at `out[at]`; returns the offset after it. */
-function writeCountLine(out: Uint8Array, at: number, type: number, n: number): number {
-  out[at] = type
-  const end = at + 1 + digitCount(n)
-  for (let p = end - 1; p > at; p--) {
-    out[p] = DIGIT_0 + (n % 10)
-    n = Math.floor(n / 10)
-  }
-  out[end] = CR
-  out[end + 1] = LF
-  return end + 2
-}
-
 /** Bytes of one command's log record (see {@link writeRecord}). */
 export function recordSize(args: CommandArgs): number {
   const count = args.length
-  let size = 1 + digitCount(count) + 2
+  let size = 1 + decimalDigits(count) + 2
   for (let i = 0; i < count; i++) {
     const length = args.byteLength(i)
-    size += 1 + digitCount(length) + 2 + length + 2
+    size += 1 + decimalDigits(length) + 2 + length + 2
   }
   return size
 }
