@@ -87,8 +87,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly awaitingLog = new Map<object, { offset: number; release: () => void }>()
   /**
    * Clients with replies to send at the end of this event-loop turn, after every read of the turn
-   * ran (redis beforeSleep's handleClientsWithPendingWrites): a client with several connections
-   * then wakes once per turn, not once per connection.
+   * ran (redis beforeSleep's handleClientsWithPendingWrites): a client process with many
+   * connections (redis-benchmark, a pool) is woken once per turn, not once per connection.
    */
   private readonly flushQueue: Client[] = []
   private flushScheduled = false
