@@ -299,8 +299,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   private flushQueued(): void {
+    this.flushScheduled = false
     // This turn's log records go first (redis beforeSleep: flushAppendOnlyFile, then the writes to
-    // clients), so the replies waiting for them join this same pass rather than the next turn's.
+    // clients), so the replies waiting for them join this same pass (the loop sees clients queued
+    // meanwhile; the extra turn that queueing schedules then finds nothing to do).
     this.appendLog.flush()
     const queue = this.flushQueue
     for (let i = 0; i < queue.length; i++) {
@@ -309,7 +311,6 @@ export class BfsServer extends EventEmitter implements ClientHost {
       client.flush()
     }
     queue.length = 0
-    this.flushScheduled = false
   }
 
   whenDurable(): Promise<void> {
