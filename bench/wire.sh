@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT
 
 # shellcheck disable=SC2086
-node --max-semi-space-size=1 ${BFS_NODE_FLAGS:-} dist/main.js --bind 127.0.0.1 --port "$BFS_PORT" --dir "$DIR" --save "" --appendonly no \
+GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 ${BFS_NODE_FLAGS:-} dist/main.js --bind 127.0.0.1 --port "$BFS_PORT" --dir "$DIR" --save "" --appendonly no \
   --loglevel warning >/dev/null &
 BFS_PID=$!
 redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save '' --appendonly no --dir "$DIR" --loglevel warning \
