@@ -115,6 +115,14 @@ function mod64Wide(hi: number, lo: number, m: number): number {
   return Number(((BigInt(hi) << 32n) | BigInt(lo)) % BigInt(m))
 }
 
+/**
+ * The carry out of the 32-bit sum `lo = (a + b (+ carry in)) mod 2^32`, as 0 or 1, from the top
+ * bits: how x += b (mod 2^64) moves its high half without a branch on the data.
+ */
+export function carryOut(a: number, b: number, lo: number): number {
+  return ((a & b) | ((a | b) & ~lo)) >>> 31
+}
+
 /** @returns 2^64 mod m, for an integer m in [1, 2^53). */
 export function twoPow64Mod(m: number): number {
   return (mod64(0xffffffff, 0xffffffff, m) + 1) % m
@@ -133,27 +141,15 @@ export function bitPositions(pair: Uint32Array, hashCount: number, bitCount: num
     throw new RangeError(`bitCount must be an integer in [1, 2^51], got ${bitCount}`)
   }
   const positions: number[] = []
-  const wrap = twoPow64Mod(bitCount)
   const bHi = pair[2]
   const bLo = pair[3]
-  const step = mod64(bHi, bLo, bitCount)
   let xHi = pair[0]
   let xLo = pair[1]
-  let pos = mod64(xHi, xLo, bitCount)
   for (let i = 0; i < hashCount; i++) {
-    if (i > 0) {
-      // x += b (mod 2^64); when the true sum passes 2^64, the C uint64 wraps and the position
-      // loses 2^64 mod m.
-      const loSum = xLo + bLo
-      const hiSum = xHi + bHi + (loSum > 0xffffffff ? 1 : 0)
-      xLo = loSum >>> 0
-      xHi = hiSum >>> 0
-      pos += step
-      if (hiSum > 0xffffffff) pos -= wrap
-      if (pos >= bitCount) pos -= bitCount
-      else if (pos < 0) pos += bitCount
-    }
-    positions.push(pos)
+    positions.push(mod64(xHi, xLo, bitCount))
+    const lo = (xLo + bLo) >>> 0
+    xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
+    xLo = lo
   }
   return positions
 }

@@ -71,6 +71,19 @@ function writeDecimalLine(buf: Uint8Array, at: number, n: number): number {
 }
 
 /**
+ * Copies `source[start, end)` to `target[at]`, which must have room; returns the offset after.
+ * A byte loop beats TypedArray.set (and its subarray) for the few bytes of a shared reply or a key.
+ */
+export function copyBytes(source: Uint8Array, start: number, end: number, target: Uint8Array, at: number): number {
+  if (end - start <= SMALL_RAW_BYTES) {
+    for (let p = start; p < end; p++) target[at++] = source[p]!
+    return at
+  }
+  target.set(source.subarray(start, end), at)
+  return at + (end - start)
+}
+
+/**
  * Writes `<type><n>\r\n` (a RESP array or bulk header) at `buf[at]` for a non-negative safe
  * integer `n`, which must fit; returns the offset after it.
  */
@@ -244,18 +257,8 @@ export class ReplyWriter {
 
   /** Precomputed reply bytes (see shared-replies.ts), copied as they are. */
   raw(bytes: Uint8Array): void {
-    const length = bytes.length
-    this.reserve(length)
-    const buf = this.buf
-    if (length <= SMALL_RAW_BYTES) {
-      // A byte loop beats TypedArray.set for the few bytes of a shared reply.
-      let offset = this.offset
-      for (let i = 0; i < length; i++) buf[offset++] = bytes[i]!
-      this.offset = offset
-    } else {
-      buf.set(bytes, this.offset)
-      this.offset += length
-    }
+    this.reserve(bytes.length)
+    this.offset = copyBytes(bytes, 0, bytes.length, this.buf, this.offset)
   }
 
   private null(): void {

@@ -5,7 +5,7 @@
  */
 import { RequestParser } from '../protocol/request-parser.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import { decimalDigits, writeCountLine } from '../protocol/reply-writer.js'
+import { copyBytes, decimalDigits, writeCountLine } from '../protocol/reply-writer.js'
 
 const ARRAY = 0x2a // *
 const BULK = 0x24 // $
@@ -141,12 +141,7 @@ export function writeRecord(args: CommandArgs, out: Uint8Array, at: number): num
     const start = args.start(i)
     const end = args.end(i)
     at = writeCountLine(out, at, BULK, end - start)
-    if (end - start <= 32) {
-      for (let p = start; p < end; p++) out[at++] = bytes[p]!
-    } else {
-      out.set(bytes.subarray(start, end), at)
-      at += end - start
-    }
+    at = copyBytes(bytes, start, end, out, at)
     out[at++] = CR
     out[at++] = LF
   }
