@@ -1,11 +1,13 @@
 /**
- * The one place that checks a command before it runs: lookup, arity, authentication, loading.
+ * The one place that checks a command before it runs: lookup, arity, authentication, loading,
+ * maxmemory, persistence errors.
  * Handlers never re-check these. Errors thrown by handlers become replies here.
  */
 import type { CommandContext } from './context.js'
 import { arityAccepts, type CommandEntry } from './table.js'
 import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
+import { diskErrorRefusal } from './disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
@@ -40,6 +42,10 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   const maxmemory = server.config.maxmemory
   if (maxmemory > 0 && entry.deniedOverMaxmemory && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
     return reject(ctx, entry, OOM)
+  }
+  if (entry.deniedOnDiskError) {
+    const refusal = diskErrorRefusal(server)
+    if (refusal !== undefined) return reject(ctx, entry, refusal)
   }
   entry.calls++
   try {

@@ -84,6 +84,8 @@ export interface CommandEntry {
   readonly lowerName: string
   /** Refused while filter memory is over `maxmemory` (the `denyoom` flag), as redis does. */
   readonly deniedOverMaxmemory: boolean
+  /** Refused while persistence fails (the `write` flag, and PING), as redis does. */
+  readonly deniedOnDiskError: boolean
   readonly allowedWhileLoading: boolean
   readonly allowedWithoutAuth: boolean
   calls: number
@@ -117,6 +119,7 @@ export class CommandTable {
       spec,
       lowerName,
       deniedOverMaxmemory: spec.flags.includes('denyoom'),
+      deniedOnDiskError: spec.flags.includes('write') || lowerName === 'ping',
       allowedWhileLoading: spec.flags.includes('loading'),
       allowedWithoutAuth: spec.flags.includes('no_auth'),
       calls: 0,

@@ -126,9 +126,12 @@ export class HttpFrontend {
     if (original === 'bad-request') {
       send(response, 400, 'bad request\n')
     } else if (original !== undefined) {
+      const log = this.server.appendLog
+      const before = log.appendedBytes
       const answer = this.api.answer(original, !head)
       // As a RESP reply: not before the log holds, under the fsync policy, what it may show.
-      void this.server.whenDurable().then(() => reply(response, answer))
+      const own = log.appendedBytes > before ? log.appendedBytes : 0
+      void this.server.whenDurable(own).then(() => reply(response, answer))
     } else {
       const query = target.indexOf('?')
       const path = query < 0 ? target : target.slice(0, query)

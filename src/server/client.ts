@@ -18,6 +18,8 @@ export interface ClientHost extends ServerContext {
   removeClient(client: Client): void
   /** Called once a read's commands ran; the host decides when the output may go (fsync always). */
   replyReady(client: Client): void
+  /** The client whose read is being run, while it is; its writes set its {@link Client.logOffset}. */
+  currentClient: Client | undefined
 }
 
 export class Client implements ClientSession {
@@ -34,6 +36,8 @@ export class Client implements ClientSession {
   state: ClientState = 'open'
   /** Whether the host has this client in its end-of-turn flush queue. */
   flushQueued = false
+  /** The append-only log's offset just past this client's last record (0: none yet). */
+  logOffset = 0
   private readonly parser: RequestParser
   private readonly context: CommandContext
   private readingPaused = false
@@ -68,6 +72,7 @@ export class Client implements ClientSession {
     this.host.stats.netInputBytes += chunk.length
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
+    this.host.currentClient = this
     try {
       this.parser.parse(chunk, this.onCommand)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
@@ -79,6 +84,8 @@ export class Client implements ClientSession {
       // latin1: "expected '$', got '%c'" quotes the client's byte as it came.
       this.reply.error(`ERR ${error.message}`, 'latin1')
       this.closeAfterReply()
+    } finally {
+      this.host.currentClient = undefined
     }
     this.host.replyReady(this)
   }

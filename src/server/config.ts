@@ -38,6 +38,8 @@ export interface Config {
   save: string
   /** A snapshot file that fails to load at start: 'refuse' to start (as redis with a bad RDB) or 'move-aside' and go on without it. */
   'snapshot-on-corrupt': 'refuse' | 'move-aside'
+  /** While the last background save failed and save rules are set, refuse writes with -MISCONF (redis). */
+  'stop-writes-on-bgsave-error': boolean
   appendonly: boolean
   appendfsync: 'always' | 'everysec' | 'no'
   /** Prefix of the log's segment files in `dir`: <appendfilename>.<seq>.incr.aof. */
@@ -139,6 +141,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   requirepass: '',
   save: '3600 1 300 100 60 10000',
   'snapshot-on-corrupt': 'refuse',
+  'stop-writes-on-bgsave-error': true,
   appendonly: true,
   appendfsync: 'everysec',
   appendfilename: 'appendonly.aof',
@@ -177,6 +180,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'requirepass', kind: { type: 'string' }, mutable: true, description: 'password clients must AUTH with, "" for none' },
   { name: 'save', kind: { type: 'save' }, mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
   { name: 'snapshot-on-corrupt', kind: { type: 'enum', values: ['refuse', 'move-aside'] }, mutable: true, description: 'corrupt snapshot file at start: refuse to start, or move it aside (<file>.<ms>.corrupt) and go on' },
+  { name: 'stop-writes-on-bgsave-error', kind: { type: 'boolean' }, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
   { name: 'appendonly', kind: { type: 'boolean' }, mutable: false, description: 'append-only log of writes (set at start)' },
   { name: 'appendfsync', kind: { type: 'enum', values: ['always', 'everysec', 'no'] }, mutable: true, description: 'fsync policy of the append-only log' },
   { name: 'appendfilename', kind: { type: 'string' }, mutable: false, description: 'prefix of the log segment files in dir' },

@@ -51,6 +51,22 @@ export interface ServerOptions {
   commands?: readonly CommandDefinition[]
 }
 
+/** One reply (or whenDurable caller) waiting for the append-only log. */
+interface LogWaiter {
+  /** Every record appended when it started waiting. */
+  readonly offset: number
+  /** The client it belongs to, whose own records are its {@link Client.logOffset} (they may grow). */
+  readonly client: Client | undefined
+  /** Otherwise the offset past its own records (0: none). */
+  readonly ownOffset: number
+  readonly release: () => void
+}
+
+/** The offset a waiter needs while the log fails: that of its own records only. */
+function ownLogOffset(waiter: LogWaiter): number {
+  return waiter.client !== undefined ? waiter.client.logOffset : waiter.ownOffset
+}
+
 /** SHUTDOWN's SAVE / NOSAVE modifiers. */
 export interface ShutdownOptions {
   save?: boolean
@@ -82,9 +98,12 @@ export class BfsServer extends EventEmitter implements ClientHost {
   /**
    * What waits for the log to be durable up to an offset, in the order it started waiting: clients
    * (keyed by themselves, one entry each; released by flushing their replies) and whenDurable()
-   * callers (the HTTP front end).
+   * callers (the HTTP front end). While the log fails, only their own records hold them
+   * ({@link ownLogOffset}).
    */
-  private readonly awaitingLog = new Map<object, { offset: number; release: () => void }>()
+  private readonly awaitingLog = new Map<object, LogWaiter>()
+  /** The client whose read is being run (set by the client), so that its writes are its own. */
+  currentClient: Client | undefined = undefined
   /**
    * Clients with replies to send at the end of this event-loop turn, after every read of the turn
    * ran (redis beforeSleep's handleClientsWithPendingWrites): a client process with many
@@ -272,12 +291,16 @@ export class BfsServer extends EventEmitter implements ClientHost {
    * returns, one fsync shared by every client of the turn. This holds for clients that did not
    * write too (as redis sends no reply before beforeSleep's AOF write and fsync): a read, or a
    * BF.ADD answering 0, may show another client's write, which must not be seen before it is durable.
+   *
+   * While the log cannot be written (writes get -MISCONF meanwhile), a reply waits only for its
+   * own client's records: the others are answered, as redis keeps answering reads then, instead
+   * of every client stalling until the disk is back.
    */
   replyReady(client: Client): void {
     const log = this.appendLog
     const appended = log.appendedBytes
-    if (!log.isDurable(appended)) {
-      this.awaitingLog.set(client, { offset: appended, release: () => this.queueFlush(client) })
+    if (!log.isDurable(log.failing ? client.logOffset : appended)) {
+      this.awaitingLog.set(client, { offset: appended, client, ownOffset: 0, release: () => this.queueFlush(client) })
       return
     }
     if (this.awaitingLog.has(client)) return
@@ -313,16 +336,22 @@ export class BfsServer extends EventEmitter implements ClientHost {
     queue.length = 0
   }
 
-  whenDurable(): Promise<void> {
-    const offset = this.appendLog.appendedBytes
-    if (this.appendLog.isDurable(offset)) return Promise.resolve()
-    return new Promise((resolve) => this.awaitingLog.set({}, { offset, release: resolve }))
+  whenDurable(ownOffset?: number): Promise<void> {
+    const log = this.appendLog
+    const offset = log.appendedBytes
+    const own = ownOffset ?? offset
+    if (log.isDurable(log.failing ? own : offset)) return Promise.resolve()
+    return new Promise((resolve) => this.awaitingLog.set({}, { offset, client: undefined, ownOffset: own, release: resolve }))
   }
 
-  /** Releases what waited for records that are now in the log (on disk: always), in the order it started waiting. */
+  /**
+   * Releases what waited for records that are now in the log (on disk: always), in the order it
+   * started waiting; while the log fails, what waited only on other clients' records.
+   */
   private releaseSynced(): void {
+    const log = this.appendLog
     for (const [key, waiter] of this.awaitingLog) {
-      if (!this.appendLog.isDurable(waiter.offset)) continue
+      if (!log.isDurable(log.failing ? ownLogOffset(waiter) : waiter.offset)) continue
       this.awaitingLog.delete(key)
       waiter.release()
     }
@@ -385,7 +414,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
    * once, straight from the command's arguments, so they need not outlive this call.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void {
-    if (this.config.appendonly) this.appendLog.append(argv)
+    if (!this.config.appendonly) return
+    this.appendLog.append(argv)
+    const writer = this.currentClient
+    if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
   }
 
   /**

@@ -119,6 +119,13 @@ export class AppendLog {
   private segmentBytes = 0
   lastWriteOk = true
   lastFsyncOk = true
+  /** The errno code (`ENOSPC`, `EIO`, ...) of the last failed write or fsync (redis aof_last_write_errno). */
+  lastErrorCode = ''
+  /** Whether the last write or fsync failed (redis aof_last_write_status:err): writes get -MISCONF. */
+  get failing(): boolean {
+    return !(this.lastWriteOk && this.lastFsyncOk)
+  }
+
   /** fsyncs the everysec timer skipped because one was still running (INFO aof_delayed_fsync). */
   delayedFsyncs = 0
 
@@ -236,7 +243,10 @@ export class AppendLog {
       this.bufferLength = length - written
       if (this.lastWriteOk) this.options.log.warning(`Error writing to the AOF file: ${(error as Error).message}`)
       this.lastWriteOk = false
+      this.lastErrorCode = (error as NodeJS.ErrnoException).code ?? ''
       setTimeout(() => this.flush(), 100).unref()
+      // What waits on this log is looked at again: while it fails, only a client's own records hold it.
+      this.options.onProgress?.()
     }
     this.writtenBytes += written
     this.currentSizeBytes += written
@@ -256,7 +266,9 @@ export class AppendLog {
       if (error) {
         if (this.lastFsyncOk) this.options.log.warning(`Error syncing the AOF file: ${error.message}`)
         this.lastFsyncOk = false
+        this.lastErrorCode = error.code ?? ''
         setTimeout(() => this.sync(), 100).unref()
+        this.options.onProgress?.()
         return
       }
       this.lastFsyncOk = true

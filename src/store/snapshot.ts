@@ -614,7 +614,9 @@ export class SnapshotStore {
   }
 
   private afterFailure(background: boolean, error: unknown): void {
-    this.lastBgsaveStatus = 'err'
+    // As redis: only a background save's failure sets the status that stop-writes-on-bgsave-error
+    // acts on; a failed SAVE is answered with an error and changes nothing else.
+    if (background) this.lastBgsaveStatus = 'err'
     this.lastAttemptFailed = true
     if (error instanceof SaveAborted) {
       this.log.warning('Background saving aborted (shutdown)')

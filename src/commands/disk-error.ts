@@ -1,0 +1,53 @@
+/**
+ * Writes refused while persistence fails, as redis 7.0 does (server.c
+ * `writeCommandsDeniedByDiskError`, checked in `processCommand`): commands flagged `write`, and
+ * PING so that health checks notice, get -MISCONF while
+ * - the last background save failed, save rules are set and `stop-writes-on-bgsave-error` is yes
+ *   (lifted by the next successful save), or
+ * - the append-only log is on and its last write or fsync failed (lifted once a retry succeeds).
+ * Reads keep working. Records the log already holds keep being retried; their replies wait for them.
+ */
+import type { ServerContext } from './context.js'
+
+/** redis 7.0 server.c shared.bgsaveerr. */
+export const BGSAVE_ERROR =
+  "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+  'Commands that may modify the data set are disabled, because this instance is configured to report ' +
+  'errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check ' +
+  'the Redis logs for details about the RDB error.'
+
+/** glibc's strerror for the errors a write or fsync of a file can give (redis prints strerror). */
+const STRERROR: Readonly<Record<string, string>> = {
+  ENOSPC: 'No space left on device',
+  EDQUOT: 'Disk quota exceeded',
+  EIO: 'Input/output error',
+  EROFS: 'Read-only file system',
+  EFBIG: 'File too large',
+  EBADF: 'Bad file descriptor',
+  EINVAL: 'Invalid argument',
+  EPERM: 'Operation not permitted',
+  EACCES: 'Permission denied',
+  EISDIR: 'Is a directory',
+  ENOENT: 'No such file or directory',
+  EINTR: 'Interrupted system call',
+  EAGAIN: 'Resource temporarily unavailable',
+}
+
+/** The text of an errno code as strerror words it; the code itself for one not listed. */
+export function strerror(code: string): string {
+  return STRERROR[code] ?? (code === '' ? 'Unknown error' : code)
+}
+
+/** @returns the -MISCONF text a write must be refused with now, or undefined when writes may run */
+export function diskErrorRefusal(server: ServerContext): string | undefined {
+  // Runs before every write: the usual answer is two field reads.
+  if (server.snapshots.lastBgsaveStatus === 'err') {
+    const config = server.config
+    if (config['stop-writes-on-bgsave-error'] && config.save.trim() !== '') return BGSAVE_ERROR
+  }
+  const log = server.appendLog
+  if (log.isOpen && log.failing) {
+    return `MISCONF Errors writing to the AOF file: ${strerror(log.lastErrorCode)}`
+  }
+  return undefined
+}

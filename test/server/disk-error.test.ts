@@ -1,0 +1,174 @@
+/**
+ * -MISCONF while persistence fails, through a real bfs and real failing files (no mocks):
+ * - a background save that cannot commit (its MANIFEST name taken by a non-empty directory, so
+ *   the final rename fails) refuses writes and PING with redis 7.0's exact text, byte for byte,
+ *   until a save succeeds; stop-writes-on-bgsave-error no and `save ""` lift it, as in redis;
+ * - an append-only log segment that is /dev/full (every write fails with ENOSPC) refuses writes
+ *   with "Errors writing to the AOF file: No space left on device", and the write whose record
+ *   could not be written is not acknowledged.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
+import { makeTempDir, startServer } from '../helpers/start-server.js'
+import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
+import { BGSAVE_ERROR, strerror } from '../../src/commands/disk-error.js'
+import { listSegments, segmentName } from '../../src/store/append-log.js'
+
+const cleanup: string[] = []
+afterAll(() => {
+  for (const dir of cleanup) rmSync(dir, { recursive: true, force: true })
+})
+
+function infoField(info: string, field: string): string | undefined {
+  return new RegExp(`^${field}:(.*)\\r?$`, 'm').exec(info)?.[1]
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Sends raw bytes and returns everything the server answered once `expected` bytes arrived. */
+async function rawExchange(port: number, request: string, expected: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request))
+    let received = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => {
+      received += chunk
+      if (received.length >= expected) {
+        socket.end()
+        resolve(received)
+      }
+    })
+    socket.on('error', reject)
+    socket.on('close', () => resolve(received))
+  })
+}
+
+async function lastBgsaveStatus(redis: Redis): Promise<string | undefined> {
+  const info = String(await redis.info('persistence'))
+  return infoField(info, 'rdb_bgsave_in_progress') === '0' ? infoField(info, 'rdb_last_bgsave_status') : undefined
+}
+
+describe('-MISCONF after a failed background save', () => {
+  it('refuses writes and PING with redis\'s text until a save succeeds; reads go on', async () => {
+    const running = await startServer({ save: '3600 1', appendonly: false })
+    const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
+    try {
+      expect(await redis.call('BF.ADD', 'f', 'a')).toBe(1)
+      // The save can write its filter files but not commit: MANIFEST is a non-empty directory.
+      const manifest = path.join(running.dir, 'snapshot', 'MANIFEST')
+      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
+
+      // A failed SAVE is only an error reply, as in redis: writes stay allowed.
+      await expect(redis.call('SAVE')).rejects.toThrow(/^ERR/)
+      expect(await lastBgsaveStatus(redis)).toBe('ok')
+      expect(await redis.call('BF.ADD', 'f', 'b')).toBe(1)
+
+      expect(await redis.call('BGSAVE')).toBe('Background saving started')
+      await waitUntil(async () => (await lastBgsaveStatus(redis)) !== undefined, 'the background save')
+      expect(await lastBgsaveStatus(redis)).toBe('err')
+
+      const refused = `-${BGSAVE_ERROR}\r\n`
+      const raw = await rawExchange(
+        running.port,
+        'BF.ADD f c\r\nPING\r\nBF.EXISTS f a\r\nBF.MADD f d e\r\nBF.MEXISTS f a c\r\nDEL f\r\n',
+        refused.length * 4 + ':1\r\n'.length + '*2\r\n:1\r\n:0\r\n'.length,
+      )
+      expect(raw).toBe(refused + refused + ':1\r\n' + refused + '*2\r\n:1\r\n:0\r\n' + refused)
+      expect(BGSAVE_ERROR).toBe(
+        "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
+          'Commands that may modify the data set are disabled, because this instance is configured to report ' +
+          'errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check ' +
+          'the Redis logs for details about the RDB error.',
+      )
+      const stats = String(await redis.call('INFO', 'commandstats'))
+      expect(stats).toMatch(/^cmdstat_bf\.add:calls=2,.*rejected_calls=1,failed_calls=0/m)
+      expect(stats).toMatch(/^cmdstat_ping:calls=0,.*rejected_calls=1,/m)
+      expect(await redis.call('BF.INFO', 'f', 'ITEMS')).toEqual([2])
+
+      // As in redis: the check is off with stop-writes-on-bgsave-error no, or with no save rules.
+      expect(await redis.call('CONFIG', 'SET', 'stop-writes-on-bgsave-error', 'no')).toBe('OK')
+      expect(await redis.call('BF.ADD', 'f', 'c')).toBe(1)
+      expect(await redis.call('CONFIG', 'SET', 'stop-writes-on-bgsave-error', 'yes')).toBe('OK')
+      await expect(redis.call('BF.ADD', 'f', 'x')).rejects.toThrow(/^MISCONF Redis is configured to save RDB snapshots/)
+      expect(await redis.call('CONFIG', 'SET', 'save', '')).toBe('OK')
+      expect(await redis.call('BF.ADD', 'f', 'd')).toBe(1)
+      expect(await redis.call('CONFIG', 'SET', 'save', '3600 1')).toBe('OK')
+      await expect(redis.call('PING')).rejects.toThrow(/^MISCONF/)
+
+      // The disk is fixed: the next successful save lifts the refusal.
+      rmSync(manifest, { recursive: true })
+      expect(await redis.call('BGSAVE')).toBe('Background saving started')
+      await waitUntil(async () => (await lastBgsaveStatus(redis)) === 'ok', 'a successful background save')
+      expect(await redis.call('PING')).toBe('PONG')
+      expect(await redis.call('BF.ADD', 'f', 'e')).toBe(1)
+      expect(await redis.call('BF.MEXISTS', 'f', 'a', 'b', 'c', 'd', 'e', 'x')).toEqual([1, 1, 1, 1, 1, 0])
+    } finally {
+      redis.disconnect()
+      await running.stop()
+    }
+  })
+})
+
+describe('-MISCONF while the append-only log cannot be written', () => {
+  it('refuses writes with the errno text, keeps reads, and does not acknowledge the unwritten write', async () => {
+    expect(existsSync('/dev/full')).toBe(true)
+    const dir = makeTempDir('bfs-misconf-aof-')
+    cleanup.push(dir)
+    writeFileSync(path.join(dir, 'bfs.conf'), 'save ""\nappendonly yes\nappendfsync everysec\n')
+    const { bfs, port } = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
+    const writer = childClient(port)
+    const other = childClient(port)
+    let next = ''
+    try {
+      expect(await other.call('BF.ADD', 'f', 'a')).toBe(1)
+      // The segment the next rotation opens is /dev/full: every write to it fails with ENOSPC.
+      const segments = listSegments(dir, 'appendonly.aof')
+      next = segmentName('appendonly.aof', segments[segments.length - 1]!.seq + 1)
+      symlinkSync('/dev/full', path.join(dir, next))
+      expect(await other.call('BGSAVE')).toBe('Background saving started')
+      await waitUntil(async () => (await lastBgsaveStatus(other)) === 'ok', 'the background save')
+      expect(readdirSync(dir)).toContain(next)
+
+      let acknowledged = false
+      const pending = writer.call('BF.ADD', 'f', 'b').then(() => {
+        acknowledged = true
+      })
+      pending.catch(() => {})
+      await waitUntil(
+        async () => infoField(String(await other.call('INFO', 'persistence')), 'aof_last_write_status') === 'err',
+        'the log write error',
+      )
+      const refused = `-MISCONF Errors writing to the AOF file: ${strerror('ENOSPC')}\r\n`
+      expect(refused).toBe('-MISCONF Errors writing to the AOF file: No space left on device\r\n')
+      const raw = await rawExchange(port, 'BF.ADD f c\r\nBF.EXISTS f a\r\nPING\r\nBF.RESERVE g 0.01 100\r\n', refused.length * 3 + 4)
+      expect(raw).toBe(refused + ':1\r\n' + refused + refused)
+      // The record of the first BF.ADD never reached the log: its reply is still held back.
+      expect(acknowledged).toBe(false)
+      expect(bfs.stdout + bfs.stderr).toContain('Error writing to the AOF file: ENOSPC')
+    } finally {
+      writer.disconnect()
+      other.disconnect()
+      await killChildServer(bfs)
+    }
+    // What was acknowledged is there after a restart on the same directory (the disk fixed).
+    rmSync(path.join(dir, next))
+    const again = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
+    const client = childClient(again.port)
+    try {
+      expect(await client.call('BF.EXISTS', 'f', 'a')).toBe(1)
+      expect(await client.call('BF.ADD', 'f', 'z')).toBe(1)
+    } finally {
+      client.disconnect()
+      await killChildServer(again.bfs)
+    }
+  })
+})
