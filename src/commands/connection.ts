@@ -27,8 +27,8 @@ export function quit(ctx: CommandContext): void {
 
 const WRONGPASS = 'WRONGPASS invalid username-password pair or user is disabled.'
 
-/** Compares in constant time (hashes first so lengths do not leak either). */
-function passwordMatches(given: Uint8Array, expected: string): boolean {
+/** Compares in constant time (hashes first so lengths do not leak either). Shared with the HTTP listener. */
+export function passwordMatches(given: Uint8Array, expected: string): boolean {
   const a = createHash('sha256').update(given).digest()
   const b = createHash('sha256').update(expected).digest()
   return timingSafeEqual(a, b)

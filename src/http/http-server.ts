@@ -9,6 +9,7 @@
 import http from 'node:http'
 import type net from 'node:net'
 import type { ServerContext } from '../commands/context.js'
+import { passwordMatches } from '../commands/connection.js'
 import { HttpSession } from './http-session.js'
 import { OriginalApi, parseOriginalTarget, type OriginalResponse } from './original-api.js'
 import { ServerMetrics } from './metrics.js'
@@ -122,6 +123,12 @@ export class HttpFrontend {
       return
     }
     const head = method === 'HEAD'
+    if (!this.authorized(request) && targetPath(target) !== '/healthz') {
+      // RFC 9110 11.6.1 / RFC 7617: a 401 names the scheme; curl -u default:<password> answers it.
+      response.setHeader('WWW-Authenticate', 'Basic realm="bfs", charset="UTF-8"')
+      send(response, 401, 'unauthorized\n')
+      return
+    }
     const original = parseOriginalTarget(target)
     if (original === 'bad-request') {
       send(response, 400, 'bad request\n')
@@ -133,8 +140,7 @@ export class HttpFrontend {
       const own = log.appendedBytes > before ? log.appendedBytes : 0
       void this.server.whenDurable(own).then(() => reply(response, answer))
     } else {
-      const query = target.indexOf('?')
-      const path = query < 0 ? target : target.slice(0, query)
+      const path = targetPath(target)
       if (path === '/healthz') {
         if (this.server.loading) send(response, 503, 'loading\n')
         else send(response, 200, 'ok')
@@ -145,6 +151,21 @@ export class HttpFrontend {
         send(response, 400, 'bad request\n')
       }
     }
+  }
+
+  /**
+   * With `requirepass` set, every request but /healthz must carry HTTP Basic credentials for the
+   * user `default` and that password, as RESP clients must AUTH (compared in constant time).
+   */
+  private authorized(request: http.IncomingMessage): boolean {
+    const required = this.server.config.requirepass
+    if (required === '') return true
+    const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(request.headers.authorization ?? '')
+    if (match === null) return false
+    const credentials = Buffer.from(match[1]!, 'base64')
+    const colon = credentials.indexOf(0x3a)
+    if (colon < 0 || credentials.toString('utf8', 0, colon) !== 'default') return false
+    return passwordMatches(credentials.subarray(colon + 1), required)
   }
 
   private sendMetrics(response: http.ServerResponse): void {
@@ -195,6 +216,12 @@ function targetOverflowed(packet: Buffer | undefined, maxTargetBytes: number): b
   if (lineEnd < 0) return true
   if (!/ HTTP\/\d\.\d$/.test(line)) return false
   return !/^[A-Z]+ \S+ HTTP\/\d\.\d$/.test(line) || line.length > maxTargetBytes
+}
+
+/** The request target without its query string. */
+function targetPath(target: string): string {
+  const query = target.indexOf('?')
+  return query < 0 ? target : target.slice(0, query)
 }
 
 function reply(response: http.ServerResponse, answer: OriginalResponse): void {
