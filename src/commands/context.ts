@@ -74,6 +74,11 @@ export interface ServerContext {
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void
+  /**
+   * CONFIG SET appendonly: opens the log (with a rewrite as its base) or writes, fsyncs and closes it.
+   * @throws Error when the log cannot be opened, or cannot be written before closing
+   */
+  setAppendOnly(on: boolean): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

@@ -94,7 +94,16 @@ export function config(ctx: CommandContext, argv: CommandArgs): void {
         throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${error.message}`)
       }
     }
-    // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0.
+    // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0. The one with a
+    // side effect that can fail goes first.
+    const appendonly = updates.find(([name]) => name === 'appendonly')
+    if (appendonly !== undefined) {
+      try {
+        ctx.server.setAppendOnly(appendonly[1] as boolean)
+      } catch (error) {
+        throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument 'appendonly') - ${(error as Error).message}`)
+      }
+    }
     const target = ctx.server.config as unknown as Record<string, unknown>
     for (const [name, value] of updates) target[name] = value
     reply.simple('OK')

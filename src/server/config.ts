@@ -181,7 +181,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'save', kind: { type: 'save' }, mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
   { name: 'snapshot-on-corrupt', kind: { type: 'enum', values: ['refuse', 'move-aside'] }, mutable: true, description: 'corrupt snapshot file at start: refuse to start, or move it aside (<file>.<ms>.corrupt) and go on' },
   { name: 'stop-writes-on-bgsave-error', kind: { type: 'boolean' }, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
-  { name: 'appendonly', kind: { type: 'boolean' }, mutable: false, description: 'append-only log of writes (set at start)' },
+  { name: 'appendonly', kind: { type: 'boolean' }, mutable: true, description: 'append-only log of writes (CONFIG SET yes starts it with a rewrite)' },
   { name: 'appendfsync', kind: { type: 'enum', values: ['always', 'everysec', 'no'] }, mutable: true, description: 'fsync policy of the append-only log' },
   { name: 'appendfilename', kind: { type: 'string' }, mutable: false, description: 'prefix of the log segment files in dir' },
   { name: 'aof-load-truncated', kind: { type: 'boolean' }, mutable: true, description: 'load a log cut short in its last record, with a warning' },

@@ -391,8 +391,47 @@ export class BfsServer extends EventEmitter implements ClientHost {
       this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
     }
     this.logRewriter.baseSizeBytes = this.registry.bitmapBytes() + this.appendLog.currentSizeBytes
+    this.startLogCron()
+  }
+
+  private startLogCron(): void {
+    if (this.logTimer !== undefined) return
     this.logTimer = setInterval(() => this.logCron(), 1000)
     this.logTimer.unref()
+  }
+
+  /**
+   * CONFIG SET appendonly (redis aof.c startAppendOnly / stopAppendOnly).
+   * - yes: a new segment after every one on disk and at or after the snapshot's log-from (so a
+   *   start replays it), then a rewrite: the background snapshot the log follows, after any
+   *   save already running. Until it commits, what was written while the log was off is only in
+   *   memory, as in redis until its first rewrite ends.
+   * - no: everything written and fsynced, then the log is closed; replies waiting on it go out.
+   *   The next snapshot retires its segments.
+   * @throws Error when the log cannot be opened, or cannot be written before closing (it stays open)
+   */
+  setAppendOnly(on: boolean): void {
+    if (on === this.appendLog.isOpen) {
+      this.config.appendonly = on
+      return
+    }
+    if (on) {
+      this.appendLog.openAt(Math.max(this.appendLog.nextSeqOnDisk() ?? 1, this.snapshots.logFrom ?? 1))
+      this.config.appendonly = true
+      this.logRewriter.baseSizeBytes = this.registry.bitmapBytes()
+      this.startLogCron()
+      if (this.logRewriter.start() === 'in-progress') {
+        // That rewrite captured its data before the log was open: another one follows it.
+        void this.logRewriter.idle().then(() => this.logRewriter.start())
+      }
+      this.log.notice('Append only file enabled (CONFIG SET appendonly yes)')
+    } else {
+      this.appendLog.syncNow()
+      this.appendLog.close()
+      this.config.appendonly = false
+      this.releaseSynced()
+      this.log.notice('Append only file disabled (CONFIG SET appendonly no)')
+    }
   }
 
   /** Once a second: the everysec fsync, and the automatic rewrite (redis serverCron). */

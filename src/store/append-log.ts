@@ -356,6 +356,17 @@ export class AppendLog {
     return dropped
   }
 
+  /**
+   * Opens segment `seq` for appending, the log having been closed until now (CONFIG SET
+   * appendonly yes). Segments below it are left to the next snapshot to retire.
+   * @throws Error when the file cannot be opened; the log stays closed then
+   */
+  openAt(seq: number): void {
+    if (this.fd >= 0) throw new Error('the append only file is already open')
+    this.openSegment(seq)
+    this.currentSizeBytes = 0
+  }
+
   /** Final write and fsync, then closes the file (shutdown). */
   close(): void {
     if (this.fd < 0) return

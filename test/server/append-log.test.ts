@@ -1,10 +1,11 @@
 /**
  * The append-only log in a real bfs: a restart replays every kind of write; under `always` a reply
  * comes only after its record is fsynced; a truncated tail loads with a warning; damage in the
- * middle stops startup naming the offset; BGREWRITEAOF under load loses nothing (through issue 3's snapshot); INFO aof_*.
+ * middle stops startup naming the offset; BGREWRITEAOF under load loses nothing (through issue 3's snapshot); INFO aof_*;
+ * CONFIG SET appendonly yes/no at run time.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
@@ -281,5 +282,69 @@ describe('BGREWRITEAOF', () => {
     }
     const [card] = await send(second.server.port, [['BF.CARD', 'f']])
     expect(Number(card!.slice(1))).toBeGreaterThan(acked.length * 0.99)
+  })
+})
+
+describe('CONFIG SET appendonly', () => {
+  it('yes: opens the log with a rewrite as its base, so a restart with the log on has every write', async () => {
+    const dir = tempDir()
+    const first = await boot(dir, { appendonly: false })
+    const port = first.server.port
+    const half = Math.floor(WRITES.length / 2)
+    await send(port, WRITES.slice(0, half)) // made while the log is off: the rewrite must keep them
+    expect(listSegments(dir, 'appendonly.aof')).toEqual([])
+    expect(await send(port, [['CONFIG', 'SET', 'appendonly', 'yes'], ['CONFIG', 'GET', 'appendonly']])).toEqual([
+      '+OK\r\n',
+      '*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n',
+    ])
+    await send(port, WRITES.slice(half))
+    await first.server.logRewriter.idle()
+    const [info] = await send(port, [['INFO', 'persistence']])
+    for (const field of ['aof_enabled:1', 'aof_rewrites:1', 'aof_last_bgrewrite_status:ok']) expect(info).toContain(field)
+    expect(first.logs.some((line) => line.includes('Append only file enabled'))).toBe(true)
+    const before = await send(port, PROBES)
+    await stop(first.server) // save "": no final snapshot, the restart needs the rewrite and the log
+
+    const second = await boot(dir, { appendonly: true })
+    expect(await send(second.server.port, PROBES)).toEqual(before)
+    expect(before[5]).toBe(':1\r\n')
+  })
+
+  it('no: writes and closes the log; later writes are not logged and a snapshot retires its segments', async () => {
+    const dir = tempDir()
+    const { server } = await boot(dir)
+    await send(server.port, [['BF.ADD', 'f', 'a']])
+    const file = path.join(dir, segmentName('appendonly.aof', 1))
+    expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'no']])).toEqual(['+OK\r\n'])
+    const size = statSync(file).size
+    expect(size).toBeGreaterThan(0)
+    expect(await send(server.port, [['BF.ADD', 'f', 'b'], ['INFO', 'persistence']])).toEqual([':1\r\n', expect.stringContaining('aof_enabled:0')])
+    expect(statSync(file).size).toBe(size)
+    expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'no']])).toEqual(['+OK\r\n'])
+    expect(await send(server.port, [['SAVE']])).toEqual(['+OK\r\n'])
+    expect(listSegments(dir, 'appendonly.aof')).toEqual([])
+    // And on again: a fresh segment after the snapshot's log-from.
+    expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'yes'], ['BF.ADD', 'f', 'c']])).toEqual(['+OK\r\n', ':1\r\n'])
+    await server.logRewriter.idle()
+    expect(listSegments(dir, 'appendonly.aof').length).toBe(1)
+  })
+
+  it('a log that cannot be opened is an error and changes nothing (all or nothing)', async () => {
+    const dir = tempDir()
+    const { server } = await boot(dir, { appendonly: false })
+    // The data directory is gone (moved away): the segment cannot be created.
+    renameSync(dir, `${dir}.moved`)
+    try {
+      const [reply] = await send(server.port, [['CONFIG', 'SET', 'maxclients', '7', 'appendonly', 'yes']])
+      expect(reply).toMatch(/^-ERR CONFIG SET failed \(possibly related to argument 'appendonly'\) - ENOENT/)
+      expect(await send(server.port, [['CONFIG', 'GET', 'appendonly'], ['CONFIG', 'GET', 'maxclients'], ['BF.ADD', 'f', 'a']])).toEqual([
+        '*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n',
+        '*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n',
+        ':1\r\n',
+      ])
+    } finally {
+      renameSync(`${dir}.moved`, dir)
+    }
+    expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'yes']])).toEqual(['+OK\r\n'])
   })
 })
