@@ -193,6 +193,12 @@ export class SnapshotStore {
   lastBgsaveStatus: 'ok' | 'err' = 'ok'
   /** Seconds the last background save took, -1 before the first. */
   lastBgsaveSeconds = -1
+  /**
+   * The longest stretch of main-thread work of the last successful background save, in ms: its
+   * plan, or one slice's copy and CRC-32. What the save itself can add to a command's latency.
+   */
+  lastBgsaveLongestStepMs = 0
+  private longestStepMs = 0
   /** When the running background save started, or undefined. */
   bgsaveStartedMs: number | undefined
   lastAttemptMs: number | undefined
@@ -362,8 +368,10 @@ export class SnapshotStore {
     const running = this.job
     if (running !== undefined) return running.catch(() => {}).then(() => this.saveAll(registry, options))
     let plan: SavePlan
+    const planStarted = performance.now()
     try {
       plan = this.plan(registry, true)
+      this.longestStepMs = performance.now() - planStarted
     } catch (error) {
       this.lastAttemptMs = Date.now()
       this.afterFailure(true, error)
@@ -607,6 +615,7 @@ export class SnapshotStore {
     this.lastAttemptFailed = false
     if (background) {
       this.lastBgsaveSeconds = Math.round((now - plan.startedAtMs) / 1000)
+      this.lastBgsaveLongestStepMs = this.longestStepMs
       this.log.notice('Background saving terminated with success')
     } else {
       this.log.notice('DB saved on disk')
@@ -655,10 +664,12 @@ export class SnapshotStore {
         const bitmap = layer.bitmap
         for (let offset = 0; offset < bitmap.length; offset += SLICE_BYTES) {
           this.checkAbort()
+          const sliceStarted = performance.now()
           const length = Math.min(SLICE_BYTES, bitmap.length - offset)
           scratch.set(bitmap.subarray(offset, offset + length))
           const slice = scratch.subarray(0, length)
           crc = nativeCrc32(slice, crc)
+          this.longestStepMs = Math.max(this.longestStepMs, performance.now() - sliceStarted)
           await writeAllAsync(handle, slice, position)
           position += length
           // A fast disk completes writes without ever leaving the event loop idle: yield explicitly.
