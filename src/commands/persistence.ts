@@ -7,11 +7,12 @@ import type { CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { decodeFilter } from '../format/codec.js'
+import { readWholeFile } from '../store/filter-file.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
 import { resolveSafePath, UnsafePathError } from '../store/safe-path.js'
 import {
-  nativeCrc32, readWholeFileSync, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
+  nativeCrc32, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
 } from '../store/snapshot.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
@@ -110,7 +111,7 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   let filter: ScalableBloomFilter
   try {
     // A copy when inline: the decoded bitmaps are views into these bytes and stay in the filter.
-    bytes = inline ? new Uint8Array(argv.get(2)) : readWholeFileSync(source.absolute)
+    bytes = inline ? new Uint8Array(argv.get(2)) : readWholeFile(source.absolute)
     const record = decodeFilter(bytes, nativeCrc32)
     const maxBytes = ctx.server.config['max-filter-bytes']
     filter = ScalableBloomFilter.fromParts(record.parts, maxBytes > 0 ? maxBytes : undefined)

@@ -14,7 +14,7 @@
 import type { FilterParts, LayerParts } from '../core/scalable-filter.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
-import { decodeFileTrailer, encodeFileTrailer, fileTrailerLength } from './file-trailer.js'
+import { decodeFileTrailer, decodeFileTrailerLength, encodeFileTrailer, fileTrailerLength, TRAILER_FIXED_BYTES } from './file-trailer.js'
 import {
   checksumLayerHeader,
   decodeLayerHeader,
@@ -96,42 +96,72 @@ function sameHashing(a: LayerHeader, b: LayerHeader): boolean {
 }
 
 /**
+ * Where {@link decodeFilter} reads a file's bytes: one array, or a file read piece by piece
+ * (store/file-bytes.ts), so that no single array has to hold the whole file.
+ */
+export interface ByteSource {
+  /** Total bytes. */
+  readonly length: number
+  /**
+   * Bytes `[offset, offset + length)`, within the source: a view or a fresh array, which the
+   * decoded filter may keep (bitmaps are not copied again).
+   */
+  read(offset: number, length: number): Uint8Array
+}
+
+/** An array as a {@link ByteSource}: reads are views into it. */
+function arraySource(bytes: Uint8Array): ByteSource {
+  return { length: bytes.length, read: (offset, length) => bytes.subarray(offset, offset + length) }
+}
+
+/**
  * Decodes a whole file: a bfs v1 file, or an original-library file (which becomes a non-scaling,
  * single-layer filter with `seeded` hashing, expansion 0 and an empty name). Every size is checked
- * against `bytes.length` before anything is sliced, and every checksum is verified. The returned
- * bitmaps are views into `bytes` (no copy), so the caller must not reuse `bytes`; the name is a copy.
+ * against the source's length before anything is read or allocated, and every checksum is
+ * verified. From an array, the returned bitmaps are views into it (no copy), so the caller must
+ * not reuse it; from a file each bitmap is read into its own array. The name is a copy.
  *
  * Throws {@link DecodeError}: `bad-magic` (not a filter file), `unknown-version` (a header's version
  * byte is neither 0 nor 1; the message names it), `truncated` (the bytes end early), `checksum`
  * (a layer's or the trailer's CRC-32 does not match), `corrupt` (inconsistent or absurd fields,
  * layers out of order, mixed hashing or versions, bytes after the end).
  */
-export function decodeFilter(bytes: Uint8Array, checksum: Checksum = crc32): FilterRecord {
-  const first = decodeLayerHeader(bytes, 0)
-  if (first.version === VERSION_ORIGINAL) return decodeOriginalFile(bytes, first)
+export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum = crc32): FilterRecord {
+  const source = bytes instanceof Uint8Array ? arraySource(bytes) : bytes
+  const total = source.length
+  const headerAt = (offset: number): Uint8Array => source.read(offset, Math.min(HEADER_BYTES, Math.max(0, total - offset)))
+  const firstHeader = headerAt(0)
+  const first = decodeLayerHeader(firstHeader, 0)
+  if (first.version === VERSION_ORIGINAL) return decodeOriginalFile(source, first)
 
   const layers: LayerParts[] = []
   let offset = 0
   for (let i = 0; i < first.layerCount; i++) {
-    const header = i === 0 ? first : decodeLayerHeader(bytes, offset)
+    const headerBytes = i === 0 ? firstHeader : headerAt(offset)
+    const header = i === 0 ? first : decodeLayerHeader(headerBytes, 0, offset)
     if (header.version !== first.version || header.layerIndex !== i || header.layerCount !== first.layerCount) {
       throw new DecodeError('corrupt', `header at byte ${offset} is not layer ${i} of ${first.layerCount}`)
     }
     if (!sameHashing(header, first)) throw new DecodeError('corrupt', `layer ${i} hashes differently from layer 0`)
     const start = offset + HEADER_BYTES
     const end = start + header.byteCount
-    if (end > bytes.length) {
-      const left = bytes.length - start
+    if (end > total) {
+      const left = total - start
       throw new DecodeError('truncated', `layer ${i} needs ${header.byteCount} bitmap bytes, ${left} left`)
     }
-    const bitmap = bytes.subarray(start, end)
-    if (checksum(bitmap, checksumLayerHeader(bytes, checksum, offset)) !== header.crc) {
+    const bitmap = readBitmap(source, start, header.byteCount, i)
+    if (checksum(bitmap, checksumLayerHeader(headerBytes, checksum, 0)) !== header.crc) {
       throw new DecodeError('checksum', `layer ${i}: checksum mismatch`)
     }
     layers.push({ ...header.layer, bitmap })
     offset = end
   }
-  const trailer = decodeFileTrailer(bytes, offset, checksum)
+  // The trailer's length comes from its fixed part, checked against what is left before it is read.
+  const rest = total - offset
+  const trailerLength = decodeFileTrailerLength(source.read(offset, Math.min(TRAILER_FIXED_BYTES, rest)), 0, offset)
+  if (rest < trailerLength) throw new DecodeError('truncated', `file trailer at byte ${offset} is cut short`)
+  if (rest > trailerLength) throw new DecodeError('corrupt', `${rest - trailerLength} bytes follow the file trailer`)
+  const trailer = decodeFileTrailer(source.read(offset, trailerLength), 0, checksum, offset)
   const problem = filterProblem(first.hashing, trailer.expansion, trailer.nonScaling, layers.length)
   if (problem !== undefined) throw new DecodeError('corrupt', problem)
   return {
@@ -140,19 +170,31 @@ export function decodeFilter(bytes: Uint8Array, checksum: Checksum = crc32): Fil
   }
 }
 
-function decodeOriginalFile(bytes: Uint8Array, header: LayerHeader): FilterRecord {
-  const end = HEADER_BYTES + header.byteCount
-  if (end > bytes.length) {
-    throw new DecodeError('truncated', `bitmap needs ${header.byteCount} bytes, ${bytes.length - HEADER_BYTES} left`)
+/** A layer's bitmap; one this JavaScript engine cannot hold in one array is a DecodeError. */
+function readBitmap(source: ByteSource, start: number, byteCount: number, layer: number): Uint8Array {
+  try {
+    return source.read(start, byteCount)
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)
+    }
+    throw error
   }
-  if (end < bytes.length) throw new DecodeError('corrupt', `${bytes.length - end} bytes follow the bitmap`)
+}
+
+function decodeOriginalFile(source: ByteSource, header: LayerHeader): FilterRecord {
+  const end = HEADER_BYTES + header.byteCount
+  if (end > source.length) {
+    throw new DecodeError('truncated', `bitmap needs ${header.byteCount} bytes, ${source.length - HEADER_BYTES} left`)
+  }
+  if (end < source.length) throw new DecodeError('corrupt', `${source.length - end} bytes follow the bitmap`)
   return {
     name: new Uint8Array(0),
     parts: {
       hashing: header.hashing,
       expansion: 0,
       nonScaling: true,
-      layers: [{ ...header.layer, bitmap: bytes.subarray(HEADER_BYTES, end) }],
+      layers: [{ ...header.layer, bitmap: readBitmap(source, HEADER_BYTES, header.byteCount, 0) }],
     },
   }
 }

@@ -72,12 +72,12 @@ export function encodeFileTrailer(trailer: FileTrailer, checksum: Checksum = crc
  * Throws {@link DecodeError}: `truncated` (fewer than 16 bytes), `corrupt` (wrong trailer magic,
  * unknown flags, a name longer than {@link MAX_NAME_BYTES}).
  */
-export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0): number {
+export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0, at = offset): number {
   if (bytes.length - offset < TRAILER_FIXED_BYTES) {
-    throw new DecodeError('truncated', `file trailer at byte ${offset} is cut short`)
+    throw new DecodeError('truncated', `file trailer at byte ${at} is cut short`)
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + offset, TRAILER_FIXED_BYTES)
-  const fail = (why: string) => new DecodeError('corrupt', `file trailer at byte ${offset}: ${why}`)
+  const fail = (why: string) => new DecodeError('corrupt', `file trailer at byte ${at}: ${why}`)
   if (view.getUint32(0, true) !== TRAILER_MAGIC) throw fail('bad trailer magic')
   const flags = view.getUint32(4, true)
   if ((flags & ~TRAILER_FLAG_NON_SCALING) !== 0) throw fail(`unknown flags 0x${flags.toString(16)}`)
@@ -90,19 +90,20 @@ export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0): number {
  * Decodes and verifies the trailer at `bytes[offset..]`, which must run exactly to the end of
  * `bytes`. The name is copied out. Throws {@link DecodeError}: as {@link decodeFileTrailerLength},
  * plus `truncated` when the name or checksum is cut short, `corrupt` when bytes follow the trailer,
- * and `checksum` when the CRC-32 does not match.
+ * and `checksum` when the CRC-32 does not match. `at` is the trailer's position in its file, for
+ * messages (`offset` unless the bytes are a piece).
  */
-export function decodeFileTrailer(bytes: Uint8Array, offset = 0, checksum: Checksum = crc32): FileTrailer {
-  const length = decodeFileTrailerLength(bytes, offset)
+export function decodeFileTrailer(bytes: Uint8Array, offset = 0, checksum: Checksum = crc32, at = offset): FileTrailer {
+  const length = decodeFileTrailerLength(bytes, offset, at)
   const remaining = bytes.length - offset
-  if (remaining < length) throw new DecodeError('truncated', `file trailer at byte ${offset} is cut short`)
+  if (remaining < length) throw new DecodeError('truncated', `file trailer at byte ${at} is cut short`)
   if (remaining > length) {
     throw new DecodeError('corrupt', `${remaining - length} bytes follow the file trailer`)
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + offset, length)
   const end = length - TRAILER_CRC_BYTES
   if (checksum(bytes.subarray(offset, offset + end), 0) !== view.getUint32(end, true)) {
-    throw new DecodeError('checksum', `file trailer at byte ${offset}: checksum mismatch`)
+    throw new DecodeError('checksum', `file trailer at byte ${at}: checksum mismatch`)
   }
   return {
     name: bytes.slice(offset + TRAILER_FIXED_BYTES, offset + end),

@@ -181,23 +181,25 @@ export function writeLayerChecksum(header: Uint8Array, crc: number): void {
  * `unknown-version` for a version byte other than 0 or 1; `corrupt` when the original
  * `filterBits != filterSize * 8`, when the v1 size words disagree, when flags or the layer
  * index/count are invalid, or when the numbers fail {@link layerProblem} (absurd sizes included).
+ *
+ * @param at the header's position in its file, for messages (`offset` unless the bytes are a piece)
  */
-export function decodeLayerHeader(bytes: Uint8Array, offset = 0): LayerHeader {
+export function decodeLayerHeader(bytes: Uint8Array, offset = 0, at = offset): LayerHeader {
   if (bytes.length - offset >= 4) {
     const magic = new DataView(bytes.buffer, bytes.byteOffset + offset, 4).getUint32(0, true)
     if (magic !== HEADER_MAGIC) {
-      throw new DecodeError('bad-magic', `bad magic 0x${magic.toString(16).padStart(8, '0')} at byte ${offset}`)
+      throw new DecodeError('bad-magic', `bad magic 0x${magic.toString(16).padStart(8, '0')} at byte ${at}`)
     }
   }
   if (bytes.length - offset < HEADER_BYTES) {
     const left = Math.max(0, bytes.length - offset)
-    throw new DecodeError('truncated', `header at byte ${offset} needs ${HEADER_BYTES} bytes, ${left} left`)
+    throw new DecodeError('truncated', `header at byte ${at} needs ${HEADER_BYTES} bytes, ${left} left`)
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + offset, HEADER_BYTES)
   const version = view.getUint8(OFFSET.version)
-  if (version === VERSION_ORIGINAL) return decodeOriginal(view, offset)
-  if (version === VERSION_1) return decodeVersion1(view, offset)
-  throw new DecodeError('unknown-version', `unknown format version ${version} in header at byte ${offset}`)
+  if (version === VERSION_ORIGINAL) return decodeOriginal(view, at)
+  if (version === VERSION_1) return decodeVersion1(view, at)
+  throw new DecodeError('unknown-version', `unknown format version ${version} in header at byte ${at}`)
 }
 
 function corrupt(offset: number, why: string): DecodeError {

@@ -24,13 +24,14 @@
  * from `log-from` on are replayed over the snapshot.
  */
 import {
-  closeSync, fsyncSync, openSync, promises as fsp, readSync, renameSync, fstatSync, unlinkSync, writeSync,
+  closeSync, fsyncSync, openSync, promises as fsp, renameSync, unlinkSync, writeSync,
 } from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
-import { decodeFilter, encodeFilter, recordProblem, type FilterRecord } from '../format/codec.js'
+import { encodeFilter, recordProblem, type FilterRecord } from '../format/codec.js'
+import { readFilterFile } from './filter-file.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
@@ -64,8 +65,6 @@ export const SLICE_BYTES = 2 * 1024 * 1024
 export const START_COPY_BYTES = 4 * SLICE_BYTES
 /** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
 const IO_CHUNK_BYTES = 256 * 1024 * 1024
-/** Largest file that can be read into one Uint8Array. */
-const MAX_FILE_BYTES = 2 ** 32
 
 /** Node's native CRC-32 (zlib), the same values as format/crc32.ts. */
 export const nativeCrc32: Checksum = (data, previous) => zlib.crc32(data, previous)
@@ -291,8 +290,7 @@ export class SnapshotStore {
       let record: FilterRecord
       let filter: ScalableBloomFilter
       try {
-        const data = await readWholeFile(filePath, bytes)
-        record = decodeFilter(data, nativeCrc32)
+        record = readFilterFile(filePath, nativeCrc32, bytes)
         filter = ScalableBloomFilter.fromParts(record.parts, this.options.maxLayerBytes?.())
       } catch (error) {
         const reason = describeLoadError(error)
@@ -791,47 +789,6 @@ function writeAllSync(fd: number, data: Uint8Array, position: number): void {
   let done = 0
   while (done < data.length) {
     done += writeSync(fd, data, done, Math.min(data.length - done, IO_CHUNK_BYTES), position + done)
-  }
-}
-
-/** Reads a whole file into one array, checking its size first (`expected` from the manifest, if any). */
-async function readWholeFile(filePath: string, expected?: number): Promise<Uint8Array> {
-  const handle = await fsp.open(filePath, 'r')
-  try {
-    const { size } = await handle.stat()
-    if (expected !== undefined && size !== expected) {
-      throw new DecodeError('truncated', `file is ${size} bytes, the manifest says ${expected}`)
-    }
-    if (size > MAX_FILE_BYTES) throw new DecodeError('corrupt', `file of ${size} bytes is too large to load`)
-    const bytes = new Uint8Array(size)
-    let done = 0
-    while (done < size) {
-      const { bytesRead } = await handle.read(bytes, done, Math.min(size - done, IO_CHUNK_BYTES), done)
-      if (bytesRead === 0) throw new DecodeError('truncated', `file ended at ${done} of ${size} bytes`)
-      done += bytesRead
-    }
-    return bytes
-  } finally {
-    await handle.close()
-  }
-}
-
-/** Reads a whole file synchronously (BF.LOAD). */
-export function readWholeFileSync(filePath: string): Uint8Array {
-  const fd = openSync(filePath, 'r')
-  try {
-    const { size } = fstatSync(fd)
-    if (size > MAX_FILE_BYTES) throw new DecodeError('corrupt', `file of ${size} bytes is too large to load`)
-    const bytes = new Uint8Array(size)
-    let done = 0
-    while (done < size) {
-      const bytesRead = readSync(fd, bytes, done, Math.min(size - done, IO_CHUNK_BYTES), done)
-      if (bytesRead === 0) throw new DecodeError('truncated', `file ended at ${done} of ${size} bytes`)
-      done += bytesRead
-    }
-    return bytes
-  } finally {
-    closeSync(fd)
   }
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Reading one filter file (a snapshot's, or BF.LOAD's) piece by piece: every header, bitmap and
+ * trailer is read into its own array once its size has been checked against the file's, so a
+ * file larger than one array can be (4 GiB on Node 20) loads as long as each layer fits in one.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { type ByteSource, decodeFilter, type FilterRecord } from '../format/codec.js'
+import type { Checksum } from '../format/crc32.js'
+import { DecodeError } from '../format/decode-error.js'
+
+/** Largest single read call (node refuses more than 2 GiB - 1 per call). */
+const IO_CHUNK_BYTES = 256 * 1024 * 1024
+
+/** An open file as a {@link ByteSource}: each read is a fresh array. */
+class FileBytes implements ByteSource {
+  constructor(
+    private readonly fd: number,
+    readonly length: number,
+  ) {}
+
+  read(offset: number, length: number): Uint8Array {
+    const bytes = new Uint8Array(length)
+    let done = 0
+    while (done < length) {
+      const read = readSync(this.fd, bytes, done, Math.min(length - done, IO_CHUNK_BYTES), offset + done)
+      if (read === 0) throw new DecodeError('truncated', `file ended at ${offset + done} of ${this.length} bytes`)
+      done += read
+    }
+    return bytes
+  }
+}
+
+/**
+ * Decodes the filter file at `filePath` (codec.ts {@link decodeFilter}), checking its size against
+ * `expectedBytes` first when given (a snapshot's MANIFEST records it).
+ * @throws DecodeError for a damaged file, Error for one that cannot be read
+ */
+export function readFilterFile(filePath: string, checksum: Checksum, expectedBytes?: number): FilterRecord {
+  const fd = openSync(filePath, 'r')
+  try {
+    const { size } = fstatSync(fd)
+    if (expectedBytes !== undefined && size !== expectedBytes) {
+      throw new DecodeError('truncated', `file is ${size} bytes, the manifest says ${expectedBytes}`)
+    }
+    return decodeFilter(new FileBytes(fd, size), checksum)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * The whole file in one array (BF.LOAD, which logs the bytes it loaded).
+ * @throws DecodeError when the file is larger than one array can be here
+ */
+export function readWholeFile(filePath: string): Uint8Array {
+  const fd = openSync(filePath, 'r')
+  try {
+    const { size } = fstatSync(fd)
+    try {
+      return new FileBytes(fd, size).read(0, size)
+    } catch (error) {
+      if (error instanceof RangeError) throw new DecodeError('corrupt', `file of ${size} bytes is too large to load whole`)
+      throw error
+    }
+  } finally {
+    closeSync(fd)
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Filter files read piece by piece from real files: the same record as decoding the whole bytes,
+ * each bitmap in its own array (no buffer of the whole file), every damage a DecodeError from the
+ * same checks, and sizes checked against the file before anything is read: a sparse file of
+ * 5 GiB past a valid filter is refused in a few reads, not loaded.
+ */
+import { closeSync, ftruncateSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { decodeFilter, encodeFilter, type FilterRecord } from '../../src/format/codec.js'
+import { DecodeError } from '../../src/format/decode-error.js'
+import { readFilterFile, readWholeFile } from '../../src/store/filter-file.js'
+import { nativeCrc32 } from '../../src/store/snapshot.js'
+import { concat, makeScalable } from '../format/layer-fixtures.js'
+import { makeTempDir } from '../helpers/start-server.js'
+
+const dir = makeTempDir('bfs-filter-file-')
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const record: FilterRecord = { name: new TextEncoder().encode('file:1'), parts: makeScalable(4) }
+const bytes = concat(encodeFilter(record))
+
+function fileWith(name: string, content: Uint8Array): string {
+  const file = path.join(dir, name)
+  writeFileSync(file, content)
+  return file
+}
+
+function errorOf(fn: () => unknown): DecodeError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof DecodeError) return error
+    throw error
+  }
+  throw new Error('no error')
+}
+
+describe('readFilterFile', () => {
+  it('gives the record decodeFilter gives for the whole bytes, each bitmap in its own array', () => {
+    const file = fileWith('whole.bf', bytes)
+    const fromFile = readFilterFile(file, nativeCrc32)
+    const fromBytes = decodeFilter(bytes, nativeCrc32)
+    expect(fromFile).toEqual(fromBytes)
+    expect(fromFile.parts.layers).toHaveLength(4)
+    const buffers = new Set(fromFile.parts.layers.map((layer) => layer.bitmap.buffer))
+    expect(buffers.size).toBe(4)
+    for (const layer of fromFile.parts.layers) expect(layer.bitmap.buffer.byteLength).toBe(layer.bitmap.length)
+    expect(readFilterFile(file, nativeCrc32, bytes.length)).toEqual(fromBytes)
+  })
+
+  it('refuses a file whose size is not the one the manifest recorded', () => {
+    const file = fileWith('sized.bf', bytes)
+    const error = errorOf(() => readFilterFile(file, nativeCrc32, bytes.length + 1))
+    expect([error.code, error.message]).toEqual(['truncated', `file is ${bytes.length} bytes, the manifest says ${bytes.length + 1}`])
+  })
+
+  it('answers every cut of the file as decoding the same cut bytes does', () => {
+    const cuts = [0, 3, 10, 63, 64, 65, 500, bytes.length - 30, bytes.length - 5, bytes.length - 1]
+    for (const cut of cuts) {
+      const file = fileWith(`cut-${cut}.bf`, bytes.subarray(0, cut))
+      const fromFile = errorOf(() => readFilterFile(file, nativeCrc32))
+      const fromBytes = errorOf(() => decodeFilter(bytes.subarray(0, cut), nativeCrc32))
+      expect([cut, fromFile.code, fromFile.message]).toEqual([cut, fromBytes.code, fromBytes.message])
+    }
+  })
+
+  it('answers a flipped byte anywhere as decoding the same bytes does', () => {
+    for (const at of [5, 70, 200, bytes.length - 10, bytes.length - 2]) {
+      const damaged = bytes.slice()
+      damaged[at]! ^= 0x40
+      const file = fileWith(`flip-${at}.bf`, damaged)
+      const fromFile = errorOf(() => readFilterFile(file, nativeCrc32))
+      const fromBytes = errorOf(() => decodeFilter(damaged, nativeCrc32))
+      expect([at, fromFile.code, fromFile.message]).toEqual([at, fromBytes.code, fromBytes.message])
+    }
+  })
+
+  it('refuses 5 GiB of bytes after the trailer without reading them (a sparse file)', () => {
+    const file = fileWith('sparse.bf', bytes)
+    const fd = openSync(file, 'r+')
+    try {
+      ftruncateSync(fd, bytes.length + 5 * 2 ** 30)
+    } finally {
+      closeSync(fd)
+    }
+    const error = errorOf(() => readFilterFile(file, nativeCrc32))
+    expect([error.code, error.message]).toEqual(['corrupt', `${5 * 2 ** 30} bytes follow the file trailer`])
+  })
+
+  it('readWholeFile reads the file into one array', () => {
+    const file = fileWith('one.bf', bytes)
+    expect(readWholeFile(file)).toEqual(bytes)
+  })
+})
