@@ -59,7 +59,7 @@ async function lastBgsaveStatus(redis: Redis): Promise<string | undefined> {
 
 describe('-MISCONF after a failed background save', () => {
   it('refuses writes and PING with redis\'s text until a save succeeds; reads go on', async () => {
-    const running = await startServer({ save: '3600 1', appendonly: false })
+    const running = await startServer({ save: '3600 1', appendonly: false, 'http-port': -1 })
     const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
     try {
       expect(await redis.call('BF.ADD', 'f', 'a')).toBe(1)
@@ -93,6 +93,12 @@ describe('-MISCONF after a failed background save', () => {
       expect(stats).toMatch(/^cmdstat_bf\.add:calls=2,.*rejected_calls=1,failed_calls=0/m)
       expect(stats).toMatch(/^cmdstat_ping:calls=0,.*rejected_calls=1,/m)
       expect(await redis.call('BF.INFO', 'f', 'ITEMS')).toEqual([2])
+      // The HTTP API too: a refused add is a 503 with the error, a check answers.
+      const http = `http://127.0.0.1:${running.server.httpPort}`
+      const add = await fetch(`${http}/add=h`)
+      expect([add.status, await add.text()]).toEqual([503, `${BGSAVE_ERROR}\n`])
+      const contain = await fetch(`${http}/contain=a`)
+      expect([contain.status, await contain.text()]).toEqual([200, 'true'])
 
       // As in redis: the check is off with stop-writes-on-bgsave-error no, or with no save rules.
       expect(await redis.call('CONFIG', 'SET', 'stop-writes-on-bgsave-error', 'no')).toBe('OK')
