@@ -88,7 +88,7 @@ export function config(ctx: CommandContext, argv: CommandArgs): void {
       if (spec === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
       if (!spec.mutable) throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`)
       try {
-        updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))])])
+        updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))], ctx.server.config)])
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
         throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${error.message}`)

@@ -38,6 +38,8 @@ export class Client implements ClientSession {
   flushQueued = false
   /** The append-only log's offset just past this client's last record (0: none yet). */
   logOffset = 0
+  /** Since when its unsent replies have been over the soft output limit (0: they are not). */
+  private softLimitSinceMs = 0
   private readonly parser: RequestParser
   private readonly context: CommandContext
   private readingPaused = false
@@ -108,11 +110,33 @@ export class Client implements ClientSession {
     this.kill()
   }
 
-  /** Closes the client once its unsent replies (pending and in the socket) pass the limit; true if it did. */
+  /**
+   * The once-a-second look at a client over the soft output limit: one whose reads are paused
+   * adds no output, so nothing else would notice its time is up. True if it was closed.
+   */
+  recheckOutputLimit(): boolean {
+    return this.softLimitSinceMs !== 0 && this.state === 'open' && this.checkOutputLimit()
+  }
+
+  /**
+   * redis networking.c checkClientOutputBufferLimits, normal class: closes the client once its
+   * unsent replies (pending and in the socket) pass the hard limit, or have stayed past the soft
+   * limit for longer than its seconds. True if it did.
+   */
   private checkOutputLimit(): boolean {
-    const limit = this.host.config['client-output-buffer-limit']
-    if (limit === 0 || this.outputBytes() <= limit) return false
-    this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${this.outputBytes()} scheduled to be closed ASAP for overcoming of output buffer limits.`)
+    const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'].normal
+    if (hard === 0 && soft === 0) return false
+    const used = this.outputBytes()
+    let over = hard > 0 && used > hard
+    if (soft > 0 && used > soft) {
+      const now = Date.now()
+      if (this.softLimitSinceMs === 0) this.softLimitSinceMs = now
+      else if (now - this.softLimitSinceMs > softSeconds * 1000) over = true
+    } else {
+      this.softLimitSinceMs = 0
+    }
+    if (!over) return false
+    this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${used} scheduled to be closed ASAP for overcoming of output buffer limits.`)
     this.kill()
     return true
   }

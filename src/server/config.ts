@@ -19,8 +19,12 @@ export interface Config {
   'tcp-keepalive': number
   /** Bytes a client may hold in an unfinished command before it is closed (redis `client-query-buffer-limit`). */
   'client-query-buffer-limit': number
-  /** Bytes of unsent replies a client may hold before it is closed; 0 = no limit. */
-  'client-output-buffer-limit': number
+  /**
+   * Unsent replies a client may hold before it is closed, per client class as redis.conf writes
+   * them (`normal <hard> <soft> <soft-seconds>`, and `replica`/`pubsub`, kept for CONFIG GET only:
+   * bfs's clients are all normal). 0 = no limit.
+   */
+  'client-output-buffer-limit': OutputBufferLimits
   /** Bytes of filter memory (all bitmaps); commands that would grow past it get -OOM. 0 = no limit. */
   maxmemory: number
   /** `rename-command NAME NEWNAME` rules in the order given; NEWNAME '' disables the command. */
@@ -72,6 +76,20 @@ export interface Config {
   'metrics-top-filters': number
 }
 
+/** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
+export interface OutputBufferLimit {
+  readonly hard: number
+  readonly soft: number
+  readonly softSeconds: number
+}
+
+/** redis's three client classes (CONFIG GET names replica `slave`, as redis 7.0 does). */
+export interface OutputBufferLimits {
+  readonly normal: OutputBufferLimit
+  readonly replica: OutputBufferLimit
+  readonly pubsub: OutputBufferLimit
+}
+
 /** A configuration key, as bfs.conf and CONFIG GET/SET name it. */
 export type ConfigKey = keyof Config
 
@@ -90,6 +108,7 @@ type Kind =
   | { type: 'enum'; values: readonly string[] }
   | { type: 'boolean' }
   | { type: 'save' }
+  | { type: 'output-buffer-limit' }
 
 export interface ConfigKeySpec {
   readonly name: ConfigKey
@@ -111,6 +130,12 @@ export const DEFAULT_QUERY_BUFFER_LIMIT_BYTES = 1024 ** 3
 export const MIN_QUERY_BUFFER_LIMIT_BYTES = 1024 ** 2
 /** A hard limit on unsent replies (redis's normal class has none; pausing reads bounds a pipeliner). */
 export const DEFAULT_OUTPUT_BUFFER_LIMIT_BYTES = 256 * 1024 ** 2
+/** bfs's normal class, and redis 7.0's defaults for the two others. */
+export const DEFAULT_OUTPUT_BUFFER_LIMITS: OutputBufferLimits = Object.freeze({
+  normal: Object.freeze({ hard: DEFAULT_OUTPUT_BUFFER_LIMIT_BYTES, soft: 0, softSeconds: 0 }),
+  replica: Object.freeze({ hard: 256 * 1024 ** 2, soft: 64 * 1024 ** 2, softSeconds: 60 }),
+  pubsub: Object.freeze({ hard: 32 * 1024 ** 2, soft: 8 * 1024 ** 2, softSeconds: 60 }),
+})
 /** http-port -1: listen on any free port (tests); 0 leaves HTTP off. */
 export const HTTP_PORT_ANY = -1
 export const DEFAULT_HTTP_MAX_URL_BYTES = 8 * 1024
@@ -129,7 +154,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
   timeout: 0,
   'tcp-keepalive': DEFAULT_TCP_KEEPALIVE_SECONDS,
   'client-query-buffer-limit': DEFAULT_QUERY_BUFFER_LIMIT_BYTES,
-  'client-output-buffer-limit': DEFAULT_OUTPUT_BUFFER_LIMIT_BYTES,
+  'client-output-buffer-limit': DEFAULT_OUTPUT_BUFFER_LIMITS,
   maxmemory: 0,
   'rename-command': Object.freeze([]) as readonly RenameRule[],
   'default-error-rate': 0.01,
@@ -169,7 +194,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'timeout', kind: { type: 'integer', min: 0, max: MAX_SECONDS }, mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
   { name: 'tcp-keepalive', kind: { type: 'integer', min: 0, max: MAX_SECONDS }, mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
   { name: 'client-query-buffer-limit', kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of an unfinished command before the client is closed' },
-  { name: 'client-output-buffer-limit', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of unsent replies before the client is closed, 0 = no limit' },
+  { name: 'client-output-buffer-limit', kind: { type: 'output-buffer-limit' }, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (class normal; replica and pubsub kept but unused), or one size for normal\'s hard limit; 0 = no limit' },
   { name: 'maxmemory', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of filter memory, 0 = no limit' },
   { name: 'default-error-rate', kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, mutable: true, description: 'error rate of auto-created filters' },
   { name: 'default-capacity', kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'capacity (items) of auto-created filters' },
@@ -213,11 +238,16 @@ export function configKeySpec(name: string): ConfigKeySpec | undefined {
   return SPECS.get(name.toLowerCase())
 }
 
-/** Parses one key's value(s) into its typed form; throws ConfigError naming the key. */
-export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[]): Config[ConfigKey] {
+/**
+ * Parses one key's value(s) into its typed form; throws ConfigError naming the key. `current` is
+ * the configuration the value goes into: classes of client-output-buffer-limit not given keep
+ * their limits from it, as in redis.
+ */
+export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], current: Config = DEFAULT_CONFIG): Config[ConfigKey] {
   const kind = spec.kind
   const name = spec.name
   if (kind.type === 'save') return parseSaveRules(name, args)
+  if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(name, args, current['client-output-buffer-limit'])
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {
@@ -281,10 +311,53 @@ function parseSaveRules(name: string, args: readonly string[]): string {
   return words.map(Number).join(' ')
 }
 
+const OUTPUT_LIMIT_CLASSES: Readonly<Record<string, keyof OutputBufferLimits>> = {
+  normal: 'normal', replica: 'replica', slave: 'replica', pubsub: 'pubsub',
+}
+
+/**
+ * redis config.c `client-output-buffer-limit`: groups of `<class> <hard> <soft> <soft-seconds>`,
+ * sizes as memtoull reads them; classes not given keep their limits. bfs also takes one size
+ * alone, the normal class's hard limit (its earlier form). Errors are redis's words.
+ */
+function parseOutputBufferLimits(name: string, args: readonly string[], current: OutputBufferLimits): OutputBufferLimits {
+  const words = args.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== '')
+  if (words.length === 1) {
+    return { ...current, normal: { hard: parseMemory(name, words[0]!), soft: 0, softSeconds: 0 } }
+  }
+  if (words.length === 0 || words.length % 4 !== 0) {
+    throw new ConfigError('Wrong number of arguments in buffer limit configuration.')
+  }
+  const limits = { ...current }
+  for (let i = 0; i < words.length; i += 4) {
+    const kind = OUTPUT_LIMIT_CLASSES[words[i]!.toLowerCase()]
+    if (kind === undefined) throw new ConfigError('Invalid client class specified in buffer limit configuration.')
+    const [hard, soft, seconds] = [words[i + 1]!, words[i + 2]!, words[i + 3]!]
+    const size = (raw: string): number | undefined => {
+      const match = /^(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(raw)
+      if (match === null) return undefined
+      const value = Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
+      return Number.isSafeInteger(value) ? value : undefined
+    }
+    const hardBytes = size(hard)
+    const softBytes = size(soft)
+    if (hardBytes === undefined || softBytes === undefined || !/^\d+$/.test(seconds) || Number(seconds) > MAX_SECONDS) {
+      throw new ConfigError('Error in hard, soft or soft_seconds setting in buffer limit configuration.')
+    }
+    limits[kind] = { hard: hardBytes, soft: softBytes, softSeconds: Number(seconds) }
+  }
+  return limits
+}
+
 /** The value as CONFIG GET and a rewritten bfs.conf show it. */
 export function formatConfigValue(config: Config, name: ConfigKey): string {
   const value = config[name]
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
+  if (name === 'client-output-buffer-limit') {
+    const limits = value as OutputBufferLimits
+    const one = (label: string, limit: OutputBufferLimit): string => `${label} ${limit.hard} ${limit.soft} ${limit.softSeconds}`
+    return [one('normal', limits.normal), one('slave', limits.replica), one('pubsub', limits.pubsub)].join(' ')
+  }
   return String(value)
 }
 
@@ -313,7 +386,7 @@ export function loadConfig(fileText: string | undefined, flags: readonly string[
         ;(config as unknown as Record<string, unknown>).save = saveLines.join(' ')
         return
       }
-      ;(config as unknown as Record<string, unknown>)[spec.name] = parseConfigValue(spec, args)
+      ;(config as unknown as Record<string, unknown>)[spec.name] = parseConfigValue(spec, args, config)
     } catch (error) {
       if (error instanceof ConfigError) throw new ConfigError(`${where}: ${error.message}`)
       throw error

@@ -247,10 +247,14 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return options.save === true || this.config.save.trim() !== ''
   }
 
-  /** Once a second: close idle clients (`timeout`) and recount filter memory (`maxmemory`). */
+  /**
+   * Once a second: close idle clients (`timeout`) and those past the soft output limit for too
+   * long, and recount filter memory (`maxmemory`).
+   */
   private housekeeping(): void {
     const closed = closeIdleClients(this.clientSet, Date.now(), this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
+    for (const client of [...this.clientSet]) client.recheckOutputLimit()
     if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
   }
 

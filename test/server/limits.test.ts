@@ -7,8 +7,9 @@ import net from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type RawClient, encodeCommand } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
+import { replyEnd } from '../helpers/tools.js'
 import { layerGeometry } from '../../src/core/sizing.js'
-import { loadConfig, ConfigError } from '../../src/server/config.js'
+import { DEFAULT_OUTPUT_BUFFER_LIMITS, loadConfig, ConfigError, type OutputBufferLimits } from '../../src/server/config.js'
 import { createServer } from '../../src/server/server.js'
 
 const OOM = "-OOM command not allowed when used memory > 'maxmemory'.\r\n"
@@ -24,6 +25,12 @@ const { start, connect } = serverPerTest()
 async function ask(client: RawClient, ...args: string[]): Promise<string> {
   client.write(encodeCommand(args))
   return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
+}
+
+/** Sends one command and reads its whole reply, whatever its shape. */
+async function askWhole(client: RawClient, ...args: string[]): Promise<string> {
+  client.write(encodeCommand(args))
+  return (await client.readUntil((bytes) => replyEnd(bytes, 0) >= 0)).toString('latin1')
 }
 
 async function expectHealthy(port: number): Promise<void> {
@@ -81,9 +88,14 @@ describe('client-query-buffer-limit', () => {
   })
 })
 
+/** Limits for the normal class, the others at their defaults. */
+function normalLimit(hard: number, soft = 0, softSeconds = 0): OutputBufferLimits {
+  return { ...DEFAULT_OUTPUT_BUFFER_LIMITS, normal: { hard, soft, softSeconds } }
+}
+
 describe('client-output-buffer-limit', () => {
   it('a client that sends and never reads stops being read: its pending output stays bounded', async () => {
-    const { port, server } = await start({ 'client-output-buffer-limit': 0 })
+    const { port, server } = await start({ 'client-output-buffer-limit': normalLimit(0) })
     const socket = net.connect({ port, host: '127.0.0.1' })
     socket.on('error', () => {})
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
@@ -111,7 +123,7 @@ describe('client-output-buffer-limit', () => {
   })
 
   it('a client whose pending replies pass the hard limit is disconnected', async () => {
-    const { port, logs } = await start({ 'client-output-buffer-limit': 1024 * 1024 })
+    const { port, logs } = await start({ 'client-output-buffer-limit': normalLimit(1024 * 1024) })
     const socket = net.connect({ port, host: '127.0.0.1' })
     socket.on('error', () => {})
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
@@ -121,6 +133,86 @@ describe('client-output-buffer-limit', () => {
     await new Promise<void>((resolve) => socket.once('close', () => resolve()))
     expect(logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.'))).toBe(true)
     await expectHealthy(port)
+  })
+
+  it('a client past the soft limit is disconnected once it stays there longer than its seconds', async () => {
+    const { port, logs, server } = await start({ 'client-output-buffer-limit': normalLimit(0, 256 * 1024, 1) })
+    const socket = net.connect({ port, host: '127.0.0.1' })
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    socket.pause()
+    const sentAt = Date.now()
+    socket.write(Buffer.concat(Array.from({ length: 3000 }, () => encodeCommand(['COMMAND']))))
+    const closing = (): boolean => logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.'))
+    const deadline = sentAt + 20_000
+    while (!closing() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    // Over the soft limit at once, closed only after more than its second there (then within the
+    // next once-a-second look, since reading from it has stopped).
+    expect(closing()).toBe(true)
+    expect(Date.now() - sentAt).toBeGreaterThan(1000)
+    expect([...server.clients()]).toHaveLength(0)
+    socket.destroy()
+    await expectHealthy(port)
+  })
+
+  it('a client that dips back under the soft limit in time stays connected', async () => {
+    const { port } = await start({ 'client-output-buffer-limit': normalLimit(0, 256 * 1024, 1) })
+    const socket = net.connect({ port, host: '127.0.0.1' })
+    socket.on('error', () => {})
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    let received = 0
+    socket.on('data', (chunk: Buffer) => (received += chunk.length))
+    socket.pause()
+    socket.write(Buffer.concat(Array.from({ length: 3000 }, () => encodeCommand(['COMMAND']))))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    socket.resume() // reads everything well before its second is up
+    const deadline = Date.now() + 10_000
+    while (received === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    expect(socket.destroyed).toBe(false)
+    socket.write(encodeCommand(['PING']))
+    const before = received
+    while (received === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(received).toBeGreaterThan(before)
+    socket.destroy()
+  })
+
+  it('CONFIG GET/SET speak redis.conf\'s form, with redis\'s errors', async () => {
+    const { port } = await start({})
+    const client = await connect(port)
+    const limitError = (why: string) =>
+      `-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - ${why}\r\n`
+    const get = (value: string) => `*2\r\n$26\r\nclient-output-buffer-limit\r\n$${value.length}\r\n${value}\r\n`
+    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+      get('normal 268435456 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60'),
+    )
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb 512kb 10')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb 5 pubsub 0 0 0')).toBe('+OK\r\n')
+    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+      get('normal 1048576 524288 10 slave 2097152 1048576 5 pubsub 0 0 0'),
+    )
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb')).toBe(
+      limitError('Wrong number of arguments in buffer limit configuration.'),
+    )
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'bogus 1 1 1')).toBe(
+      limitError('Invalid client class specified in buffer limit configuration.'),
+    )
+    for (const bad of ['normal 1x 2 10', 'normal -1 2 10', 'normal 1 2 -3', 'slave 1 2 x']) {
+      expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', bad)).toBe(
+        limitError('Error in hard, soft or soft_seconds setting in buffer limit configuration.'),
+      )
+    }
+    // bfs's one-size form: normal's hard limit.
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '64mb')).toBe('+OK\r\n')
+    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+      get('normal 67108864 0 0 slave 2097152 1048576 5 pubsub 0 0 0'),
+    )
+    const config = loadConfig('client-output-buffer-limit normal 0 0 0\nclient-output-buffer-limit pubsub 1mb 1kb 9\n')
+    expect(config['client-output-buffer-limit']).toEqual({
+      normal: { hard: 0, soft: 0, softSeconds: 0 },
+      replica: DEFAULT_OUTPUT_BUFFER_LIMITS.replica,
+      pubsub: { hard: 1048576, soft: 1024, softSeconds: 9 },
+    })
   })
 })
 
