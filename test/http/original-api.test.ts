@@ -35,6 +35,23 @@ describe('the listener', () => {
     expect(running.server.httpPort).not.toBe(running.port)
   })
 
+  it('listens on http-bind when set, and on bind when it is empty', async () => {
+    const apart = await startServer({ 'http-port': -1, bind: '127.0.0.1', 'http-bind': '127.0.0.2' })
+    try {
+      const port = apart.server.httpPort
+      const answer = await fetch(`http://127.0.0.2:${port}/contain=x`)
+      expect([answer.status, await answer.text()]).toEqual([200, 'false'])
+      // Only there, not also on bind's address.
+      expect(apart.logs.filter((line) => line.includes('HTTP listening on'))).toEqual([
+        expect.stringContaining(`HTTP listening on 127.0.0.2:${port}`),
+      ])
+    } finally {
+      await apart.stop()
+    }
+    // The suite's own server: http-bind "" (the default) listens where bind does.
+    expect(running.logs.some((line) => line.includes(`HTTP listening on 127.0.0.1:${running.server.httpPort}`))).toBe(true)
+  })
+
   it('is off with http-port 0 (the default)', async () => {
     const other = await startServer()
     try {
