@@ -76,7 +76,7 @@ export interface ServerContext {
   propagate(argv: CommandArgs | readonly Uint8Array[]): void
   /**
    * CONFIG SET appendonly: opens the log (with a rewrite as its base) or writes, fsyncs and closes it.
-   * @throws Error when the log cannot be opened, or cannot be written before closing
+   * @throws Error when the log cannot be opened
    */
   setAppendOnly(on: boolean): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */

@@ -411,8 +411,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
    *   save already running. Until it commits, what was written while the log was off is only in
    *   memory, as in redis until its first rewrite ends.
    * - no: everything written and fsynced, then the log is closed; replies waiting on it go out.
-   *   The next snapshot retires its segments.
-   * @throws Error when the log cannot be opened, or cannot be written before closing (it stays open)
+   *   The next snapshot retires its segments. Records a failing disk would not take are dropped
+   *   (with a warning): that is how an operator gets out of -MISCONF, as in redis.
+   * @throws Error when the log cannot be opened
    */
   setAppendOnly(on: boolean): void {
     if (on === this.appendLog.isOpen) {
@@ -430,8 +431,14 @@ export class BfsServer extends EventEmitter implements ClientHost {
       }
       this.log.notice('Append only file enabled (CONFIG SET appendonly yes)')
     } else {
-      this.appendLog.syncNow()
-      this.appendLog.close()
+      const unwritten = this.appendLog.bufferedBytes
+      try {
+        this.appendLog.close()
+      } catch (error) {
+        // As redis stopAppendOnly: turning the log off is the way out of a disk that refuses it.
+        // The writes those records held are in memory, and in the next snapshot.
+        this.log.warning(`Append only file closed with ${unwritten} bytes of records it could not take: ${(error as Error).message}`)
+      }
       this.config.appendonly = false
       this.releaseSynced()
       this.log.notice('Append only file disabled (CONFIG SET appendonly no)')

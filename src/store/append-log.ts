@@ -365,9 +365,14 @@ export class AppendLog {
     if (this.fd >= 0) throw new Error('the append only file is already open')
     this.openSegment(seq)
     this.currentSizeBytes = 0
+    this.lastWriteOk = this.lastFsyncOk = true
   }
 
-  /** Final write and fsync, then closes the file (shutdown). */
+  /**
+   * Final write and fsync, then closes the file (shutdown, CONFIG SET appendonly no). Records the
+   * file would not take are dropped with it (the error is rethrown): a closed log holds nothing
+   * back, and one opened later starts clean.
+   */
   close(): void {
     if (this.fd < 0) return
     try {
@@ -376,6 +381,9 @@ export class AppendLog {
       this.retired.push(this.fd)
       this.fd = -1
       if (!this.fsyncInFlight) this.closeRetired()
+      this.bufferLength = 0
+      this.writtenBytes = this.syncedBytes = this.appendedBytes
+      this.lastWriteOk = this.lastFsyncOk = true
     }
   }
 

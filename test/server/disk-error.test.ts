@@ -5,7 +5,7 @@
  *   until a save succeeds; stop-writes-on-bgsave-error no and `save ""` lift it, as in redis;
  * - an append-only log segment that is /dev/full (every write fails with ENOSPC) refuses writes
  *   with "Errors writing to the AOF file: No space left on device", and the write whose record
- *   could not be written is not acknowledged.
+ *   could not be written is not acknowledged until CONFIG SET appendonly no, the way out.
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
@@ -161,6 +161,17 @@ describe('-MISCONF while the append-only log cannot be written', () => {
       // The record of the first BF.ADD never reached the log: its reply is still held back.
       expect(acknowledged).toBe(false)
       expect(bfs.stdout + bfs.stderr).toContain('Error writing to the AOF file: ENOSPC')
+
+      // The operator's way out, as in redis: turn the log off. The held write is answered (it is
+      // in memory, and in the next snapshot) and writes are accepted again.
+      expect(await other.call('CONFIG', 'SET', 'appendonly', 'no')).toBe('OK')
+      await pending
+      expect(acknowledged).toBe(true)
+      expect(await other.call('BF.ADD', 'f', 'c')).toBe(1)
+      expect(await other.call('PING')).toBe('PONG')
+      const info = String(await other.call('INFO', 'persistence'))
+      expect([infoField(info, 'aof_enabled'), infoField(info, 'aof_last_write_status')]).toEqual(['0', 'ok'])
+      expect(bfs.stdout + bfs.stderr).toMatch(/Append only file closed with \d+ bytes of records it could not take/)
     } finally {
       writer.disconnect()
       other.disconnect()
