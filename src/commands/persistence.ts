@@ -6,8 +6,8 @@
 import type { CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { decodeFilter } from '../format/codec.js'
-import { readWholeFile } from '../store/filter-file.js'
+import { decodeFilter, encodeFilter, type FilterRecord } from '../format/codec.js'
+import { readFilterFile } from '../store/filter-file.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
 import { resolveSafePath, UnsafePathError } from '../store/safe-path.js'
@@ -107,14 +107,23 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   const registry = ctx.server.registry
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   const source = inline ? { absolute: '', relative: 'contents' } : safePath(ctx, argv.get(2), 'read')
-  let bytes: Uint8Array
+  let bytes: Uint8Array | undefined
   let filter: ScalableBloomFilter
   try {
-    // A copy when inline: the decoded bitmaps are views into these bytes and stay in the filter.
-    bytes = inline ? new Uint8Array(argv.get(2)) : readWholeFile(source.absolute)
-    const record = decodeFilter(bytes, nativeCrc32)
+    let record: FilterRecord
+    if (inline) {
+      // A copy: the decoded bitmaps are views into these bytes and stay in the filter.
+      bytes = new Uint8Array(argv.get(2))
+      record = decodeFilter(bytes, nativeCrc32)
+    } else {
+      // Piece by piece, every size checked against the file's before it is read.
+      record = readFilterFile(source.absolute, nativeCrc32)
+    }
     const maxBytes = ctx.server.config['max-filter-bytes']
     filter = ScalableBloomFilter.fromParts(record.parts, maxBytes > 0 ? maxBytes : undefined)
+    // The log gets the filter's bytes, not the path (below): a file's are encoded again from what
+    // was loaded, only when there is a log to write them to.
+    if (bytes === undefined && ctx.server.config.appendonly) bytes = Buffer.concat(encodeFilter(record))
   } catch (error) {
     if (error instanceof DecodeError || error instanceof RangeError) {
       throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
@@ -125,7 +134,7 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   registry.set(name, filter)
   // Logged with the bytes that were loaded, not the path: the file may change or go before a
   // replay (a later BF.SAVE to the same path, a deletion), and the replay must load these.
-  ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
+  if (bytes !== undefined) ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
   ctx.client.reply.simple('OK')
 }
 

@@ -97,7 +97,7 @@ function sameHashing(a: LayerHeader, b: LayerHeader): boolean {
 
 /**
  * Where {@link decodeFilter} reads a file's bytes: one array, or a file read piece by piece
- * (store/file-bytes.ts), so that no single array has to hold the whole file.
+ * (store/filter-file.ts), so that no single array has to hold the whole file.
  */
 export interface ByteSource {
   /** Total bytes. */

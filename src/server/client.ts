@@ -10,6 +10,9 @@ import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
 
+/** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
+const REPLY_CHUNK_BYTES = 16 * 1024
+
 export type ClientState = 'open' | 'closing' | 'closed'
 
 /** What the client needs from the server beyond what handlers see. */
@@ -38,8 +41,8 @@ export class Client implements ClientSession {
   flushQueued = false
   /** The append-only log's offset just past this client's last record (0: none yet). */
   logOffset = 0
-  /** Since when its unsent replies have been over the soft output limit (0: they are not). */
-  private softLimitSinceMs = 0
+  /** Since when (unix seconds) its unsent replies have been over the soft output limit (0: they are not). */
+  private softLimitSinceSeconds = 0
   private readonly parser: RequestParser
   private readonly context: CommandContext
   private readingPaused = false
@@ -115,7 +118,7 @@ export class Client implements ClientSession {
    * adds no output, so nothing else would notice its time is up. True if it was closed.
    */
   recheckOutputLimit(): boolean {
-    return this.softLimitSinceMs !== 0 && this.state === 'open' && this.checkOutputLimit()
+    return this.softLimitSinceSeconds !== 0 && this.state === 'open' && this.checkOutputLimit()
   }
 
   /**
@@ -126,17 +129,20 @@ export class Client implements ClientSession {
   private checkOutputLimit(): boolean {
     const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'].normal
     if (hard === 0 && soft === 0) return false
-    const used = this.outputBytes()
+    const output = this.outputBytes()
+    // redis counts its reply list only, not the 16 KiB buffer each client writes into first.
+    const used = output - REPLY_CHUNK_BYTES
     let over = hard > 0 && used > hard
     if (soft > 0 && used > soft) {
-      const now = Date.now()
-      if (this.softLimitSinceMs === 0) this.softLimitSinceMs = now
-      else if (now - this.softLimitSinceMs > softSeconds * 1000) over = true
+      // In whole seconds, as redis compares its cached unixtime.
+      const nowSeconds = Math.floor(Date.now() / 1000)
+      if (this.softLimitSinceSeconds === 0) this.softLimitSinceSeconds = nowSeconds
+      else if (nowSeconds - this.softLimitSinceSeconds > softSeconds) over = true
     } else {
-      this.softLimitSinceMs = 0
+      this.softLimitSinceSeconds = 0
     }
     if (!over) return false
-    this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${used} scheduled to be closed ASAP for overcoming of output buffer limits.`)
+    this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${output} scheduled to be closed ASAP for overcoming of output buffer limits.`)
     this.kill()
     return true
   }

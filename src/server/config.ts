@@ -247,7 +247,7 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
   const kind = spec.kind
   const name = spec.name
   if (kind.type === 'save') return parseSaveRules(name, args)
-  if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(name, args, current['client-output-buffer-limit'])
+  if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(args, current['client-output-buffer-limit'])
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {
@@ -320,33 +320,39 @@ const OUTPUT_LIMIT_CLASSES: Readonly<Record<string, keyof OutputBufferLimits>> =
  * sizes as memtoull reads them; classes not given keep their limits. bfs also takes one size
  * alone, the normal class's hard limit (its earlier form). Errors are redis's words.
  */
-function parseOutputBufferLimits(name: string, args: readonly string[], current: OutputBufferLimits): OutputBufferLimits {
-  const words = args.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== '')
-  if (words.length === 1) {
-    return { ...current, normal: { hard: parseMemory(name, words[0]!), soft: 0, softSeconds: 0 } }
-  }
-  if (words.length === 0 || words.length % 4 !== 0) {
-    throw new ConfigError('Wrong number of arguments in buffer limit configuration.')
-  }
+function parseOutputBufferLimits(args: readonly string[], current: OutputBufferLimits): OutputBufferLimits {
+  // redis splits the value on single spaces (sdssplitlen), so doubled spaces make empty words.
+  const value = args.join(' ')
+  if (value === '') return current
+  const words = value.split(' ')
+  // bfs's own shorter form: one size, the normal class's hard limit.
+  const single = words.length === 1 ? limitNumber(value) : undefined
+  if (single !== undefined) return { ...current, normal: { hard: single, soft: 0, softSeconds: 0 } }
+  if (words.length % 4 !== 0) throw new ConfigError('Wrong number of arguments in buffer limit configuration.')
+  // Every word is checked before any class changes: all or nothing, as in redis.
   const limits = { ...current }
   for (let i = 0; i < words.length; i += 4) {
     const kind = OUTPUT_LIMIT_CLASSES[words[i]!.toLowerCase()]
     if (kind === undefined) throw new ConfigError('Invalid client class specified in buffer limit configuration.')
-    const [hard, soft, seconds] = [words[i + 1]!, words[i + 2]!, words[i + 3]!]
-    const size = (raw: string): number | undefined => {
-      const match = /^(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(raw)
-      if (match === null) return undefined
-      const value = Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
-      return Number.isSafeInteger(value) ? value : undefined
-    }
-    const hardBytes = size(hard)
-    const softBytes = size(soft)
-    if (hardBytes === undefined || softBytes === undefined || !/^\d+$/.test(seconds) || Number(seconds) > MAX_SECONDS) {
+    const [hard, soft, seconds] = [words[i + 1]!, words[i + 2]!, words[i + 3]!].map(limitNumber)
+    if (hard === undefined || soft === undefined || seconds === undefined || seconds > MAX_SECONDS) {
       throw new ConfigError('Error in hard, soft or soft_seconds setting in buffer limit configuration.')
     }
-    limits[kind] = { hard: hardBytes, soft: softBytes, softSeconds: Number(seconds) }
+    limits[kind] = { hard, soft, softSeconds: seconds }
   }
   return limits
+}
+
+/**
+ * One number of a buffer limit as redis reads all three (memtoull: digits with an optional '+' and
+ * unit; an empty word is 0); undefined for anything else, and past 2^53 (redis would wrap it).
+ */
+function limitNumber(word: string): number | undefined {
+  if (word === '') return 0
+  const match = /^\+?(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(word)
+  if (match === null) return undefined
+  const value = Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
+  return Number.isSafeInteger(value) ? value : undefined
 }
 
 /** The value as CONFIG GET and a rewritten bfs.conf show it. */

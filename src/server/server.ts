@@ -217,7 +217,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
       // Loaded only when asked for: node:http and prom-client cost a few MB of RSS for nothing otherwise.
       const { HttpFrontend } = await import('../http/http-server.js')
       this.http = new HttpFrontend(this)
-      await this.http.listen(httpBind.split(/\s+/).filter((address) => address !== ''), this.config['http-port'])
+      const httpAddresses = httpBind.split(/\s+/).filter((address) => address !== '')
+      // The HTTP listener takes /add= from anyone who can reach it, just as RESP does.
+      const httpWarning = this.config['http-bind'].trim() === '' ? undefined : openBindWarning(httpAddresses, this.config.requirepass)
+      if (httpWarning !== undefined) this.log.warning(`HTTP ${httpWarning}`)
+      await this.http.listen(httpAddresses, this.config['http-port'])
     }
     this.log.notice('Ready to accept connections tcp')
   }

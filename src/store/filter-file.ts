@@ -11,8 +11,8 @@ import { DecodeError } from '../format/decode-error.js'
 /** Largest single read call (node refuses more than 2 GiB - 1 per call). */
 const IO_CHUNK_BYTES = 256 * 1024 * 1024
 
-/** An open file as a {@link ByteSource}: each read is a fresh array. */
-class FileBytes implements ByteSource {
+/** An open file as a {@link ByteSource}: each read is a fresh array. Exported for its tests. */
+export class FileBytes implements ByteSource {
   constructor(
     private readonly fd: number,
     readonly length: number,
@@ -48,21 +48,3 @@ export function readFilterFile(filePath: string, checksum: Checksum, expectedByt
   }
 }
 
-/**
- * The whole file in one array (BF.LOAD, which logs the bytes it loaded).
- * @throws DecodeError when the file is larger than one array can be here
- */
-export function readWholeFile(filePath: string): Uint8Array {
-  const fd = openSync(filePath, 'r')
-  try {
-    const { size } = fstatSync(fd)
-    try {
-      return new FileBytes(fd, size).read(0, size)
-    } catch (error) {
-      if (error instanceof RangeError) throw new DecodeError('corrupt', `file of ${size} bytes is too large to load whole`)
-      throw error
-    }
-  } finally {
-    closeSync(fd)
-  }
-}

@@ -66,8 +66,18 @@ export const START_COPY_BYTES = 4 * SLICE_BYTES
 /** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
 const IO_CHUNK_BYTES = 256 * 1024 * 1024
 
-/** Node's native CRC-32 (zlib), the same values as format/crc32.ts. */
-export const nativeCrc32: Checksum = (data, previous) => zlib.crc32(data, previous)
+/** zlib takes a 32-bit length: a longer array (a layer of 4 GiB or more) is checksummed in pieces. */
+const CRC_PIECE_BYTES = 2 ** 30
+
+/** Node's native CRC-32 (zlib), the same values as format/crc32.ts, for arrays of any length. */
+export const nativeCrc32: Checksum = (data, previous) => {
+  if (data.length <= CRC_PIECE_BYTES) return zlib.crc32(data, previous)
+  let crc = previous
+  for (let at = 0; at < data.length; at += CRC_PIECE_BYTES) {
+    crc = zlib.crc32(data.subarray(at, Math.min(at + CRC_PIECE_BYTES, data.length)), crc)
+  }
+  return crc
+}
 
 /** What to do with a corrupt snapshot file at start. */
 export type CorruptPolicy = 'refuse' | 'move-aside'
@@ -723,7 +733,9 @@ function describeLoadError(error: unknown): string {
   if (error instanceof DecodeError) return `${error.code}: ${error.message}`
   if (error instanceof RangeError) return `corrupt: ${error.message}`
   const code = (error as NodeJS.ErrnoException)?.code
-  return code !== undefined ? `${code}: ${(error as Error).message}` : String((error as Error)?.message ?? error)
+  const message = String((error as Error)?.message ?? error)
+  // Node's own messages already start with their code ("EISDIR: illegal operation ...").
+  return code !== undefined && !message.startsWith(`${code}:`) ? `${code}: ${message}` : message
 }
 
 // ---------------------------------------------------------------- manifest

@@ -1,7 +1,7 @@
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import type { FilterParts } from '../../src/core/scalable-filter.js'
-import { decodeFilter, encodedLength, encodeFilter, type FilterRecord } from '../../src/format/codec.js'
+import { type ByteSource, decodeFilter, encodedLength, encodeFilter, type FilterRecord } from '../../src/format/codec.js'
 import { DecodeError } from '../../src/format/decode-error.js'
 import { decodeFileTrailer, decodeFileTrailerLength, encodeFileTrailer, TRAILER_FIXED_BYTES } from '../../src/format/file-trailer.js'
 import {
@@ -297,5 +297,66 @@ describe('filter file: damage', () => {
     expect(decodeFileTrailerLength(EXAMPLE_FILE, trailerAt)).toBe(22)
     expect(codeOf(() => decodeFileTrailer(EXAMPLE_FILE.subarray(0, 101), trailerAt))).toBe('truncated')
     expect(codeOf(() => decodeFileTrailer(EXAMPLE_FILE.subarray(0, trailerAt + TRAILER_FIXED_BYTES - 1), trailerAt))).toBe('truncated')
+  })
+})
+
+describe('decodeFilter from a ByteSource (a file read piece by piece)', () => {
+  /** A source over `bytes` that records every read and can pretend to be far longer. */
+  function recording(bytes: Uint8Array, length = bytes.length) {
+    const reads: [number, number][] = []
+    const source: ByteSource = {
+      length,
+      read(offset, count) {
+        reads.push([offset, count])
+        if (offset + count > bytes.length) {
+          if (count > 2 ** 31) throw new RangeError('Invalid typed array length: ' + count)
+          const out = new Uint8Array(count)
+          out.set(bytes.subarray(offset, Math.min(offset + count, bytes.length)))
+          return out
+        }
+        return bytes.slice(offset, offset + count)
+      },
+    }
+    return { source, reads }
+  }
+  const record: FilterRecord = { name: utf8('pieces'), parts: makeScalable(3) }
+  const whole = concat(encodeFilter(record))
+
+  it('reads each header, bitmap and the trailer once, nothing more, and gives the same record', () => {
+    const { source, reads } = recording(whole)
+    expect(decodeFilter(source)).toEqual(decodeFilter(whole))
+    expect(reads.reduce((sum, [, count]) => sum + count, 0)).toBe(whole.length + TRAILER_FIXED_BYTES)
+    for (const [offset, count] of reads) expect(offset + count).toBeLessThanOrEqual(whole.length)
+  })
+
+  it('refuses bytes after the trailer reading only the trailer\'s fixed part of them', () => {
+    const { source, reads } = recording(whole, whole.length + 5 * 2 ** 30)
+    const error = (() => {
+      try {
+        decodeFilter(source)
+      } catch (caught) {
+        return caught as DecodeError
+      }
+      throw new Error('no error')
+    })()
+    expect([error.code, error.message]).toEqual(['corrupt', `${5 * 2 ** 30} bytes follow the file trailer`])
+    expect(Math.max(...reads.map(([, count]) => count))).toBeLessThan(whole.length)
+  })
+
+  it('turns a bitmap larger than one array can be into a DecodeError', () => {
+    const huge = EXAMPLE_FILE.slice(0, HEADER_BYTES)
+    const view = new DataView(huge.buffer)
+    view.setUint32(OFFSET.filterSizeHigh, 1, true) // 4 GiB + the low word
+    view.setUint32(OFFSET.filterBits, FILTER_BITS_OVERFLOW, true)
+    const { source } = recording(huge, HEADER_BYTES + 2 ** 33)
+    let caught: unknown
+    try {
+      decodeFilter(source)
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(DecodeError)
+    expect((caught as DecodeError).code).toBe('corrupt')
+    expect((caught as DecodeError).message).toMatch(/^layer 0 of \d+ bytes is larger than one array can be here$/)
   })
 })

@@ -48,6 +48,13 @@ describe('the listener', () => {
     } finally {
       await apart.stop()
     }
+    // Reachable from elsewhere with no requirepass: the same warning as bind gets.
+    const open = await startServer({ 'http-port': -1, 'http-bind': '0.0.0.0' })
+    try {
+      expect(open.logs.some((line) => line.includes('HTTP WARNING: listening on 0.0.0.0 with no requirepass'))).toBe(true)
+    } finally {
+      await open.stop()
+    }
     // The suite's own server: http-bind "" (the default) listens where bind does.
     expect(running.logs.some((line) => line.includes(`HTTP listening on 127.0.0.1:${running.server.httpPort}`))).toBe(true)
   })

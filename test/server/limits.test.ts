@@ -177,6 +177,14 @@ describe('client-output-buffer-limit', () => {
     socket.destroy()
   })
 
+  it('leaves the first 16 KiB of unsent output out, as redis leaves its reply buffer out', async () => {
+    const { port } = await start({ 'client-output-buffer-limit': normalLimit(1024) })
+    const client = await connect(port)
+    const info = await askWhole(client, 'INFO')
+    expect(info.length).toBeGreaterThan(1024)
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  })
+
   it('CONFIG GET/SET speak redis.conf\'s form, with redis\'s errors', async () => {
     const { port } = await start({})
     const client = await connect(port)
@@ -202,10 +210,23 @@ describe('client-output-buffer-limit', () => {
         limitError('Error in hard, soft or soft_seconds setting in buffer limit configuration.'),
       )
     }
+    // redis splits on single spaces: doubled spaces are empty words (0), an empty value changes nothing.
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal  1 2 3')).toBe(
+      limitError('Wrong number of arguments in buffer limit configuration.'),
+    )
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal')).toBe(
+      limitError('Wrong number of arguments in buffer limit configuration.'),
+    )
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'pubsub 1  ')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb +5')).toBe('+OK\r\n')
+    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+      get('normal 1048576 524288 10 slave 2097152 1048576 5 pubsub 1 0 0'),
+    )
     // bfs's one-size form: normal's hard limit.
     expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '64mb')).toBe('+OK\r\n')
     expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
-      get('normal 67108864 0 0 slave 2097152 1048576 5 pubsub 0 0 0'),
+      get('normal 67108864 0 0 slave 2097152 1048576 5 pubsub 1 0 0'),
     )
     const config = loadConfig('client-output-buffer-limit normal 0 0 0\nclient-output-buffer-limit pubsub 1mb 1kb 9\n')
     expect(config['client-output-buffer-limit']).toEqual({

@@ -9,7 +9,8 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { decodeFilter, encodeFilter, type FilterRecord } from '../../src/format/codec.js'
 import { DecodeError } from '../../src/format/decode-error.js'
-import { readFilterFile, readWholeFile } from '../../src/store/filter-file.js'
+import { FileBytes, readFilterFile } from '../../src/store/filter-file.js'
+import { crc32 } from '../../src/format/crc32.js'
 import { nativeCrc32 } from '../../src/store/snapshot.js'
 import { concat, makeScalable } from '../format/layer-fixtures.js'
 import { makeTempDir } from '../helpers/start-server.js'
@@ -88,8 +89,24 @@ describe('readFilterFile', () => {
     expect([error.code, error.message]).toEqual(['corrupt', `${5 * 2 ** 30} bytes follow the file trailer`])
   })
 
-  it('readWholeFile reads the file into one array', () => {
-    const file = fileWith('one.bf', bytes)
-    expect(readWholeFile(file)).toEqual(bytes)
+  it('a file shorter than the size it was opened with ends in a truncated error, not a short array', () => {
+    const file = fileWith('short.bf', bytes)
+    const fd = openSync(file, 'r')
+    try {
+      const error = errorOf(() => new FileBytes(fd, bytes.length + 100).read(bytes.length - 10, 50))
+      expect([error.code, error.message]).toEqual(['truncated', `file ended at ${bytes.length} of ${bytes.length + 100} bytes`])
+    } finally {
+      closeSync(fd)
+    }
+  })
+})
+
+describe('nativeCrc32', () => {
+  it('checksums arrays of 4 GiB and more (zlib alone takes a 32-bit length)', () => {
+    // Untouched zero pages: the 4 GiB are address space, not memory. The value is Python's
+    // zlib.crc32 over 2^32 zero bytes, an independent implementation.
+    const zeros = new Uint8Array(2 ** 32)
+    expect(nativeCrc32(zeros, 0)).toBe(0xd202ef8d)
+    expect(nativeCrc32(zeros.subarray(0, 1000), 0)).toBe(crc32(zeros.subarray(0, 1000), 0))
   })
 })
