@@ -101,7 +101,9 @@ export function config(ctx: CommandContext, argv: CommandArgs): void {
       try {
         ctx.server.setAppendOnly(appendonly[1] as boolean)
       } catch (error) {
-        throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument 'appendonly') - ${(error as Error).message}`)
+        // redis config.c updateAppendonly's words; the reason goes to the log.
+        ctx.server.log.warning(`Cannot turn on the append only file: ${(error as Error).message}`)
+        throw new ReplyError("ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.")
       }
     }
     const target = ctx.server.config as unknown as Record<string, unknown>

@@ -291,6 +291,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   removeClient(client: Client): void {
     this.clientSet.delete(client)
+    // A held reply nobody will read waits for nothing.
+    this.awaitingLog.delete(client)
   }
 
   /**

@@ -15,7 +15,7 @@
  */
 import {
   closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync, readdirSync, readFileSync, statSync,
-  copyFileSync, truncateSync, unlinkSync, writeSync,
+  copyFileSync, fstatSync, ftruncateSync, truncateSync, unlinkSync, writeSync,
 } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../commands/context.js'
@@ -119,6 +119,10 @@ export class AppendLog {
   private segmentBytes = 0
   lastWriteOk = true
   lastFsyncOk = true
+  /** The pending retry of a failed write or fsync, if any (one at a time). */
+  private retryTimer: NodeJS.Timeout | undefined
+  /** Bumped when the log closes: results of an fsync started before are ignored. */
+  private generation = 0
   /** The errno code (`ENOSPC`, `EIO`, ...) of the last failed write or fsync (redis aof_last_write_errno). */
   lastErrorCode = ''
   /** Whether the last write or fsync failed (redis aof_last_write_status:err): writes get -MISCONF. */
@@ -244,7 +248,7 @@ export class AppendLog {
       if (this.lastWriteOk) this.options.log.warning(`Error writing to the AOF file: ${(error as Error).message}`)
       this.lastWriteOk = false
       this.lastErrorCode = (error as NodeJS.ErrnoException).code ?? ''
-      setTimeout(() => this.flush(), 100).unref()
+      this.retryLater()
       // What waits on this log is looked at again: while it fails, only a client's own records hold it.
       this.options.onProgress?.()
     }
@@ -260,14 +264,18 @@ export class AppendLog {
     if (this.fsyncInFlight || this.fd < 0 || this.syncedBytes >= this.writtenBytes) return
     this.fsyncInFlight = true
     const target = this.writtenBytes
+    const generation = this.generation
     fdatasync(this.fd, (error) => {
       this.fsyncInFlight = false
       this.closeRetired()
+      // The log was closed (and maybe opened again) meanwhile: this result is about a file that
+      // no longer counts.
+      if (generation !== this.generation) return
       if (error) {
         if (this.lastFsyncOk) this.options.log.warning(`Error syncing the AOF file: ${error.message}`)
         this.lastFsyncOk = false
         this.lastErrorCode = error.code ?? ''
-        setTimeout(() => this.sync(), 100).unref()
+        this.retryLater()
         this.options.onProgress?.()
         return
       }
@@ -277,6 +285,17 @@ export class AppendLog {
       // Writes made while this fsync ran form the next group.
       if (this.options.fsyncPolicy() === 'always') this.sync()
     })
+  }
+
+  /** One retry of a failed write or fsync 100 ms from now, however many failures asked for it. */
+  private retryLater(): void {
+    if (this.retryTimer !== undefined) return
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      this.flush()
+      this.sync()
+    }, 100)
+    this.retryTimer.unref()
   }
 
   /** The everysec tick: one fsync a second, skipped (and counted) while the last one still runs. */
@@ -378,12 +397,34 @@ export class AppendLog {
     try {
       this.syncNow()
     } finally {
+      // A failed write may have left part of a record at the end: cut it off, or a log opened
+      // later would follow it with a new segment and the start would find the damage mid-log.
+      if (this.bufferLength > 0) this.trimToWholeRecords()
       this.retired.push(this.fd)
       this.fd = -1
       if (!this.fsyncInFlight) this.closeRetired()
+      this.generation++
+      if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
+      this.retryTimer = undefined
       this.bufferLength = 0
       this.writtenBytes = this.syncedBytes = this.appendedBytes
       this.lastWriteOk = this.lastFsyncOk = true
+    }
+  }
+
+  /** Truncates the open segment after its last whole record (best effort: the disk is failing). */
+  private trimToWholeRecords(): void {
+    const { log } = this.options
+    try {
+      if (!fstatSync(this.fd).isFile()) return
+      const file = path.join(this.options.dir, segmentName(this.options.baseName, this.seq))
+      const bytes = readFileSync(file)
+      const valid = scanLog(bytes, () => {}).validBytes
+      if (valid === bytes.length) return
+      ftruncateSync(this.fd, valid)
+      log.warning(`Cut ${bytes.length - valid} bytes of a record cut short off the end of ${file}`)
+    } catch (error) {
+      log.warning(`Cannot cut the append only file back to its last whole record: ${(error as Error).message}`)
     }
   }
 

@@ -16,7 +16,7 @@ import type { Logger } from '../commands/context.js'
 
 /** What the rewrite needs from the snapshot layer (snapshot.ts's SnapshotStore). */
 export interface SnapshotSaver {
-  saveAll(registry: FilterRegistry, options: { background: boolean }): Promise<unknown> | unknown
+  saveAll(registry: FilterRegistry, options: { background: boolean; rewrite?: boolean }): Promise<unknown> | unknown
 }
 
 export type RewriteStart = 'started' | 'in-progress'
@@ -79,7 +79,7 @@ export class LogRewriter {
     this.logger.notice('Background append only file rewriting started')
     try {
       // The snapshot rotates the log when it captures its data and trims it when it commits.
-      await this.snapshots.saveAll(this.registry, { background: true })
+      await this.snapshots.saveAll(this.registry, { background: true, rewrite: true })
       this.lastStatus = 'ok'
       this.rewrites++
       this.logger.notice('Background AOF rewrite finished successfully')

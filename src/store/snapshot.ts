@@ -363,7 +363,7 @@ export class SnapshotStore {
    * false` (SAVE) blocks until done and rejects while a background save runs. Rejects on any I/O
    * error; the previous snapshot then stays in place.
    */
-  saveAll(registry: FilterRegistry, options: { background: boolean }): Promise<SaveReport> {
+  saveAll(registry: FilterRegistry, options: { background: boolean; rewrite?: boolean }): Promise<SaveReport> {
     if (!options.background) {
       try {
         return Promise.resolve(this.saveSync(registry))
@@ -382,13 +382,13 @@ export class SnapshotStore {
       this.longestStepMs = performance.now() - planStarted
     } catch (error) {
       this.lastAttemptMs = Date.now()
-      this.afterFailure(true, error)
+      this.afterFailure(true, error, options.rewrite === true)
       return Promise.reject(error)
     }
     this.abortRequested = false
     this.bgsaveStartedMs = plan.startedAtMs
     this.lastAttemptMs = plan.startedAtMs
-    const job = this.runBackground(registry, plan).finally(() => {
+    const job = this.runBackground(registry, plan, options.rewrite === true).finally(() => {
       this.job = undefined
       this.bgsaveStartedMs = undefined
     })
@@ -423,7 +423,7 @@ export class SnapshotStore {
     }
   }
 
-  private async runBackground(registry: FilterRegistry, plan: SavePlan): Promise<SaveReport> {
+  private async runBackground(registry: FilterRegistry, plan: SavePlan, rewrite: boolean): Promise<SaveReport> {
     const created: string[] = []
     try {
       let bytesWritten = 0
@@ -465,7 +465,7 @@ export class SnapshotStore {
       return report
     } catch (error) {
       for (const file of created) await fsp.rm(file, { force: true }).catch(() => {})
-      this.afterFailure(true, error)
+      this.afterFailure(true, error, rewrite)
       throw error
     }
   }
@@ -630,11 +630,14 @@ export class SnapshotStore {
     }
   }
 
-  private afterFailure(background: boolean, error: unknown): void {
+  private afterFailure(background: boolean, error: unknown, rewrite = false): void {
     // As redis: only a background save's failure sets the status that stop-writes-on-bgsave-error
-    // acts on; a failed SAVE is answered with an error and changes nothing else.
-    if (background) this.lastBgsaveStatus = 'err'
-    this.lastAttemptFailed = true
+    // acts on; a failed SAVE is answered with an error and changes nothing else, and a failed log
+    // rewrite (a snapshot here) only sets aof_last_bgrewrite_status.
+    if (background && !rewrite) {
+      this.lastBgsaveStatus = 'err'
+      this.lastAttemptFailed = true
+    }
     if (error instanceof SaveAborted) {
       this.log.warning('Background saving aborted (shutdown)')
       return

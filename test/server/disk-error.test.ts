@@ -72,6 +72,13 @@ describe('-MISCONF after a failed background save', () => {
       expect(await lastBgsaveStatus(redis)).toBe('ok')
       expect(await redis.call('BF.ADD', 'f', 'b')).toBe(1)
 
+      // Neither is a failed log rewrite (it only sets aof_last_bgrewrite_status, as in redis).
+      expect(await redis.call('BGREWRITEAOF')).toBe('Background append only file rewriting started')
+      await waitUntil(async () => infoField(String(await redis.info('persistence')), 'aof_rewrite_in_progress') === '0', 'the rewrite')
+      const afterRewrite = String(await redis.info('persistence'))
+      expect([infoField(afterRewrite, 'aof_last_bgrewrite_status'), infoField(afterRewrite, 'rdb_last_bgsave_status')]).toEqual(['err', 'ok'])
+      expect(await redis.call('BF.ADD', 'f', 'r')).toBe(1)
+
       expect(await redis.call('BGSAVE')).toBe('Background saving started')
       await waitUntil(async () => (await lastBgsaveStatus(redis)) !== undefined, 'the background save')
       expect(await lastBgsaveStatus(redis)).toBe('err')
@@ -90,9 +97,9 @@ describe('-MISCONF after a failed background save', () => {
           'the Redis logs for details about the RDB error.',
       )
       const stats = String(await redis.call('INFO', 'commandstats'))
-      expect(stats).toMatch(/^cmdstat_bf\.add:calls=2,.*rejected_calls=1,failed_calls=0/m)
+      expect(stats).toMatch(/^cmdstat_bf\.add:calls=3,.*rejected_calls=1,failed_calls=0/m)
       expect(stats).toMatch(/^cmdstat_ping:calls=0,.*rejected_calls=1,/m)
-      expect(await redis.call('BF.INFO', 'f', 'ITEMS')).toEqual([2])
+      expect(await redis.call('BF.INFO', 'f', 'ITEMS')).toEqual([3])
       // The HTTP API too: a refused add is a 503 with the error, a check answers.
       const http = `http://127.0.0.1:${running.server.httpPort}`
       const add = await fetch(`${http}/add=h`)

@@ -4,7 +4,8 @@
  * the rewrite protocol against an in-memory snapshot store.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { encodeRecord, scanLog } from '../../src/store/log-replay.js'
@@ -382,5 +383,56 @@ describe('LogRewriter', () => {
     expect(rewriter.shouldAutoRewrite(100, 4096)).toBe(false)
     expect(rewriter.shouldAutoRewrite(0, 0)).toBe(false)
     log.close()
+  })
+})
+
+describe('a failing disk', () => {
+  /** Write syscalls this process made so far (Linux /proc/self/io). */
+  const writeCalls = (): number => Number(/^syscw: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1])
+
+  it('gets one retry every 100 ms, however many turns failed (no pile of timers)', async () => {
+    expect(existsSync('/dev/full')).toBe(true)
+    const dir = tempDir()
+    symlinkSync('/dev/full', path.join(dir, segmentName('appendonly.aof', 1)))
+    const logger = memoryLogger()
+    const log = openLog(dir, 'everysec', logger)
+    log.openAt(1)
+    for (let i = 0; i < 200; i++) {
+      log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from(`x${i}`)])
+      log.flush() // each fails with ENOSPC
+    }
+    expect(log.failing).toBe(true)
+    expect(logger.lines.filter((line) => line.includes('Error writing to the AOF file'))).toHaveLength(1)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const before = writeCalls()
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    // One timer: about ten write attempts a second (a pile of 200 would make thousands).
+    expect(writeCalls() - before).toBeLessThan(200)
+    expect(() => log.close()).toThrow('cannot write the append only file')
+    expect(log.failing).toBe(false)
+  })
+
+  it('ignores an fsync result about a file closed meanwhile', async () => {
+    const dir = tempDir()
+    const fifo = path.join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      symlinkSync(fifo, path.join(dir, segmentName('appendonly.aof', 1)))
+      const log = openLog(dir, 'always')
+      log.openAt(1)
+      log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('x')])
+      log.flush() // written to the pipe; its fdatasync (EINVAL on a pipe) runs in the background
+      expect(() => log.close()).toThrow() // the closing fdatasync fails the same way
+      log.openAt(2) // a plain file
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(log.failing).toBe(false)
+      log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('y')])
+      log.flush()
+      log.close()
+      expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe('*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\ny\r\n')
+    } finally {
+      closeSync(reader)
+    }
   })
 })
