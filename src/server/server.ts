@@ -258,7 +258,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private housekeeping(): void {
     const closed = closeIdleClients(this.clientSet, Date.now(), this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
-    for (const client of [...this.clientSet]) client.recheckOutputLimit()
+    // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
+    for (const client of this.clientSet) client.recheckOutputLimit()
     if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
   }
 
