@@ -294,11 +294,16 @@ function checkRange(name: string, value: number, min: number, max: number): numb
 /** Memory units as redis util.c memtoull reads them. */
 const MEMORY_UNITS: Readonly<Record<string, number>> = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 }
 
-/** redis util.c memtoull: 1k = 1000, 1kb = 1024, likewise m/mb and g/gb. */
+/** redis util.c memtoull: 1k = 1000, 1kb = 1024, likewise m/mb and g/gb; undefined if not a size. */
+function memoryBytes(word: string): number | undefined {
+  const match = /^(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(word)
+  return match === null ? undefined : Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
+}
+
 function parseMemory(name: string, raw: string): number {
-  const match = /^(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(raw.trim())
-  if (!match) throw new ConfigError(`'${name}' must be a size like 100mb, got '${raw}'`)
-  return Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
+  const bytes = memoryBytes(raw.trim())
+  if (bytes === undefined) throw new ConfigError(`'${name}' must be a size like 100mb, got '${raw}'`)
+  return bytes
 }
 
 /** `save <seconds> <changes> [...]` or `save ""`: normalised to "s c s c" or "". */
@@ -349,10 +354,8 @@ function parseOutputBufferLimits(args: readonly string[], current: OutputBufferL
  */
 function limitNumber(word: string): number | undefined {
   if (word === '') return 0
-  const match = /^\+?(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(word)
-  if (match === null) return undefined
-  const value = Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
-  return Number.isSafeInteger(value) ? value : undefined
+  const value = memoryBytes(word.startsWith('+') ? word.slice(1) : word)
+  return value !== undefined && Number.isSafeInteger(value) ? value : undefined
 }
 
 /** The value as CONFIG GET and a rewritten bfs.conf show it. */

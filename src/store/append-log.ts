@@ -384,7 +384,6 @@ export class AppendLog {
     if (this.fd >= 0) throw new Error('the append only file is already open')
     this.openSegment(seq)
     this.currentSizeBytes = 0
-    this.lastWriteOk = this.lastFsyncOk = true
   }
 
   /**
