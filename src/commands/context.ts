@@ -66,9 +66,10 @@ export interface ServerContext {
    * Resolves once everything appended to the log so far is durable under the fsync policy (at
    * once when it already is, or when the log is off): a front end that answers outside RESP
    * (HTTP) waits on it as RESP replies do. While the log cannot be written, only up to
-   * `ownOffset`, the log offset past the caller's own records (0: it wrote none).
+   * `ownOffset`, the log offset past the caller's own records (0: it wrote none). Resolves
+   * false instead when they never will be: the server shut down with the disk refusing them.
    */
-  whenDurable(ownOffset?: number): Promise<void>
+  whenDurable(ownOffset?: number): Promise<boolean>
   /**
    * Hands a change to the persistence layer (the append-only log), in the order it was applied.
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.

@@ -4,7 +4,8 @@
  * PING so that health checks notice, get -MISCONF while
  * - the last background save failed, save rules are set and `stop-writes-on-bgsave-error` is yes
  *   (lifted by the next successful save), or
- * - the append-only log is on and its last write or fsync failed (lifted once a retry succeeds).
+ * - the append-only log is on and its last write or fsync failed (lifted once a retry succeeds,
+ *   or once a snapshot that holds what the log could not take is on disk).
  * Reads keep working. Records the log already holds keep being retried; their replies wait for them.
  */
 import type { ServerContext } from './context.js'

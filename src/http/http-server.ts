@@ -138,7 +138,10 @@ export class HttpFrontend {
       const answer = this.api.answer(original, !head)
       // As a RESP reply: not before the log holds, under the fsync policy, what it may show.
       const own = log.appendedBytes > before ? log.appendedBytes : 0
-      void this.server.whenDurable(own).then(() => reply(response, answer))
+      void this.server.whenDurable(own).then((durable) => {
+        if (durable) reply(response, answer)
+        else send(response, 503, 'the append only file could not take this write\n', true)
+      })
     } else {
       const path = targetPath(target)
       if (path === '/healthz') {

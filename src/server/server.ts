@@ -59,7 +59,8 @@ interface LogWaiter {
   readonly client: Client | undefined
   /** Otherwise the offset past its own records (0: none). */
   readonly ownOffset: number
-  readonly release: () => void
+  /** Called once: true when its records are durable, false when they never will be (shutdown). */
+  readonly release: (durable: boolean) => void
 }
 
 /** The offset a waiter needs while the log fails: that of its own records only. */
@@ -311,7 +312,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const log = this.appendLog
     const appended = log.appendedBytes
     if (!log.isDurable(log.failing ? client.logOffset : appended)) {
-      this.awaitingLog.set(client, { offset: appended, client, ownOffset: 0, release: () => this.queueFlush(client) })
+      this.awaitingLog.set(client, {
+        offset: appended,
+        client,
+        ownOffset: 0,
+        // A reply that would acknowledge what is durable nowhere is never sent: the client is closed.
+        release: (durable) => (durable ? this.queueFlush(client) : client.kill()),
+      })
       return
     }
     if (this.awaitingLog.has(client)) return
@@ -347,11 +354,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
     queue.length = 0
   }
 
-  whenDurable(ownOffset?: number): Promise<void> {
+  whenDurable(ownOffset?: number): Promise<boolean> {
     const log = this.appendLog
     const offset = log.appendedBytes
     const own = ownOffset ?? offset
-    if (log.isDurable(log.failing ? own : offset)) return Promise.resolve()
+    if (log.isDurable(log.failing ? own : offset)) return Promise.resolve(true)
     return new Promise((resolve) => this.awaitingLog.set({}, { offset, client: undefined, ownOffset: own, release: resolve }))
   }
 
@@ -364,7 +371,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     for (const [key, waiter] of this.awaitingLog) {
       if (!log.isDurable(log.failing ? ownLogOffset(waiter) : waiter.offset)) continue
       this.awaitingLog.delete(key)
-      waiter.release()
+      waiter.release(true)
     }
   }
 
@@ -530,15 +537,18 @@ export class BfsServer extends EventEmitter implements ClientHost {
             this.log.warning(`Error saving the final snapshot: ${(error as Error).message}`)
           }
         }
+        let logClosed = true
         try {
           this.appendLog.close()
         } catch (error) {
+          logClosed = false
           this.log.warning(`Error closing the append only file: ${(error as Error).message}`)
         }
-        // The log is closed: whatever it held is as durable as it will get.
+        // Closing released what its last write and fsync made durable. What still waits was
+        // refused by the disk: those replies are never sent (their clients are closed instead).
         const waiting = [...this.awaitingLog.values()]
         this.awaitingLog.clear()
-        for (const waiter of waiting) waiter.release()
+        for (const waiter of waiting) waiter.release(logClosed)
         for (const client of this.clientSet) {
           // Replies to what was already read go out; input after this point is not run (a
           // command run after socket.end() could never be answered).

@@ -125,9 +125,16 @@ export class AppendLog {
   private generation = 0
   /** The errno code (`ENOSPC`, `EIO`, ...) of the last failed write or fsync (redis aof_last_write_errno). */
   lastErrorCode = ''
+  /**
+   * Records the log could not take when a snapshot rotated it ({@link rotate}): appended offsets
+   * (from, to], held by that snapshot (and any later one) rather than by a segment. Until one
+   * whose `log-from` is `seq` or later commits, they are durable nowhere: their replies wait, and
+   * writes stay refused so that nothing acknowledged can depend on them.
+   */
+  private leftToSnapshot: { from: number; to: number; seq: number } | undefined
   /** Whether the last write or fsync failed (redis aof_last_write_status:err): writes get -MISCONF. */
   get failing(): boolean {
-    return !(this.lastWriteOk && this.lastFsyncOk)
+    return !(this.lastWriteOk && this.lastFsyncOk) || this.leftToSnapshot !== undefined
   }
 
   /** fsyncs the everysec timer skipped because one was still running (INFO aof_delayed_fsync). */
@@ -169,6 +176,8 @@ export class AppendLog {
     const result: LoadResult = { segments: segments.length, skipped, records: 0, bytes: 0 }
     let size = 0
     segments.forEach(({ file }, index) => {
+      // A device or pipe in a segment's place would be read forever (/dev/zero never ends).
+      if (!statSync(file).isFile()) throw new Error(`The append only file ${file} is not a regular file`)
       const bytes = readFileSync(file)
       const scan = scanLog(bytes, (argv, offset) => apply(argv, file, offset))
       result.records += scan.records
@@ -315,6 +324,8 @@ export class AppendLog {
    */
   isDurable(offset: number): boolean {
     if (this.fd < 0) return true
+    const left = this.leftToSnapshot
+    if (left !== undefined && offset > left.from && offset <= left.to) return false
     return (this.options.fsyncPolicy() === 'always' ? this.syncedBytes : this.writtenBytes) >= offset
   }
 
@@ -333,13 +344,46 @@ export class AppendLog {
    * durable, and every later append goes to a new one. Returns the seq of the segment new writes
    * go to — the first one a snapshot capturing its data in this same turn does not contain (its
    * `log-from`). An empty current segment is kept rather than followed by another.
+   *
+   * When the current segment cannot be written or fsynced, the records it could not take are left
+   * to the snapshot, which captures them in this same turn: they leave the log (the segment is cut
+   * back to its last whole record), and their replies wait until a snapshot holding them commits
+   * ({@link dropBelow}). A failing disk so no longer stops BGSAVE, BGREWRITEAOF or a shutdown's save.
+   * @throws Error when the new segment cannot be opened (the snapshot fails; nothing changed)
    */
   rotate(): number {
     if (this.fd < 0) throw new Error('the append only file is not open')
     if (this.segmentBytes === 0 && this.bufferLength === 0) return this.seq
-    this.syncNow()
-    this.openSegment(this.seq + 1)
+    let failure: Error | undefined
+    try {
+      this.syncNow()
+    } catch (error) {
+      failure = error as Error
+    }
+    // Open first: if even that fails, the records stay where they were, retried as before.
+    const next = path.join(this.options.dir, segmentName(this.options.baseName, this.seq + 1))
+    const fd = openSync(next, 'a')
+    if (failure !== undefined) this.leaveToSnapshot(failure)
+    this.openSegment(this.seq + 1, fd)
     return this.seq
+  }
+
+  /** The part of {@link rotate} for a current segment that failed: see there. */
+  private leaveToSnapshot(failure: Error): void {
+    const durable = this.options.fsyncPolicy() === 'always' ? this.syncedBytes : this.writtenBytes
+    const left = this.leftToSnapshot
+    this.leftToSnapshot = { from: Math.min(left?.from ?? durable, durable), to: this.appendedBytes, seq: this.seq + 1 }
+    if (this.bufferLength > 0) this.trimToWholeRecords()
+    this.options.log.warning(
+      `The append only file could not take ${this.appendedBytes - durable} bytes of records (${failure.message}): ` +
+        'the snapshot now being taken holds them, and their replies wait until it is on disk',
+    )
+    this.bufferLength = 0
+    this.writtenBytes = this.syncedBytes = this.appendedBytes
+    // Results of fsyncs of the segment left behind no longer count, nor does its retry.
+    this.generation++
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
   }
 
   /**
@@ -355,10 +399,20 @@ export class AppendLog {
   /**
    * Deletes the segments below `seq` (a durable snapshot holds their writes), then fsyncs the
    * directory. Never the open one. A segment that cannot be deleted is left with a warning: the
-   * next start skips it all the same.
+   * next start skips it all the same. Records a failing segment left to the snapshot are durable
+   * now, and so are their replies.
    */
   dropBelow(seq: number): number {
     const { dir, baseName, log } = this.options
+    const left = this.leftToSnapshot
+    if (left !== undefined && seq >= left.seq) {
+      this.leftToSnapshot = undefined
+      if (this.bufferLength === 0) {
+        this.lastWriteOk = this.lastFsyncOk = true
+        log.warning('AOF write error looks solved, Redis can write again: a snapshot holds what the failing segment could not take.')
+      }
+      this.options.onProgress?.()
+    }
     let dropped = 0
     for (const segment of listSegments(dir, baseName)) {
       if (segment.seq >= seq || (this.fd >= 0 && segment.seq === this.seq)) continue
@@ -388,13 +442,19 @@ export class AppendLog {
 
   /**
    * Final write and fsync, then closes the file (shutdown, CONFIG SET appendonly no). Records the
-   * file would not take are dropped with it (the error is rethrown): a closed log holds nothing
-   * back, and one opened later starts clean.
+   * file would not take are dropped with it (the error is rethrown), and so are records left to a
+   * snapshot that has not committed (an error too): a closed log holds nothing back, and one
+   * opened later starts clean.
    */
   close(): void {
     if (this.fd < 0) return
+    const left = this.leftToSnapshot
+    this.leftToSnapshot = undefined
     try {
       this.syncNow()
+      if (left !== undefined) {
+        throw new Error(`cannot write the append only file: ${left.to - left.from} bytes of records left to a snapshot that was not saved`)
+      }
     } finally {
       // A failed write may have left part of a record at the end: cut it off, or a log opened
       // later would follow it with a new segment and the start would find the damage mid-log.
@@ -427,10 +487,8 @@ export class AppendLog {
     }
   }
 
-  /** Opens segment `seq` for appending; the one open until now (if any) is retired once it is open. */
-  private openSegment(seq: number): void {
-    const file = path.join(this.options.dir, segmentName(this.options.baseName, seq))
-    const fd = openSync(file, 'a')
+  /** Opens segment `seq` for appending (or takes `fd`, open on it); the one open until now (if any) is retired. */
+  private openSegment(seq: number, fd = openSync(path.join(this.options.dir, segmentName(this.options.baseName, seq)), 'a')): void {
     if (this.fd >= 0) this.retired.push(this.fd)
     this.fd = fd
     this.seq = seq

@@ -5,9 +5,12 @@
  *   until a save succeeds; stop-writes-on-bgsave-error no and `save ""` lift it, as in redis;
  * - an append-only log segment that is /dev/full (every write fails with ENOSPC) refuses writes
  *   with "Errors writing to the AOF file: No space left on device", and the write whose record
- *   could not be written is not acknowledged until CONFIG SET appendonly no, the way out.
+ *   could not be written is not acknowledged until CONFIG SET appendonly no, the way out;
+ * - a snapshot taken meanwhile (BGSAVE, SHUTDOWN SAVE) holds what the log could not take: the held
+ *   write is acknowledged once the snapshot is on disk, writes are accepted again, and a restart
+ *   after SIGKILL has it; SHUTDOWN NOSAVE closes the held client instead of acknowledging it.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -195,5 +198,107 @@ describe('-MISCONF while the append-only log cannot be written', () => {
       client.disconnect()
       await killChildServer(again.bfs)
     }
+  })
+})
+
+describe('a snapshot while the append-only log cannot be written', () => {
+  /** A child bfs whose log segment is /dev/full, a write held on it, and the client that waits. */
+  async function failingLog(): Promise<{
+    dir: string
+    bfs: Awaited<ReturnType<typeof startChildServer>>['bfs']
+    writer: Redis
+    other: Redis
+    pending: Promise<unknown>
+    acknowledged: () => boolean
+  }> {
+    expect(existsSync('/dev/full')).toBe(true)
+    const dir = makeTempDir('bfs-misconf-snapshot-')
+    cleanup.push(dir)
+    writeFileSync(path.join(dir, 'bfs.conf'), 'save ""\nappendonly yes\nappendfsync everysec\n')
+    const { bfs, port } = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
+    const writer = childClient(port)
+    const other = childClient(port)
+    expect(await other.call('BF.ADD', 'f', 'a')).toBe(1)
+    const segments = listSegments(dir, 'appendonly.aof')
+    symlinkSync('/dev/full', path.join(dir, segmentName('appendonly.aof', segments[segments.length - 1]!.seq + 1)))
+    expect(await other.call('BGSAVE')).toBe('Background saving started')
+    await waitUntil(async () => (await lastBgsaveStatus(other)) === 'ok', 'the background save')
+    let acknowledged = false
+    const pending = writer.call('BF.ADD', 'f', 'b').then((reply) => {
+      acknowledged = true
+      return reply
+    })
+    pending.catch(() => {})
+    await waitUntil(
+      async () => infoField(String(await other.call('INFO', 'persistence')), 'aof_last_write_status') === 'err',
+      'the log write error',
+    )
+    await expect(other.call('BF.ADD', 'f', 'c')).rejects.toThrow(/^MISCONF Errors writing to the AOF file/)
+    expect(acknowledged).toBe(false)
+    return { dir, bfs, writer, other, pending, acknowledged: () => acknowledged }
+  }
+
+  /** Starts bfs again on `dir`, the disk fixed (the /dev/full segment, if still there, gone). */
+  async function restartHas(dir: string, items: string[]): Promise<number[]> {
+    for (const name of readdirSync(dir)) {
+      if (name.endsWith('.incr.aof') && lstatSync(path.join(dir, name)).isSymbolicLink()) rmSync(path.join(dir, name))
+    }
+    const again = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
+    const client = childClient(again.port)
+    try {
+      return (await client.call('BF.MEXISTS', 'f', ...items)) as number[]
+    } finally {
+      client.disconnect()
+      await killChildServer(again.bfs)
+    }
+  }
+
+  it('BGSAVE holds the unwritten write: it is acknowledged once saved, writes go on, and SIGKILL loses nothing', async () => {
+    const { dir, bfs, writer, other, pending, acknowledged } = await failingLog()
+    try {
+      expect(await other.call('BGSAVE')).toBe('Background saving started')
+      expect(await pending).toBe(1)
+      expect(acknowledged()).toBe(true)
+      expect(await lastBgsaveStatus(other)).toBe('ok')
+      expect(bfs.stdout + bfs.stderr).toMatch(/could not take \d+ bytes of records \(cannot write the append only file\)/)
+      const info = String(await other.call('INFO', 'persistence'))
+      expect([infoField(info, 'aof_enabled'), infoField(info, 'aof_last_write_status')]).toEqual(['1', 'ok'])
+      expect(await other.call('BF.ADD', 'f', 'c')).toBe(1)
+      expect(await other.call('PING')).toBe('PONG')
+      // The failing segment went with the snapshot's commit; later writes are in the new one.
+      expect(readdirSync(dir).filter((name) => name.endsWith('.incr.aof'))).toHaveLength(1)
+    } finally {
+      writer.disconnect()
+      other.disconnect()
+      await killChildServer(bfs)
+    }
+    expect(await restartHas(dir, ['a', 'b', 'c', 'x'])).toEqual([1, 1, 1, 0])
+  })
+
+  it('SHUTDOWN SAVE saves it and exits; SHUTDOWN NOSAVE closes the held client unanswered', async () => {
+    const saved = await failingLog()
+    try {
+      await saved.other.call('SHUTDOWN', 'SAVE').catch(() => {})
+      expect(await saved.pending).toBe(1)
+      expect(await saved.bfs.waitExit()).toBe(0)
+    } finally {
+      saved.writer.disconnect()
+      saved.other.disconnect()
+    }
+    expect(await restartHas(saved.dir, ['a', 'b'])).toEqual([1, 1])
+
+    const unsaved = await failingLog()
+    try {
+      await unsaved.other.call('SHUTDOWN', 'NOSAVE').catch(() => {})
+      await expect(unsaved.pending).rejects.toThrow(/Connection is closed/)
+      expect(unsaved.acknowledged()).toBe(false)
+      await unsaved.bfs.waitExit()
+      expect(unsaved.bfs.stdout + unsaved.bfs.stderr).toContain('Error closing the append only file')
+    } finally {
+      unsaved.writer.disconnect()
+      unsaved.other.disconnect()
+    }
+    // Not acknowledged, and nowhere on disk: the next start does not have it.
+    expect(await restartHas(unsaved.dir, ['a', 'b'])).toEqual([1, 0])
   })
 })

@@ -219,6 +219,12 @@ describe('AppendLog', () => {
     expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })).toThrow(LogLoadError)
   })
 
+  it('refuses a segment that is not a regular file (a device would be read forever)', () => {
+    const dir = tempDir()
+    symlinkSync('/dev/zero', path.join(dir, segmentName('appendonly.aof', 1)))
+    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: true })).toThrow(/is not a regular file/)
+  })
+
   it('replays segments in sequence order, numerically', () => {
     const dir = tempDir()
     const record = (item: string): Buffer => encodeRecord(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
@@ -431,6 +437,75 @@ describe('a failing disk', () => {
       log.flush()
       log.close()
       expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe('*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\ny\r\n')
+    } finally {
+      closeSync(reader)
+    }
+  })
+
+  it('a rotation leaves what a failing segment would not take to the snapshot; its commit makes it durable', () => {
+    const dir = tempDir()
+    symlinkSync('/dev/full', path.join(dir, segmentName('appendonly.aof', 1)))
+    const logger = memoryLogger()
+    const log = openLog(dir, 'everysec', logger)
+    log.openAt(1)
+    log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('a')])
+    log.flush()
+    const held = log.appendedBytes
+    expect([log.failing, log.isDurable(held)]).toEqual([true, false])
+    // The snapshot's rotation no longer fails: the record is left to the snapshot.
+    expect(log.rotate()).toBe(2)
+    expect(logger.lines.some((line) => line.includes(`could not take ${held} bytes of records`))).toBe(true)
+    expect([log.failing, log.isDurable(held), log.isDurable(0)]).toEqual([true, false, true])
+    expect(log.bufferedBytes).toBe(0)
+    // The new segment takes later records as usual.
+    log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('b')])
+    log.flush()
+    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe('*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\nb\r\n')
+    // A snapshot whose log-from is below the new segment does not hold the record.
+    log.dropBelow(1)
+    expect([log.failing, log.isDurable(held)]).toEqual([true, false])
+    // One from the new segment on does: the record is durable, the failing segment gone.
+    expect(log.dropBelow(2)).toBe(1)
+    expect([log.failing, log.isDurable(held), log.lastWriteOk]).toEqual([false, true, true])
+    expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([2])
+    log.close()
+  })
+
+  it('closing before a snapshot held the records left to it is an error, and leaves nothing behind', () => {
+    const dir = tempDir()
+    symlinkSync('/dev/full', path.join(dir, segmentName('appendonly.aof', 1)))
+    const log = openLog(dir)
+    log.openAt(1)
+    log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('a')])
+    log.flush()
+    expect(log.rotate()).toBe(2)
+    expect(() => log.close()).toThrow(/bytes of records left to a snapshot that was not saved/)
+    expect(log.failing).toBe(false)
+    log.openAt(3)
+    expect(log.failing).toBe(false)
+    log.close()
+  })
+
+  it('always: records written but not fsynced when the fsync fails are left to the snapshot too', () => {
+    const dir = tempDir()
+    const fifo = path.join(dir, 'fifo')
+    execFileSync('mkfifo', [fifo])
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      symlinkSync(fifo, path.join(dir, segmentName('appendonly.aof', 1)))
+      const logger = memoryLogger()
+      const log = openLog(dir, 'always', logger)
+      log.openAt(1)
+      log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('a')])
+      log.flush() // written to the pipe; fdatasync of a pipe fails (EINVAL)
+      const held = log.appendedBytes
+      expect(log.writtenBytes).toBe(held)
+      expect(log.rotate()).toBe(2)
+      expect(logger.lines.some((line) => line.includes(`could not take ${held} bytes of records`))).toBe(true)
+      expect([log.failing, log.isDurable(held)]).toEqual([true, false])
+      log.dropBelow(2)
+      expect([log.failing, log.isDurable(held)]).toEqual([false, true])
+      log.close()
     } finally {
       closeSync(reader)
     }
