@@ -1,4 +1,5 @@
 /** Server commands: COMMAND, INFO, CONFIG, TIME, MODULE, SHUTDOWN, as redis 7.0 answers them. */
+import { isUtf8 } from 'node:buffer'
 import type { CommandContext } from './context.js'
 import type { CommandEntry } from './table.js'
 import { ERR, ReplyError, unknownSubcommandText, wrongArityText } from './reply-error.js'
@@ -88,6 +89,9 @@ export function config(ctx: CommandContext, argv: CommandArgs): void {
       if (spec === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
       if (!spec.mutable) throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`)
       try {
+        // Values are held as text (a config file's, a flag's): bytes that are not UTF-8 would be
+        // changed on the way, so that a requirepass set so could never be matched.
+        if (!isUtf8(argv.get(i + 1))) throw new ConfigError('argument must be valid UTF-8')
         updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))], ctx.server.config)])
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error

@@ -54,6 +54,27 @@ describe('requirepass', () => {
     expect(await ask(client, 'PING')).toBe('+PONG\r\n')
   })
 
+  it('CONFIG SET requirepass takes a UTF-8 password that AUTH then matches; bytes that are not UTF-8 are refused', async () => {
+    const running = await start({})
+    const client = await connect(running.port)
+    const send = async (...args: (string | Buffer)[]): Promise<string> => {
+      client.write(encodeCommand(args))
+      return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
+    }
+    expect(await send('CONFIG', 'SET', 'requirepass', Buffer.from([0x70, 0xff, 0xfe]))).toBe(
+      "-ERR CONFIG SET failed (possibly related to argument 'requirepass') - argument must be valid UTF-8\r\n",
+    )
+    expect(running.server.config.requirepass).toBe('')
+    expect(await send('CONFIG', 'SET', 'requirepass', 'pässwörd')).toBe('+OK\r\n')
+    const other = await connect(running.port)
+    other.write(encodeCommand(['PING']))
+    expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(NOAUTH)
+    other.write(encodeCommand(['AUTH', Buffer.from('pässwörd', 'latin1')]))
+    expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(WRONGPASS)
+    other.write(encodeCommand(['AUTH', Buffer.from('pässwörd', 'utf8')]))
+    expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe('+OK\r\n')
+  })
+
   it('QUIT is allowed without AUTH', async () => {
     const running = await start({ requirepass: 's3cret' })
     const client = await connect(running.port)
