@@ -438,6 +438,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       this.appendLog.openAt(Math.max(this.appendLog.nextSeqOnDisk() ?? 1, this.snapshots.logFrom ?? 1))
       this.config.appendonly = true
       this.logRewriter.baseSizeBytes = this.registry.bitmapBytes()
+      this.logRewriter.baseWanted = true
       this.startLogCron()
       if (this.logRewriter.start() === 'in-progress') {
         // That rewrite captured its data before the log was open: another one follows it.
@@ -463,7 +464,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private logCron(): void {
     this.appendLog.tick()
     const config = this.config
-    if (this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])) {
+    if (this.logRewriter.baseRewriteDue) {
+      // The log was turned on and the rewrite under it failed: again, as redis does.
+      this.log.notice('Starting the rewrite the append only file was turned on with, again')
+      this.logRewriter.start()
+    } else if (this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])) {
       this.log.notice(`Starting automatic rewriting of AOF on ${config['auto-aof-rewrite-percentage']}% growth`)
       this.logRewriter.start()
     }

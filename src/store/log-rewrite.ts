@@ -29,6 +29,17 @@ export class LogRewriter {
   /** Seconds the last rewrite took, -1 before the first (INFO aof_last_rewrite_time_sec). */
   lastTimeSec = -1
   rewrites = 0
+  /** Rewrites that failed since the last one that succeeded (INFO aof_rewrites_consecutive_failures). */
+  consecutiveFailures = 0
+  /**
+   * The log was turned on (CONFIG SET appendonly yes) and has no snapshot under it yet: a rewrite
+   * is started again until one that started after it succeeds (redis AOF_WAIT_REWRITE reschedules
+   * a failed one). One that captured its data before the log was open does not count.
+   */
+  baseWanted = false
+  /** The automatic rewrite's back-off after repeated failures (redis aofRewriteLimited). */
+  private limitDelayMinutes = 0
+  private limitUntilMs = 0
   /** Snapshot data plus log after the last rewrite: what auto-aof-rewrite-percentage grows from. */
   baseSizeBytes = 0
   private running: Promise<void> | undefined
@@ -61,6 +72,11 @@ export class LogRewriter {
     this.baseSizeBytes = this.registry.bitmapBytes() + this.log.currentSizeBytes
   }
 
+  /** Whether the once-a-second look should start a rewrite for {@link baseWanted}. */
+  get baseRewriteDue(): boolean {
+    return this.baseWanted && !this.inProgress
+  }
+
   /**
    * redis serverCron: rewrite when the log is over `minSizeBytes` and has grown by `percentage`
    * over its size after the last rewrite (base 0 counts as 1 byte, as in redis).
@@ -70,21 +86,47 @@ export class LogRewriter {
     const current = this.log.currentSizeBytes
     if (current < minSizeBytes) return false
     const base = this.baseSizeBytes > 0 ? this.baseSizeBytes : 1
-    return ((current - base) * 100) / base >= percentage
+    return ((current - base) * 100) / base >= percentage && !this.autoRewriteLimited(Date.now())
+  }
+
+  /**
+   * redis 7.0 aofRewriteLimited: after 3 failures in a row the automatic rewrite waits 1 minute,
+   * then 2, 4, ... up to 60 between tries, instead of starting again every second on a disk that
+   * refuses it. BGREWRITEAOF is not limited.
+   */
+  private autoRewriteLimited(nowMs: number): boolean {
+    if (this.consecutiveFailures < 3) {
+      this.limitDelayMinutes = 0
+      this.limitUntilMs = 0
+      return false
+    }
+    if (this.limitUntilMs !== 0) {
+      if (nowMs < this.limitUntilMs) return true
+      this.limitUntilMs = 0
+      return false
+    }
+    this.limitDelayMinutes = Math.min(this.limitDelayMinutes === 0 ? 1 : this.limitDelayMinutes * 2, 60)
+    this.limitUntilMs = nowMs + this.limitDelayMinutes * 60_000
+    this.logger.warning(`Background AOF rewrite has repeatedly failed and triggered the limit, will retry in ${this.limitDelayMinutes} minutes`)
+    return true
   }
 
   private async run(): Promise<void> {
     this.inProgress = true
     this.startedAtMs = Date.now()
+    const isBase = this.baseWanted
     this.logger.notice('Background append only file rewriting started')
     try {
       // The snapshot rotates the log when it captures its data and trims it when it commits.
       await this.snapshots.saveAll(this.registry, { background: true, rewrite: true })
       this.lastStatus = 'ok'
       this.rewrites++
+      this.consecutiveFailures = 0
+      if (isBase) this.baseWanted = false
       this.logger.notice('Background AOF rewrite finished successfully')
     } catch (error) {
       this.lastStatus = 'err'
+      this.consecutiveFailures++
       this.logger.warning(`Background AOF rewrite failed: ${(error as Error)?.message ?? String(error)}`)
     } finally {
       this.lastTimeSec = Math.round((Date.now() - this.startedAtMs) / 1000)

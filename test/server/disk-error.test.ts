@@ -302,3 +302,32 @@ describe('a snapshot while the append-only log cannot be written', () => {
     expect(await restartHas(unsaved.dir, ['a', 'b'])).toEqual([1, 0])
   })
 })
+
+describe('CONFIG SET appendonly yes when the rewrite under the log fails', () => {
+  it('is tried again each second, as redis reschedules it, and INFO counts the failures', async () => {
+    const running = await startServer({ save: '', appendonly: false, 'http-port': -1 })
+    const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
+    const manifest = path.join(running.dir, 'snapshot', 'MANIFEST')
+    const persistence = async (): Promise<string> => String(await redis.info('persistence'))
+    try {
+      expect(await redis.call('BF.ADD', 'f', 'while-off')).toBe(1)
+      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
+      expect(await redis.call('CONFIG', 'SET', 'appendonly', 'yes')).toBe('OK')
+      await waitUntil(async () => Number(infoField(await persistence(), 'aof_rewrites_consecutive_failures')) >= 2, 'two failed rewrites')
+      const failing = await persistence()
+      expect([infoField(failing, 'aof_enabled'), infoField(failing, 'aof_last_bgrewrite_status')]).toEqual(['1', 'err'])
+      rmSync(manifest, { recursive: true })
+      await waitUntil(async () => infoField(await persistence(), 'aof_last_bgrewrite_status') === 'ok', 'the rewrite retried')
+      const done = await persistence()
+      expect(infoField(done, 'aof_rewrites_consecutive_failures')).toBe('0')
+      expect(infoField(done, 'aof_rewrites')).toBe('1')
+      // Not again once one succeeded.
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      expect([infoField(await persistence(), 'aof_rewrites'), infoField(await persistence(), 'aof_rewrite_scheduled')]).toEqual(['1', '0'])
+    } finally {
+      redis.disconnect()
+      rmSync(manifest, { recursive: true, force: true })
+      await running.stop()
+    }
+  })
+})

@@ -3,7 +3,7 @@
  * loading (truncated tail kept, middle damage refused with its offset), buffering per turn, and
  * the rewrite protocol against an in-memory snapshot store.
  */
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -374,6 +374,53 @@ describe('LogRewriter', () => {
     expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([1, 2])
     log.close()
     expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1))).toString('latin1')).toContain('DEL')
+  })
+
+  it('after 3 failures in a row the automatic rewrite waits 1, 2, 4 ... 60 minutes between tries, as redis', async () => {
+    const dir = tempDir()
+    const log = openLog(dir)
+    log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })
+    let fail = true
+    const saver: SnapshotSaver = { saveAll: () => (fail ? Promise.reject(new Error('disk full')) : undefined) }
+    const logger = memoryLogger()
+    const rewriter = new LogRewriter(log, new FilterRegistry(), saver, logger)
+    rewriter.baseSizeBytes = 1000
+    log.currentSizeBytes = 5000
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(1_000_000_000_000)
+      for (let i = 1; i <= 3; i++) {
+        expect(rewriter.shouldAutoRewrite(100, 0)).toBe(true)
+        rewriter.start()
+        await rewriter.idle()
+        expect(rewriter.consecutiveFailures).toBe(i)
+      }
+      const minute = 60_000
+      const waits: number[] = []
+      for (let round = 0; round < 8; round++) {
+        expect(rewriter.shouldAutoRewrite(100, 0)).toBe(false) // starts the wait
+        const start = Date.now()
+        let waited = 0
+        while (!rewriter.shouldAutoRewrite(100, 0)) {
+          vi.setSystemTime(start + (waited += minute))
+          if (waited > 61 * minute) throw new Error('never tried again')
+        }
+        waits.push(waited / minute)
+        rewriter.start()
+        await rewriter.idle()
+      }
+      expect(waits).toEqual([1, 2, 4, 8, 16, 32, 60, 60])
+      expect(logger.lines.filter((line) => line.includes('repeatedly failed and triggered the limit, will retry in 1 minutes'))).toHaveLength(1)
+      // BGREWRITEAOF is not limited, and a success ends the limit.
+      fail = false
+      expect(rewriter.start()).toBe('started')
+      await rewriter.idle()
+      expect([rewriter.consecutiveFailures, rewriter.lastStatus]).toEqual([0, 'ok'])
+      expect(rewriter.shouldAutoRewrite(100, 0)).toBe(true)
+    } finally {
+      vi.useRealTimers()
+      log.close()
+    }
   })
 
   it('auto rewrite follows percentage and min size', () => {
