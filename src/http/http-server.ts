@@ -139,8 +139,9 @@ export class HttpFrontend {
       // As a RESP reply: not before the log holds, under the fsync policy, what it may show.
       const own = log.appendedBytes > before ? log.appendedBytes : 0
       void this.server.whenDurable(own).then((durable) => {
+        // Not durable: the server is shutting down and the disk refused it; never acknowledged.
         if (durable) reply(response, answer)
-        else send(response, 503, 'the append only file could not take this write\n', true)
+        else response.destroy()
       })
     } else {
       const path = targetPath(target)

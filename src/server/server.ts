@@ -20,6 +20,7 @@ import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-c
 import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { AppendLog } from '../store/append-log.js'
+import { SAVE_RETRY_DELAY_MS } from '../store/save-schedule.js'
 import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
@@ -117,6 +118,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
   readonly snapshots: SnapshotStore
   private saveTimer: NodeJS.Timeout | undefined
+  /** When logCron starts another snapshot for records left to a failed one (0: none planned). */
+  private snapshotRetryAtMs = 0
 
   constructor(options: ServerOptions = {}) {
     super()
@@ -464,7 +467,17 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private logCron(): void {
     this.appendLog.tick()
     const config = this.config
-    if (this.logRewriter.baseRewriteDue) {
+    if (this.appendLog.awaitsSnapshot && !this.logRewriter.inProgress && !this.snapshots.inProgress) {
+      // Records the log could not take wait for a snapshot, and the one they were left to failed:
+      // another, every few seconds, so that a disk that comes back heals as a log retry would.
+      const now = Date.now()
+      if (this.snapshotRetryAtMs === 0) this.snapshotRetryAtMs = now + SAVE_RETRY_DELAY_MS
+      else if (now >= this.snapshotRetryAtMs) {
+        this.snapshotRetryAtMs = 0
+        this.log.notice('Records the append only file could not take still wait for a snapshot: rewriting')
+        this.logRewriter.start()
+      }
+    } else if (this.logRewriter.baseRewriteDue) {
       // The log was turned on and the rewrite under it failed: again, as redis does.
       this.log.notice('Starting the rewrite the append only file was turned on with, again')
       this.logRewriter.start()

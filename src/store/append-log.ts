@@ -117,6 +117,11 @@ export class AppendLog {
   currentSizeBytes = 0
   /** Bytes written to the open segment (0: nothing in it yet, a rotation can reuse it). */
   private segmentBytes = 0
+  /**
+   * The open segment ends inside a record: a write was cut short and cutting it back failed too.
+   * The buffer then starts with the rest of that record. Normally false: see {@link flush}.
+   */
+  private partialTail = false
   lastWriteOk = true
   lastFsyncOk = true
   /** The pending retry of a failed write or fsync, if any (one at a time). */
@@ -250,7 +255,22 @@ export class AppendLog {
       if (data.length > KEEP_BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
       if (!this.lastWriteOk) this.options.log.warning('AOF write error looks solved, Redis can write again.')
       this.lastWriteOk = true
+      this.partialTail = false
     } catch (error) {
+      // A write cut short leaves part of a record at the end: cut the segment back to its last
+      // whole record at once, so that it never ends inside one (a rotation may put a new segment
+      // after it, and a start refuses a cut record anywhere but at the very end).
+      if (written > 0 && !this.partialTail) {
+        const whole = scanLog(data.subarray(0, written), () => {}).validBytes
+        if (whole < written) {
+          try {
+            ftruncateSync(this.fd, this.segmentBytes + whole)
+            written = whole
+          } catch {
+            this.partialTail = true
+          }
+        }
+      }
       // What was not written moves to the front and goes first next time.
       data.copyWithin(0, written, length)
       this.bufferLength = length - written
@@ -360,7 +380,9 @@ export class AppendLog {
     } catch (error) {
       failure = error as Error
     }
-    // Open first: if even that fails, the records stay where they were, retried as before.
+    // The segment left must end with a whole record before the next one exists.
+    if (failure !== undefined && this.partialTail) this.trimToWholeRecords()
+    // Open before giving anything up: if even that fails, the records stay, retried as before.
     const next = path.join(this.options.dir, segmentName(this.options.baseName, this.seq + 1))
     const fd = openSync(next, 'a')
     if (failure !== undefined) this.leaveToSnapshot(failure)
@@ -368,12 +390,16 @@ export class AppendLog {
     return this.seq
   }
 
+  /** Whether records wait for a snapshot to hold them (see {@link rotate}): the server retries one. */
+  get awaitsSnapshot(): boolean {
+    return this.leftToSnapshot !== undefined
+  }
+
   /** The part of {@link rotate} for a current segment that failed: see there. */
   private leaveToSnapshot(failure: Error): void {
     const durable = this.options.fsyncPolicy() === 'always' ? this.syncedBytes : this.writtenBytes
     const left = this.leftToSnapshot
     this.leftToSnapshot = { from: Math.min(left?.from ?? durable, durable), to: this.appendedBytes, seq: this.seq + 1 }
-    if (this.bufferLength > 0) this.trimToWholeRecords()
     this.options.log.warning(
       `The append only file could not take ${this.appendedBytes - durable} bytes of records (${failure.message}): ` +
         'the snapshot now being taken holds them, and their replies wait until it is on disk',
@@ -448,17 +474,19 @@ export class AppendLog {
    */
   close(): void {
     if (this.fd < 0) return
+    // Records left to a snapshot stay not durable while the last write and fsync run: closing
+    // does not make them so (their replies are refused, or released by the caller).
     const left = this.leftToSnapshot
-    this.leftToSnapshot = undefined
     try {
       this.syncNow()
       if (left !== undefined) {
         throw new Error(`cannot write the append only file: ${left.to - left.from} bytes of records left to a snapshot that was not saved`)
       }
     } finally {
+      this.leftToSnapshot = undefined
       // A failed write may have left part of a record at the end: cut it off, or a log opened
       // later would follow it with a new segment and the start would find the damage mid-log.
-      if (this.bufferLength > 0) this.trimToWholeRecords()
+      if (this.partialTail) this.trimToWholeRecords()
       this.retired.push(this.fd)
       this.fd = -1
       if (!this.fsyncInFlight) this.closeRetired()
@@ -481,6 +509,9 @@ export class AppendLog {
       const valid = scanLog(bytes, () => {}).validBytes
       if (valid === bytes.length) return
       ftruncateSync(this.fd, valid)
+      this.partialTail = false
+      this.currentSizeBytes -= bytes.length - valid
+      this.segmentBytes = valid
       log.warning(`Cut ${bytes.length - valid} bytes of a record cut short off the end of ${file}`)
     } catch (error) {
       log.warning(`Cannot cut the append only file back to its last whole record: ${(error as Error).message}`)
@@ -493,6 +524,7 @@ export class AppendLog {
     this.fd = fd
     this.seq = seq
     this.segmentBytes = 0
+    this.partialTail = false
     syncDirectory(this.options.dir)
     if (!this.fsyncInFlight) this.closeRetired()
   }

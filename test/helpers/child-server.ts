@@ -21,8 +21,14 @@ export interface ChildServer {
  * with the port from its "Listening on 127.0.0.1:<port>" line (so `--port 0` works). A child that
  * exits or does not get ready in time is killed and the promise rejects with its output.
  */
-export async function startChildServer(args: readonly string[]): Promise<ChildServer> {
-  const bfs = InteractiveTool.start(process.execPath, [BFS_MAIN, ...args])
+export async function startChildServer(args: readonly string[], options: { fileSizeLimitKiB?: number } = {}): Promise<ChildServer> {
+  const limit = options.fileSizeLimitKiB
+  // RLIMIT_FSIZE through bash's ulimit (KiB), SIGXFSZ ignored: a write past the limit is cut
+  // short, then fails with EFBIG, as on a full disk but at a size chosen here.
+  const bfs =
+    limit === undefined
+      ? InteractiveTool.start(process.execPath, [BFS_MAIN, ...args])
+      : InteractiveTool.start('bash', ['-c', `trap '' XFSZ; ulimit -f ${limit}; exec "$0" "$@"`, process.execPath, BFS_MAIN, ...args])
   try {
     await bfs.waitFor((output) => output.includes('Ready to accept connections'))
   } catch (error) {

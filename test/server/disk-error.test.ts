@@ -10,7 +10,7 @@
  *   write is acknowledged once the snapshot is on disk, writes are accepted again, and a restart
  *   after SIGKILL has it; SHUTDOWN NOSAVE closes the held client instead of acknowledging it.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -19,6 +19,7 @@ import { makeTempDir, startServer } from '../helpers/start-server.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 import { BGSAVE_ERROR, strerror } from '../../src/commands/disk-error.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
+import { scanLog } from '../../src/store/log-replay.js'
 
 const cleanup: string[] = []
 afterAll(() => {
@@ -273,6 +274,102 @@ describe('a snapshot while the append-only log cannot be written', () => {
       await killChildServer(bfs)
     }
     expect(await restartHas(dir, ['a', 'b', 'c', 'x'])).toEqual([1, 1, 1, 0])
+  })
+
+  it('a snapshot that fails leaves the write held; another follows by itself once the disk is back', async () => {
+    const { dir, bfs, writer, other, pending, acknowledged } = await failingLog()
+    const manifest = path.join(dir, 'snapshot', 'MANIFEST')
+    try {
+      // The next snapshot cannot commit: its MANIFEST's name is taken by a non-empty directory.
+      renameSync(manifest, `${manifest}.kept`)
+      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
+      expect(await other.call('BGSAVE')).toBe('Background saving started')
+      await waitUntil(async () => (await lastBgsaveStatus(other)) === 'err', 'the failed background save')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(acknowledged()).toBe(false)
+      await expect(other.call('BF.ADD', 'f', 'c')).rejects.toThrow(/^MISCONF Errors writing to the AOF file/)
+      // The disk is fixed: no command from anyone, and the write is answered within seconds.
+      rmSync(manifest, { recursive: true })
+      renameSync(`${manifest}.kept`, manifest)
+      expect(await pending).toBe(1)
+      expect(bfs.stdout + bfs.stderr).toContain('still wait for a snapshot: rewriting')
+      expect(await other.call('BF.ADD', 'f', 'c')).toBe(1)
+    } finally {
+      writer.disconnect()
+      other.disconnect()
+      await killChildServer(bfs)
+    }
+    expect(await restartHas(dir, ['a', 'b', 'c'])).toEqual([1, 1, 1])
+  }, 30_000)
+
+  it('SHUTDOWN NOSAVE after a failed snapshot closes the held client unanswered', async () => {
+    const { dir, bfs, writer, other, pending, acknowledged } = await failingLog()
+    const manifest = path.join(dir, 'snapshot', 'MANIFEST')
+    try {
+      // The next snapshot cannot commit: its MANIFEST's name is taken by a non-empty directory.
+      renameSync(manifest, `${manifest}.kept`)
+      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
+      expect(await other.call('BGSAVE')).toBe('Background saving started')
+      await waitUntil(async () => (await lastBgsaveStatus(other)) === 'err', 'the failed background save')
+      await other.call('SHUTDOWN', 'NOSAVE').catch(() => {})
+      await expect(pending).rejects.toThrow(/Connection is closed/)
+      expect(acknowledged()).toBe(false)
+      await bfs.waitExit()
+      expect(bfs.stdout + bfs.stderr).toContain('left to a snapshot that was not saved')
+    } finally {
+      writer.disconnect()
+      other.disconnect()
+    }
+    rmSync(manifest, { recursive: true })
+    renameSync(`${manifest}.kept`, manifest)
+    expect(await restartHas(dir, ['a', 'b'])).toEqual([1, 0])
+  })
+
+  it('a write cut short is cut back to its last whole record at once; a snapshot then holds the rest', async () => {
+    const dir = makeTempDir('bfs-partial-write-')
+    cleanup.push(dir)
+    writeFileSync(path.join(dir, 'bfs.conf'), 'save ""\nappendonly yes\nappendfsync everysec\nauto-aof-rewrite-percentage 0\n')
+    // Files of this process stop at 64 KiB: the log's write that crosses it is cut short.
+    const { bfs, port } = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir], { fileSizeLimitKiB: 64 })
+    const writer = childClient(port)
+    const other = childClient(port)
+    const item = (i: number): string => `${i}:${'x'.repeat(1000)}`
+    let sent = 0
+    let held: Promise<unknown> | undefined
+    try {
+      while (held === undefined && sent < 200) {
+        const reply = writer.call('BF.ADD', 'f', item(sent++))
+        reply.catch(() => {})
+        const answered = await Promise.race([reply.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 500))])
+        if (!answered && infoField(String(await other.call('INFO', 'persistence')), 'aof_last_write_status') === 'err') held = reply
+        else await reply
+      }
+      expect(held).toBeDefined()
+      expect(bfs.stdout + bfs.stderr).toContain('EFBIG')
+      const segment = path.join(dir, segmentName('appendonly.aof', 1))
+      const bytes = readFileSync(segment)
+      expect(bytes.length).toBeLessThan(64 * 1024)
+      const added: string[] = []
+      expect(scanLog(bytes, (argv) => argv[0]!.toString() === 'BF.ADD' && added.push(argv[2]!.toString())).validBytes).toBe(bytes.length)
+      // Every write before the held one is there, whole; the held one is not, not even in part.
+      expect(added).toEqual(Array.from({ length: sent - 1 }, (_, i) => item(i)))
+      expect(Number(infoField(String(await other.call('INFO', 'persistence')), 'aof_current_size'))).toBe(bytes.length)
+      expect(await other.call('BGSAVE')).toBe('Background saving started')
+      expect(await held).toBe(1)
+    } finally {
+      writer.disconnect()
+      other.disconnect()
+      await killChildServer(bfs)
+    }
+    const again = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
+    const client = childClient(again.port)
+    try {
+      expect(await client.call('BF.MEXISTS', 'f', ...Array.from({ length: sent }, (_, i) => item(i)))).toEqual(Array(sent).fill(1))
+      expect(await client.call('BF.CARD', 'f')).toBe(sent)
+    } finally {
+      client.disconnect()
+      await killChildServer(again.bfs)
+    }
   })
 
   it('SHUTDOWN SAVE saves it and exits; SHUTDOWN NOSAVE closes the held client unanswered', async () => {
