@@ -17,7 +17,7 @@ export function aofInfoFields(server: ServerContext): (readonly [string, string 
   const fields: (readonly [string, string | number])[] = [
     ['aof_enabled', enabled ? 1 : 0],
     ['aof_rewrite_in_progress', rewriter.inProgress ? 1 : 0],
-    ['aof_rewrite_scheduled', rewriter.baseRewriteDue ? 1 : 0],
+    ['aof_rewrite_scheduled', rewriter.baseWanted && !rewriter.inProgress ? 1 : 0],
     ['aof_last_rewrite_time_sec', rewriter.lastTimeSec],
     ['aof_current_rewrite_time_sec', rewriter.inProgress ? Math.round((Date.now() - rewriter.startedAtMs) / 1000) : -1],
     ['aof_last_bgrewrite_status', rewriter.lastStatus],

@@ -458,6 +458,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
         this.log.warning(`Append only file closed with ${unwritten} bytes of records it could not take: ${(error as Error).message}`)
       }
       this.config.appendonly = false
+      // redis stopAppendOnly: no rewrite is scheduled for a log that is off.
+      this.logRewriter.baseWanted = false
       this.releaseSynced()
       this.log.notice('Append only file disabled (CONFIG SET appendonly no)')
     }
@@ -467,17 +469,19 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private logCron(): void {
     this.appendLog.tick()
     const config = this.config
+    if (!this.appendLog.isOpen) return
     if (this.appendLog.awaitsSnapshot && !this.logRewriter.inProgress && !this.snapshots.inProgress) {
       // Records the log could not take wait for a snapshot, and the one they were left to failed:
-      // another, every few seconds, so that a disk that comes back heals as a log retry would.
+      // another every few seconds (backing off after repeated failures, as the automatic
+      // rewrite does), so that a disk that comes back heals as a log retry would.
       const now = Date.now()
       if (this.snapshotRetryAtMs === 0) this.snapshotRetryAtMs = now + SAVE_RETRY_DELAY_MS
-      else if (now >= this.snapshotRetryAtMs) {
+      else if (now >= this.snapshotRetryAtMs && !this.logRewriter.retryLimited(now)) {
         this.snapshotRetryAtMs = 0
         this.log.notice('Records the append only file could not take still wait for a snapshot: rewriting')
         this.logRewriter.start()
       }
-    } else if (this.logRewriter.baseRewriteDue) {
+    } else if (this.logRewriter.baseRewriteDue()) {
       // The log was turned on and the rewrite under it failed: again, as redis does.
       this.log.notice('Starting the rewrite the append only file was turned on with, again')
       this.logRewriter.start()

@@ -180,9 +180,15 @@ export class AppendLog {
     }
     const result: LoadResult = { segments: segments.length, skipped, records: 0, bytes: 0 }
     let size = 0
+    // The log's end is its last segment with anything in it: a crash just after a rotation created
+    // the next segment, before the one left was cut back to its last whole record, leaves a cut
+    // record followed only by empty segments.
+    const stats = segments.map(({ file }) => statSync(file))
+    let tailIndex = segments.length - 1
+    while (tailIndex > 0 && stats[tailIndex]!.isFile() && stats[tailIndex]!.size === 0) tailIndex--
     segments.forEach(({ file }, index) => {
       // A device or pipe in a segment's place would be read forever (/dev/zero never ends).
-      if (!statSync(file).isFile()) throw new Error(`The append only file ${file} is not a regular file`)
+      if (!stats[index]!.isFile()) throw new Error(`The append only file ${file} is not a regular file`)
       const bytes = readFileSync(file)
       const scan = scanLog(bytes, (argv, offset) => apply(argv, file, offset))
       result.records += scan.records
@@ -190,7 +196,7 @@ export class AppendLog {
       size += bytes.length
       const damage = scan.damage
       if (damage === undefined) return
-      const isTail = index === segments.length - 1 && damage.kind === 'truncated'
+      const isTail = index >= tailIndex && damage.kind === 'truncated'
       if (isTail ? !options.allowTruncatedTail : !options.allowCorrupt) throw new LogLoadError(file, damage)
       if (isTail) {
         log.warning(
@@ -298,8 +304,11 @@ export class AppendLog {
       this.fsyncInFlight = false
       this.closeRetired()
       // The log was closed (and maybe opened again) meanwhile: this result is about a file that
-      // no longer counts.
-      if (generation !== this.generation) return
+      // no longer counts. Writes to the current one that waited for this fsync to end get theirs.
+      if (generation !== this.generation) {
+        if (this.options.fsyncPolicy() === 'always') this.sync()
+        return
+      }
       if (error) {
         if (this.lastFsyncOk) this.options.log.warning(`Error syncing the AOF file: ${error.message}`)
         this.lastFsyncOk = false
@@ -380,11 +389,20 @@ export class AppendLog {
     } catch (error) {
       failure = error as Error
     }
-    // The segment left must end with a whole record before the next one exists.
-    if (failure !== undefined && this.partialTail) this.trimToWholeRecords()
     // Open before giving anything up: if even that fails, the records stay, retried as before.
     const next = path.join(this.options.dir, segmentName(this.options.baseName, this.seq + 1))
     const fd = openSync(next, 'a')
+    if (failure !== undefined && this.partialTail) {
+      // The segment left must end with a whole record once another follows it (a start takes a
+      // cut record only at the end of the log). Cutting it back drops the rest of that record,
+      // which is fine only because every buffered record is given up below.
+      this.trimToWholeRecords()
+      if (this.partialTail) {
+        closeSync(fd)
+        tryUnlink(next)
+        throw failure
+      }
+    }
     if (failure !== undefined) this.leaveToSnapshot(failure)
     this.openSegment(this.seq + 1, fd)
     return this.seq
@@ -531,6 +549,15 @@ export class AppendLog {
 
   private closeRetired(): void {
     for (const fd of this.retired.splice(0)) closeSync(fd)
+  }
+}
+
+/** Deletes a file, if it can (an empty segment just created). */
+function tryUnlink(file: string): void {
+  try {
+    unlinkSync(file)
+  } catch {
+    // Left behind: an empty segment replays as nothing.
   }
 }
 

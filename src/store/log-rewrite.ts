@@ -72,9 +72,18 @@ export class LogRewriter {
     this.baseSizeBytes = this.registry.bitmapBytes() + this.log.currentSizeBytes
   }
 
-  /** Whether the once-a-second look should start a rewrite for {@link baseWanted}. */
-  get baseRewriteDue(): boolean {
-    return this.baseWanted && !this.inProgress
+  /**
+   * Whether the once-a-second look should start a rewrite for {@link baseWanted}: while none
+   * runs, and held back after repeated failures as the automatic one is (redis serverCron checks
+   * aofRewriteLimited for a scheduled rewrite too).
+   */
+  baseRewriteDue(nowMs = Date.now()): boolean {
+    return this.baseWanted && !this.inProgress && !this.autoRewriteLimited(nowMs)
+  }
+
+  /** Whether a retried rewrite (not BGREWRITEAOF) must wait: see {@link autoRewriteLimited}. */
+  retryLimited(nowMs = Date.now()): boolean {
+    return this.autoRewriteLimited(nowMs)
   }
 
   /**

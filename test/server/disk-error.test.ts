@@ -401,6 +401,38 @@ describe('a snapshot while the append-only log cannot be written', () => {
 })
 
 describe('CONFIG SET appendonly yes when the rewrite under the log fails', () => {
+  it('is tried again each second, backs off after 3 failures, and stops with appendonly no', async () => {
+    const running = await startServer({ save: '', appendonly: false, 'http-port': -1 })
+    const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
+    const manifest = path.join(running.dir, 'snapshot', 'MANIFEST')
+    const persistence = async (): Promise<string> => String(await redis.info('persistence'))
+    const failures = async (): Promise<number> => Number(infoField(await persistence(), 'aof_rewrites_consecutive_failures'))
+    try {
+      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
+      expect(await redis.call('CONFIG', 'SET', 'appendonly', 'yes')).toBe('OK')
+      await waitUntil(
+        async () => running.logs.some((line) => line.includes('repeatedly failed and triggered the limit, will retry in 1 minutes')),
+        'the back-off',
+      )
+      expect(await failures()).toBe(3)
+      expect(infoField(await persistence(), 'aof_rewrite_scheduled')).toBe('1')
+      await new Promise((resolve) => setTimeout(resolve, 2500))
+      expect(await failures()).toBe(3)
+      // redis stopAppendOnly: nothing is scheduled for a log that is off.
+      expect(await redis.call('CONFIG', 'SET', 'appendonly', 'no')).toBe('OK')
+      expect(infoField(await persistence(), 'aof_rewrite_scheduled')).toBe('0')
+      // Turning it on again starts a rewrite at once, back-off or not.
+      rmSync(manifest, { recursive: true })
+      expect(await redis.call('CONFIG', 'SET', 'appendonly', 'yes')).toBe('OK')
+      await waitUntil(async () => infoField(await persistence(), 'aof_last_bgrewrite_status') === 'ok', 'the rewrite')
+      expect([await failures(), infoField(await persistence(), 'aof_rewrite_scheduled')]).toEqual([0, '0'])
+    } finally {
+      redis.disconnect()
+      rmSync(manifest, { recursive: true, force: true })
+      await running.stop()
+    }
+  })
+
   it('is tried again each second, as redis reschedules it, and INFO counts the failures', async () => {
     const running = await startServer({ save: '', appendonly: false, 'http-port': -1 })
     const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })

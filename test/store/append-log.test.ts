@@ -180,6 +180,26 @@ describe('AppendLog', () => {
     expect(seen).toHaveLength(4)
   })
 
+  it('a cut record followed only by empty segments is the log\'s tail (a crash just after a rotation)', () => {
+    const dir = tempDir()
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 3))
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 2)), '')
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 3)), '')
+    const logger = memoryLogger()
+    const log = openLog(dir, 'everysec', logger)
+    const seen: string[] = []
+    const result = log.load((argv) => seen.push(text(argv)), { allowTruncatedTail: true, allowCorrupt: false })
+    expect(seen).toHaveLength(COMMANDS.length - 1)
+    expect(result.damage?.kind).toBe('truncated')
+    expect(logger.lines.some((line) => line.includes('short read while loading'))).toBe(true)
+    expect(log.segmentSeq).toBe(3)
+    log.close()
+    // With a record after it, the same cut is damage in the middle.
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 4)), LOG.subarray(0, 10))
+    writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 3))
+    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })).toThrow(LogLoadError)
+  })
+
   it('aof-load-truncated no refuses a cut tail', () => {
     const dir = tempDir()
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 1))
