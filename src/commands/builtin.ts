@@ -11,6 +11,7 @@ import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
 import { dbsize, del, exists, flushall, keys, memory, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
 import { auth, client, echo, hello, ping, quit, reset, select } from './connection.js'
 import { command, config, info, module, shutdown, time } from './server.js'
+import { discard, multi, unwatch, watch } from './transaction.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -59,6 +60,14 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'RESET', arity: 1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '6.2.0', summary: 'Resets the connection.', handler: reset },
   { name: 'CLIENT', arity: -2, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '2.4.0', summary: 'A container for client connection commands.', handler: client },
 
+  // Transactions (redis 7.0 multi.c). EXEC's handler is never called: dispatch runs it, since it
+  // runs the queued commands as dispatch does.
+  { name: 'MULTI', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '1.2.0', summary: 'Starts a transaction.', handler: multi },
+  { name: 'EXEC', arity: 1, flags: ['noscript', 'loading', 'stale', 'skip_slowlog'], keys: NO_KEYS, group: 'transactions', since: '1.2.0', summary: 'Executes all commands in a transaction.', handler: () => {} },
+  { name: 'DISCARD', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.0.0', summary: 'Discards a transaction.', handler: discard },
+  { name: 'WATCH', arity: -2, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: [1, -1, 1], group: 'transactions', since: '2.2.0', summary: 'Monitors changes to keys to determine the execution of a transaction.', handler: watch },
+  { name: 'UNWATCH', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.2.0', summary: 'Forgets about watched keys of a transaction.', handler: unwatch },
+
   // Server.
   { name: 'COMMAND', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'Returns detailed information about all commands.', handler: command },
   { name: 'INFO', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns information and statistics about the server.', handler: info },
@@ -66,8 +75,8 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'TIME', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.6.0', summary: 'Returns the server time.', handler: time },
   { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: module },
   { name: 'BGREWRITEAOF', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously rewrites the append-only file to disk.', handler: bgrewriteaof },
-  { name: 'SAVE', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk.', handler: save },
+  { name: 'SAVE', arity: 1, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk.', handler: save },
   { name: 'BGSAVE', arity: -1, maxArgs: 2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously saves the database(s) to disk.', handler: bgsave },
   { name: 'LASTSAVE', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns the Unix timestamp of the last successful save to disk.', handler: lastsave },
-  { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
+  { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

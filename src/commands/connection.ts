@@ -122,6 +122,9 @@ export function reset(ctx: CommandContext): void {
   client.reply.protocol = 2
   client.name = ''
   client.authenticated = ctx.server.config.requirepass === ''
+  // redis clearClientConnectionState: out of any transaction, nothing watched.
+  client.transaction = undefined
+  ctx.server.watchedKeys.unwatchAll(client)
   client.reply.simple('RESET')
 }
 
@@ -139,7 +142,8 @@ export function clientInfoLine(ctx: CommandContext, client: ClientSession): stri
   const fields = [
     `id=${client.id}`, `addr=${client.addr}`, `laddr=${client.laddr}`, 'fd=0', `name=${client.name}`,
     `age=${Math.floor((now - client.createdAtMs) / 1000)}`, `idle=${Math.floor((now - client.lastInteractionMs) / 1000)}`,
-    'flags=N', 'db=0', 'sub=0', 'psub=0', 'ssub=0', 'multi=-1', `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
+    `flags=${client.transaction !== undefined ? 'x' : 'N'}`, 'db=0', 'sub=0', 'psub=0', 'ssub=0',
+    `multi=${client.transaction?.queued.length ?? -1}`, `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
     'argv-mem=0', 'multi-mem=0', 'rbs=0', 'rbp=0', 'obl=0', 'oll=0', `omem=${client.outputBytes()}`, 'tot-mem=0',
     'events=r', `cmd=${client.lastCommand}`, 'user=default', 'redir=-1', `resp=${client.reply.protocol}`,
     `lib-name=${client.libName}`, `lib-ver=${client.libVersion}`,

@@ -11,6 +11,7 @@ import type { SnapshotStore } from '../store/snapshot.js'
 import type { AppendLog } from '../store/append-log.js'
 import type { LogRewriter } from '../store/log-rewrite.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 
 /** One connected client, as handlers see it. */
 export interface ClientSession {
@@ -34,6 +35,10 @@ export interface ClientSession {
   /** Pending output bytes, for CLIENT LIST and INFO. */
   outputBytes(): number
   queryBufferBytes(): number
+  /** The open transaction, between MULTI and EXEC (undefined outside one). */
+  transaction?: Transaction | undefined
+  /** The keys it WATCHes (undefined: none). */
+  watch?: WatchState | undefined
 }
 
 /** Minimal leveled logger with redis-server's levels. */
@@ -47,6 +52,8 @@ export interface Logger {
 /** The server as handlers see it. */
 export interface ServerContext {
   readonly registry: FilterRegistry
+  /** Every client's WATCHed keys: writes mark their watchers (transaction.ts). */
+  readonly watchedKeys: WatchedKeys
   readonly config: Config
   readonly stats: Stats
   readonly commands: CommandTable

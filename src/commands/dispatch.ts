@@ -9,6 +9,7 @@ import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-err
 import { MemoryGuard } from '../store/memory-guard.js'
 import { diskErrorRefusal } from './disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import { exec, queueCommand, refuseInTransaction, runsInsideTransaction } from './transaction.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -24,7 +25,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   stats.commandsProcessed++
   if (entry === undefined) {
     stats.errorReplies++
-    reply.error(unknownCommandText(argv.toArray()), 'latin1')
+    reply.error(refuseInTransaction(client, undefined, unknownCommandText(argv.toArray()), server), 'latin1')
     return undefined
   }
   client.lastCommand = entry.lowerName
@@ -40,32 +41,62 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   }
   // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used > maxmemory.
   const maxmemory = server.config.maxmemory
-  if (maxmemory > 0 && entry.deniedOverMaxmemory && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
+  const transaction = client.transaction
+  // redis 7.0: EXEC is refused as the commands it would run are (is_denyoom_command, is_write_command).
+  const execWrites = transaction !== undefined && entry.lowerName === 'exec' && transaction.queued.some(({ entry: queued }) => queued.deniedOnDiskError && queued.spec.flags.includes('write'))
+  const execDenyOom = transaction !== undefined && entry.lowerName === 'exec' && transaction.queued.some(({ entry: queued }) => queued.deniedOverMaxmemory)
+  if (maxmemory > 0 && (entry.deniedOverMaxmemory || execDenyOom) && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
     return reject(ctx, entry, OOM)
   }
-  if (entry.deniedOnDiskError) {
+  if (entry.deniedOnDiskError || execWrites) {
     const refusal = diskErrorRefusal(server)
     if (refusal !== undefined) return reject(ctx, entry, refusal)
   }
+  if (transaction !== undefined && !runsInsideTransaction(entry)) {
+    if (entry.spec.flags.includes('no_multi')) return reject(ctx, entry, 'ERR Command not allowed inside a transaction')
+    queueCommand(ctx, entry, argv)
+    return entry
+  }
+  if (entry.lowerName === 'exec') {
+    entry.calls++
+    try {
+      exec(ctx, run)
+    } catch (error) {
+      failed(ctx, entry, error)
+    }
+    return entry
+  }
+  run(ctx, entry, argv)
+  return entry
+}
+
+/** Runs a command whose checks passed (dispatch's, or MULTI's when it was queued). */
+function run(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
+  const server = ctx.server
   entry.calls++
   try {
-    spec.handler(ctx, argv)
+    entry.spec.handler(ctx, argv)
   } catch (error) {
-    entry.failedCalls++
-    stats.errorReplies++
-    if (error instanceof ReplyError) {
-      reply.error(error.message, error.encoding)
-    } else {
-      server.log.warning(`internal error in ${spec.name}: ${(error as Error)?.stack ?? String(error)}`)
-      reply.error(ERR.INTERNAL)
-    }
+    failed(ctx, entry, error)
   }
-  return entry
+  // A write marks the clients WATCHing its keys (redis signalModifiedKey), when there are any.
+  if (server.watchedKeys.size > 0 && entry.spec.flags.includes('write')) server.watchedKeys.touchKeysOf(entry, argv)
+}
+
+function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void {
+  entry.failedCalls++
+  ctx.server.stats.errorReplies++
+  if (error instanceof ReplyError) {
+    ctx.client.reply.error(error.message, error.encoding)
+  } else {
+    ctx.server.log.warning(`internal error in ${entry.spec.name}: ${(error as Error)?.stack ?? String(error)}`)
+    ctx.client.reply.error(ERR.INTERNAL)
+  }
 }
 
 function reject(ctx: CommandContext, entry: CommandEntry, text: string): CommandEntry {
   entry.rejectedCalls++
   ctx.server.stats.errorReplies++
-  ctx.client.reply.error(text)
+  ctx.client.reply.error(refuseInTransaction(ctx.client, entry, text, ctx.server))
   return entry
 }

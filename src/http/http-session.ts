@@ -9,6 +9,7 @@ import type { ClientSession, CommandContext, ServerContext } from '../commands/c
 import { dispatch } from '../commands/dispatch.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import type { Transaction, WatchState } from '../commands/transaction.js'
 
 const INTEGER = 0x3a // :
 const ERROR = 0x2d // -
@@ -32,6 +33,8 @@ export class HttpSession implements ClientSession {
   libVersion = ''
   // The original API has no authentication; http-bind is where an operator restricts it.
   authenticated = true
+  transaction: Transaction | undefined = undefined
+  watch: WatchState | undefined = undefined
   lastCommand = 'NULL'
   private readonly context: CommandContext
   private readonly args = new CommandArgs()

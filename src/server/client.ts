@@ -9,6 +9,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
+import type { Transaction, WatchState } from '../commands/transaction.js'
 
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
@@ -35,6 +36,9 @@ export class Client implements ClientSession {
   libName = ''
   libVersion = ''
   authenticated: boolean
+  /** Declared here so that every client has the same shape (dispatch reads it per command). */
+  transaction: Transaction | undefined = undefined
+  watch: WatchState | undefined = undefined
   lastCommand = 'NULL'
   state: ClientState = 'open'
   /** Whether the host has this client in its end-of-turn flush queue. */

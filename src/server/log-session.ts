@@ -11,8 +11,13 @@ import { CommandArgs } from '../protocol/command-args.js'
 const MINUS = 0x2d // -
 
 export interface ReplaySession {
-  /** Runs one logged command; returns its error text, if it answered with one. */
-  run(argv: Buffer[]): string | undefined
+  /** Runs one logged command of segment `file`; returns its error text, if it answered with one. */
+  run(argv: Buffer[], file: string): string | undefined
+  /**
+   * The end of the log: a MULTI left open there (its EXEC never written, so never answered) is
+   * dropped, as at the end of each segment. Returns the segment it was in, if there was one.
+   */
+  finish(): string | undefined
 }
 
 export function createReplaySession(server: ServerContext): ReplaySession {
@@ -29,6 +34,8 @@ export function createReplaySession(server: ServerContext): ReplaySession {
     libName: '',
     libVersion: '',
     authenticated: true,
+    transaction: undefined,
+    watch: undefined,
     lastCommand: 'NULL',
     closeAfterReply() {},
     kill() {},
@@ -40,12 +47,25 @@ export function createReplaySession(server: ServerContext): ReplaySession {
     propagate: { value: () => {} },
   })
   const ctx: CommandContext = { client: session, server: view }
+  let currentFile = ''
+  /** redis loadSingleAppendOnlyFile: "Revert incomplete MULTI/EXEC transaction in AOF file". */
+  const revertOpenTransaction = (): string | undefined => {
+    if (session.transaction === undefined) return undefined
+    session.transaction = undefined
+    server.log.warning(`Revert incomplete MULTI/EXEC transaction in AOF file ${currentFile}`)
+    return currentFile
+  }
   return {
-    run(argv) {
+    run(argv, file) {
+      if (file !== currentFile) {
+        revertOpenTransaction()
+        currentFile = file
+      }
       dispatch(ctx, args.assign(argv))
       const out = reply.take()
       if (out === undefined || out[0] !== MINUS) return undefined
       return out.subarray(1, out.indexOf(0x0d)).toString('latin1')
     },
+    finish: revertOpenTransaction,
   }
 }

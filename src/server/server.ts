@@ -21,6 +21,7 @@ import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { AppendLog } from '../store/append-log.js'
 import { SAVE_RETRY_DELAY_MS } from '../store/save-schedule.js'
+import { WatchedKeys } from '../commands/transaction.js'
 import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
@@ -82,6 +83,7 @@ export interface ShutdownOptions {
 export class BfsServer extends EventEmitter implements ClientHost {
   readonly config: Config
   readonly registry = new FilterRegistry()
+  readonly watchedKeys = new WatchedKeys()
   readonly stats = new Stats()
   readonly commands: CommandTable
   readonly log: Logger
@@ -298,6 +300,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.clientSet.delete(client)
     // A held reply nobody will read waits for nothing.
     this.awaitingLog.delete(client)
+    this.watchedKeys.unwatchAll(client)
   }
 
   /**
@@ -397,7 +400,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         if (this.commands.get(argv[0]!.toString('latin1').toLowerCase()) === undefined) {
           throw new Error(`Unknown command '${argv[0]!.toString('latin1')}' reading the append only file ${file} at offset ${offset}`)
         }
-        const error = session.run(argv)
+        const error = session.run(argv, file)
         // Only segments from the snapshot's log-from on are replayed; errors are still expected
         // over a snapshot without log-from (every segment is replayed: BF.RESERVE: item exists).
         if (error !== undefined && errors++ < 10) this.log.verbose(`AOF replay ${file}@${offset}: ${error}`)
@@ -408,6 +411,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         fromSeq: this.snapshots.logFrom,
       },
     )
+    session.finish()
     if (result.segments > 0) {
       this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
     }
