@@ -4,6 +4,12 @@ import { ReplyError } from './reply-error.js'
 
 /** BGREWRITEAOF → +Background append only file rewriting started (redis aof.c bgrewriteaofCommand) */
 export function bgrewriteaof(ctx: CommandContext): void {
+  // redis 7.0: inside EXEC the rewrite is scheduled, to start once the transaction is over.
+  if (ctx.server.inTransaction) {
+    setImmediate(() => ctx.server.logRewriter.start())
+    ctx.client.reply.simple('Background append only file rewriting scheduled')
+    return
+  }
   if (ctx.server.logRewriter.start() === 'in-progress') {
     throw new ReplyError('ERR Background append only file rewriting already in progress')
   }

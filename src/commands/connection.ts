@@ -136,13 +136,19 @@ function setClientName(client: ClientSession, name: Buffer): void {
   client.name = name.toString('latin1')
 }
 
+/** redis getClientInfoString's flags: x in a transaction, d once a watched key was written, else N. */
+function clientFlags(client: ClientSession): string {
+  const flags = (client.transaction !== undefined ? 'x' : '') + (client.watch?.touched === true ? 'd' : '')
+  return flags === '' ? 'N' : flags
+}
+
 /** One CLIENT LIST line, with redis 7.0's fields. */
 export function clientInfoLine(ctx: CommandContext, client: ClientSession): string {
   const now = Date.now()
   const fields = [
     `id=${client.id}`, `addr=${client.addr}`, `laddr=${client.laddr}`, 'fd=0', `name=${client.name}`,
     `age=${Math.floor((now - client.createdAtMs) / 1000)}`, `idle=${Math.floor((now - client.lastInteractionMs) / 1000)}`,
-    `flags=${client.transaction !== undefined ? 'x' : 'N'}`, 'db=0', 'sub=0', 'psub=0', 'ssub=0',
+    `flags=${clientFlags(client)}`, 'db=0', 'sub=0', 'psub=0', 'ssub=0',
     `multi=${client.transaction?.queued.length ?? -1}`, `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
     'argv-mem=0', 'multi-mem=0', 'rbs=0', 'rbp=0', 'obl=0', 'oll=0', `omem=${client.outputBytes()}`, 'tot-mem=0',
     'events=r', `cmd=${client.lastCommand}`, 'user=default', 'redir=-1', `resp=${client.reply.protocol}`,

@@ -78,6 +78,14 @@ export interface ServerContext {
    */
   whenDurable(ownOffset?: number): Promise<boolean>
   /**
+   * Runs EXEC's commands: the log records they make are written together at the end, between
+   * MULTI and EXEC when there are two or more (redis propagates a transaction so), and background
+   * saves and rewrites they start wait until it is over, so that no snapshot sees half of it.
+   */
+  runTransaction(run: () => void): void
+  /** Whether EXEC's commands are running ({@link runTransaction}). */
+  readonly inTransaction: boolean
+  /**
    * Hands a change to the persistence layer (the append-only log), in the order it was applied.
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.
    */

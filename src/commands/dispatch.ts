@@ -4,7 +4,7 @@
  * Handlers never re-check these. Errors thrown by handlers become replies here.
  */
 import type { CommandContext } from './context.js'
-import { arityAccepts, type CommandEntry } from './table.js'
+import { arityAccepts, type CommandEntry, type CommandSpec } from './table.js'
 import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { diskErrorRefusal } from './disk-error.js'
@@ -19,18 +19,21 @@ export const OOM = "OOM command not allowed when used memory > 'maxmemory'."
 /** Runs one command and writes its reply. Returns the table entry that ran, if any. */
 export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry | undefined {
   const { client, server } = ctx
-  const reply = client.reply
   const stats = server.stats
   const entry = server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
-  stats.commandsProcessed++
   if (entry === undefined) {
+    stats.commandsProcessed++
     stats.errorReplies++
-    reply.error(refuseInTransaction(client, undefined, unknownCommandText(argv.toArray()), server), 'latin1')
+    client.reply.error(refuseInTransaction(client, undefined, unknownCommandText(argv.toArray()), server), 'latin1')
     return undefined
   }
   client.lastCommand = entry.lowerName
   const spec = entry.spec
-  if (!arityAccepts(spec, argv.length)) {
+  const transaction = client.transaction
+  const queueing = transaction !== undefined && !runsInsideTransaction(entry)
+  // Queued, a command whose argument count redis checks only when it runs (a module's, or one
+  // with an upper bound its handler checks) is queued all the same, and fails in EXEC.
+  if (!arityAccepts(spec, argv.length) && !(queueing && arityCheckedWhenRun(spec, argv.length))) {
     return reject(ctx, entry, wrongArityText(spec.name))
   }
   if (!client.authenticated && !entry.allowedWithoutAuth) {
@@ -39,48 +42,77 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   if (server.loading && !entry.allowedWhileLoading) {
     return reject(ctx, entry, LOADING)
   }
-  // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used > maxmemory.
+  const isExec = transaction !== undefined && entry.lowerName === 'exec'
+  // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used >
+  // maxmemory, and so is every command queued in a transaction (its queue grows without bound),
+  // and an EXEC of denyoom commands.
   const maxmemory = server.config.maxmemory
-  const transaction = client.transaction
-  // redis 7.0: EXEC is refused as the commands it would run are (is_denyoom_command, is_write_command).
-  const execWrites = transaction !== undefined && entry.lowerName === 'exec' && transaction.queued.some(({ entry: queued }) => queued.deniedOnDiskError && queued.spec.flags.includes('write'))
-  const execDenyOom = transaction !== undefined && entry.lowerName === 'exec' && transaction.queued.some(({ entry: queued }) => queued.deniedOverMaxmemory)
-  if (maxmemory > 0 && (entry.deniedOverMaxmemory || execDenyOom) && MemoryGuard.of(server.registry).isOverLimit(maxmemory)) {
-    return reject(ctx, entry, OOM)
+  if (maxmemory > 0 && (entry.deniedOverMaxmemory || (transaction !== undefined && oomCheckedInTransaction(entry)) || (isExec && transaction.queued.some(({ entry: queued }) => queued.deniedOverMaxmemory)))) {
+    if (MemoryGuard.of(server.registry).isOverLimit(maxmemory)) return reject(ctx, entry, OOM)
   }
-  if (entry.deniedOnDiskError || execWrites) {
+  // An EXEC of writes is refused as writes are (redis is_write_command).
+  if (entry.deniedOnDiskError || (isExec && transaction.queued.some(({ entry: queued }) => queued.spec.flags.includes('write')))) {
     const refusal = diskErrorRefusal(server)
     if (refusal !== undefined) return reject(ctx, entry, refusal)
   }
-  if (transaction !== undefined && !runsInsideTransaction(entry)) {
-    if (entry.spec.flags.includes('no_multi')) return reject(ctx, entry, 'ERR Command not allowed inside a transaction')
+  if (queueing) {
+    if (spec.flags.includes('no_multi')) return reject(ctx, entry, 'ERR Command not allowed inside a transaction')
     queueCommand(ctx, entry, argv)
     return entry
   }
   if (entry.lowerName === 'exec') {
-    entry.calls++
+    stats.commandsProcessed++
     try {
-      exec(ctx, run)
+      exec(ctx, runQueued)
     } catch (error) {
       failed(ctx, entry, error)
     }
+    // As redis counts a call once it returned: an INFO inside the transaction does not see it.
+    entry.calls++
     return entry
   }
   run(ctx, entry, argv)
   return entry
 }
 
+/** redis 7.0 reject_cmd_on_oom: in a transaction, every command but EXEC, DISCARD, QUIT and RESET. */
+function oomCheckedInTransaction(entry: CommandEntry): boolean {
+  const name = entry.lowerName
+  return name !== 'exec' && name !== 'discard' && name !== 'quit' && name !== 'reset'
+}
+
+/** Whether redis checks this argument count in the command itself rather than before queueing it. */
+function arityCheckedWhenRun(spec: CommandSpec, argc: number): boolean {
+  if (spec.flags.includes('module')) return true // RedisBloom registers every command with arity -1
+  return spec.maxArgs !== undefined && (spec.arity > 0 ? argc >= spec.arity : argc >= -spec.arity)
+}
+
+/** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
+function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
+  if (!arityAccepts(entry.spec, argv.length)) {
+    ctx.server.stats.commandsProcessed++
+    entry.calls++
+    failed(ctx, entry, new ReplyError(wrongArityText(entry.spec.name)))
+    return
+  }
+  run(ctx, entry, argv)
+}
+
 /** Runs a command whose checks passed (dispatch's, or MULTI's when it was queued). */
 function run(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
   const server = ctx.server
+  server.stats.commandsProcessed++
   entry.calls++
+  // A write marks the clients WATCHing the keys it changes (redis signalModifiedKey), when there are any.
+  const capture = server.watchedKeys.size > 0 && entry.spec.flags.includes('write') ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
+  let succeeded = true
   try {
     entry.spec.handler(ctx, argv)
   } catch (error) {
+    succeeded = false
     failed(ctx, entry, error)
   }
-  // A write marks the clients WATCHing its keys (redis signalModifiedKey), when there are any.
-  if (server.watchedKeys.size > 0 && entry.spec.flags.includes('write')) server.watchedKeys.touchKeysOf(entry, argv)
+  if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
 }
 
 function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void {
@@ -95,6 +127,7 @@ function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void 
 }
 
 function reject(ctx: CommandContext, entry: CommandEntry, text: string): CommandEntry {
+  ctx.server.stats.commandsProcessed++
   entry.rejectedCalls++
   ctx.server.stats.errorReplies++
   ctx.client.reply.error(refuseInTransaction(ctx.client, entry, text, ctx.server))

@@ -41,8 +41,10 @@ export function bgsave(ctx: CommandContext, argv: CommandArgs): void {
     else throw new ReplyError(ERR.SYNTAX)
   }
   const store = ctx.server.snapshots
-  if (store.inProgress) {
-    if (!schedule) throw new ReplyError(BGSAVE_IN_PROGRESS)
+  // redis 7.0 bgsaveCommand: inside EXEC the save waits until the transaction is over, so that it
+  // holds all of it or none (the save timer starts it within 100 ms).
+  if (store.inProgress || ctx.server.inTransaction) {
+    if (!schedule && !ctx.server.inTransaction) throw new ReplyError(BGSAVE_IN_PROGRESS)
     store.scheduled = true
     ctx.client.reply.simple(BGSAVE_SCHEDULED)
     return

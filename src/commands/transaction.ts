@@ -14,6 +14,7 @@ import type { ClientSession, CommandContext, ServerContext } from './context.js'
 import type { CommandEntry } from './table.js'
 import { ReplyError } from './reply-error.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import type { FilterEntry, FilterRegistry } from '../store/registry.js'
 
 /** A client's open transaction (between MULTI and EXEC or DISCARD). */
 export interface Transaction {
@@ -30,8 +31,6 @@ export interface WatchState {
 }
 
 const EXECABORT = 'EXECABORT Transaction discarded because of previous errors.'
-const MULTI_RECORD = [Buffer.from('MULTI')]
-const EXEC_RECORD = [Buffer.from('EXEC')]
 
 /** Commands that run at once inside a transaction instead of being queued (redis processCommand). */
 export function runsInsideTransaction(entry: CommandEntry): boolean {
@@ -77,21 +76,49 @@ export class WatchedKeys {
     if (clients !== undefined) for (const client of clients) client.watch!.touched = true
   }
 
-  /** FLUSHALL and other writes with no key: every watched key may have changed. */
-  touchAll(): void {
-    for (const clients of this.byKey.values()) for (const client of clients) client.watch!.touched = true
+  /** The watched keys among those a write command names (its COMMAND key positions; none: every one). */
+  private watchedKeysOf(entry: CommandEntry, argv: CommandArgs): string[] {
+    const [first, last, step] = entry.spec.keys
+    if (first === 0) return [...this.byKey.keys()]
+    const keys: string[] = []
+    const end = last < 0 ? argv.length + last : last
+    for (let i = first; i <= end && i < argv.length; i += step) {
+      const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
+      if (this.byKey.has(key)) keys.push(key)
+    }
+    return keys
   }
 
-  /** Marks the watchers of the keys a write command names (its COMMAND key positions). */
-  touchKeysOf(entry: CommandEntry, argv: CommandArgs): void {
-    const [first, last, step] = entry.spec.keys
-    if (first === 0) {
-      this.touchAll()
-      return
-    }
-    const end = last < 0 ? argv.length + last : last
-    for (let i = first; i <= end && i < argv.length; i += step) this.touch(argv.bytes(i).toString('latin1', argv.start(i), argv.end(i)))
+  /**
+   * Before a write runs: the state of the watched keys it may change, for {@link touchChanged}.
+   * RedisBloom's commands open their key for writing, which touches it whatever they do
+   * (RM_CloseKey): for those only the names are kept.
+   */
+  capture(entry: CommandEntry, argv: CommandArgs, registry: FilterRegistry): WatchCapture {
+    const keys = this.watchedKeysOf(entry, argv)
+    if (entry.spec.flags.includes('module')) return { keys, opened: true, before: [] }
+    return { keys, opened: false, before: keys.map((key) => registry.get(key)).map((found) => [found, found?.version ?? 0] as const) }
   }
+
+  /** After the write: touches what it changed (redis signalModifiedKey on a real change only). */
+  touchChanged(capture: WatchCapture, registry: FilterRegistry, succeeded: boolean): void {
+    capture.keys.forEach((key, i) => {
+      if (capture.opened) {
+        if (succeeded) this.touch(key)
+        return
+      }
+      const [entry, version] = capture.before[i]!
+      const now = registry.get(key)
+      if (now !== entry || (now !== undefined && now.version !== version)) this.touch(key)
+    })
+  }
+}
+
+/** What {@link WatchedKeys.capture} saw before a write. */
+export interface WatchCapture {
+  readonly keys: string[]
+  readonly opened: boolean
+  readonly before: (readonly [FilterEntry | undefined, number])[]
 }
 
 /** Queues a checked command of a client in a transaction: +QUEUED. */
@@ -107,13 +134,13 @@ export function queueCommand(ctx: CommandContext, entry: CommandEntry, argv: Com
  * @returns the text to answer with
  */
 export function refuseInTransaction(client: ClientSession, entry: CommandEntry | undefined, text: string, server: ServerContext): string {
-  const transaction = client.transaction
-  if (transaction === undefined) return text
+  // redis rejectCommand: a refused EXEC always goes through execCommandAbort (with or without
+  // MULTI), whose reason is the refusal without its "ERR " (rejectCommandFormat has none).
   if (entry?.lowerName === 'exec') {
     discardTransaction(client, server)
-    return `EXECABORT Transaction discarded because of: ${text}`
+    return `EXECABORT Transaction discarded because of: ${text.startsWith('ERR ') ? text.slice(4) : text}`
   }
-  transaction.failed = true
+  if (client.transaction !== undefined) client.transaction.failed = true
   return text
 }
 
@@ -151,7 +178,9 @@ export function unwatch(ctx: CommandContext): void {
 
 /**
  * EXEC → an array of the queued commands' replies; a null array when a watched key was written;
- * -EXECABORT when a command was refused while queueing.
+ * -EXECABORT when a command was refused while queueing. The transaction stays open while its
+ * commands run (CLIENT LIST shows it), and their log records are written together at the end
+ * ({@link ServerContext.runTransaction}).
  * @param run runs one queued command as dispatch would after its checks (counted in its stats)
  */
 export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: CommandEntry, argv: CommandArgs) => void): void {
@@ -159,38 +188,22 @@ export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: Comm
   const transaction = client.transaction
   if (transaction === undefined) throw new ReplyError('ERR EXEC without MULTI')
   const touched = client.watch?.touched === true
-  discardTransaction(client, server)
-  if (transaction.failed) throw new ReplyError(EXECABORT)
-  if (touched) {
+  // redis execCommand unwatches first: the transaction's own writes do not matter.
+  server.watchedKeys.unwatchAll(client)
+  if (transaction.failed || touched) {
+    client.transaction = undefined
+    if (transaction.failed) throw new ReplyError(EXECABORT)
     client.reply.nullArray()
     return
   }
   const queued = transaction.queued
   client.reply.array(queued.length)
-  // Two records or more go to the log between MULTI and EXEC; one needs no wrapping.
-  let records = 0
-  let first: Buffer[] | undefined
-  const view: CommandContext = {
-    client,
-    server: Object.create(server, {
-      propagate: {
-        value: (argv: CommandArgs | readonly Uint8Array[]) => {
-          records++
-          if (records === 1) {
-            first = (argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg))
-            return
-          }
-          if (records === 2) {
-            server.propagate(MULTI_RECORD)
-            server.propagate(first!)
-          }
-          server.propagate(argv)
-        },
-      },
-    }) as ServerContext,
-  }
   const args = new CommandArgs()
-  for (const { entry, argv } of queued) run(view, entry, args.assign(argv))
-  if (records === 1) server.propagate(first!)
-  else if (records > 1) server.propagate(EXEC_RECORD)
+  try {
+    server.runTransaction(() => {
+      for (const { entry, argv } of queued) run(ctx, entry, args.assign(argv))
+    })
+  } finally {
+    client.transaction = undefined
+  }
 }

@@ -26,13 +26,15 @@ import { LogRewriter } from '../store/log-rewrite.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { SnapshotStore } from '../store/snapshot.js'
-import type { CommandArgs } from '../protocol/command-args.js'
+import { CommandArgs } from '../protocol/command-args.js'
 
 /** How often housekeeping runs: idle clients, the maxmemory recount (redis clientsCron, about 1 Hz per client). */
 const HOUSEKEEPING_INTERVAL_MS = 1000
 
 /** How often the `save` rules are checked (redis serverCron at hz 10). */
 const SAVE_CHECK_INTERVAL_MS = 100
+const MULTI_RECORD = [Buffer.from('MULTI')]
+const EXEC_RECORD = [Buffer.from('EXEC')]
 
 export { BFS_VERSION, REDIS_VERSION } from './version.js'
 
@@ -447,7 +449,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
       this.logRewriter.baseSizeBytes = this.registry.bitmapBytes()
       this.logRewriter.baseWanted = true
       this.startLogCron()
-      if (this.logRewriter.start() === 'in-progress') {
+      if (this.inTransaction) {
+        // redis startAppendOnly in_exec: the rewrite is scheduled (logCron starts it).
+        this.log.warning('AOF was enabled during a transaction. An AOF background was scheduled to start when possible.')
+      } else if (this.logRewriter.start() === 'in-progress') {
         // That rewrite captured its data before the log was open: another one follows it.
         void this.logRewriter.idle().then(() => this.logRewriter.start())
       }
@@ -503,8 +508,34 @@ export class BfsServer extends EventEmitter implements ClientHost {
    * Hands a write to the append-only log (with appendonly yes). The log encodes its record at
    * once, straight from the command's arguments, so they need not outlive this call.
    */
+  inTransaction = false
+  /** The records of the running transaction, copied (see {@link runTransaction}). */
+  private transactionRecords: Buffer[][] = []
+
+  runTransaction(run: () => void): void {
+    this.inTransaction = true
+    this.transactionRecords = []
+    try {
+      run()
+    } finally {
+      this.inTransaction = false
+      const records = this.transactionRecords
+      this.transactionRecords = []
+      if (records.length === 1) this.propagate(records[0]!)
+      else if (records.length > 1) {
+        this.propagate(MULTI_RECORD)
+        for (const record of records) this.propagate(record)
+        this.propagate(EXEC_RECORD)
+      }
+    }
+  }
+
   propagate(argv: CommandArgs | readonly Uint8Array[]): void {
     if (!this.config.appendonly) return
+    if (this.inTransaction) {
+      this.transactionRecords.push((argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg)))
+      return
+    }
     this.appendLog.append(argv)
     const writer = this.currentClient
     if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes

@@ -481,7 +481,11 @@ export class AppendLog {
   openAt(seq: number): void {
     if (this.fd >= 0) throw new Error('the append only file is already open')
     this.openSegment(seq)
-    this.currentSizeBytes = 0
+    // Segments of an earlier time with the log on are live until the next snapshot retires them
+    // (dropBelow subtracts them then).
+    let size = 0
+    for (const segment of listSegments(this.options.dir, this.options.baseName)) size += statSync(segment.file).size
+    this.currentSizeBytes = size
   }
 
   /**

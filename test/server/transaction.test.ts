@@ -14,6 +14,7 @@ import { makeTempDir } from '../helpers/start-server.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { encodeRecord } from '../../src/store/log-replay.js'
 import { BGSAVE_ERROR } from '../../src/commands/disk-error.js'
+import { OOM } from '../../src/commands/dispatch.js'
 
 const { start, connect } = serverPerTest()
 const dirs: string[] = []
@@ -49,9 +50,9 @@ describe('MULTI / EXEC', () => {
     const client = await connect(port)
     await check(
       client,
-      [['MULTI'], ['MULTI'], ['BF.ADD', 'f', 'a'], ['BF.EXISTS', 'f', 'a', 'b'], ['NOSUCH'], ['WATCH', 'x'], ['EXEC'], ['EXEC'], ['DISCARD']],
+      [['MULTI'], ['MULTI'], ['BF.ADD', 'f', 'a'], ['ECHO'], ['NOSUCH'], ['WATCH', 'x'], ['EXEC'], ['EXEC'], ['DISCARD']],
       '+OK\r\n-ERR MULTI calls can not be nested\r\n+QUEUED\r\n' +
-        "-ERR wrong number of arguments for 'bf.exists' command\r\n" +
+        "-ERR wrong number of arguments for 'echo' command\r\n" +
         "-ERR unknown command 'NOSUCH', with args beginning with: \r\n" +
         '-ERR WATCH inside MULTI is not allowed\r\n' +
         '-EXECABORT Transaction discarded because of previous errors.\r\n' +
@@ -59,6 +60,16 @@ describe('MULTI / EXEC', () => {
     )
     // Nothing of the aborted transaction ran.
     await check(client, [['BF.EXISTS', 'f', 'a']], ':0\r\n')
+    // A count redis checks only when the command runs (RedisBloom's, PING's upper bound) is queued
+    // and fails inside EXEC alone.
+    await check(
+      client,
+      [['MULTI'], ['BF.EXISTS', 'f', 'a', 'b'], ['PING', 'a', 'b'], ['BF.ADD', 'f', 'a'], ['EXEC']],
+      '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n' +
+        "-ERR wrong number of arguments for 'bf.exists' command\r\n-ERR wrong number of arguments for 'ping' command\r\n:1\r\n",
+    )
+    // A refused EXEC ends the transaction, with the refusal as its reason, MULTI or not (redis rejectCommand).
+    await check(client, [['MULTI'], ['EXEC', 'x'], ['EXEC', 'x']], "+OK\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n")
     await check(client, [['MULTI'], ['MULTI'], ['PING'], ['EXEC']], '+OK\r\n-ERR MULTI calls can not be nested\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
     await check(client, [['MULTI'], ['WATCH', 'x'], ['PING'], ['EXEC']], '+OK\r\n-ERR WATCH inside MULTI is not allowed\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
     await check(
@@ -106,16 +117,103 @@ describe('MULTI / EXEC', () => {
   })
 })
 
+describe('MULTI / EXEC, limits and state', () => {
+  it('over maxmemory every queued command is refused, as redis bounds a queue so', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    await check(client, [['BF.RESERVE', 'f', '0.001', '100000'], ['CONFIG', 'SET', 'maxmemory', '1']], '+OK\r\n+OK\r\n')
+    await check(
+      client,
+      [['MULTI'], ['PING'], ['BF.EXISTS', 'f', 'a'], ['MULTI'], ['EXEC']],
+      `+OK\r\n-${OOM}\r\n-${OOM}\r\n-${OOM}\r\n-EXECABORT Transaction discarded because of previous errors.\r\n`,
+    )
+    await check(client, [['MULTI'], ['DISCARD'], ['BF.EXISTS', 'f', 'a']], '+OK\r\n+OK\r\n:0\r\n')
+  })
+
+  it('CLIENT LIST: flags=d once a watched key was written, flags=x multi=<n> while EXEC runs', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    const other = await connect(port)
+    await check(client, [['WATCH', 'f']], '+OK\r\n')
+    await check(other, [['BF.ADD', 'f', 'a']], ':1\r\n')
+    const listOf = async (who: RawClient, commands: string[][]): Promise<string> => {
+      who.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
+      return (await who.readUntil((bytes) => /\n\r\n$/.test(bytes.toString('latin1')))).toString('latin1')
+    }
+    expect(await listOf(other, [['CLIENT', 'LIST']])).toMatch(/ flags=d db=0 .* multi=-1 /)
+    expect(await listOf(client, [['UNWATCH'], ['MULTI'], ['PING'], ['CLIENT', 'LIST'], ['EXEC']])).toMatch(/\+OK\r\n\+OK\r\n\+QUEUED\r\n\+QUEUED\r\n\*2\r\n\+PONG\r\n\$\d+\r\nid=\d+ .* flags=x db=0 sub=0 psub=0 ssub=0 multi=2 /)
+  })
+
+  it('BGSAVE and BGREWRITEAOF inside EXEC are scheduled for after it: the log keeps the transaction in one segment', async () => {
+    const dir = makeTempDir('bfs-multi-save-')
+    dirs.push(dir)
+    const running = await start({ dir, appendonly: true })
+    const client = await connect(running.port)
+    await check(client, [['BF.RESERVE', 'a', '0.01', '100'], ['BF.RESERVE', 'b', '0.01', '100']], '+OK\r\n+OK\r\n')
+    await check(
+      client,
+      [['MULTI'], ['BF.ADD', 'a', '1'], ['BGSAVE'], ['BF.ADD', 'b', '1'], ['BGREWRITEAOF'], ['BF.ADD', 'a', '2'], ['EXEC']],
+      '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n' +
+        '*5\r\n:1\r\n+Background saving scheduled\r\n:1\r\n+Background append only file rewriting scheduled\r\n:1\r\n',
+    )
+    while (!running.logs.some((line) => line.includes('Background AOF rewrite finished successfully'))) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (!running.logs.some((line) => line.includes('Background saving terminated with success'))) await new Promise((resolve) => setTimeout(resolve, 20))
+    await running.stop()
+    // The snapshot alone (the log not read) holds the whole transaction: the save ran after it.
+    const again = await start({ dir, appendonly: false })
+    const other = await connect(again.port)
+    await check(other, [['BF.MEXISTS', 'a', '1', '2'], ['BF.EXISTS', 'b', '1']], '*2\r\n:1\r\n:1\r\n:1\r\n')
+  })
+
+  it('CONFIG SET appendonly yes inside EXEC schedules the rewrite under the log', async () => {
+    const dir = makeTempDir('bfs-multi-aof-')
+    dirs.push(dir)
+    const running = await start({ dir, appendonly: false })
+    const client = await connect(running.port)
+    await check(client, [['BF.ADD', 'f', 'before']], ':1\r\n')
+    await check(client, [['MULTI'], ['CONFIG', 'SET', 'appendonly', 'yes'], ['BF.ADD', 'f', 'inside'], ['EXEC']], '+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:1\r\n')
+    expect(running.logs.some((line) => line.includes('AOF was enabled during a transaction. An AOF background was scheduled to start when possible.'))).toBe(true)
+    while (!running.logs.some((line) => line.includes('Background AOF rewrite finished successfully'))) await new Promise((resolve) => setTimeout(resolve, 20))
+    await check(client, [['BF.ADD', 'f', 'after'], ['CONFIG', 'SET', 'appendonly', 'no'], ['CONFIG', 'SET', 'appendonly', 'yes']], ':1\r\n+OK\r\n+OK\r\n')
+    client.write(encodeCommand(['INFO', 'persistence']))
+    const info = (await client.readUntil((bytes) => bytes.includes('aof_delayed_fsync'))).toString('latin1')
+    expect(Number(/aof_current_size:(-?\d+)/.exec(info)![1])).toBeGreaterThanOrEqual(0)
+    await running.stop()
+    const again = await start({ dir, appendonly: true })
+    const other = await connect(again.port)
+    await check(other, [['BF.MEXISTS', 'f', 'before', 'inside', 'after']], '*3\r\n:1\r\n:1\r\n:1\r\n')
+  })
+})
+
 describe('WATCH', () => {
+  it('is not touched by writes that change nothing there: FLUSHALL of none, DEL of a missing key, a failed RENAME', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    const other = await connect(port)
+    for (const write of [['FLUSHALL'], ['DEL', 'wk'], ['RENAME', 'wk', 'zz']]) {
+      await check(client, [['WATCH', 'wk']], '+OK\r\n')
+      other.write(encodeCommand(write))
+      await other.readUntil((bytes) => bytes.includes('\r\n'))
+      await check(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
+    }
+    // A refused EXEC forgets the watched keys too.
+    await check(client, [['WATCH', 'wk'], ['EXEC', 'x']], "+OK\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n")
+    await check(other, [['BF.ADD', 'wk', 'a']], ':1\r\n')
+    await check(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
+  })
+
+
   it('EXEC answers a null array (RESP3: null) when another client wrote a watched key, and runs nothing', async () => {
     const { port } = await start()
     const client = await connect(port)
     const other = await connect(port)
-    await check(other, [['BF.ADD', 'f', 'a']], ':1\r\n')
     for (const [write, protocol] of [[['BF.ADD', 'f', 'b'], '2'], [['DEL', 'f'], '3'], [['FLUSHALL'], '2'], [['BF.RESERVE', 'g', '0.1', '10'], '2']] as const) {
       const hello = protocol === '3' ? [['HELLO', '3']] : []
       client.write(Buffer.concat(hello.map((command) => encodeCommand(command))))
       if (protocol === '3') await client.readUntil((bytes) => bytes.includes('modules'))
+      // f exists and g does not (their answers depend on the round before).
+      other.write(Buffer.concat([encodeCommand(['BF.ADD', 'f', 'a']), encodeCommand(['DEL', 'g'])]))
+      expect((await other.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length === 3)).toString('latin1')).toMatch(/^:[01]\r\n:[01]\r\n$/)
       await check(client, [['WATCH', 'f', 'g']], '+OK\r\n')
       await check(other, [[...write]], write[0] === 'BF.ADD' ? ':1\r\n' : write[0] === 'DEL' ? ':1\r\n' : '+OK\r\n')
       await check(client, [['MULTI'], ['BF.ADD', 'h', 'x'], ['EXEC']], `+OK\r\n+QUEUED\r\n${protocol === '3' ? '_' : '*-1'}\r\n`)
