@@ -4,12 +4,12 @@
  * Handlers never re-check these. Errors thrown by handlers become replies here.
  */
 import type { CommandContext } from './context.js'
-import { arityAccepts, type CommandEntry, type CommandSpec } from './table.js'
+import { arityAccepts, type CommandEntry } from './table.js'
 import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { diskErrorRefusal } from './disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
-import { exec, queueCommand, refuseInTransaction, runsInsideTransaction } from './transaction.js'
+import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -30,10 +30,10 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   client.lastCommand = entry.lowerName
   const spec = entry.spec
   const transaction = client.transaction
-  const queueing = transaction !== undefined && !runsInsideTransaction(entry)
-  // Queued, a command whose argument count redis checks only when it runs (a module's, or one
-  // with an upper bound its handler checks) is queued all the same, and fails in EXEC.
-  if (!arityAccepts(spec, argv.length) && !(queueing && arityCheckedWhenRun(spec, argv.length))) {
+  const queueing = transaction !== undefined && !entry.runsInsideTransaction
+  // Queued, a command whose argument count redis checks only when it runs is queued all the
+  // same, and fails in EXEC.
+  if (!arityAccepts(spec, argv.length) && !(queueing && entry.arityCheckedWhenRun(argv.length))) {
     return reject(ctx, entry, wrongArityText(spec.name))
   }
   if (!client.authenticated && !entry.allowedWithoutAuth) {
@@ -42,25 +42,24 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   if (server.loading && !entry.allowedWhileLoading) {
     return reject(ctx, entry, LOADING)
   }
-  const isExec = transaction !== undefined && entry.lowerName === 'exec'
   // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used >
   // maxmemory, and so is every command queued in a transaction (its queue grows without bound),
   // and an EXEC of denyoom commands.
   const maxmemory = server.config.maxmemory
-  if (maxmemory > 0 && (entry.deniedOverMaxmemory || (transaction !== undefined && oomCheckedInTransaction(entry)) || (isExec && transaction.queued.some(({ entry: queued }) => queued.deniedOverMaxmemory)))) {
+  if (maxmemory > 0 && (entry.deniedOverMaxmemory || (transaction !== undefined && (entry.refusedOverMaxmemoryInTransaction || (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory)))))) {
     if (MemoryGuard.of(server.registry).isOverLimit(maxmemory)) return reject(ctx, entry, OOM)
   }
   // An EXEC of writes is refused as writes are (redis is_write_command).
-  if (entry.deniedOnDiskError || (isExec && transaction.queued.some(({ entry: queued }) => queued.spec.flags.includes('write')))) {
+  if (entry.deniedOnDiskError || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))) {
     const refusal = diskErrorRefusal(server)
     if (refusal !== undefined) return reject(ctx, entry, refusal)
   }
   if (queueing) {
-    if (spec.flags.includes('no_multi')) return reject(ctx, entry, 'ERR Command not allowed inside a transaction')
+    if (entry.refusedInTransaction) return reject(ctx, entry, 'ERR Command not allowed inside a transaction')
     queueCommand(ctx, entry, argv)
     return entry
   }
-  if (entry.lowerName === 'exec') {
+  if (entry.isExec) {
     stats.commandsProcessed++
     try {
       exec(ctx, runQueued)
@@ -73,18 +72,6 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   }
   run(ctx, entry, argv)
   return entry
-}
-
-/** redis 7.0 reject_cmd_on_oom: in a transaction, every command but EXEC, DISCARD, QUIT and RESET. */
-function oomCheckedInTransaction(entry: CommandEntry): boolean {
-  const name = entry.lowerName
-  return name !== 'exec' && name !== 'discard' && name !== 'quit' && name !== 'reset'
-}
-
-/** Whether redis checks this argument count in the command itself rather than before queueing it. */
-function arityCheckedWhenRun(spec: CommandSpec, argc: number): boolean {
-  if (spec.flags.includes('module')) return true // RedisBloom registers every command with arity -1
-  return spec.maxArgs !== undefined && (spec.arity > 0 ? argc >= spec.arity : argc >= -spec.arity)
 }
 
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
@@ -104,7 +91,7 @@ function run(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void 
   server.stats.commandsProcessed++
   entry.calls++
   // A write marks the clients WATCHing the keys it changes (redis signalModifiedKey), when there are any.
-  const capture = server.watchedKeys.size > 0 && entry.spec.flags.includes('write') ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
+  const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
   let succeeded = true
   try {
     entry.spec.handler(ctx, argv)

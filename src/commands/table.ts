@@ -88,6 +88,18 @@ export interface CommandEntry {
   readonly deniedOnDiskError: boolean
   readonly allowedWhileLoading: boolean
   readonly allowedWithoutAuth: boolean
+  /** The `write` flag: a write touches WATCHed keys. */
+  readonly writes: boolean
+  /** EXEC itself (kept through rename-command, as redis keys its checks on execCommand). */
+  readonly isExec: boolean
+  /** Runs at once inside MULTI instead of being queued: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET. */
+  readonly runsInsideTransaction: boolean
+  /** Refused inside MULTI while over maxmemory: all but EXEC, DISCARD, QUIT, RESET (redis reject_cmd_on_oom). */
+  readonly refusedOverMaxmemoryInTransaction: boolean
+  /** The `no_multi` flag: refused inside MULTI. */
+  readonly refusedInTransaction: boolean
+  /** Argument counts that redis checks only when the command runs, not before queueing it. */
+  readonly arityCheckedWhenRun: (argc: number) => boolean
   calls: number
   failedCalls: number
   rejectedCalls: number
@@ -122,6 +134,15 @@ export class CommandTable {
       deniedOnDiskError: spec.flags.includes('write') || lowerName === 'ping',
       allowedWhileLoading: spec.flags.includes('loading'),
       allowedWithoutAuth: spec.flags.includes('no_auth'),
+      writes: spec.flags.includes('write'),
+      isExec: lowerName === 'exec',
+      runsInsideTransaction: ['exec', 'discard', 'multi', 'watch', 'quit', 'reset'].includes(lowerName),
+      refusedOverMaxmemoryInTransaction: !['exec', 'discard', 'quit', 'reset'].includes(lowerName),
+      refusedInTransaction: spec.flags.includes('no_multi'),
+      arityCheckedWhenRun: (argc) =>
+        // RedisBloom registers every command with arity -1 and checks in its handlers; an upper
+        // bound (maxArgs) is checked by the handler in redis too.
+        spec.flags.includes('module') || (spec.maxArgs !== undefined && (spec.arity > 0 ? argc >= spec.arity : argc >= -spec.arity)),
       calls: 0,
       failedCalls: 0,
       rejectedCalls: 0,

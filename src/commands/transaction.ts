@@ -32,12 +32,6 @@ export interface WatchState {
 
 const EXECABORT = 'EXECABORT Transaction discarded because of previous errors.'
 
-/** Commands that run at once inside a transaction instead of being queued (redis processCommand). */
-export function runsInsideTransaction(entry: CommandEntry): boolean {
-  const name = entry.lowerName
-  return name === 'exec' || name === 'discard' || name === 'multi' || name === 'watch' || name === 'quit' || name === 'reset'
-}
-
 /**
  * Every client's WATCHed keys, by key (latin1 of its bytes): written keys mark their watchers.
  * Empty, as it nearly always is, it costs a write one size check.
@@ -136,7 +130,7 @@ export function queueCommand(ctx: CommandContext, entry: CommandEntry, argv: Com
 export function refuseInTransaction(client: ClientSession, entry: CommandEntry | undefined, text: string, server: ServerContext): string {
   // redis rejectCommand: a refused EXEC always goes through execCommandAbort (with or without
   // MULTI), whose reason is the refusal without its "ERR " (rejectCommandFormat has none).
-  if (entry?.lowerName === 'exec') {
+  if (entry?.isExec === true) {
     discardTransaction(client, server)
     return `EXECABORT Transaction discarded because of: ${text.startsWith('ERR ') ? text.slice(4) : text}`
   }
