@@ -81,6 +81,13 @@ describe('MULTI / EXEC', () => {
     await check(client, [['MULTI'], ['BF.ADD', 'f', 'z'], ['RESET'], ['EXEC'], ['BF.EXISTS', 'f', 'z']], '+OK\r\n+QUEUED\r\n+RESET\r\n-ERR EXEC without MULTI\r\n:0\r\n')
   })
 
+  it('EXEC renamed by rename-command keeps its role', async () => {
+    const { port } = await start({ 'rename-command': [{ from: 'EXEC', to: 'MYEXEC' }] })
+    const client = await connect(port)
+    await check(client, [['MULTI'], ['PING'], ['EXEC'], ['MYEXEC']], "+OK\r\n+QUEUED\r\n-ERR unknown command 'EXEC', with args beginning with: \r\n-EXECABORT Transaction discarded because of previous errors.\r\n")
+    await check(client, [['MULTI'], ['PING'], ['MYEXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
+  })
+
   it('CLIENT LIST shows the open transaction (flags=x, multi=<queued>)', async () => {
     const { port } = await start()
     const client = await connect(port)
