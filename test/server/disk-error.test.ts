@@ -239,6 +239,14 @@ describe('a snapshot while the append-only log cannot be written', () => {
     return { dir, bfs, writer, other, pending, acknowledged: () => acknowledged }
   }
 
+  /** A BGSAVE that fails to commit (its MANIFEST's name taken by a non-empty directory; the real one kept aside). */
+  async function failedSnapshot(manifest: string, client: Redis): Promise<void> {
+    renameSync(manifest, `${manifest}.kept`)
+    mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
+    expect(await client.call('BGSAVE')).toBe('Background saving started')
+    await waitUntil(async () => (await lastBgsaveStatus(client)) === 'err', 'the failed background save')
+  }
+
   /** Starts bfs again on `dir`, the disk fixed (the /dev/full segment, if still there, gone). */
   async function restartHas(dir: string, items: string[]): Promise<number[]> {
     for (const name of readdirSync(dir)) {
@@ -280,11 +288,7 @@ describe('a snapshot while the append-only log cannot be written', () => {
     const { dir, bfs, writer, other, pending, acknowledged } = await failingLog()
     const manifest = path.join(dir, 'snapshot', 'MANIFEST')
     try {
-      // The next snapshot cannot commit: its MANIFEST's name is taken by a non-empty directory.
-      renameSync(manifest, `${manifest}.kept`)
-      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
-      expect(await other.call('BGSAVE')).toBe('Background saving started')
-      await waitUntil(async () => (await lastBgsaveStatus(other)) === 'err', 'the failed background save')
+      await failedSnapshot(manifest, other)
       await new Promise((resolve) => setTimeout(resolve, 300))
       expect(acknowledged()).toBe(false)
       await expect(other.call('BF.ADD', 'f', 'c')).rejects.toThrow(/^MISCONF Errors writing to the AOF file/)
@@ -306,11 +310,7 @@ describe('a snapshot while the append-only log cannot be written', () => {
     const { dir, bfs, writer, other, pending, acknowledged } = await failingLog()
     const manifest = path.join(dir, 'snapshot', 'MANIFEST')
     try {
-      // The next snapshot cannot commit: its MANIFEST's name is taken by a non-empty directory.
-      renameSync(manifest, `${manifest}.kept`)
-      mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
-      expect(await other.call('BGSAVE')).toBe('Background saving started')
-      await waitUntil(async () => (await lastBgsaveStatus(other)) === 'err', 'the failed background save')
+      await failedSnapshot(manifest, other)
       await other.call('SHUTDOWN', 'NOSAVE').catch(() => {})
       await expect(pending).rejects.toThrow(/Connection is closed/)
       expect(acknowledged()).toBe(false)

@@ -485,13 +485,25 @@ describe('a failing disk', () => {
     expect(log.failing).toBe(false)
   })
 
-  it('ignores an fsync result about a file closed meanwhile', async () => {
+  /**
+   * Runs `body` with segment 1 of `dir` a FIFO that is being read: writes to it succeed, its
+   * fdatasync fails (EINVAL on a pipe).
+   */
+  async function withFifoSegment(body: (dir: string) => void | Promise<void>): Promise<void> {
     const dir = tempDir()
     const fifo = path.join(dir, 'fifo')
     execFileSync('mkfifo', [fifo])
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
     try {
       symlinkSync(fifo, path.join(dir, segmentName('appendonly.aof', 1)))
+      await body(dir)
+    } finally {
+      closeSync(reader)
+    }
+  }
+
+  it('ignores an fsync result about a file closed meanwhile', async () => {
+    await withFifoSegment(async (dir) => {
       const log = openLog(dir, 'always')
       log.openAt(1)
       log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('x')])
@@ -504,9 +516,7 @@ describe('a failing disk', () => {
       log.flush()
       log.close()
       expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe('*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\ny\r\n')
-    } finally {
-      closeSync(reader)
-    }
+    })
   })
 
   it('a rotation leaves what a failing segment would not take to the snapshot; its commit makes it durable', () => {
@@ -553,13 +563,8 @@ describe('a failing disk', () => {
     log.close()
   })
 
-  it('always: records written but not fsynced when the fsync fails are left to the snapshot too', () => {
-    const dir = tempDir()
-    const fifo = path.join(dir, 'fifo')
-    execFileSync('mkfifo', [fifo])
-    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK)
-    try {
-      symlinkSync(fifo, path.join(dir, segmentName('appendonly.aof', 1)))
+  it('always: records written but not fsynced when the fsync fails are left to the snapshot too', async () => {
+    await withFifoSegment((dir) => {
       const logger = memoryLogger()
       const log = openLog(dir, 'always', logger)
       log.openAt(1)
@@ -573,8 +578,6 @@ describe('a failing disk', () => {
       log.dropBelow(2)
       expect([log.failing, log.isDurable(held)]).toEqual([false, true])
       log.close()
-    } finally {
-      closeSync(reader)
-    }
+    })
   })
 })
