@@ -485,7 +485,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       // rewrite does), so that a disk that comes back heals as a log retry would.
       const now = Date.now()
       if (this.snapshotRetryAtMs === 0) this.snapshotRetryAtMs = now + SAVE_RETRY_DELAY_MS
-      else if (now >= this.snapshotRetryAtMs && !this.logRewriter.retryLimited(now)) {
+      else if (now >= this.snapshotRetryAtMs && !this.logRewriter.limited(now)) {
         this.snapshotRetryAtMs = 0
         this.log.notice('Records the append only file could not take still wait for a snapshot: rewriting')
         this.logRewriter.start()
@@ -504,10 +504,6 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return DEFAULT_PARSER_LIMITS
   }
 
-  /**
-   * Hands a write to the append-only log (with appendonly yes). The log encodes its record at
-   * once, straight from the command's arguments, so they need not outlive this call.
-   */
   inTransaction = false
   /** The records of the running transaction, copied (see {@link runTransaction}). */
   private transactionRecords: Buffer[][] = []
@@ -530,6 +526,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
     }
   }
 
+  /**
+   * Hands a write to the append-only log (with appendonly yes). The log encodes its record at
+   * once, straight from the command's arguments, so they need not outlive this call;
+   * inside EXEC they are copied and kept for {@link runTransaction}'s end.
+   */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void {
     if (!this.config.appendonly) return
     if (this.inTransaction) {

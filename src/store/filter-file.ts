@@ -8,8 +8,8 @@ import { type ByteSource, decodeFilter, type FilterRecord } from '../format/code
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
 
-/** Largest single read call (node refuses more than 2 GiB - 1 per call). */
-const IO_CHUNK_BYTES = 256 * 1024 * 1024
+/** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
+export const IO_CHUNK_BYTES = 256 * 1024 * 1024
 
 /** An open file as a {@link ByteSource}: each read is a fresh array. Exported for its tests. */
 export class FileBytes implements ByteSource {

@@ -78,12 +78,7 @@ export class LogRewriter {
    * aofRewriteLimited for a scheduled rewrite too).
    */
   baseRewriteDue(nowMs = Date.now()): boolean {
-    return this.baseWanted && !this.inProgress && !this.autoRewriteLimited(nowMs)
-  }
-
-  /** Whether a retried rewrite (not BGREWRITEAOF) must wait: see {@link autoRewriteLimited}. */
-  retryLimited(nowMs = Date.now()): boolean {
-    return this.autoRewriteLimited(nowMs)
+    return this.baseWanted && !this.inProgress && !this.limited(nowMs)
   }
 
   /**
@@ -95,15 +90,16 @@ export class LogRewriter {
     const current = this.log.currentSizeBytes
     if (current < minSizeBytes) return false
     const base = this.baseSizeBytes > 0 ? this.baseSizeBytes : 1
-    return ((current - base) * 100) / base >= percentage && !this.autoRewriteLimited(Date.now())
+    return ((current - base) * 100) / base >= percentage && !this.limited(Date.now())
   }
 
   /**
    * redis 7.0 aofRewriteLimited: after 3 failures in a row the automatic rewrite waits 1 minute,
    * then 2, 4, ... up to 60 between tries, instead of starting again every second on a disk that
-   * refuses it. BGREWRITEAOF is not limited.
+   * refuses it. Every rewrite the server starts by itself asks it (the automatic one, the one
+   * under `appendonly yes`, the one for records left to a snapshot); BGREWRITEAOF does not.
    */
-  private autoRewriteLimited(nowMs: number): boolean {
+  limited(nowMs: number): boolean {
     if (this.consecutiveFailures < 3) {
       this.limitDelayMinutes = 0
       this.limitUntilMs = 0

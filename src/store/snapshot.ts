@@ -31,7 +31,7 @@ import zlib from 'node:zlib'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, recordProblem, type FilterRecord } from '../format/codec.js'
-import { readFilterFile } from './filter-file.js'
+import { IO_CHUNK_BYTES, readFilterFile } from './filter-file.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
@@ -63,8 +63,6 @@ export const SLICE_BYTES = 2 * 1024 * 1024
  * after a restart (nothing lost, but BF.CARD does not count it again).
  */
 export const START_COPY_BYTES = 4 * SLICE_BYTES
-/** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
-const IO_CHUNK_BYTES = 256 * 1024 * 1024
 
 /** zlib takes a 32-bit length: a longer array (a layer of 4 GiB or more) is checksummed in pieces. */
 const CRC_PIECE_BYTES = 2 ** 30

@@ -22,6 +22,13 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
+/** A data directory that outlives the servers started on it (removed after the file). */
+function keptDir(prefix: string): string {
+  const dir = makeTempDir(prefix)
+  dirs.push(dir)
+  return dir
+}
+
 /** Sends every command at once (one pipeline) and returns the replies once `expected` arrived. */
 async function exchange(client: RawClient, commands: string[][], expected: string): Promise<string> {
   client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
@@ -151,9 +158,8 @@ describe('MULTI / EXEC, limits and state', () => {
     expect(await listOf(client, [['UNWATCH'], ['MULTI'], ['PING'], ['CLIENT', 'LIST'], ['EXEC']])).toMatch(/\+OK\r\n\+OK\r\n\+QUEUED\r\n\+QUEUED\r\n\*2\r\n\+PONG\r\n\$\d+\r\nid=\d+ .* flags=x db=0 sub=0 psub=0 ssub=0 multi=2 /)
   })
 
-  it('BGSAVE and BGREWRITEAOF inside EXEC are scheduled for after it: the log keeps the transaction in one segment', async () => {
-    const dir = makeTempDir('bfs-multi-save-')
-    dirs.push(dir)
+  it('BGSAVE and BGREWRITEAOF inside EXEC are scheduled for after it: the snapshot holds the whole transaction', async () => {
+    const dir = keptDir('bfs-multi-save-')
     const running = await start({ dir, appendonly: true })
     const client = await connect(running.port)
     await check(client, [['BF.RESERVE', 'a', '0.01', '100'], ['BF.RESERVE', 'b', '0.01', '100']], '+OK\r\n+OK\r\n')
@@ -173,8 +179,7 @@ describe('MULTI / EXEC, limits and state', () => {
   })
 
   it('CONFIG SET appendonly yes inside EXEC schedules the rewrite under the log', async () => {
-    const dir = makeTempDir('bfs-multi-aof-')
-    dirs.push(dir)
+    const dir = keptDir('bfs-multi-aof-')
     const running = await start({ dir, appendonly: false })
     const client = await connect(running.port)
     await check(client, [['BF.ADD', 'f', 'before']], ':1\r\n')
@@ -276,8 +281,7 @@ describe('ioredis', () => {
 
 describe('transactions in the append-only log', () => {
   it('two writes or more are logged between MULTI and EXEC and replayed; one is logged alone', async () => {
-    const dir = makeTempDir('bfs-multi-log-')
-    dirs.push(dir)
+    const dir = keptDir('bfs-multi-log-')
     const first = await start({ dir, appendonly: true })
     const client = await connect(first.port)
     await check(client, [['BF.RESERVE', 'f', '0.01', '100'], ['BF.RESERVE', 'g', '0.01', '100']], '+OK\r\n+OK\r\n')
@@ -297,8 +301,7 @@ describe('transactions in the append-only log', () => {
   })
 
   it('a MULTI whose EXEC never reached the log is dropped at the end of its segment, with redis\'s warning', async () => {
-    const dir = makeTempDir('bfs-multi-cut-')
-    dirs.push(dir)
+    const dir = keptDir('bfs-multi-cut-')
     const record = (...argv: string[]): Buffer => encodeRecord(argv.map((arg) => Buffer.from(arg)))
     // A crash cut the first segment inside a transaction; a later run went on in segment 2.
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), Buffer.concat([record('BF.ADD', 'f', 'a'), record('MULTI'), record('BF.ADD', 'f', 'b')]))
