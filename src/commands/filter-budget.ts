@@ -6,6 +6,7 @@
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../core/sizing.js'
 import { MemoryGuard } from '../store/memory-guard.js'
+import type { FilterRegistry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
 import { OOM } from './dispatch.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
@@ -72,4 +73,43 @@ function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Ui
   if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
   guard.allocated(bytes)
   return undefined
+}
+
+/** Filters over max-filter-bytes named one by one after a load; the rest are counted. */
+const MAX_NAMED_FILTERS = 10
+
+/**
+ * Warning lines about what a start loaded past the limits. Loading refuses nothing for a limit
+ * (redis applies no maxmemory while loading either): afterwards, while over `maxmemory`, commands
+ * that need memory get -OOM and reads, DEL and FLUSHALL work; a filter over `max-filter-bytes`
+ * takes adds that fit in its layers, and one that would add a layer is refused with BF.RESERVE's
+ * text. 0 means no limit.
+ */
+export function loadedOverLimits(registry: FilterRegistry, maxmemory: number, maxFilterBytes: number): string[] {
+  const lines: string[] = []
+  if (maxmemory > 0) {
+    const used = MemoryGuard.of(registry).recount()
+    if (used > maxmemory) {
+      lines.push(
+        `The dataset loaded (${used} bytes of filters) exceeds maxmemory (${maxmemory} bytes): nothing was dropped; ` +
+          'commands that need memory get -OOM until it is under the limit (DEL, FLUSHALL, or CONFIG SET maxmemory)',
+      )
+    }
+  }
+  if (maxFilterBytes > 0) {
+    let over = 0
+    for (const entry of registry.entries()) {
+      let bytes = 0
+      for (const layer of entry.filter.layers) bytes += layer.bitmap.byteLength
+      if (bytes <= maxFilterBytes) continue
+      if (over++ < MAX_NAMED_FILTERS) {
+        lines.push(
+          `Filter ${JSON.stringify(entry.name)} (${bytes} bytes) exceeds max-filter-bytes (${maxFilterBytes}): loaded whole; ` +
+            'adds that fit in its layers go on, one that would add a layer is refused',
+        )
+      }
+    }
+    if (over > MAX_NAMED_FILTERS) lines.push(`${over - MAX_NAMED_FILTERS} more filters exceed max-filter-bytes (${maxFilterBytes})`)
+  }
+  return lines
 }

@@ -1,7 +1,8 @@
 /**
  * Replaying the append-only log through the real dispatch, as redis loads its AOF with a fake
  * client: a session whose replies are read only to count errors, on a view of the server that
- * is not loading (so writes run) and does not propagate (so replay does not log itself again).
+ * is not loading (so writes run), does not propagate (so replay does not log itself again) and
+ * applies neither maxmemory nor max-filter-bytes (so no acknowledged write is refused).
  */
 import { dispatch } from '../commands/dispatch.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
@@ -45,6 +46,9 @@ export function createReplaySession(server: ServerContext): ReplaySession {
   const view: ServerContext = Object.create(server, {
     loading: { value: false },
     propagate: { value: () => {} },
+    // Every record was acknowledged: none is refused for a limit lowered since (redis applies no
+    // maxmemory while loading). The start warns about a dataset over its limits afterwards.
+    config: { value: { ...server.config, maxmemory: 0, 'max-filter-bytes': 0 } },
   })
   const ctx: CommandContext = { client: session, server: view }
   let currentFile = ''

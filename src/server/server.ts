@@ -19,6 +19,7 @@ import { applyRenames } from './rename-command.js'
 import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-checks.js'
 import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
+import { loadedOverLimits } from '../commands/filter-budget.js'
 import { AppendLog } from '../store/append-log.js'
 import { SAVE_RETRY_DELAY_MS } from '../store/save-schedule.js'
 import { WatchedKeys } from '../commands/transaction.js'
@@ -135,11 +136,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
       dir: this.config.dir,
       log: this.log,
       onCorrupt: () => this.config['snapshot-on-corrupt'],
-      maxLayerBytes: () => (this.config['max-filter-bytes'] > 0 ? this.config['max-filter-bytes'] : undefined),
       // Every snapshot is an alignment point of the log: it rotates when the snapshot captures its
       // data, and the segments the snapshot holds go once its MANIFEST is durable.
       appendLog: {
         rotate: () => (this.appendLog.isOpen ? this.appendLog.rotate() : this.appendLog.nextSeqOnDisk()),
+        isOpen: () => this.appendLog.isOpen,
         committed: (logFrom) => {
           this.appendLog.dropBelow(logFrom)
           if (this.appendLog.isOpen) this.logRewriter.snapshotCommitted()
@@ -191,6 +192,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     await this.loadSnapshot()
     // Snapshot load (issue 3) runs above this line; the log holds what came after the snapshot.
     this.loadAppendLog()
+    for (const line of loadedOverLimits(this.registry, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
     const addresses = this.config.bind.split(/\s+/).filter((address) => address !== '')
     const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
     for (const line of fds.warnings) this.log.warning(line)
@@ -411,9 +413,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
         allowTruncatedTail: this.config['aof-load-truncated'],
         allowCorrupt: this.config['aof-load-corrupt'],
         fromSeq: this.snapshots.logFrom,
+        fromSeqOnDisk: this.snapshots.logFromOnDisk,
       },
     )
     session.finish()
+    if (errors > 0) this.log.notice(`${errors} command(s) of the append only file answered an error while loading (the first 10 at loglevel verbose)`)
     if (result.segments > 0) {
       this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
     }

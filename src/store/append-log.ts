@@ -45,6 +45,11 @@ export interface LoadOptions {
    * deleted without being read, and new writes never go to a segment below it.
    */
   fromSeq?: number
+  /**
+   * The snapshot's MANIFEST says segment `fromSeq` was on disk before it (`log-open`): a start
+   * without it refuses. Otherwise it may be missing only when no later segment exists.
+   */
+  fromSeqOnDisk?: boolean
 }
 
 export interface LoadResult {
@@ -84,6 +89,42 @@ const KEEP_BUFFER_BYTES = 1024 * 1024
 /** The name of segment `seq`. */
 export function segmentName(baseName: string, seq: number): string {
   return `${baseName}.${seq}${SEGMENT_SUFFIX}`
+}
+
+/** A segment the log cannot do without is missing, and aof-load-corrupt is no: startup stops. */
+export class LogGapError extends Error {
+  override name = 'LogGapError'
+}
+
+/**
+ * The log runs from `fromSeq` (1 without a snapshot's log-from) to its last segment with no
+ * segment missing: every segment after the first was created by a rotation while the one before
+ * it was on disk, and only a committed snapshot deletes segments, the ones below its log-from. A
+ * missing one held acknowledged writes (as redis 7.0 refuses an AOF manifest naming a file that
+ * is not there: "The append log file %s doesn't exist", aof.c loadSingleAppendOnlyFile).
+ * @throws LogGapError naming the missing segments, unless `allowCorrupt` (then a warning)
+ */
+function checkNoGap(
+  segments: readonly { seq: number }[],
+  fromSeq: number,
+  options: LoadOptions,
+  name: (seq: number) => string,
+  log: Logger,
+): void {
+  const missing: string[] = []
+  let expected = fromSeq
+  if (segments.length === 0 && options.fromSeqOnDisk === true) missing.push(name(fromSeq))
+  for (const { seq } of segments) {
+    if (seq > expected) missing.push(seq === expected + 1 ? name(expected) : `${name(expected)} to ${name(seq - 1)}`)
+    expected = seq + 1
+  }
+  if (missing.length === 0) return
+  const what =
+    `The append only file ${missing.join(', ')} doesn't exist: the log runs from segment ${fromSeq}` +
+    `${options.fromSeq === undefined ? ' (no snapshot MANIFEST says otherwise)' : " (the snapshot's MANIFEST says so)"}` +
+    `${segments.length > 0 ? ` to segment ${segments[segments.length - 1]!.seq}` : ''}, and the writes it held would be lost.`
+  if (!options.allowCorrupt) throw new LogGapError(`${what} Restore it, or set aof-load-corrupt yes to load the segments that exist.`)
+  log.warning(`!!! Warning: ${what} Loading the segments that exist because aof-load-corrupt is enabled.`)
 }
 
 /** The segments in `dir`, oldest first. */
@@ -178,6 +219,7 @@ export class AppendLog {
       this.dropBelow(fromSeq)
       log.notice(`Removed ${skipped} append only file segment(s) below ${fromSeq}: the snapshot already holds their writes`)
     }
+    checkNoGap(segments, fromSeq, options, (seq) => segmentName(baseName, seq), log)
     const result: LoadResult = { segments: segments.length, skipped, records: 0, bytes: 0 }
     let size = 0
     // The log's end is its last segment with anything in it: a crash just after a rotation created

@@ -5,6 +5,7 @@
  * ```
  * <dir>/snapshot/MANIFEST          which files make up the snapshot, and the first segment of the
  *                                  append-only log it does not contain (text, CRC-32 at the end)
+ *                                  with `log-open` when that segment was on disk before it
  * <dir>/snapshot/000000000007.bf   one filter: layers + trailer with its name and options
  * <dir>/snapshot/*.tmp             a save in progress (deleted at start)
  * <dir>/snapshot/*.corrupt         files moved aside by `snapshot-on-corrupt move-aside`
@@ -13,8 +14,10 @@
  * directory, then replaces MANIFEST the same way (temp → fsync → rename → fsync dir), and only then
  * deletes the files the old MANIFEST listed and the new one does not. Until the MANIFEST rename the
  * previous snapshot is untouched, so a crash (kill -9) at any moment leaves it loadable; files of an
- * unfinished save are unreferenced and deleted at the next start. Unchanged filters (same
- * FilterEntry, same version) keep their file and cost nothing.
+ * unfinished save are unreferenced and deleted at the next start. Only a valid MANIFEST proves a
+ * filter file stray: without one (lost, or corrupt and moved aside) a start refuses, or with
+ * `snapshot-on-corrupt move-aside` moves every filter file aside; it never deletes one. Unchanged
+ * filters (same FilterEntry, same version) keep their file and cost nothing.
  *
  * Names are arbitrary bytes and live inside each file's trailer; file names are only numbers.
  *
@@ -92,6 +95,11 @@ export interface SnapshotLogHooks {
    * is open (the last `log-from` is kept).
    */
   rotate(): number | undefined
+  /**
+   * Whether the log is open: the seq rotate() returned is then a segment on disk, created before
+   * the MANIFEST that records it (`log-open`), so a start without it refuses (issue 15).
+   */
+  isOpen?(): boolean
   /** Called once the MANIFEST recording `logFrom` is durable: the segments below it may go. */
   committed(logFrom: number): void
 }
@@ -102,8 +110,6 @@ export interface SnapshotOptions {
   log: Logger
   /** Read when loading: refuse to start (redis's behaviour with a bad RDB) or move the file aside. */
   onCorrupt?: () => CorruptPolicy
-  /** Limit for later scale-ups of loaded filters, as for new ones. */
-  maxLayerBytes?: () => number | undefined
   /** The append-only log, when there is one: rotated at each save's start, trimmed at its commit. */
   appendLog?: SnapshotLogHooks
 }
@@ -119,6 +125,8 @@ export interface LoadReport {
   strayFilesRemoved: number
   /** The MANIFEST's `log-from`: the first log segment the snapshot does not contain. */
   logFrom?: number
+  /** The MANIFEST says segment `logFrom` was on disk before it (`log-open`). */
+  logOpen?: boolean
 }
 
 export interface SaveReport {
@@ -173,6 +181,8 @@ interface SavePlan {
   readonly startedAtMs: number
   /** The first log segment this snapshot does not contain (undefined: no log ever). */
   readonly logFrom: number | undefined
+  /** Whether segment `logFrom` is on disk (the log was open and rotated to it). */
+  readonly logOpen: boolean
 }
 
 /**
@@ -188,6 +198,8 @@ export class SnapshotStore {
   private manifestExists = false
   /** `log-from` of the committed MANIFEST. */
   private committedLogFrom: number | undefined
+  /** `log-open` of the committed MANIFEST. */
+  private committedLogOpen = false
   private nextFileNumber = 1
   private nextTempNumber = 1
   private job: Promise<SaveReport> | undefined
@@ -236,6 +248,11 @@ export class SnapshotStore {
     return this.committedLogFrom
   }
 
+  /** Whether the committed MANIFEST says segment {@link logFrom} was on disk before it. */
+  get logFromOnDisk(): boolean {
+    return this.committedLogOpen
+  }
+
   /** Changes are counted by the registry; this is what INFO reports as bytes on disk. */
   get committedBytes(): number {
     let total = 0
@@ -246,9 +263,11 @@ export class SnapshotStore {
   // ---------------------------------------------------------------- load
 
   /**
-   * Loads the snapshot into `registry` (which should be empty): deletes stray temp files, reads
-   * MANIFEST, then every filter file it lists. Throws {@link SnapshotLoadError} naming the file on
-   * a bad magic, checksum, truncation or inconsistency, unless the policy is 'move-aside'.
+   * Loads the snapshot into `registry` (which should be empty): reads MANIFEST, then every filter
+   * file it lists, then deletes the files it proves stray and the temp files of unfinished saves.
+   * Throws {@link SnapshotLoadError} naming the file on a bad magic, checksum, truncation or
+   * inconsistency, and naming the MANIFEST when it is missing while filter files are there (it
+   * alone says which of them hold the data), unless the policy is 'move-aside'.
    */
   async loadAll(registry: FilterRegistry): Promise<LoadReport> {
     // The snapshot fills an empty dataset; a filter stored before start() would collide with its copy.
@@ -261,36 +280,14 @@ export class SnapshotStore {
     for (const name of names) {
       const number = /^(\d+)/.exec(name)
       if (number) this.nextFileNumber = Math.max(this.nextFileNumber, Number(number[1]) + 1)
-      if (name.endsWith(TEMP_SUFFIX)) {
-        await fsp.rm(path.join(this.snapshotDir, name), { force: true })
-        report.strayFilesRemoved++
-      }
     }
 
     const manifestPath = path.join(this.snapshotDir, MANIFEST_FILE)
-    let files: { file: string; bytes: number }[] = []
-    let logFrom: number | undefined
-    let manifestTrusted = true
-    let manifestText: string | undefined
-    try {
-      manifestText = await fsp.readFile(manifestPath, 'latin1')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-    }
-    if (manifestText !== undefined) {
-      try {
-        const manifest = parseManifestText(manifestText)
-        files = manifest.files
-        logFrom = manifest.logFrom
-        this.manifestExists = true
-      } catch (error) {
-        const reason = (error as Error).message
-        if (policy !== 'move-aside') throw new SnapshotLoadError(manifestPath, reason)
-        // Without a manifest nothing is known to be stray: keep every filter file for inspection.
-        manifestTrusted = false
-        report.movedAside.push(await this.moveAside(manifestPath, reason))
-      }
-    }
+    const manifest = await this.readManifest(manifestPath, policy, report)
+    const files = manifest?.files ?? []
+    const logFrom = manifest?.logFrom
+    if (manifest === undefined) await this.orphanedFiles(names, manifestPath, policy, report)
+    else this.manifestExists = true
 
     const loaded = new Map<FilterEntry, CommittedFile>()
     for (const { file, bytes } of files) {
@@ -299,7 +296,9 @@ export class SnapshotStore {
       let filter: ScalableBloomFilter
       try {
         record = readFilterFile(filePath, nativeCrc32, bytes)
-        filter = ScalableBloomFilter.fromParts(record.parts, this.options.maxLayerBytes?.())
+        // No byte limit of its own: a filter over max-filter-bytes loads whole, and the commands refuse
+        // its growth (filter-budget.ts scaleUpRefusal) as they do for any filter.
+        filter = ScalableBloomFilter.fromParts(record.parts)
       } catch (error) {
         const reason = describeLoadError(error)
         if (policy !== 'move-aside') throw new SnapshotLoadError(filePath, reason)
@@ -319,13 +318,13 @@ export class SnapshotStore {
       report.bytes += bytes
     }
 
-    if (manifestTrusted) {
-      const listed = new Set(files.map((entry) => entry.file))
-      for (const name of names) {
-        if (FILE_PATTERN.test(name) && !listed.has(name)) {
-          await fsp.rm(path.join(this.snapshotDir, name), { force: true })
-          report.strayFilesRemoved++
-        }
+    // Only now, the snapshot loaded: a refused start deletes nothing. A valid MANIFEST proves the
+    // filter files it does not list stray; temp files are saves that never committed.
+    const listed = new Set(files.map((entry) => entry.file))
+    for (const name of names) {
+      if (name.endsWith(TEMP_SUFFIX) || (manifest !== undefined && FILE_PATTERN.test(name) && !listed.has(name))) {
+        await fsp.rm(path.join(this.snapshotDir, name), { force: true })
+        report.strayFilesRemoved++
       }
     }
     if (report.strayFilesRemoved > 0) {
@@ -333,7 +332,9 @@ export class SnapshotStore {
     }
     this.committed = loaded
     this.committedLogFrom = logFrom
+    this.committedLogOpen = manifest?.logOpen === true
     report.logFrom = logFrom
+    report.logOpen = this.committedLogOpen
     // A manifest listing a moved-aside file must be rewritten at the next save.
     if (report.movedAside.length > 0) this.manifestExists = false
     registry.dirty = 0
@@ -344,9 +345,60 @@ export class SnapshotStore {
     return report
   }
 
+  /**
+   * The MANIFEST's contents, or undefined when there is none or (policy move-aside) it was corrupt
+   * and moved aside.
+   * @throws SnapshotLoadError naming it when it is corrupt and the policy is refuse
+   */
+  private async readManifest(manifestPath: string, policy: CorruptPolicy, report: LoadReport): Promise<ReturnType<typeof parseManifestText> | undefined> {
+    let text: string
+    try {
+      text = await fsp.readFile(manifestPath, 'latin1')
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+    try {
+      return parseManifestText(text)
+    } catch (error) {
+      const reason = (error as Error).message
+      if (policy !== 'move-aside') throw new SnapshotLoadError(manifestPath, reason)
+      report.movedAside.push(await this.moveAside(manifestPath, reason))
+      return undefined
+    }
+  }
+
+  /**
+   * Without a valid MANIFEST nothing proves a filter file stray, nor says which ones hold the
+   * data: with any there, refuse to start naming the MANIFEST, or (move-aside) move each aside,
+   * kept for inspection. Never deleted: a later save's MANIFEST would prove them stray otherwise.
+   * @throws SnapshotLoadError naming the missing MANIFEST when the policy is refuse
+   */
+  private async orphanedFiles(names: readonly string[], manifestPath: string, policy: CorruptPolicy, report: LoadReport): Promise<void> {
+    const orphans = names.filter((name) => FILE_PATTERN.test(name))
+    if (orphans.length === 0) return
+    const shown = orphans.slice(0, 3).join(', ') + (orphans.length > 3 ? ', ...' : '')
+    if (policy !== 'move-aside') {
+      throw new SnapshotLoadError(
+        manifestPath,
+        `missing, while ${orphans.length} filter file(s) are there (${shown}): only the MANIFEST says which hold the data. ` +
+          'Restore it, or set snapshot-on-corrupt move-aside to start without them (they are moved aside, not deleted)',
+      )
+    }
+    const reason = report.movedAside.length > 0 ? 'not listed by a valid MANIFEST (it was corrupt)' : 'not listed by a MANIFEST (there is none)'
+    for (const name of orphans) report.movedAside.push(await this.moveAside(path.join(this.snapshotDir, name), reason))
+  }
+
   private async moveAside(filePath: string, reason: string): Promise<string> {
     const aside = `${filePath}.${Date.now()}${CORRUPT_SUFFIX}`
-    await fsp.rename(filePath, aside)
+    try {
+      await fsp.rename(filePath, aside)
+    } catch (error) {
+      // A file the MANIFEST lists that is not there: nothing to move, the start goes on without it.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+      this.log.warning(`Bad snapshot file ${filePath}: ${reason}; starting without it`)
+      return filePath
+    }
     this.log.warning(`Bad snapshot file ${filePath}: ${reason}; moved aside to ${aside}`)
     return aside
   }
@@ -546,8 +598,10 @@ export class SnapshotStore {
       records.push({ entry, pending: item })
     }
     // The start point, in the same turn as the capture above: later writes go to a new segment.
-    const logFrom = this.options.appendLog?.rotate() ?? this.committedLogFrom
-    return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom }
+    const rotated = this.options.appendLog?.rotate()
+    const logFrom = rotated ?? this.committedLogFrom
+    const logOpen = rotated !== undefined && this.options.appendLog?.isOpen?.() === true
+    return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom, logOpen }
   }
 
   /**
@@ -555,13 +609,14 @@ export class SnapshotStore {
    * {@link obsoleteFiles} of the plan.
    */
   private manifestFor(plan: SavePlan, removed: readonly string[]): string | undefined {
-    const unchanged = plan.pending.length === 0 && removed.length === 0 && plan.logFrom === this.committedLogFrom
+    const unchanged =
+      plan.pending.length === 0 && removed.length === 0 && plan.logFrom === this.committedLogFrom && plan.logOpen === this.committedLogOpen
     if (unchanged && this.manifestExists) return undefined
     const files = plan.records.map((record) => {
       if (record.committed !== undefined) return { file: record.committed.file, bytes: record.committed.bytes }
       return { file: record.pending!.file, bytes: record.pending!.size }
     })
-    return formatManifest(files, plan.logFrom)
+    return formatManifest(files, plan.logFrom, plan.logOpen)
   }
 
   /** Files of the committed snapshot that the new one no longer lists. */
@@ -601,6 +656,7 @@ export class SnapshotStore {
     this.committed = committed
     this.manifestExists = true
     this.committedLogFrom = plan.logFrom
+    this.committedLogOpen = plan.logOpen
     if (plan.logFrom !== undefined && this.options.appendLog !== undefined) {
       try {
         this.options.appendLog.committed(plan.logFrom)
@@ -743,12 +799,13 @@ function describeLoadError(error: unknown): string {
 
 /**
  * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
- * append-only log the snapshot does not contain), `file <name> <bytes>` lines, and
- * `end <count> <crc32 hex>`.
+ * append-only log the snapshot does not contain), then `log-open` when that segment was on disk
+ * before this MANIFEST (the log was open: a start without it refuses), `file <name> <bytes>`
+ * lines, and `end <count> <crc32 hex>`.
  */
-export function formatManifest(files: readonly { file: string; bytes: number }[], logFrom?: number): string {
+export function formatManifest(files: readonly { file: string; bytes: number }[], logFrom?: number, logOpen = false): string {
   let body = `${MANIFEST_MAGIC}\n`
-  if (logFrom !== undefined) body += `log-from ${logFrom}\n`
+  if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
   for (const { file, bytes } of files) body += `file ${file} ${bytes}\n`
   const crc = zlib.crc32(Buffer.from(body, 'latin1'), 0)
   return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
@@ -760,7 +817,7 @@ export function parseManifest(text: string): { file: string; bytes: number }[] {
 }
 
 /** Parses MANIFEST text, `log-from` included; throws Error saying what is wrong. */
-export function parseManifestText(text: string): { files: { file: string; bytes: number }[]; logFrom?: number } {
+export function parseManifestText(text: string): { files: { file: string; bytes: number }[]; logFrom?: number; logOpen?: true } {
   if (!text.startsWith(`${MANIFEST_MAGIC}\n`)) throw new Error('bad manifest magic')
   const endAt = text.lastIndexOf('end ')
   if (endAt < 0 || !text.endsWith('\n')) throw new Error('truncated manifest')
@@ -773,9 +830,12 @@ export function parseManifestText(text: string): { files: { file: string; bytes:
   let lines = body.split('\n').slice(1, -1)
   let logFrom: number | undefined
   const logLine = /^log-from ([1-9]\d{0,15})$/.exec(lines[0] ?? '')
+  let logOpen = false
   if (logLine) {
     logFrom = Number(logLine[1])
     lines = lines.slice(1)
+    logOpen = lines[0] === 'log-open'
+    if (logOpen) lines = lines.slice(1)
   }
   for (const line of lines) {
     const match = /^file (\d{12}\.bf) (\d+)$/.exec(line)
@@ -784,7 +844,8 @@ export function parseManifestText(text: string): { files: { file: string; bytes:
     files.push({ file: match[1]!, bytes: Number(match[2]) })
   }
   if (files.length !== Number(end[1])) throw new Error('manifest count mismatch')
-  return logFrom === undefined ? { files } : { files, logFrom }
+  if (logFrom === undefined) return { files }
+  return logOpen ? { files, logFrom, logOpen } : { files, logFrom }
 }
 
 // ---------------------------------------------------------------- I/O helpers

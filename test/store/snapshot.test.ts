@@ -73,6 +73,13 @@ describe('manifest', () => {
     expect(parseManifestText(formatManifest([]))).toEqual({ files: [] })
     expect(() => parseManifestText(text.replace('log-from 7', 'log-from 8'))).toThrow(/checksum/)
   })
+
+  it('carries log-open after log-from when that segment was on disk before it', () => {
+    const text = formatManifest([], 7, true)
+    expect(text.split('\n').slice(1, 3)).toEqual(['log-from 7', 'log-open'])
+    expect(parseManifestText(text)).toEqual({ files: [], logFrom: 7, logOpen: true })
+    expect(parseManifestText(formatManifest([], 7, false))).toEqual({ files: [], logFrom: 7 })
+  })
 })
 
 /** Log hooks that record the order of events, as the server wires them to the append-only log. */
@@ -311,6 +318,38 @@ describe('SnapshotStore', () => {
       const manifest = path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)
       writeFileSync(manifest, readFileSync(manifest, 'latin1').replace('file ', 'file  '), 'latin1')
       await expect(store(dir).loadAll(new FilterRegistry())).rejects.toThrow(manifest)
+    })
+
+    it('with move-aside, a corrupt MANIFEST moves every filter file aside: no later start deletes them as stray', async () => {
+      const { dir, file } = await savedOne()
+      const manifest = path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)
+      writeFileSync(manifest, readFileSync(manifest, 'latin1').replace('file ', 'file  '), 'latin1')
+      const { snapshots, registry } = await loaded(dir, 'move-aside')
+      expect(registry.size).toBe(0)
+      // The next save writes a valid MANIFEST, which must not prove the unlisted files stray.
+      add(registry, 'new', range('n', 10))
+      await snapshots.saveAll(registry, { background: false })
+      await loaded(dir)
+      const kept = readdirSync(path.join(dir, SNAPSHOT_DIR)).filter((name) => name.startsWith(path.basename(file)))
+      expect(kept).toHaveLength(1)
+      expect(kept[0]).toMatch(/\.corrupt$/)
+    })
+
+    it('with move-aside, a file the MANIFEST lists that is gone is skipped, and the rest loads', async () => {
+      const { dir, file } = await savedOne()
+      rmSync(file)
+      const { registry } = await loaded(dir, 'move-aside')
+      expect(registry.size).toBe(1)
+    })
+
+    it('refuses a missing MANIFEST while filter files are there, and deletes nothing, temp files included', async () => {
+      const { dir } = await savedOne()
+      const snapshotDir = path.join(dir, SNAPSHOT_DIR)
+      rmSync(path.join(snapshotDir, MANIFEST_FILE))
+      writeFileSync(path.join(snapshotDir, '000000000009.bf.1-1.tmp'), 'partial')
+      const before = readdirSync(snapshotDir).sort()
+      await expect(store(dir).loadAll(new FilterRegistry())).rejects.toThrow(/MANIFEST: missing, while 2 filter file/)
+      expect(readdirSync(snapshotDir).sort()).toEqual(before)
     })
 
     it('with move-aside, moves the file aside and loads the rest; the next save forgets it', async () => {
