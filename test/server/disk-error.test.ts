@@ -181,10 +181,16 @@ async function failedSnapshot(manifest: string, client: Redis): Promise<void> {
   await waitUntil(async () => (await lastBgsaveStatus(client)) === 'err', 'the failed background save')
 }
 
-/** Starts bfs again on `dir`, the disk fixed (the /dev/full segment, if still there, gone). */
+/**
+ * Starts bfs again on `dir`, the disk fixed: the /dev/full segment, if still there, becomes the
+ * empty file it is on a disk that took nothing (a missing segment would stop the start).
+ */
 async function restartHas(dir: string, items: string[]): Promise<number[]> {
   for (const name of readdirSync(dir)) {
-    if (name.endsWith('.incr.aof') && lstatSync(path.join(dir, name)).isSymbolicLink()) rmSync(path.join(dir, name))
+    if (name.endsWith('.incr.aof') && lstatSync(path.join(dir, name)).isSymbolicLink()) {
+      rmSync(path.join(dir, name))
+      writeFileSync(path.join(dir, name), '')
+    }
   }
   const again = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
   const client = childClient(again.port)
