@@ -1,6 +1,7 @@
 /**
- * Every built-in command, declared once. Dispatch checks arity, authentication and loading from
- * these rows; COMMAND and INFO commandstats are generated from them. Flags as redis 7.0 and
+ * Every built-in command, declared once, with a container's subcommands (CONFIG GET, ...) as rows
+ * of their own. Dispatch checks arity, authentication, loading and transaction roles from these
+ * rows; COMMAND, HELP and INFO commandstats are generated from them. Flags as redis 7.0 and
  * RedisBloom 2.4 register them ("write deny-oom" / "readonly fast" for BF.*).
  */
 import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './table.js'
