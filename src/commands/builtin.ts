@@ -1,37 +1,93 @@
 /**
- * Every built-in command, declared once. Dispatch checks arity, authentication and loading from
- * these rows; COMMAND and INFO commandstats are generated from them. Flags as redis 7.0 and
+ * Every built-in command, declared once, with a container's subcommands (CONFIG GET, ...) as rows
+ * of their own. Dispatch checks arity, authentication, loading and transaction roles from these
+ * rows; COMMAND, HELP and INFO commandstats are generated from them. Flags as redis 7.0 and
  * RedisBloom 2.4 register them ("write deny-oom" / "readonly fast" for BF.*).
  */
-import type { CommandSpec } from './table.js'
+import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './table.js'
 import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './bloom.js'
 import { bfLoadchunk, bfScandump } from './dump.js'
 import { bgrewriteaof } from './append-log.js'
 import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
-import { dbsize, del, exists, flushall, keys, memory, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
-import { auth, client, echo, hello, ping, quit, reset, select } from './connection.js'
-import { command, config, info, module, shutdown, time } from './server.js'
+import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
+import {
+  auth, clientGetname, clientId, clientInfo, clientKill, clientList, clientNoEvict, clientSetinfo, clientSetname, echo, hello, ping,
+  quit, reset, select,
+} from './connection.js'
+import {
+  command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
+  moduleList, moduleLoad, shutdown, time,
+} from './server.js'
 import { discard, multi, unwatch, watch } from './transaction.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
 const BF_KEYS = [1, 1, 1] as const
 const NO_KEYS = [0, 0, 0] as const
+/** RedisBloom registers its commands with arity -1 (COMMAND INFO), and checks the count in each handler. */
+const BF = { keys: BF_KEYS, group: 'bf', reportedArity: -1 } as const
+const PRINT_HELP = ['HELP', '    Print this help.']
+
+// Subcommands (redis 7.0 commands.def), in the order of their container's HELP. An arity counts
+// the container's name and the subcommand's.
+const CONFIG_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'GET', arity: -3, help: ['GET <pattern>', '    Return parameters matching the glob-like <pattern> and their values.'], handler: configGet },
+  // redis configSetCommand checks the pairs in its handler.
+  { name: 'SET', arity: -4, argcCheck: (argc) => argc % 2 === 0, help: ['SET <directive> <value>', '    Set the configuration <directive> to <value>.'], handler: configSet },
+  { name: 'RESETSTAT', arity: 2, help: ['RESETSTAT', '    Reset statistics reported by the INFO command.'], handler: configResetstat },
+  { name: 'REWRITE', arity: -2, handler: configRewrite },
+  helpSubcommand(PRINT_HELP),
+]
+
+const COMMAND_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'COUNT', arity: 2, help: ['COUNT', '    Return the total number of commands in this Redis server.'], handler: commandCount },
+  { name: 'LIST', arity: -2, help: ['LIST', '    Return a list of all commands in this Redis server.'], handler: commandList },
+  { name: 'INFO', arity: -2, help: ['INFO [<command-name> ...]', '    Return details about multiple Redis commands.'], handler: commandInfo },
+  { name: 'DOCS', arity: -2, help: ['DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.'], handler: commandDocs },
+  helpSubcommand(PRINT_HELP),
+]
+
+const CLIENT_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'GETNAME', arity: 2, help: ['GETNAME'], handler: clientGetname },
+  { name: 'ID', arity: 2, help: ['ID'], handler: clientId },
+  { name: 'INFO', arity: 2, help: ['INFO'], handler: clientInfo },
+  { name: 'KILL', arity: -3, help: ['KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)'], handler: clientKill },
+  { name: 'LIST', arity: -2, help: ['LIST'], handler: clientList },
+  { name: 'SETNAME', arity: 3, help: ['SETNAME <name>'], handler: clientSetname },
+  { name: 'SETINFO', arity: 4, help: ['SETINFO <LIB-NAME|LIB-VER> <value>'], handler: clientSetinfo },
+  { name: 'NO-EVICT', arity: 3, handler: clientNoEvict },
+  { name: 'NO-TOUCH', arity: 3, handler: clientNoEvict },
+  helpSubcommand(['HELP']),
+]
+
+const MEMORY_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'USAGE', arity: -3, help: ['USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.'], handler: memoryUsage },
+  { name: 'DOCTOR', arity: -2, help: ['DOCTOR', '    Return memory problems reports.'], handler: memoryDoctor },
+  helpSubcommand(PRINT_HELP),
+]
+
+// No HELP: MODULE HELP answers as an unknown subcommand.
+const MODULE_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'LIST', arity: 2, handler: moduleList },
+  { name: 'LOAD', arity: -2, handler: moduleLoad },
+  { name: 'UNLOAD', arity: -2, handler: moduleLoad },
+  { name: 'LOADEX', arity: -2, handler: moduleLoad },
+]
 
 export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
-  // RedisBloom 2.4 (src/rebloom.c RedisModule_OnLoad); arity as each handler checks it.
-  { name: 'BF.RESERVE', arity: -4, maxArgs: 7, flags: BF_WRITE, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Creates a new Bloom Filter', handler: bfReserve },
-  { name: 'BF.ADD', arity: 3, flags: BF_WRITE, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Adds an item to a Bloom Filter', handler: bfAdd },
-  { name: 'BF.MADD', arity: -3, flags: BF_WRITE, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfMadd },
-  { name: 'BF.INSERT', arity: -4, flags: BF_WRITE, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfInsert },
-  { name: 'BF.EXISTS', arity: 3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Checks whether an item exists in a Bloom Filter', handler: bfExists },
-  { name: 'BF.MEXISTS', arity: -3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Checks whether one or more items exist in a Bloom Filter', handler: bfMexists },
-  { name: 'BF.INFO', arity: -2, maxArgs: 3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Returns information about a Bloom Filter', handler: bfInfo },
-  { name: 'BF.CARD', arity: 2, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '2.4.4', summary: 'Returns the cardinality of a Bloom filter', handler: bfCard },
-  { name: 'BF.SCANDUMP', arity: 3, flags: BF_READ, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Begins an incremental save of the bloom filter', handler: bfScandump },
-  { name: 'BF.LOADCHUNK', arity: 4, flags: BF_WRITE, keys: BF_KEYS, group: 'bf', since: '1.0.0', summary: 'Restores a filter previously saved using SCANDUMP', handler: bfLoadchunk },
-  { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], keys: BF_KEYS, group: 'bf', since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
-  { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], keys: BF_KEYS, group: 'bf', since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
+  // RedisBloom 2.4 (src/rebloom.c RedisModule_OnLoad); arity as each handler checks it, reported as -1.
+  { name: 'BF.RESERVE', arity: -4, maxArgs: 7, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Creates a new Bloom Filter', handler: bfReserve },
+  { name: 'BF.ADD', arity: 3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds an item to a Bloom Filter', handler: bfAdd },
+  { name: 'BF.MADD', arity: -3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfMadd },
+  { name: 'BF.INSERT', arity: -4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfInsert },
+  { name: 'BF.EXISTS', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether an item exists in a Bloom Filter', handler: bfExists },
+  { name: 'BF.MEXISTS', arity: -3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether one or more items exist in a Bloom Filter', handler: bfMexists },
+  { name: 'BF.INFO', arity: -2, maxArgs: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Returns information about a Bloom Filter', handler: bfInfo },
+  { name: 'BF.CARD', arity: 2, flags: BF_READ, ...BF, since: '2.4.4', summary: 'Returns the cardinality of a Bloom filter', handler: bfCard },
+  { name: 'BF.SCANDUMP', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Begins an incremental save of the bloom filter', handler: bfScandump },
+  { name: 'BF.LOADCHUNK', arity: 4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Restores a filter previously saved using SCANDUMP', handler: bfLoadchunk },
+  { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
+  { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
 
   // Keyspace.
   { name: 'DEL', arity: -2, flags: ['write'], keys: [1, -1, 1], group: 'generic', since: '1.0.0', summary: 'Deletes one or more keys.', handler: del },
@@ -48,32 +104,32 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'DBSIZE', arity: 1, flags: ['readonly', 'fast'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns the number of keys in the database.', handler: dbsize },
   { name: 'FLUSHALL', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Removes all keys from all databases.', handler: flushall },
   { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushall },
-  { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: memory },
+  { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: containerOnly, subcommands: MEMORY_SUBCOMMANDS },
 
   // Connection.
   { name: 'PING', arity: -1, maxArgs: 2, flags: ['fast', 'loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Returns the server\'s liveliness response.', handler: ping },
   { name: 'ECHO', arity: 2, flags: ['fast', 'loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Returns the given string.', handler: echo },
-  { name: 'QUIT', arity: -1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Closes the connection.', handler: quit },
+  { name: 'QUIT', arity: -1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Closes the connection.', roles: ['unqueued', 'oom_exempt'], handler: quit },
   { name: 'HELLO', arity: -1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '6.0.0', summary: 'Handshakes with the Redis server.', handler: hello },
   { name: 'AUTH', arity: -2, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Authenticates the connection.', handler: auth },
   { name: 'SELECT', arity: 2, flags: ['fast', 'loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Changes the selected database (bfs has only 0).', handler: select },
-  { name: 'RESET', arity: 1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '6.2.0', summary: 'Resets the connection.', handler: reset },
-  { name: 'CLIENT', arity: -2, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '2.4.0', summary: 'A container for client connection commands.', handler: client },
+  { name: 'RESET', arity: 1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '6.2.0', summary: 'Resets the connection.', roles: ['unqueued', 'oom_exempt'], handler: reset },
+  { name: 'CLIENT', arity: -2, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '2.4.0', summary: 'A container for client connection commands.', handler: containerOnly, subcommands: CLIENT_SUBCOMMANDS },
 
   // Transactions (redis 7.0 multi.c). EXEC's handler is never called: dispatch runs it, since it
   // runs the queued commands as dispatch does.
-  { name: 'MULTI', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '1.2.0', summary: 'Starts a transaction.', handler: multi },
-  { name: 'EXEC', arity: 1, flags: ['noscript', 'loading', 'stale', 'skip_slowlog'], keys: NO_KEYS, group: 'transactions', since: '1.2.0', summary: 'Executes all commands in a transaction.', handler: () => {} },
-  { name: 'DISCARD', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.0.0', summary: 'Discards a transaction.', handler: discard },
-  { name: 'WATCH', arity: -2, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: [1, -1, 1], group: 'transactions', since: '2.2.0', summary: 'Monitors changes to keys to determine the execution of a transaction.', handler: watch },
+  { name: 'MULTI', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '1.2.0', summary: 'Starts a transaction.', roles: ['unqueued'], handler: multi },
+  { name: 'EXEC', arity: 1, flags: ['noscript', 'loading', 'stale', 'skip_slowlog'], keys: NO_KEYS, group: 'transactions', since: '1.2.0', summary: 'Executes all commands in a transaction.', roles: ['unqueued', 'oom_exempt', 'exec'], handler: () => {} },
+  { name: 'DISCARD', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.0.0', summary: 'Discards a transaction.', roles: ['unqueued', 'oom_exempt'], handler: discard },
+  { name: 'WATCH', arity: -2, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: [1, -1, 1], group: 'transactions', since: '2.2.0', summary: 'Monitors changes to keys to determine the execution of a transaction.', roles: ['unqueued'], handler: watch },
   { name: 'UNWATCH', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.2.0', summary: 'Forgets about watched keys of a transaction.', handler: unwatch },
 
   // Server.
-  { name: 'COMMAND', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'Returns detailed information about all commands.', handler: command },
+  { name: 'COMMAND', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'Returns detailed information about all commands.', handler: command, help: ['(no subcommand)', '    Return details about all Redis commands.'], subcommands: COMMAND_SUBCOMMANDS },
   { name: 'INFO', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns information and statistics about the server.', handler: info },
-  { name: 'CONFIG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.0.0', summary: 'A container for server configuration commands.', handler: config },
+  { name: 'CONFIG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.0.0', summary: 'A container for server configuration commands.', handler: containerOnly, subcommands: CONFIG_SUBCOMMANDS },
   { name: 'TIME', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.6.0', summary: 'Returns the server time.', handler: time },
-  { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: module },
+  { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: containerOnly, subcommands: MODULE_SUBCOMMANDS },
   { name: 'BGREWRITEAOF', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously rewrites the append-only file to disk.', handler: bgrewriteaof },
   { name: 'SAVE', arity: 1, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk.', handler: save },
   { name: 'BGSAVE', arity: -1, maxArgs: 2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously saves the database(s) to disk.', handler: bgsave },

@@ -1,7 +1,7 @@
 /** Connection commands: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT ... as redis 7.0 answers them. */
 import { timingSafeEqual, createHash } from 'node:crypto'
 import type { CommandContext, ClientSession } from './context.js'
-import { ERR, ReplyError, unknownSubcommandText, wrongArityText } from './reply-error.js'
+import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, parseInteger, text } from './args.js'
 import { REDIS_VERSION } from '../server/version.js'
 import { writeModuleList } from './modules.js'
@@ -158,61 +158,56 @@ export function clientInfoLine(ctx: CommandContext, client: ClientSession): stri
   return fields.join(' ')
 }
 
-/** CLIENT ID | GETNAME | SETNAME | SETINFO | LIST | INFO | KILL | NO-EVICT | NO-TOUCH | HELP */
-export function client(ctx: CommandContext, argv: CommandArgs): void {
+/** CLIENT ID → the connection's id */
+export function clientId(ctx: CommandContext): void {
+  ctx.client.reply.integer(ctx.client.id)
+}
+
+/** CLIENT GETNAME → the name, or null */
+export function clientGetname(ctx: CommandContext): void {
   const self = ctx.client
-  const reply = self.reply
-  const sub = argv.get(1)
-  const argc = argv.length
-  const arity = (ok: boolean): void => {
-    if (!ok) throw new ReplyError(wrongArityText(`client|${sub.toString('latin1').toLowerCase()}`))
-  }
-  if (isKeyword(sub, 'ID')) {
-    arity(argc === 2)
-    reply.integer(self.id)
-  } else if (isKeyword(sub, 'GETNAME')) {
-    arity(argc === 2)
-    if (self.name === '') reply.nullBulk()
-    else reply.bulk(self.name)
-  } else if (isKeyword(sub, 'SETNAME')) {
-    arity(argc === 3)
-    setClientName(self, argv.get(2))
-    reply.simple('OK')
-  } else if (isKeyword(sub, 'SETINFO')) {
-    arity(argc === 4)
-    const value = argv.get(3).toString('latin1')
-    if (/[\s]/.test(value)) throw new ReplyError("ERR lib-name and lib-ver cannot contain spaces, newlines or special characters.")
-    if (argv.isKeyword(2, 'LIB-NAME')) self.libName = value
-    else if (argv.isKeyword(2, 'LIB-VER')) self.libVersion = value
-    else throw new ReplyError(`ERR Unrecognized option '${argv.get(2).toString('latin1')}'`, 'latin1')
-    reply.simple('OK')
-  } else if (isKeyword(sub, 'LIST')) {
-    const lines: string[] = []
-    for (const other of ctx.server.clients()) lines.push(clientInfoLine(ctx, other) + '\n')
-    reply.verbatim(lines.join(''))
-  } else if (isKeyword(sub, 'INFO')) {
-    arity(argc === 2)
-    reply.verbatim(clientInfoLine(ctx, self) + '\n')
-  } else if (isKeyword(sub, 'KILL')) {
-    clientKill(ctx, argv)
-  } else if (isKeyword(sub, 'NO-EVICT') || isKeyword(sub, 'NO-TOUCH')) {
-    arity(argc === 3)
-    if (!argv.isKeyword(2, 'ON') && !argv.isKeyword(2, 'OFF')) throw new ReplyError(ERR.SYNTAX)
-    reply.simple('OK')
-  } else if (isKeyword(sub, 'HELP')) {
-    const lines = ['CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'GETNAME', 'ID', 'INFO', 'KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)', 'LIST', 'SETNAME <name>', 'SETINFO <LIB-NAME|LIB-VER> <value>', 'HELP']
-    reply.array(lines.length)
-    for (const line of lines) reply.simple(line)
-  } else {
-    throw new ReplyError(unknownSubcommandText('client', sub), 'latin1')
-  }
+  if (self.name === '') self.reply.nullBulk()
+  else self.reply.bulk(self.name)
+}
+
+/** CLIENT SETNAME name → +OK */
+export function clientSetname(ctx: CommandContext, argv: CommandArgs): void {
+  setClientName(ctx.client, argv.get(2))
+  ctx.client.reply.simple('OK')
+}
+
+/** CLIENT SETINFO LIB-NAME|LIB-VER value → +OK */
+export function clientSetinfo(ctx: CommandContext, argv: CommandArgs): void {
+  const self = ctx.client
+  const value = argv.get(3).toString('latin1')
+  if (/[\s]/.test(value)) throw new ReplyError("ERR lib-name and lib-ver cannot contain spaces, newlines or special characters.")
+  if (argv.isKeyword(2, 'LIB-NAME')) self.libName = value
+  else if (argv.isKeyword(2, 'LIB-VER')) self.libVersion = value
+  else throw new ReplyError(`ERR Unrecognized option '${argv.get(2).toString('latin1')}'`, 'latin1')
+  self.reply.simple('OK')
+}
+
+/** CLIENT LIST → one line per client */
+export function clientList(ctx: CommandContext): void {
+  const lines: string[] = []
+  for (const other of ctx.server.clients()) lines.push(clientInfoLine(ctx, other) + '\n')
+  ctx.client.reply.verbatim(lines.join(''))
+}
+
+/** CLIENT INFO → the connection's own line */
+export function clientInfo(ctx: CommandContext): void {
+  ctx.client.reply.verbatim(clientInfoLine(ctx, ctx.client) + '\n')
+}
+
+/** CLIENT NO-EVICT | NO-TOUCH ON|OFF → +OK (bfs evicts nothing and keeps no access times) */
+export function clientNoEvict(ctx: CommandContext, argv: CommandArgs): void {
+  if (!argv.isKeyword(2, 'ON') && !argv.isKeyword(2, 'OFF')) throw new ReplyError(ERR.SYNTAX)
+  ctx.client.reply.simple('OK')
 }
 
 /** CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
-function clientKill(ctx: CommandContext, argv: CommandArgs): void {
+export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   const self = ctx.client
-  // redis 7.0 client-kill.json: arity -3. Without this, the filter loop below matches every client.
-  if (argv.length < 3) throw new ReplyError(wrongArityText('client|kill'))
   if (argv.length === 3) {
     const addr = text(argv.get(2))
     for (const other of ctx.server.clients()) {

@@ -1,11 +1,11 @@
 /**
- * The one place that checks a command before it runs: lookup, arity, authentication, loading,
- * maxmemory, persistence errors.
+ * The one place that checks a command before it runs: lookup (of the command, and of a container's
+ * subcommand), arity, authentication, loading, maxmemory, persistence errors, transaction rules.
  * Handlers never re-check these. Errors thrown by handlers become replies here.
  */
 import type { CommandContext } from './context.js'
-import { arityAccepts, type CommandEntry } from './table.js'
-import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
+import { arityAccepts, arityFits, rowOf, type CommandEntry, type CommandRow } from './table.js'
+import { ERR, ReplyError, unknownCommandText, unknownSubcommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { diskErrorRefusal } from './disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
@@ -16,77 +16,94 @@ const LOADING = 'LOADING Redis is loading the dataset in memory'
 /** redis 7.0 server.c shared.oomerr. */
 export const OOM = "OOM command not allowed when used memory > 'maxmemory'."
 
-/** Runs one command and writes its reply. Returns the table entry that ran, if any. */
+/** Runs one command and writes its reply. Returns the table entry it named, if any. */
 export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry | undefined {
-  const { client, server } = ctx
-  const stats = server.stats
-  const entry = server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
-  if (entry === undefined) {
-    stats.commandsProcessed++
-    stats.errorReplies++
-    client.reply.error(refuseInTransaction(client, undefined, unknownCommandText(argv.toArray()), server), 'latin1')
-    return undefined
-  }
+  const client = ctx.client
+  const entry = ctx.server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
+  if (entry === undefined) return refuseUnknown(ctx, unknownCommandText(argv.toArray()))
   client.lastCommand = entry.lowerName
-  const spec = entry.spec
-  const transaction = client.transaction
-  const queueing = transaction !== undefined && !entry.runsInsideTransaction
-  // Queued, a command whose argument count redis checks only when it runs is queued all the
-  // same, and fails in EXEC.
-  if (!arityAccepts(spec, argv.length) && !(queueing && entry.arityCheckedWhenRun(argv.length))) {
-    return reject(ctx, entry, wrongArityText(spec.name))
-  }
-  if (!client.authenticated && !entry.allowedWithoutAuth) {
-    return reject(ctx, entry, NOAUTH)
-  }
-  if (server.loading && !entry.allowedWhileLoading) {
-    return reject(ctx, entry, LOADING)
-  }
-  // redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used >
-  // maxmemory, and so is every command queued in a transaction (its queue grows without bound),
-  // and an EXEC of denyoom commands.
-  const maxmemory = server.config.maxmemory
-  if (maxmemory > 0 && (entry.deniedOverMaxmemory || (transaction !== undefined && (entry.refusedOverMaxmemoryInTransaction || (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory)))))) {
-    if (MemoryGuard.of(server.registry).isOverLimit(maxmemory)) return reject(ctx, entry, OOM)
-  }
-  // An EXEC of writes is refused as writes are (redis is_write_command).
-  if (entry.deniedOnDiskError || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))) {
-    const refusal = diskErrorRefusal(server)
-    if (refusal !== undefined) return reject(ctx, entry, refusal)
-  }
-  if (queueing) {
-    if (entry.refusedInTransaction) return reject(ctx, entry, 'ERR Command not allowed inside a transaction')
-    queueCommand(ctx, entry, argv)
-    return entry
-  }
-  if (entry.isExec) {
-    stats.commandsProcessed++
-    try {
-      exec(ctx, runQueued)
-    } catch (error) {
-      failed(ctx, entry, error)
-    }
-    // As redis counts a call once it returned: an INFO inside the transaction does not see it.
-    entry.calls++
-    return entry
-  }
-  run(ctx, entry, argv)
+  const row = rowOf(entry, argv)
+  if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
+  const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
+  const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
+    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? (queueing ? transactionRefusal(entry) : undefined)
+  if (refusal !== undefined) return reject(ctx, entry, refusal)
+  if (queueing) queueCommand(ctx, entry, argv)
+  else if (entry.isExec) runExec(ctx, entry)
+  else run(ctx, entry, row, argv)
   return entry
+}
+
+/**
+ * The argument count, checked before anything else. Queued, a command is checked against the
+ * arity redis registers for it: what its handler checks fails in EXEC.
+ */
+function arityRefusal(row: CommandRow, argc: number, queueing: boolean): string | undefined {
+  const accepted = queueing ? arityFits(row.queuedArity, argc) : arityAccepts(row.spec, argc)
+  return accepted ? undefined : wrongArityText(row.fullName)
+}
+
+function authRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
+  return ctx.client.authenticated || entry.allowedWithoutAuth ? undefined : NOAUTH
+}
+
+function loadingRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
+  return ctx.server.loading && !entry.allowedWhileLoading ? LOADING : undefined
+}
+
+/**
+ * redis 7.0 processCommand: with maxmemory set, a denyoom command is refused while used >
+ * maxmemory, and so is every command queued in a transaction (its queue grows without bound),
+ * and an EXEC of denyoom commands.
+ */
+function memoryRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
+  const server = ctx.server
+  const maxmemory = server.config.maxmemory
+  if (maxmemory <= 0) return undefined
+  const transaction = ctx.client.transaction
+  const concerned = entry.deniedOverMaxmemory || (transaction !== undefined &&
+    (entry.refusedOverMaxmemoryInTransaction || (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory))))
+  return concerned && MemoryGuard.of(server.registry).isOverLimit(maxmemory) ? OOM : undefined
+}
+
+/** A write while persistence fails; an EXEC of writes is refused as writes are (redis is_write_command). */
+function diskRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
+  const transaction = ctx.client.transaction
+  if (entry.deniedOnDiskError || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))) {
+    return diskErrorRefusal(ctx.server)
+  }
+  return undefined
+}
+
+function transactionRefusal(entry: CommandEntry): string | undefined {
+  return entry.refusedInTransaction ? 'ERR Command not allowed inside a transaction' : undefined
+}
+
+function runExec(ctx: CommandContext, entry: CommandEntry): void {
+  ctx.server.stats.commandsProcessed++
+  try {
+    exec(ctx, runQueued)
+  } catch (error) {
+    failed(ctx, entry, error)
+  }
+  // As redis counts a call once it returned: an INFO inside the transaction does not see it.
+  entry.calls++
 }
 
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
 function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
-  if (!arityAccepts(entry.spec, argv.length)) {
+  const row = rowOf(entry, argv)! // found when it was queued
+  if (!arityAccepts(row.spec, argv.length)) {
     ctx.server.stats.commandsProcessed++
     entry.calls++
-    failed(ctx, entry, new ReplyError(wrongArityText(entry.spec.name)))
+    failed(ctx, entry, new ReplyError(wrongArityText(row.fullName)))
     return
   }
-  run(ctx, entry, argv)
+  run(ctx, entry, row, argv)
 }
 
 /** Runs a command whose checks passed (dispatch's, or MULTI's when it was queued). */
-function run(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
+function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): void {
   const server = ctx.server
   server.stats.commandsProcessed++
   entry.calls++
@@ -94,12 +111,23 @@ function run(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void 
   const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
   let succeeded = true
   try {
-    entry.spec.handler(ctx, argv)
+    const argcCheck = row.spec.argcCheck
+    if (argcCheck !== undefined && !argcCheck(argv.length)) throw new ReplyError(wrongArityText(row.fullName))
+    row.handler(ctx, argv)
   } catch (error) {
     succeeded = false
     failed(ctx, entry, error)
   }
   if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
+}
+
+/** An unknown command or subcommand: no command's counters, and a transaction fails. */
+function refuseUnknown(ctx: CommandContext, text: string): undefined {
+  const stats = ctx.server.stats
+  stats.commandsProcessed++
+  stats.errorReplies++
+  ctx.client.reply.error(refuseInTransaction(ctx.client, undefined, text, ctx.server), 'latin1')
+  return undefined
 }
 
 function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void {

@@ -4,7 +4,7 @@
  */
 import { FilterRegistry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
-import { ERR, ReplyError, wrongArityText } from './reply-error.js'
+import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, parseInteger } from './args.js'
 import { globMatch } from './glob.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
@@ -159,31 +159,20 @@ export function flushall(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.simple('OK')
 }
 
-/** MEMORY USAGE key [SAMPLES n] → bytes (BF.INFO Size), or null; MEMORY HELP/STATS/DOCTOR briefly */
-export function memory(ctx: CommandContext, argv: CommandArgs): void {
+/** MEMORY USAGE key [SAMPLES n] → bytes (BF.INFO Size), or null */
+export function memoryUsage(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  const sub = argv.get(1)
-  if (isKeyword(sub, 'USAGE')) {
-    if (argv.length < 3) throw new ReplyError(wrongArityText('memory|usage'))
-    if (argv.length !== 3 && argv.length !== 5) throw new ReplyError(ERR.SYNTAX)
-    if (argv.length === 5 && (!argv.isKeyword(3, 'SAMPLES') || parseInteger(argv.get(4)) === undefined)) {
-      throw new ReplyError(ERR.SYNTAX)
-    }
-    const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv.get(2)))
-    if (entry === undefined) reply.nullBulk()
-    else reply.integer(entry.filter.info().sizeBytes + argv.get(2).length)
-    return
+  if (argv.length !== 3 && argv.length !== 5) throw new ReplyError(ERR.SYNTAX)
+  if (argv.length === 5 && (!argv.isKeyword(3, 'SAMPLES') || parseInteger(argv.get(4)) === undefined)) {
+    throw new ReplyError(ERR.SYNTAX)
   }
-  if (isKeyword(sub, 'DOCTOR')) {
-    reply.verbatim('Hi Sam, I have no memory problems to report.')
-    return
-  }
-  if (isKeyword(sub, 'HELP')) {
-    const lines = ['MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.', 'DOCTOR', '    Return memory problems reports.', 'HELP', '    Print this help.']
-    reply.array(lines.length)
-    for (const line of lines) reply.simple(line)
-    return
-  }
-  throw new ReplyError(`ERR unknown subcommand '${sub.toString('latin1')}'. Try MEMORY HELP.`, 'latin1')
+  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv.get(2)))
+  if (entry === undefined) reply.nullBulk()
+  else reply.integer(entry.filter.info().sizeBytes + argv.get(2).length)
+}
+
+/** MEMORY DOCTOR → redis's all-clear */
+export function memoryDoctor(ctx: CommandContext): void {
+  ctx.client.reply.verbatim('Hi Sam, I have no memory problems to report.')
 }
 

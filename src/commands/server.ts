@@ -2,7 +2,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { CommandContext } from './context.js'
 import type { CommandEntry } from './table.js'
-import { ERR, ReplyError, unknownSubcommandText, wrongArityText } from './reply-error.js'
+import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
@@ -28,16 +28,13 @@ export function time(ctx: CommandContext): void {
 }
 
 /** MODULE LIST → one entry, RedisBloom's name and version, as tools that look for it expect */
-export function module(ctx: CommandContext, argv: CommandArgs): void {
-  const reply = ctx.client.reply
-  if (!argv.isKeyword(1, 'LIST')) {
-    if (argv.isKeyword(1, 'LOAD') || argv.isKeyword(1, 'UNLOAD') || argv.isKeyword(1, 'LOADEX')) {
-      throw new ReplyError('ERR bfs does not load modules: Bloom filter commands are built in')
-    }
-    throw new ReplyError(unknownSubcommandText('module', argv.get(1)), 'latin1')
-  }
-  if (argv.length !== 2) throw new ReplyError(wrongArityText('module|list'))
-  writeModuleList(reply)
+export function moduleList(ctx: CommandContext): void {
+  writeModuleList(ctx.client.reply)
+}
+
+/** MODULE LOAD | UNLOAD | LOADEX → an error: there is nothing to load */
+export function moduleLoad(): void {
+  throw new ReplyError('ERR bfs does not load modules: Bloom filter commands are built in')
 }
 
 /** SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] → no reply on success: the server exits */
@@ -63,74 +60,73 @@ export function shutdown(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.closeAfterReply()
 }
 
-/** CONFIG GET pattern [pattern ...] | SET key value [key value ...] | RESETSTAT | REWRITE | HELP */
-export function config(ctx: CommandContext, argv: CommandArgs): void {
-  const sub = argv.get(1)
+/** CONFIG GET pattern [pattern ...] → the matching parameters and their values */
+export function configGet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  if (isKeyword(sub, 'GET')) {
-    if (argv.length < 3) throw new ReplyError(wrongArityText('config|get'))
-    const found = new Map<ConfigKey, string>()
-    for (const pattern of argv.toArray().slice(2)) {
-      for (const spec of CONFIG_KEYS) {
-        if (globMatch(pattern, Buffer.from(spec.name), true)) found.set(spec.name, formatConfigValue(ctx.server.config, spec.name))
-      }
+  const found = new Map<ConfigKey, string>()
+  for (const pattern of argv.toArray().slice(2)) {
+    for (const spec of CONFIG_KEYS) {
+      if (globMatch(pattern, Buffer.from(spec.name), true)) found.set(spec.name, formatConfigValue(ctx.server.config, spec.name))
     }
-    reply.map(found.size)
-    for (const [name, value] of found) {
-      reply.bulk(name)
-      reply.bulk(value)
-    }
-  } else if (isKeyword(sub, 'SET')) {
-    if (argv.length < 4 || argv.length % 2 !== 0) throw new ReplyError(wrongArityText('config|set'))
-    const updates: [ConfigKey, ReturnType<typeof parseConfigValue>][] = []
-    for (let i = 2; i < argv.length; i += 2) {
-      const name = text(argv.get(i))
-      const spec = configKeySpec(name)
-      if (spec === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
-      if (!spec.mutable) throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`)
-      try {
-        // Values are held as text (a config file's, a flag's): bytes that are not UTF-8 would be
-        // changed on the way, so that a requirepass set so could never be matched.
-        if (!isUtf8(argv.get(i + 1))) throw new ConfigError('argument must be valid UTF-8')
-        updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))], ctx.server.config)])
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error
-        throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${error.message}`)
-      }
-    }
-    // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0. The one with a
-    // side effect that can fail goes first.
-    const appendonly = updates.find(([name]) => name === 'appendonly')
-    if (appendonly !== undefined) {
-      try {
-        ctx.server.setAppendOnly(appendonly[1] as boolean)
-      } catch (error) {
-        // redis config.c updateAppendonly's words; the reason goes to the log.
-        ctx.server.log.warning(`Cannot turn on the append only file: ${(error as Error).message}`)
-        throw new ReplyError("ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.")
-      }
-    }
-    const target = ctx.server.config as unknown as Record<string, unknown>
-    for (const [name, value] of updates) target[name] = value
-    reply.simple('OK')
-  } else if (isKeyword(sub, 'RESETSTAT')) {
-    if (argv.length !== 2) throw new ReplyError(wrongArityText('config|resetstat'))
-    ctx.server.stats.reset()
-    for (const entry of ctx.server.commands) {
-      entry.calls = 0
-      entry.failedCalls = 0
-      entry.rejectedCalls = 0
-    }
-    reply.simple('OK')
-  } else if (isKeyword(sub, 'REWRITE')) {
-    throw new ReplyError('ERR The server is running without a config file')
-  } else if (isKeyword(sub, 'HELP')) {
-    const lines = ['CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', 'GET <pattern>', '    Return parameters matching the glob-like <pattern> and their values.', 'SET <directive> <value>', '    Set the configuration <directive> to <value>.', 'RESETSTAT', '    Reset statistics reported by the INFO command.', 'HELP', '    Print this help.']
-    reply.array(lines.length)
-    for (const line of lines) reply.simple(line)
-  } else {
-    throw new ReplyError(unknownSubcommandText('config', sub), 'latin1')
   }
+  reply.map(found.size)
+  for (const [name, value] of found) {
+    reply.bulk(name)
+    reply.bulk(value)
+  }
+}
+
+/** CONFIG SET key value [key value ...] → +OK, all or nothing */
+export function configSet(ctx: CommandContext, argv: CommandArgs): void {
+  const reply = ctx.client.reply
+  const updates: [ConfigKey, ReturnType<typeof parseConfigValue>][] = []
+  for (let i = 2; i < argv.length; i += 2) {
+    const name = text(argv.get(i))
+    const spec = configKeySpec(name)
+    if (spec === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
+    if (!spec.mutable) throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`)
+    try {
+      // Values are held as text (a config file's, a flag's): bytes that are not UTF-8 would be
+      // changed on the way, so that a requirepass set so could never be matched.
+      if (!isUtf8(argv.get(i + 1))) throw new ConfigError('argument must be valid UTF-8')
+      updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))], ctx.server.config)])
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${error.message}`)
+    }
+  }
+  // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0. The one with a
+  // side effect that can fail goes first.
+  const appendonly = updates.find(([name]) => name === 'appendonly')
+  if (appendonly !== undefined) {
+    try {
+      ctx.server.setAppendOnly(appendonly[1] as boolean)
+    } catch (error) {
+      // redis config.c updateAppendonly's words; the reason goes to the log.
+      ctx.server.log.warning(`Cannot turn on the append only file: ${(error as Error).message}`)
+      throw new ReplyError("ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.")
+    }
+  }
+  const target = ctx.server.config as unknown as Record<string, unknown>
+  for (const [name, value] of updates) target[name] = value
+  reply.simple('OK')
+}
+
+/** CONFIG RESETSTAT → +OK: INFO's counters and commandstats start again */
+export function configResetstat(ctx: CommandContext): void {
+  const reply = ctx.client.reply
+  ctx.server.stats.reset()
+  for (const entry of ctx.server.commands) {
+    entry.calls = 0
+    entry.failedCalls = 0
+    entry.rejectedCalls = 0
+  }
+  reply.simple('OK')
+}
+
+/** CONFIG REWRITE → an error: bfs runs without a config file it may write */
+export function configRewrite(): void {
+  throw new ReplyError('ERR The server is running without a config file')
 }
 
 /** redis 7.0 COMMAND INFO's ten fields for one command. */
@@ -139,7 +135,7 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   const spec = entry.spec
   reply.array(10)
   reply.bulk(entry.lowerName)
-  reply.integer(spec.arity)
+  reply.integer(spec.reportedArity ?? spec.arity)
   reply.set(spec.flags.length)
   for (const flag of spec.flags) reply.simple(flag)
   reply.integer(spec.keys[0])
@@ -165,62 +161,68 @@ function aclCategories(entry: CommandEntry): string[] {
   return categories
 }
 
-/** COMMAND | COMMAND COUNT | INFO [name ...] | DOCS [name ...] | LIST [FILTERBY ...] | HELP */
-export function command(ctx: CommandContext, argv: CommandArgs): void {
+/** COMMAND → every command's COMMAND INFO */
+export function command(ctx: CommandContext): void {
   const reply = ctx.client.reply
   const table = ctx.server.commands
-  if (argv.length === 1) {
-    reply.array(table.size)
-    for (const entry of table) writeCommandInfo(ctx, entry)
-    return
+  reply.array(table.size)
+  for (const entry of table) writeCommandInfo(ctx, entry)
+}
+
+/** COMMAND COUNT → the number of commands */
+export function commandCount(ctx: CommandContext): void {
+  ctx.client.reply.integer(ctx.server.commands.size)
+}
+
+/** COMMAND INFO [name ...] → each command's ten fields, or null */
+export function commandInfo(ctx: CommandContext, argv: CommandArgs): void {
+  const reply = ctx.client.reply
+  const table = ctx.server.commands
+  const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
+  const entries = names.length === 0 ? [...table] : names.map((name) => table.get(name))
+  reply.array(entries.length)
+  for (const entry of entries) {
+    if (entry === undefined) reply.nullBulk()
+    else writeCommandInfo(ctx, entry)
   }
-  const sub = argv.get(1)
-  if (isKeyword(sub, 'COUNT')) {
-    if (argv.length !== 2) throw new ReplyError(wrongArityText('command|count'))
-    reply.integer(table.size)
-  } else if (isKeyword(sub, 'INFO')) {
-    const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
-    const entries = names.length === 0 ? [...table] : names.map((name) => table.get(name))
-    reply.array(entries.length)
-    for (const entry of entries) {
-      if (entry === undefined) reply.nullBulk()
-      else writeCommandInfo(ctx, entry)
-    }
-  } else if (isKeyword(sub, 'DOCS')) {
-    const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
-    const entries = (names.length === 0 ? [...table] : names.map((name) => table.get(name))).filter(
-      (entry): entry is CommandEntry => entry !== undefined,
-    )
-    reply.map(entries.length)
-    for (const entry of entries) {
-      reply.bulk(entry.lowerName)
-      reply.map(3)
-      reply.bulk('summary')
-      reply.bulk(entry.spec.summary)
-      reply.bulk('since')
-      reply.bulk(entry.spec.since)
-      reply.bulk('group')
-      reply.bulk(entry.spec.group === 'bf' ? 'module' : entry.spec.group)
-    }
-  } else if (isKeyword(sub, 'LIST')) {
-    let filter: (entry: CommandEntry) => boolean = () => true
-    if (argv.length === 5 && argv.isKeyword(2, 'FILTERBY')) {
-      const value = argv.get(4)
-      if (argv.isKeyword(3, 'MODULE')) filter = (entry) => entry.spec.group === 'bf' && text(value) === MODULE_NAME
-      else if (argv.isKeyword(3, 'ACLCAT')) filter = (entry) => aclCategories(entry).includes(`@${lowerAscii(value)}`)
-      else if (argv.isKeyword(3, 'PATTERN')) filter = (entry) => globMatch(value, Buffer.from(entry.lowerName), true)
-      else throw new ReplyError(ERR.SYNTAX)
-    } else if (argv.length !== 2) {
-      throw new ReplyError(ERR.SYNTAX)
-    }
-    const names = [...table].filter(filter).map((entry) => entry.lowerName)
-    reply.array(names.length)
-    for (const name of names) reply.bulk(name)
-  } else if (isKeyword(sub, 'HELP')) {
-    const lines = ['COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', '(no subcommand)', '    Return details about all Redis commands.', 'COUNT', '    Return the total number of commands in this Redis server.', 'LIST', '    Return a list of all commands in this Redis server.', 'INFO [<command-name> ...]', '    Return details about multiple Redis commands.', 'DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.', 'HELP', '    Print this help.']
-    reply.array(lines.length)
-    for (const line of lines) reply.simple(line)
-  } else {
-    throw new ReplyError(unknownSubcommandText('command', sub), 'latin1')
+}
+
+/** COMMAND DOCS [name ...] → summary, since and group of each command */
+export function commandDocs(ctx: CommandContext, argv: CommandArgs): void {
+  const reply = ctx.client.reply
+  const table = ctx.server.commands
+  const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
+  const entries = (names.length === 0 ? [...table] : names.map((name) => table.get(name))).filter(
+    (entry): entry is CommandEntry => entry !== undefined,
+  )
+  reply.map(entries.length)
+  for (const entry of entries) {
+    reply.bulk(entry.lowerName)
+    reply.map(3)
+    reply.bulk('summary')
+    reply.bulk(entry.spec.summary)
+    reply.bulk('since')
+    reply.bulk(entry.spec.since)
+    reply.bulk('group')
+    reply.bulk(entry.spec.group === 'bf' ? 'module' : entry.spec.group)
   }
+}
+
+/** COMMAND LIST [FILTERBY MODULE name | ACLCAT category | PATTERN pattern] → command names */
+export function commandList(ctx: CommandContext, argv: CommandArgs): void {
+  const reply = ctx.client.reply
+  const table = ctx.server.commands
+  let filter: (entry: CommandEntry) => boolean = () => true
+  if (argv.length === 5 && argv.isKeyword(2, 'FILTERBY')) {
+    const value = argv.get(4)
+    if (argv.isKeyword(3, 'MODULE')) filter = (entry) => entry.spec.group === 'bf' && text(value) === MODULE_NAME
+    else if (argv.isKeyword(3, 'ACLCAT')) filter = (entry) => aclCategories(entry).includes(`@${lowerAscii(value)}`)
+    else if (argv.isKeyword(3, 'PATTERN')) filter = (entry) => globMatch(value, Buffer.from(entry.lowerName), true)
+    else throw new ReplyError(ERR.SYNTAX)
+  } else if (argv.length !== 2) {
+    throw new ReplyError(ERR.SYNTAX)
+  }
+  const names = [...table].filter(filter).map((entry) => entry.lowerName)
+  reply.array(names.length)
+  for (const name of names) reply.bulk(name)
 }

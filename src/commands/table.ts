@@ -27,14 +27,51 @@ export type CommandHandler = (ctx: CommandContext, argv: CommandArgs) => void
  */
 export type ExtensionHandler = (ctx: CommandContext, argv: Buffer[]) => void
 
+/**
+ * How a command takes part in a transaction, as flags (redis 7.0 processCommand keys these on the
+ * command's function, so they follow a command through rename-command):
+ * - `unqueued`: runs at once between MULTI and EXEC instead of being queued (EXEC, DISCARD, MULTI,
+ *   WATCH, QUIT, RESET);
+ * - `oom_exempt`: not refused inside MULTI while over maxmemory (EXEC, DISCARD, QUIT, RESET:
+ *   redis reject_cmd_on_oom);
+ * - `exec`: EXEC itself, which runs the queue.
+ */
+export type TransactionRole = 'unqueued' | 'oom_exempt' | 'exec'
+
+/**
+ * What a command and a subcommand row share: dispatch checks the argument count from these, and
+ * HELP is generated from `help`.
+ */
+export interface RowSpec {
+  /** N: exactly N arguments counting the name (and the subcommand's); -N: at least N. Enforced. */
+  readonly arity: number
+  /**
+   * The arity COMMAND INFO reports when it is not the one enforced: RedisBloom registers every
+   * command with -1 and checks the count in its handlers.
+   */
+  readonly reportedArity?: number
+  /** An upper bound some commands check on top of arity (BF.RESERVE: 7), in their handler in redis. */
+  readonly maxArgs?: number
+  /**
+   * A further argument-count check redis makes in the handler (CONFIG SET: name-value pairs): made
+   * just before the handler runs, and answered with the row's wrong-arity text.
+   */
+  readonly argcCheck?: (argc: number) => boolean
+  /** This row's lines of its container's HELP reply, as redis prints them. */
+  readonly help?: readonly string[]
+}
+
+/** One subcommand of a container command (`CONFIG GET`), as redis's commands.def declares it. */
+export interface SubcommandSpec extends RowSpec {
+  /** The wire name, upper case: 'GET'. */
+  readonly name: string
+  readonly handler: CommandHandler
+}
+
 /** One row of the command table: everything dispatch, COMMAND and INFO need about a command. */
-export interface CommandSpec {
+export interface CommandSpec extends RowSpec {
   /** The wire name, upper case: 'BF.ADD'. */
   readonly name: string
-  /** N: exactly N arguments counting the name; -N: at least N. */
-  readonly arity: number
-  /** An upper bound some RedisBloom commands check on top of arity (BF.RESERVE: 7). */
-  readonly maxArgs?: number
   readonly flags: readonly CommandFlag[]
   /** [firstKey, lastKey, step] as COMMAND INFO reports them; lastKey -1 means "to the end". */
   readonly keys: readonly [number, number, number]
@@ -42,14 +79,19 @@ export interface CommandSpec {
   readonly group: string
   readonly summary: string
   readonly since: string
+  /** Runs the command; for a container, only without a subcommand (COMMAND alone). */
   readonly handler: CommandHandler
+  /** A container's subcommands (`CONFIG GET`, ...): the second argument picks one. */
+  readonly subcommands?: readonly SubcommandSpec[]
+  /** Its part in a transaction; none: queued between MULTI and EXEC, refused there over maxmemory. */
+  readonly roles?: readonly TransactionRole[]
 }
 
 /**
  * A command as an embedding program declares it: a {@link CommandSpec} whose descriptive fields
  * may be left out. {@link defineCommand} fills them in.
  */
-export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since' | 'handler'> {
+export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since' | 'handler' | 'subcommands' | 'roles' | 'help'> {
   readonly handler: ExtensionHandler
   /** [firstKey, lastKey, step]; default [0, 0, 0] (no key). A one-key command is [1, 1, 1]. */
   readonly keys?: readonly [number, number, number]
@@ -78,10 +120,27 @@ export function defineCommand(definition: CommandDefinition): CommandSpec {
   }
 }
 
+/** A row as dispatch checks and runs it: a command, or one subcommand of a container. */
+export interface CommandRow {
+  readonly spec: RowSpec
+  /** The name its wrong-arity error names, lower case: 'bf.add', 'config|get'. */
+  readonly fullName: string
+  readonly handler: CommandHandler
+  /**
+   * The arity checked before a command is queued between MULTI and EXEC: the one redis registers
+   * (RedisBloom's -1), the rest being checked by the handler, so in EXEC.
+   */
+  readonly queuedArity: number
+}
+
 /** A table row with its run-time counters (INFO commandstats). */
 export interface CommandEntry {
   readonly spec: CommandSpec
   readonly lowerName: string
+  /** The command itself as a row (a container's, without a subcommand). */
+  readonly row: CommandRow
+  /** A container's subcommand rows, by lower-case name. */
+  readonly subcommands: ReadonlyMap<string, CommandRow> | undefined
   /** Refused while filter memory is over `maxmemory` (the `denyoom` flag), as redis does. */
   readonly deniedOverMaxmemory: boolean
   /** Refused while persistence fails (the `write` flag, and PING), as redis does. */
@@ -90,19 +149,60 @@ export interface CommandEntry {
   readonly allowedWithoutAuth: boolean
   /** The `write` flag: a write touches WATCHed keys. */
   readonly writes: boolean
-  /** EXEC itself (kept through rename-command, as redis keys its checks on execCommand). */
+  /** EXEC itself (the `exec` role, kept through rename-command as redis keys its checks on execCommand). */
   readonly isExec: boolean
-  /** Runs at once inside MULTI instead of being queued: EXEC, DISCARD, MULTI, WATCH, QUIT, RESET. */
+  /** The `unqueued` role: runs at once inside MULTI instead of being queued. */
   readonly runsInsideTransaction: boolean
-  /** Refused inside MULTI while over maxmemory: all but EXEC, DISCARD, QUIT, RESET (redis reject_cmd_on_oom). */
+  /** Refused inside MULTI while over maxmemory: all but the `oom_exempt` role (redis reject_cmd_on_oom). */
   readonly refusedOverMaxmemoryInTransaction: boolean
   /** The `no_multi` flag: refused inside MULTI. */
   readonly refusedInTransaction: boolean
-  /** Argument counts that redis checks only when the command runs, not before queueing it. */
-  readonly arityCheckedWhenRun: (argc: number) => boolean
   calls: number
   failedCalls: number
   rejectedCalls: number
+}
+
+/** A command's own row or a subcommand's. */
+function makeRow(spec: RowSpec, fullName: string, handler: CommandHandler, module: boolean): CommandRow {
+  checkArity(spec.arity, fullName)
+  if (spec.reportedArity !== undefined) checkArity(spec.reportedArity, fullName)
+  // RedisBloom registers every command with arity -1 and checks in its handlers.
+  return { spec, fullName, handler, queuedArity: module ? -1 : spec.reportedArity ?? spec.arity }
+}
+
+function checkArity(arity: number, name: string): void {
+  if (!Number.isInteger(arity) || arity === 0) throw new Error(`bad arity for ${name}`)
+}
+
+function makeEntry(spec: CommandSpec): CommandEntry {
+  const lowerName = spec.name.toLowerCase()
+  const flags = spec.flags
+  const roles = spec.roles ?? []
+  const module = flags.includes('module')
+  const subcommands = spec.subcommands === undefined ? undefined : new Map<string, CommandRow>()
+  for (const sub of spec.subcommands ?? []) {
+    const name = sub.name.toLowerCase()
+    if (subcommands!.has(name)) throw new Error(`duplicate subcommand ${spec.name} ${sub.name}`)
+    subcommands!.set(name, makeRow(sub, `${lowerName}|${name}`, sub.handler, module))
+  }
+  return {
+    spec,
+    lowerName,
+    row: makeRow(spec, lowerName, spec.handler, module),
+    subcommands,
+    deniedOverMaxmemory: flags.includes('denyoom'),
+    deniedOnDiskError: flags.includes('write') || lowerName === 'ping',
+    allowedWhileLoading: flags.includes('loading'),
+    allowedWithoutAuth: flags.includes('no_auth'),
+    writes: flags.includes('write'),
+    isExec: roles.includes('exec'),
+    runsInsideTransaction: roles.includes('unqueued'),
+    refusedOverMaxmemoryInTransaction: !roles.includes('oom_exempt'),
+    refusedInTransaction: flags.includes('no_multi'),
+    calls: 0,
+    failedCalls: 0,
+    rejectedCalls: 0,
+  }
 }
 
 /** Spellings remembered by {@link CommandTable.lookup} before the cache starts afresh. */
@@ -119,35 +219,14 @@ export class CommandTable {
 
   /** Adds a command; throws on a duplicate name, a bad arity or an unknown flag. */
   add(spec: CommandSpec): CommandEntry {
-    const lowerName = spec.name.toLowerCase()
-    if (this.entries.has(lowerName)) throw new Error(`duplicate command ${spec.name}`)
-    if (!Number.isInteger(spec.arity) || spec.arity === 0) throw new Error(`bad arity for ${spec.name}`)
+    if (this.entries.has(spec.name.toLowerCase())) throw new Error(`duplicate command ${spec.name}`)
     for (const flag of spec.flags) {
       if (!(COMMAND_FLAGS as readonly string[]).includes(flag)) {
         throw new Error(`unknown flag ${flag} for ${spec.name}`)
       }
     }
-    const entry: CommandEntry = {
-      spec,
-      lowerName,
-      deniedOverMaxmemory: spec.flags.includes('denyoom'),
-      deniedOnDiskError: spec.flags.includes('write') || lowerName === 'ping',
-      allowedWhileLoading: spec.flags.includes('loading'),
-      allowedWithoutAuth: spec.flags.includes('no_auth'),
-      writes: spec.flags.includes('write'),
-      isExec: lowerName === 'exec',
-      runsInsideTransaction: ['exec', 'discard', 'multi', 'watch', 'quit', 'reset'].includes(lowerName),
-      refusedOverMaxmemoryInTransaction: !['exec', 'discard', 'quit', 'reset'].includes(lowerName),
-      refusedInTransaction: spec.flags.includes('no_multi'),
-      arityCheckedWhenRun: (argc) =>
-        // RedisBloom registers every command with arity -1 and checks in its handlers; an upper
-        // bound (maxArgs) is checked by the handler in redis too.
-        spec.flags.includes('module') || (spec.maxArgs !== undefined && (spec.arity > 0 ? argc >= spec.arity : argc >= -spec.arity)),
-      calls: 0,
-      failedCalls: 0,
-      rejectedCalls: 0,
-    }
-    this.entries.set(lowerName, entry)
+    const entry = makeEntry(spec)
+    this.entries.set(entry.lowerName, entry)
     this.forgetSpellings()
     return entry
   }
@@ -212,8 +291,50 @@ export function defineTable(specs: readonly CommandSpec[]): CommandTable {
   return table
 }
 
-/** Whether argc (argument count, the name included) fits the command's arity. */
-export function arityAccepts(spec: CommandSpec, argc: number): boolean {
-  if (spec.arity > 0 ? argc !== spec.arity : argc < -spec.arity) return false
-  return spec.maxArgs === undefined || argc <= spec.maxArgs
+/** Whether argc (argument count, the name included) fits an arity: N exactly, -N at least N. */
+export function arityFits(arity: number, argc: number): boolean {
+  return arity > 0 ? argc === arity : argc >= -arity
+}
+
+/** Whether argc fits a row's arity and its upper bound, as checked before its handler runs. */
+export function arityAccepts(spec: RowSpec, argc: number): boolean {
+  return arityFits(spec.arity, argc) && (spec.maxArgs === undefined || argc <= spec.maxArgs)
+}
+
+/**
+ * The row that checks and runs a command: a container's subcommand row when it has a second
+ * argument (undefined when the container has no such subcommand), else the command's own.
+ */
+export function rowOf(entry: CommandEntry, argv: CommandArgs): CommandRow | undefined {
+  const subcommands = entry.subcommands
+  if (subcommands === undefined || argv.length < 2) return entry.row
+  return subcommands.get(argv.get(1).toString('latin1').toLowerCase())
+}
+
+/** A container's HELP reply, generated from its rows (redis addReplyHelp's header). */
+export function helpLines(spec: CommandSpec): string[] {
+  const lines = [`${spec.name} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`, ...(spec.help ?? [])]
+  for (const sub of spec.subcommands ?? []) lines.push(...(sub.help ?? []))
+  return lines
+}
+
+/** The handler of a container that needs a subcommand (arity -2): never called, as every subcommand has its row. */
+export const containerOnly: CommandHandler = () => {
+  throw new Error('a container command ran without a subcommand')
+}
+
+/** A container's HELP row: its reply is generated from the container's rows ({@link helpLines}). */
+export function helpSubcommand(help: readonly string[]): SubcommandSpec {
+  return {
+    name: 'HELP',
+    arity: -2,
+    help,
+    handler: (ctx, argv) => {
+      const container = ctx.server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))!
+      const lines = helpLines(container.spec)
+      const reply = ctx.client.reply
+      reply.array(lines.length)
+      for (const line of lines) reply.simple(line)
+    },
+  }
 }

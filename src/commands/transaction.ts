@@ -2,8 +2,8 @@
  * MULTI / EXEC / DISCARD / WATCH / UNWATCH, as redis 7.0's multi.c: between MULTI and EXEC a
  * client's commands are checked as usual (dispatch) and queued, answered +QUEUED; EXEC runs them
  * one after another with nothing in between, and answers an array of their replies. A command
- * refused while queueing (unknown, wrong arity, NOAUTH, OOM, MISCONF, not allowed in a transaction)
- * makes EXEC answer -EXECABORT instead. EXEC answers a null array when a key WATCHed before MULTI
+ * refused while queueing (unknown command or subcommand, wrong arity, NOAUTH, OOM, MISCONF, not
+ * allowed in a transaction) makes EXEC answer -EXECABORT instead. EXEC answers a null array when a key WATCHed before MULTI
  * was written by anyone meanwhile.
  *
  * In the append-only log a transaction whose commands wrote two records or more is wrapped in

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { defineCommand, defineTable } from '../../src/commands/table.js'
+import { defineCommand, defineTable, helpLines, rowOf } from '../../src/commands/table.js'
+import { CommandArgs } from '../../src/protocol/command-args.js'
 
 const noop = (): void => {}
 const table = () =>
@@ -40,5 +41,32 @@ describe('CommandTable.lookup', () => {
     expect(commands.lookup(name)).toBeDefined()
     name.write('PONG')
     expect(commands.lookup(name)).toBeUndefined()
+  })
+})
+
+describe('subcommand rows', () => {
+  const container = (subcommands: { name: string; arity: number }[]) =>
+    defineTable([{ name: 'BOX', arity: -2, flags: [], keys: [0, 0, 0], group: 'server', summary: '', since: '1.0.0', help: ['(self)'], handler: noop, subcommands: subcommands.map((sub) => ({ ...sub, help: [sub.name], handler: noop })) }])
+  const args = (...words: string[]) => new CommandArgs().assign(words.map((word) => Buffer.from(word)))
+
+  it('picks the row by the second argument in any case; the command alone is its own row', () => {
+    const table = container([{ name: 'GET', arity: -3 }, { name: 'NO-TOUCH', arity: 3 }])
+    const box = table.get('box')!
+    expect(rowOf(box, args('BOX'))).toBe(box.row)
+    expect(rowOf(box, args('box', 'get', 'x'))?.fullName).toBe('box|get')
+    expect(rowOf(box, args('BOX', 'No-Touch'))?.spec.arity).toBe(3)
+    expect(rowOf(box, args('BOX', 'nope'))).toBeUndefined()
+    expect(helpLines(box.spec)).toEqual(['BOX <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', '(self)', 'GET', 'NO-TOUCH'])
+  })
+
+  it('a renamed container keeps its rows and their names', () => {
+    const table = container([{ name: 'GET', arity: -3 }])
+    table.rename('box', 'crate')
+    expect(rowOf(table.get('crate')!, args('crate', 'GET'))?.fullName).toBe('box|get')
+  })
+
+  it('refuses a duplicate subcommand or a bad arity at startup', () => {
+    expect(() => container([{ name: 'GET', arity: -3 }, { name: 'get', arity: 2 }])).toThrow(/duplicate subcommand/)
+    expect(() => container([{ name: 'GET', arity: 0 }])).toThrow(/bad arity for box\|get/)
   })
 })

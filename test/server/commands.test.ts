@@ -312,19 +312,25 @@ describe('COMMAND', () => {
     expect(new Set(names)).toEqual(new Set(BUILTIN_COMMANDS.map((spec) => spec.name.toLowerCase())))
   })
 
-  it('INFO bf.add: name, arity, flags, key positions', async () => {
+  it('INFO bf.add: name, arity, flags, key positions, as RedisBloom 2.4.23 reports them (arity -1)', async () => {
     const reply = await conn.ask('COMMAND', 'INFO', 'bf.add')
-    expect(reply.startsWith('*1\r\n*10\r\n$6\r\nbf.add\r\n:3\r\n')).toBe(true)
+    expect(reply).toBe('*1\r\n*10\r\n$6\r\nbf.add\r\n:-1\r\n*3\r\n+write\r\n+denyoom\r\n+module\r\n:1\r\n:1\r\n:1\r\n*3\r\n+@write\r\n+@slow\r\n+@bloom\r\n*0\r\n*0\r\n*0\r\n')
     const flat = decodeFlat(reply)
     expect(flat[0]).toBe('bf.add')
-    expect(flat[1]).toBe('3')
+    expect(flat[1]).toBe('-1')
     expect(flat).toContain('write')
     expect(flat).toContain('denyoom')
     expect(flat).not.toContain('readonly')
     // The three key positions follow the flags.
     const afterFlags = reply.slice(reply.indexOf('+denyoom\r\n'))
     expect(afterFlags).toMatch(/:1\r\n:1\r\n:1\r\n/)
-    expect(await conn.ask('COMMAND', 'INFO', 'BF.EXISTS')).toMatch(/^\*1\r\n\*10\r\n\$9\r\nbf\.exists\r\n:3\r\n/)
+    expect(await conn.ask('COMMAND', 'INFO', 'BF.EXISTS')).toMatch(/^\*1\r\n\*10\r\n\$9\r\nbf\.exists\r\n:-1\r\n/)
+    // Every BF.* command reports -1 and still checks its own count.
+    for (const spec of BUILTIN_COMMANDS.filter((row) => row.group === 'bf')) {
+      expect(decodeFlat(await conn.ask('COMMAND', 'INFO', spec.name))[1]).toBe('-1')
+    }
+    expect(await conn.ask('BF.ADD', 'k')).toBe("-ERR wrong number of arguments for 'bf.add' command\r\n")
+    expect(await conn.ask('BF.CARD', 'k', 'x')).toBe("-ERR wrong number of arguments for 'bf.card' command\r\n")
     // redis 7.0.15 (addReplyCommandInfo → addReplyNull): a null bulk in RESP2, _ in RESP3.
     expect(await conn.ask('COMMAND', 'INFO', 'no-such-command')).toBe('*1\r\n$-1\r\n')
     expect(await conn.ask('COMMAND', 'INFO', 'ping', 'nope')).toMatch(/^\*2\r\n\*10\r\n\$4\r\nping\r\n:-1\r\n[\s\S]*\$-1\r\n$/)
@@ -660,6 +666,24 @@ describe('server and connection odds and ends', () => {
     await conn.raw.waitClosed()
     expect((await conn.raw.readUntil(() => true)).toString()).toBe('+OK\r\n')
     expect(conn.raw.closed).toBe(true)
+  })
+
+  it('HELP of each container, generated from its subcommand rows, as before the rows', async () => {
+    const help = (lines: string[]): string => `*${lines.length}\r\n${lines.map((line) => `+${line}\r\n`).join('')}`
+    const header = (name: string): string => `${name} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`
+    expect(await conn.ask('CONFIG', 'HELP')).toBe(help([header('CONFIG'), 'GET <pattern>', '    Return parameters matching the glob-like <pattern> and their values.', 'SET <directive> <value>', '    Set the configuration <directive> to <value>.', 'RESETSTAT', '    Reset statistics reported by the INFO command.', 'HELP', '    Print this help.']))
+    expect(await conn.ask('command', 'help')).toBe(help([header('COMMAND'), '(no subcommand)', '    Return details about all Redis commands.', 'COUNT', '    Return the total number of commands in this Redis server.', 'LIST', '    Return a list of all commands in this Redis server.', 'INFO [<command-name> ...]', '    Return details about multiple Redis commands.', 'DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.', 'HELP', '    Print this help.']))
+    expect(await conn.ask('CLIENT', 'HELP')).toBe(help([header('CLIENT'), 'GETNAME', 'ID', 'INFO', 'KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)', 'LIST', 'SETNAME <name>', 'SETINFO <LIB-NAME|LIB-VER> <value>', 'HELP']))
+    expect(await conn.ask('MEMORY', 'HELP')).toBe(help([header('MEMORY'), 'USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.', 'DOCTOR', '    Return memory problems reports.', 'HELP', '    Print this help.']))
+  })
+
+  it('a container alone, or a subcommand with a wrong count, answers with redis 7.0\'s texts', async () => {
+    for (const name of ['config', 'client', 'memory', 'module']) {
+      expect(await conn.ask(name.toUpperCase())).toBe(`-ERR wrong number of arguments for '${name}' command\r\n`)
+    }
+    for (const [args, name] of [[['CONFIG', 'GET'], 'config|get'], [['CONFIG', 'SET', 'a'], 'config|set'], [['CONFIG', 'RESETSTAT', 'x'], 'config|resetstat'], [['COMMAND', 'COUNT', 'x'], 'command|count'], [['CLIENT', 'ID', 'x'], 'client|id'], [['CLIENT', 'SETNAME'], 'client|setname'], [['CLIENT', 'SETINFO', 'a'], 'client|setinfo'], [['CLIENT', 'KILL'], 'client|kill'], [['CLIENT', 'NO-TOUCH'], 'client|no-touch'], [['MEMORY', 'USAGE'], 'memory|usage'], [['MODULE', 'LIST', 'x'], 'module|list']] as const) {
+      expect(await conn.ask(...args)).toBe(`-ERR wrong number of arguments for '${name}' command\r\n`)
+    }
   })
 
   it('unknown subcommands of container commands', async () => {

@@ -426,6 +426,17 @@ describe('rename-command', () => {
     expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
   })
 
+  it('renaming a container renames it with every subcommand', async () => {
+    const { port } = await start({ 'rename-command': [{ from: 'CONFIG', to: 'SETTINGS' }] })
+    const client = await connect(port)
+    expect(await ask(client, 'settings', 'get', 'maxmemory')).toBe('*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n')
+    // redis names the original command in these texts (its fullname).
+    expect(await ask(client, 'SETTINGS', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
+    expect(await ask(client, 'SETTINGS')).toBe("-ERR wrong number of arguments for 'config' command\r\n")
+    expect(await ask(client, 'SETTINGS', 'HELP')).toMatch(/^\*9\r\n\+CONFIG <subcommand> /)
+    expect(await ask(client, 'CONFIG', 'GET', 'maxmemory')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'maxmemory' \r\n")
+  })
+
   it('an unknown command or a taken name is refused at start', () => {
     expect(() => createServer({ config: { 'rename-command': [{ from: 'NOPE', to: '' }] } })).toThrow(/No such command in rename-command/)
     expect(() => createServer({ config: { 'rename-command': [{ from: 'PING', to: 'echo' }] } })).toThrow(/Target command name already exists/)

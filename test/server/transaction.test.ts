@@ -88,6 +88,22 @@ describe('MULTI / EXEC', () => {
     await check(client, [['MULTI'], ['BF.ADD', 'f', 'z'], ['RESET'], ['EXEC'], ['BF.EXISTS', 'f', 'z']], '+OK\r\n+QUEUED\r\n+RESET\r\n-ERR EXEC without MULTI\r\n:0\r\n')
   })
 
+  it('an unknown subcommand or a subcommand\'s argument count is refused while queueing, as redis 7.0 does', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    for (const [command, error] of [
+      [['CLIENT', 'FOO'], "-ERR unknown subcommand 'FOO'. Try CLIENT HELP.\r\n"],
+      [['CONFIG', 'GET'], "-ERR wrong number of arguments for 'config|get' command\r\n"],
+      [['CLIENT', 'ID', 'x'], "-ERR wrong number of arguments for 'client|id' command\r\n"],
+      [['MEMORY', 'USAGE'], "-ERR wrong number of arguments for 'memory|usage' command\r\n"],
+    ] as const) {
+      await check(client, [['MULTI'], ['BF.ADD', 'f', 'a'], [...command], ['EXEC']], `+OK\r\n+QUEUED\r\n${error}-EXECABORT Transaction discarded because of previous errors.\r\n`)
+    }
+    await check(client, [['BF.EXISTS', 'f', 'a']], ':0\r\n')
+    // A subcommand that passes its row's checks is queued and runs in EXEC.
+    await check(client, [['MULTI'], ['CONFIG', 'GET', 'maxmemory'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n')
+  })
+
   it('EXEC renamed by rename-command keeps its role', async () => {
     const { port } = await start({ 'rename-command': [{ from: 'EXEC', to: 'MYEXEC' }] })
     const client = await connect(port)
