@@ -5,6 +5,7 @@
 import net from 'node:net'
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
+import path from 'node:path'
 import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from './config.js'
@@ -53,6 +54,8 @@ export interface ServerOptions {
    * A name that is already taken throws at construction. See {@link BfsServer.addCommand}.
    */
   commands?: readonly CommandDefinition[]
+  /** The config file it was started with (main.ts), so that BF.SAVE and BF.LOAD refuse it. */
+  configFile?: string
 }
 
 /** One reply (or whenDurable caller) waiting for the append-only log. */
@@ -84,6 +87,7 @@ export interface ShutdownOptions {
  */
 export class BfsServer extends EventEmitter implements ClientHost {
   readonly config: Config
+  readonly configFile: string
   readonly registry = new FilterRegistry()
   readonly watchedKeys = new WatchedKeys()
   readonly stats = new Stats()
@@ -130,6 +134,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   constructor(options: ServerOptions = {}) {
     super()
     this.config = { ...DEFAULT_CONFIG, ...options.config }
+    this.configFile = options.configFile === undefined || options.configFile === '' ? '' : path.resolve(options.configFile)
     this.log = createLogger({ level: () => this.config.loglevel, file: this.config.logfile, sink: options.logSink })
     this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? []).map(defineCommand)])
     applyRenames(this.commands, this.config['rename-command'])
