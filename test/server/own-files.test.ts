@@ -130,6 +130,7 @@ describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
       const redis = childClient(port)
       try {
         expect(await redis.call('BF.ADD', 'f', 'a')).toBe(run === 0 ? 1 : 0)
+        expect(await redis.info('server')).toContain(`config_file:${configFile}\r\n`) // as redis: the absolute path
         await expect(redis.call('BF.SAVE', 'f', 'bfs.conf')).rejects.toThrow("ERR path is bfs's own config file")
       } finally {
         redis.disconnect()
