@@ -48,7 +48,7 @@ async function main(args: string[]): Promise<number> {
   }
   let server
   try {
-    server = createServer({ config })
+    server = createServer({ config, configFile: fileText === undefined ? undefined : args[0] })
   } catch (error) {
     // rename-command naming a command that does not exist, or a name already taken.
     if (error instanceof ConfigError) {

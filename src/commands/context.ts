@@ -55,6 +55,8 @@ export interface ServerContext {
   /** Every client's WATCHed keys: writes mark their watchers (transaction.ts). */
   readonly watchedKeys: WatchedKeys
   readonly config: Config
+  /** The config file's absolute path ('' when started without one). */
+  readonly configFile: string
   readonly stats: Stats
   readonly commands: CommandTable
   readonly log: Logger

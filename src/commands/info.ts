@@ -29,7 +29,7 @@ const SECTIONS: Record<string, Section> = {
       ['uptime_in_seconds', uptimeSeconds],
       ['uptime_in_days', Math.floor(uptimeSeconds / 86400)],
       ['executable', process.argv[1] ?? ''],
-      ['config_file', ''],
+      ['config_file', ctx.server.configFile],
     ]
   },
   clients: (ctx) => {

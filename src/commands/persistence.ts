@@ -62,8 +62,12 @@ export function lastsave(ctx: CommandContext): void {
 
 function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { absolute: string; relative: string } {
   try {
-    const logPrefix = `${ctx.server.config.appendfilename}.`
-    return resolveSafePath(ctx.server.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix])
+    const { config, configFile } = ctx.server
+    // The log's segments and their .corrupt copies; the snapshot's files and temporaries are in
+    // its directory (RESERVED_NAMES). redis has no aclfile-like file here yet.
+    const logPrefix = `${config.appendfilename}.`
+    const ownFiles = [{ path: configFile, what: 'config file' }, { path: config.logfile, what: 'logfile' }]
+    return resolveSafePath(ctx.server.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix], ownFiles)
   } catch (error) {
     if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
     throw error

@@ -211,6 +211,8 @@ const MAX_SPELLINGS = 1024
 /** Commands by lower-case wire name. */
 export class CommandTable {
   private readonly entries = new Map<string, CommandEntry>()
+  /** Every command under the name it was added with, whatever rename-command did since. */
+  private readonly originals = new Map<string, CommandEntry>()
   /** Exact spellings clients sent (latin1) → entry; most clients use one spelling per command. */
   private readonly spellings = new Map<string, CommandEntry>()
   /** The last spelling {@link lookup} found, copied, and its entry: pipelines repeat one command. */
@@ -227,6 +229,7 @@ export class CommandTable {
     }
     const entry = makeEntry(spec)
     this.entries.set(entry.lowerName, entry)
+    this.originals.set(entry.lowerName, entry)
     this.forgetSpellings()
     return entry
   }
@@ -271,8 +274,27 @@ export class CommandTable {
     if (newName !== '') {
       const renamed: CommandEntry = { ...entry, lowerName: newName.toLowerCase() }
       this.entries.set(renamed.lowerName, renamed)
+      this.originals.set(entry.spec.name.toLowerCase(), renamed)
     }
     return true
+  }
+
+  /**
+   * The table under the names the commands were added with, renames and removals ignored: what
+   * the append-only log's records name (bfs writes them so). A name only a rename gave (a log
+   * written before records were named so) is looked up as renamed.
+   */
+  withOriginalNames(): CommandTable {
+    const table = new CommandTable()
+    for (const [name, entry] of this.entries) table.entries.set(name, entry)
+    for (const [name, entry] of this.originals) table.entries.set(name, entry)
+    return table
+  }
+
+  /** The original name of the command a client spelled so, when that spelling is a rename of it. */
+  originalName(name: Uint8Array, start: number, end: number): string | undefined {
+    const entry = this.lookup(name, start, end)
+    return entry === undefined || entry.lowerName === entry.spec.name.toLowerCase() ? undefined : entry.spec.name
   }
 
   get size(): number {

@@ -14,6 +14,14 @@ import type { Transaction, WatchState } from '../commands/transaction.js'
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
 
+/** redis 7.0 server.c securityWarningCommand, word for word. */
+const SECURITY_WARNING =
+  'Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.'
+/** redis logs it when more than 60 seconds passed since it last did. */
+const SECURITY_WARNING_EVERY_MS = 60_000
+/** When each server last logged {@link SECURITY_WARNING}. */
+const securityWarningAtMs = new WeakMap<ClientHost, number>()
+
 export type ClientState = 'open' | 'closing' | 'closed'
 
 /** What the client needs from the server beyond what handlers see. */
@@ -102,11 +110,29 @@ export class Client implements ClientSession {
   private execute(argv: CommandArgs): boolean {
     if (this.state !== 'open') return false
     this.unparsedBytes = 0
+    // Two length compares per command (isKeyword checks the length first).
+    if (argv.isKeyword(0, 'POST') || argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
     dispatch(this.context, argv)
     // redis networking.c closeClientOnOutputBufferLimitReached: checked as replies are added, so
     // one read of small commands with large replies cannot pile up output before the flush.
     this.checkOutputLimit()
     return this.state === 'open'
+  }
+
+  /**
+   * redis 7.0 processCommand → securityWarningCommand: a command named POST or Host: is an HTTP
+   * request (a web page making a browser post to this port, "cross protocol scripting"). The
+   * connection is closed at once, with no reply, not even those still unsent to earlier commands
+   * of the same read, and nothing after it runs. Logged once a minute at most, as redis does.
+   */
+  private crossProtocolAttack(): false {
+    const nowMs = Date.now()
+    if (Math.abs(nowMs - (securityWarningAtMs.get(this.host) ?? -Infinity)) > SECURITY_WARNING_EVERY_MS) {
+      this.host.log.warning(SECURITY_WARNING)
+      securityWarningAtMs.set(this.host, nowMs)
+    }
+    this.kill()
+    return false
   }
 
   /** redis networking.c readQueryFromClient: a client whose query buffer passes the limit is closed, no reply. */

@@ -8,10 +8,13 @@ import { dispatch } from '../commands/dispatch.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import type { CommandTable } from '../commands/table.js'
 
 const MINUS = 0x2d // -
 
 export interface ReplaySession {
+  /** The commands a replay runs: by their original names, whatever rename-command says (see run). */
+  readonly commands: CommandTable
   /** Runs one logged command of segment `file`; returns its error text, if it answered with one. */
   run(argv: Buffer[], file: string): string | undefined
   /**
@@ -43,7 +46,11 @@ export function createReplaySession(server: ServerContext): ReplaySession {
     outputBytes: () => 0,
     queryBufferBytes: () => 0,
   }
+  // bfs names every record by the command's original name (server.propagate), so that a log
+  // replays whatever is renamed or disabled (redis 7.0 fails on a renamed MULTI).
+  const commands = server.commands.withOriginalNames()
   const view: ServerContext = Object.create(server, {
+    commands: { value: commands },
     loading: { value: false },
     propagate: { value: () => {} },
     // Every record was acknowledged: none is refused for a limit lowered since (redis applies no
@@ -60,6 +67,7 @@ export function createReplaySession(server: ServerContext): ReplaySession {
     return currentFile
   }
   return {
+    commands,
     run(argv, file) {
       if (file !== currentFile) {
         revertOpenTransaction()

@@ -5,6 +5,7 @@
 import net from 'node:net'
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
+import path from 'node:path'
 import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from './config.js'
@@ -54,6 +55,8 @@ export interface ServerOptions {
    * A name that is already taken throws at construction. See {@link BfsServer.addCommand}.
    */
   commands?: readonly CommandDefinition[]
+  /** The config file it was started with (main.ts), so that BF.SAVE and BF.LOAD refuse it. */
+  configFile?: string
 }
 
 /** One reply (or whenDurable caller) waiting for the append-only log. */
@@ -85,6 +88,7 @@ export interface ShutdownOptions {
  */
 export class BfsServer extends EventEmitter implements ClientHost {
   readonly config: Config
+  readonly configFile: string
   readonly registry = new FilterRegistry()
   readonly watchedKeys = new WatchedKeys()
   readonly stats = new Stats()
@@ -99,6 +103,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private http: HttpFrontend | undefined
   private closing: Promise<void> | undefined
   private housekeepingTimer: NodeJS.Timeout | undefined
+  /** Whether rename-command renamed anything: the log then renames client commands back (propagate). */
+  private readonly renamesCommands: boolean
   /** The append-only log (issue 5): open while appendonly is yes. */
   readonly appendLog: AppendLog
   readonly logRewriter: LogRewriter
@@ -129,9 +135,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
   constructor(options: ServerOptions = {}) {
     super()
     this.config = { ...DEFAULT_CONFIG, ...options.config }
+    this.configFile = options.configFile === undefined || options.configFile === '' ? '' : path.resolve(options.configFile)
     this.log = createLogger({ level: () => this.config.loglevel, file: this.config.logfile, sink: options.logSink })
     this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? []).map(defineCommand)])
     applyRenames(this.commands, this.config['rename-command'])
+    this.renamesCommands = this.config['rename-command'].length > 0
     this.snapshots = new SnapshotStore({
       dir: this.config.dir,
       log: this.log,
@@ -401,7 +409,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     let errors = 0
     const result = this.appendLog.load(
       (argv, file, offset) => {
-        if (this.commands.get(argv[0]!.toString('latin1').toLowerCase()) === undefined) {
+        if (session.commands.get(argv[0]!.toString('latin1').toLowerCase()) === undefined) {
           throw new Error(`Unknown command '${argv[0]!.toString('latin1')}' reading the append only file ${file} at offset ${offset}`)
         }
         const error = session.run(argv, file)
@@ -537,6 +545,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
    */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void {
     if (!this.config.appendonly) return
+    if (this.renamesCommands && argv instanceof CommandArgs) argv = this.underOriginalName(argv)
     if (this.inTransaction) {
       this.transactionRecords.push((argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg)))
       return
@@ -544,6 +553,19 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.appendLog.append(argv)
     const writer = this.currentClient
     if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
+  }
+
+  /**
+   * A client's command as the log records it: under the command's original name, not a name
+   * rename-command gave it, so a replay finds it whatever the renames are then (see
+   * createReplaySession). Records bfs makes itself (BF.RESERVE, BF.LOAD, MULTI) already are.
+   */
+  private underOriginalName(argv: CommandArgs): CommandArgs | Buffer[] {
+    const original = this.commands.originalName(argv.bytes(0), argv.start(0), argv.end(0))
+    if (original === undefined) return argv
+    const renamed = argv.toArray()
+    renamed[0] = Buffer.from(original)
+    return renamed
   }
 
   /**

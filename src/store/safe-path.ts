@@ -2,9 +2,11 @@
  * Path checks for BF.SAVE and BF.LOAD: a client names a file relative to the data directory and
  * must not reach anything outside it. Refused: an empty path, a NUL byte, invalid UTF-8, an
  * absolute path, any `..` component, the snapshot's own directory, and a path whose existing part
- * resolves (through symlinks) outside the data directory.
+ * resolves (through symlinks) outside the data directory. Every file bfs reads or writes is
+ * refused too: an existing one by identity (device and inode, so also through a symlink or a
+ * hard link), one not created yet by its resolved path (the next log segment, a temp file).
  */
-import { realpathSync, lstatSync } from 'node:fs'
+import { realpathSync, lstatSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
 
 /** Why a path was refused; the message is the reply text after "ERR ". */
@@ -13,6 +15,14 @@ export class UnsafePathError extends Error {
     super(message)
     this.name = 'UnsafePathError'
   }
+}
+
+/** A file of bfs's own that may live anywhere (the config file, the logfile). */
+export interface OwnFile {
+  /** As configured: absolute, or relative to the working directory. '' for none. */
+  readonly path: string
+  /** What it is, for the refusal: 'config file'. */
+  readonly what: string
 }
 
 /** A checked path: `absolute` is what to open; `relative` is the normalised client path. */
@@ -38,6 +48,7 @@ export function resolveSafePath(
   mode: 'read' | 'write',
   reserved: readonly string[] = [],
   reservedPrefixes: readonly string[] = [],
+  ownFiles: readonly OwnFile[] = [],
 ): SafePath {
   const rawBytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
   const text = rawBytes.toString('utf8')
@@ -74,6 +85,8 @@ export function resolveSafePath(
     (path.dirname(resolved) === root && reservedPrefixes.some((prefix) => path.basename(resolved).startsWith(prefix)))
   const target = path.join(parent, path.basename(joined))
   if (inReserved(parent) || inReserved(target)) throw new UnsafePathError("path is inside bfs's own files")
+  const own = ownFiles.filter((file) => file.path !== '').map((file) => ({ what: file.what, at: resolveOwnPath(file.path) }))
+  refuseOwnPath(own, target)
   let exists = true
   try {
     lstatSync(target)
@@ -85,14 +98,90 @@ export function resolveSafePath(
     try {
       resolved = realpathSync(target)
     } catch {
+      // Through a symlink to an own file not created yet (the logfile): say so.
+      const pointee = readLinkOrUndefined(target)
+      if (pointee !== undefined) refuseOwnPath(own, resolveOwnPath(path.resolve(parent, pointee)))
       throw new UnsafePathError('path is a dangling symlink')
     }
     if (!isInside(root, resolved)) throw new UnsafePathError('path escapes dir through a symlink')
     if (inReserved(resolved) || inReserved(target)) throw new UnsafePathError("path is inside bfs's own files")
+    refuseOwnPath(own, resolved)
+    refuseOwnIdentity(resolved, own, root, reserved, reservedPrefixes)
     if (mode === 'read') return { absolute: resolved, relative }
     // Writing replaces the name (rename does not follow a symlink), so the directory entry is the target.
     return { absolute: target, relative }
   }
   if (mode === 'read') throw new UnsafePathError('no such file under dir')
   return { absolute: target, relative }
+}
+
+/** Where an own file is, or would be once created: symlinks on the way resolved. */
+function resolveOwnPath(file: string): string {
+  const absolute = path.resolve(file)
+  try {
+    return realpathSync(absolute)
+  } catch {
+    try {
+      return path.join(realpathSync(path.dirname(absolute)), path.basename(absolute))
+    } catch {
+      return absolute
+    }
+  }
+}
+
+function refuseOwnPath(own: readonly { what: string; at: string }[], resolved: string): void {
+  for (const file of own) if (file.at === resolved) throw new UnsafePathError(`path is bfs's own ${file.what}`)
+}
+
+function readLinkOrUndefined(link: string): string | undefined {
+  try {
+    return readlinkSync(link)
+  } catch {
+    return undefined
+  }
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Refuses an existing file that is one of bfs's own under another name (a hard link). The own
+ * files named by path are compared always; the snapshot's and the log's files (a directory of
+ * them) only when the file has more than one name: otherwise its resolved path, already checked,
+ * is its only name.
+ */
+function refuseOwnIdentity(
+  resolved: string,
+  own: readonly { what: string; at: string }[],
+  root: string,
+  reserved: readonly string[],
+  reservedPrefixes: readonly string[],
+): void {
+  const stats = statOrUndefined(resolved)
+  if (stats === undefined) return
+  const same = (other: Stats | undefined): boolean => other !== undefined && other.dev === stats.dev && other.ino === stats.ino
+  for (const file of own) if (same(statOrUndefined(file.at))) throw new UnsafePathError(`path is bfs's own ${file.what}`)
+  if (stats.nlink < 2) return
+  const candidates: string[] = []
+  for (const name of reserved) {
+    const inner = path.join(root, name)
+    for (const entry of readdirOrEmpty(inner)) candidates.push(path.join(inner, entry))
+  }
+  for (const entry of readdirOrEmpty(root)) {
+    if (reservedPrefixes.some((prefix) => entry.startsWith(prefix))) candidates.push(path.join(root, entry))
+  }
+  if (candidates.some((file) => same(statOrUndefined(file)))) throw new UnsafePathError("path is inside bfs's own files")
+}
+
+function readdirOrEmpty(directory: string): string[] {
+  try {
+    return readdirSync(directory)
+  } catch {
+    return []
+  }
 }
