@@ -1,34 +1,38 @@
 /**
  * The bfs filter file, whole: `encodeFilter` and `decodeFilter` side by side.
  *
- * A v1 file is, little-endian throughout (docs/FORMAT.md has the full tables):
+ * A file is, little-endian throughout (docs/FORMAT.md has the full tables):
  * ```
  * layer 0:  64-byte header (header.ts) + bitmap     ← a reader of the original layout reads this
  * layer 1:  64-byte header + bitmap
  * ...
  * trailer:  magic "BFST", flags, expansion, name length, name, CRC-32   (file-trailer.ts)
  * ```
- * A file written by the original C library (one header with version byte 0, then its bitmap,
- * nothing after) decodes too.
+ * Version 1 holds up to 64 layers and names up to 64 KiB; version 2, written only for a filter
+ * past either, holds up to 65535 layers and names up to 4 GiB - 1. A file written by the original
+ * C library (one header with version byte 0, then its bitmap, nothing after) decodes too.
  */
 import type { FilterParts, LayerParts } from '../core/scalable-filter.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
 import { decodeFileTrailer, decodeFileTrailerLength, encodeFileTrailer, fileTrailerLength, TRAILER_FIXED_BYTES } from './file-trailer.js'
 import {
+  chainedCrcStart,
   checksumLayerHeader,
   decodeLayerHeader,
   encodeLayerHeader,
   HEADER_BYTES,
   type LayerHeader,
+  VERSION_1,
+  VERSION_2,
   VERSION_ORIGINAL,
   writeLayerChecksum,
 } from './header.js'
-import { filterProblem, layerProblem, MAX_NAME_BYTES } from './limits.js'
+import { filterProblem, layerProblem, MAX_LAYERS_V1, MAX_NAME_BYTES, MAX_NAME_BYTES_V1 } from './limits.js'
 
 /** A named filter as stored in one file. */
 export interface FilterRecord {
-  /** The filter's name (its Redis key): arbitrary bytes, at most 64 KiB. */
+  /** The filter's name (its Redis key): arbitrary bytes. */
   name: Uint8Array
   /** The filter itself. */
   parts: FilterParts
@@ -56,6 +60,14 @@ export function recordProblem(record: FilterRecord): string | undefined {
 }
 
 /**
+ * The version a filter of `layerCount` layers named by `nameBytes` bytes is written in: 1 when it
+ * fits version 1's limits (64 layers, 64 KiB of name), so that older bfs still read it; else 2.
+ */
+export function fileVersionFor(layerCount: number, nameBytes: number): typeof VERSION_1 | typeof VERSION_2 {
+  return layerCount <= MAX_LAYERS_V1 && nameBytes <= MAX_NAME_BYTES_V1 ? VERSION_1 : VERSION_2
+}
+
+/**
  * Returns the exact size in bytes of `encodeFilter(record)`: 64 + bitmap bytes per layer, plus
  * 20 + name bytes for the trailer. Does not validate.
  */
@@ -66,23 +78,34 @@ export function encodedLength(record: FilterRecord): number {
 }
 
 /**
- * Encodes a filter as a v1 file, returned as pieces to write in order: for each layer its
+ * Encodes a filter as a file of {@link fileVersionFor}'s version, returned as pieces to write in order: for each layer its
  * 64-byte header and then its bitmap (the layer's own array, not a copy), then the trailer.
  * `checksum` computes the CRC-32s (this module's pure one by default; Node's `zlib.crc32` gives the
  * same values). Checksumming reads every bitmap once, synchronously; to write a very large filter
  * without blocking, use the pieces instead: `encodeLayerHeader` → `checksumLayerHeader` →
- * `checksum(slice, crc)` over bitmap slices → `writeLayerChecksum`, then `encodeFileTrailer`.
- * Throws `RangeError` when the record breaks a limit (see limits.ts) or a bitmap's length is not
- * `bitCount / 8`.
+ * `checksum(slice, crc)` over bitmap slices → `writeLayerChecksum`, then `encodeFileTrailer`
+ * (header.ts `encodeLayerHeader` shows the loop, chained checksums included).
+ * `version` is {@link fileVersionFor}'s unless given (2 is always possible; 1 only within its limits).
+ * Throws `RangeError` when the record breaks a limit (see limits.ts), a bitmap's length is not
+ * `bitCount / 8`, or version 1 is asked for a filter past its limits.
  */
-export function encodeFilter(record: FilterRecord, checksum: Checksum = crc32): Uint8Array[] {
+export function encodeFilter(
+  record: FilterRecord,
+  checksum: Checksum = crc32,
+  version = fileVersionFor(record.parts.layers.length, record.name.length),
+): Uint8Array[] {
   const problem = recordProblem(record)
   if (problem !== undefined) throw new RangeError(problem)
   const { parts } = record
+  if (version === VERSION_1 && fileVersionFor(parts.layers.length, record.name.length) !== VERSION_1) {
+    throw new RangeError('version 1 holds at most 64 layers and a name of 64 KiB')
+  }
   const pieces: Uint8Array[] = []
+  let crc = 0
   parts.layers.forEach((layer, i) => {
-    const header = encodeLayerHeader(layer, parts.hashing, i, parts.layers.length)
-    writeLayerChecksum(header, checksum(layer.bitmap, checksumLayerHeader(header, checksum)))
+    const header = encodeLayerHeader(layer, parts.hashing, i, parts.layers.length, version)
+    crc = checksum(layer.bitmap, checksumLayerHeader(header, checksum, 0, chainedCrcStart(version, crc)))
+    writeLayerChecksum(header, crc)
     pieces.push(header, layer.bitmap)
   })
   const { expansion, nonScaling } = parts
@@ -115,14 +138,14 @@ function arraySource(bytes: Uint8Array): ByteSource {
 }
 
 /**
- * Decodes a whole file: a bfs v1 file, or an original-library file (which becomes a non-scaling,
+ * Decodes a whole file: a bfs v1 or v2 file, or an original-library file (which becomes a non-scaling,
  * single-layer filter with `seeded` hashing, expansion 0 and an empty name). Every size is checked
  * against the source's length before anything is read or allocated, and every checksum is
  * verified. From an array, the returned bitmaps are views into it (no copy), so the caller must
  * not reuse it; from a file each bitmap is read into its own array. The name is a copy.
  *
  * Throws {@link DecodeError}: `bad-magic` (not a filter file), `unknown-version` (a header's version
- * byte is neither 0 nor 1; the message names it), `truncated` (the bytes end early), `checksum`
+ * byte is not 0, 1 or 2; the message names it), `truncated` (the bytes end early), `checksum`
  * (a layer's or the trailer's CRC-32 does not match), `corrupt` (inconsistent or absurd fields,
  * layers out of order, mixed hashing or versions, bytes after the end).
  */
@@ -136,10 +159,12 @@ export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum 
 
   const layers: LayerParts[] = []
   let offset = 0
+  let crc = 0
   for (let i = 0; i < first.layerCount; i++) {
     const headerBytes = i === 0 ? firstHeader : headerAt(offset)
     const header = i === 0 ? first : decodeLayerHeader(headerBytes, 0, offset)
-    if (header.version !== first.version || header.layerIndex !== i || header.layerCount !== first.layerCount) {
+    const index = header.layerIndex ?? i // version 2 has no index: its chained checksums fix the order
+    if (header.version !== first.version || index !== i || header.layerCount !== first.layerCount) {
       throw new DecodeError('corrupt', `header at byte ${offset} is not layer ${i} of ${first.layerCount}`)
     }
     if (!sameHashing(header, first)) throw new DecodeError('corrupt', `layer ${i} hashes differently from layer 0`)
@@ -150,18 +175,18 @@ export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum 
       throw new DecodeError('truncated', `layer ${i} needs ${header.byteCount} bitmap bytes, ${left} left`)
     }
     const bitmap = readBitmap(source, start, header.byteCount, i)
-    if (checksum(bitmap, checksumLayerHeader(headerBytes, checksum, 0)) !== header.crc) {
-      throw new DecodeError('checksum', `layer ${i}: checksum mismatch`)
-    }
+    crc = checksum(bitmap, checksumLayerHeader(headerBytes, checksum, 0, chainedCrcStart(first.version, crc)))
+    if (crc !== header.crc) throw new DecodeError('checksum', `layer ${i}: checksum mismatch`)
     layers.push({ ...header.layer, bitmap })
     offset = end
   }
   // The trailer's length comes from its fixed part, checked against what is left before it is read.
   const rest = total - offset
-  const trailerLength = decodeFileTrailerLength(source.read(offset, Math.min(TRAILER_FIXED_BYTES, rest)), 0, offset)
+  const maxName = first.version === VERSION_1 ? MAX_NAME_BYTES_V1 : MAX_NAME_BYTES
+  const trailerLength = decodeFileTrailerLength(source.read(offset, Math.min(TRAILER_FIXED_BYTES, rest)), 0, offset, maxName)
   if (rest < trailerLength) throw new DecodeError('truncated', `file trailer at byte ${offset} is cut short`)
   if (rest > trailerLength) throw new DecodeError('corrupt', `${rest - trailerLength} bytes follow the file trailer`)
-  const trailer = decodeFileTrailer(source.read(offset, trailerLength), 0, checksum, offset)
+  const trailer = decodeFileTrailer(source.read(offset, trailerLength), 0, checksum, offset, maxName)
   const problem = filterProblem(first.hashing, trailer.expansion, trailer.nonScaling, layers.length)
   if (problem !== undefined) throw new DecodeError('corrupt', problem)
   return {

@@ -1,5 +1,5 @@
 /**
- * The file-level part of a bfs v1 file: the filter's name and the options a reload must restore.
+ * The file-level part of a bfs v1 or v2 file (the same layout in both): the filter's name and the options a reload must restore.
  * It follows the last layer, so that a file still starts with a 64-byte header a reader of the
  * original layout understands.
  *
@@ -8,14 +8,14 @@
  *  0       u32  magic 0x54534642, the bytes 42 46 53 54 "BFST"
  *  4       u32  flags: bit 0 non-scaling; all other bits zero
  *  8       u32  expansion
- * 12       u32  nameLength (at most MAX_NAME_BYTES)
+ * 12       u32  nameLength (at most 64 KiB in a version 1 file)
  * 16       ...  name: nameLength bytes, any binary
  * 16 + n   u32  CRC-32 of bytes 0 .. 16 + n of the trailer
  * ```
  */
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
-import { MAX_EXPANSION, MAX_NAME_BYTES } from './limits.js'
+import { MAX_EXPANSION, MAX_NAME_BYTES, MAX_NAME_BYTES_V1 } from './limits.js'
 
 /** The trailer magic, read as a little-endian u32: the bytes `42 46 53 54`, "BFST". */
 export const TRAILER_MAGIC = 0x54534642
@@ -46,7 +46,8 @@ export function fileTrailerLength(nameBytes: number): number {
 
 /**
  * Encodes the trailer, checksum included. Throws `RangeError` when the name is longer than
- * {@link MAX_NAME_BYTES} or expansion is not a u32.
+ * {@link MAX_NAME_BYTES} or expansion is not a u32. A name over 64 KiB needs a version 2 file: the
+ * caller (codec.ts `fileVersionFor`) chooses the headers' version.
  */
 export function encodeFileTrailer(trailer: FileTrailer, checksum: Checksum = crc32): Uint8Array {
   const { name, expansion, nonScaling } = trailer
@@ -70,9 +71,9 @@ export function encodeFileTrailer(trailer: FileTrailer, checksum: Checksum = crc
  * Reads the fixed 16 bytes of a trailer at `bytes[offset..]` and returns the trailer's whole length
  * (`20 + nameLength`), so a streaming reader can check it against the file's size first.
  * Throws {@link DecodeError}: `truncated` (fewer than 16 bytes), `corrupt` (wrong trailer magic,
- * unknown flags, a name longer than {@link MAX_NAME_BYTES}).
+ * unknown flags, a name longer than `maxNameBytes`: 64 KiB, the version 1 limit, by default).
  */
-export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0, at = offset): number {
+export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0, at = offset, maxNameBytes = MAX_NAME_BYTES_V1): number {
   if (bytes.length - offset < TRAILER_FIXED_BYTES) {
     throw new DecodeError('truncated', `file trailer at byte ${at} is cut short`)
   }
@@ -82,7 +83,7 @@ export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0, at = offs
   const flags = view.getUint32(4, true)
   if ((flags & ~TRAILER_FLAG_NON_SCALING) !== 0) throw fail(`unknown flags 0x${flags.toString(16)}`)
   const nameLength = view.getUint32(12, true)
-  if (nameLength > MAX_NAME_BYTES) throw fail(`name of ${nameLength} bytes exceeds ${MAX_NAME_BYTES}`)
+  if (nameLength > maxNameBytes) throw fail(`name of ${nameLength} bytes exceeds ${maxNameBytes}`)
   return fileTrailerLength(nameLength)
 }
 
@@ -93,8 +94,14 @@ export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0, at = offs
  * and `checksum` when the CRC-32 does not match. `at` is the trailer's position in its file, for
  * messages (`offset` unless the bytes are a piece).
  */
-export function decodeFileTrailer(bytes: Uint8Array, offset = 0, checksum: Checksum = crc32, at = offset): FileTrailer {
-  const length = decodeFileTrailerLength(bytes, offset, at)
+export function decodeFileTrailer(
+  bytes: Uint8Array,
+  offset = 0,
+  checksum: Checksum = crc32,
+  at = offset,
+  maxNameBytes = MAX_NAME_BYTES_V1,
+): FileTrailer {
+  const length = decodeFileTrailerLength(bytes, offset, at, maxNameBytes)
   const remaining = bytes.length - offset
   if (remaining < length) throw new DecodeError('truncated', `file trailer at byte ${at} is cut short`)
   if (remaining > length) {

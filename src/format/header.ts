@@ -1,7 +1,9 @@
 /**
  * The 64-byte layer header: the original C library's header (docs/FORMAT.md, "The 64-byte
- * header"), with bfs v1's fields in its six reserved words and its checksum word. Every layer of a
- * bfs file starts with one, and its bitmap follows immediately.
+ * header"), with bfs's fields in its six reserved words and its checksum word. Every layer of a
+ * bfs file starts with one, and its bitmap follows immediately. Version 2 differs from version 1
+ * only in offsets 34..35 (a u16 layer count instead of u8 index and count) and in its checksum,
+ * which continues from the previous layer's (see {@link chainedCrcStart}).
  *
  * Offsets (all little-endian; "orig" fields keep the original library's meaning):
  * ```
@@ -20,7 +22,7 @@
 import type { Hashing, LayerParts } from '../core/scalable-filter.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
-import { layerProblem, MAX_LAYERS } from './limits.js'
+import { layerProblem, MAX_LAYERS, MAX_LAYERS_V1 } from './limits.js'
 import { high32, join64, low32 } from './uint64.js'
 
 /** Size of one layer header in bytes; the layer's bitmap follows it immediately. */
@@ -32,8 +34,11 @@ export const HEADER_MAGIC = 0x01464c42
 /** Version byte of a file written by the original C library (all reserved words zero). */
 export const VERSION_ORIGINAL = 0
 
-/** Version byte of the format bfs writes. */
+/** Version byte of bfs's first format: up to 64 layers, names up to 64 KiB. */
 export const VERSION_1 = 1
+
+/** Version byte of the format bfs writes for more than 64 layers or a name over 64 KiB. */
+export const VERSION_2 = 2
 
 /** Flag bit at {@link OFFSET.flags}: items are hashed as RedisBloom 2.4 does (the seed field is 0). */
 export const FLAG_REDISBLOOM_HASHING = 0x01
@@ -58,6 +63,8 @@ export const OFFSET = {
   flags: 33,
   layerIndex: 34,
   layerCount: 35,
+  /** Version 2: u16 layer count at offsets 34..35 (no layer index: the checksums are chained). */
+  layerCountV2: 34,
   countHigh: 36,
   maxItemsHigh: 40,
   filterSizeHigh: 44,
@@ -71,12 +78,15 @@ export type LayerFields = Omit<LayerParts, 'bitmap'>
 
 /** One decoded layer header: everything needed to read, size-check and verify the bitmap after it. */
 export interface LayerHeader {
-  /** {@link VERSION_ORIGINAL} or {@link VERSION_1}. */
+  /** {@link VERSION_ORIGINAL}, {@link VERSION_1} or {@link VERSION_2}. */
   readonly version: number
   /** How items map to bits; an original-library header is always `seeded`. */
   readonly hashing: Hashing
-  /** Position of this layer in the file, from 0 (always 0 in an original-library file). */
-  readonly layerIndex: number
+  /**
+   * Position of this layer in the file, from 0 (always 0 in an original-library file); undefined
+   * in version 2, whose chained checksums fix the order instead.
+   */
+  readonly layerIndex: number | undefined
   /** Number of layers in the file (always 1 in an original-library file). */
   readonly layerCount: number
   /** The layer's numbers. */
@@ -91,28 +101,31 @@ const TWO_18 = 0x4_0000 // bitmap bytes <= 2^50 (bits <= 2^53) → high word < 2
 const TWO_21 = 0x20_0000 // counts <= 2^53 - 1 → high word < 2^21
 
 /**
- * Encodes the v1 header of one layer, `crc` in its checksum word (0 by default, for a header that
- * is about to be checksummed). The layer's bitmap is not read. For a file streamed to disk:
+ * Encodes the header of one layer, in `version` 1 (the default) or 2, with 0 in its checksum
+ * word. The layer's bitmap is not read. For a file streamed to disk:
  * ```ts
- * const header = encodeLayerHeader(layer, hashing, i, layers.length)
- * let crc = checksumLayerHeader(header)              // the header with its crc word as 0
+ * const header = encodeLayerHeader(layer, hashing, i, layers.length, version)
+ * let crc = checksumLayerHeader(header, crc32, 0, chainedCrcStart(version, previous))
  * for (const slice of slicesOf(layer.bitmap)) crc = checksum(slice, crc)  // yield between slices
  * writeLayerChecksum(header, crc)                    // then write header, then the bitmap
+ * previous = crc
  * ```
  * Throws `RangeError` when the layer's numbers fail {@link layerProblem}, when `layerIndex` is not
- * in [0, layerCount), `layerCount` not in [1, MAX_LAYERS], or a seeded hashing's seed not a u32.
+ * in [0, layerCount), `layerCount` not in [1, 64] (version 1) or [1, MAX_LAYERS] (version 2), or a
+ * seeded hashing's seed not a u32.
  */
 export function encodeLayerHeader(
   layer: LayerFields,
   hashing: Hashing,
   layerIndex: number,
   layerCount: number,
-  crc = 0,
+  version: typeof VERSION_1 | typeof VERSION_2 = VERSION_1,
 ): Uint8Array {
   const problem = layerProblem(layer)
   if (problem !== undefined) throw new RangeError(`layer ${layerIndex}: ${problem}`)
-  if (!Number.isInteger(layerCount) || layerCount < 1 || layerCount > MAX_LAYERS) {
-    throw new RangeError(`layer count ${layerCount} is not in [1, ${MAX_LAYERS}]`)
+  const maxLayers = version === VERSION_1 ? MAX_LAYERS_V1 : MAX_LAYERS
+  if (!Number.isInteger(layerCount) || layerCount < 1 || layerCount > maxLayers) {
+    throw new RangeError(`layer count ${layerCount} is not in [1, ${maxLayers}]`)
   }
   if (!Number.isInteger(layerIndex) || layerIndex < 0 || layerIndex >= layerCount) {
     throw new RangeError(`layer index ${layerIndex} is not in [0, ${layerCount})`)
@@ -135,15 +148,18 @@ export function encodeLayerHeader(
     true,
   )
   view.setUint32(OFFSET.hashFuncs, layer.hashCount, true)
-  view.setUint8(OFFSET.version, VERSION_1)
+  view.setUint8(OFFSET.version, version)
   view.setUint8(OFFSET.flags, hashing.kind === 'redisbloom' ? FLAG_REDISBLOOM_HASHING : 0)
-  view.setUint8(OFFSET.layerIndex, layerIndex)
-  view.setUint8(OFFSET.layerCount, layerCount)
+  if (version === VERSION_1) {
+    view.setUint8(OFFSET.layerIndex, layerIndex)
+    view.setUint8(OFFSET.layerCount, layerCount)
+  } else {
+    view.setUint16(OFFSET.layerCountV2, layerCount, true)
+  }
   view.setUint32(OFFSET.countHigh, high32(layer.items), true)
   view.setUint32(OFFSET.maxItemsHigh, high32(layer.capacity), true)
   view.setUint32(OFFSET.filterSizeHigh, high32(byteCount), true)
   view.setFloat64(OFFSET.bitsPerEntry, layer.bitsPerEntry, true)
-  view.setUint32(OFFSET.fileCrc, crc >>> 0, true)
   view.setUint32(OFFSET.filterSize, low32(byteCount), true)
   return header
 }
@@ -151,12 +167,22 @@ export function encodeLayerHeader(
 const ZERO_CRC = new Uint8Array(4)
 
 /**
- * Returns the CRC-32 of the 64-byte header at `header[offset..]` with its checksum word taken as
- * zero: the start of a layer's checksum, which continues over the layer's bitmap
- * (`checksum(bitmap, checksumLayerHeader(header))`). Reads only; needs 64 bytes at `offset`.
+ * Where a layer's checksum starts: 0 in version 1 (each layer on its own); in version 2 the
+ * previous layer's checksum (0 for layer 0), so that layer i's checksum covers the file from its
+ * start to the end of layer i, every crc word taken as zero, and layers cannot be reordered.
  */
-export function checksumLayerHeader(header: Uint8Array, checksum: Checksum = crc32, offset = 0): number {
-  let crc = checksum(header.subarray(offset, offset + OFFSET.fileCrc), 0)
+export function chainedCrcStart(version: number, previousCrc: number): number {
+  return version === VERSION_2 ? previousCrc : 0
+}
+
+/**
+ * Returns the CRC-32 of the 64-byte header at `header[offset..]` with its checksum word taken as
+ * zero, continuing from `initial` (see {@link chainedCrcStart}): the start of a layer's checksum,
+ * which continues over the layer's bitmap (`checksum(bitmap, checksumLayerHeader(header))`).
+ * Reads only; needs 64 bytes at `offset`.
+ */
+export function checksumLayerHeader(header: Uint8Array, checksum: Checksum = crc32, offset = 0, initial = 0): number {
+  let crc = checksum(header.subarray(offset, offset + OFFSET.fileCrc), initial)
   crc = checksum(ZERO_CRC, crc)
   return checksum(header.subarray(offset + OFFSET.fileCrc + 4, offset + HEADER_BYTES), crc)
 }
@@ -173,12 +199,12 @@ export function writeLayerChecksum(header: Uint8Array, crc: number): void {
 
 /**
  * Decodes and validates the 64-byte header at `bytes[offset..]`: either an original-library
- * header (version byte 0; the reserved words and checksum must all be zero) or a bfs v1 header.
+ * header (version byte 0; the reserved words and checksum must all be zero) or a bfs v1 or v2 header.
  * Reads only the header, so a streaming reader can check `byteCount` against the file's size before
  * it allocates or reads the bitmap; the checksum is not verified here (it covers the bitmap).
  *
  * Throws {@link DecodeError}: `truncated` when fewer than 64 bytes remain; `bad-magic`;
- * `unknown-version` for a version byte other than 0 or 1; `corrupt` when the original
+ * `unknown-version` for a version byte other than 0, 1 or 2; `corrupt` when the original
  * `filterBits != filterSize * 8`, when the v1 size words disagree, when flags or the layer
  * index/count are invalid, or when the numbers fail {@link layerProblem} (absurd sizes included).
  *
@@ -198,7 +224,7 @@ export function decodeLayerHeader(bytes: Uint8Array, offset = 0, at = offset): L
   const view = new DataView(bytes.buffer, bytes.byteOffset + offset, HEADER_BYTES)
   const version = view.getUint8(OFFSET.version)
   if (version === VERSION_ORIGINAL) return decodeOriginal(view, at)
-  if (version === VERSION_1) return decodeVersion1(view, at)
+  if (version === VERSION_1 || version === VERSION_2) return decodeVersion1or2(view, at, version)
   throw new DecodeError('unknown-version', `unknown format version ${version} in header at byte ${at}`)
 }
 
@@ -238,16 +264,12 @@ function decodeOriginal(view: DataView, offset: number): LayerHeader {
   }
 }
 
-function decodeVersion1(view: DataView, offset: number): LayerHeader {
+function decodeVersion1or2(view: DataView, offset: number, version: number): LayerHeader {
   const flags = view.getUint8(OFFSET.flags)
   if ((flags & ~FLAG_REDISBLOOM_HASHING) !== 0) throw corrupt(offset, `unknown flags 0x${flags.toString(16)}`)
   const seed = view.getUint32(OFFSET.seed, true)
   if (flags & FLAG_REDISBLOOM_HASHING && seed !== 0) throw corrupt(offset, 'RedisBloom hashing with a non-zero seed')
-  const layerIndex = view.getUint8(OFFSET.layerIndex)
-  const layerCount = view.getUint8(OFFSET.layerCount)
-  if (layerCount < 1 || layerCount > MAX_LAYERS || layerIndex >= layerCount) {
-    throw corrupt(offset, `layer ${layerIndex} of ${layerCount}`)
-  }
+  const { layerIndex, layerCount } = layerPosition(view, offset, version)
   const sizeHigh = view.getUint32(OFFSET.filterSizeHigh, true)
   const countHigh = view.getUint32(OFFSET.countHigh, true)
   const capacityHigh = view.getUint32(OFFSET.maxItemsHigh, true)
@@ -271,7 +293,7 @@ function decodeVersion1(view: DataView, offset: number): LayerHeader {
   const problem = layerProblem(layer)
   if (problem !== undefined) throw corrupt(offset, problem)
   return {
-    version: VERSION_1,
+    version,
     hashing: flags & FLAG_REDISBLOOM_HASHING ? { kind: 'redisbloom' } : { kind: 'seeded', seed },
     layerIndex,
     layerCount,
@@ -279,4 +301,18 @@ function decodeVersion1(view: DataView, offset: number): LayerHeader {
     byteCount,
     crc: view.getUint32(OFFSET.fileCrc, true),
   }
+}
+
+function layerPosition(view: DataView, offset: number, version: number): { layerIndex: number | undefined; layerCount: number } {
+  if (version === VERSION_2) {
+    const layerCount = view.getUint16(OFFSET.layerCountV2, true)
+    if (layerCount < 1) throw corrupt(offset, 'layer count 0')
+    return { layerIndex: undefined, layerCount }
+  }
+  const layerIndex = view.getUint8(OFFSET.layerIndex)
+  const layerCount = view.getUint8(OFFSET.layerCount)
+  if (layerCount < 1 || layerCount > MAX_LAYERS_V1 || layerIndex >= layerCount) {
+    throw corrupt(offset, `layer ${layerIndex} of ${layerCount}`)
+  }
+  return { layerIndex, layerCount }
 }

@@ -5,11 +5,24 @@
  */
 import type { Hashing, LayerParts } from '../core/scalable-filter.js'
 
-/** Most layers a filter may have (RedisBloom itself has no limit; 64 tightened layers is far past useful). */
-export const MAX_LAYERS = 64
+/**
+ * Most layers a filter may have: what a version 2 file's u16 layer count holds. Adds cannot get
+ * near it: each layer halves the error rate, which reaches 0 (no new layer: `too-large`) after
+ * at most about 1075 layers. BF.LOADCHUNK, which could declare more, refuses more at its header.
+ */
+export const MAX_LAYERS = 0xffff
 
-/** Longest filter name, in bytes, that a file may carry. */
-export const MAX_NAME_BYTES = 64 * 1024
+/** Most layers a version 1 file holds (a file with more is written as version 2). */
+export const MAX_LAYERS_V1 = 64
+
+/**
+ * Longest filter name, in bytes: what a u32 name length holds. Names are Redis keys, at most
+ * `proto-max-bulk-len` bytes, and held as strings, which V8 keeps under 2^29 characters.
+ */
+export const MAX_NAME_BYTES = 0xffff_ffff
+
+/** Longest name a version 1 file holds (a file with a longer one is written as version 2). */
+export const MAX_NAME_BYTES_V1 = 64 * 1024
 
 /** Largest bit count of one layer: 2^53, so every bit index is an exact JavaScript number. */
 export const MAX_BIT_COUNT = 2 ** 53

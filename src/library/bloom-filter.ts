@@ -144,10 +144,11 @@ export class BloomFilter {
   }
 
   /**
-   * The filter as one bfs v1 file (docs/FORMAT.md), readable by {@link fromBytes} and
-   * `decodeFilter`. `name` is stored in the file's trailer (empty by default).
+   * The filter as one bfs file (docs/FORMAT.md; version 2 only past 64 layers or a 64 KiB name),
+   * readable by {@link fromBytes} and `decodeFilter`. `name` is stored in the file's trailer
+   * (empty by default).
    *
-   * @throws RangeError when the filter or the name breaks a format limit (a name above 64 KiB)
+   * @throws RangeError when the filter or the name breaks a format limit (a name of 4 GiB or more)
    */
   toBytes(name: Item = ''): Uint8Array {
     const pieces = encodeFilter({ name: itemBytes(name), parts: this.scalable.toParts() })

@@ -33,12 +33,12 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
-import { encodeFilter, recordProblem, type FilterRecord } from '../format/codec.js'
+import { encodeFilter, fileVersionFor, recordProblem, type FilterRecord } from '../format/codec.js'
 import { IO_CHUNK_BYTES, readFilterFile } from './filter-file.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
-import { checksumLayerHeader, encodeLayerHeader, HEADER_BYTES, writeLayerChecksum } from '../format/header.js'
+import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, HEADER_BYTES, writeLayerChecksum } from '../format/header.js'
 import type { Logger } from '../commands/context.js'
 import { FilterRegistry, type FilterEntry } from './registry.js'
 import { parseSaveRules, shouldSave } from './save-schedule.js'
@@ -590,7 +590,7 @@ export class SnapshotStore {
       }
       const problem = recordProblem({ name, parts })
       if (problem !== undefined) {
-        throw new Error(`filter ${JSON.stringify(entry.name)} cannot be saved: ${problem}`)
+        throw new Error(`filter ${quotedName(entry.name)} cannot be saved: ${problem}`)
       }
       const file = `${String(this.nextFileNumber++).padStart(12, '0')}.bf`
       const item: PendingFile = { entry, version: entry.version, name, parts, file, size: 0 }
@@ -720,10 +720,12 @@ export class SnapshotStore {
     try {
       const scratch = Buffer.allocUnsafe(SLICE_BYTES)
       let position = 0
+      const version = fileVersionFor(parts.layers.length, pending.name.length)
+      let crc = 0
       for (let i = 0; i < parts.layers.length; i++) {
         const layer = parts.layers[i]!
-        const header = encodeLayerHeader(layer, parts.hashing, i, parts.layers.length)
-        let crc = checksumLayerHeader(header, nativeCrc32)
+        const header = encodeLayerHeader(layer, parts.hashing, i, parts.layers.length, version)
+        crc = checksumLayerHeader(header, nativeCrc32, 0, chainedCrcStart(version, crc))
         const headerAt = position
         position += HEADER_BYTES
         const bitmap = layer.bitmap
@@ -864,6 +866,12 @@ function writeAllSync(fd: number, data: Uint8Array, position: number): void {
   while (done < data.length) {
     done += writeSync(fd, data, done, Math.min(data.length - done, IO_CHUNK_BYTES), position + done)
   }
+}
+
+/** A filter's name for a message: JSON-quoted, cut after 64 characters (keys may be 512 MiB). */
+function quotedName(name: string): string {
+  const shown = 64
+  return name.length <= shown ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, shown))}... (${name.length} bytes)`
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   OFFSET,
   writeLayerChecksum,
 } from '../../src/format/header.js'
-import { MAX_NAME_BYTES } from '../../src/format/limits.js'
+import { MAX_LAYERS, MAX_NAME_BYTES, MAX_NAME_BYTES_V1 } from '../../src/format/limits.js'
 import { concat, hex, makeLayer, makeScalable, toHex } from './layer-fixtures.js'
 import { codeOf } from './corrupt-bytes.js'
 
@@ -146,7 +146,9 @@ describe('filter file: round trips', () => {
     ['scaling with expansion 0 (BF.RESERVE ... EXPANSION 0)', { name: utf8('e0'), parts: { ...makeScalable(1), expansion: 0 } }],
     ['empty name', { name: new Uint8Array(0), parts: makeScalable(2) }],
     ['binary name, every byte value', { name: Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 0xff), parts: makeScalable(1) }],
-    ['longest name', { name: new Uint8Array(MAX_NAME_BYTES).fill(0x61), parts: makeScalable(1) }],
+    ['longest version 1 name', { name: new Uint8Array(MAX_NAME_BYTES_V1).fill(0x61), parts: makeScalable(1) }],
+    ['a name one byte longer (version 2)', { name: new Uint8Array(MAX_NAME_BYTES_V1 + 1).fill(0x62), parts: makeScalable(2) }],
+    ['a 100,000-byte name (version 2)', { name: new Uint8Array(100_000).fill(0xfe), parts: makeScalable(1) }],
     ['64 layers of 8 bits', {
       name: utf8('many'),
       parts: {
@@ -159,6 +161,20 @@ describe('filter file: round trips', () => {
       },
     }],
   ]
+
+  for (const count of [65, 300, 1100]) {
+    cases.push([`${count} layers of 8 bits (version 2)`, {
+      name: utf8('deep'),
+      parts: {
+        hashing: { kind: 'redisbloom' },
+        expansion: 1,
+        nonScaling: false,
+        layers: Array.from({ length: count }, (_, i) => ({
+          capacity: 1, errorRate: 0.5, bitsPerEntry: 1.44, hashCount: 1, bitCount: 8, items: i % 2, bitmap: Uint8Array.of(i),
+        })),
+      },
+    }])
+  }
 
   it.each(cases)('%s', (_name, record) => {
     const pieces = encodeFilter(record)
@@ -197,11 +213,13 @@ describe('filter file: round trips', () => {
     const good = makeScalable(2)
     const bad = (parts: FilterParts, name = utf8('n')) => () => encodeFilter({ name, parts })
     expect(bad({ ...good, layers: [] })).toThrow(RangeError)
-    expect(bad({ ...good, layers: Array.from({ length: 65 }, () => good.layers[0]!) })).toThrow(RangeError)
+    expect(bad({ ...good, layers: Array.from({ length: MAX_LAYERS + 1 }, () => good.layers[0]!) })).toThrow(RangeError)
+    expect(() => encodeFilter({ name: utf8('n'), parts: { ...good, layers: Array.from({ length: 65 }, () => good.layers[0]!) } }, undefined, 1)).toThrow(RangeError)
     expect(bad({ ...good, layers: [{ ...good.layers[0]!, bitmap: new Uint8Array(3) }] })).toThrow(RangeError)
     expect(bad({ ...good, expansion: -1 })).toThrow(RangeError)
     expect(bad({ ...good, expansion: 2 ** 32 })).toThrow(RangeError)
-    expect(bad(good, new Uint8Array(MAX_NAME_BYTES + 1))).toThrow(RangeError)
+    // A stand-in: only the length of the name is looked at before the refusal.
+    expect(bad(good, { length: MAX_NAME_BYTES + 1 } as Uint8Array)).toThrow(RangeError)
   })
 })
 
@@ -263,7 +281,8 @@ describe('filter file: damage', () => {
     expect(codeOf(() => decodeFilter(edit(OFFSET.layerCount, 4)))).toBe('corrupt')
     expect(codeOf(() => decodeFilter(edit(OFFSET.flags, 0)))).toBe('corrupt')
     expect(codeOf(() => decodeFilter(edit(OFFSET.version, 0)))).toBe('corrupt')
-    expect(codeOf(() => decodeFilter(edit(OFFSET.version, 2)))).toBe('unknown-version')
+    expect(codeOf(() => decodeFilter(edit(OFFSET.version, 2)))).toBe('corrupt')
+    expect(codeOf(() => decodeFilter(edit(OFFSET.version, 3)))).toBe('unknown-version')
   })
 
   it('refuses absurd sizes without allocating them', () => {

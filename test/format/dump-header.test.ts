@@ -92,7 +92,7 @@ describe('SCANDUMP header: rejections', () => {
 
   it.each([
     ['nfilters 0', (v: DataView) => v.setUint32(8, 0, true)],
-    ['nfilters 65', (v: DataView) => v.setUint32(8, 65, true)],
+    ['nfilters 65536 (above MAX_LAYERS, before its length is believed)', (v: DataView) => v.setUint32(8, 65536, true)],
     ['unknown option 16', (v: DataView) => v.setUint32(12, 5 | 16, true)],
     ['no FORCE64 (32-bit hashing)', (v: DataView) => v.setUint32(12, 1, true)],
     ['size != sum of layer sizes', (v: DataView) => v.setUint32(0, 1, true)],

@@ -145,7 +145,7 @@ describe('layer header: rejections', () => {
     expect(codeOf(() => decodeLayerHeader(edited(EXAMPLE_HEADER, (v) => v.setUint8(3, 2))))).toBe('bad-magic')
     expect(codeOf(() => decodeLayerHeader(EXAMPLE_HEADER.subarray(0, 63)))).toBe('truncated')
     expect(codeOf(() => decodeLayerHeader(EXAMPLE_HEADER.subarray(0, 2)))).toBe('truncated')
-    for (const version of [2, 7, 255]) {
+    for (const version of [3, 7, 255]) {
       const header = edited(EXAMPLE_HEADER, (v) => v.setUint8(OFFSET.version, version))
       expect(() => decodeLayerHeader(header)).toThrow(`unknown format version ${version}`)
       expect(codeOf(() => decodeLayerHeader(header))).toBe('unknown-version')
