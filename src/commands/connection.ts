@@ -68,27 +68,24 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
     if (version < 2 || version > 3) throw new ReplyError('NOPROTO unsupported protocol version')
     protocol = version as 2 | 3
   }
-  let name: Buffer | undefined
-  let credentials: [Buffer, Buffer] | undefined
+  // redis 7.0 networking.c helloCommand acts on each option as it reads it: an AUTH or SETNAME
+  // before a bad option or a wrong password stays done, and SETNAME works before authentication.
   for (let i = 2; i < argv.length; i++) {
     const more = argv.length - i - 1
     if (argv.isKeyword(i, 'AUTH') && more >= 2) {
-      credentials = [argv.get(i + 1), argv.get(i + 2)]
+      if (!authenticate(ctx, argv.get(i + 1), argv.get(i + 2))) throw new ReplyError(WRONGPASS)
       i += 2
     } else if (argv.isKeyword(i, 'SETNAME') && more >= 1) {
-      name = argv.get(i + 1)
+      setClientName(client, argv.get(i + 1))
       i += 1
     } else {
       throw new ReplyError(`ERR Syntax error in HELLO option '${argv.get(i).toString('latin1')}'`, 'latin1')
     }
   }
-  if (credentials !== undefined && !authenticate(ctx, credentials[0], credentials[1])) {
-    throw new ReplyError(WRONGPASS)
-  }
   if (!client.authenticated) {
-    throw new ReplyError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time')
+    // redis 7.0's words (7.2 added "<proto>").
+    throw new ReplyError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time')
   }
-  if (name !== undefined) setClientName(client, name)
   if (protocol !== undefined) client.reply.protocol = protocol
   const reply = client.reply
   reply.map(7)
