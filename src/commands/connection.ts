@@ -185,7 +185,7 @@ export function client(ctx: CommandContext, argv: CommandArgs): void {
     reply.simple('OK')
   } else if (isKeyword(sub, 'LIST')) {
     const lines: string[] = []
-    for (const other of ctx.server.clients()) lines.push(clientInfoLine(ctx, other) + '\n')
+    for (const other of clientsToList(ctx, argv)) lines.push(clientInfoLine(ctx, other) + '\n')
     reply.verbatim(lines.join(''))
   } else if (isKeyword(sub, 'INFO')) {
     arity(argc === 2)
@@ -205,7 +205,34 @@ export function client(ctx: CommandContext, argv: CommandArgs): void {
   }
 }
 
-/** CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
+/** redis 7.0 clientCommand's CLIENT LIST [TYPE type | ID id [id ...]]. */
+function clientsToList(ctx: CommandContext, argv: CommandArgs): Iterable<ClientSession> {
+  const argc = argv.length
+  if (argc === 4 && argv.isKeyword(2, 'TYPE')) return isNormalType(argv.get(3)) ? ctx.server.clients() : []
+  if (argc > 3 && argv.isKeyword(2, 'ID')) {
+    const found: ClientSession[] = []
+    for (let j = 3; j < argc; j++) {
+      const id = parseInteger(argv.get(j))
+      if (id === undefined) throw new ReplyError('ERR Invalid client ID')
+      for (const other of ctx.server.clients()) if (other.id === id) found.push(other)
+    }
+    return found
+  }
+  if (argc !== 2) throw new ReplyError(ERR.SYNTAX)
+  return ctx.server.clients()
+}
+
+/**
+ * redis networking.c getClientTypeByName: every bfs client is of type normal; slave, replica,
+ * pubsub and master name types no bfs client has; any other name is an error.
+ */
+function isNormalType(name: Buffer): boolean {
+  if (isKeyword(name, 'NORMAL')) return true
+  if (['SLAVE', 'REPLICA', 'PUBSUB', 'MASTER'].some((type) => isKeyword(name, type))) return false
+  throw new ReplyError(`ERR Unknown client type '${name.toString('latin1')}'`, 'latin1')
+}
+
+/** CLIENT KILL ip:port | CLIENT KILL [ID id] [TYPE type] [USER user] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
 function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   const self = ctx.client
   // redis 7.0 client-kill.json: arity -3. Without this, the filter loop below matches every client.
@@ -226,12 +253,16 @@ function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   let addr: string | undefined
   let laddr: string | undefined
   let skipMe = true
+  let normal = true
   for (let i = 2; i < argv.length; i += 2) {
     const option = argv.get(i)
     const value = argv.get(i + 1)
     if (isKeyword(option, 'ID')) {
       id = parseInteger(value)
       if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')
+    } else if (isKeyword(option, 'TYPE')) normal = isNormalType(value)
+    else if (isKeyword(option, 'USER')) {
+      if (!isDefaultUser(value)) throw new ReplyError(`ERR No such user '${value.toString('latin1')}'`, 'latin1')
     } else if (isKeyword(option, 'ADDR')) addr = text(value)
     else if (isKeyword(option, 'LADDR')) laddr = text(value)
     else if (isKeyword(option, 'SKIPME')) {
@@ -242,7 +273,7 @@ function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   }
   let killed = 0
   for (const other of [...ctx.server.clients()]) {
-    if (id !== undefined && other.id !== id) continue
+    if (!normal || (id !== undefined && other.id !== id)) continue
     if (addr !== undefined && other.addr !== addr) continue
     if (laddr !== undefined && other.laddr !== laddr) continue
     if (skipMe && other === self) continue

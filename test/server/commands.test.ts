@@ -291,6 +291,26 @@ describe('CLIENT', () => {
     bystander.close()
   })
 
+  it("LIST and KILL filters by TYPE, ID and USER as redis 7.0.15 answers them (every bfs client is normal)", async () => {
+    const myId = await conn.integer('CLIENT', 'ID')
+    const [mine] = await conn.strings('CLIENT', 'LIST', 'ID', String(myId), '0', '-5')
+    expect(mine).toMatch(new RegExp(`^id=${myId} [^\n]*\n$`))
+    expect((await conn.strings('CLIENT', 'LIST', 'TYPE', 'normal'))[0]).toContain(`id=${myId} `)
+    expect(await conn.ask('CLIENT', 'LIST', 'TYPE', 'master')).toBe('$0\r\n\r\n')
+    expect(await conn.ask('CLIENT', 'LIST', 'TYPE', 'bogus')).toBe("-ERR Unknown client type 'bogus'\r\n")
+    expect(await conn.ask('CLIENT', 'LIST', 'ID', 'abc')).toBe('-ERR Invalid client ID\r\n')
+    for (const args of [['foo'], ['ID'], ['TYPE'], ['TYPE', 'normal', 'x']]) {
+      expect(await conn.ask('CLIENT', 'LIST', ...args)).toBe('-ERR syntax error\r\n')
+    }
+    expect(await conn.ask('CLIENT', 'KILL', 'TYPE', 'bogus')).toBe("-ERR Unknown client type 'bogus'\r\n")
+    expect(await conn.ask('CLIENT', 'KILL', 'USER', 'nobody')).toBe("-ERR No such user 'nobody'\r\n")
+    expect(await conn.ask('CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'no')).toBe(':0\r\n')
+    const victim = await Conn.open(running.port)
+    const victimId = await victim.integer('CLIENT', 'ID')
+    expect(await conn.ask('CLIENT', 'KILL', 'USER', 'default', 'TYPE', 'normal', 'ID', String(victimId))).toBe(':1\r\n')
+    await victim.raw.waitClosed()
+  })
+
   it('SETINFO and unknown subcommands', async () => {
     expect(await conn.ask('CLIENT', 'SETINFO', 'LIB-NAME', 'mylib')).toBe('+OK\r\n')
     expect(await conn.ask('CLIENT', 'SETINFO', 'LIB-VER', '1.2.3')).toBe('+OK\r\n')
