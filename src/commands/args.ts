@@ -53,22 +53,63 @@ export function parseInteger(bytes: Uint8Array): number | undefined {
 }
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+const HEX = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+))?$/
 const INFINITY = /^[+-]?inf(?:inity)?$/i
+const NONZERO_DIGIT = /[1-9]/
 
 /**
- * redis object.c getDoubleFromObject (strtod, whole string, no leading space, not NaN, no
- * overflow to ±inf from a finite literal). Accepts "inf"/"infinity" as strtod does.
+ * redis util.c string2d, which getDoubleFromObject and RedisModule_StringToDouble use: glibc
+ * strtod over the whole string (decimal, hexadecimal `0x1.8p3`, `inf`/`infinity`), refused when
+ * empty, with a leading space, with anything after the number, NaN, or out of range (ERANGE with
+ * ±HUGE_VAL or zero: `1e400`, `1e-400`; a result that only loses precision, `1e-310`, is kept).
  */
 export function parseDouble(bytes: Uint8Array): number | undefined {
-  if (bytes.length === 0 || bytes.length > 256) return undefined
+  if (bytes.length === 0) return undefined
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+  let value: number | undefined
   if (DECIMAL.test(text)) {
-    const value = Number(text)
-    if (!Number.isFinite(value)) return undefined // ERANGE → HUGE_VAL
-    return value
+    value = Number(text)
+    // strtod's underflow to zero (ERANGE): a nonzero mantissa that rounds to 0.
+    if (value === 0 && NONZERO_DIGIT.test(text.replace(/[eE].*$/, ''))) return undefined
+  } else if (INFINITY.test(text)) {
+    return text.charCodeAt(0) === MINUS ? -Infinity : Infinity
+  } else {
+    value = parseHexDouble(text)
   }
-  if (INFINITY.test(text)) return text.charCodeAt(0) === MINUS ? -Infinity : Infinity
-  return undefined
+  return value !== undefined && Number.isFinite(value) ? value : undefined // ERANGE → ±HUGE_VAL
+}
+
+/** A C99 hexadecimal floating literal, rounded to nearest-even as strtod does; undefined on underflow to zero. */
+function parseHexDouble(text: string): number | undefined {
+  const match = HEX.exec(text)
+  if (match === null) return undefined
+  const [, sign, whole = '', fraction = ''] = match
+  if (whole === '' && fraction === '') return undefined // "0x" alone: strtod reads "0" and stops
+  const digits = (whole + fraction).replace(/^0+/, '')
+  const negative = sign === '-'
+  if (digits === '') return negative ? -0 : 0
+  // Exponents past any double's range only decide overflow or underflow: clamp them.
+  const exponent = Math.max(-1e7, Math.min(1e7, Number(match[4] ?? '0')))
+  const mantissa = BigInt('0x' + digits)
+  const scale = exponent - 4 * fraction.length // value = mantissa × 2^scale
+  const top = digits.length * 4 - Math.clz32(parseInt(digits[0]!, 16)) + 28 - 1 + scale // exponent of the leading bit
+  if (top > 1023) return undefined
+  const quantum = Math.max(top - 52, -1074) // the weight of the last bit kept
+  const shift = quantum - scale
+  if (shift > top - scale + 1) return undefined // every bit below half the last kept one: zero
+  let kept: bigint
+  if (shift <= 0) {
+    kept = mantissa << BigInt(-shift)
+  } else {
+    const big = BigInt(shift)
+    kept = mantissa >> big
+    const rest = mantissa - (kept << big)
+    const half = 1n << (big - 1n)
+    if (rest > half || (rest === half && (kept & 1n) === 1n)) kept += 1n
+  }
+  if (kept === 0n) return undefined
+  const value = Number(kept) * 2 ** quantum
+  return negative ? -value : value
 }
 
 /** Case-insensitive comparison of an argument with an ASCII keyword given in upper case. */

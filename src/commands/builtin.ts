@@ -33,7 +33,7 @@ const PRINT_HELP = ['HELP', '    Print this help.']
 const CONFIG_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'GET', arity: -3, help: ['GET <pattern>', '    Return parameters matching the glob-like <pattern> and their values.'], handler: configGet },
   // redis configSetCommand checks the pairs in its handler.
-  { name: 'SET', arity: -4, argcCheck: (argc) => argc % 2 === 0, help: ['SET <directive> <value>', '    Set the configuration <directive> to <value>.'], handler: configSet },
+  { name: 'SET', arity: -4, help: ['SET <directive> <value>', '    Set the configuration <directive> to <value>.'], handler: configSet },
   { name: 'RESETSTAT', arity: 2, help: ['RESETSTAT', '    Reset statistics reported by the INFO command.'], handler: configResetstat },
   { name: 'REWRITE', arity: -2, handler: configRewrite },
   helpSubcommand(PRINT_HELP),

@@ -68,27 +68,24 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
     if (version < 2 || version > 3) throw new ReplyError('NOPROTO unsupported protocol version')
     protocol = version as 2 | 3
   }
-  let name: Buffer | undefined
-  let credentials: [Buffer, Buffer] | undefined
+  // redis 7.0 networking.c helloCommand acts on each option as it reads it: an AUTH or SETNAME
+  // before a bad option or a wrong password stays done, and SETNAME works before authentication.
   for (let i = 2; i < argv.length; i++) {
     const more = argv.length - i - 1
     if (argv.isKeyword(i, 'AUTH') && more >= 2) {
-      credentials = [argv.get(i + 1), argv.get(i + 2)]
+      if (!authenticate(ctx, argv.get(i + 1), argv.get(i + 2))) throw new ReplyError(WRONGPASS)
       i += 2
     } else if (argv.isKeyword(i, 'SETNAME') && more >= 1) {
-      name = argv.get(i + 1)
+      setClientName(client, argv.get(i + 1))
       i += 1
     } else {
       throw new ReplyError(`ERR Syntax error in HELLO option '${argv.get(i).toString('latin1')}'`, 'latin1')
     }
   }
-  if (credentials !== undefined && !authenticate(ctx, credentials[0], credentials[1])) {
-    throw new ReplyError(WRONGPASS)
-  }
   if (!client.authenticated) {
-    throw new ReplyError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time')
+    // redis 7.0's words (7.2 added "<proto>").
+    throw new ReplyError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time')
   }
-  if (name !== undefined) setClientName(client, name)
   if (protocol !== undefined) client.reply.protocol = protocol
   const reply = client.reply
   reply.map(7)
@@ -188,9 +185,9 @@ export function clientSetinfo(ctx: CommandContext, argv: CommandArgs): void {
 }
 
 /** CLIENT LIST → one line per client */
-export function clientList(ctx: CommandContext): void {
+export function clientList(ctx: CommandContext, argv: CommandArgs): void {
   const lines: string[] = []
-  for (const other of ctx.server.clients()) lines.push(clientInfoLine(ctx, other) + '\n')
+  for (const other of clientsToList(ctx, argv)) lines.push(clientInfoLine(ctx, other) + '\n')
   ctx.client.reply.verbatim(lines.join(''))
 }
 
@@ -205,7 +202,34 @@ export function clientNoEvict(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.simple('OK')
 }
 
-/** CLIENT KILL ip:port | CLIENT KILL [ID id] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
+/** redis 7.0 clientCommand's CLIENT LIST [TYPE type | ID id [id ...]]. */
+function clientsToList(ctx: CommandContext, argv: CommandArgs): Iterable<ClientSession> {
+  const argc = argv.length
+  if (argc === 4 && argv.isKeyword(2, 'TYPE')) return isNormalType(argv.get(3)) ? ctx.server.clients() : []
+  if (argc > 3 && argv.isKeyword(2, 'ID')) {
+    const found: ClientSession[] = []
+    for (let j = 3; j < argc; j++) {
+      const id = parseInteger(argv.get(j))
+      if (id === undefined) throw new ReplyError('ERR Invalid client ID')
+      for (const other of ctx.server.clients()) if (other.id === id) found.push(other)
+    }
+    return found
+  }
+  if (argc !== 2) throw new ReplyError(ERR.SYNTAX)
+  return ctx.server.clients()
+}
+
+/**
+ * redis networking.c getClientTypeByName: every bfs client is of type normal; slave, replica,
+ * pubsub and master name types no bfs client has; any other name is an error.
+ */
+function isNormalType(name: Buffer): boolean {
+  if (isKeyword(name, 'NORMAL')) return true
+  if (['SLAVE', 'REPLICA', 'PUBSUB', 'MASTER'].some((type) => isKeyword(name, type))) return false
+  throw new ReplyError(`ERR Unknown client type '${name.toString('latin1')}'`, 'latin1')
+}
+
+/** CLIENT KILL ip:port | CLIENT KILL [ID id] [TYPE type] [USER user] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
 export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   const self = ctx.client
   if (argv.length === 3) {
@@ -224,12 +248,16 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   let addr: string | undefined
   let laddr: string | undefined
   let skipMe = true
+  let normal = true
   for (let i = 2; i < argv.length; i += 2) {
     const option = argv.get(i)
     const value = argv.get(i + 1)
     if (isKeyword(option, 'ID')) {
       id = parseInteger(value)
       if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')
+    } else if (isKeyword(option, 'TYPE')) normal = isNormalType(value)
+    else if (isKeyword(option, 'USER')) {
+      if (!isDefaultUser(value)) throw new ReplyError(`ERR No such user '${value.toString('latin1')}'`, 'latin1')
     } else if (isKeyword(option, 'ADDR')) addr = text(value)
     else if (isKeyword(option, 'LADDR')) laddr = text(value)
     else if (isKeyword(option, 'SKIPME')) {
@@ -240,7 +268,7 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   }
   let killed = 0
   for (const other of [...ctx.server.clients()]) {
-    if (id !== undefined && other.id !== id) continue
+    if (!normal || (id !== undefined && other.id !== id)) continue
     if (addr !== undefined && other.addr !== addr) continue
     if (laddr !== undefined && other.laddr !== laddr) continue
     if (skipMe && other === self) continue

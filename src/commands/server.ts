@@ -8,7 +8,7 @@ import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
 import {
-  CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey,
+  CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigKeySpec,
 } from '../server/config.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
@@ -60,6 +60,43 @@ export function shutdown(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.closeAfterReply()
 }
 
+/**
+ * CONFIG SET's checks in redis 7.0 config.c configSetCommand's order: an odd count is a syntax
+ * error; then every name is looked up (the first unknown one wins, then an immutable or repeated
+ * name before it), and only then are the values parsed, in order; a value's error names the key
+ * as the table spells it.
+ */
+function checkConfigSet(ctx: CommandContext, argv: CommandArgs): [ConfigKey, ReturnType<typeof parseConfigValue>][] {
+  if (argv.length % 2 !== 0) throw new ReplyError(ERR.SYNTAX)
+  const specs: ConfigKeySpec[] = []
+  let refusal: string | undefined
+  for (let i = 2; i < argv.length; i += 2) {
+    const name = text(argv.get(i))
+    const spec = configKeySpec(name)
+    if (spec === undefined) {
+      if (refusal === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
+      continue
+    }
+    if (refusal !== undefined) continue
+    if (!spec.mutable) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`
+    if (specs.includes(spec)) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - duplicate parameter`
+    specs.push(spec)
+  }
+  if (refusal !== undefined) throw new ReplyError(refusal)
+  return specs.map((spec, k) => {
+    const value = argv.get(3 + 2 * k)
+    try {
+      // Values are held as text (a config file's, a flag's): bytes that are not UTF-8 would be
+      // changed on the way, so that a requirepass set so could never be matched.
+      if (!isUtf8(value)) throw new ConfigError('argument must be valid UTF-8')
+      return [spec.name, parseConfigValue(spec, [text(value)], ctx.server.config)]
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error
+      throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${spec.name}') - ${error.message}`)
+    }
+  })
+}
+
 /** CONFIG GET pattern [pattern ...] → the matching parameters and their values */
 export function configGet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
@@ -79,22 +116,7 @@ export function configGet(ctx: CommandContext, argv: CommandArgs): void {
 /** CONFIG SET key value [key value ...] → +OK, all or nothing */
 export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  const updates: [ConfigKey, ReturnType<typeof parseConfigValue>][] = []
-  for (let i = 2; i < argv.length; i += 2) {
-    const name = text(argv.get(i))
-    const spec = configKeySpec(name)
-    if (spec === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
-    if (!spec.mutable) throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`)
-    try {
-      // Values are held as text (a config file's, a flag's): bytes that are not UTF-8 would be
-      // changed on the way, so that a requirepass set so could never be matched.
-      if (!isUtf8(argv.get(i + 1))) throw new ConfigError('argument must be valid UTF-8')
-      updates.push([spec.name, parseConfigValue(spec, [text(argv.get(i + 1))], ctx.server.config)])
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error
-      throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${name}') - ${error.message}`)
-    }
-  }
+  const updates = checkConfigSet(ctx, argv)
   // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0. The one with a
   // side effect that can fail goes first.
   const appendonly = updates.find(([name]) => name === 'appendonly')

@@ -207,7 +207,7 @@ export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
   { name: 'snapshot-on-corrupt', kind: { type: 'enum', values: ['refuse', 'move-aside'] }, mutable: true, description: 'corrupt snapshot file at start: refuse to start, or move it aside (<file>.<ms>.corrupt) and go on' },
   { name: 'stop-writes-on-bgsave-error', kind: { type: 'boolean' }, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
   { name: 'appendonly', kind: { type: 'boolean' }, mutable: true, description: 'append-only log of writes (CONFIG SET yes starts it with a rewrite)' },
-  { name: 'appendfsync', kind: { type: 'enum', values: ['always', 'everysec', 'no'] }, mutable: true, description: 'fsync policy of the append-only log' },
+  { name: 'appendfsync', kind: { type: 'enum', values: ['everysec', 'always', 'no'] }, mutable: true, description: 'fsync policy of the append-only log' },
   { name: 'appendfilename', kind: { type: 'string' }, mutable: false, description: 'prefix of the log segment files in dir' },
   { name: 'aof-load-truncated', kind: { type: 'boolean' }, mutable: true, description: 'load a log cut short in its last record, with a warning' },
   { name: 'aof-load-corrupt', kind: { type: 'boolean' }, mutable: true, description: 'load a log damaged in the middle up to the damage instead of refusing to start' },
@@ -246,17 +246,20 @@ export function configKeySpec(name: string): ConfigKeySpec | undefined {
 export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], current: Config = DEFAULT_CONFIG): Config[ConfigKey] {
   const kind = spec.kind
   const name = spec.name
-  if (kind.type === 'save') return parseSaveRules(name, args)
+  if (kind.type === 'save') return parseSaveRules(args)
   if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(args, current['client-output-buffer-limit'])
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {
     case 'integer': {
-      if (!/^-?\d+$/.test(raw)) throw new ConfigError(`'${name}' must be an integer, got '${raw}'`)
-      return checkRange(name, Number(raw), kind.min, kind.max)
+      // redis config.c numericParseString: string2ll, then numericBoundaryCheck.
+      if (!INTEGER.test(raw) || BigInt(raw) > INT64_MAX || BigInt(raw) < -INT64_MAX - 1n) {
+        throw new ConfigError("argument couldn't be parsed into an integer")
+      }
+      return checkRange(Number(raw), kind.min, kind.max)
     }
     case 'bytes':
-      return checkRange(name, parseMemory(name, raw), kind.min, kind.max)
+      return checkRange(parseMemory(raw), kind.min, kind.max)
     case 'float': {
       const value = Number(raw)
       if (raw.trim() === '' || !Number.isFinite(value)) throw new ConfigError(`'${name}' must be a number, got '${raw}'`)
@@ -273,20 +276,24 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
       return raw
     case 'enum': {
       const value = raw.toLowerCase()
-      if (!kind.values.includes(value)) throw new ConfigError(`'${name}' must be one of ${kind.values.join(', ')}, got '${raw}'`)
+      if (!kind.values.includes(value)) throw new ConfigError(`argument(s) must be one of the following: ${kind.values.join(', ')}`)
       return value as Config[ConfigKey]
     }
     case 'boolean': {
       const value = raw.toLowerCase()
-      if (value !== 'yes' && value !== 'no') throw new ConfigError(`'${name}' must be yes or no, got '${raw}'`)
+      if (value !== 'yes' && value !== 'no') throw new ConfigError("argument must be 'yes' or 'no'")
       return value === 'yes'
     }
   }
 }
 
-function checkRange(name: string, value: number, min: number, max: number): number {
+/** redis config.c's words for the integer and memory errors (numericParseString, numericBoundaryCheck). */
+const INTEGER = /^(?:0|-?[1-9]\d*)$/
+const INT64_MAX = 2n ** 63n - 1n
+
+function checkRange(value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(`'${name}' must be between ${min} and ${max}, got '${value}'`)
+    throw new ConfigError(`argument must be between ${min} and ${max} inclusive`)
   }
   return value
 }
@@ -294,26 +301,40 @@ function checkRange(name: string, value: number, min: number, max: number): numb
 /** Memory units as redis util.c memtoull reads them. */
 const MEMORY_UNITS: Readonly<Record<string, number>> = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 }
 
-/** redis util.c memtoull: 1k = 1000, 1kb = 1024, likewise m/mb and g/gb; undefined if not a size. */
+/**
+ * redis util.c memtoull: digits (none is 0) and an optional unit, 1k = 1000, 1kb = 1024, likewise
+ * m/mb and g/gb, case-insensitive; nothing else (no sign, no space). Undefined if not a size.
+ */
 function memoryBytes(word: string): number | undefined {
-  const match = /^(\d+)(k|kb|m|mb|g|gb|b)?$/i.exec(word)
-  return match === null ? undefined : Number(match[1]) * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
+  const match = /^(\d{0,127})(k|kb|m|mb|g|gb|b)?$/i.exec(word)
+  return match === null ? undefined : Number(match[1] || '0') * MEMORY_UNITS[(match[2] ?? 'b').toLowerCase()]!
 }
 
-function parseMemory(name: string, raw: string): number {
-  const bytes = memoryBytes(raw.trim())
-  if (bytes === undefined) throw new ConfigError(`'${name}' must be a size like 100mb, got '${raw}'`)
+function parseMemory(raw: string): number {
+  const bytes = memoryBytes(raw)
+  if (bytes === undefined) throw new ConfigError('argument must be a memory value')
   return bytes
 }
 
-/** `save <seconds> <changes> [...]` or `save ""`: normalised to "s c s c" or "". */
-function parseSaveRules(name: string, args: readonly string[]): string {
-  const words = args.flatMap((arg) => arg.split(/\s+/)).filter((word) => word !== '')
-  if (words.length % 2 !== 0) throw new ConfigError(`'${name}' takes <seconds> <changes> pairs, got '${args.join(' ')}'`)
-  for (const word of words) {
-    if (!/^\d+$/.test(word)) throw new ConfigError(`'${name}' takes whole numbers, got '${word}'`)
+/** A number as C strtoll reads a whole word: leading white space, a sign, digits; "" is 0. */
+const STRTOLL_WORD = /^[\t\n\v\f\r ]*([+-]?\d+)$/
+
+/**
+ * `save <seconds> <changes> [...]` or `save ""`, normalised to "s c s c" or "". redis 7.0 config.c
+ * setConfigSaveOption: one value is split on single spaces, every word is read by strtoll (past
+ * the 64-bit range it saturates), and seconds must be at least 1, changes at least 0.
+ */
+function parseSaveRules(args: readonly string[]): string {
+  const words = args.length !== 1 ? args : args[0] === '' ? [] : args[0]!.split(' ')
+  const numbers: bigint[] = []
+  for (const [j, word] of words.entries()) {
+    const match = word === '' ? [word, '0'] : STRTOLL_WORD.exec(word)
+    const value = match === null ? undefined : BigInt(match[1]!)
+    if (value === undefined || value < (j % 2 === 0 ? 1n : 0n)) throw new ConfigError('Invalid save parameters')
+    numbers.push(value > INT64_MAX ? INT64_MAX : value)
   }
-  return words.map(Number).join(' ')
+  if (words.length % 2 !== 0) throw new ConfigError('Invalid save parameters')
+  return numbers.join(' ')
 }
 
 const OUTPUT_LIMIT_CLASSES: Readonly<Record<string, keyof OutputBufferLimits>> = {
@@ -389,7 +410,7 @@ export function loadConfig(fileText: string | undefined, flags: readonly string[
     try {
       if (spec.name === 'save') {
         // redis.conf: each save line adds rules; `save ""` clears them.
-        const rules = parseSaveRules('save', args)
+        const rules = parseSaveRules(args)
         if (rules === '') saveLines.length = 0
         else saveLines.push(rules)
         ;(config as unknown as Record<string, unknown>).save = saveLines.join(' ')
@@ -408,7 +429,7 @@ export function loadConfig(fileText: string | undefined, flags: readonly string[
       if (trimmed === '' || trimmed.startsWith('#')) return
       const words = splitConfigLine(trimmed)
       if (words === undefined) throw new ConfigError(`config line ${index + 1}: unbalanced quotes`)
-      apply(words[0]!, words.slice(1), `config line ${index + 1}`)
+      apply(words[0]!, words.slice(1), `config line ${index + 1} (${words[0]})`)
     })
   }
   let saveFromFlags = false

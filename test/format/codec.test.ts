@@ -219,7 +219,7 @@ describe('filter file: round trips', () => {
     expect(bad({ ...good, expansion: -1 })).toThrow(RangeError)
     expect(bad({ ...good, expansion: 2 ** 32 })).toThrow(RangeError)
     // A stand-in: only the length of the name is looked at before the refusal.
-    expect(bad(good, { length: MAX_NAME_BYTES + 1 } as Uint8Array)).toThrow(RangeError)
+    expect(bad(good, { length: MAX_NAME_BYTES + 1 } as unknown as Uint8Array<ArrayBuffer>)).toThrow(RangeError)
   })
 })
 

@@ -46,12 +46,30 @@ describe('requirepass', () => {
     const running = await start({ requirepass: 's3cret' })
     const client = await connect(running.port)
     expect(await ask(client, 'HELLO', '3')).toBe(
-      '-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n',
+      '-NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time\r\n',
     )
     expect(await ask(client, 'HELLO', '3', 'AUTH', 'default', 'nope')).toBe(WRONGPASS)
     const hello = await ask(client, 'HELLO', '3', 'AUTH', 'default', 's3cret')
     expect(hello.startsWith('%7\r\n')).toBe(true)
     expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  })
+
+  it('HELLO acts on its options in order, as redis 7.0 does: AUTH and SETNAME before a bad option stay done', async () => {
+    const running = await start({ requirepass: 's3cret' })
+    const client = await connect(running.port)
+    // SETNAME works before authentication; the NOAUTH reply follows it (bytes from redis-server 7.0.15).
+    expect(await ask(client, 'HELLO', '3', 'SETNAME', 'early')).toMatch(/^-NOAUTH HELLO must be called/)
+    expect(await ask(client, 'HELLO', '4', 'AUTH', 'default', 's3cret')).toBe('-NOPROTO unsupported protocol version\r\n')
+    expect(await ask(client, 'HELLO', '2', 'SETNAME', 'named', 'AUTH', 'default', 'nope')).toBe(WRONGPASS)
+    expect(await ask(client, 'HELLO', '3', 'AUTH', 'default')).toBe("-ERR Syntax error in HELLO option 'AUTH'\r\n")
+    expect(await ask(client, 'PING')).toBe(NOAUTH)
+    expect(await ask(client, 'HELLO', '3', 'AUTH', 'default', 's3cret', 'SETNAME', 'a', 'b')).toBe("-ERR Syntax error in HELLO option 'b'\r\n")
+    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(await ask(client, 'CLIENT', 'GETNAME')).toBe('$1\r\na\r\n')
+    const other = await connect(running.port)
+    expect(await ask(other, 'HELLO', '2', 'SETNAME', 'first', 'AUTH', 'default', 'nope')).toBe(WRONGPASS)
+    expect(await ask(other, 'AUTH', 's3cret')).toBe('+OK\r\n')
+    expect(await ask(other, 'CLIENT', 'GETNAME')).toBe('$5\r\nfirst\r\n')
   })
 
   it('CONFIG SET requirepass takes a UTF-8 password that AUTH then matches; bytes that are not UTF-8 are refused', async () => {

@@ -291,6 +291,26 @@ describe('CLIENT', () => {
     bystander.close()
   })
 
+  it("LIST and KILL filters by TYPE, ID and USER as redis 7.0.15 answers them (every bfs client is normal)", async () => {
+    const myId = await conn.integer('CLIENT', 'ID')
+    const [mine] = await conn.strings('CLIENT', 'LIST', 'ID', String(myId), '0', '-5')
+    expect(mine).toMatch(new RegExp(`^id=${myId} [^\n]*\n$`))
+    expect((await conn.strings('CLIENT', 'LIST', 'TYPE', 'normal'))[0]).toContain(`id=${myId} `)
+    expect(await conn.ask('CLIENT', 'LIST', 'TYPE', 'master')).toBe('$0\r\n\r\n')
+    expect(await conn.ask('CLIENT', 'LIST', 'TYPE', 'bogus')).toBe("-ERR Unknown client type 'bogus'\r\n")
+    expect(await conn.ask('CLIENT', 'LIST', 'ID', 'abc')).toBe('-ERR Invalid client ID\r\n')
+    for (const args of [['foo'], ['ID'], ['TYPE'], ['TYPE', 'normal', 'x']]) {
+      expect(await conn.ask('CLIENT', 'LIST', ...args)).toBe('-ERR syntax error\r\n')
+    }
+    expect(await conn.ask('CLIENT', 'KILL', 'TYPE', 'bogus')).toBe("-ERR Unknown client type 'bogus'\r\n")
+    expect(await conn.ask('CLIENT', 'KILL', 'USER', 'nobody')).toBe("-ERR No such user 'nobody'\r\n")
+    expect(await conn.ask('CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'no')).toBe(':0\r\n')
+    const victim = await Conn.open(running.port)
+    const victimId = await victim.integer('CLIENT', 'ID')
+    expect(await conn.ask('CLIENT', 'KILL', 'USER', 'default', 'TYPE', 'normal', 'ID', String(victimId))).toBe(':1\r\n')
+    await victim.raw.waitClosed()
+  })
+
   it('SETINFO and unknown subcommands', async () => {
     expect(await conn.ask('CLIENT', 'SETINFO', 'LIB-NAME', 'mylib')).toBe('+OK\r\n')
     expect(await conn.ask('CLIENT', 'SETINFO', 'LIB-VER', '1.2.3')).toBe('+OK\r\n')
@@ -430,6 +450,62 @@ describe('CONFIG', () => {
     expect(await conn.strings('CONFIG', 'GET', 'default-capacity')).toEqual(['default-capacity', '100'])
     expect(await conn.ask('CONFIG', 'SET', 'maxclients')).toBe("-ERR wrong number of arguments for 'config|set' command\r\n")
     expect(await conn.ask('CONFIG', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
+  })
+
+  it("SET errors in redis 7.0.15's order and words (bytes from redis-server 7.0.15)", async () => {
+    const failed = (name: string, why: string): string => `-ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}\r\n`
+    const unknown = (name: string): string => `-ERR Unknown option or number of arguments for CONFIG SET - '${name}'\r\n`
+    // Names first: the first unknown one wins unless an immutable or repeated name came before it.
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '0', 'timeout', '1')).toBe(failed('timeout', 'duplicate parameter'))
+    expect(await conn.ask('CONFIG', 'SET', 'TIMEOUT', '3', 'Timeout', '4')).toBe(failed('Timeout', 'duplicate parameter'))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'timeout', '2', 'foo', '1')).toBe(failed('timeout', 'duplicate parameter'))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', 'abc', 'foo', '1')).toBe(unknown('foo'))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', '2', '3')).toBe(unknown('2'))
+    expect(await conn.ask('CONFIG', 'SET', 'foo', '1', 'logfile', 'x')).toBe(unknown('foo'))
+    expect(await conn.ask('CONFIG', 'SET', 'logfile', 'x', 'foo', '1')).toBe(failed('logfile', "can't set immutable config"))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'LogFile', 'x', 'timeout', '2')).toBe(failed('LogFile', "can't set immutable config"))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'maxclients')).toBe('-ERR syntax error\r\n')
+    // Then values, in order, named as the table spells them; nothing is applied.
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '7', 'maxmemory', 'abc')).toBe(failed('maxmemory', 'argument must be a memory value'))
+    expect(await conn.ask('CONFIG', 'SET', 'MAXMEMORY', '-5', 'timeout', 'xyz')).toBe(failed('maxmemory', 'argument must be a memory value'))
+    expect(await conn.strings('CONFIG', 'GET', 'timeout')).toEqual(['timeout', '0'])
+    for (const value of ['1.5mb', '+5', '5 ', '0x10']) {
+      expect(await conn.ask('CONFIG', 'SET', 'maxmemory', value)).toBe(failed('maxmemory', 'argument must be a memory value'))
+    }
+    expect(await conn.ask('CONFIG', 'SET', 'auto-aof-rewrite-min-size', 'abc')).toBe(failed('auto-aof-rewrite-min-size', 'argument must be a memory value'))
+    expect(await conn.ask('CONFIG', 'SET', 'maxmemory', '5Kb')).toBe('+OK\r\n')
+    expect(await conn.strings('CONFIG', 'GET', 'maxmemory')).toEqual(['maxmemory', '5120'])
+    expect(await conn.ask('CONFIG', 'SET', 'maxmemory', '')).toBe('+OK\r\n') // memtoull: no digits is 0
+    expect(await conn.strings('CONFIG', 'GET', 'maxmemory')).toEqual(['maxmemory', '0'])
+    for (const value of ['abc', '1.5', '+5', '007', '-0', '', '9999999999999999999999']) {
+      expect(await conn.ask('CONFIG', 'SET', 'timeout', value)).toBe(failed('timeout', "argument couldn't be parsed into an integer"))
+    }
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '-1')).toBe(failed('timeout', 'argument must be between 0 and 2147483647 inclusive'))
+    expect(await conn.ask('CONFIG', 'SET', 'appendonly', 'maybe')).toBe(failed('appendonly', "argument must be 'yes' or 'no'"))
+    expect(await conn.ask('CONFIG', 'SET', 'appendfsync', 'sometimes')).toBe(
+      failed('appendfsync', 'argument(s) must be one of the following: everysec, always, no'),
+    )
+    expect(await conn.ask('CONFIG', 'SET', 'loglevel', 'loud')).toBe(
+      failed('loglevel', 'argument(s) must be one of the following: debug, verbose, notice, warning'),
+    )
+  })
+
+  it('SET save reads its rules as redis 7.0 does: seconds at least 1 (no save loop from "0 0")', async () => {
+    const invalid = "-ERR CONFIG SET failed (possibly related to argument 'save') - Invalid save parameters\r\n"
+    const before = await conn.strings('CONFIG', 'GET', 'save')
+    try {
+      for (const value of ['0 0', '0 1', '-1 1', '1 -1', '1', 'abc', '1x 1', '1  1', ' 1 1', '1 1 ']) {
+        expect(await conn.ask('CONFIG', 'SET', 'save', value)).toBe(invalid)
+      }
+      expect(await conn.strings('CONFIG', 'GET', 'save')).toEqual(before)
+      // strtoll per word: a sign and leading zeros are fine, an empty word is 0.
+      expect(await conn.ask('CONFIG', 'SET', 'save', '+2 +3')).toBe('+OK\r\n')
+      expect(await conn.strings('CONFIG', 'GET', 'save')).toEqual(['save', '2 3'])
+      expect(await conn.ask('CONFIG', 'SET', 'save', '00005 07 4 ')).toBe('+OK\r\n')
+      expect(await conn.strings('CONFIG', 'GET', 'save')).toEqual(['save', '5 7 4 0'])
+    } finally {
+      await conn.ask('CONFIG', 'SET', 'save', before[1]!)
+    }
   })
 
   it('RESETSTAT zeroes the counters', async () => {

@@ -122,6 +122,13 @@ describe('loadConfig', () => {
     expect(loadConfig(undefined, ['--save', '']).save).toBe('')
   })
 
+  it('save rules as redis 7.0 reads them: seconds at least 1, so "0 0" (a save on every check) is refused', () => {
+    expect(configError('save 0 0').message).toBe('config line 1 (save): Invalid save parameters')
+    expect(configError(undefined, ['--save', '0 0']).message).toBe('--save: Invalid save parameters')
+    expect(configError(undefined, ['--save', '60 -1']).message).toBe('--save: Invalid save parameters')
+    expect(loadConfig(undefined, ['--save', '+60 05']).save).toBe('60 5')
+  })
+
   it('an unknown key names the key (file and flag)', () => {
     expect(configError('bogus 1').message).toMatch(/'bogus'/)
     expect(configError('port 1\nbogus-key yes').message).toMatch(/line 2.*bogus-key|bogus-key.*line 2/)

@@ -145,6 +145,26 @@ describe.each(CLIENTS)('$label', ({ label, make, resp, major }) => {
     await expect(redis.call('BF.RESERVE', k('x'), '0.01', '10', 'EXPANSION', '2', 'NONSCALING')).rejects.toThrow(/^Nonscaling filters cannot expand$/)
   })
 
+  it('error rates are read as RedisBloom reads them (strtod through RedisModule_StringToDouble)', async () => {
+    // Hexadecimal floats are numbers: 0x0.1p0 is 0.0625, so both filters have the same shape.
+    expect(await redis.call('BF.RESERVE', k('hex'), '0x0.1p0', '100')).toBe('OK')
+    expect(await redis.call('BF.RESERVE', k('dec'), '0.0625', '100')).toBe('OK')
+    expect(await redis.call('BF.INFO', k('hex'))).toEqual(await redis.call('BF.INFO', k('dec')))
+    expect(await redis.call('BF.INSERT', k('hexi'), 'ERROR', '0X1P-3', 'ITEMS', 'a')).toEqual([1])
+    // A number out of (0, 1) is a range error; underflow to zero (ERANGE) and NaN are not numbers.
+    for (const rate of ['0x10', 'inf', '0e-400', '-0x.8', '1e-310x']) {
+      const expected = rate === '1e-310x' ? /^ERR bad error rate$/ : /^ERR \(0 < error rate range < 1\) $/
+      await expect(redis.call('BF.RESERVE', k('x'), rate, '10')).rejects.toThrow(expected)
+    }
+    for (const rate of ['1e-400', '0x1p-1075', 'nan', ' 0.1', '0.1 ', '0x', '0x1p', '1e309']) {
+      await expect(redis.call('BF.RESERVE', k('x'), rate, '10')).rejects.toThrow(/^ERR bad error rate$/)
+      await expect(redis.call('BF.INSERT', k('x'), 'ERROR', rate, 'ITEMS', 'a')).rejects.toThrow(/^Bad error rate$/)
+    }
+    expect(await redis.call('EXISTS', k('x'))).toBe(0)
+    // A subnormal result is kept (ERANGE but not zero), as strtod gives it.
+    expect(await redis.call('BF.RESERVE', k('tiny'), '1e-310', '1')).toBe('OK')
+  })
+
   it('binary items (Buffers with NUL, CR, LF and high bytes) are stored byte for byte', async () => {
     const items = [
       Buffer.from([0x00]),
