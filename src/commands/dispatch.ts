@@ -7,7 +7,6 @@ import type { CommandContext } from './context.js'
 import { arityAccepts, type CommandEntry } from './table.js'
 import { ERR, ReplyError, unknownCommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
-import { diskErrorRefusal } from './disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 
@@ -51,7 +50,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   }
   // An EXEC of writes is refused as writes are (redis is_write_command).
   if (entry.deniedOnDiskError || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))) {
-    const refusal = diskErrorRefusal(server)
+    const refusal = server.persistence.writeRefusal()
     if (refusal !== undefined) return reject(ctx, entry, refusal)
   }
   if (queueing) {
