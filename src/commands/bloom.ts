@@ -76,7 +76,7 @@ export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
   const registry = ctx.server.registry
   if (registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   registry.set(name, createFilter(ctx, { capacity, errorRate, expansion, nonScaling }))
-  ctx.server.persistence.propagate(argv)
+  ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 
@@ -103,7 +103,7 @@ function propagateCreate(ctx: CommandContext, key: Buffer, options: CreateOption
   const argv = [Buffer.from('BF.RESERVE'), key, Buffer.from(String(options.errorRate)), Buffer.from(String(options.capacity))]
   if (options.nonScaling) argv.push(Buffer.from('NONSCALING'))
   else argv.push(Buffer.from('EXPANSION'), Buffer.from(String(options.expansion)))
-  ctx.server.persistence.propagate(argv)
+  ctx.server.propagate(argv)
 }
 
 /** BF.ADD key item → :1 added, :0 maybe present */
@@ -118,7 +118,7 @@ export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   if (outcome === 1) {
     ctx.server.registry.touch(entry)
-    ctx.server.persistence.propagate(argv)
+    ctx.server.propagate(argv)
     reply.raw(ONE)
   } else if (outcome === 0) {
     reply.raw(ZERO)
@@ -162,7 +162,7 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: CommandArgs, fi
   }
   if (added > 0) {
     ctx.server.registry.touch(entry, added)
-    ctx.server.persistence.propagate(argv)
+    ctx.server.propagate(argv)
   }
   reply.array(error === undefined ? done : done + 1)
   for (let i = 0; i < done; i++) reply.raw(outcomes[i] === 1 ? ONE : ZERO)

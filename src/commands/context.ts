@@ -8,6 +8,7 @@ import type { Config } from '../server/config.js'
 import type { Stats } from '../server/stats.js'
 import type { CommandTable } from './table.js'
 import type { Persistence } from '../store/persistence.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 import type { Logger } from '../store/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 
@@ -65,6 +66,12 @@ export interface ServerContext {
    * front end), the -MISCONF refusal and INFO persistence.
    */
   readonly persistence: Persistence
+  /**
+   * Hands a change to the persistence layer (the append-only log), in the order it was applied:
+   * `persistence.propagate`, here for every command handler, built-in or an extension's.
+   * The arguments are encoded before it returns, so a command's own `argv` may be passed.
+   */
+  propagate(argv: CommandArgs | readonly Uint8Array[]): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

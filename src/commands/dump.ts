@@ -65,7 +65,7 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
     registry.touch(entry)
   }
   // RedisModule_ReplicateVerbatim: the append-only log replays the same chunks in the same order.
-  ctx.server.persistence.propagate(argv)
+  ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 

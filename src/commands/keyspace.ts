@@ -20,7 +20,7 @@ export function del(ctx: CommandContext, argv: CommandArgs): void {
   for (let i = 1; i < argv.length; i++) {
     if (registry.delete(FilterRegistry.nameOf(argv.get(i)))) removed++
   }
-  if (removed > 0) ctx.server.persistence.propagate(argv)
+  if (removed > 0) ctx.server.propagate(argv)
   ctx.client.reply.integer(removed)
 }
 
@@ -47,7 +47,7 @@ export function ttl(ctx: CommandContext, argv: CommandArgs): void {
 export function rename(ctx: CommandContext, argv: CommandArgs): void {
   const from = FilterRegistry.nameOf(argv.get(1))
   if (!ctx.server.registry.rename(from, FilterRegistry.nameOf(argv.get(2)))) throw new ReplyError(ERR.NO_SUCH_KEY)
-  ctx.server.persistence.propagate(argv)
+  ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 
@@ -62,7 +62,7 @@ export function renamenx(ctx: CommandContext, argv: CommandArgs): void {
     return
   }
   registry.rename(from, to)
-  ctx.server.persistence.propagate(argv)
+  ctx.server.propagate(argv)
   ctx.client.reply.raw(ONE)
 }
 
@@ -155,7 +155,7 @@ export function flushall(ctx: CommandContext, argv: CommandArgs): void {
     throw new ReplyError(ERR.SYNTAX)
   }
   ctx.server.registry.clear()
-  ctx.server.persistence.propagate(argv)
+  ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 

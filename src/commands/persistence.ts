@@ -136,6 +136,6 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   registry.set(name, filter)
   // Logged with the bytes that were loaded, not the path: the file may change or go before a
   // replay (a later BF.SAVE to the same path, a deletion), and the replay must load these.
-  if (bytes !== undefined) ctx.server.persistence.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
+  if (bytes !== undefined) ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
   ctx.client.reply.simple('OK')
 }

@@ -44,7 +44,7 @@ export function createReplaySession(server: ServerContext): ReplaySession {
   }
   const view: ServerContext = Object.create(server, {
     loading: { value: false },
-    persistence: { value: Object.create(server.persistence, { propagate: { value: () => {} } }) },
+    propagate: { value: () => {} },
   })
   const ctx: CommandContext = { client: session, server: view }
   let currentFile = ''

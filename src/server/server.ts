@@ -23,6 +23,7 @@ import { WatchedKeys } from '../commands/transaction.js'
 import { Persistence, type LogReplay } from '../store/persistence.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** The cron's tick (redis serverCron at hz 10): the `save` rules are checked at each. */
 const CRON_INTERVAL_MS = 100
@@ -300,6 +301,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
       },
       finish: () => session.finish(),
     }
+  }
+
+  propagate(argv: CommandArgs | readonly Uint8Array[]): void {
+    this.persistence.propagate(argv)
   }
 
   parserLimits(): Partial<ParserLimits> {

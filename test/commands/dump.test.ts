@@ -233,7 +233,7 @@ describe('hostile BF.LOADCHUNK input', () => {
 
   beforeAll(async () => {
     running = await startServer({ 'max-filter-bytes': 64 * 1024 * 1024 })
-    running.server.persistence.propagate = (argv) => {
+    running.server.propagate = (argv) => {
       propagated.push(Array.from(argv, (arg) => Buffer.from(arg).toString('latin1')))
     }
     redis = new Redis(running.port, '127.0.0.1')
