@@ -7,10 +7,9 @@ import type { FilterRegistry } from '../store/registry.js'
 import type { Config } from '../server/config.js'
 import type { Stats } from '../server/stats.js'
 import type { CommandTable } from './table.js'
-import type { SnapshotStore } from '../store/snapshot.js'
-import type { AppendLog } from '../store/append-log.js'
-import type { LogRewriter } from '../store/log-rewrite.js'
+import type { Persistence } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import type { Logger } from '../store/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 
 /** One connected client, as handlers see it. */
@@ -41,13 +40,8 @@ export interface ClientSession {
   watch?: WatchState | undefined
 }
 
-/** Minimal leveled logger with redis-server's levels. */
-export interface Logger {
-  debug(message: string): void
-  verbose(message: string): void
-  notice(message: string): void
-  warning(message: string): void
-}
+/** Minimal leveled logger with redis-server's levels (declared in store/, the lowest layer that logs). */
+export type { Logger }
 
 /** The server as handlers see it. */
 export interface ServerContext {
@@ -66,37 +60,20 @@ export interface ServerContext {
   clients(): Iterable<ClientSession>
   /** Starts a graceful shutdown; returns an error text when it must not happen now. */
   shutdown(options: { save?: boolean; noSave?: boolean }): string | undefined
-  /** The snapshot in `dir`: SAVE, BGSAVE, LASTSAVE, BF.SAVE/BF.LOAD and INFO persistence use it. */
-  readonly snapshots: SnapshotStore
-  /** The append-only log and its rewriter: BGREWRITEAOF and INFO persistence's aof_* fields. */
-  readonly appendLog: AppendLog
-  readonly logRewriter: LogRewriter
   /**
-   * Resolves once everything appended to the log so far is durable under the fsync policy (at
-   * once when it already is, or when the log is off): a front end that answers outside RESP
-   * (HTTP) waits on it as RESP replies do. While the log cannot be written, only up to
-   * `ownOffset`, the log offset past the caller's own records (0: it wrote none). Resolves
-   * false instead when they never will be: the server shut down with the disk refusing them.
+   * Everything that decides when a write is durable (store/persistence.ts): the snapshot
+   * (`snapshots`: SAVE, BGSAVE, LASTSAVE, BF.SAVE/BF.LOAD), the append-only log and its rewriter
+   * (`appendLog`, `logRewriter`: BGREWRITEAOF), `propagate` (every write hands its record there),
+   * `runTransaction` (EXEC), `setAppendOnly` (CONFIG SET appendonly), `whenDurable` (the HTTP
+   * front end), the -MISCONF refusal and INFO persistence.
    */
-  whenDurable(ownOffset?: number): Promise<boolean>
+  readonly persistence: Persistence
   /**
-   * Runs EXEC's commands: the log records they make are written together at the end, between
-   * MULTI and EXEC when there are two or more (redis propagates a transaction so), and background
-   * saves and rewrites they start wait until it is over, so that no snapshot sees half of it.
-   */
-  runTransaction(run: () => void): void
-  /** Whether EXEC's commands are running ({@link runTransaction}). */
-  readonly inTransaction: boolean
-  /**
-   * Hands a change to the persistence layer (the append-only log), in the order it was applied.
+   * Hands a change to the persistence layer (the append-only log), in the order it was applied:
+   * `persistence.propagate`, here for every command handler, built-in or an extension's.
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void
-  /**
-   * CONFIG SET appendonly: opens the log (with a rewrite as its base) or writes, fsyncs and closes it.
-   * @throws Error when the log cannot be opened
-   */
-  setAppendOnly(on: boolean): void
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

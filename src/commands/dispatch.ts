@@ -7,7 +7,6 @@ import type { CommandContext } from './context.js'
 import { arityAccepts, arityFits, rowOf, type CommandEntry, type CommandRow } from './table.js'
 import { ERR, ReplyError, unknownCommandText, unknownSubcommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../store/memory-guard.js'
-import { diskErrorRefusal } from './disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 
@@ -70,7 +69,7 @@ function memoryRefusal(ctx: CommandContext, entry: CommandEntry): string | undef
 function diskRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
   const transaction = ctx.client.transaction
   if (entry.deniedOnDiskError || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))) {
-    return diskErrorRefusal(ctx.server)
+    return ctx.server.persistence.writeRefusal()
   }
   return undefined
 }

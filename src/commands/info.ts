@@ -6,8 +6,6 @@ import os from 'node:os'
 import type { CommandContext } from './context.js'
 import { BFS_VERSION, REDIS_VERSION } from '../server/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
-import { aofInfoFields } from './append-log.js'
-import { persistenceInfo } from './persistence.js'
 
 type Field = readonly [string, string | number]
 type Section = (ctx: CommandContext) => Field[]
@@ -66,12 +64,8 @@ const SECTIONS: Record<string, Section> = {
       ['maxmemory_policy', 'noeviction'],
     ]
   },
-  persistence: (ctx) => [
-    // loading and the rdb_* fields (commands/persistence.ts).
-    ...persistenceInfo(ctx),
-    // redis prints the aof_* block after the rdb_* fields.
-    ...aofInfoFields(ctx.server),
-  ],
+  // loading, the rdb_* fields, then the aof_* block (store/persistence-info.ts).
+  persistence: (ctx) => ctx.server.persistence.infoFields(),
   stats: (ctx) => {
     const stats = ctx.server.stats
     return [

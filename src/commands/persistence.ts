@@ -23,7 +23,7 @@ const BGSAVE_SCHEDULED = 'Background saving scheduled'
 
 /** SAVE → +OK once every changed filter is on disk (blocks the server, as in redis) */
 export function save(ctx: CommandContext): void {
-  const store = ctx.server.snapshots
+  const store = ctx.server.persistence.snapshots
   if (store.inProgress) throw new ReplyError(BGSAVE_IN_PROGRESS)
   try {
     store.saveSync(ctx.server.registry)
@@ -40,11 +40,11 @@ export function bgsave(ctx: CommandContext, argv: CommandArgs): void {
     if (argv.length === 2 && argv.isKeyword(1, 'SCHEDULE')) schedule = true
     else throw new ReplyError(ERR.SYNTAX)
   }
-  const store = ctx.server.snapshots
+  const store = ctx.server.persistence.snapshots
   // redis 7.0 bgsaveCommand: inside EXEC the save waits until the transaction is over, so that it
   // holds all of it or none (the save timer starts it within 100 ms).
-  if (store.inProgress || ctx.server.inTransaction) {
-    if (!schedule && !ctx.server.inTransaction) throw new ReplyError(BGSAVE_IN_PROGRESS)
+  if (store.inProgress || ctx.server.persistence.inTransaction) {
+    if (!schedule && !ctx.server.persistence.inTransaction) throw new ReplyError(BGSAVE_IN_PROGRESS)
     store.scheduled = true
     ctx.client.reply.simple(BGSAVE_SCHEDULED)
     return
@@ -57,7 +57,7 @@ export function bgsave(ctx: CommandContext, argv: CommandArgs): void {
 
 /** LASTSAVE → unix time (seconds) of the last successful save */
 export function lastsave(ctx: CommandContext): void {
-  ctx.client.reply.integer(Math.floor(ctx.server.snapshots.lastSaveMs / 1000))
+  ctx.client.reply.integer(Math.floor(ctx.server.persistence.snapshots.lastSaveMs / 1000))
 }
 
 function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { absolute: string; relative: string } {
@@ -67,7 +67,7 @@ function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { a
     // its directory (RESERVED_NAMES). redis has no aclfile-like file here yet.
     const logPrefix = `${config.appendfilename}.`
     const ownFiles = [{ path: configFile, what: 'config file' }, { path: config.logfile, what: 'logfile' }]
-    return resolveSafePath(ctx.server.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix], ownFiles)
+    return resolveSafePath(ctx.server.persistence.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix], ownFiles)
   } catch (error) {
     if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
     throw error
@@ -142,26 +142,4 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   // replay (a later BF.SAVE to the same path, a deletion), and the replay must load these.
   if (bytes !== undefined) ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
   ctx.client.reply.simple('OK')
-}
-
-/** INFO persistence, redis 7.0's field names (rdb.c / server.c genRedisInfoString). */
-export function persistenceInfo(ctx: CommandContext): [string, string | number][] {
-  const store = ctx.server.snapshots
-  const fields: [string, string | number][] = [
-    ['loading', ctx.server.loading ? 1 : 0],
-    ['async_loading', 0],
-    ['rdb_changes_since_last_save', ctx.server.registry.dirty],
-  ]
-  const now = Date.now()
-  fields.push(
-    ['rdb_bgsave_in_progress', store.inProgress ? 1 : 0],
-    ['rdb_last_save_time', Math.floor(store.lastSaveMs / 1000)],
-    ['rdb_last_bgsave_status', store.lastBgsaveStatus],
-    ['rdb_last_bgsave_time_sec', store.lastBgsaveSeconds],
-    ['rdb_current_bgsave_time_sec', store.bgsaveStartedMs === undefined ? -1 : Math.floor((now - store.bgsaveStartedMs) / 1000)],
-    ['rdb_saves', store.saves],
-    ['rdb_last_load_keys_loaded', store.lastLoad?.filters ?? 0],
-    ['bfs_snapshot_bytes', store.committedBytes],
-  )
-  return fields
 }

@@ -122,7 +122,7 @@ export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   const appendonly = updates.find(([name]) => name === 'appendonly')
   if (appendonly !== undefined) {
     try {
-      ctx.server.setAppendOnly(appendonly[1] as boolean)
+      ctx.server.persistence.setAppendOnly(appendonly[1] as boolean)
     } catch (error) {
       // redis config.c updateAppendonly's words; the reason goes to the log.
       ctx.server.log.warning(`Cannot turn on the append only file: ${(error as Error).message}`)

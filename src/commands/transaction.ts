@@ -174,7 +174,7 @@ export function unwatch(ctx: CommandContext): void {
  * EXEC → an array of the queued commands' replies; a null array when a watched key was written;
  * -EXECABORT when a command was refused while queueing. The transaction stays open while its
  * commands run (CLIENT LIST shows it), and their log records are written together at the end
- * ({@link ServerContext.runTransaction}).
+ * (store/persistence.ts, Persistence.runTransaction).
  * @param run runs one queued command as dispatch would after its checks (counted in its stats)
  */
 export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: CommandEntry, argv: CommandArgs) => void): void {
@@ -194,7 +194,7 @@ export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: Comm
   client.reply.array(queued.length)
   const args = new CommandArgs()
   try {
-    server.runTransaction(() => {
+    server.persistence.runTransaction(() => {
       for (const { entry, argv } of queued) run(ctx, entry, args.assign(argv))
     })
   } finally {

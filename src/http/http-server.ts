@@ -133,12 +133,12 @@ export class HttpFrontend {
     if (original === 'bad-request') {
       send(response, 400, 'bad request\n')
     } else if (original !== undefined) {
-      const log = this.server.appendLog
+      const log = this.server.persistence.appendLog
       const before = log.appendedBytes
       const answer = this.api.answer(original, !head)
       // As a RESP reply: not before the log holds, under the fsync policy, what it may show.
       const own = log.appendedBytes > before ? log.appendedBytes : 0
-      void this.server.whenDurable(own).then((durable) => {
+      void this.server.persistence.whenDurable(own).then((durable) => {
         // Not durable: the server is shutting down and the disk refused it; never acknowledged.
         if (durable) reply(response, answer)
         else response.destroy()

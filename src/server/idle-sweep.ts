@@ -1,6 +1,6 @@
 /**
  * `timeout`: clients idle longer than it are closed by one sweep over all clients, run from the
- * server's once-a-second housekeeping timer (redis clientsCronHandleTimeout), not a timer per client.
+ * server's cron once a second (redis clientsCronHandleTimeout), not a timer per client.
  */
 
 /** What the sweep needs of a client. */

@@ -253,7 +253,7 @@ describe('keep-alive and limits', () => {
 describe('durability', () => {
   it('appendfsync always: /add= answers ok only once its record is fsynced, as a RESP reply would', async () => {
     const durable = await startServer({ 'http-port': -1, appendonly: true, appendfsync: 'always' })
-    const log = durable.server.appendLog
+    const log = durable.server.persistence.appendLog
     // Holds the fsync of the log until released, as a slow disk would.
     const realSync = log.sync.bind(log)
     let held = true

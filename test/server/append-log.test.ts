@@ -147,7 +147,7 @@ describe('append-only log in a running server', () => {
       client.write(Buffer.concat(commands.map((argv) => encodeCommand(argv))))
       const raw = await client.readUntil((bytes) => countReplies(bytes) >= 16)
       // At the moment the replies are here, the log holds them on disk.
-      expect(server.appendLog.syncedBytes).toBeGreaterThanOrEqual(server.appendLog.appendedBytes)
+      expect(server.persistence.appendLog.syncedBytes).toBeGreaterThanOrEqual(server.persistence.appendLog.appendedBytes)
       expect(splitReplies(raw)).toHaveLength(16)
     }
     client.close()
@@ -156,7 +156,7 @@ describe('append-only log in a running server', () => {
   it('appendfsync always: a client that did not write sees another client\'s add only once it is fsynced', async () => {
     const dir = tempDir()
     const { server } = await boot(dir, { appendfsync: 'always' })
-    const log = server.appendLog
+    const log = server.persistence.appendLog
     // Holds the fsync of the log until released, as a slow disk would.
     const realSync = log.sync.bind(log)
     let held = true
@@ -263,7 +263,7 @@ describe('BGREWRITEAOF', () => {
     })
     await Promise.all(loaders)
     expect(rewriteStarted).toBe(true)
-    await first.server.logRewriter.idle()
+    await first.server.persistence.logRewriter.idle()
     const [info] = await send(port, [['INFO', 'persistence']])
     expect(info).toContain('aof_last_bgrewrite_status:ok')
     expect(info).toContain('aof_rewrites:1')
@@ -298,7 +298,7 @@ describe('CONFIG SET appendonly', () => {
       '*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n',
     ])
     await send(port, WRITES.slice(half))
-    await first.server.logRewriter.idle()
+    await first.server.persistence.logRewriter.idle()
     const [info] = await send(port, [['INFO', 'persistence']])
     for (const field of ['aof_enabled:1', 'aof_rewrites:1', 'aof_last_bgrewrite_status:ok']) expect(info).toContain(field)
     expect(first.logs.some((line) => line.includes('Append only file enabled'))).toBe(true)
@@ -325,7 +325,7 @@ describe('CONFIG SET appendonly', () => {
     expect(listSegments(dir, 'appendonly.aof')).toEqual([])
     // And on again: a fresh segment after the snapshot's log-from.
     expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'yes'], ['BF.ADD', 'f', 'c']])).toEqual(['+OK\r\n', ':1\r\n'])
-    await server.logRewriter.idle()
+    await server.persistence.logRewriter.idle()
     expect(listSegments(dir, 'appendonly.aof').length).toBe(1)
   })
 

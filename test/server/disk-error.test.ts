@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { makeTempDir, startServer } from '../helpers/start-server.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
-import { BGSAVE_ERROR, strerror } from '../../src/commands/disk-error.js'
+import { BGSAVE_ERROR, strerror } from '../../src/store/disk-error.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { scanLog } from '../../src/store/log-replay.js'
 

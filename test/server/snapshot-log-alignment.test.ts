@@ -109,7 +109,7 @@ describe('snapshots align the append-only log', () => {
     expect(segments(dir)).toEqual([1])
 
     expect(await redis.call('BGSAVE')).toBe('Background saving started')
-    await server.snapshots.idle()
+    await server.persistence.snapshots.idle()
     expect(segments(dir)).toEqual([2])
     expect(manifest(dir)).toContain('\nlog-from 2\n')
 
@@ -120,7 +120,7 @@ describe('snapshots align the append-only log', () => {
 
     await redis.call('BF.ADD', 'f', 'd')
     // A save rule firing, as the periodic check does once the rule's seconds have passed.
-    const job = server.snapshots.tick(server.registry, '1 1', Date.now() + 5_000)
+    const job = server.persistence.snapshots.tick(server.registry, '1 1', Date.now() + 5_000)
     expect(job).toBeDefined()
     await job
     expect(segments(dir)).toEqual([4])
@@ -158,7 +158,7 @@ describe('snapshots align the append-only log', () => {
     await redis.call('BF.SAVE', 'src', 'src.bf')
     await redis.call('BF.LOAD', 'copy', 'src.bf')
     await redis.call('BGSAVE')
-    await server.snapshots.idle()
+    await server.persistence.snapshots.idle()
     await redis.call('DEL', 'k')
     // The file BF.LOAD read changes after the snapshot, which holds what was loaded.
     await redis.call('BF.ADD', 'src', 'two')
@@ -205,11 +205,11 @@ describe('snapshots align the append-only log', () => {
     // The BGSAVE arrives in the middle of a pipeline: adds before it in the same read, adds after.
     writer.write(Buffer.concat([batch(0), encodeCommand(['BGSAVE']), batch(1)]))
     let round = 2
-    while (server.snapshots.inProgress || round < 6) {
+    while (server.persistence.snapshots.inProgress || round < 6) {
       writer.write(batch(round++))
       await new Promise((resolve) => setImmediate(resolve))
     }
-    await server.snapshots.idle()
+    await server.persistence.snapshots.idle()
     await writer.readUntil((bytes) => bytes.toString('latin1').split(':').length - 1 >= round * 50)
     writer.close()
     const card = await redis.call('BF.CARD', 'f')
@@ -239,7 +239,7 @@ describe('snapshots align the append-only log', () => {
       if (round % 2 === 0) expect(await redis.call('SAVE')).toBe('OK')
       else {
         await redis.call('BGSAVE')
-        await server.snapshots.idle()
+        await server.persistence.snapshots.idle()
       }
       expect(segments(dir)).toEqual([round + 2])
     }
@@ -266,7 +266,7 @@ describe('snapshots align the append-only log', () => {
     const first = await boot(dir, { save: '3600 1' })
     await first.redis.call('BF.ADD', 'f', 'a')
     expect(await first.redis.call('BGREWRITEAOF')).toBe('Background append only file rewriting started')
-    await first.server.logRewriter.idle()
+    await first.server.persistence.logRewriter.idle()
     expect(segments(dir)).toEqual([2])
     expect(infoField(String(await first.redis.call('INFO', 'persistence')), 'aof_rewrites')).toBe('1')
     await first.redis.call('BF.ADD', 'f', 'b')

@@ -13,7 +13,7 @@ import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { encodeRecord } from '../../src/store/log-replay.js'
-import { BGSAVE_ERROR } from '../../src/commands/disk-error.js'
+import { BGSAVE_ERROR } from '../../src/store/disk-error.js'
 import { OOM } from '../../src/commands/dispatch.js'
 
 const { start, connect } = serverPerTest()
@@ -131,7 +131,7 @@ describe('MULTI / EXEC', () => {
       await check(early, [['MULTI'], ['BF.ADD', 'f', 'a']], '+OK\r\n+QUEUED\r\n')
       mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
       await check(client, [['BGSAVE']], '+Background saving started\r\n')
-      while (running.server.snapshots.lastBgsaveStatus !== 'err') await new Promise((resolve) => setTimeout(resolve, 20))
+      while (running.server.persistence.snapshots.lastBgsaveStatus !== 'err') await new Promise((resolve) => setTimeout(resolve, 20))
       await check(client, [['MULTI'], ['BF.EXISTS', 'f', 'a'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n:0\r\n')
       await check(
         client,

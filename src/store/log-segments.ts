@@ -1,0 +1,48 @@
+/**
+ * The append-only log's segment files in `dir`: their names (`<appendfilename>.<seq>.incr.aof`),
+ * listing them, and the directory fsync that makes a created or deleted one survive a power loss.
+ */
+import { closeSync, fsyncSync, openSync, readdirSync, unlinkSync } from 'node:fs'
+import path from 'node:path'
+
+const SEGMENT_SUFFIX = '.incr.aof'
+
+/** The name of segment `seq`. */
+export function segmentName(baseName: string, seq: number): string {
+  return `${baseName}.${seq}${SEGMENT_SUFFIX}`
+}
+
+/** The segments in `dir`, oldest first. */
+export function listSegments(dir: string, baseName: string): { seq: number; file: string }[] {
+  const prefix = `${baseName}.`
+  const found: { seq: number; file: string }[] = []
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix) || !name.endsWith(SEGMENT_SUFFIX)) continue
+    const middle = name.slice(prefix.length, name.length - SEGMENT_SUFFIX.length)
+    if (!/^[1-9]\d*$/.test(middle)) continue
+    found.push({ seq: Number(middle), file: path.join(dir, name) })
+  }
+  return found.sort((a, b) => a.seq - b.seq)
+}
+
+/** Deletes a file, if it can (an empty segment just created). */
+export function tryUnlink(file: string): void {
+  try {
+    unlinkSync(file)
+  } catch {
+    // Left behind: an empty segment replays as nothing.
+  }
+}
+
+/** fsync of a directory, so a created, renamed or deleted name survives a power loss. */
+export function syncDirectory(dir: string): void {
+  let fd = -1
+  try {
+    fd = openSync(dir, 'r')
+    fsyncSync(fd)
+  } catch {
+    // Some platforms cannot open or fsync a directory; the data files themselves are synced.
+  } finally {
+    if (fd >= 0) closeSync(fd)
+  }
+}
