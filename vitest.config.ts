@@ -1,13 +1,44 @@
 import { defineConfig } from 'vitest/config'
 
-// The json reporter's file is what .ci/run reads for its closing "N passed, N failed" line.
+/**
+ * Three projects, all run by `npm test`:
+ * - unit: every test that starts no server and needs no build (the pure core, the format, the
+ *   protocol, the commands' unit tests, the store against a temporary directory), imported from
+ *   src/ through vitest's TypeScript transform: `npm run test:unit`, the inner loop.
+ * - slow: the tests that take long or hold much memory: `npm run test:slow`. They run after the
+ *   others, one file at a time, so that `npm test` never holds two of them at once.
+ * - server: everything else (real servers over real sockets, child processes, the built package).
+ */
+const UNIT = [
+  'test/core/**/*.test.ts',
+  'test/format/**/*.test.ts',
+  'test/protocol/{command-args,parser-fuzz,reply-writer,request-parser}.test.ts',
+  'test/commands/{args,glob,table}.test.ts',
+  'test/store/**/*.test.ts',
+  'test/docs/readme.test.ts',
+  'test/http/query-value.test.ts',
+]
+const SLOW = [
+  'test/store/huge-filter.test.ts', // a CRC over 4 GiB, a snapshot of a filter of more than 2^32 bits
+  'test/docs/readme-snippets.test.ts', // type-checks and runs the README's code against the build
+  'test/server/soak.test.ts',
+  'test/server/c10k.test.ts',
+]
+
+// The json reporter's file is what .ci/run reads for its closing "N passed, N failed" line: one
+// file with the totals of every project.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    setupFiles: ['test/helpers/byte-equality.ts'],
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: SLOW, isolate: false } },
+      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW] } },
+      { extends: true, test: { name: 'slow', include: SLOW, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+    ],
   },
 })
