@@ -229,6 +229,34 @@ describe('SnapshotStore', () => {
     expect(again.registry.get('b')!.filter.has(Buffer.from('new item'))).toBe(true)
   })
 
+  it('SAVE and BGSAVE run one commit sequence: the same files, the same MANIFEST', async () => {
+    const texts: string[] = []
+    for (const background of [false, true]) {
+      const dir = tempDir()
+      const { snapshots, registry } = await loaded(dir)
+      add(registry, 'a', range('a', 10))
+      add(registry, 'b', range('b', 10))
+      await snapshots.saveAll(registry, { background })
+      add(registry, 'b', ['new item'])
+      registry.delete('a')
+      expect(await snapshots.saveAll(registry, { background })).toMatchObject({ background, written: 1, kept: 0, removed: 2 })
+      expect(snapshotFiles(dir)).toEqual(['000000000003.bf', MANIFEST_FILE])
+      texts.push(readFileSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE), 'latin1'))
+    }
+    expect(texts[1]).toBe(texts[0])
+  })
+
+  it('SAVE after a background save aborted at shutdown still saves', async () => {
+    const dir = tempDir()
+    const { snapshots, registry } = await loaded(dir)
+    add(registry, 'a', range('a', 10))
+    const job = snapshots.saveAll(registry, { background: true })
+    await snapshots.abortBackground()
+    await expect(job).rejects.toThrow(/aborted/)
+    expect(snapshots.saveSync(registry)).toMatchObject({ background: false, written: 1 })
+    expect((await loaded(dir)).registry.get('a')!.filter.has(Buffer.from('a3'))).toBe(true)
+  })
+
   it('loads the previous snapshot when a save died before its MANIFEST, and cleans the leftovers', async () => {
     const dir = tempDir()
     const { snapshots, registry } = await loaded(dir)

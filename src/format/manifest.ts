@@ -1,0 +1,103 @@
+/**
+ * The snapshot's MANIFEST: which filter files make up the snapshot, and where the append-only log
+ * continues it. Text in, text out; the store reads and writes the file (as latin1, every
+ * character one byte) and replaces it last, atomically.
+ *
+ * ```
+ * bfs-manifest 1
+ * log-from 7                    when there is a log: the first segment the snapshot does not contain
+ * log-open                      when segment 7 was on disk before this MANIFEST (a start without it refuses)
+ * file 000000000003.bf 4242     one line per filter file: its name and size in bytes
+ * end 1 0a1b2c3d                the count of file lines and the CRC-32 (hex) of all the text before `end`
+ * ```
+ */
+import { crc32 } from './crc32.js'
+import { DecodeError } from './decode-error.js'
+
+/** The MANIFEST's file name in the snapshot directory. */
+export const MANIFEST_FILE = 'MANIFEST'
+
+const MANIFEST_MAGIC = 'bfs-manifest 1'
+/** A filter file's name: its number, 12 digits, then `.bf`. */
+const FILTER_FILE_PATTERN = /^(\d{12})\.bf$/
+
+/** One filter file the MANIFEST lists. */
+export interface ManifestFile {
+  readonly file: string
+  readonly bytes: number
+}
+
+/** What a MANIFEST says. `logOpen` is there only when true. */
+export interface Manifest {
+  files: ManifestFile[]
+  logFrom?: number
+  logOpen?: true
+}
+
+/** The name of filter file number `number` (`000000000007.bf`). */
+export function filterFileName(number: number): string {
+  return `${String(number).padStart(12, '0')}.bf`
+}
+
+/** Whether `name` is a filter file's name. */
+export function isFilterFileName(name: string): boolean {
+  return FILTER_FILE_PATTERN.test(name)
+}
+
+/**
+ * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
+ * append-only log the snapshot does not contain), then `log-open` when that segment was on disk
+ * before this MANIFEST (the log was open: a start without it refuses), `file <name> <bytes>`
+ * lines, and `end <count> <crc32 hex>`.
+ */
+export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false): string {
+  let body = `${MANIFEST_MAGIC}\n`
+  if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
+  for (const { file, bytes } of files) body += `file ${file} ${bytes}\n`
+  const crc = crc32(latin1Bytes(body), 0)
+  return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
+}
+
+/** Parses MANIFEST text; throws DecodeError saying what is wrong (truncated, checksum, syntax). */
+export function parseManifest(text: string): ManifestFile[] {
+  return parseManifestText(text).files
+}
+
+/** Parses MANIFEST text, `log-from` included; throws DecodeError saying what is wrong. */
+export function parseManifestText(text: string): Manifest {
+  if (!text.startsWith(`${MANIFEST_MAGIC}\n`)) throw new DecodeError('bad-magic', 'bad manifest magic')
+  const endAt = text.lastIndexOf('end ')
+  if (endAt < 0 || !text.endsWith('\n')) throw new DecodeError('truncated', 'truncated manifest')
+  const body = text.slice(0, endAt)
+  const end = /^end (\d+) ([0-9a-f]{8})\n$/.exec(text.slice(endAt))
+  if (!end) throw new DecodeError('truncated', 'truncated manifest')
+  if (crc32(latin1Bytes(body), 0) !== parseInt(end[2]!, 16)) throw new DecodeError('checksum', 'manifest checksum mismatch')
+  const files: ManifestFile[] = []
+  const seen = new Set<string>()
+  let lines = body.split('\n').slice(1, -1)
+  let logFrom: number | undefined
+  const logLine = /^log-from ([1-9]\d{0,15})$/.exec(lines[0] ?? '')
+  let logOpen = false
+  if (logLine) {
+    logFrom = Number(logLine[1])
+    lines = lines.slice(1)
+    logOpen = lines[0] === 'log-open'
+    if (logOpen) lines = lines.slice(1)
+  }
+  for (const line of lines) {
+    const match = /^file (\d{12}\.bf) (\d+)$/.exec(line)
+    if (!match || seen.has(match[1]!)) throw new DecodeError('corrupt', `bad manifest line ${JSON.stringify(line)}`)
+    seen.add(match[1]!)
+    files.push({ file: match[1]!, bytes: Number(match[2]) })
+  }
+  if (files.length !== Number(end[1])) throw new DecodeError('corrupt', 'manifest count mismatch')
+  if (logFrom === undefined) return { files }
+  return logOpen ? { files, logFrom, logOpen } : { files, logFrom }
+}
+
+/** The bytes of `text` as latin1 (each character's low byte), what the MANIFEST's CRC-32 covers. */
+function latin1Bytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length)
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff
+  return bytes
+}
