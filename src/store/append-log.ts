@@ -22,10 +22,11 @@ import path from 'node:path'
 import type { Logger } from './logger.js'
 import { recordSize, scanLog, writeRecord } from './log-replay.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import { listSegments, segmentName, syncDirectory, tryUnlink } from './log-segments.js'
+import { listSegments, segmentName } from './log-segments.js'
+import { syncDirectorySync, tryUnlinkSync } from './durable-file.js'
 import { checkNoGap, replaySegments, type LoadOptions, type LoadResult } from './log-load.js'
 
-export { listSegments, segmentName, syncDirectory } from './log-segments.js'
+export { listSegments, segmentName } from './log-segments.js'
 export { LogGapError, LogLoadError, type LoadOptions, type LoadResult } from './log-load.js'
 
 export type FsyncPolicy = 'always' | 'everysec' | 'no'
@@ -302,6 +303,14 @@ export class AppendLog {
     // Open before giving anything up: if even that fails, the records stay, retried as before.
     const next = path.join(this.options.dir, segmentName(this.options.baseName, this.seq + 1))
     const fd = openSync(next, 'a')
+    try {
+      // The new name survives a power loss before anything is given up to it, or the rotation fails.
+      syncDirectorySync(this.options.dir)
+    } catch (error) {
+      closeSync(fd)
+      tryUnlinkSync(next)
+      throw error
+    }
     if (failure !== undefined && this.partialTail) {
       // The segment left must end with a whole record once another follows it (a start takes a
       // cut record only at the end of the log). Cutting it back drops the rest of that record,
@@ -309,7 +318,7 @@ export class AppendLog {
       this.trimToWholeRecords()
       if (this.partialTail) {
         closeSync(fd)
-        tryUnlink(next)
+        tryUnlinkSync(next)
         throw failure
       }
     }
@@ -379,7 +388,7 @@ export class AppendLog {
         log.warning(`Cannot delete the append only file segment ${segment.file}: ${(error as Error).message}`)
       }
     }
-    if (dropped > 0) syncDirectory(dir)
+    if (dropped > 0) syncDirectorySync(dir)
     return dropped
   }
 
@@ -450,14 +459,26 @@ export class AppendLog {
     }
   }
 
-  /** Opens segment `seq` for appending (or takes `fd`, open on it); the one open until now (if any) is retired. */
-  private openSegment(seq: number, fd = openSync(path.join(this.options.dir, segmentName(this.options.baseName, seq)), 'a')): void {
+  /**
+   * Opens segment `seq` for appending (or takes `fd`, open on it, its name already synced by
+   * {@link rotate}); the one open until now (if any) is retired.
+   * @throws Error when the file cannot be opened or the directory fsync fails (nothing changed then)
+   */
+  private openSegment(seq: number, fd?: number): void {
+    if (fd === undefined) {
+      fd = openSync(path.join(this.options.dir, segmentName(this.options.baseName, seq)), 'a')
+      try {
+        syncDirectorySync(this.options.dir)
+      } catch (error) {
+        closeSync(fd)
+        throw error
+      }
+    }
     if (this.fd >= 0) this.retired.push(this.fd)
     this.fd = fd
     this.seq = seq
     this.segmentBytes = 0
     this.partialTail = false
-    syncDirectory(this.options.dir)
     if (!this.fsyncInFlight) this.closeRetired()
   }
 

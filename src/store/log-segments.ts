@@ -1,8 +1,8 @@
 /**
  * The append-only log's segment files in `dir`: their names (`<appendfilename>.<seq>.incr.aof`),
- * listing them, and the directory fsync that makes a created or deleted one survive a power loss.
+ * and listing them (durable-file.ts's directory fsync makes a created or deleted one survive a power loss).
  */
-import { closeSync, fsyncSync, openSync, readdirSync, unlinkSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import path from 'node:path'
 
 const SEGMENT_SUFFIX = '.incr.aof'
@@ -23,26 +23,4 @@ export function listSegments(dir: string, baseName: string): { seq: number; file
     found.push({ seq: Number(middle), file: path.join(dir, name) })
   }
   return found.sort((a, b) => a.seq - b.seq)
-}
-
-/** Deletes a file, if it can (an empty segment just created). */
-export function tryUnlink(file: string): void {
-  try {
-    unlinkSync(file)
-  } catch {
-    // Left behind: an empty segment replays as nothing.
-  }
-}
-
-/** fsync of a directory, so a created, renamed or deleted name survives a power loss. */
-export function syncDirectory(dir: string): void {
-  let fd = -1
-  try {
-    fd = openSync(dir, 'r')
-    fsyncSync(fd)
-  } catch {
-    // Some platforms cannot open or fsync a directory; the data files themselves are synced.
-  } finally {
-    if (fd >= 0) closeSync(fd)
-  }
 }
