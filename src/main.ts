@@ -12,9 +12,9 @@
  * +10 to 16% in five paired runs). Elsewhere the variable is ignored.
  */
 import { readFileSync } from 'node:fs'
-import { ConfigError, loadConfig } from './server/config.js'
+import { ConfigError, loadConfig } from './runtime/config.js'
 import { createServer } from './server/server.js'
-import { BFS_VERSION } from './server/version.js'
+import { BFS_VERSION } from './runtime/version.js'
 
 async function main(args: string[]): Promise<number> {
   if (args[0] === '--version' || args[0] === '-v') {

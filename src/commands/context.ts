@@ -4,12 +4,12 @@
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { FilterRegistry } from '../store/registry.js'
-import type { Config } from '../server/config.js'
-import type { Stats } from '../server/stats.js'
+import type { Config } from '../runtime/config.js'
+import type { Stats } from '../runtime/stats.js'
 import type { CommandTable } from './table.js'
 import type { Persistence } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
-import type { Logger } from '../store/logger.js'
+import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 
 /** One connected client, as handlers see it. */
@@ -39,9 +39,6 @@ export interface ClientSession {
   /** The keys it WATCHes (undefined: none). */
   watch?: WatchState | undefined
 }
-
-/** Minimal leveled logger with redis-server's levels (declared in store/, the lowest layer that logs). */
-export type { Logger }
 
 /** The server as handlers see it. */
 export interface ServerContext {

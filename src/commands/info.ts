@@ -4,7 +4,7 @@
  */
 import os from 'node:os'
 import type { CommandContext } from './context.js'
-import { BFS_VERSION, REDIS_VERSION } from '../server/version.js'
+import { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
 
 type Field = readonly [string, string | number]

@@ -9,7 +9,7 @@ import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
 import {
   CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigKeySpec,
-} from '../server/config.js'
+} from '../runtime/config.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 /** INFO [section ...] → the INFO text (a verbatim string in RESP3) */

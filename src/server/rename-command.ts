@@ -1,6 +1,6 @@
 /** `rename-command NAME NEWNAME` from bfs.conf, applied to the command table once at start. */
 import type { CommandTable } from '../commands/table.js'
-import { ConfigError, type RenameRule } from './config.js'
+import { ConfigError, type RenameRule } from '../runtime/config.js'
 
 /**
  * Renames (or, with '' as the new name, removes) each command in order, as redis config.c does.

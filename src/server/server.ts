@@ -8,13 +8,13 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
-import { DEFAULT_CONFIG, type Config } from './config.js'
-import { Stats } from './stats.js'
-import { createLogger } from './logger.js'
+import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
+import { Stats } from '../runtime/stats.js'
+import { createLogger } from '../runtime/logger.js'
 import { FilterRegistry } from '../store/registry.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
 import { BUILTIN_COMMANDS } from '../commands/builtin.js'
-import type { Logger } from '../commands/context.js'
+import type { Logger } from '../runtime/logger.js'
 import { DEFAULT_PARSER_LIMITS, type ParserLimits } from '../protocol/request-parser.js'
 import { applyRenames } from './rename-command.js'
 import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-checks.js'
@@ -32,7 +32,7 @@ const CRON_INTERVAL_MS = 100
 /** Ticks between runs of the once-a-second work: housekeeping, and the log's cron. */
 const CRON_TICKS_PER_SECOND = 10
 
-export { BFS_VERSION, REDIS_VERSION } from './version.js'
+export { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 
 /** Pending replies of at least this size are written at once, not at the end of the turn. */
 const FLUSH_NOW_BYTES = 64 * 1024

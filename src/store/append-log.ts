@@ -19,7 +19,7 @@
  */
 import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, statSync, fstatSync, ftruncateSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import type { Logger } from './logger.js'
+import type { Logger } from '../runtime/logger.js'
 import { recordSize, scanLog, writeRecord } from './log-replay.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { listSegments, segmentName } from './log-segments.js'

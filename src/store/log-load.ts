@@ -3,7 +3,7 @@
  * first, damage tolerated or refused as the configuration says (append-log.ts opens the log after).
  */
 import { copyFileSync, readFileSync, statSync, truncateSync } from 'node:fs'
-import type { Logger } from './logger.js'
+import type { Logger } from '../runtime/logger.js'
 import { scanLog, type LogDamage } from './log-replay.js'
 
 export interface LoadOptions {

@@ -12,7 +12,7 @@
  */
 import type { FilterRegistry } from './registry.js'
 import type { AppendLog } from './append-log.js'
-import type { Logger } from './logger.js'
+import type { Logger } from '../runtime/logger.js'
 
 /** What the rewrite needs from the snapshot layer (snapshot.ts's SnapshotStore). */
 export interface SnapshotSaver {

@@ -30,7 +30,7 @@
  * from `log-from` on are replayed over the snapshot.
  */
 import path from 'node:path'
-import type { Logger } from '../commands/context.js'
+import type { Logger } from '../runtime/logger.js'
 import { filterFileName, MANIFEST_FILE } from '../format/manifest.js'
 import { TEMP_SUFFIX } from './durable-file.js'
 import type { SliceWriter } from './filter-file-write.js'

@@ -1,7 +1,7 @@
 /** The README is the newcomer's manual: it must document every config key and the set-up commands. */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CONFIG_KEYS, DEFAULT_CONFIG, formatConfigValue } from '../../src/server/config.js'
+import { CONFIG_KEYS, DEFAULT_CONFIG, formatConfigValue } from '../../src/runtime/config.js'
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 

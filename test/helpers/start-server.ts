@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createServer, type BfsServer, type ServerOptions } from '../../src/server/server.js'
-import type { Config } from '../../src/server/config.js'
+import type { Config } from '../../src/runtime/config.js'
 
 export interface RunningServer {
   server: BfsServer

@@ -11,7 +11,7 @@ import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { replyEnd } from '../helpers/tools.js'
 import { createServer, type BfsServer } from '../../src/server/server.js'
-import type { Config } from '../../src/server/config.js'
+import type { Config } from '../../src/runtime/config.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 
 const dirs: string[] = []

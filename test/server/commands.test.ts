@@ -8,7 +8,7 @@ import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { replyEnd } from '../helpers/tools.js'
 import { BUILTIN_COMMANDS } from '../../src/commands/builtin.js'
-import { CONFIG_KEYS } from '../../src/server/config.js'
+import { CONFIG_KEYS } from '../../src/runtime/config.js'
 
 /** One connection that sends a command and takes exactly one reply. */
 class Conn {

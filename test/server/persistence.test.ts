@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
-import type { Config } from '../../src/server/config.js'
+import type { Config } from '../../src/runtime/config.js'
 
 const cleanup: string[] = []
 afterAll(() => {

@@ -15,7 +15,7 @@ import { freePort, type InteractiveTool } from '../helpers/tools.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 import { loadUntilDeath, lostItems } from '../helpers/crash-load.js'
 import { createServer, type BfsServer } from '../../src/server/server.js'
-import type { Config } from '../../src/server/config.js'
+import type { Config } from '../../src/runtime/config.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { MANIFEST_FILE, SNAPSHOT_DIR } from '../../src/store/snapshot.js'
 

@@ -13,7 +13,7 @@ import { AppendLog, LogLoadError, listSegments, segmentName, type FsyncPolicy } 
 import { LogRewriter, type SnapshotSaver } from '../../src/store/log-rewrite.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
-import type { Logger } from '../../src/commands/context.js'
+import type { Logger } from '../../src/runtime/logger.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -13,7 +13,7 @@ import {
   formatManifest, MANIFEST_FILE, parseManifest, parseManifestText, SLICE_BYTES, SnapshotLoadError, SnapshotStore, SNAPSHOT_DIR,
   type CorruptPolicy, type SnapshotLogHooks,
 } from '../../src/store/snapshot.js'
-import type { Logger } from '../../src/commands/context.js'
+import type { Logger } from '../../src/runtime/logger.js'
 
 const dirs: string[] = []
 afterEach(() => {

@@ -3,8 +3,15 @@
  * (. debug, - verbose, * notice, # warning), to standard output or a file.
  */
 import { appendFileSync } from 'node:fs'
-import type { Logger } from '../commands/context.js'
 import type { LogLevel } from './config.js'
+
+/** The leveled logger every part of the server writes to (redis-server's levels); createLogger below makes it. */
+export interface Logger {
+  debug(message: string): void
+  verbose(message: string): void
+  notice(message: string): void
+  warning(message: string): void
+}
 
 const LEVELS: Record<LogLevel, number> = { debug: 0, verbose: 1, notice: 2, warning: 3 }
 const MARKS = ['.', '-', '*', '#'] as const
