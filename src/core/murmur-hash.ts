@@ -232,20 +232,25 @@ export function murmurHash64AChainedJs(
   out[0] = h1Hi
   out[1] = h1Lo
 
-  // Second hash from the cached blocks.
-  if (foldSeed) {
-    hHi = lenHi
-    hLo = h1Hi ^ h1Lo ^ lenLo
-  } else {
-    hHi = h1Hi ^ lenHi
-    hLo = h1Lo ^ lenLo
-  }
+  chainedSecondHash(h1Hi, h1Lo, lenHi, lenLo, blocks, tail !== 0, tHi, tLo, foldSeed, out)
+}
+
+/**
+ * The second hash of {@link murmurHash64AChainedJs}, from the blocks the first one mixed and left
+ * in the block cache, and the same tail word: its result goes to out[2], out[3].
+ */
+function chainedSecondHash(
+  h1Hi: number, h1Lo: number, lenHi: number, lenLo: number, blocks: number,
+  hasTail: boolean, tHi: number, tLo: number, foldSeed: boolean, out: Uint32Array,
+): void {
+  let hHi = foldSeed ? lenHi : h1Hi ^ lenHi
+  let hLo = foldSeed ? h1Hi ^ h1Lo ^ lenLo : h1Lo ^ lenLo
   for (let b = 0; b < blocks; b++) {
     mulM(hHi ^ blockCache[2 * b], hLo ^ blockCache[2 * b + 1])
     hHi = productHi
     hLo = productLo
   }
-  if (tail !== 0) {
+  if (hasTail) {
     mulM(hHi ^ tHi, hLo ^ tLo)
     hHi = productHi
     hLo = productLo

@@ -259,21 +259,12 @@ export class RequestParser {
         }
         if (length >= 0 && length <= limits.maxBulkBytes && j - pos < 16 && j + 1 < end && c === CR) {
           pos = j + 2
+          this.bulkLength = length
         } else {
-          const cr = buf.indexOf(CR, pos)
-          if (cr < 0 || cr === end - 1) {
-            if (cr < 0 && end - pos > limits.maxInlineBytes) this.fail(TOO_BIG_BULK_COUNT)
-            this.stashLine(buf, pos, end)
-            return true
-          }
-          if (buf[pos] !== BULK) {
-            this.fail(`Protocol error: expected '$', got '${String.fromCharCode(buf[pos]!)}'`)
-          }
-          length = parseLineInteger(buf, pos + 1, cr)
-          if (!(length >= 0 && length <= limits.maxBulkBytes)) this.fail(INVALID_BULK_LENGTH)
-          pos = cr + 2
+          pos = this.slowBulkHeader(buf, pos, end)
+          if (pos < 0) return true
+          length = this.bulkLength
         }
-        this.bulkLength = length
       }
 
       if (end - pos < length + 2) {
@@ -286,6 +277,27 @@ export class RequestParser {
       if (--this.itemsLeft === 0 && !this.deliver(onCommand)) return false
     }
     return true
+  }
+
+  /**
+   * The `$<length>\r\n` line at `buf[pos]` that the fast path did not take, checked in redis's
+   * order; sets bulkLength.
+   * @returns the position after the line, or -1 when it is not all here (stashed for the next chunk).
+   */
+  private slowBulkHeader(buf: Buffer, pos: number, end: number): number {
+    const cr = buf.indexOf(CR, pos)
+    if (cr < 0 || cr === end - 1) {
+      if (cr < 0 && end - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_BULK_COUNT)
+      this.stashLine(buf, pos, end)
+      return -1
+    }
+    if (buf[pos] !== BULK) {
+      this.fail(`Protocol error: expected '$', got '${String.fromCharCode(buf[pos]!)}'`)
+    }
+    const length = parseLineInteger(buf, pos + 1, cr)
+    if (!(length >= 0 && length <= this.limits.maxBulkBytes)) this.fail(INVALID_BULK_LENGTH)
+    this.bulkLength = length
+    return cr + 2
   }
 
   /**

@@ -82,6 +82,32 @@ function parseCount(text: string, flag: string, min: number, max: number): numbe
   return n
 }
 
+/** --error-rate: a number strictly between 0 and 1. */
+function parseErrorRateFlag(text: string, flag: string): number {
+  const errorRate = Number(text)
+  if (text.trim() === '' || !(errorRate > 0 && errorRate < 1)) {
+    throw new SetupError(`${flag}: expected a number between 0 and 1, got '${text}'`)
+  }
+  return errorRate
+}
+
+/** --progress: auto, bar, lines or none. */
+function parseProgressMode(mode: string): ProgressMode {
+  if (mode !== 'auto' && mode !== 'bar' && mode !== 'lines' && mode !== 'none') {
+    throw new SetupError(`--progress: expected auto, bar, lines or none, got '${mode}'`)
+  }
+  return mode
+}
+
+/** --progress-interval: finite seconds, 0 or more. */
+function parseSecondsFlag(text: string, flag: string): number {
+  const seconds = Number(text)
+  if (text.trim() === '' || !(seconds >= 0) || !Number.isFinite(seconds)) {
+    throw new SetupError(`${flag}: expected seconds, got '${text}'`)
+  }
+  return seconds
+}
+
 function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   let filter: string | undefined
   let host = '127.0.0.1'
@@ -120,11 +146,7 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
       capacity = parseCount(value(), flag, 1, Number.MAX_SAFE_INTEGER)
     },
     '--error-rate': (value, flag) => {
-      const text = value()
-      errorRate = Number(text)
-      if (text.trim() === '' || !(errorRate > 0 && errorRate < 1)) {
-        throw new SetupError(`${flag}: expected a number between 0 and 1, got '${text}'`)
-      }
+      errorRate = parseErrorRateFlag(value(), flag)
     },
     '--expansion': (value, flag) => {
       expansion = parseCount(value(), flag, 1, 0xffffffff)
@@ -133,19 +155,10 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
       nonScaling = true
     },
     '--progress': (value) => {
-      const mode = value()
-      if (mode !== 'auto' && mode !== 'bar' && mode !== 'lines' && mode !== 'none') {
-        throw new SetupError(`--progress: expected auto, bar, lines or none, got '${mode}'`)
-      }
-      progress = mode
+      progress = parseProgressMode(value())
     },
     '--progress-interval': (value, flag) => {
-      const text = value()
-      const seconds = Number(text)
-      if (text.trim() === '' || !(seconds >= 0) || !Number.isFinite(seconds)) {
-        throw new SetupError(`${flag}: expected seconds, got '${text}'`)
-      }
-      progressIntervalMs = seconds * 1000
+      progressIntervalMs = parseSecondsFlag(value(), flag) * 1000
     },
   })
   if (inputs === 'help') return 'help'
