@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config'
  * - server: everything else (real servers over real sockets, child processes, the built package).
  */
 const UNIT = [
+  'test/architecture/**/*.test.ts',
   'test/core/**/*.test.ts',
   'test/format/**/*.test.ts',
   'test/protocol/{command-args,parser-fuzz,reply-writer,request-parser}.test.ts',
