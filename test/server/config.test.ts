@@ -220,6 +220,13 @@ describe('CONFIG_ROWS', () => {
     },
   )
 
+  it.each(CONFIG_ROWS.flatMap((row) => (row.kind.type === 'enum' ? [[row.name, row.kind.values, row.description] as const] : [])))(
+    'the doc line of %s names every value it takes',
+    (_name, values, description) => {
+      for (const value of values) expect(description).toContain(value)
+    },
+  )
+
   it('DEFAULT_CONFIG is the rows\' defaults', () => {
     expect(DEFAULT_CONFIG).toEqual(Object.fromEntries(CONFIG_ROWS.map((row) => [row.name, row.default])))
     expect(Object.isFrozen(DEFAULT_CONFIG)).toBe(true)
