@@ -109,14 +109,26 @@ type Kind =
   | { type: 'boolean' }
   | { type: 'save' }
   | { type: 'output-buffer-limit' }
+  | { type: 'rename' }
 
-export interface ConfigKeySpec {
-  readonly name: ConfigKey
+/** The unit a key's number counts, named in its doc line. */
+export type ConfigUnit = 'seconds' | 'milliseconds' | 'bytes' | 'percent' | 'items'
+
+/** One key's row: how its value is parsed, its default and unit, whether it is live, its doc line. */
+export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
+  readonly name: K
+  /** How a value is parsed and checked (parseConfigValue). */
   readonly kind: Kind
-  /** Whether CONFIG SET may change it at run time. */
+  readonly default: Config[K]
+  readonly unit?: ConfigUnit
+  /** Whether CONFIG SET may change it at run time (README's "live"). */
   readonly mutable: boolean
+  /** The doc line: README's configuration table shows it as is. */
   readonly description: string
 }
+
+/** A row as ROWS writes it, its name being its property's. */
+type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
 
 export const MIN_PORT = 0
 export const MAX_PORT = 65535
@@ -145,86 +157,69 @@ export const MIN_HTTP_MAX_HEADER_BYTES = 1024
 export const MAX_HTTP_MAX_HEADER_BYTES = 1024 * 1024
 export const MAX_METRICS_TOP_FILTERS = 10_000
 
-/** Every default, with its unit in the key's description below. */
-export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze({
-  port: 6381,
-  bind: '127.0.0.1',
-  dir: './data',
-  maxclients: DEFAULT_MAXCLIENTS,
-  timeout: 0,
-  'tcp-keepalive': DEFAULT_TCP_KEEPALIVE_SECONDS,
-  'client-query-buffer-limit': DEFAULT_QUERY_BUFFER_LIMIT_BYTES,
-  'client-output-buffer-limit': DEFAULT_OUTPUT_BUFFER_LIMITS,
-  maxmemory: 0,
-  'rename-command': Object.freeze([]) as readonly RenameRule[],
-  'default-error-rate': 0.01,
-  'default-capacity': 100,
-  'default-expansion': 2,
-  'max-filter-bytes': 4 * 1024 * 1024 * 1024,
-  loglevel: 'notice',
-  logfile: '',
-  requirepass: '',
-  save: '3600 1 300 100 60 10000',
-  'snapshot-on-corrupt': 'refuse',
-  'stop-writes-on-bgsave-error': true,
-  appendonly: true,
-  appendfsync: 'everysec',
-  appendfilename: 'appendonly.aof',
-  'aof-load-truncated': true,
-  'aof-load-corrupt': false,
-  'auto-aof-rewrite-percentage': 100,
-  'auto-aof-rewrite-min-size': 64 * 1024 * 1024,
-  'http-port': 0,
-  'http-bind': '',
-  'http-filter': 'bfs',
-  'http-max-url-bytes': DEFAULT_HTTP_MAX_URL_BYTES,
-  'http-max-header-bytes': DEFAULT_HTTP_MAX_HEADER_BYTES,
-  'http-headers-timeout-ms': 10_000,
-  'http-keepalive-timeout-ms': 5_000,
-  'http-maxclients': DEFAULT_MAXCLIENTS,
-  'metrics-top-filters': 10,
-})
+/** No `rename-command` rules: every command keeps its name. */
+const NO_RENAMES: readonly RenameRule[] = Object.freeze([])
 
-/** The keys in the order bfs.conf.example lists them. */
-export const CONFIG_KEYS: readonly ConfigKeySpec[] = [
-  { name: 'port', kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, mutable: false, description: 'TCP port (0 = any free port)' },
-  { name: 'bind', kind: { type: 'string' }, mutable: false, description: 'address(es) to listen on, space separated' },
-  { name: 'dir', kind: { type: 'string' }, mutable: false, description: 'data directory, created if missing' },
-  { name: 'maxclients', kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, mutable: true, description: 'most simultaneous clients' },
-  { name: 'timeout', kind: { type: 'integer', min: 0, max: MAX_SECONDS }, mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
-  { name: 'tcp-keepalive', kind: { type: 'integer', min: 0, max: MAX_SECONDS }, mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
-  { name: 'client-query-buffer-limit', kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of an unfinished command before the client is closed' },
-  { name: 'client-output-buffer-limit', kind: { type: 'output-buffer-limit' }, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (class normal; replica and pubsub kept but unused), or one size for normal\'s hard limit; 0 = no limit' },
-  { name: 'maxmemory', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'bytes of filter memory, 0 = no limit' },
-  { name: 'default-error-rate', kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, mutable: true, description: 'error rate of auto-created filters' },
-  { name: 'default-capacity', kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'capacity (items) of auto-created filters' },
-  { name: 'default-expansion', kind: { type: 'integer', min: 1, max: 0xffffffff }, mutable: true, description: 'growth factor of auto-created filters' },
-  { name: 'max-filter-bytes', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'largest filter in bytes, 0 = no limit' },
-  { name: 'loglevel', kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] }, mutable: true, description: 'log verbosity' },
-  { name: 'logfile', kind: { type: 'string' }, mutable: false, description: 'log file, "" for standard output' },
-  { name: 'requirepass', kind: { type: 'string' }, mutable: true, description: 'password clients must AUTH with, "" for none' },
-  { name: 'save', kind: { type: 'save' }, mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
-  { name: 'snapshot-on-corrupt', kind: { type: 'enum', values: ['refuse', 'move-aside'] }, mutable: true, description: 'corrupt snapshot file at start: refuse to start, or move it aside (<file>.<ms>.corrupt) and go on' },
-  { name: 'stop-writes-on-bgsave-error', kind: { type: 'boolean' }, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
-  { name: 'appendonly', kind: { type: 'boolean' }, mutable: true, description: 'append-only log of writes (CONFIG SET yes starts it with a rewrite)' },
-  { name: 'appendfsync', kind: { type: 'enum', values: ['everysec', 'always', 'no'] }, mutable: true, description: 'fsync policy of the append-only log' },
-  { name: 'appendfilename', kind: { type: 'string' }, mutable: false, description: 'prefix of the log segment files in dir' },
-  { name: 'aof-load-truncated', kind: { type: 'boolean' }, mutable: true, description: 'load a log cut short in its last record, with a warning' },
-  { name: 'aof-load-corrupt', kind: { type: 'boolean' }, mutable: true, description: 'load a log damaged in the middle up to the damage instead of refusing to start' },
-  { name: 'auto-aof-rewrite-percentage', kind: { type: 'integer', min: 0, max: 2_147_483_647 }, mutable: true, description: 'log growth in percent that triggers a rewrite, 0 = never' },
-  { name: 'auto-aof-rewrite-min-size', kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
-  { name: 'http-port', kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
-  { name: 'http-bind', kind: { type: 'string' }, mutable: false, description: 'HTTP address(es), "" = same as bind' },
-  { name: 'http-filter', kind: { type: 'string' }, mutable: true, description: 'filter of GET /add= and /contain=' },
-  { name: 'http-max-url-bytes', kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
-  { name: 'http-max-header-bytes', kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, mutable: false, description: 'largest HTTP request head in bytes' },
-  { name: 'http-headers-timeout-ms', kind: { type: 'integer', min: 100, max: 3_600_000 }, mutable: false, description: 'milliseconds to receive an HTTP request head' },
-  { name: 'http-keepalive-timeout-ms', kind: { type: 'integer', min: 100, max: 3_600_000 }, mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
-  { name: 'http-maxclients', kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, mutable: false, description: 'most simultaneous HTTP connections' },
-  { name: 'metrics-top-filters', kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
-]
+/**
+ * One row per key: its parser (kind), default, unit, whether CONFIG SET may change it, and its doc
+ * line, in bfs.conf.example's order (`rename-command`, not a CONFIG GET key, last). The parser,
+ * CONFIG GET/SET, DEFAULT_CONFIG and the README and bfs.conf.example checks all read these rows.
+ * `satisfies` makes the compiler hold every key of Config to exactly one row whose default has
+ * that key's type, and no row to a key Config lacks.
+ */
+const ROWS = {
+  port: { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 6381, mutable: false, description: 'TCP port (0 = any free port)' },
+  bind: { kind: { type: 'string' }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated' },
+  dir: { kind: { type: 'string' }, default: './data', mutable: false, description: 'data directory, created if missing' },
+  maxclients: { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: true, description: 'most simultaneous clients' },
+  timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
+  'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
+  'client-query-buffer-limit': { kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES, unit: 'bytes', mutable: true, description: 'bytes of an unfinished command before the client is closed' },
+  'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (class normal; replica and pubsub kept but unused), or one size for normal\'s hard limit; 0 = no limit' },
+  maxmemory: { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'bytes', mutable: true, description: 'bytes of filter memory, 0 = no limit' },
+  'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },
+  'default-capacity': { kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, default: 100, unit: 'items', mutable: true, description: 'capacity (items) of auto-created filters' },
+  'default-expansion': { kind: { type: 'integer', min: 1, max: 0xffffffff }, default: 2, mutable: true, description: 'growth factor of auto-created filters' },
+  'max-filter-bytes': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 4 * 1024 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'largest filter in bytes, 0 = no limit' },
+  loglevel: { kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] }, default: 'notice', mutable: true, description: 'log verbosity: debug, verbose, notice or warning' },
+  logfile: { kind: { type: 'string' }, default: '', mutable: false, description: 'log file, "" for standard output' },
+  requirepass: { kind: { type: 'string' }, default: '', mutable: true, description: 'password clients must AUTH with, "" for none' },
+  save: { kind: { type: 'save' }, default: '3600 1 300 100 60 10000', mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
+  'snapshot-on-corrupt': { kind: { type: 'enum', values: ['refuse', 'move-aside'] }, default: 'refuse', mutable: true, description: 'corrupt snapshot file at start: refuse (to start) or move-aside (rename it <file>.<ms>.corrupt and go on)' },
+  'stop-writes-on-bgsave-error': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
+  appendonly: { kind: { type: 'boolean' }, default: true, mutable: true, description: 'append-only log of writes (CONFIG SET yes starts it with a rewrite)' },
+  appendfsync: { kind: { type: 'enum', values: ['everysec', 'always', 'no'] }, default: 'everysec', mutable: true, description: 'fsync policy of the append-only log: everysec, always or no' },
+  appendfilename: { kind: { type: 'string' }, default: 'appendonly.aof', mutable: false, description: 'prefix of the log segment files in dir' },
+  'aof-load-truncated': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'load a log cut short in its last record, with a warning' },
+  'aof-load-corrupt': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'load a log damaged in the middle up to the damage instead of refusing to start' },
+  'auto-aof-rewrite-percentage': { kind: { type: 'integer', min: 0, max: 2_147_483_647 }, default: 100, unit: 'percent', mutable: true, description: 'log growth in percent that triggers a rewrite, 0 = never' },
+  'auto-aof-rewrite-min-size': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 64 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
+  'http-port': { kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, default: 0, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
+  'http-bind': { kind: { type: 'string' }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
+  'http-filter': { kind: { type: 'string' }, default: 'bfs', mutable: true, description: 'filter of GET /add= and /contain=' },
+  'http-max-url-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_URL_BYTES, unit: 'bytes', mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
+  'http-max-header-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_HEADER_BYTES, unit: 'bytes', mutable: false, description: 'largest HTTP request head in bytes' },
+  'http-headers-timeout-ms': { kind: { type: 'integer', min: 100, max: 3_600_000 }, default: 10_000, unit: 'milliseconds', mutable: false, description: 'milliseconds to receive an HTTP request head' },
+  'http-keepalive-timeout-ms': { kind: { type: 'integer', min: 100, max: 3_600_000 }, default: 5_000, unit: 'milliseconds', mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
+  'http-maxclients': { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: false, description: 'most simultaneous HTTP connections' },
+  'metrics-top-filters': { kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, default: 10, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
+  'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
+} satisfies { readonly [K in ConfigKey]: ConfigRow<K> }
+
+/** Every key's row, `rename-command` included, in bfs.conf.example's order. */
+export const CONFIG_ROWS: readonly ConfigKeySpec[] = Object.entries(ROWS).map(([name, row]) => ({ name: name as ConfigKey, ...row }))
+
+/** Every default, from the rows; each key's unit is in its row. */
+export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
+  Object.fromEntries(CONFIG_ROWS.map((row) => [row.name, row.default])) as unknown as Config,
+)
+
+/** The keys CONFIG GET/SET know (all but `rename-command`), in the order bfs.conf.example lists them. */
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_ROWS.filter((row) => row.kind.type !== 'rename')
 
 const SPECS = new Map<string, ConfigKeySpec>(CONFIG_KEYS.map((spec) => [spec.name, spec]))
+/** What bfs.conf and flags may name: every key, `rename-command` too. */
+const FILE_KEYS = new Map<string, ConfigKeySpec>(CONFIG_ROWS.map((row) => [row.name, row]))
 
 /** A configuration problem, worded to name the key. */
 export class ConfigError extends Error {
@@ -248,6 +243,7 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
   const name = spec.name
   if (kind.type === 'save') return parseSaveRules(args)
   if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(args, current['client-output-buffer-limit'])
+  if (kind.type === 'rename') return parseRenameRule(args, current['rename-command'])
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {
@@ -285,6 +281,15 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
       return value === 'yes'
     }
   }
+}
+
+/**
+ * `rename-command NAME NEWNAME`: repeatable, so the rule is added to `current`'s; checked against
+ * the command table at start (redis.conf, where it is not a CONFIG GET key either).
+ */
+function parseRenameRule(args: readonly string[], current: readonly RenameRule[]): readonly RenameRule[] {
+  if (args.length !== 2) throw new ConfigError(`'rename-command' takes <name> <new-name>, got ${args.length} values`)
+  return [...current, { from: args[0]!, to: args[1]! }]
 }
 
 /** redis config.c's words for the integer and memory errors (numericParseString, numericBoundaryCheck). */
@@ -399,13 +404,7 @@ export function loadConfig(fileText: string | undefined, flags: readonly string[
   const config: Config = { ...DEFAULT_CONFIG }
   const saveLines: string[] = []
   const apply = (key: string, args: string[], where: string): void => {
-    if (key.toLowerCase() === 'rename-command') {
-      // redis.conf: repeatable, not a CONFIG GET key; checked against the command table at start.
-      if (args.length !== 2) throw new ConfigError(`${where}: 'rename-command' takes <name> <new-name>, got ${args.length} values`)
-      config['rename-command'] = [...config['rename-command'], { from: args[0]!, to: args[1]! }]
-      return
-    }
-    const spec = configKeySpec(key)
+    const spec = FILE_KEYS.get(key.toLowerCase())
     if (!spec) throw new ConfigError(`${where}: unknown config key '${key}'`)
     try {
       if (spec.name === 'save') {

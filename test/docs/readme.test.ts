@@ -1,9 +1,32 @@
 /** The README is the newcomer's manual: it must document every config key and the set-up commands. */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CONFIG_KEYS, DEFAULT_CONFIG, formatConfigValue } from '../../src/runtime/config.js'
+import { CONFIG_ROWS, DEFAULT_CONFIG, formatConfigValue, type ConfigKeySpec } from '../../src/runtime/config.js'
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+
+/** The rows of the table under "## Configuration" (`| key | default | live | what it does |`), as cells. */
+function configTable(): string[][] {
+  const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration\n'))
+  expect(section, 'no "## Configuration" section').toBeDefined()
+  const lines = section!.split('\n')
+  const head = lines.findIndex((line) => line.startsWith('| key | default | live |'))
+  expect(head, 'no configuration table').toBeGreaterThan(0)
+  const rows: string[][] = []
+  for (const line of lines.slice(head + 2)) {
+    if (!line.startsWith('|')) break
+    rows.push(line.slice(1, -1).split('|').map((cell) => cell.trim()))
+  }
+  return rows
+}
+
+/** The default column as the README writes it: CONFIG GET's text in backticks (`""` for none). */
+function documentedDefault(row: ConfigKeySpec): string {
+  // rename-command is no CONFIG GET key: its default is no rules at all.
+  if (row.name === 'rename-command') return 'none'
+  const value = formatConfigValue(DEFAULT_CONFIG, row.name)
+  return `\`${value === '' ? '""' : value}\``
+}
 
 describe('README', () => {
   it('gives the two set-up commands', () => {
@@ -11,11 +34,14 @@ describe('README', () => {
     expect(readme).toContain('npm test')
   })
 
-  it.each(CONFIG_KEYS.map((spec) => [spec.name, spec] as const))('documents %s with its default', (name, spec) => {
-    const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`))
-    expect(row, `no configuration row for ${name}`).toBeDefined()
-    const value = formatConfigValue(DEFAULT_CONFIG, spec.name)
-    expect(row).toContain(`\`${value === '' ? '""' : value}\``)
+  it.each(CONFIG_ROWS.map((row) => [row.name, row] as const))('documents %s as its row: default, live, doc line', (name, row) => {
+    const cells = configTable().find((cells) => cells[0] === `\`${name}\``)
+    expect(cells, `no configuration row for ${name}`).toBeDefined()
+    expect(cells).toEqual([`\`${name}\``, documentedDefault(row), row.mutable ? 'yes' : '', row.description])
+  })
+
+  it('the table has the rows of the code, no other, in their order', () => {
+    expect(configTable().map((cells) => cells[0])).toEqual(CONFIG_ROWS.map((row) => `\`${row.name}\``))
   })
 
   it('documents rename-command', () => {

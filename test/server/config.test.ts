@@ -7,7 +7,10 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CONFIG_KEYS, ConfigError, DEFAULT_CONFIG, loadConfig } from '../../src/runtime/config.js'
+import {
+  CONFIG_KEYS, CONFIG_ROWS, ConfigError, DEFAULT_CONFIG, formatConfigValue, loadConfig, parseConfigValue, type Config,
+} from '../../src/runtime/config.js'
+import { splitConfigLine } from '../../src/runtime/config-line.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { replyEnd, runTool } from '../helpers/tools.js'
@@ -193,6 +196,40 @@ describe('bfs.conf.example', () => {
       while (above > 0 && lines[above]!.trim() !== '' && !lines[above]!.startsWith('#')) above--
       expect(lines[above]!.startsWith('#'), spec.name).toBe(true)
     }
+    // rename-command, no CONFIG GET key, has no default line: its comment shows it.
+    expect(lines.some((line) => line.startsWith('# rename-command '))).toBe(true)
+  })
+
+  it.each(CONFIG_KEYS.map((spec) => [spec.name, spec] as const))('the value of %s is its row\'s default, as CONFIG GET shows it', (name, spec) => {
+    const line = text.split(/\r?\n/).find((line) => line.startsWith(`${name} `))!
+    const value = parseConfigValue(spec, splitConfigLine(line)!.slice(1), DEFAULT_CONFIG)
+    const config: Config = { ...DEFAULT_CONFIG, [name]: value }
+    expect(formatConfigValue(config, name)).toBe(formatConfigValue(DEFAULT_CONFIG, name))
+  })
+})
+
+describe('CONFIG_ROWS', () => {
+  it('holds every key of CONFIG_KEYS, in its order, then rename-command', () => {
+    expect(CONFIG_ROWS.map((row) => row.name)).toEqual([...CONFIG_KEYS.map((spec) => spec.name), 'rename-command'])
+  })
+
+  it.each(CONFIG_ROWS.filter((row) => row.unit !== undefined).map((row) => [row.name, row] as const))(
+    'the doc line of %s names its unit',
+    (_name, row) => {
+      expect(row.description).toContain(row.unit)
+    },
+  )
+
+  it.each(CONFIG_ROWS.flatMap((row) => (row.kind.type === 'enum' ? [[row.name, row.kind.values, row.description] as const] : [])))(
+    'the doc line of %s names every value it takes',
+    (_name, values, description) => {
+      for (const value of values) expect(description).toContain(value)
+    },
+  )
+
+  it('DEFAULT_CONFIG is the rows\' defaults', () => {
+    expect(DEFAULT_CONFIG).toEqual(Object.fromEntries(CONFIG_ROWS.map((row) => [row.name, row.default])))
+    expect(Object.isFrozen(DEFAULT_CONFIG)).toBe(true)
   })
 })
 
