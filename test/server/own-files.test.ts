@@ -31,7 +31,7 @@ afterEach(async () => {
 async function serverWithOwnFiles(): Promise<{ redis: Redis; dir: string; outsideConfig: string }> {
   const dir = makeTempDir('bfs-own-')
   const outside = makeTempDir('bfs-own-outside-')
-  dirs.push(outside)
+  dirs.push(dir, outside)
   const configFile = path.join(dir, 'bfs.conf')
   writeFileSync(configFile, CONFIG_TEXT)
   running = await startServer({ dir, appendonly: true, logfile: path.join(dir, 'bfs.log') }, { configFile })
