@@ -65,12 +65,12 @@ function chromium(args) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
-/** 10,000 filters of 100 to 10,000 capacity, each 0 to 120% full (NONSCALING ones stop at 100%). */
+/** Filters of 50 to 500 capacity, each 0 to 120% full (every 7th NONSCALING, stopping at 100%). */
 async function fill(redis, count) {
   let pipeline = redis.pipeline()
   for (let i = 0; i < count; i++) {
     const name = `filter:${String(i).padStart(5, '0')}`
-    const capacity = 100 * (1 + (i % 100))
+    const capacity = 50 * (1 + (i % 10))
     const nonScaling = i % 7 === 0
     pipeline.call('BF.RESERVE', name, '0.01', String(capacity), ...(nonScaling ? ['NONSCALING'] : []))
     const items = Math.floor((capacity * ((i * 37) % 121)) / 100)
