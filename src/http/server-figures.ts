@@ -4,6 +4,7 @@
  * the append-only log and replication.
  */
 import type { CommandContext } from '../commands/context.js'
+import { human } from '../commands/info.js'
 import { readInfo } from './metrics.js'
 
 /** One figure: a label, its value as text, and whether it is a failure to show in colour. */
@@ -36,18 +37,6 @@ export class OpsMeter {
   }
 }
 
-/** Bytes as B, KiB, MiB, GiB. */
-export function humanBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`
-}
-
 /** Seconds as "3d 4h", "5h 6m", "7m 8s" or "9s". */
 function humanSeconds(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds))
@@ -71,7 +60,7 @@ function lastSave(info: Map<string, string>, nowMs: number): Figure {
 function appendLog(info: Map<string, string>): Figure {
   if (info.get('aof_enabled') !== '1') return { label: 'append log', value: 'off' }
   const status = info.get('aof_last_write_status') ?? 'ok'
-  const size = humanBytes(Number(info.get('aof_current_size') ?? 0))
+  const size = human(Number(info.get('aof_current_size') ?? 0))
   const rewriting = info.get('aof_rewrite_in_progress') === '1' ? ', rewriting' : ''
   return { label: 'append log', value: `on, ${size}, last write ${status}${rewriting}`, bad: status !== 'ok' }
 }
@@ -88,7 +77,7 @@ export function serverFigures(ctx: CommandContext, meter: OpsMeter, nowMs = Date
     { label: 'ops/s', value: `${ops.perSecond.toFixed(1)} (${window})` },
     { label: 'clients', value: `${info.get('connected_clients')} RESP, ${info.get('bfs_http_connected_clients')} HTTP` },
     { label: 'memory', value: `${info.get('used_memory_human')} used, ${info.get('used_memory_rss_human')} RSS` },
-    { label: 'filters', value: `${ctx.server.registry.size}, ${humanBytes(Number(info.get('bfs_filter_bytes') ?? 0))} of bits` },
+    { label: 'filters', value: `${ctx.server.registry.size}, ${human(Number(info.get('bfs_filter_bytes') ?? 0))} of bits` },
     lastSave(info, nowMs),
     appendLog(info),
     { label: 'replication', value: `${info.get('role')}, ${replicas} replicas` },

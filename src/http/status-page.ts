@@ -7,7 +7,7 @@
  */
 import type { FilterSort, Listing, ListedFilter, ListingQuery } from './filters-json.js'
 import type { Figure } from './server-figures.js'
-import { humanBytes } from './server-figures.js'
+import { human } from '../commands/info.js'
 import { rateChart } from './status-chart.js'
 
 /** Nothing may be fetched; inline style and script only (the page has no other kind). */
@@ -75,7 +75,8 @@ function percent(rate: number): string {
 
 /** A count with thousands separated by commas. */
 function count(value: number): string {
-  return value.toLocaleString('en-US')
+  // Not toLocaleString: its ICU formatter costs some 50 µs a call.
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
 }
 
 function verdictClass(verdict: string): string {
@@ -105,7 +106,7 @@ function filterRowHtml(listed: ListedFilter, showTtl: boolean): string {
     cell('type', escapeHtml(row.type), 'type'),
     cell('items / capacity', `${count(row.items)} / ${count(row.capacity)}<br><small>${left}</small>`),
     cell('layers', String(row.layers)),
-    cell('bytes', humanBytes(row.bytes)),
+    cell('bytes', human(row.bytes)),
     ...(showTtl ? [cell('TTL', row.ttl < 0 ? '—' : `${row.ttl}s`)] : []),
     cell('fill', `<span class="bar"><i style="width:${fill.toFixed(1)}%"></i></span>${percent(row.fillRatio)}`),
     cell('estimated / target rate', `<span class="rate${over ? ' over' : ''}">${percent(row.estimatedErrorRate)}</span> / ${percent(row.errorRate)}`),
