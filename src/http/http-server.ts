@@ -1,6 +1,7 @@
 /**
  * The optional HTTP listener (config http-port): the original API (original-api.ts), GET /healthz,
- * GET /metrics, the status page GET / (status-page.ts) and its listing GET /filters (filters-json.ts). It shares the process's one thread with RESP, so every way a client could hold
+ * GET /metrics, the status page GET / (status-page.ts) and its listing GET /filters
+ * (filters-json.ts). It shares the process's one thread with RESP, so every way a client could hold
  * it is bounded: the request head's size (http-max-header-bytes, enforced by Node's parser), the
  * target's length (http-max-url-bytes → 414), the time to send a head (http-headers-timeout-ms),
  * idle keep-alive time and the number of connections. Handlers are synchronous and small; nothing
