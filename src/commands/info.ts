@@ -130,7 +130,8 @@ export function infoText(ctx: CommandContext, requested: readonly string[]): str
   return blocks.join('\r\n')
 }
 
-function human(bytes: number): string {
+/** Bytes as redis's bytesToHuman writes them: 512B, 1.50K, 2.00M. */
+export function human(bytes: number): string {
   const units = ['B', 'K', 'M', 'G', 'T']
   let value = bytes
   let unit = 0

@@ -1,6 +1,7 @@
 /**
- * The optional HTTP listener (config http-port): the original API (original-api.ts), GET /healthz
- * and GET /metrics. It shares the process's one thread with RESP, so every way a client could hold
+ * The optional HTTP listener (config http-port): the original API (original-api.ts), GET /healthz,
+ * GET /metrics, the status page GET / (status-page.ts) and its listing GET /filters
+ * (filters-json.ts). It shares the process's one thread with RESP, so every way a client could hold
  * it is bounded: the request head's size (http-max-header-bytes, enforced by Node's parser), the
  * target's length (http-max-url-bytes → 414), the time to send a head (http-headers-timeout-ms),
  * idle keep-alive time and the number of connections. Handlers are synchronous and small; nothing
@@ -13,6 +14,9 @@ import { passwordMatches } from '../commands/connection.js'
 import { HttpSession } from './http-session.js'
 import { OriginalApi, parseOriginalTarget, type OriginalResponse } from './original-api.js'
 import { ServerMetrics } from './metrics.js'
+import { filtersJson, listFilters, ListingQueryError, parseListingQuery, type ListingQuery } from './filters-json.js'
+import { OpsMeter, serverFigures } from './server-figures.js'
+import { STATUS_PAGE_POLICY, statusPage } from './status-page.js'
 
 const TEXT = 'text/plain; charset=utf-8'
 /** How often Node checks requests against the header and request timeouts (its default is 30 s). */
@@ -34,6 +38,7 @@ export class HttpFrontend {
   private readonly session: HttpSession
   private readonly api: OriginalApi
   private readonly metrics: ServerMetrics
+  private readonly opsMeter = new OpsMeter()
   private boundPort = 0
 
   constructor(private readonly server: ServerContext) {
@@ -150,6 +155,8 @@ export class HttpFrontend {
         else send(response, 200, 'ok')
       } else if (path === '/metrics') {
         this.sendMetrics(response)
+      } else if (path === '/' || path === '/filters') {
+        this.sendStatus(response, path, target)
       } else {
         // The original answered every other target with 400 "Error Command".
         send(response, 400, 'bad request\n')
@@ -184,6 +191,33 @@ export class HttpFrontend {
         send(response, 500, 'internal error\n')
       },
     )
+  }
+
+  /** GET / (the status page) or GET /filters (its listing as JSON); a bad query string gets 400. */
+  private sendStatus(response: http.ServerResponse, path: string, target: string): void {
+    const queryAt = target.indexOf('?')
+    let query: ListingQuery
+    try {
+      query = parseListingQuery(queryAt < 0 ? '' : target.slice(queryAt + 1))
+    } catch (error) {
+      if (!(error instanceof ListingQueryError)) throw error
+      send(response, 400, `bad request: ${error.message}\n`)
+      return
+    }
+    const listing = listFilters(this.server.registry, query)
+    const headers: http.OutgoingHttpHeaders = { 'Cache-Control': 'no-store', 'X-Total-Count': listing.total }
+    let body: Buffer
+    if (path === '/filters') {
+      body = Buffer.from(filtersJson(listing), 'utf8')
+      headers['Content-Type'] = 'application/json; charset=utf-8'
+    } else {
+      body = Buffer.from(statusPage(serverFigures(this.session.commandContext, this.opsMeter), listing, query), 'utf8')
+      headers['Content-Type'] = 'text/html; charset=utf-8'
+      headers['Content-Security-Policy'] = STATUS_PAGE_POLICY
+    }
+    headers['Content-Length'] = body.length
+    response.writeHead(200, headers)
+    response.end(body)
   }
 
   /**

@@ -1,0 +1,179 @@
+/**
+ * The filter listing behind GET /filters (JSON) and the status page (GET /): every filter's
+ * figures from BF.INFO and core/filter-health.ts, sorted and paged by the query string
+ * `?limit=&offset=&sort=name|bytes|estimatedErrorRate`.
+ *
+ * Orders: `name` ascending by the name's bytes (the default), `bytes` descending (the largest
+ * first), `estimatedErrorRate` descending (the worst first); ties by name. Sorting by name or bytes
+ * reads only BF.INFO's counters for every filter and the health (set bits) of the page's filters;
+ * sorting by estimated rate needs the health of every filter.
+ */
+import { filterHealth, type FilterHealth, type HealthVerdict } from '../core/filter-health.js'
+import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import { ERROR_TIGHTENING_RATIO } from '../core/sizing.js'
+import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import { decodeQueryValue } from './query-value.js'
+
+export type FilterSort = 'name' | 'bytes' | 'estimatedErrorRate'
+
+/** A page of the listing, as asked for in the query string. */
+export interface ListingQuery {
+  readonly limit: number
+  readonly offset: number
+  readonly sort: FilterSort
+}
+
+export const DEFAULT_LIMIT = 100
+export const MAX_LIMIT = 1000
+const SORTS: readonly FilterSort[] = ['name', 'bytes', 'estimatedErrorRate']
+const PARAMETERS = ['limit', 'offset', 'sort']
+
+/** One filter as GET /filters lists it. */
+export interface FilterRow {
+  /** The key, its bytes decoded as UTF-8 (invalid sequences become U+FFFD). */
+  readonly name: string
+  /** `bloom`: RedisBloom's hashing; `bloom (seeded)`: the original library's seeded hashing. */
+  readonly type: 'bloom' | 'bloom (seeded)'
+  readonly capacity: number
+  readonly items: number
+  /** Layers ("Number of filters" in BF.INFO). */
+  readonly layers: number
+  /** Memory as BF.INFO Size reports it. */
+  readonly bytes: number
+  readonly fillRatio: number
+  readonly estimatedErrorRate: number
+  /** The rate the filter was reserved for. */
+  readonly errorRate: number
+  /** Seconds left before the key expires; -1 for none (bfs has no expiry yet, so always -1). */
+  readonly ttl: number
+  readonly verdict: HealthVerdict
+  /** Items a non-scaling filter takes before it is full; -1 for one that scales. */
+  readonly itemsLeft: number
+  readonly scaling: boolean
+}
+
+/** A listed filter: its row and the filter itself (the page draws its chart from the layers). */
+export interface ListedFilter {
+  readonly row: FilterRow
+  readonly filter: ScalableBloomFilter
+}
+
+/** One page of filters and the count of all of them. */
+export interface Listing {
+  readonly total: number
+  readonly filters: readonly ListedFilter[]
+}
+
+/** A query-string value that cannot be used: the text of the 400 answer. */
+export class ListingQueryError extends Error {}
+
+/** A non-negative decimal integer, or undefined. */
+function integerParameter(value: string): number | undefined {
+  if (!/^\d{1,15}$/.test(value)) return undefined
+  return Number(value)
+}
+
+/**
+ * The listing query from a request target's query string (`a=1&b=2`, no `?`).
+ *
+ * @throws ListingQueryError naming the parameter for an unknown, repeated or bad parameter
+ */
+export function parseListingQuery(query: string): ListingQuery {
+  let limit = DEFAULT_LIMIT
+  let offset = 0
+  let sort: FilterSort = 'name'
+  const seen = new Set<string>()
+  for (const part of query === '' ? [] : query.split('&')) {
+    const equals = part.indexOf('=')
+    const key = decodeQueryValue(part, 0, equals < 0 ? part.length : equals).toString('latin1')
+    const value = equals < 0 ? '' : decodeQueryValue(part, equals + 1).toString('latin1')
+    if (!PARAMETERS.includes(key)) throw new ListingQueryError(`unknown parameter '${printable(key)}' (known: limit, offset, sort)`)
+    if (seen.has(key)) throw new ListingQueryError(`parameter '${key}' given twice`)
+    seen.add(key)
+    if (key === 'sort') {
+      if (!SORTS.includes(value as FilterSort)) throw new ListingQueryError(`sort must be one of name, bytes, estimatedErrorRate`)
+      sort = value as FilterSort
+    } else if (key === 'limit') {
+      const parsed = integerParameter(value)
+      if (parsed === undefined || parsed < 1 || parsed > MAX_LIMIT) throw new ListingQueryError(`limit must be an integer from 1 to ${MAX_LIMIT}`)
+      limit = parsed
+    } else {
+      const parsed = integerParameter(value)
+      if (parsed === undefined) throw new ListingQueryError('offset must be a non-negative integer')
+      offset = parsed
+    }
+  }
+  return { limit, offset, sort }
+}
+
+/** A parameter name as it may appear in an error text: printable ASCII, at most 40 characters. */
+function printable(text: string): string {
+  return text.slice(0, 40).replace(/[^\x20-\x7e]/g, '?')
+}
+
+/**
+ * The rate a filter was reserved for: RedisBloom builds a non-NONSCALING filter's first layer at
+ * half of it (sb.c SB_NewChain; core/sizing.ts firstLayerErrorRate), so that the whole chain stays
+ * under it; a NONSCALING or seeded filter's one layer has it as it is.
+ */
+export function reservedErrorRate(filter: ScalableBloomFilter): number {
+  const first = filter.layers[0]!.errorRate
+  return filter.hashing.kind === 'redisbloom' && !filter.nonScaling ? first / ERROR_TIGHTENING_RATIO : first
+}
+
+/** A filter's health against the rate it was reserved for. */
+function healthOf(filter: ScalableBloomFilter): FilterHealth {
+  return filterHealth(filter, reservedErrorRate(filter))
+}
+
+/** The row of one filter, from its health (`health`, computed once by the caller when it has it). */
+export function filterRow(entry: FilterEntry, health: FilterHealth = healthOf(entry.filter)): FilterRow {
+  const filter = entry.filter
+  return {
+    name: FilterRegistry.bytesOf(entry.name).toString('utf8'),
+    type: filter.hashing.kind === 'seeded' ? 'bloom (seeded)' : 'bloom',
+    capacity: health.capacity,
+    items: health.items,
+    layers: filter.layers.length,
+    bytes: filter.info().sizeBytes,
+    fillRatio: health.fillRatio,
+    estimatedErrorRate: health.estimatedErrorRate,
+    errorRate: health.errorRate,
+    ttl: -1,
+    verdict: health.verdict,
+    itemsLeft: health.itemsLeft,
+    scaling: filter.canScale,
+  }
+}
+
+/** Byte order of the stored names (latin1 strings: one char per byte). */
+function byName(a: { name: string }, b: { name: string }): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+}
+
+/** Every filter in the query's order, with the key it was sorted by computed once. */
+function sortedEntries(registry: FilterRegistry, sort: FilterSort): { entry: FilterEntry; health?: FilterHealth }[] {
+  const all = [...registry.entries()]
+  if (sort === 'name') return all.sort(byName).map((entry) => ({ entry }))
+  if (sort === 'bytes') {
+    const keyed = all.map((entry) => ({ entry, name: entry.name, bytes: entry.filter.info().sizeBytes }))
+    return keyed.sort((a, b) => b.bytes - a.bytes || byName(a, b))
+  }
+  const keyed = all.map((entry) => ({ entry, name: entry.name, health: healthOf(entry.filter) }))
+  return keyed.sort((a, b) => b.health.estimatedErrorRate - a.health.estimatedErrorRate || byName(a, b))
+}
+
+/** One page of the registry's filters, in the query's order. */
+export function listFilters(registry: FilterRegistry, query: ListingQuery): Listing {
+  const sorted = sortedEntries(registry, query.sort)
+  const page = sorted.slice(query.offset, query.offset + query.limit)
+  return {
+    total: sorted.length,
+    filters: page.map(({ entry, health }) => ({ row: filterRow(entry, health), filter: entry.filter })),
+  }
+}
+
+/** GET /filters' body: the page's rows as a JSON array. */
+export function filtersJson(listing: Listing): string {
+  return JSON.stringify(listing.filters.map((listed) => listed.row))
+}
