@@ -51,19 +51,18 @@ export function bfDebug(ctx: CommandContext, argv: CommandArgs): void {
 export function bfsHealth(ctx: CommandContext, argv: CommandArgs): void {
   const health = filterHealth(existingFilter(ctx, argv).filter)
   const reply = ctx.client.reply
-  reply.map(7)
-  reply.simple('Fill ratio')
-  reply.double(health.fillRatio)
-  reply.simple('Estimated error rate')
-  reply.double(health.estimatedErrorRate)
-  reply.simple('Error rate')
-  reply.double(health.errorRate)
-  reply.simple('Items')
-  reply.integer(health.items)
-  reply.simple('Capacity')
-  reply.integer(health.capacity)
-  reply.simple('Items left')
-  reply.integer(health.itemsLeft)
-  reply.simple('Verdict')
-  reply.simple(health.verdict)
+  const fields: [string, () => void][] = [
+    ['Fill ratio', () => reply.double(health.fillRatio)],
+    ['Estimated error rate', () => reply.double(health.estimatedErrorRate)],
+    ['Error rate', () => reply.double(health.errorRate)],
+    ['Items', () => reply.integer(health.items)],
+    ['Capacity', () => reply.integer(health.capacity)],
+    ['Items left', () => reply.integer(health.itemsLeft)],
+    ['Verdict', () => reply.simple(health.verdict)],
+  ]
+  reply.map(fields.length)
+  for (const [name, write] of fields) {
+    reply.simple(name)
+    write()
+  }
 }

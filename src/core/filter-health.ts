@@ -4,7 +4,6 @@
  * What BFS.HEALTH, /metrics and the status page report.
  */
 import type { ScalableBloomFilter } from './scalable-filter.js'
-import type { BloomLayer } from './bloom-layer.js'
 import { countSetBits } from './bitmap.js'
 import { ERROR_TIGHTENING_RATIO } from './sizing.js'
 
