@@ -4,6 +4,7 @@
  * What BFS.HEALTH, /metrics and the status page report.
  */
 import type { ScalableBloomFilter } from './scalable-filter.js'
+import type { BloomLayer } from './bloom-layer.js'
 import { countSetBits } from './bitmap.js'
 import { ERROR_TIGHTENING_RATIO } from './sizing.js'
 
@@ -35,6 +36,16 @@ export interface FilterHealth {
   readonly itemsLeft: number
   readonly verdict: HealthVerdict
   readonly layers: readonly LayerHealth[]
+}
+
+/** What a filter's over-target watch keeps (see {@link overTargetSetBits}). */
+export interface HealthWatch {
+  /** The newest layer when the threshold was computed. */
+  layer: BloomLayer
+  /** Set bits of that layer above which the estimate is to be checked. */
+  alertBits: number
+  /** Whether the filter was reported over its target. */
+  warned: boolean
 }
 
 /** Set bits of a layer's bitmap, counted (re-exported: the status page imports it from here). */
