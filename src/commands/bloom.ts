@@ -12,6 +12,7 @@ import { isKeyword, parseDouble, parseInteger } from './args.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
 import { reserveFilterBytes, scaleUpRefusal } from './filter-budget.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import { watchHealth } from './health-watch.js'
 
 /** The options a new filter is made with. */
 export interface CreateOptions {
@@ -119,6 +120,7 @@ export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
   if (outcome === 1) {
     ctx.server.registry.touch(entry)
     ctx.server.propagate(argv)
+    watchHealth(ctx.server.log, entry)
     reply.raw(ONE)
   } else if (outcome === 0) {
     reply.raw(ZERO)
@@ -163,6 +165,7 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: CommandArgs, fi
   if (added > 0) {
     ctx.server.registry.touch(entry, added)
     ctx.server.propagate(argv)
+    watchHealth(ctx.server.log, entry)
   }
   reply.array(error === undefined ? done : done + 1)
   for (let i = 0; i < done; i++) reply.raw(outcomes[i] === 1 ? ONE : ZERO)

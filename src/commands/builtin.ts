@@ -7,6 +7,7 @@
 import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './table.js'
 import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './bloom.js'
 import { bfLoadchunk, bfScandump } from './dump.js'
+import { bfDebug, bfsHealth } from './health.js'
 import { bgrewriteaof } from './append-log.js'
 import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
 import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
@@ -84,9 +85,11 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.MEXISTS', arity: -3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether one or more items exist in a Bloom Filter', handler: bfMexists },
   { name: 'BF.INFO', arity: -2, maxArgs: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Returns information about a Bloom Filter', handler: bfInfo },
   { name: 'BF.CARD', arity: 2, flags: BF_READ, ...BF, since: '2.4.4', summary: 'Returns the cardinality of a Bloom filter', handler: bfCard },
+  { name: 'BF.DEBUG', arity: 2, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Returns the size and the layers of a Bloom Filter, one line each', handler: bfDebug },
   { name: 'BF.SCANDUMP', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Begins an incremental save of the bloom filter', handler: bfScandump },
   { name: 'BF.LOADCHUNK', arity: 4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Restores a filter previously saved using SCANDUMP', handler: bfLoadchunk },
   { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
+  { name: 'BFS.HEALTH', arity: 2, flags: BF_READ, ...BF, since: '2.4.0', summary: "Returns a filter's fill, estimated false-positive rate and verdict (bfs)", handler: bfsHealth },
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
 
   // Keyspace.

@@ -15,6 +15,7 @@ import type { CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import { watchHealth } from './health-watch.js'
 
 /** SBChain_LoadEncodedChunk's refusals, worded as src/sb.c words them. */
 const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
@@ -60,9 +61,12 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
     if (iterator !== DUMP_ITER_INIT) throw new ReplyError(ERR.NOT_FOUND)
     registry.set(name, filterFromHeader(ctx, data))
   } else {
-    const outcome = applyDumpChunk(entry.filter.toParts(), iterator, data)
+    const layers = entry.filter.layers
+    // Through the layer, so that its count of set bits covers the chunk (counted over its range only).
+    const outcome = applyDumpChunk(entry.filter.toParts(), iterator, data, (index, offset, bytes) => layers[index]!.writeBytes(bytes, offset))
     if (outcome !== 'ok') throw new ReplyError(CHUNK_ERROR_TEXT[outcome])
     registry.touch(entry)
+    watchHealth(ctx.server.log, entry, true)
   }
   // RedisModule_ReplicateVerbatim: the append-only log replays the same chunks in the same order.
   ctx.server.propagate(argv)

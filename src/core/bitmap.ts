@@ -38,14 +38,34 @@ export function setBit(bitmap: Uint8Array, index: number): boolean {
   return true
 }
 
-/** @returns the number of set bits in the bitmap. */
-export function countSetBits(bitmap: Uint8Array): number {
+/** Set bits of one 32-bit word (the SWAR popcount). */
+function wordBits(v: number): number {
+  v = v - ((v >>> 1) & 0x55555555)
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
+}
+
+/** Set bits of one byte. */
+function byteBits(v: number): number {
+  v = v - ((v >>> 1) & 0x55)
+  v = (v & 0x33) + ((v >>> 2) & 0x33)
+  return (v + (v >>> 4)) & 0x0f
+}
+
+/**
+ * @returns the number of set bits in `bitmap[start, end)` (the whole bitmap by default), counted
+ *   four bytes at a time where the bytes are aligned.
+ */
+export function countSetBits(bitmap: Uint8Array, start = 0, end = bitmap.length): number {
   let count = 0
-  for (let i = 0; i < bitmap.length; i++) {
-    let v = bitmap[i]
-    v = v - ((v >>> 1) & 0x55)
-    v = (v & 0x33) + ((v >>> 2) & 0x33)
-    count += (v + (v >>> 4)) & 0x0f
+  let i = start
+  while (i < end && ((bitmap.byteOffset + i) & 3) !== 0) count += byteBits(bitmap[i++])
+  const words = Math.floor((end - i) / 4)
+  if (words > 0) {
+    const view = new Uint32Array(bitmap.buffer, bitmap.byteOffset + i, words)
+    for (let w = 0; w < words; w++) count += wordBits(view[w])
+    i += words * 4
   }
+  while (i < end) count += byteBits(bitmap[i++])
   return count
 }

@@ -3,7 +3,7 @@
  * (deps/bloom/bloom.c `CHECK_ADD_FUNC`, `bloom_check_add_compat`) over a precomputed hash pair.
  */
 
-import { allocateBitmap } from './bitmap.js'
+import { allocateBitmap, countSetBits } from './bitmap.js'
 import { carryOut, mod64, twoPow64Mod } from './hashing.js'
 import { MAX_BIT_COUNT } from './sizing.js'
 import type { LayerGeometry } from './sizing.js'
@@ -27,6 +27,8 @@ export interface BloomLayerInit {
   readonly items: number
   /** The bits, LSB first within each byte. */
   readonly bitmap: Uint8Array
+  /** Set bits of `bitmap`, when the caller knows them (0 for a new one); counted when absent. */
+  readonly setBits?: number
 }
 
 /**
@@ -48,6 +50,12 @@ export class BloomLayer {
   items: number
   /** The bitmap itself (shared with toParts / the codec). */
   readonly bitmap: Uint8Array
+  /**
+   * Set bits of the bitmap, kept current without a scan: counted once when a bitmap is installed
+   * (the constructor), then by each bit {@link addHashed} flips and over the range
+   * {@link writeBytes} replaces. Anything writing into `bitmap` directly must go through those.
+   */
+  setBits: number
   /** 2^64 mod bitCount: what a wrap of the C uint64 `a + i*b` removes from a position. */
   private readonly wrap: number
 
@@ -83,6 +91,7 @@ export class BloomLayer {
     this.bitCount = bitCount
     this.items = items
     this.bitmap = bitmap
+    this.setBits = init.setBits ?? countSetBits(bitmap)
     this.wrap = twoPow64Mod(bitCount)
   }
 
@@ -100,6 +109,7 @@ export class BloomLayer {
       bitCount: geometry.bitCount,
       items: 0,
       bitmap: allocateBitmap(geometry.byteCount),
+      setBits: 0,
     })
   }
 
@@ -160,8 +170,9 @@ export class BloomLayer {
     let xHi = pair[0]
     let xLo = pair[1]
     // No branch on the bit's old value: for a new item it is a coin toss, and each mispredicted
-    // branch would wait for its cache miss before the next probe's load could start.
-    let cleared = 0
+    // branch would wait for its cache miss before the next probe's load could start. `flipped`
+    // counts the bits this item turns on (a probe repeating an earlier one reads it set).
+    let flipped = 0
     if (m >= INT32_STEP_BITS) {
       for (let i = this.hashCount; i > 0; i--) {
         const pos = mod64(xHi, xLo, m)
@@ -169,7 +180,7 @@ export class BloomLayer {
         const mask = 1 << (pos & 7)
         const old = bitmap[byte]
         bitmap[byte] = old | mask
-        cleared |= mask & ~old
+        flipped += ((old >>> (pos & 7)) & 1) ^ 1
         const lo = (xLo + bLo) >>> 0
         xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
         xLo = lo
@@ -183,7 +194,7 @@ export class BloomLayer {
         const mask = 1 << (pos & 7)
         const old = bitmap[byte]
         bitmap[byte] = old | mask
-        cleared |= mask & ~old
+        flipped += ((old >>> (pos & 7)) & 1) ^ 1
         const lo = (xLo + bLo) | 0
         const hi = (xHi + bHi + carryOut(xLo, bLo, lo)) | 0
         pos = nextPosition(pos, step, wrap & -carryOut(xHi, bHi, hi), m)
@@ -191,9 +202,26 @@ export class BloomLayer {
         xHi = hi
       }
     }
-    if (cleared === 0) return false
+    if (flipped === 0) return false
+    this.setBits += flipped
     this.items++
     return true
+  }
+
+  /**
+   * Copies `data` into the bitmap at byte `offset` (a BF.LOADCHUNK chunk), keeping
+   * {@link setBits} right by counting only the replaced range, before and after.
+   *
+   * @throws RangeError when the bytes do not fit at `offset`
+   */
+  writeBytes(data: Uint8Array, offset: number): void {
+    const end = offset + data.length
+    if (!Number.isSafeInteger(offset) || offset < 0 || end > this.bitmap.length) {
+      throw new RangeError(`${data.length} bytes at ${offset} do not fit a bitmap of ${this.bitmap.length}`)
+    }
+    const before = countSetBits(this.bitmap, offset, end)
+    this.bitmap.set(data, offset)
+    this.setBits += countSetBits(this.bitmap, offset, end) - before
   }
 }
 

@@ -5,6 +5,8 @@
  */
 import type { ScalableBloomFilter } from './scalable-filter.js'
 import type { BloomLayer } from './bloom-layer.js'
+import { countSetBits } from './bitmap.js'
+import { ERROR_TIGHTENING_RATIO } from './sizing.js'
 
 /** A filter is `near full` once a non-scaling one holds this share of its capacity. */
 export const NEAR_FULL_SHARE = 0.9
@@ -36,37 +38,61 @@ export interface FilterHealth {
   readonly layers: readonly LayerHealth[]
 }
 
-/** Bits set in each byte value. */
-const POPCOUNT = Uint8Array.from({ length: 256 }, (_, value) => {
-  let bits = 0
-  for (let v = value; v !== 0; v >>>= 1) bits += v & 1
-  return bits
-})
-
-/** Set bits of a layer's bitmap, counted. */
-export function countSetBits(bitmap: Uint8Array): number {
-  let set = 0
-  for (let i = 0; i < bitmap.length; i++) set += POPCOUNT[bitmap[i]!]!
-  return set
+/** What a filter's over-target watch keeps (see {@link overTargetSetBits}). */
+export interface HealthWatch {
+  /** The newest layer when the threshold was computed. */
+  layer: BloomLayer
+  /** Set bits of that layer above which the estimate is to be checked. */
+  alertBits: number
+  /** Whether the filter was reported over its target. */
+  warned: boolean
 }
 
-/** The set bits of a layer (a layer that keeps a live count may answer without a scan). */
-function setBitsOf(layer: BloomLayer): number {
-  const counted = (layer as { setBits?: number }).setBits
-  return typeof counted === 'number' ? counted : countSetBits(layer.bitmap)
+/** Set bits of a layer's bitmap, counted (re-exported: the status page imports it from here). */
+export { countSetBits }
+
+/**
+ * The rate the filter was reserved with. A RedisBloom filter that may scale keeps half of it in its
+ * first layer (sb.c SB_NewChain: `error * ERROR_TIGHTENING_RATIO` unless NONSCALING, EXPANSION 0
+ * included); a non-scaling one and the original library's keep it as given.
+ */
+export function targetErrorRate(filter: ScalableBloomFilter): number {
+  const first = filter.layers[0]!.errorRate
+  return filter.nonScaling || filter.hashing.kind === 'seeded' ? first : first / ERROR_TIGHTENING_RATIO
 }
 
 /**
- * The filter's health now. `targetErrorRate` is the rate it was reserved with; by default the
- * first layer's own rate (RedisBloom tightens later layers, not the first).
+ * The count of set bits in the newest layer above which the filter's estimate passes `target`,
+ * the older layers staying as they are: with P = Π(1 − X_j^k_j) over those, the estimate
+ * 1 − P·(1 − x^k) passes the target once x > (1 − (1 − target)/P)^(1/k). -1 when the older
+ * layers alone are over (or k is 0: every item is reported present); Infinity when out of reach.
+ * What lets an add check the target with one comparison instead of computing the estimate.
  */
-export function filterHealth(filter: ScalableBloomFilter, targetErrorRate = filter.layers[0]!.errorRate): FilterHealth {
+export function overTargetSetBits(filter: ScalableBloomFilter, target: number): number {
+  const layers = filter.layers
+  const newest = layers[layers.length - 1]!
+  let missProbability = 1
+  for (let i = 0; i < layers.length - 1; i++) {
+    const layer = layers[i]!
+    missProbability *= 1 - (layer.setBits / layer.bitCount) ** layer.hashCount
+  }
+  const newestRate = 1 - (1 - target) / missProbability
+  if (!(newestRate > 0) || newest.hashCount === 0) return -1
+  if (newestRate >= 1) return Infinity
+  return Math.floor(newest.bitCount * newestRate ** (1 / newest.hashCount))
+}
+
+/**
+ * The filter's health now. `target` is the rate it was reserved with ({@link targetErrorRate}
+ * by default).
+ */
+export function filterHealth(filter: ScalableBloomFilter, target = targetErrorRate(filter)): FilterHealth {
   let setBits = 0
   let bits = 0
   let missProbability = 1
   const layers: LayerHealth[] = []
   for (const layer of filter.layers) {
-    const set = setBitsOf(layer)
+    const set = layer.setBits
     const fillRatio = set / layer.bitCount
     const estimatedErrorRate = fillRatio ** layer.hashCount
     missProbability *= 1 - estimatedErrorRate
@@ -79,12 +105,12 @@ export function filterHealth(filter: ScalableBloomFilter, targetErrorRate = filt
   const scales = filter.canScale
   const itemsLeft = scales ? -1 : Math.max(0, info.capacity - info.items)
   let verdict: HealthVerdict = 'ok'
-  if (estimatedErrorRate > targetErrorRate) verdict = 'over target'
+  if (estimatedErrorRate > target) verdict = 'over target'
   else if (!scales && info.items >= NEAR_FULL_SHARE * info.capacity) verdict = 'near full'
   return {
     fillRatio: bits === 0 ? 0 : setBits / bits,
     estimatedErrorRate,
-    errorRate: targetErrorRate,
+    errorRate: target,
     items: info.items,
     capacity: info.capacity,
     itemsLeft,

@@ -40,16 +40,22 @@ const EMPTY = new Uint8Array(0)
 
 interface LinkPosition {
   readonly layer: LayerParts
+  /** The layer's place in the chain, oldest 0. */
+  readonly index: number
   readonly offset: number
 }
+
+/** Copies a chunk into layer `index` of a filter at byte `offset` (the bytes are known to fit). */
+export type ChunkWriter = (index: number, offset: number, data: Uint8Array) => void
 
 // src/sb.c getLinkPos: iterator - 1 is a position in the concatenated bitmaps; < 1 finds nothing.
 function linkPosition(parts: FilterParts, iterator: number): LinkPosition | undefined {
   if (!Number.isSafeInteger(iterator) || iterator < 1) return undefined
   let position = iterator - 1
-  for (const layer of parts.layers) {
+  for (let index = 0; index < parts.layers.length; index++) {
+    const layer = parts.layers[index]!
     const byteCount = layer.bitCount / 8
-    if (position < byteCount) return { layer, offset: position }
+    if (position < byteCount) return { layer, index, offset: position }
     position -= byteCount
   }
   return undefined
@@ -79,13 +85,19 @@ export function dumpChunkAt(parts: FilterParts, iterator: number, maxChunkBytes 
  * `iterator` is the value SCANDUMP returned with `data`. Returns `'ok'` after copying, or the
  * {@link DumpChunkError} (and changes nothing). An empty chunk at a valid position is `'ok'`.
  * The first LOADCHUNK of a missing key (iterator 1, the header) is not this function's: decode it
- * with `decodeDumpHeader`.
+ * with `decodeDumpHeader`. `write` does the copy (a live filter's layers keep their count of set
+ * bits that way); by default the bytes go straight into `parts`' bitmap.
  */
-export function applyDumpChunk(parts: FilterParts, iterator: number, data: Uint8Array): 'ok' | DumpChunkError {
+export function applyDumpChunk(
+  parts: FilterParts,
+  iterator: number,
+  data: Uint8Array,
+  write: ChunkWriter = (index, offset, bytes) => parts.layers[index]!.bitmap.set(bytes, offset),
+): 'ok' | DumpChunkError {
   if (!(iterator > 0) || iterator < data.length) return 'bad-data'
   const at = linkPosition(parts, iterator - data.length)
   if (at === undefined) return 'no-link'
   if (data.length > at.layer.bitCount / 8 - at.offset) return 'too-big'
-  at.layer.bitmap.set(data, at.offset)
+  write(at.index, at.offset, data)
   return 'ok'
 }

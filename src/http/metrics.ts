@@ -11,7 +11,8 @@
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { CommandContext } from '../commands/context.js'
 import { infoText } from '../commands/info.js'
-import { FilterRegistry } from '../store/registry.js'
+import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import { filterHealth, type FilterHealth } from '../core/filter-health.js'
 
 /** INFO sections /metrics reads. */
 const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats']
@@ -59,19 +60,54 @@ function filterLabel(name: string): string {
   return FilterRegistry.bytesOf(name).toString('utf8')
 }
 
-/** The `count` filters holding the most items, largest first (a bounded selection, no full sort). */
-export function topFiltersByItems(registry: FilterRegistry, count: number): { name: string; items: number }[] {
-  const top: { name: string; items: number }[] = []
+/** The `count` entries with the highest score, highest first (a bounded selection, no full sort). */
+function topBy<T>(entries: Iterable<T>, count: number, score: (entry: T) => number): { entry: T; score: number }[] {
+  const top: { entry: T; score: number }[] = []
   if (count <= 0) return top
-  for (const entry of registry.entries()) {
-    const items = entry.filter.info().items
-    if (top.length === count && items <= top[top.length - 1]!.items) continue
+  for (const entry of entries) {
+    const value = score(entry)
+    if (top.length === count && value <= top[top.length - 1]!.score) continue
     let at = top.length
-    while (at > 0 && top[at - 1]!.items < items) at--
-    top.splice(at, 0, { name: entry.name, items })
+    while (at > 0 && top[at - 1]!.score < value) at--
+    top.splice(at, 0, { entry, score: value })
     if (top.length > count) top.pop()
   }
   return top
+}
+
+/** The `count` filters holding the most items, largest first. */
+export function topFiltersByItems(registry: FilterRegistry, count: number): { name: string; items: number }[] {
+  return topBy(registry.entries(), count, (entry) => entry.filter.info().items).map(({ entry, score }) => ({ name: entry.name, items: score }))
+}
+
+/** A filter's health as /metrics shows it. */
+interface HealthRow {
+  readonly name: string
+  readonly health: FilterHealth
+}
+
+/**
+ * The filters whose health /metrics lists: the `count` holding the most items and the `count`
+ * whose estimated false-positive rate is highest against their target (worst first), each once;
+ * and how many filters in all are over their target. The estimate comes from each layer's live
+ * count of set bits, so this reads no bitmap.
+ */
+export function filtersForHealth(registry: FilterRegistry, count: number): { rows: HealthRow[]; overTarget: number } {
+  const healths = new Map<FilterEntry, FilterHealth>()
+  let overTarget = 0
+  for (const entry of registry.entries()) {
+    const health = filterHealth(entry.filter)
+    healths.set(entry, health)
+    if (health.verdict === 'over target') overTarget++
+  }
+  const largest = topBy(healths.keys(), count, (entry) => healths.get(entry)!.items)
+  const worst = topBy(healths.keys(), count, (entry) => {
+    const health = healths.get(entry)!
+    return health.estimatedErrorRate / health.errorRate
+  })
+  const rows = new Map<FilterEntry, HealthRow>()
+  for (const { entry } of [...largest, ...worst]) rows.set(entry, { name: entry.name, health: healths.get(entry)! })
+  return { rows: [...rows.values()], overTarget }
 }
 
 /** One server's /metrics: call `render()` per scrape. */
@@ -92,6 +128,11 @@ export class ServerMetrics {
   private readonly filters: Gauge
   private readonly filterBytes: Gauge
   private readonly filterItems: Gauge
+  private readonly filterFill: Gauge
+  private readonly filterEstimate: Gauge
+  private readonly filterTarget: Gauge
+  private readonly filterOverTarget: Gauge
+  private readonly filtersOverTarget: Gauge
   private readonly usedMemory: Gauge
   private readonly residentMemory: Gauge
   private readonly heapUsed: Gauge
@@ -117,6 +158,12 @@ export class ServerMetrics {
     this.filters = gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
     this.filterBytes = gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
     this.filterItems = gauge('bfs_filter_items', 'Items added, for the filters holding the most (config metrics-top-filters)', ['filter'])
+    const healthOf = 'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
+    this.filterFill = gauge('bfs_filter_fill_ratio', `Set bits over all bits (BFS.HEALTH Fill ratio), ${healthOf}`, ['filter'])
+    this.filterEstimate = gauge('bfs_filter_estimated_error_rate', `False-positive rate estimated from the bits (BFS.HEALTH Estimated error rate), ${healthOf}`, ['filter'])
+    this.filterTarget = gauge('bfs_filter_target_error_rate', `False-positive rate the filter was reserved with (BFS.HEALTH Error rate), ${healthOf}`, ['filter'])
+    this.filterOverTarget = gauge('bfs_filter_over_target', `1 when the estimated false-positive rate is over the target, else 0, ${healthOf}`, ['filter'])
+    this.filtersOverTarget = gauge('bfs_filters_over_target', 'Filters whose estimated false-positive rate is over their target, of all filters')
     this.usedMemory = gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')
     this.residentMemory = gauge('bfs_used_memory_rss_bytes', 'Resident set size of the process (INFO used_memory_rss)')
     this.heapUsed = gauge('bfs_process_heap_used_bytes', 'V8 heap in use (process.memoryUsage().heapUsed)')
@@ -186,6 +233,8 @@ export class ServerMetrics {
       this.filterItems.set({ filter: filterLabel(name) }, items)
     }
 
+    this.refreshHealth()
+
     for (const [field, raw] of persistenceFields(this.ctx)) {
       const value = persistenceValue(raw)
       if (value === undefined) continue
@@ -201,5 +250,20 @@ export class ServerMetrics {
       }
       metric.set(value)
     }
+  }
+
+  /** The health gauges (see {@link filtersForHealth}). */
+  private refreshHealth(): void {
+    const server = this.ctx.server
+    const { rows, overTarget } = filtersForHealth(server.registry, server.config['metrics-top-filters'])
+    for (const metric of [this.filterFill, this.filterEstimate, this.filterTarget, this.filterOverTarget]) metric.reset()
+    for (const { name, health } of rows) {
+      const labels = { filter: filterLabel(name) }
+      this.filterFill.set(labels, health.fillRatio)
+      this.filterEstimate.set(labels, health.estimatedErrorRate)
+      this.filterTarget.set(labels, health.errorRate)
+      this.filterOverTarget.set(labels, health.verdict === 'over target' ? 1 : 0)
+    }
+    this.filtersOverTarget.set(overTarget)
   }
 }

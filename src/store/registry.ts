@@ -3,6 +3,7 @@
  * Map can hold them and they convert back to the exact bytes.
  */
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import type { HealthWatch } from '../core/filter-health.js'
 import { RememberedBytes } from '../protocol/same-bytes.js'
 
 /** A filter with the bookkeeping the store needs around it. */
@@ -13,6 +14,8 @@ export interface FilterEntry {
   version: number
   /** Position in insertion order, increasing; SCAN's cursor. */
   readonly seq: number
+  /** The over-target warning's state (commands/health-watch.ts), made on the first add. */
+  healthWatch: HealthWatch | undefined
 }
 
 /** The named filters of one server (its keyspace), with the change counter save rules read. */
@@ -66,7 +69,7 @@ export class FilterRegistry {
     this.lastKey.forget()
     // Delete first so the Map's order stays the order of seq.
     this.filters.delete(name)
-    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++ }
+    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++, healthWatch: undefined }
     this.filters.set(name, entry)
     this.dirty++
     return entry
@@ -91,7 +94,7 @@ export class FilterRegistry {
     if (!entry) return false
     if (from === to) return true
     this.delete(from)
-    this.set(to, entry.filter)
+    this.set(to, entry.filter).healthWatch = entry.healthWatch // warned once, under either name
     return true
   }
 

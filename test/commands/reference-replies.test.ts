@@ -31,7 +31,7 @@ describe.each([2, 3] as const)('reference replies over RESP%i', (protocol) => {
   })
 
   it('reads every reference case', () => {
-    expect(cases.length).toBe(75)
+    expect(cases.length).toBe(96)
     expect(cases.every((reference) => reference.resp2.length > 0)).toBe(true)
   })
 

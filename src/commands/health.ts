@@ -1,0 +1,68 @@
+/**
+ * Looking inside a filter: BF.DEBUG, as RedisBloom 2.4.23 answers it (src/rebloom.c
+ * `BFDebug_RedisCommand`), and bfs's own BFS.HEALTH, its fill and estimated false-positive rate
+ * (core/filter-health.ts) in BF.INFO's field-value shape.
+ */
+import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import { filterHealth } from '../core/filter-health.js'
+import { formatG } from '../protocol/format-double.js'
+import type { FilterEntry } from '../store/registry.js'
+import type { CommandContext } from './context.js'
+import { ERR, ReplyError } from './reply-error.js'
+import type { CommandArgs } from '../protocol/command-args.js'
+
+/** The filter under argv[1], or RedisBloom's "ERR not found" (rebloom.c statusStrerror). */
+function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
+  const entry = ctx.server.registry.lookup(argv.bytes(1), argv.start(1), argv.end(1))
+  if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
+  return entry
+}
+
+/**
+ * BF.DEBUG's lines: `size:<items>`, then per layer, oldest first, rebloom.c's
+ * `"bytes:%lu bits:%llu hashes:%u hashwidth:%u capacity:%lu size:%lu ratio:%g"`. The hash width is
+ * 64 for every filter bfs holds: RedisBloom's BLOOM_OPT_FORCE64 (all 2.x filters) and the original
+ * library's MurmurHash64A alike.
+ */
+export function debugLines(filter: ScalableBloomFilter): string[] {
+  const lines = [`size:${filter.info().items}`]
+  for (const layer of filter.layers) {
+    lines.push(
+      `bytes:${layer.bitmap.length} bits:${layer.bitCount} hashes:${layer.hashCount} hashwidth:64 ` +
+        `capacity:${layer.capacity} size:${layer.items} ratio:${formatG(layer.errorRate)}`,
+    )
+  }
+  return lines
+}
+
+/** BF.DEBUG key → [size:N, one line per layer] (bulk strings in RESP2 and RESP3 alike). */
+export function bfDebug(ctx: CommandContext, argv: CommandArgs): void {
+  const lines = debugLines(existingFilter(ctx, argv).filter)
+  const reply = ctx.client.reply
+  reply.array(lines.length)
+  for (const line of lines) reply.bulk(line)
+}
+
+/**
+ * BFS.HEALTH key → Fill ratio, Estimated error rate, Error rate (doubles), Items, Capacity,
+ * Items left (-1 for a filter that scales), Verdict (`ok`, `near full`, `over target`): a flat
+ * field-value array in RESP2, a map in RESP3.
+ */
+export function bfsHealth(ctx: CommandContext, argv: CommandArgs): void {
+  const health = filterHealth(existingFilter(ctx, argv).filter)
+  const reply = ctx.client.reply
+  const fields: [string, () => void][] = [
+    ['Fill ratio', () => reply.double(health.fillRatio)],
+    ['Estimated error rate', () => reply.double(health.estimatedErrorRate)],
+    ['Error rate', () => reply.double(health.errorRate)],
+    ['Items', () => reply.integer(health.items)],
+    ['Capacity', () => reply.integer(health.capacity)],
+    ['Items left', () => reply.integer(health.itemsLeft)],
+    ['Verdict', () => reply.simple(health.verdict)],
+  ]
+  reply.map(fields.length)
+  for (const [name, write] of fields) {
+    reply.simple(name)
+    write()
+  }
+}
