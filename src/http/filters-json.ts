@@ -10,7 +10,6 @@
  */
 import { filterHealth, type FilterHealth, type HealthVerdict } from '../core/filter-health.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { ERROR_TIGHTENING_RATIO } from '../core/sizing.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { decodeQueryValue } from './query-value.js'
 
@@ -111,23 +110,8 @@ function printable(text: string): string {
   return text.slice(0, 40).replace(/[^\x20-\x7e]/g, '?')
 }
 
-/**
- * The rate a filter was reserved for: RedisBloom builds a non-NONSCALING filter's first layer at
- * half of it (sb.c SB_NewChain; core/sizing.ts firstLayerErrorRate), so that the whole chain stays
- * under it; a NONSCALING or seeded filter's one layer has it as it is.
- */
-export function reservedErrorRate(filter: ScalableBloomFilter): number {
-  const first = filter.layers[0]!.errorRate
-  return filter.hashing.kind === 'redisbloom' && !filter.nonScaling ? first / ERROR_TIGHTENING_RATIO : first
-}
-
-/** A filter's health against the rate it was reserved for. */
-function healthOf(filter: ScalableBloomFilter): FilterHealth {
-  return filterHealth(filter, reservedErrorRate(filter))
-}
-
 /** The row of one filter, from its health (`health`, computed once by the caller when it has it). */
-export function filterRow(entry: FilterEntry, health: FilterHealth = healthOf(entry.filter)): FilterRow {
+export function filterRow(entry: FilterEntry, health: FilterHealth = filterHealth(entry.filter)): FilterRow {
   const filter = entry.filter
   return {
     name: FilterRegistry.bytesOf(entry.name).toString('utf8'),
@@ -159,7 +143,7 @@ function sortedEntries(registry: FilterRegistry, sort: FilterSort): { entry: Fil
     const keyed = all.map((entry) => ({ entry, name: entry.name, bytes: entry.filter.info().sizeBytes }))
     return keyed.sort((a, b) => b.bytes - a.bytes || byName(a, b))
   }
-  const keyed = all.map((entry) => ({ entry, name: entry.name, health: healthOf(entry.filter) }))
+  const keyed = all.map((entry) => ({ entry, name: entry.name, health: filterHealth(entry.filter) }))
   return keyed.sort((a, b) => b.health.estimatedErrorRate - a.health.estimatedErrorRate || byName(a, b))
 }
 
