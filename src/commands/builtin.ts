@@ -87,10 +87,10 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.CARD', arity: 2, flags: BF_READ, ...BF, since: '2.4.4', summary: 'Returns the cardinality of a Bloom filter', handler: bfCard },
   { name: 'BF.SCANDUMP', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Begins an incremental save of the bloom filter', handler: bfScandump },
   { name: 'BF.LOADCHUNK', arity: 4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Restores a filter previously saved using SCANDUMP', handler: bfLoadchunk },
-  // bfs's own (RedisBloom has none). Not 'module': WATCH then sees only the destination change
-  // (dispatch compares entries), where a module command touches every key it names; the arity
-  // is checked when queued, as for a built-in.
-  { name: 'BF.MERGE', arity: -3, flags: ['write', 'denyoom'], keys: [1, -1, 1], group: 'bf', since: '2.4.0', summary: 'Merges Bloom filters reserved alike into a destination key (bfs)', handler: bfMerge },
+  // bfs's own (RedisBloom has none). Reported with arity -1 as every BF.* command. Not 'module':
+  // WATCH then sees only the destination change (dispatch compares entries), where a module
+  // command touches every key it names, its sources included.
+  { name: 'BF.MERGE', arity: -3, reportedArity: -1, flags: ['write', 'denyoom'], keys: [1, -1, 1], group: 'bf', since: '2.4.0', summary: 'Merges Bloom filters reserved alike into a destination key (bfs)', handler: bfMerge },
   { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
 
