@@ -73,6 +73,14 @@ describe('mergeFilters', () => {
     expect(mergedBytes([short, long])).toBe(long.layers.reduce((sum, layer) => sum + layer.bitmap.length, 0))
   })
 
+  it('within the first layer, the union has exactly the bits of one filter fed every item', () => {
+    const a = Array.from({ length: 300 }, (_, i) => `a${i}`)
+    const b = Array.from({ length: 300 }, (_, i) => `a${i + 150}`)
+    const union = merged([filled(options(1000), a), filled(options(1000), b)])
+    const fed = filled(options(1000), [...a, ...b])
+    expect(Buffer.from(union.layers[0]!.bitmap).equals(Buffer.from(fed.layers[0]!.bitmap))).toBe(true)
+  })
+
   it('merging a filter with itself gives the same bits and counts', () => {
     const filter = filled(options(1000), Array.from({ length: 700 }, (_, i) => `x${i}`))
     const union = merged([filter, filter])
