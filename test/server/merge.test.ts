@@ -151,24 +151,20 @@ describe('BF.MERGE', () => {
     expect(await ask(client, 'MULTI')).toBe('+OK\r\n')
     expect(await ask(client, 'BF.MERGE', 'u')).toBe('+QUEUED\r\n')
     expect(await ask(client, 'EXEC')).toBe("*1\r\n-ERR wrong number of arguments for 'bf.merge' command\r\n")
+    /** WATCH `watched`, let `other` send `merge`, then MULTI / BF.CARD `card` / EXEC: EXEC's reply. */
+    async function watchedExec(watched: string, merge: string[], mergeReply: string, card: string): Promise<string> {
+      expect(await ask(client, 'WATCH', watched)).toBe('+OK\r\n')
+      expect(await ask(other, 'BF.MERGE', ...merge)).toBe(mergeReply)
+      expect(await ask(client, 'MULTI')).toBe('+OK\r\n')
+      expect(await ask(client, 'BF.CARD', card)).toBe('+QUEUED\r\n')
+      return ask(client, 'EXEC')
+    }
     // A merge into the WATCHed key by another client: EXEC answers a null array.
-    expect(await ask(client, 'WATCH', 'u')).toBe('+OK\r\n')
-    expect(await ask(other, 'BF.MERGE', 'u', 'a')).toBe('+OK\r\n')
-    expect(await ask(client, 'MULTI')).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.CARD', 'u')).toBe('+QUEUED\r\n')
-    expect(await ask(client, 'EXEC')).toBe('*-1\r\n')
+    expect(await watchedExec('u', ['u', 'a'], '+OK\r\n', 'u')).toBe('*-1\r\n')
     // A merge that only reads the WATCHed key (a source): EXEC runs.
-    expect(await ask(client, 'WATCH', 'a')).toBe('+OK\r\n')
-    expect(await ask(other, 'BF.MERGE', 'v', 'a', 'b')).toBe('+OK\r\n')
-    expect(await ask(client, 'MULTI')).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.CARD', 'v')).toBe('+QUEUED\r\n')
-    expect(await ask(client, 'EXEC')).toBe('*1\r\n:2\r\n')
+    expect(await watchedExec('a', ['v', 'a', 'b'], '+OK\r\n', 'v')).toBe('*1\r\n:2\r\n')
     // A refused merge does not touch the WATCHed destination.
-    expect(await ask(client, 'WATCH', 'u')).toBe('+OK\r\n')
-    expect(await ask(other, 'BF.MERGE', 'u', 'nosuch')).toBe('-ERR not found\r\n')
-    expect(await ask(client, 'MULTI')).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.CARD', 'u')).toBe('+QUEUED\r\n')
-    expect(await ask(client, 'EXEC')).toBe('*1\r\n:1\r\n')
+    expect(await watchedExec('u', ['u', 'nosuch'], '-ERR not found\r\n', 'u')).toBe('*1\r\n:1\r\n')
   })
 
   it('is refused over max-filter-bytes and maxmemory before anything is allocated', async () => {
