@@ -8,6 +8,7 @@ import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } 
 import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './bloom.js'
 import { bfLoadchunk, bfScandump } from './dump.js'
 import { bfDebug, bfsHealth } from './health.js'
+import { bfMerge } from './merge.js'
 import { bgrewriteaof } from './append-log.js'
 import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
 import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
@@ -88,6 +89,10 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.DEBUG', arity: 2, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Returns the size and the layers of a Bloom Filter, one line each', handler: bfDebug },
   { name: 'BF.SCANDUMP', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Begins an incremental save of the bloom filter', handler: bfScandump },
   { name: 'BF.LOADCHUNK', arity: 4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Restores a filter previously saved using SCANDUMP', handler: bfLoadchunk },
+  // bfs's own (RedisBloom has none). Reported with arity -1 as every BF.* command. Not 'module':
+  // WATCH then sees only the destination change (dispatch compares entries), where a module
+  // command touches every key it names, its sources included.
+  { name: 'BF.MERGE', arity: -3, reportedArity: -1, flags: ['write', 'denyoom'], keys: [1, -1, 1], group: 'bf', since: '2.4.0', summary: 'Merges Bloom filters reserved alike into a destination key (bfs)', handler: bfMerge },
   { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
   { name: 'BFS.HEALTH', arity: 2, flags: BF_READ, ...BF, since: '2.4.0', summary: "Returns a filter's fill, estimated false-positive rate and verdict (bfs)", handler: bfsHealth },
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },

@@ -25,13 +25,22 @@ export function reserveFilterBytes(ctx: CommandContext, capacity: number, errorR
     if (error instanceof RangeError) throw new ReplyError(ERR.COULD_NOT_CREATE)
     throw error
   }
+  reserveBytes(ctx, bytes)
+  return bytes
+}
+
+/**
+ * `bytes` of bitmap for one new filter (all its layers): refused with BF.RESERVE's error reply
+ * when over `max-filter-bytes`, with -OOM when over `maxmemory`; counted against `maxmemory` when
+ * allowed. Called before the bytes are allocated.
+ */
+export function reserveBytes(ctx: CommandContext, bytes: number): void {
   const config = ctx.server.config
   const maxFilterBytes = config['max-filter-bytes']
   if (maxFilterBytes > 0 && bytes > maxFilterBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
   const guard = MemoryGuard.of(ctx.server.registry)
   if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
   guard.allocated(bytes)
-  return bytes
 }
 
 /**

@@ -4,6 +4,7 @@
  * client cannot tell bfs from redis-server 7.0 with RedisBloom 2.4.
  */
 import type { FilterErrorCode } from '../core/filter-error.js'
+import type { MergeMismatch } from '../core/merge.js'
 
 /**
  * An error reply. `message` is the whole text after the '-', code word included. `encoding` is
@@ -64,6 +65,16 @@ export const ERR = {
 export const FILTER_ERROR_TEXT: Record<FilterErrorCode, string> = {
   'non-scaling-full': 'ERR non scaling filter is full',
   'too-large': ERR.FILTER_TOO_LARGE,
+}
+
+/**
+ * bfs BF.MERGE: sources not reserved alike, naming what differs and the two keys, e.g.
+ * `ERR filters differ in capacity (src1 has 1000, src2 has 2000)`; a difference in a later layer
+ * names it: `... in capacity of layer 2 (...)`. Keys are latin1 strings (reply with 'latin1').
+ */
+export function mergeMismatchText(mismatch: MergeMismatch, firstKey: string, otherKey: string): string {
+  const where = mismatch.layer === 0 ? '' : ` of layer ${mismatch.layer + 1}`
+  return `ERR filters differ in ${mismatch.field}${where} (${firstKey} has ${mismatch.firstValue}, ${otherKey} has ${mismatch.otherValue})`
 }
 
 /** redis 7.0 server.c processCommand: the text for a command name that is not in the table. */
