@@ -4,7 +4,7 @@
 # on these 2 shared cores disturbs far less than req/s does. Each checkout must have dist/ built.
 #
 # Usage: bench/cpu-ab.sh ROUNDS CHECKOUT_A CHECKOUT_B [...]
-#   CMDS='BF.ADD:bench:__rand_int__ PING' bench/cpu-ab.sh 7 /path/to/old /path/to/new
+#   CMDS='BF.ADD:bench:__rand_int__ PING' PIPELINE=1 REQUESTS=200000 bench/cpu-ab.sh 7 /path/to/old /path/to/new
 # (':' separates the words of a command.) Prints one line per run: round|command|checkout|µs/request,
 # then the medians. Loopback only; needs redis-benchmark and redis-cli.
 set -euo pipefail
@@ -12,6 +12,7 @@ ROUNDS=$1
 shift
 CMDS=${CMDS:-BF.ADD:bench:__rand_int__ BF.EXISTS:bench:__rand_int__ PING}
 REQUESTS=${REQUESTS:-1000000}
+PIPELINE=${PIPELINE:-16}
 declare -A PID PORT DIRS
 cleanup() {
   for c in "${!PID[@]}"; do kill "${PID[$c]}" 2>/dev/null || true; done
@@ -40,7 +41,7 @@ for round in $(seq "$ROUNDS"); do
     for checkout in "$@"; do
       before=$(cpu "${PID[$checkout]}")
       # shellcheck disable=SC2086
-      redis-benchmark -p "${PORT[$checkout]}" -c 50 -P 16 -n "$REQUESTS" -r 1000000 -q ${cmd//:/ } >/dev/null 2>&1
+      redis-benchmark -p "${PORT[$checkout]}" -c 50 -P "$PIPELINE" -n "$REQUESTS" -r 1000000 -q ${cmd//:/ } >/dev/null 2>&1
       after=$(cpu "${PID[$checkout]}")
       awk -v r="$round" -v c="${cmd%%:*}" -v k="$checkout" -v a="$before" -v b="$after" -v t="$tick" -v n="$REQUESTS" \
         'BEGIN { printf "%s|%s|%s|%.3f\n", r, c, k, (b - a) / t / n * 1e6 }' | tee -a "$results"
@@ -48,7 +49,7 @@ for round in $(seq "$ROUNDS"); do
   done
 done
 echo
-echo "median µs of bfs CPU per request, -c 50 -P 16, $ROUNDS rounds:"
+echo "median µs of bfs CPU per request, -c 50 -P $PIPELINE, $ROUNDS rounds:"
 awk -F'|' '{ k = $2 " " $3; v[k] = v[k] " " $4 } END { for (k in v) print k ":" v[k] }' "$results" | sort | while read -r line; do
   values=$(echo "${line#*:}" | tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
   echo "  ${line%%:*}: $values"
