@@ -134,6 +134,10 @@ function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void 
   ctx.server.stats.errorReplies++
   if (error instanceof ReplyError) {
     ctx.client.reply.error(error.message, error.encoding)
+  } else if ((error as { code?: unknown } | undefined)?.code === 'ERR_STRING_TOO_LONG') {
+    // A key or name past V8's longest string: found when it is first turned into a name, before
+    // anything changed.
+    ctx.client.reply.error(ERR.KEY_TOO_LONG)
   } else {
     ctx.server.log.warning(`internal error in ${entry.spec.name}: ${(error as Error)?.stack ?? String(error)}`)
     ctx.client.reply.error(ERR.INTERNAL)

@@ -58,6 +58,9 @@ export const ERR = {
   NOT_DUMPABLE: 'ERR this filter uses seeded hashing and cannot be dumped',
   // bfs: a filter that would pass the configured size limit (RedisBloom has none, issue #699)
   FILTER_TOO_LARGE: 'ERR filter would exceed the maximum filter size',
+  // bfs: keys are held as latin1 strings, and V8's longest string has 2^29 - 24 characters,
+  // 24 bytes short of proto-max-bulk-len's 512 MB (redis takes such a key)
+  KEY_TOO_LONG: 'ERR key or name longer than 536870888 bytes',
   INTERNAL: 'ERR internal error',
 } as const
 

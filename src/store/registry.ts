@@ -18,6 +18,13 @@ export interface FilterEntry {
   healthWatch: HealthWatch | undefined
 }
 
+/** The longest name a filter can have: V8's longest string (2^29 - 24 characters on 64 bits). */
+export const MAX_NAME_BYTES = 2 ** 29 - 24
+
+function nameTooLong(): Error {
+  return Object.assign(new Error(`a key longer than ${MAX_NAME_BYTES} bytes cannot be held`), { code: 'ERR_STRING_TOO_LONG' })
+}
+
 /** The named filters of one server (its keyspace), with the change counter save rules read. */
 export class FilterRegistry {
   private readonly filters = new Map<string, FilterEntry>()
@@ -32,8 +39,13 @@ export class FilterRegistry {
   private readonly lastKey = new RememberedBytes()
   private lastEntry: FilterEntry | undefined
 
-  /** The name under which a raw key argument, `key[start, end)`, is stored. */
+  /**
+   * The name under which a raw key argument, `key[start, end)`, is stored.
+   * @throws Error with code `ERR_STRING_TOO_LONG` (Node's own, which dispatch answers) for a key
+   *   longer than {@link MAX_NAME_BYTES}, at once: Node would copy the whole key before refusing
+   */
   static nameOf(key: Uint8Array, start = 0, end = key.length): string {
+    if (end - start > MAX_NAME_BYTES) throw nameTooLong()
     const bytes = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
     return bytes.toString('latin1', start, end)
   }

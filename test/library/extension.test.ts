@@ -113,6 +113,19 @@ describe('BfsServer.addCommand', () => {
     expect(infoFields(await redis.info('commandstats')).get('cmdstat_fails')).toMatch(/failed_calls=1$/)
   })
 
+  it('answers a key longer than bfs can hold with an error, not an internal error', async () => {
+    server.addCommand({
+      name: 'X.LONGKEY',
+      arity: 1,
+      flags: ['readonly'],
+      // The key lookup every BF command makes, with a key of 2^29 - 23 bytes (one past V8's
+      // longest string; allocUnsafe touches no page of it).
+      handler: (ctx: CommandContext) => ctx.client.reply.integer(ctx.server.registry.lookup(Buffer.allocUnsafe(2 ** 29 - 23)) ? 1 : 0),
+    })
+    await expect(redis.call('X.LONGKEY')).rejects.toThrow('ERR key or name longer than 536870888 bytes')
+    expect(await redis.call('PING')).toBe('PONG')
+  })
+
   it('refuses a name that is taken, a zero arity and an unknown flag', () => {
     const handler = (): void => {}
     expect(() => server.addCommand({ name: 'bf.add', arity: 3, flags: [], handler })).toThrow(/duplicate command/)

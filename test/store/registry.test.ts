@@ -4,6 +4,15 @@ import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 
 const filter = (): ScalableBloomFilter => new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
 
+describe('FilterRegistry.nameOf', () => {
+  it('throws ERR_STRING_TOO_LONG for a key past V8\'s longest string (2^29 - 24), which dispatch answers', () => {
+    // allocUnsafe: the pages are never touched, so this costs no memory.
+    const tooLong = Buffer.allocUnsafe(2 ** 29 - 23)
+    expect(() => FilterRegistry.nameOf(tooLong)).toThrow(expect.objectContaining({ code: 'ERR_STRING_TOO_LONG' }))
+    expect(() => new FilterRegistry().lookup(tooLong)).toThrow(expect.objectContaining({ code: 'ERR_STRING_TOO_LONG' }))
+  })
+})
+
 describe('FilterRegistry.lookup', () => {
   it('finds a filter by the raw bytes of its key, also as a view into a larger buffer', () => {
     const registry = new FilterRegistry()
