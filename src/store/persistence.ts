@@ -23,7 +23,7 @@
  * log, from that point on, in the same order (a transaction's between MULTI and EXEC). A replica
  * stream would be a second consumer beside `appendLog.append` in propagate.
  */
-import { AppendLog, type FsyncPolicy } from './append-log.js'
+import { AppendLog, listSegments, type FsyncPolicy } from './append-log.js'
 import { LogRewriter } from './log-rewrite.js'
 import { SnapshotStore, type CorruptPolicy } from './snapshot.js'
 import { SAVE_RETRY_DELAY_MS } from './save-schedule.js'
@@ -112,6 +112,7 @@ export class Persistence {
           this.appendLog.dropBelow(logFrom)
           if (this.appendLog.isOpen) this.logRewriter.snapshotCommitted()
         },
+        holdsEveryWrite: () => this.config.appendonly && listSegments(this.config.dir, this.config.appendfilename)[0]?.seq === 1,
       },
     })
     this.appendLog = new AppendLog({

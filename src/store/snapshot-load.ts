@@ -66,13 +66,15 @@ interface Load {
  * when it is missing while filter files are there (it alone says which of them hold the data),
  * unless the policy is 'move-aside'.
  */
-export async function loadSnapshot(snapshotDir: string, registry: FilterRegistry, policy: CorruptPolicy, log: Logger): Promise<LoadedSnapshot> {
+export async function loadSnapshot(
+  snapshotDir: string, registry: FilterRegistry, policy: CorruptPolicy, log: Logger, logHoldsEveryWrite = false,
+): Promise<LoadedSnapshot> {
   const started = performance.now()
   const load: Load = { snapshotDir, policy, log, report: { filters: 0, bytes: 0, ms: 0, movedAside: [], strayFilesRemoved: 0 } }
   const { names, nextFileNumber } = await scanDirectory(snapshotDir)
   const manifestPath = path.join(snapshotDir, MANIFEST_FILE)
   const manifest = await readManifest(load, manifestPath)
-  if (manifest === undefined) await moveAsideUnlisted(load, names, manifestPath)
+  if (manifest === undefined) await moveAsideUnlisted(load, names, manifestPath, logHoldsEveryWrite)
   const files = await loadFilterFiles(load, manifest?.files ?? [], registry)
   await removeStrayFiles(load, names, manifest)
   const logOpen = manifest?.logOpen === true
@@ -124,12 +126,20 @@ async function readManifest(load: Load, manifestPath: string): Promise<Manifest 
  * Without a valid MANIFEST nothing proves a filter file stray, nor says which ones hold the
  * data: with any there, refuse to start naming the MANIFEST, or (move-aside) move each aside,
  * kept for inspection. Never deleted: a later save's MANIFEST would prove them stray otherwise.
+ * When the log holds every write (`logHoldsEveryWrite`), they are a first snapshot that never
+ * committed: moved aside whatever the policy, and the start goes on.
  * @throws SnapshotLoadError naming the missing MANIFEST when the policy is refuse
  */
-async function moveAsideUnlisted(load: Load, names: readonly string[], manifestPath: string): Promise<void> {
+async function moveAsideUnlisted(load: Load, names: readonly string[], manifestPath: string, logHoldsEveryWrite: boolean): Promise<void> {
   const orphans = names.filter(isFilterFileName)
   if (orphans.length === 0) return
   const shown = orphans.slice(0, 3).join(', ') + (orphans.length > 3 ? ', ...' : '')
+  if (logHoldsEveryWrite) {
+    // A first snapshot that never committed: the log replayed next holds every write. Kept aside.
+    const reason = 'a first snapshot that never committed (no MANIFEST; the append only file from segment 1 holds every write)'
+    for (const name of orphans) load.report.movedAside.push(await moveAside(load, path.join(load.snapshotDir, name), reason))
+    return
+  }
   if (load.policy !== 'move-aside') {
     throw new SnapshotLoadError(
       manifestPath,

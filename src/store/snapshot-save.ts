@@ -53,6 +53,13 @@ export interface SnapshotLogHooks {
   isOpen?(): boolean
   /** Called once the MANIFEST recording `logFrom` is durable: the segments below it may go. */
   committed(logFrom: number): void
+  /**
+   * At start: whether the log that will be replayed holds every write ever made (appendonly yes
+   * and segment 1 still on disk, so no snapshot ever committed and dropped a segment). Filter
+   * files without a MANIFEST are then those of a first snapshot that never committed (a crash
+   * between its files and its MANIFEST), not data only they hold.
+   */
+  holdsEveryWrite?(): boolean
 }
 
 export interface SaveReport {

@@ -154,7 +154,8 @@ export class SnapshotStore {
     // The snapshot fills an empty dataset; a filter stored before start() would collide with its copy.
     if (registry.size > 0) throw new Error('the registry must be empty when the snapshot loads: add filters after start()')
     const policy = this.options.onCorrupt?.() ?? 'refuse'
-    const { committed, nextFileNumber, report } = await loadSnapshot(this.snapshotDir, registry, policy, this.log)
+    const uncommittedOnly = this.options.appendLog?.holdsEveryWrite?.() === true
+    const { committed, nextFileNumber, report } = await loadSnapshot(this.snapshotDir, registry, policy, this.log, uncommittedOnly)
     this.committed = committed
     this.nextFileNumber = Math.max(this.nextFileNumber, nextFileNumber)
     registry.dirty = 0

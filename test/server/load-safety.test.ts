@@ -4,7 +4,7 @@
  * and refuses to start without a log segment the snapshot says follows it. Each case writes to a
  * real bfs (dist/main.js), kills it with SIGKILL, changes the setting or the files, and restarts.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../helpers/start-server.js'
@@ -180,6 +180,28 @@ describe('a start never deletes what no MANIFEST proves stray', () => {
     await snapshotThenCrash(dir)
     rmSync(path.join(dir, SNAPSHOT_DIR), { recursive: true })
     expect(await failedStart(dir)).toMatch(new RegExp(`${segmentName(BASE, 1).replace(/\./g, '\\.')}.*doesn't exist`))
+  })
+
+  it('starts after a crash between a first snapshot\'s files and its MANIFEST: the log holds every write', async () => {
+    // The state a kill -9 leaves in a first BGSAVE after its filter files, before its MANIFEST:
+    // a filter file, no MANIFEST, and the log from segment 1 on (nothing was ever dropped).
+    const dir = tempDir()
+    const first = await child(dir)
+    const all = items('log-', 100)
+    await addAll(first.port, 'f', all)
+    const redis = childClient(first.port)
+    expect(await redis.call('BF.SAVE', 'f', 'copy.bf')).toBe('OK') // a filter file as a snapshot writes it
+    redis.disconnect()
+    await killChildServer(first.bfs)
+    const snapshotDir = path.join(dir, SNAPSHOT_DIR)
+    expect(existsSync(path.join(snapshotDir, MANIFEST_FILE))).toBe(false)
+    expect(existsSync(path.join(dir, segmentName(BASE, 1)))).toBe(true)
+    renameSync(path.join(dir, 'copy.bf'), path.join(snapshotDir, '000000000001.bf'))
+    const started = await child(dir)
+    expect(await lostItems(started.port, 'f', all)).toEqual([])
+    expect(output(started.bfs)).toMatch(/a first snapshot that never committed/)
+    // Moved aside, never deleted.
+    expect(readdirSync(snapshotDir).filter((name) => name.startsWith('000000000001.bf') && name.endsWith('.corrupt'))).toHaveLength(1)
   })
 
   it('a fresh directory still starts', async () => {
