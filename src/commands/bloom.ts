@@ -264,8 +264,8 @@ function lowerByte(c: number | undefined): number {
   return c >= 0x41 && c <= 0x5a ? c + 0x20 : c
 }
 
-/** The filter under argv[1], or RedisBloom's "ERR not found". */
-function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
+/** The filter under argv[1], or RedisBloom's "ERR not found" (rebloom.c statusStrerror). */
+export function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
   const entry = lookupKey(ctx, argv)
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   return entry

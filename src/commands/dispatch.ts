@@ -110,8 +110,6 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
   const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
   let succeeded = true
   try {
-    const argcCheck = row.spec.argcCheck
-    if (argcCheck !== undefined && !argcCheck(argv.length)) throw new ReplyError(wrongArityText(row.fullName))
     row.handler(ctx, argv)
   } catch (error) {
     succeeded = false

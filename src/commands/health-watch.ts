@@ -17,7 +17,7 @@ function arm(entry: FilterEntry, newest: BloomLayer): HealthWatch {
   const watch: HealthWatch = {
     layer: newest,
     alertBits: overTargetSetBits(filter, targetErrorRate(filter)),
-    warned: entry.healthWatch?.warned ?? false,
+    warned: false,
   }
   entry.healthWatch = watch
   return watch
@@ -30,11 +30,12 @@ function arm(entry: FilterEntry, newest: BloomLayer): HealthWatch {
  * its threshold.
  */
 export function watchHealth(log: Logger, entry: FilterEntry, bitsLoaded = false): void {
+  let watch = entry.healthWatch
+  if (watch?.warned === true) return // once per filter per process
   const layers = entry.filter.layers
   const newest = layers[layers.length - 1]!
-  let watch = entry.healthWatch
   if (watch === undefined || watch.layer !== newest || bitsLoaded) watch = arm(entry, newest)
-  if (newest.setBits <= watch.alertBits || watch.warned) return
+  if (newest.setBits <= watch.alertBits) return
   const health = filterHealth(entry.filter)
   if (health.verdict !== 'over target') {
     // Rounding at the threshold: look again after the next bit.

@@ -6,17 +6,9 @@
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { filterHealth } from '../core/filter-health.js'
 import { formatG } from '../protocol/format-double.js'
-import type { FilterEntry } from '../store/registry.js'
+import { existingFilter } from './bloom.js'
 import type { CommandContext } from './context.js'
-import { ERR, ReplyError } from './reply-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
-
-/** The filter under argv[1], or RedisBloom's "ERR not found" (rebloom.c statusStrerror). */
-function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
-  const entry = ctx.server.registry.lookup(argv.bytes(1), argv.start(1), argv.end(1))
-  if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
-  return entry
-}
 
 /**
  * BF.DEBUG's lines: `size:<items>`, then per layer, oldest first, rebloom.c's
@@ -24,7 +16,7 @@ function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
  * 64 for every filter bfs holds: RedisBloom's BLOOM_OPT_FORCE64 (all 2.x filters) and the original
  * library's MurmurHash64A alike.
  */
-export function debugLines(filter: ScalableBloomFilter): string[] {
+function debugLines(filter: ScalableBloomFilter): string[] {
   const lines = [`size:${filter.info().items}`]
   for (const layer of filter.layers) {
     lines.push(
@@ -51,18 +43,19 @@ export function bfDebug(ctx: CommandContext, argv: CommandArgs): void {
 export function bfsHealth(ctx: CommandContext, argv: CommandArgs): void {
   const health = filterHealth(existingFilter(ctx, argv).filter)
   const reply = ctx.client.reply
-  const fields: [string, () => void][] = [
-    ['Fill ratio', () => reply.double(health.fillRatio)],
-    ['Estimated error rate', () => reply.double(health.estimatedErrorRate)],
-    ['Error rate', () => reply.double(health.errorRate)],
-    ['Items', () => reply.integer(health.items)],
-    ['Capacity', () => reply.integer(health.capacity)],
-    ['Items left', () => reply.integer(health.itemsLeft)],
-    ['Verdict', () => reply.simple(health.verdict)],
-  ]
-  reply.map(fields.length)
-  for (const [name, write] of fields) {
-    reply.simple(name)
-    write()
-  }
+  reply.map(7)
+  reply.simple('Fill ratio')
+  reply.double(health.fillRatio)
+  reply.simple('Estimated error rate')
+  reply.double(health.estimatedErrorRate)
+  reply.simple('Error rate')
+  reply.double(health.errorRate)
+  reply.simple('Items')
+  reply.integer(health.items)
+  reply.simple('Capacity')
+  reply.integer(health.capacity)
+  reply.simple('Items left')
+  reply.integer(health.itemsLeft)
+  reply.simple('Verdict')
+  reply.simple(health.verdict)
 }

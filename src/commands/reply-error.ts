@@ -3,6 +3,7 @@
  * the catalogue of exact wire texts. Each text is copied from the source named beside it so a
  * client cannot tell bfs from redis-server 7.0 with RedisBloom 2.4.
  */
+import { MAX_KEY_BYTES } from '../store/registry.js'
 import type { FilterErrorCode } from '../core/filter-error.js'
 import type { MergeMismatch } from '../core/merge.js'
 
@@ -60,7 +61,7 @@ export const ERR = {
   FILTER_TOO_LARGE: 'ERR filter would exceed the maximum filter size',
   // bfs: keys are held as latin1 strings, and V8's longest string has 2^29 - 24 characters,
   // 24 bytes short of proto-max-bulk-len's 512 MB (redis takes such a key)
-  KEY_TOO_LONG: 'ERR key or name longer than 536870888 bytes',
+  KEY_TOO_LONG: `ERR key or name longer than ${MAX_KEY_BYTES} bytes`,
   INTERNAL: 'ERR internal error',
 } as const
 

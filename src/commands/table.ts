@@ -52,11 +52,6 @@ export interface RowSpec {
   readonly reportedArity?: number
   /** An upper bound some commands check on top of arity (BF.RESERVE: 7), in their handler in redis. */
   readonly maxArgs?: number
-  /**
-   * A further argument-count check redis makes in the handler (CONFIG SET: name-value pairs): made
-   * just before the handler runs, and answered with the row's wrong-arity text.
-   */
-  readonly argcCheck?: (argc: number) => boolean
   /** This row's lines of its container's HELP reply, as redis prints them. */
   readonly help?: readonly string[]
 }

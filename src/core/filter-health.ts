@@ -5,22 +5,13 @@
  */
 import type { ScalableBloomFilter } from './scalable-filter.js'
 import type { BloomLayer } from './bloom-layer.js'
-import { countSetBits } from './bitmap.js'
 import { ERROR_TIGHTENING_RATIO } from './sizing.js'
 
 /** A filter is `near full` once a non-scaling one holds this share of its capacity. */
-export const NEAR_FULL_SHARE = 0.9
+const NEAR_FULL_SHARE = 0.9
 
 /** `ok`; `near full` (a non-scaling filter at 90% of its capacity); `over target` (the estimate passed the target). */
 export type HealthVerdict = 'ok' | 'near full' | 'over target'
-
-/** One layer's fill and the false-positive rate that follows from it. */
-export interface LayerHealth {
-  /** Set bits over all bits, in [0, 1]. */
-  readonly fillRatio: number
-  /** fillRatio ^ hashCount: the chance that an item never added finds all its bits set here. */
-  readonly estimatedErrorRate: number
-}
 
 /** The health of a whole filter (BFS.HEALTH's fields, in its order). */
 export interface FilterHealth {
@@ -35,7 +26,6 @@ export interface FilterHealth {
   /** Items a non-scaling filter takes before it is full; -1 for a filter that scales. */
   readonly itemsLeft: number
   readonly verdict: HealthVerdict
-  readonly layers: readonly LayerHealth[]
 }
 
 /** What a filter's over-target watch keeps (see {@link overTargetSetBits}). */
@@ -47,9 +37,6 @@ export interface HealthWatch {
   /** Whether the filter was reported over its target. */
   warned: boolean
 }
-
-/** Set bits of a layer's bitmap, counted (re-exported: the status page imports it from here). */
-export { countSetBits }
 
 /**
  * The rate the filter was reserved with. A RedisBloom filter that may scale keeps half of it in its
@@ -82,15 +69,12 @@ export function overTargetSetBits(filter: ScalableBloomFilter, target: number): 
   return Math.floor(newest.bitCount * newestRate ** (1 / newest.hashCount))
 }
 
-/**
- * The filter's health now. `target` is the rate it was reserved with ({@link targetErrorRate}
- * by default).
- */
-export function filterHealth(filter: ScalableBloomFilter, target = targetErrorRate(filter)): FilterHealth {
+/** The filter's health now, against the rate it was reserved with ({@link targetErrorRate}). */
+export function filterHealth(filter: ScalableBloomFilter): FilterHealth {
+  const target = targetErrorRate(filter)
   let setBits = 0
   let bits = 0
   let missProbability = 1
-  const layers: LayerHealth[] = []
   for (const layer of filter.layers) {
     const set = layer.setBits
     const fillRatio = set / layer.bitCount
@@ -98,7 +82,6 @@ export function filterHealth(filter: ScalableBloomFilter, target = targetErrorRa
     missProbability *= 1 - estimatedErrorRate
     setBits += set
     bits += layer.bitCount
-    layers.push({ fillRatio, estimatedErrorRate })
   }
   const info = filter.info()
   const estimatedErrorRate = 1 - missProbability
@@ -115,6 +98,5 @@ export function filterHealth(filter: ScalableBloomFilter, target = targetErrorRa
     capacity: info.capacity,
     itemsLeft,
     verdict,
-    layers,
   }
 }

@@ -10,7 +10,7 @@ import { countSetBits } from './bitmap.js'
 import type { BloomLayer } from './bloom-layer.js'
 import { ScalableBloomFilter } from './scalable-filter.js'
 import type { LayerParts } from './scalable-filter.js'
-import { ERROR_TIGHTENING_RATIO } from './sizing.js'
+import { targetErrorRate } from './filter-health.js'
 
 /** What two sources disagree on, so that they cannot be merged. */
 export type MergeMismatchField =
@@ -53,8 +53,8 @@ export function estimateItems(setBits: number, bitCount: number, hashCount: numb
  * capacity (so the newest layer is not full before its time, and growth goes on as planned), and
  * never below the largest count a source has for that layer (the union holds all of its items).
  */
-export function mergedItems(merged: Uint8Array, layer: BloomLayer, sourceItems: number): number {
-  const estimate = Math.min(estimateItems(countSetBits(merged), layer.bitCount, layer.hashCount), layer.capacity)
+function mergedItems(setBits: number, layer: BloomLayer, sourceItems: number): number {
+  const estimate = Math.min(estimateItems(setBits, layer.bitCount, layer.hashCount), layer.capacity)
   return Math.max(estimate, sourceItems)
 }
 
@@ -81,11 +81,9 @@ function scalingText(filter: ScalableBloomFilter): string {
   return filter.nonScaling ? 'NONSCALING' : 'scaling'
 }
 
-/** The error rate as reserved: a scalable RedisBloom filter's first layer has half of it. */
+/** The error rate as reserved (a scalable RedisBloom filter's first layer has half of it). */
 function reservedErrorRate(filter: ScalableBloomFilter, index: number): number {
-  const layer = filter.layers[index]!
-  const halved = index === 0 && filter.hashing.kind === 'redisbloom' && !filter.nonScaling
-  return halved ? layer.errorRate / ERROR_TIGHTENING_RATIO : layer.errorRate
+  return index === 0 ? targetErrorRate(filter) : filter.layers[index]!.errorRate
 }
 
 /** Layer `index` of source `i` against the same layer of source `first`. */
@@ -143,7 +141,7 @@ function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): Lay
   for (const source of sources) {
     const layer = source.layers[index]
     if (layer === undefined) continue
-    if (shape === undefined || bitmap === undefined) {
+    if (bitmap === undefined) {
       shape = layer
       bitmap = new Uint8Array(layer.bitmap) // a copy: the sources stay as they are
     } else {
@@ -158,21 +156,17 @@ function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): Lay
 
 /**
  * The merged layer's count: a source's own when the union's bits are exactly its bits (the other
- * sources added nothing: a copy, a merge with itself or with a subset), else the estimate.
+ * sources added nothing: a copy, a merge with itself or with a subset; the union holds every
+ * source's bits, so the same count of set bits means the same bits), else the estimate.
  */
 function layerItems(sources: readonly ScalableBloomFilter[], index: number, bitmap: Uint8Array, shape: BloomLayer, largest: number): number {
+  const setBits = countSetBits(bitmap)
   let exact = -1
   for (const source of sources) {
     const layer = source.layers[index]
-    if (layer !== undefined && layer.items > exact && sameBytes(layer.bitmap, bitmap)) exact = layer.items
+    if (layer !== undefined && layer.items > exact && layer.setBits === setBits) exact = layer.items
   }
-  return exact >= 0 ? exact : mergedItems(bitmap, shape, largest)
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
+  return exact >= 0 ? exact : mergedItems(setBits, shape, largest)
 }
 
 /**

@@ -46,7 +46,7 @@ interface LinkPosition {
 }
 
 /** Copies a chunk into layer `index` of a filter at byte `offset` (the bytes are known to fit). */
-export type ChunkWriter = (index: number, offset: number, data: Uint8Array) => void
+type ChunkWriter = (index: number, offset: number, data: Uint8Array) => void
 
 // src/sb.c getLinkPos: iterator - 1 is a position in the concatenated bitmaps; < 1 finds nothing.
 function linkPosition(parts: FilterParts, iterator: number): LinkPosition | undefined {

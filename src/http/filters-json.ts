@@ -22,8 +22,8 @@ export interface ListingQuery {
   readonly sort: FilterSort
 }
 
-export const DEFAULT_LIMIT = 100
-export const MAX_LIMIT = 1000
+const DEFAULT_LIMIT = 100
+const MAX_LIMIT = 1000
 const SORTS: readonly FilterSort[] = ['name', 'bytes', 'estimatedErrorRate']
 const PARAMETERS = ['limit', 'offset', 'sort']
 
@@ -111,7 +111,7 @@ function printable(text: string): string {
 }
 
 /** The row of one filter, from its health (`health`, computed once by the caller when it has it). */
-export function filterRow(entry: FilterEntry, health: FilterHealth = filterHealth(entry.filter)): FilterRow {
+function filterRow(entry: FilterEntry, health: FilterHealth = filterHealth(entry.filter)): FilterRow {
   const filter = entry.filter
   return {
     name: FilterRegistry.bytesOf(entry.name).toString('utf8'),

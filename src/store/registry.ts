@@ -19,10 +19,10 @@ export interface FilterEntry {
 }
 
 /** The longest name a filter can have: V8's longest string (2^29 - 24 characters on 64 bits). */
-export const MAX_NAME_BYTES = 2 ** 29 - 24
+export const MAX_KEY_BYTES = 2 ** 29 - 24
 
 function nameTooLong(): Error {
-  return Object.assign(new Error(`a key longer than ${MAX_NAME_BYTES} bytes cannot be held`), { code: 'ERR_STRING_TOO_LONG' })
+  return Object.assign(new Error(`a key longer than ${MAX_KEY_BYTES} bytes cannot be held`), { code: 'ERR_STRING_TOO_LONG' })
 }
 
 /** The named filters of one server (its keyspace), with the change counter save rules read. */
@@ -42,10 +42,10 @@ export class FilterRegistry {
   /**
    * The name under which a raw key argument, `key[start, end)`, is stored.
    * @throws Error with code `ERR_STRING_TOO_LONG` (Node's own, which dispatch answers) for a key
-   *   longer than {@link MAX_NAME_BYTES}, at once: Node would copy the whole key before refusing
+   *   longer than {@link MAX_KEY_BYTES}, at once: Node would copy the whole key before refusing
    */
   static nameOf(key: Uint8Array, start = 0, end = key.length): string {
-    if (end - start > MAX_NAME_BYTES) throw nameTooLong()
+    if (end - start > MAX_KEY_BYTES) throw nameTooLong()
     const bytes = Buffer.isBuffer(key) ? key : Buffer.from(key.buffer, key.byteOffset, key.byteLength)
     return bytes.toString('latin1', start, end)
   }

@@ -12,6 +12,7 @@ import { filterHealth, overTargetSetBits, targetErrorRate } from '../../src/core
 import { layerGeometry } from '../../src/core/sizing.js'
 import { BloomFilter } from '../../src/library/bloom-filter.js'
 import { encodeFilter } from '../../src/format/codec.js'
+import { seededRandom } from '../helpers/seeded-random.js'
 import { applyDumpChunk } from '../../src/format/dump-chunk.js'
 
 const text = new TextEncoder()
@@ -20,20 +21,9 @@ function expectCounted(filter: ScalableBloomFilter): void {
   for (const layer of filter.layers) expect(layer.setBits).toBe(countSetBits(layer.bitmap))
 }
 
-/** A small deterministic generator (mulberry32) for random bitmaps. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
-  }
-}
-
 describe('countSetBits', () => {
   it('counts any range, aligned or not, as a bit-by-bit count does', () => {
-    const next = random(7)
+    const next = seededRandom(7)
     const backing = new Uint8Array(203)
     for (let i = 0; i < backing.length; i++) backing[i] = Math.floor(next() * 256)
     const bitmap = backing.subarray(3) // not 4-byte aligned
@@ -68,7 +58,7 @@ describe('setBits', () => {
   })
 
   it('is counted when a bitmap is installed whole: fromParts and the library fromBytes', () => {
-    const next = random(11)
+    const next = seededRandom(11)
     const filter = new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
     for (let i = 0; i < 250; i++) filter.add(text.encode(`x${i}`))
     const parts = filter.toParts()
@@ -82,7 +72,7 @@ describe('setBits', () => {
   })
 
   it('follows a chunk written through the layer, counting only its range', () => {
-    const next = random(3)
+    const next = seededRandom(3)
     const filter = new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
     for (let i = 0; i < 250; i++) filter.add(text.encode(`c${i}`))
     const layers = filter.layers

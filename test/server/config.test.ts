@@ -227,9 +227,11 @@ describe('CONFIG_ROWS', () => {
     },
   )
 
-  it('DEFAULT_CONFIG is the rows\' defaults', () => {
-    expect(DEFAULT_CONFIG).toEqual(Object.fromEntries(CONFIG_ROWS.map((row) => [row.name, row.default])))
+  it('DEFAULT_CONFIG is frozen, and each row\'s default passes its own parser unchanged', () => {
     expect(Object.isFrozen(DEFAULT_CONFIG)).toBe(true)
+    for (const row of CONFIG_KEYS) {
+      expect(parseConfigValue(row, [formatConfigValue(DEFAULT_CONFIG, row.name)]), row.name).toEqual(row.default)
+    }
   })
 })
 

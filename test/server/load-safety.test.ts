@@ -207,7 +207,13 @@ describe('a start never deletes what no MANIFEST proves stray', () => {
   it('a fresh directory still starts', async () => {
     const dir = tempDir()
     const started = await child(dir)
-    expect(output(started.bfs)).toMatch(/Ready to accept connections/)
+    const redis = childClient(started.port)
+    try {
+      expect(await redis.dbsize()).toBe(0)
+      expect(await redis.call('BF.ADD', 'f', 'a')).toBe(1)
+    } finally {
+      redis.disconnect()
+    }
   })
 })
 
