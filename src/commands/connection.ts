@@ -134,9 +134,20 @@ function setClientName(client: ClientSession, name: Buffer): void {
 }
 
 /** redis getClientInfoString's flags: x in a transaction, d once a watched key was written, else N. */
+/** redis 7.0 networking.c catClientInfoString's flags, for the ones bfs clients can have. */
 function clientFlags(client: ClientSession): string {
-  const flags = (client.transaction !== undefined ? 'x' : '') + (client.watch?.touched === true ? 'd' : '')
+  const flags = (client.kind === 'replica' ? 'S' : '') + (client.kind === 'master' ? 'M' : '') +
+    (client.subscriptionCount() > 0 ? 'P' : '') + (client.transaction !== undefined ? 'x' : '') +
+    (client.watch?.touched === true ? 'd' : '')
   return flags === '' ? 'N' : flags
+}
+
+export type ClientType = 'normal' | 'replica' | 'pubsub' | 'master'
+
+/** redis networking.c getClientType: master, then replica, then pubsub, else normal. */
+export function clientType(client: ClientSession): ClientType {
+  if (client.kind !== 'normal') return client.kind
+  return client.subscriptionCount() > 0 ? 'pubsub' : 'normal'
 }
 
 /** One CLIENT LIST line, with redis 7.0's fields. */
@@ -205,7 +216,10 @@ export function clientNoEvict(ctx: CommandContext, argv: CommandArgs): void {
 /** redis 7.0 clientCommand's CLIENT LIST [TYPE type | ID id [id ...]]. */
 function clientsToList(ctx: CommandContext, argv: CommandArgs): Iterable<ClientSession> {
   const argc = argv.length
-  if (argc === 4 && argv.isKeyword(2, 'TYPE')) return isNormalType(argv.get(3)) ? ctx.server.clients() : []
+  if (argc === 4 && argv.isKeyword(2, 'TYPE')) {
+    const type = clientTypeByName(argv.get(3))
+    return [...ctx.server.clients()].filter((other) => clientType(other) === type)
+  }
   if (argc > 3 && argv.isKeyword(2, 'ID')) {
     const found: ClientSession[] = []
     for (let j = 3; j < argc; j++) {
@@ -219,13 +233,12 @@ function clientsToList(ctx: CommandContext, argv: CommandArgs): Iterable<ClientS
   return ctx.server.clients()
 }
 
-/**
- * redis networking.c getClientTypeByName: every bfs client is of type normal; slave, replica,
- * pubsub and master name types no bfs client has; any other name is an error.
- */
-function isNormalType(name: Buffer): boolean {
-  if (isKeyword(name, 'NORMAL')) return true
-  if (['SLAVE', 'REPLICA', 'PUBSUB', 'MASTER'].some((type) => isKeyword(name, type))) return false
+/** redis networking.c getClientTypeByName (slave is replica); any other name is an error. */
+function clientTypeByName(name: Buffer): ClientType {
+  if (isKeyword(name, 'NORMAL')) return 'normal'
+  if (isKeyword(name, 'SLAVE') || isKeyword(name, 'REPLICA')) return 'replica'
+  if (isKeyword(name, 'PUBSUB')) return 'pubsub'
+  if (isKeyword(name, 'MASTER')) return 'master'
   throw new ReplyError(`ERR Unknown client type '${name.toString('latin1')}'`, 'latin1')
 }
 
@@ -248,14 +261,14 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   let addr: string | undefined
   let laddr: string | undefined
   let skipMe = true
-  let normal = true
+  let type: ClientType | undefined
   for (let i = 2; i < argv.length; i += 2) {
     const option = argv.get(i)
     const value = argv.get(i + 1)
     if (isKeyword(option, 'ID')) {
       id = parseInteger(value)
       if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')
-    } else if (isKeyword(option, 'TYPE')) normal = isNormalType(value)
+    } else if (isKeyword(option, 'TYPE')) type = clientTypeByName(value)
     else if (isKeyword(option, 'USER')) {
       if (!isDefaultUser(value)) throw new ReplyError(`ERR No such user '${value.toString('latin1')}'`, 'latin1')
     } else if (isKeyword(option, 'ADDR')) addr = text(value)
@@ -268,7 +281,7 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   }
   let killed = 0
   for (const other of [...ctx.server.clients()]) {
-    if (!normal || (id !== undefined && other.id !== id)) continue
+    if ((type !== undefined && clientType(other) !== type) || (id !== undefined && other.id !== id)) continue
     if (addr !== undefined && other.addr !== addr) continue
     if (laddr !== undefined && other.laddr !== laddr) continue
     if (skipMe && other === self) continue

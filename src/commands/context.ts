@@ -11,6 +11,14 @@ import type { Persistence } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
+import type { ReplicationState } from '../replication/replication-state.js'
+
+/**
+ * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
+ * CLIENT_MASTER): 'replica' once it asked for the replication stream (SYNC/PSYNC), 'master' for a
+ * replica's link to its master. Pub/sub is not a kind: see {@link ClientSession.subscriptionCount}.
+ */
+export type ClientKind = 'normal' | 'replica' | 'master'
 
 /** One connected client, as handlers see it. */
 export interface ClientSession {
@@ -38,6 +46,10 @@ export interface ClientSession {
   transaction?: Transaction | undefined
   /** The keys it WATCHes (undefined: none). */
   watch?: WatchState | undefined
+  /** 'normal' unless it is a replica's stream or the link to our master ({@link ClientKind}). */
+  kind: ClientKind
+  /** Channels plus patterns it is subscribed to (0: none; CLIENT LIST's P flag, type pubsub). */
+  subscriptionCount(): number
 }
 
 /** The server as handlers see it. */
@@ -71,6 +83,8 @@ export interface ServerContext {
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[]): void
+  /** The replication ids, offset and stream (replication/replication-state.ts); its role. */
+  readonly replication: ReplicationState
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

@@ -36,6 +36,7 @@ export class HttpSession implements ClientSession {
   transaction: Transaction | undefined = undefined
   watch: WatchState | undefined = undefined
   lastCommand = 'NULL'
+  readonly kind = 'normal'
   private readonly context: CommandContext
   private readonly args = new CommandArgs()
 
@@ -45,6 +46,10 @@ export class HttpSession implements ClientSession {
     readonly id = 0,
   ) {
     this.context = { client: this, server }
+  }
+
+  subscriptionCount(): number {
+    return 0
   }
 
   get commandContext(): CommandContext {

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
-import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
 
@@ -48,6 +48,7 @@ export class Client implements ClientSession {
   transaction: Transaction | undefined = undefined
   watch: WatchState | undefined = undefined
   lastCommand = 'NULL'
+  kind: ClientKind = 'normal'
   state: ClientState = 'open'
   /** Whether the host has this client in its end-of-turn flush queue. */
   flushQueued = false
@@ -81,6 +82,11 @@ export class Client implements ClientSession {
       this.state = 'closed'
       host.removeClient(this)
     })
+  }
+
+  /** Channels plus patterns subscribed to (pub/sub). */
+  subscriptionCount(): number {
+    return 0
   }
 
   /** A read's bytes (see accept-connections.ts): valid only during the call, the parser copies what it keeps. */

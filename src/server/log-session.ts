@@ -41,6 +41,8 @@ export function createReplaySession(server: ServerContext): ReplaySession {
     transaction: undefined,
     watch: undefined,
     lastCommand: 'NULL',
+    kind: 'normal',
+    subscriptionCount: () => 0,
     closeAfterReply() {},
     kill() {},
     outputBytes: () => 0,

@@ -23,6 +23,7 @@ import { MemoryGuard } from '../store/memory-guard.js'
 import { loadedOverLimits } from '../commands/filter-budget.js'
 import { WatchedKeys } from '../commands/transaction.js'
 import { Persistence, type LogReplay } from '../store/persistence.js'
+import { ReplicationState } from '../replication/replication-state.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -85,6 +86,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private cronLoops = 0
   /** The snapshot, the append-only log and the durability gate of replies (store/persistence.ts). */
   readonly persistence: Persistence
+  /** The replication ids, offset and stream (replication/replication-state.ts). */
+  readonly replication = new ReplicationState()
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
   /**
