@@ -7,7 +7,7 @@ import type { FilterRegistry } from '../store/registry.js'
 import type { Config } from '../runtime/config.js'
 import type { Stats } from '../runtime/stats.js'
 import type { CommandTable } from './table.js'
-import type { Persistence } from '../store/persistence.js'
+import type { Persistence, PropagateTargets } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
@@ -82,7 +82,7 @@ export interface ServerContext {
    * `persistence.propagate`, here for every command handler, built-in or an extension's.
    * The arguments are encoded before it returns, so a command's own `argv` may be passed.
    */
-  propagate(argv: CommandArgs | readonly Uint8Array[]): void
+  propagate(argv: CommandArgs | readonly Uint8Array[], targets?: PropagateTargets): void
   /** The replication ids, offset and stream (replication/replication-state.ts); its role. */
   readonly replication: ReplicationState
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */

@@ -74,6 +74,37 @@ export interface Config {
   'http-maxclients': number
   /** Filters whose item count /metrics lists (the largest by items); 0 = none. */
   'metrics-top-filters': number
+  /** The master this node replicates, "host port", or '' for none (a master); REPLICAOF changes it. */
+  replicaof: string
+  /** Password (and user) a replica AUTHs with at its master. */
+  masterauth: string
+  masteruser: string
+  /** A replica refuses writes from its clients (-READONLY). */
+  'replica-read-only': boolean
+  /** A replica whose link is down still answers reads (no: -MASTERDOWN). */
+  'replica-serve-stale-data': boolean
+  /** Bytes of the replication stream kept for partial resyncs. */
+  'repl-backlog-size': number
+  /** Seconds without replicas before the backlog is freed; 0 = never. */
+  'repl-backlog-ttl': number
+  /** Full syncs stream the snapshot straight to the socket ($EOF: form) instead of a disk file first. */
+  'repl-diskless-sync': boolean
+  /** Seconds a diskless full sync waits for more replicas to share it. */
+  'repl-diskless-sync-delay': number
+  /** Seconds between the master's pings on the replication stream. */
+  'repl-ping-replica-period': number
+  /** Seconds of silence after which a replication link is dropped. */
+  'repl-timeout': number
+  /** Writes are refused (-NOREPLICAS) with fewer than this many replicas lagging at most min-replicas-max-lag; 0 = off. */
+  'min-replicas-to-write': number
+  'min-replicas-max-lag': number
+  /** Sentinel's promotion order: lower first; 0 = never promote this replica. */
+  'replica-priority': number
+  /** The address a replica tells its master (REPLCONF ip-address / listening-port); ''/0 = its own. */
+  'replica-announce-ip': string
+  'replica-announce-port': number
+  /** Whether Sentinel lists this replica. */
+  'replica-announced': boolean
 }
 
 /** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
@@ -110,6 +141,7 @@ type Kind =
   | { type: 'save' }
   | { type: 'output-buffer-limit' }
   | { type: 'rename' }
+  | { type: 'replicaof' }
 
 /** The unit a key's number counts, named in its doc line. */
 export type ConfigUnit = 'seconds' | 'milliseconds' | 'bytes' | 'percent' | 'items'
@@ -203,6 +235,23 @@ const ROWS = {
   'http-keepalive-timeout-ms': { kind: { type: 'integer', min: 100, max: 3_600_000 }, default: 5_000, unit: 'milliseconds', mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
   'http-maxclients': { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: false, description: 'most simultaneous HTTP connections' },
   'metrics-top-filters': { kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, default: 10, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
+  replicaof: { kind: { type: 'replicaof' }, default: '', mutable: false, description: 'replicate the master at `<host> <port>` (`no one`: be a master); REPLICAOF changes it at run time' },
+  masterauth: { kind: { type: 'string' }, default: '', mutable: true, description: 'password a replica AUTHs with at its master, "" for none' },
+  masteruser: { kind: { type: 'string' }, default: '', mutable: true, description: 'user a replica AUTHs as at its master (only `default` until ACL users exist), "" for none' },
+  'replica-read-only': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica refuses writes from its clients (-READONLY)' },
+  'replica-serve-stale-data': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica whose link to its master is down still answers reads (no: -MASTERDOWN)' },
+  'repl-backlog-size': { kind: { type: 'bytes', min: 16 * 1024, max: Number.MAX_SAFE_INTEGER }, default: 1024 * 1024, unit: 'bytes', mutable: true, description: 'bytes of the replication stream kept so that a replica that reconnects continues (partial resync)' },
+  'repl-backlog-ttl': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 3600, unit: 'seconds', mutable: true, description: 'seconds without replicas before a master frees its backlog, 0 = never' },
+  'repl-diskless-sync': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a full sync streams the snapshot to the replica as it is made ($EOF: form); no: written to disk first' },
+  'repl-diskless-sync-delay': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 5, unit: 'seconds', mutable: true, description: 'seconds a diskless full sync waits for more replicas to share it' },
+  'repl-ping-replica-period': { kind: { type: 'integer', min: 1, max: MAX_SECONDS }, default: 10, unit: 'seconds', mutable: true, description: 'seconds between the master\'s pings on the replication stream' },
+  'repl-timeout': { kind: { type: 'integer', min: 1, max: MAX_SECONDS }, default: 60, unit: 'seconds', mutable: true, description: 'seconds of silence before a replication link is dropped' },
+  'min-replicas-to-write': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, mutable: true, description: 'refuse writes (-NOREPLICAS) with fewer replicas than this lagging at most min-replicas-max-lag, 0 = off' },
+  'min-replicas-max-lag': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 10, unit: 'seconds', mutable: true, description: 'seconds since its last ACK under which a replica counts for min-replicas-to-write' },
+  'replica-priority': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 100, mutable: true, description: 'Sentinel promotes replicas with a lower priority first; 0 = never promote this one' },
+  'replica-announce-ip': { kind: { type: 'string' }, default: '', mutable: true, description: 'address a replica gives its master (and Sentinel), "" = the connection\'s' },
+  'replica-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a replica gives its master (and Sentinel), 0 = its own port' },
+  'replica-announced': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'whether Sentinel lists this replica' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }
 
@@ -244,6 +293,7 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
   if (kind.type === 'save') return parseSaveRules(args)
   if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(args, current['client-output-buffer-limit'])
   if (kind.type === 'rename') return parseRenameRule(args, current['rename-command'])
+  if (kind.type === 'replicaof') return parseReplicaof(args)
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {
@@ -293,6 +343,19 @@ function parseRenameRule(args: readonly string[], current: readonly RenameRule[]
 }
 
 /** redis config.c's words for the integer and memory errors (numericParseString, numericBoundaryCheck). */
+/**
+ * `replicaof <host> <port>`, or `no one` (and "") for none: kept as "host port" or '' (redis
+ * config.c's replicaof, where CONFIG GET shows the same).
+ */
+function parseReplicaof(args: readonly string[]): string {
+  if (args.length === 1 && args[0] === '') return ''
+  if (args.length !== 2) throw new ConfigError("'replicaof' takes <host> <port> or no one")
+  if (args[0]!.toLowerCase() === 'no' && args[1]!.toLowerCase() === 'one') return ''
+  const port = INTEGER.test(args[1]!) ? Number(args[1]) : NaN
+  if (!(port >= 1 && port <= MAX_PORT) || args[0] === '') throw new ConfigError("'replicaof' takes <host> <port> or no one")
+  return `${args[0]} ${port}`
+}
+
 const INTEGER = /^(?:0|-?[1-9]\d*)$/
 const INT64_MAX = 2n ** 63n - 1n
 

@@ -22,7 +22,7 @@ import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { loadedOverLimits } from '../commands/filter-budget.js'
 import { WatchedKeys } from '../commands/transaction.js'
-import { Persistence, type LogReplay } from '../store/persistence.js'
+import { Persistence, type LogReplay, type PropagateTargets } from '../store/persistence.js'
 import { ReplicationState } from '../replication/replication-state.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
@@ -316,9 +316,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
     }
   }
 
-  propagate(argv: CommandArgs | readonly Uint8Array[]): void {
+  propagate(argv: CommandArgs | readonly Uint8Array[], targets?: PropagateTargets): void {
     if (this.renamesCommands && argv instanceof CommandArgs) argv = this.underOriginalName(argv)
-    this.persistence.propagate(argv)
+    this.persistence.propagate(argv, targets)
   }
 
   parserLimits(): Partial<ParserLimits> {

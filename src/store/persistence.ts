@@ -36,6 +36,14 @@ import { CommandArgs } from '../protocol/command-args.js'
 
 export type { LogWriter } from './durability-gate.js'
 
+/** Where a propagated command goes (redis PROPAGATE_AOF / PROPAGATE_REPL): PUBLISH goes only to replicas. */
+export interface PropagateTargets {
+  readonly log: boolean
+  readonly replicas: boolean
+}
+export const ALL_TARGETS: PropagateTargets = Object.freeze({ log: true, replicas: true })
+export const REPLICAS_ONLY: PropagateTargets = Object.freeze({ log: false, replicas: true })
+
 const MULTI_RECORD = [Buffer.from('MULTI')]
 const EXEC_RECORD = [Buffer.from('EXEC')]
 
@@ -333,8 +341,8 @@ export class Persistence {
    * arguments, so they need not outlive this call (a command's own `argv` may be passed);
    * inside EXEC they are copied and kept for {@link runTransaction}'s end.
    */
-  propagate(argv: CommandArgs | readonly Uint8Array[]): void {
-    if (!this.config.appendonly) return
+  propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS): void {
+    if (!this.config.appendonly || !targets.log) return
     if (this.inTransaction) {
       this.transactionRecords.push((argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg)))
       return
