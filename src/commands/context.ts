@@ -64,6 +64,8 @@ export interface ServerContext {
   readonly commands: CommandTable
   readonly log: Logger
   readonly startedAtMs: number
+  /** 40 random hex digits, new at every start (redis run_id: Sentinel notices a restart by it). */
+  readonly runId: string
   /** TCP port actually bound (0 before listening). */
   readonly port: number
   clients(): Iterable<ClientSession>

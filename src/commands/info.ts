@@ -22,6 +22,7 @@ const SECTIONS: Record<string, Section> = {
       ['multiplexing_api', 'epoll'],
       ['node_version', process.versions.node],
       ['process_id', process.pid],
+      ['run_id', ctx.server.runId],
       ['tcp_port', ctx.server.port],
       ['server_time_usec', Date.now() * 1000],
       ['uptime_in_seconds', uptimeSeconds],

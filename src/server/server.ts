@@ -6,6 +6,7 @@ import net from 'node:net'
 import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
+import { randomBytes } from 'node:crypto'
 import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
@@ -73,6 +74,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly commands: CommandTable
   readonly log: Logger
   startedAtMs = Date.now()
+  readonly runId = randomBytes(20).toString('hex')
   private readonly tcpServers: net.Server[] = []
   private readonly clientSet = new Set<Client>()
   private nextClientId = 1

@@ -388,6 +388,8 @@ describe('INFO', () => {
     expect(text).toContain('\r\nrole:master\r\n')
     expect(text).toContain(`\r\ntcp_port:${running.port}\r\n`)
     expect(text).toMatch(/\r\nmodule:name=bf,ver=20423,/)
+    // Sentinel reads run_id (a line of at least 47 bytes) to notice a restart.
+    expect(text).toMatch(/\r\nprocess_id:\d+\r\nrun_id:[0-9a-f]{40}\r\n/)
   })
 
   it('sections by name; the keyspace counts filters', async () => {
