@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { encodeCommand, type RawClient } from '../helpers/resp.js'
+import { exchange, type RawClient } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { childClient, startChildServer } from '../helpers/child-server.js'
@@ -23,12 +23,6 @@ function tempDir(): string {
   const dir = makeTempDir('bfs-rewrite-')
   dirs.push(dir)
   return dir
-}
-
-/** Sends the commands at once and returns the replies once `expected`'s length arrived. */
-async function exchange(client: RawClient, commands: string[][], expected: string): Promise<string> {
-  client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
-  return (await client.read(Buffer.byteLength(expected, 'latin1'))).toString('latin1')
 }
 
 async function check(client: RawClient, commands: string[][], expected: string): Promise<void> {
