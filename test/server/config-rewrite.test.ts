@@ -115,6 +115,9 @@ describe('CONFIG REWRITE', () => {
     rmSync(dir, { recursive: true })
     await check(client, [['CONFIG', 'REWRITE']], '-ERR Rewriting config file: No such file or directory\r\n')
     expect(existsSync(dir)).toBe(false)
+    writeFileSync(dir, '')
+    await check(client, [['CONFIG', 'REWRITE']], '-ERR Rewriting config file: Not a directory\r\n')
+    rmSync(dir)
   })
 })
 
