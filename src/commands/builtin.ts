@@ -37,7 +37,7 @@ const CONFIG_SUBCOMMANDS: readonly SubcommandSpec[] = [
   // redis configSetCommand checks the pairs in its handler.
   { name: 'SET', arity: -4, help: ['SET <directive> <value>', '    Set the configuration <directive> to <value>.'], handler: configSet },
   { name: 'RESETSTAT', arity: 2, help: ['RESETSTAT', '    Reset statistics reported by the INFO command.'], handler: configResetstat },
-  { name: 'REWRITE', arity: -2, handler: configRewrite },
+  { name: 'REWRITE', arity: 2, help: ['REWRITE', '    Rewrite the configuration file.'], handler: configRewrite },
   helpSubcommand(PRINT_HELP),
 ]
 

@@ -1,5 +1,8 @@
 /** Server commands: COMMAND, INFO, CONFIG, TIME, MODULE, SHUTDOWN, as redis 7.0 answers them. */
 import { isUtf8 } from 'node:buffer'
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import type { CommandContext } from './context.js'
 import type { CommandEntry } from './table.js'
 import { ERR, ReplyError } from './reply-error.js'
@@ -8,8 +11,11 @@ import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
 import {
-  CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigKeySpec,
+  CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigName,
 } from '../runtime/config.js'
+import { rewriteConfigText } from '../runtime/config-rewrite.js'
+import { replaceFileSync } from '../store/durable-file.js'
+import { strerror } from '../store/disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 /** INFO [section ...] → the INFO text (a verbatim string in RESP3) */
@@ -64,52 +70,64 @@ export function shutdown(ctx: CommandContext, argv: CommandArgs): void {
  * CONFIG SET's checks in redis 7.0 config.c configSetCommand's order: an odd count is a syntax
  * error; then every name is looked up (the first unknown one wins, then an immutable or repeated
  * name before it), and only then are the values parsed, in order; a value's error names the key
- * as the table spells it.
+ * as the table spells the name given. A key's own name and an alias are two names: both may be
+ * given, the later value wins (redis compares its config entries, one per name).
  */
 function checkConfigSet(ctx: CommandContext, argv: CommandArgs): [ConfigKey, ReturnType<typeof parseConfigValue>][] {
   if (argv.length % 2 !== 0) throw new ReplyError(ERR.SYNTAX)
-  const specs: ConfigKeySpec[] = []
+  const names: ConfigName[] = []
   let refusal: string | undefined
   for (let i = 2; i < argv.length; i += 2) {
     const name = text(argv.get(i))
-    const spec = configKeySpec(name)
-    if (spec === undefined) {
+    const entry = configName(name)
+    if (entry === undefined) {
       if (refusal === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
       continue
     }
     if (refusal !== undefined) continue
-    if (!spec.mutable) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`
-    if (specs.includes(spec)) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - duplicate parameter`
-    specs.push(spec)
+    if (!entry.spec.mutable) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`
+    if (names.includes(entry)) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - duplicate parameter`
+    names.push(entry)
   }
   if (refusal !== undefined) throw new ReplyError(refusal)
-  return specs.map((spec, k) => {
+  return names.map((entry, k) => {
     const value = argv.get(3 + 2 * k)
     try {
       // Values are held as text (a config file's, a flag's): bytes that are not UTF-8 would be
       // changed on the way, so that a requirepass set so could never be matched.
       if (!isUtf8(value)) throw new ConfigError('argument must be valid UTF-8')
-      return [spec.name, parseConfigValue(spec, [text(value)], ctx.server.config)]
+      return [entry.spec.name, parseConfigValue(entry.spec, [text(value)], ctx.server.config)]
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error
-      throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${spec.name}') - ${error.message}`)
+      throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${entry.name}') - ${error.message}`)
     }
   })
 }
 
-/** CONFIG GET pattern [pattern ...] → the matching parameters and their values */
+/**
+ * CONFIG GET pattern [pattern ...] → the matching parameters and their values. redis 7.0
+ * configGetCommand: a name without `[*?` is looked up (any case) and answered under the name as
+ * given; a pattern matches every name, a key's own and its aliases (`*slave*` finds the old
+ * names); a name already answered (compared in any case) is not repeated.
+ */
 export function configGet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  const found = new Map<ConfigKey, string>()
+  const found = new Map<string, { name: string; key: ConfigKey }>()
   for (const pattern of argv.toArray().slice(2)) {
-    for (const spec of CONFIG_KEYS) {
-      if (globMatch(pattern, Buffer.from(spec.name), true)) found.set(spec.name, formatConfigValue(ctx.server.config, spec.name))
+    const given = text(pattern)
+    if (!/[[*?]/.test(given)) {
+      const entry = configName(given)
+      if (entry !== undefined && !found.has(given.toLowerCase())) found.set(given.toLowerCase(), { name: given, key: entry.spec.name })
+      continue
+    }
+    for (const entry of CONFIG_NAMES) {
+      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, { name: entry.name, key: entry.spec.name })
     }
   }
   reply.map(found.size)
-  for (const [name, value] of found) {
+  for (const { name, key } of found.values()) {
     reply.bulk(name)
-    reply.bulk(value)
+    reply.bulk(formatConfigValue(ctx.server.config, key))
   }
 }
 
@@ -146,9 +164,35 @@ export function configResetstat(ctx: CommandContext): void {
   reply.simple('OK')
 }
 
-/** CONFIG REWRITE → an error: bfs runs without a config file it may write */
-export function configRewrite(): void {
-  throw new ReplyError('ERR The server is running without a config file')
+/**
+ * CONFIG REWRITE → +OK once the config file holds the running configuration (runtime/
+ * config-rewrite.ts); replaced atomically as redis rewriteConfigOverwriteFile does: a new temp
+ * file beside it, fsync, rename, fsync of the directory. Errors are redis's words.
+ */
+export function configRewrite(ctx: CommandContext): void {
+  const { configFile, config, log } = ctx.server
+  if (configFile === '') throw new ReplyError('ERR The server is running without a config file')
+  try {
+    const newText = rewriteConfigText(readOldConfig(configFile), config, path.resolve(config.dir))
+    // mkstemp's <file>.XXXXXX: a name no earlier, interrupted rewrite can have left.
+    replaceFileSync(configFile, [Buffer.from(newText)], `${configFile}.${randomBytes(3).toString('hex')}`)
+  } catch (error) {
+    const reason = strerror((error as NodeJS.ErrnoException).code ?? '')
+    log.warning(`CONFIG REWRITE failed: ${reason}`)
+    throw new ReplyError(`ERR Rewriting config file: ${reason}`)
+  }
+  log.warning('CONFIG REWRITE executed with success.')
+  ctx.client.reply.simple('OK')
+}
+
+/** The config file's text; '' when it is gone (redis rewrites a missing file as an empty one). */
+function readOldConfig(file: string): string {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    throw error
+  }
 }
 
 /** redis 7.0 COMMAND INFO's ten fields for one command. */

@@ -5,6 +5,7 @@
  */
 import { MAX_PORT, MAX_SECONDS, type OutputBufferLimits } from './config.js'
 
+/** A configuration problem (a bad key or value in bfs.conf, a flag or CONFIG SET), worded to name the key. */
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message)

@@ -140,7 +140,8 @@ type Kind =
   | { type: 'integer'; min: number; max: number }
   | { type: 'float'; min: number; max: number; exclusiveMin?: boolean; exclusiveMax?: boolean }
   | { type: 'bytes'; min: number; max: number }
-  | { type: 'string' }
+  /** `emptyIsNone`: '' means "not set", as redis EMPTY_STRING_IS_NULL (CONFIG REWRITE then writes no line). */
+  | { type: 'string'; emptyIsNone?: true }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'boolean' }
   | { type: 'save' }
@@ -220,7 +221,7 @@ const ROWS = {
   'max-filter-bytes': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 4 * 1024 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'largest filter in bytes, 0 = no limit' },
   loglevel: { kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] }, default: 'notice', mutable: true, description: 'log verbosity: debug, verbose, notice or warning' },
   logfile: { kind: { type: 'string' }, default: '', mutable: false, description: 'log file, "" for standard output' },
-  requirepass: { kind: { type: 'string' }, default: '', mutable: true, description: 'password clients must AUTH with, "" for none' },
+  requirepass: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password clients must AUTH with, "" for none' },
   save: { kind: { type: 'save' }, default: '3600 1 300 100 60 10000', mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
   'snapshot-on-corrupt': { kind: { type: 'enum', values: ['refuse', 'move-aside'] }, default: 'refuse', mutable: true, description: 'corrupt snapshot file at start: refuse (to start) or move-aside (rename it <file>.<ms>.corrupt and go on)' },
   'stop-writes-on-bgsave-error': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
@@ -241,8 +242,8 @@ const ROWS = {
   'http-maxclients': { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: false, description: 'most simultaneous HTTP connections' },
   'metrics-top-filters': { kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, default: 10, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
   replicaof: { kind: { type: 'replicaof' }, default: '', mutable: false, description: 'replicate the master at `<host> <port>` (`no one`: be a master); REPLICAOF changes it at run time' },
-  masterauth: { kind: { type: 'string' }, default: '', mutable: true, description: 'password a replica AUTHs with at its master, "" for none' },
-  masteruser: { kind: { type: 'string' }, default: '', mutable: true, description: 'user a replica AUTHs as at its master (only `default` until ACL users exist), "" for none' },
+  masterauth: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password a replica AUTHs with at its master, "" for none' },
+  masteruser: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'user a replica AUTHs as at its master (only `default` until ACL users exist), "" for none' },
   'replica-read-only': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica refuses writes from its clients (-READONLY)' },
   'replica-serve-stale-data': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica whose link to its master is down still answers reads (no: -MASTERDOWN)' },
   'repl-backlog-size': { kind: { type: 'bytes', min: 16 * 1024, max: Number.MAX_SAFE_INTEGER }, default: 1024 * 1024, unit: 'bytes', mutable: true, description: 'bytes of the replication stream kept so that a replica that reconnects continues (partial resync)' },
@@ -254,7 +255,7 @@ const ROWS = {
   'min-replicas-to-write': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, mutable: true, description: 'refuse writes (-NOREPLICAS) with fewer replicas than this lagging at most min-replicas-max-lag, 0 = off' },
   'min-replicas-max-lag': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 10, unit: 'seconds', mutable: true, description: 'seconds since its last ACK under which a replica counts for min-replicas-to-write' },
   'replica-priority': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 100, mutable: true, description: 'Sentinel promotes replicas with a lower priority first; 0 = never promote this one' },
-  'replica-announce-ip': { kind: { type: 'string' }, default: '', mutable: true, description: 'address a replica gives its master (and Sentinel), "" = the connection\'s' },
+  'replica-announce-ip': { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'address a replica gives its master (and Sentinel), "" = the connection\'s' },
   'replica-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a replica gives its master (and Sentinel), 0 = its own port' },
   'replica-announced': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'whether Sentinel lists this replica' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
@@ -271,14 +272,55 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
 /** The keys CONFIG GET/SET know (all but `rename-command`), in the order bfs.conf.example lists them. */
 export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_ROWS.filter((row) => row.kind.type !== 'rename')
 
-const SPECS = new Map<string, ConfigKeySpec>(CONFIG_KEYS.map((spec) => [spec.name, spec]))
-/** What bfs.conf and flags may name: every key, `rename-command` too. */
-const FILE_KEYS = new Map<string, ConfigKeySpec>(CONFIG_ROWS.map((row) => [row.name, row]))
+/**
+ * redis 7.0's older names of bfs's keys (config.c static_configs: the second name of
+ * createBoolConfig("replica-read-only", "slave-read-only", ...) and the like). An alias is read
+ * in bfs.conf and flags, and known to CONFIG GET and SET under its own name, as in redis.
+ */
+export const CONFIG_ALIASES: ReadonlyMap<string, ConfigKey> = new Map<string, ConfigKey>([
+  ['slaveof', 'replicaof'],
+  ['slave-read-only', 'replica-read-only'],
+  ['slave-serve-stale-data', 'replica-serve-stale-data'],
+  ['repl-ping-slave-period', 'repl-ping-replica-period'],
+  ['min-slaves-to-write', 'min-replicas-to-write'],
+  ['min-slaves-max-lag', 'min-replicas-max-lag'],
+  ['slave-priority', 'replica-priority'],
+  ['slave-announce-ip', 'replica-announce-ip'],
+  ['slave-announce-port', 'replica-announce-port'],
+])
 
-/** A configuration problem, worded to name the key. */
+/** A key under one of its names: `name` is the key's own or an alias, as the table spells it. */
+export interface ConfigName {
+  readonly name: string
+  readonly spec: ConfigKeySpec
+}
 
+/** Every name of every row, `rename-command` too: a key's own, then its aliases. */
+const FILE_NAMES: readonly ConfigName[] = CONFIG_ROWS.flatMap((spec) => [
+  { name: spec.name, spec },
+  ...[...CONFIG_ALIASES].filter(([, key]) => key === spec.name).map(([alias]) => ({ name: alias, spec })),
+])
+
+/** The names CONFIG GET matches and CONFIG SET takes (all but `rename-command`), in the table's order. */
+export const CONFIG_NAMES: readonly ConfigName[] = FILE_NAMES.filter((entry) => entry.spec.kind.type !== 'rename')
+
+const BY_NAME = new Map<string, ConfigName>(CONFIG_NAMES.map((entry) => [entry.name, entry]))
+/** What bfs.conf and flags may name: every name, `rename-command` too. */
+const FILE_BY_NAME = new Map<string, ConfigName>(FILE_NAMES.map((entry) => [entry.name, entry]))
+
+/** A CONFIG GET/SET name (a key's own or an alias, any case), as the table spells it; undefined if unknown. */
+export function configName(name: string): ConfigName | undefined {
+  return BY_NAME.get(name.toLowerCase())
+}
+
+/** A name bfs.conf or a flag may use (CONFIG's, and `rename-command`), any case; undefined if unknown. */
+export function configFileName(name: string): ConfigName | undefined {
+  return FILE_BY_NAME.get(name.toLowerCase())
+}
+
+/** The row of a key named by its own name or an alias, any case. */
 export function configKeySpec(name: string): ConfigKeySpec | undefined {
-  return SPECS.get(name.toLowerCase())
+  return configName(name)?.spec
 }
 
 /**
@@ -361,7 +403,7 @@ export function loadConfig(fileText: string | undefined, flags: readonly string[
   const config: Config = { ...DEFAULT_CONFIG }
   const saveLines: string[] = []
   const apply = (key: string, args: string[], where: string): void => {
-    const spec = FILE_KEYS.get(key.toLowerCase())
+    const spec = configFileName(key)?.spec
     if (!spec) throw new ConfigError(`${where}: unknown config key '${key}'`)
     try {
       if (spec.name === 'save') {

@@ -17,7 +17,7 @@ export const BGSAVE_ERROR =
   'errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check ' +
   'the Redis logs for details about the RDB error.'
 
-/** glibc's strerror for the errors a write or fsync of a file can give (redis prints strerror). */
+/** glibc's strerror for the errors opening, writing or fsyncing a file can give (redis prints strerror). */
 const STRERROR: Readonly<Record<string, string>> = {
   ENOSPC: 'No space left on device',
   EDQUOT: 'Disk quota exceeded',
@@ -30,6 +30,8 @@ const STRERROR: Readonly<Record<string, string>> = {
   EACCES: 'Permission denied',
   EISDIR: 'Is a directory',
   ENOENT: 'No such file or directory',
+  ENOTDIR: 'Not a directory',
+  ENAMETOOLONG: 'File name too long',
   EINTR: 'Interrupted system call',
   EAGAIN: 'Resource temporarily unavailable',
 }

@@ -82,3 +82,9 @@ export class RawClient {
     this.socket.destroy()
   }
 }
+
+/** Sends the commands at once (one pipeline) and returns the replies once `expected`'s length arrived. */
+export async function exchange(client: RawClient, commands: readonly (readonly string[])[], expected: string): Promise<string> {
+  client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
+  return (await client.read(Buffer.byteLength(expected, 'latin1'))).toString('latin1')
+}

@@ -433,7 +433,7 @@ describe('rename-command', () => {
     // redis names the original command in these texts (its fullname).
     expect(await ask(client, 'SETTINGS', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
     expect(await ask(client, 'SETTINGS')).toBe("-ERR wrong number of arguments for 'config' command\r\n")
-    expect(await ask(client, 'SETTINGS', 'HELP')).toMatch(/^\*9\r\n\+CONFIG <subcommand> /)
+    expect(await ask(client, 'SETTINGS', 'HELP')).toMatch(/^\*11\r\n\+CONFIG <subcommand> /)
     expect(await ask(client, 'CONFIG', 'GET', 'maxmemory')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'maxmemory' \r\n")
   })
 

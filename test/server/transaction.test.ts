@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { type RawClient, encodeCommand } from '../helpers/resp.js'
+import { type RawClient, encodeCommand, exchange } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
@@ -27,12 +27,6 @@ function keptDir(prefix: string): string {
   const dir = makeTempDir(prefix)
   dirs.push(dir)
   return dir
-}
-
-/** Sends every command at once (one pipeline) and returns the replies once `expected` arrived. */
-async function exchange(client: RawClient, commands: string[][], expected: string): Promise<string> {
-  client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
-  return (await client.read(Buffer.byteLength(expected, 'latin1'))).toString('latin1')
 }
 
 async function check(client: RawClient, commands: string[][], expected: string): Promise<void> {
