@@ -28,7 +28,7 @@ const BF_KEYS = [1, 1, 1] as const
 const NO_KEYS = [0, 0, 0] as const
 /** RedisBloom registers its commands with arity -1 (COMMAND INFO), and checks the count in each handler. */
 const BF = { keys: BF_KEYS, group: 'bf', reportedArity: -1 } as const
-const PRINT_HELP = ['HELP', '    Print this help.']
+const PRINT_HELP = ['HELP', '    Prints this help.']
 
 // Subcommands (redis 7.0 commands.def), in the order of their container's HELP. An arity counts
 // the container's name and the subcommand's.
