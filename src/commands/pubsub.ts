@@ -127,7 +127,8 @@ export function spublish(ctx: CommandContext, argv: CommandArgs): void {
 /** redis addReplySubcommandSyntaxError: the subcommand as sent, the command upper-cased as sent. */
 function subcommandSyntaxError(argv: CommandArgs): ReplyError {
   const sub = argv.get(1).toString('latin1').slice(0, 128)
-  const command = argv.get(0).toString('latin1').toUpperCase()
+  // sdstoupper is C's toupper: ASCII letters only.
+  const command = argv.get(0).toString('latin1').replace(/[a-z]+/g, (letters) => letters.toUpperCase())
   return new ReplyError(`ERR unknown subcommand or wrong number of arguments for '${sub}'. Try ${command} HELP.`, 'latin1')
 }
 
