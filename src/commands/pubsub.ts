@@ -8,7 +8,7 @@ import type { CommandEntry, CommandRow } from './table.js'
 import type { SubscriptionKind } from './pubsub-hub.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { REPLICAS_ONLY } from '../store/persistence.js'
-import { ReplyError } from './reply-error.js'
+import { ReplyError, subcommandSyntaxText, subscribedModeText } from './reply-error.js'
 
 /** The confirmation words of each namespace (redis shared.subscribebulk, ...). */
 const WORDS: Record<SubscriptionKind, { subscribe: string; unsubscribe: string }> = {
@@ -31,7 +31,7 @@ const ALLOWED_WHEN_SUBSCRIBED = new Set(['PING', 'SUBSCRIBE', 'SSUBSCRIBE', 'UNS
 export function subscribedRefusal(ctx: CommandContext, entry: CommandEntry, row: CommandRow): string | undefined {
   const client = ctx.client
   if (client.subscriptions === undefined || client.reply.protocol !== 2 || ALLOWED_WHEN_SUBSCRIBED.has(entry.spec.name)) return undefined
-  return `ERR Can't execute '${row.fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`
+  return subscribedModeText(row.fullName)
 }
 
 /** A subscribe or unsubscribe confirmation (redis addReplyPubsubSubscribed and its kin); a null name when there was none. */
@@ -124,16 +124,9 @@ export function spublish(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.integer(receivers)
 }
 
-/** redis addReplySubcommandSyntaxError: the subcommand as sent, the command upper-cased as sent. */
-function subcommandSyntaxError(argv: CommandArgs): ReplyError {
-  const sub = argv.get(1).toString('latin1').slice(0, 128)
-  // sdstoupper is C's toupper: ASCII letters only.
-  const command = argv.get(0).toString('latin1').replace(/[a-z]+/g, (letters) => letters.toUpperCase())
-  return new ReplyError(`ERR unknown subcommand or wrong number of arguments for '${sub}'. Try ${command} HELP.`, 'latin1')
-}
-
 function channelList(ctx: CommandContext, argv: CommandArgs, kind: SubscriptionKind): void {
-  if (argv.length > 3) throw subcommandSyntaxError(argv)
+  // redis registers CHANNELS with arity -2 and refuses more than one pattern in its handler.
+  if (argv.length > 3) throw new ReplyError(subcommandSyntaxText(argv.get(0), argv.get(1)), 'latin1')
   const names = ctx.server.pubsub.names(kind, argv.length === 3 ? argv.get(2) : undefined)
   const reply = ctx.client.reply
   reply.array(names.length)
