@@ -50,6 +50,7 @@ interface Topic {
 const MESSAGE = Buffer.from('message')
 const PMESSAGE = Buffer.from('pmessage')
 const SMESSAGE = Buffer.from('smessage')
+const CRLF = Buffer.from('\r\n')
 
 /** One message's bytes, encoded once for every subscriber: RESP2 `*n`, RESP3 `>n` (made on first need). */
 class Frame {
@@ -72,12 +73,16 @@ class Frame {
     return this.resp3
   }
 }
-const CRLF = Buffer.from('\r\n')
 
 function nameKey(name: Uint8Array): string {
   return Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
 }
 
+/**
+ * Every subscription on the server (redis server.pubsub_channels, pubsub_patterns,
+ * pubsubshard_channels), kept in step with each client's {@link Subscriptions}, and PUBLISH's
+ * delivery: a message is written to each subscriber's replies and handed to the {@link PushTarget}.
+ */
 export class PubSubHub {
   private readonly topics: Record<SubscriptionKind, Map<string, Topic>> = {
     channels: new Map(),

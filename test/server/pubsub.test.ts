@@ -147,6 +147,19 @@ describe('RESP2 subscribed mode', () => {
   })
 })
 
+describe('Sentinel', () => {
+  it("answers a Sentinel's pub/sub link and hello PUBLISH with the bytes measured against redis-server 7.0.15", async () => {
+    // replication-sentinel.md §1.1: the pub/sub link's first write, and a hello from another Sentinel.
+    const link = await connect()
+    const other = await connect()
+    const hello = '127.0.0.1,18302,14e6096c0000000000000000000000000000000,0,mymaster,127.0.0.1,18001,0'
+    await expectReply(link, Buffer.concat([encodeCommand(['CLIENT', 'SETNAME', 'sentinel-14e6096c-pubsub']), encodeCommand(['SUBSCRIBE', '__sentinel__:hello'])]),
+      '+OK\r\n*3\r\n$9\r\nsubscribe\r\n$18\r\n__sentinel__:hello\r\n:1\r\n')
+    await expectReply(other, encodeCommand(['PUBLISH', '__sentinel__:hello', hello]), ':1\r\n')
+    await expectReceived(link, `*3\r\n$7\r\nmessage\r\n$18\r\n__sentinel__:hello\r\n$${hello.length}\r\n${hello}\r\n`)
+  })
+})
+
 describe('RESP3', () => {
   it('sends confirmations and messages as push replies, answers PING as usual and runs any command', async () => {
     const sub = await connect()
@@ -305,7 +318,7 @@ describe('clients', () => {
     const pub = await connect()
     await expectReply(sub, 'SUBSCRIBE gone', confirmation('subscribe', 'gone', 1))
     sub.close()
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 500; i++) {
       if ((await send(pub, 'PUBLISH gone m', ':0\r\n')) === ':0\r\n') return
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
