@@ -47,35 +47,20 @@ interface Topic {
   readonly clients: Set<ClientSession>
 }
 
-const MESSAGE = Buffer.from('message')
-const PMESSAGE = Buffer.from('pmessage')
-const SMESSAGE = Buffer.from('smessage')
-const CRLF = Buffer.from('\r\n')
+/** The message kinds' first element, as bulk strings (redis shared.messagebulk and its kin). */
+const MESSAGE = Buffer.from('$7\r\nmessage\r\n')
+const PMESSAGE = Buffer.from('$8\r\npmessage\r\n')
+const SMESSAGE = Buffer.from('$8\r\nsmessage\r\n')
 
-/** One message's bytes, encoded once for every subscriber: RESP2 `*n`, RESP3 `>n` (made on first need). */
-class Frame {
-  private resp2: Buffer | undefined
-  private resp3: Buffer | undefined
+/** Names up to this long are read into a key byte by byte (cheaper than a call into Buffer's C++). */
+const SHORT_NAME_BYTES = 32
 
-  constructor(private readonly parts: readonly Uint8Array[]) {}
-
-  bytes(protocol: 2 | 3): Buffer {
-    if (this.resp2 === undefined) {
-      const chunks: Uint8Array[] = [Buffer.from(`*${this.parts.length}\r\n`)]
-      for (const part of this.parts) chunks.push(Buffer.from(`$${part.length}\r\n`), part, CRLF)
-      this.resp2 = Buffer.concat(chunks)
-    }
-    if (protocol === 2) return this.resp2
-    if (this.resp3 === undefined) {
-      this.resp3 = Buffer.from(this.resp2)
-      this.resp3[0] = 0x3e // >
-    }
-    return this.resp3
-  }
-}
-
+/** A name as a Map key: its bytes read as latin1, one character each. */
 function nameKey(name: Uint8Array): string {
-  return Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
+  if (name.length > SHORT_NAME_BYTES) return Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
+  let key = ''
+  for (let i = 0; i < name.length; i++) key += String.fromCharCode(name[i]!)
+  return key
 }
 
 /**
@@ -143,24 +128,30 @@ export class PubSubHub {
   publish(channel: Uint8Array, message: Uint8Array, shard: boolean): number {
     let receivers = 0
     const topic = this.topics[shard ? 'shardChannels' : 'channels'].get(nameKey(channel))
-    if (topic !== undefined) {
-      receivers += this.deliver(topic, new Frame([shard ? SMESSAGE : MESSAGE, topic.name, message]))
-    }
+    if (topic !== undefined) receivers += this.deliver(topic, shard ? SMESSAGE : MESSAGE, undefined, channel, message)
     if (shard) return receivers
     for (const pattern of this.topics.patterns.values()) {
-      if (!globMatch(pattern.name, channel)) continue
-      receivers += this.deliver(pattern, new Frame([PMESSAGE, pattern.name, channel, message]))
+      if (globMatch(pattern.name, channel)) receivers += this.deliver(pattern, PMESSAGE, pattern.name, channel, message)
     }
     return receivers
   }
 
-  private deliver(topic: Topic, frame: Frame): number {
+  /**
+   * Writes the message to each of the topic's subscribers (redis addReplyPubsubMessage /
+   * addReplyPubsubPatMessage: RESP2 `*3`/`*4`, RESP3 a push reply) straight into its replies.
+   */
+  private deliver(topic: Topic, kind: Uint8Array, pattern: Uint8Array | undefined, channel: Uint8Array, message: Uint8Array): number {
     let receivers = 0
-    // A subscriber closed for its output limit leaves the set later (its socket's close event).
+    // A subscriber closed for its output limit leaves the set as it is closed.
     for (const client of topic.clients) {
       receivers++
       if (!this.target.receives(client)) continue
-      client.reply.raw(frame.bytes(client.reply.protocol))
+      const reply = client.reply
+      reply.push(pattern === undefined ? 3 : 4)
+      reply.raw(kind)
+      if (pattern !== undefined) reply.bulk(pattern)
+      reply.bulk(channel)
+      reply.bulk(message)
       this.target.pushed(client)
     }
     return receivers

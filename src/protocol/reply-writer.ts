@@ -172,8 +172,7 @@ export class ReplyWriter {
       const length = data.length
       this.header(BULK, length)
       this.reserve(length + 2)
-      this.buf.set(data, this.offset)
-      this.offset += length
+      this.offset = copyBytes(data, 0, length, this.buf, this.offset)
     }
     this.crlf()
   }
