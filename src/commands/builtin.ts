@@ -21,6 +21,10 @@ import {
   moduleList, moduleLoad, shutdown, time,
 } from './server.js'
 import { discard, multi, unwatch, watch } from './transaction.js'
+import {
+  psubscribe, publish, pubsubChannels, pubsubNumpat, pubsubNumsub, pubsubShardchannels, pubsubShardnumsub, punsubscribe, spublish,
+  ssubscribe, subscribe, sunsubscribe, unsubscribe,
+} from './pubsub.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -75,6 +79,17 @@ const MODULE_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'UNLOAD', arity: -2, handler: moduleLoad },
   { name: 'LOADEX', arity: -2, handler: moduleLoad },
 ]
+
+// redis 7.0 pubsub.c pubsubCommand's HELP order; its HELP takes no argument (arity 2).
+const PUBSUB_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'CHANNELS', arity: -2, help: ['CHANNELS [<pattern>]', "    Return the currently active channels matching a <pattern> (default: '*')."], handler: pubsubChannels },
+  { name: 'NUMPAT', arity: 2, help: ['NUMPAT', '    Return number of subscriptions to patterns.'], handler: pubsubNumpat },
+  { name: 'NUMSUB', arity: -2, help: ['NUMSUB [<channel> ...]', '    Return the number of subscribers for the specified channels, excluding', '    pattern subscriptions(default: no channels).'], handler: pubsubNumsub },
+  { name: 'SHARDCHANNELS', arity: -2, help: ['SHARDCHANNELS [<pattern>]', "    Return the currently active shard level channels matching a <pattern> (default: '*')."], handler: pubsubShardchannels },
+  { name: 'SHARDNUMSUB', arity: -2, help: ['SHARDNUMSUB [<shardchannel> ...]', '    Return the number of subscribers for the specified shard level channel(s)'], handler: pubsubShardnumsub },
+  { ...helpSubcommand(PRINT_HELP.map((line) => line.replace('Print ', 'Prints '))), arity: 2 },
+]
+const SUBSCRIBING = ['pubsub', 'noscript', 'loading', 'stale'] as const
 
 export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   // RedisBloom 2.4 (src/rebloom.c RedisModule_OnLoad); arity as each handler checks it, reported as -1.
@@ -131,6 +146,17 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'DISCARD', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.0.0', summary: 'Discards a transaction.', roles: ['unqueued', 'oom_exempt'], handler: discard },
   { name: 'WATCH', arity: -2, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: [1, -1, 1], group: 'transactions', since: '2.2.0', summary: 'Monitors changes to keys to determine the execution of a transaction.', roles: ['unqueued'], handler: watch },
   { name: 'UNWATCH', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast', 'allow_busy'], keys: NO_KEYS, group: 'transactions', since: '2.2.0', summary: 'Forgets about watched keys of a transaction.', handler: unwatch },
+
+  // Pub/sub (redis 7.0 pubsub.c).
+  { name: 'SUBSCRIBE', arity: -2, flags: SUBSCRIBING, keys: NO_KEYS, group: 'pubsub', since: '2.0.0', summary: 'Listen for messages published to the given channels', handler: subscribe },
+  { name: 'PSUBSCRIBE', arity: -2, flags: SUBSCRIBING, keys: NO_KEYS, group: 'pubsub', since: '2.0.0', summary: 'Listen for messages published to channels matching the given patterns', handler: psubscribe },
+  { name: 'SSUBSCRIBE', arity: -2, flags: SUBSCRIBING, keys: [1, -1, 1], group: 'pubsub', since: '7.0.0', summary: 'Listen for messages published to the given shard channels', handler: ssubscribe },
+  { name: 'UNSUBSCRIBE', arity: -1, flags: SUBSCRIBING, keys: NO_KEYS, group: 'pubsub', since: '2.0.0', summary: 'Stop listening for messages posted to the given channels', handler: unsubscribe },
+  { name: 'PUNSUBSCRIBE', arity: -1, flags: SUBSCRIBING, keys: NO_KEYS, group: 'pubsub', since: '2.0.0', summary: 'Stop listening for messages posted to channels matching the given patterns', handler: punsubscribe },
+  { name: 'SUNSUBSCRIBE', arity: -1, flags: SUBSCRIBING, keys: [1, -1, 1], group: 'pubsub', since: '7.0.0', summary: 'Stop listening for messages posted to the given shard channels', handler: sunsubscribe },
+  { name: 'PUBLISH', arity: 3, flags: ['pubsub', 'loading', 'stale', 'fast'], keys: NO_KEYS, group: 'pubsub', since: '2.0.0', summary: 'Post a message to a channel', handler: publish },
+  { name: 'SPUBLISH', arity: 3, flags: ['pubsub', 'loading', 'stale', 'fast'], keys: [1, 1, 1], group: 'pubsub', since: '7.0.0', summary: 'Post a message to a shard channel', handler: spublish },
+  { name: 'PUBSUB', arity: -2, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'pubsub', since: '2.8.0', summary: 'A container for Pub/Sub commands', handler: containerOnly, subcommands: PUBSUB_SUBCOMMANDS },
 
   // Server.
   { name: 'COMMAND', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'Returns detailed information about all commands.', handler: command, help: ['(no subcommand)', '    Return details about all Redis commands.'], subcommands: COMMAND_SUBCOMMANDS },

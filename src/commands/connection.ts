@@ -8,10 +8,15 @@ import { writeModuleList } from './modules.js'
 import { PONG } from '../protocol/shared-replies.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
-/** PING [message] → +PONG or the message */
+/** PING [message] → +PONG or the message; subscribed in RESP2, `pong` and the message (or '') as an array (redis pingCommand) */
 export function ping(ctx: CommandContext, argv: CommandArgs): void {
-  if (argv.length === 1) ctx.client.reply.raw(PONG)
-  else ctx.client.reply.bulk(argv.get(1))
+  const reply = ctx.client.reply
+  if (ctx.client.subscriptions !== undefined && reply.protocol === 2) {
+    reply.array(2)
+    reply.bulk('pong')
+    reply.bulk(argv.length === 1 ? '' : argv.get(1))
+  } else if (argv.length === 1) reply.raw(PONG)
+  else reply.bulk(argv.get(1))
 }
 
 /** ECHO message → message */
@@ -122,6 +127,8 @@ export function reset(ctx: CommandContext): void {
   // redis clearClientConnectionState: out of any transaction, nothing watched.
   client.transaction = undefined
   ctx.server.watchedKeys.unwatchAll(client)
+  // and out of the subscribed mode, with no unsubscribe confirmations.
+  ctx.server.pubsub.unsubscribeAll(client)
   client.reply.simple('RESET')
 }
 
@@ -156,7 +163,8 @@ export function clientInfoLine(ctx: CommandContext, client: ClientSession): stri
   const fields = [
     `id=${client.id}`, `addr=${client.addr}`, `laddr=${client.laddr}`, 'fd=0', `name=${client.name}`,
     `age=${Math.floor((now - client.createdAtMs) / 1000)}`, `idle=${Math.floor((now - client.lastInteractionMs) / 1000)}`,
-    `flags=${clientFlags(client)}`, 'db=0', 'sub=0', 'psub=0', 'ssub=0',
+    `flags=${clientFlags(client)}`, 'db=0', `sub=${client.subscriptions?.channels.size ?? 0}`,
+    `psub=${client.subscriptions?.patterns.size ?? 0}`, `ssub=${client.subscriptions?.shardChannels.size ?? 0}`,
     `multi=${client.transaction?.queued.length ?? -1}`, `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
     'argv-mem=0', 'multi-mem=0', 'rbs=0', 'rbp=0', 'obl=0', 'oll=0', `omem=${client.outputBytes()}`, 'tot-mem=0',
     'events=r', `cmd=${client.lastCommand}`, 'user=default', 'redir=-1', `resp=${client.reply.protocol}`,

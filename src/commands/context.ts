@@ -12,6 +12,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 import type { ReplicationState } from '../replication/replication-state.js'
+import type { PubSubHub, Subscriptions } from './pubsub-hub.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -48,8 +49,10 @@ export interface ClientSession {
   watch?: WatchState | undefined
   /** 'normal' unless it is a replica's stream or the link to our master ({@link ClientKind}). */
   kind: ClientKind
-  /** Channels plus patterns it is subscribed to (0: none; CLIENT LIST's P flag, type pubsub). */
+  /** Channels, patterns and shard channels it is subscribed to (0: none; CLIENT LIST's P flag, type pubsub). */
   subscriptionCount(): number
+  /** Its pub/sub subscriptions (pubsub-hub.ts); undefined when it has none (not in the subscribed mode). */
+  subscriptions?: Subscriptions | undefined
 }
 
 /** The server as handlers see it. */
@@ -87,6 +90,8 @@ export interface ServerContext {
   propagate(argv: CommandArgs | readonly Uint8Array[], targets?: PropagateTargets): void
   /** The replication ids, offset and stream (replication/replication-state.ts); its role. */
   readonly replication: ReplicationState
+  /** Who is subscribed to what, and the delivery of PUBLISH (pubsub-hub.ts). */
+  readonly pubsub: PubSubHub
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

@@ -1,7 +1,7 @@
 /**
  * The one place that checks a command before it runs: lookup (of the command, and of a container's
- * subcommand), arity, authentication, loading, maxmemory, persistence errors, transaction rules.
- * Handlers never re-check these. Errors thrown by handlers become replies here.
+ * subcommand), arity, authentication, loading, maxmemory, persistence errors, the subscribed mode,
+ * transaction rules. Handlers never re-check these. Errors thrown by handlers become replies here.
  */
 import type { CommandContext } from './context.js'
 import { arityAccepts, arityFits, rowOf, type CommandEntry, type CommandRow } from './table.js'
@@ -9,6 +9,7 @@ import { ERR, ReplyError, unknownCommandText, unknownSubcommandText, wrongArityT
 import { MemoryGuard } from '../store/memory-guard.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
+import { subscribedRefusal } from './pubsub.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -25,7 +26,8 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
-    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? (queueing ? transactionRefusal(entry) : undefined)
+    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? subscribedRefusal(ctx, entry, row) ??
+    (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
   else if (entry.isExec) runExec(ctx, entry)

@@ -77,6 +77,9 @@ const SECTIONS: Record<string, Section> = {
       ['rejected_connections', stats.rejectedConnections],
       ['keyspace_hits', stats.keyspaceHits],
       ['keyspace_misses', stats.keyspaceMisses],
+      ['pubsub_channels', ctx.server.pubsub.count('channels')],
+      ['pubsub_patterns', ctx.server.pubsub.count('patterns')],
+      ['pubsubshard_channels', ctx.server.pubsub.count('shardChannels')],
       ['total_error_replies', stats.errorReplies],
       ['bfs_total_http_requests', stats.httpRequests],
     ]

@@ -100,6 +100,21 @@ export function unknownSubcommandText(command: string, sub: Uint8Array): string 
   return `ERR unknown subcommand '${latin1(sub).slice(0, 128)}'. Try ${command.toUpperCase()} HELP.`
 }
 
+/**
+ * redis 7.0 networking.c addReplySubcommandSyntaxError: a known subcommand with arguments its
+ * handler refuses. The subcommand as the client sent it (cut at 128 bytes), the command
+ * upper-cased as sdstoupper does (ASCII letters only). Reply with 'latin1'.
+ */
+export function subcommandSyntaxText(command: Uint8Array, sub: Uint8Array): string {
+  const name = latin1(command).replace(/[a-z]+/g, (letters) => letters.toUpperCase())
+  return `ERR unknown subcommand or wrong number of arguments for '${latin1(sub).slice(0, 128)}'. Try ${name} HELP.`
+}
+
+/** redis 7.0 server.c processCommand: a RESP2 connection in the subscribed mode sent another command. */
+export function subscribedModeText(fullName: string): string {
+  return `ERR Can't execute '${fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`
+}
+
 function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
 }

@@ -15,6 +15,7 @@ const DOUBLE = 0x2c // ,
 const BOOLEAN = 0x23 // #
 const NULL = 0x5f // _
 const VERBATIM = 0x3d // =
+const PUSH = 0x3e // >
 const CR = 0x0d // \r
 const LF = 0x0a // \n
 const MINUS = 0x2d // -
@@ -171,8 +172,7 @@ export class ReplyWriter {
       const length = data.length
       this.header(BULK, length)
       this.reserve(length + 2)
-      this.buf.set(data, this.offset)
-      this.offset += length
+      this.offset = copyBytes(data, 0, length, this.buf, this.offset)
     }
     this.crlf()
   }
@@ -192,6 +192,14 @@ export class ReplyWriter {
   /** `*n\r\n`: the header of an array of `length` replies that the caller writes next. */
   array(length: number): void {
     this.header(ARRAY, length)
+  }
+
+  /**
+   * The header of an out-of-band message of `length` elements (pub/sub): RESP3 `>n\r\n`, RESP2 an
+   * array `*n\r\n` (redis addReplyPushLen, and mbulkhdr for RESP2).
+   */
+  push(length: number): void {
+    this.header(this.protocol === 3 ? PUSH : ARRAY, length)
   }
 
   /** A map of `pairs` key/value pairs: RESP3 `%n\r\n`, RESP2 a flat array `*2n\r\n`. */

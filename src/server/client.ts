@@ -10,6 +10,8 @@ import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
+import type { Subscriptions } from '../commands/pubsub-hub.js'
+import { clientType } from '../commands/connection.js'
 
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
@@ -47,6 +49,7 @@ export class Client implements ClientSession {
   /** Declared here so that every client has the same shape (dispatch reads it per command). */
   transaction: Transaction | undefined = undefined
   watch: WatchState | undefined = undefined
+  subscriptions: Subscriptions | undefined = undefined
   lastCommand = 'NULL'
   kind: ClientKind = 'normal'
   state: ClientState = 'open'
@@ -84,9 +87,18 @@ export class Client implements ClientSession {
     })
   }
 
-  /** Channels plus patterns subscribed to (pub/sub). */
+  /** Channels, patterns and shard channels subscribed to (pub/sub). */
   subscriptionCount(): number {
-    return 0
+    return this.subscriptions?.total ?? 0
+  }
+
+  /**
+   * Output added from outside its own commands (a PUBLISH's message): checked against its output
+   * limit as it is added, as redis does, then sent at the end of the turn with every reply.
+   */
+  pushed(): void {
+    if (this === this.host.currentClient || this.state !== 'open' || this.checkOutputLimit()) return
+    this.host.replyReady(this)
   }
 
   /** A read's bytes (see accept-connections.ts): valid only during the call, the parser copies what it keeps. */
@@ -158,12 +170,14 @@ export class Client implements ClientSession {
   }
 
   /**
-   * redis networking.c checkClientOutputBufferLimits, normal class: closes the client once its
-   * unsent replies (pending and in the socket) pass the hard limit, or have stayed past the soft
-   * limit for longer than its seconds. True if it did.
+   * redis networking.c checkClientOutputBufferLimits, by the client's class (getClientType; a
+   * master link counts as normal): closes the client once its unsent replies (pending and in the
+   * socket) pass the hard limit, or have stayed past the soft limit for longer than its seconds.
+   * True if it did.
    */
   private checkOutputLimit(): boolean {
-    const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'].normal
+    const type = clientType(this)
+    const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'][type === 'master' ? 'normal' : type]
     if (hard === 0 && soft === 0) return false
     const output = this.outputBytes()
     // redis counts its reply list only, not the 16 KiB buffer each client writes into first.
@@ -195,7 +209,16 @@ export class Client implements ClientSession {
       }
       if (this.checkOutputLimit()) return
     }
-    if (this.state === 'closing') this.socket.end()
+    if (this.state === 'closing') this.end()
+  }
+
+  /**
+   * Ends the connection after its last output: gone for pub/sub at once, as redis frees such a
+   * client right after writing (a PUBLISH after a subscriber's QUIT does not count it).
+   */
+  private end(): void {
+    this.host.pubsub.unsubscribeAll(this)
+    this.socket.end()
   }
 
   private onDrain(): void {
@@ -212,6 +235,7 @@ export class Client implements ClientSession {
   kill(): void {
     if (this.state === 'closed') return
     this.state = 'closed'
+    this.host.pubsub.unsubscribeAll(this)
     this.socket.destroy()
   }
 

@@ -25,6 +25,7 @@ import { loadedOverLimits } from '../commands/filter-budget.js'
 import { WatchedKeys } from '../commands/transaction.js'
 import { Persistence, type LogReplay, type PropagateTargets } from '../store/persistence.js'
 import { ReplicationState } from '../replication/replication-state.js'
+import { PubSubHub } from '../commands/pubsub-hub.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -90,6 +91,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly persistence: Persistence
   /** The replication ids, offset and stream (replication/replication-state.ts). */
   readonly replication = new ReplicationState()
+  /** Pub/sub subscriptions; a message goes out with the turn's replies, within the subscriber's output limit. */
+  readonly pubsub = new PubSubHub({
+    receives: (client) => !(client instanceof Client) || client.state === 'open',
+    pushed: (client) => {
+      if (client instanceof Client) client.pushed()
+    },
+  })
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
   /**
@@ -267,6 +275,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     // A held reply nobody will read waits for nothing.
     this.persistence.forget(client)
     this.watchedKeys.unwatchAll(client)
+    this.pubsub.unsubscribeAll(client)
   }
 
   /** The client's replies are ready: sent at the end of the turn, unless the durability gate holds them (store/durability-gate.ts). */
