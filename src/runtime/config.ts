@@ -26,8 +26,8 @@ export interface Config {
   'client-query-buffer-limit': number
   /**
    * Unsent replies a client may hold before it is closed, per client class as redis.conf writes
-   * them (`normal <hard> <soft> <soft-seconds>`, and `replica`/`pubsub`, kept for CONFIG GET only:
-   * bfs's clients are all normal). 0 = no limit.
+   * them (`normal|replica|pubsub <hard> <soft> <soft-seconds>`; a client's class is its redis
+   * getClientType). 0 = no limit.
    */
   'client-output-buffer-limit': OutputBufferLimits
   /** Bytes of filter memory (all bitmaps); commands that would grow past it get -OOM. 0 = no limit. */
@@ -213,7 +213,7 @@ const ROWS = {
   timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
   'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
   'client-query-buffer-limit': { kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES, unit: 'bytes', mutable: true, description: 'bytes of an unfinished command before the client is closed' },
-  'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (class normal; replica and pubsub kept but unused), or one size for normal\'s hard limit; 0 = no limit' },
+  'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (classes normal, replica, pubsub), or one size for normal\'s hard limit; 0 = no limit' },
   maxmemory: { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'bytes', mutable: true, description: 'bytes of filter memory, 0 = no limit' },
   'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },
   'default-capacity': { kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, default: 100, unit: 'items', mutable: true, description: 'capacity (items) of auto-created filters' },
