@@ -91,7 +91,7 @@ export class WatchedKeys {
   capture(entry: CommandEntry, argv: CommandArgs, registry: FilterRegistry): WatchCapture {
     const keys = this.watchedKeysOf(entry, argv)
     if (entry.spec.flags.includes('module')) return { keys, opened: true, before: [] }
-    return { keys, opened: false, before: keys.map((key) => registry.get(key)).map((found) => [found, found?.version ?? 0] as const) }
+    return { keys, opened: false, before: keys.map((key) => registry.get(key)).map((found) => [found, found?.version ?? 0, found?.expiresAt] as const) }
   }
 
   /** After the write: touches what it changed (redis signalModifiedKey on a real change only). */
@@ -101,9 +101,9 @@ export class WatchedKeys {
         if (succeeded) this.touch(key)
         return
       }
-      const [entry, version] = capture.before[i]!
+      const [entry, version, expiresAt] = capture.before[i]!
       const now = registry.get(key)
-      if (now !== entry || (now !== undefined && now.version !== version)) this.touch(key)
+      if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt))) this.touch(key)
     })
   }
 }
@@ -112,7 +112,7 @@ export class WatchedKeys {
 export interface WatchCapture {
   readonly keys: string[]
   readonly opened: boolean
-  readonly before: (readonly [FilterEntry | undefined, number])[]
+  readonly before: (readonly [FilterEntry | undefined, number, number | undefined])[]
 }
 
 /** Queues a checked command of a client in a transaction: +QUEUED. */
