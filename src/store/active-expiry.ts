@@ -6,15 +6,14 @@
  * - The slow cycle runs at every cron tick (hz 10) for at most `25 + 2 * (effort - 1)` percent of
  *   the tick (25 ms at effort 1).
  * - The fast cycle runs between event-loop turns (redis beforeSleep) for at most `1000 + 250 *
- *   (effort - 1)` µs, no more often than twice that, and only while the last cycle hit its time
- *   limit or found more expired keys than acceptable.
+ *   (effort - 1)` µs, no more often than twice that, and only after a cycle that hit its time limit.
  * - Each loop samples `20 + 5 * (effort - 1)` keys with an expiry, walking them in order from where
  *   the last loop stopped (redis's expires_cursor), and deletes those past it; the cycle goes on
  *   while more than `10 - (effort - 1)` percent of a sample was expired, checking the clock every
  *   16 loops.
  */
 import { performance } from 'node:perf_hooks'
-import type { FilterEntry, FilterRegistry } from './registry.js'
+import type { FilterRegistry } from './registry.js'
 import type { Stats } from '../runtime/stats.js'
 
 const KEYS_PER_LOOP = 20
@@ -25,8 +24,8 @@ const ACCEPTABLE_STALE = 10
 export type CycleKind = 'slow' | 'fast'
 
 export class ActiveExpiry {
-  /** Where the walk over the keys with an expiry stopped (a live iterator: deletions are skipped). */
-  private cursor: Iterator<FilterEntry> | undefined
+  /** Where the walk over the keys with an expiry stopped: an index (redis expires_cursor). */
+  private cursor = 0
   /** The last cycle stopped at its time limit (redis timelimit_exit): a fast cycle may follow. */
   private timedOut = false
   private lastFastStartUs = 0
@@ -50,8 +49,10 @@ export class ActiveExpiry {
     const acceptableStale = ACCEPTABLE_STALE - e
     const startUs = performance.now() * 1000
     if (kind === 'fast') {
-      // Only after a cycle that could not keep up, and not again within twice its duration.
-      if (!this.timedOut && this.stats.expiredStalePerc * 100 < acceptableStale) return 0
+      // Only after a cycle that could not keep up, and not again within twice its duration. redis
+      // compares its stale estimate, a fraction, with the percentage: in effect, only after a
+      // cycle that hit its time limit. Kept as it is.
+      if (!this.timedOut && this.stats.expiredStalePerc < acceptableStale) return 0
       if (startUs < this.lastFastStartUs + fastDurationUs * 2) return 0
       this.lastFastStartUs = startUs
     }
@@ -77,27 +78,24 @@ export class ActiveExpiry {
     return totalExpired
   }
 
-  /** Looks at up to `count` keys with an expiry from the cursor on, deleting those past it. */
+  /**
+   * Looks at up to `count` keys with an expiry from the cursor on, deleting those past it (a
+   * deletion moves the last key into the cursor's place: it is looked at next).
+   */
   private sample(count: number): { expired: number; sampled: number } {
     const registry = this.registry
     const now = registry.expiry.now()
     let expired = 0
     let sampled = 0
-    let wrapped = false
-    while (sampled < count) {
-      this.cursor ??= registry.withExpiry()
-      const next = this.cursor.next()
-      if (next.done === true) {
-        this.cursor = undefined
-        // One pass over the whole set per sample at most (a set smaller than the sample).
-        if (wrapped) break
-        wrapped = true
-        continue
-      }
+    while (sampled < count && registry.expiringCount > 0) {
+      if (this.cursor >= registry.expiringCount) this.cursor = 0
+      const entry = registry.expiringAt(this.cursor)!
       sampled++
-      if (registry.isExpired(next.value, now)) {
-        registry.deleteExpired(next.value)
+      if (registry.isExpired(entry, now)) {
+        registry.deleteExpired(entry)
         expired++
+      } else {
+        this.cursor++
       }
     }
     return { expired, sampled }

@@ -18,6 +18,8 @@ export interface FilterEntry {
   healthWatch: HealthWatch | undefined
   /** When the key expires, absolute Unix ms (redis's db->expires value); undefined: never. */
   expiresAt: number | undefined
+  /** Its index among the keys with an expiry ({@link FilterRegistry.expiringAt}); -1: none. */
+  expiryIndex: number
 }
 
 /**
@@ -49,9 +51,13 @@ function nameTooLong(): Error {
 /** The named filters of one server (its keyspace), with the change counter save rules read. */
 export class FilterRegistry {
   private readonly filters = new Map<string, FilterEntry>()
-  /** The entries with an expiry (redis db->expires), in the order they got it. */
-  private readonly expiring = new Set<FilterEntry>()
-  /** Set by the server (commands/expiry-policy.ts). */
+  /**
+   * The entries with an expiry (redis db->expires). An array, removed from by moving the last
+   * entry into the hole: a Set or Map rehashes all of itself when it shrinks by half, and a
+   * million keys expiring together made that one deletion take 60 ms or more.
+   */
+  private readonly expiring: FilterEntry[] = []
+  /** Set by the server (server/key-expiry.ts). */
   expiry: ExpiryPolicy = STANDALONE_EXPIRY
   /** Changes since the last successful save (redis's server.dirty). */
   dirty = 0
@@ -121,19 +127,38 @@ export class FilterRegistry {
    */
   setExpiry(entry: FilterEntry, expiresAt: number | undefined): void {
     entry.expiresAt = expiresAt
-    if (expiresAt === undefined) this.expiring.delete(entry)
-    else this.expiring.add(entry)
+    if (expiresAt === undefined) this.forgetExpiry(entry)
+    else if (entry.expiryIndex < 0) entry.expiryIndex = this.expiring.push(entry) - 1
     this.dirty++
   }
 
-  /** The entries with an expiry, in the order they got it (the active expiry cycle walks them). */
-  withExpiry(): IterableIterator<FilterEntry> {
-    return this.expiring.values()
+  private forgetExpiry(entry: FilterEntry): void {
+    const index = entry.expiryIndex
+    if (index < 0) return
+    const last = this.expiring.pop()!
+    if (last !== entry) {
+      this.expiring[index] = last
+      last.expiryIndex = index
+    }
+    entry.expiryIndex = -1
+  }
+
+  /** A copy of the entries with an expiry. */
+  withExpiry(): FilterEntry[] {
+    return this.expiring.slice()
+  }
+
+  /**
+   * The `index`th entry with an expiry, for a walk by index (the active cycle's cursor): deleting
+   * it moves the last one to `index`.
+   */
+  expiringAt(index: number): FilterEntry | undefined {
+    return this.expiring[index]
   }
 
   /** How many keys have an expiry (INFO keyspace expires=), logically expired ones included. */
   get expiringCount(): number {
-    return this.expiring.size
+    return this.expiring.length
   }
 
   /** The raw bytes of a stored name. */
@@ -156,12 +181,12 @@ export class FilterRegistry {
     return this.filters.get(name)
   }
 
-  /** Stores a filter under a name, replacing any other; counts one change. */
+  /** Stores a filter under a name, replacing any other (and its expiry: the new one has none); counts one change. */
   set(name: string, filter: ScalableBloomFilter): FilterEntry {
     this.lastKey.forget()
     // Delete first so the Map's order stays the order of seq.
     this.delete(name, false)
-    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined }
+    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
     this.filters.set(name, entry)
     this.dirty++
     return entry
@@ -179,7 +204,7 @@ export class FilterRegistry {
     const entry = this.filters.get(name)
     if (entry === undefined) return false
     this.filters.delete(name)
-    if (entry.expiresAt !== undefined) this.expiring.delete(entry)
+    this.forgetExpiry(entry)
     if (counted) this.dirty++
     return true
   }
@@ -209,7 +234,7 @@ export class FilterRegistry {
 
   /** The filters a client can see: {@link size} less the expired ones still held (O(keys with an expiry)). */
   liveSize(): number {
-    if (this.expiring.size === 0) return this.filters.size
+    if (this.expiring.length === 0) return this.filters.size
     const now = this.expiry.now()
     let expired = 0
     for (const entry of this.expiring) if (now > entry.expiresAt!) expired++
@@ -228,7 +253,7 @@ export class FilterRegistry {
       if (now > entry.expiresAt!) expired++
       else ttlSum += entry.expiresAt! - now
     }
-    const expires = this.expiring.size - expired
+    const expires = this.expiring.length - expired
     return { keys: this.filters.size - expired, expires, avgTtlMs: expires === 0 ? 0 : Math.floor(ttlSum / expires) }
   }
 
@@ -239,7 +264,7 @@ export class FilterRegistry {
 
   /** The entries a client can see, in insertion order: expired ones skipped, none deleted (redis KEYS). */
   *entries(): IterableIterator<FilterEntry> {
-    if (this.expiring.size === 0 || this.expiry.mode() === 'keep') {
+    if (this.expiring.length === 0 || this.expiry.mode() === 'keep') {
       yield* this.filters.values()
       return
     }
