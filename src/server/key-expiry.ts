@@ -4,8 +4,8 @@
  * deletion at start of the keys that expired while the server was down.
  *
  * - A master deletes an expired key when a lookup meets it or the active cycle samples it, counts
- *   it (INFO expired_keys) and propagates `DEL key` to the log (and replicas), as redis
- *   deleteExpiredKeyAndPropagate does.
+ *   it (INFO expired_keys), touches its watchers and propagates `DEL key` to the log (and
+ *   replicas), as redis deleteExpiredKeyAndPropagate does.
  * - A replica deletes nothing by itself: its clients' reads see no key, and the DEL its master
  *   propagates removes it. The master's own stream sees the key as it is.
  * - While the dataset loads nothing expires (redis keyIsExpired returns 0 while loading): a logged
@@ -17,6 +17,7 @@ import type { Stats } from '../runtime/stats.js'
 import type { ReplicationState } from '../replication/replication-state.js'
 import type { ClientKind } from '../commands/context.js'
 import type { Persistence } from '../store/persistence.js'
+import type { WatchedKeys } from '../commands/transaction.js'
 
 /** What the expiry needs from the server. */
 export interface ExpiryHost {
@@ -24,6 +25,7 @@ export interface ExpiryHost {
   readonly stats: Stats
   readonly replication: ReplicationState
   readonly persistence: Persistence
+  readonly watchedKeys: WatchedKeys
   readonly currentClient: { readonly kind: ClientKind } | undefined
 }
 
@@ -41,6 +43,8 @@ export class KeyExpiry {
       mode: () => this.mode(),
       expired: (name) => {
         host.stats.expiredKeys++
+        // A WATCHed key that expires fails the EXEC (redis 7.0 answers a null array too).
+        if (host.watchedKeys.size > 0) host.watchedKeys.touch(name)
         host.persistence.propagate([DEL, Buffer.from(name, 'latin1')])
       },
     }

@@ -280,6 +280,35 @@ describe('keys with an expiry and the other commands', () => {
     }
   })
 
+  it('a WATCHed key that expires fails the EXEC, deleted by the active cycle or not; one expired before WATCH does not (as redis 7.0.15)', async () => {
+    const running = await start()
+    const c = await connect(running.port)
+    await ask(c, 'BF.ADD', 'w', 'x')
+    await ask(c, 'PEXPIRE', 'w', '100000')
+    expect(await ask(c, 'WATCH', 'w')).toBe('+OK\r\n')
+    advanceClock(running, 200_000)
+    await eventually(() => running.server.registry.size === 0) // the active cycle deleted it
+    await ask(c, 'MULTI')
+    await ask(c, 'PING')
+    expect(await ask(c, 'EXEC')).toBe('*-1\r\n')
+    await ask(c, 'BF.ADD', 'w', 'x')
+    await ask(c, 'PEXPIRE', 'w', '300000')
+    running.server.registry.expiry.mode = () => 'hide' // no deletion by the cycle meanwhile
+    expect(await ask(c, 'WATCH', 'w')).toBe('+OK\r\n')
+    advanceClock(running, 600_000)
+    running.server.registry.expiry.mode = () => 'delete'
+    await ask(c, 'MULTI')
+    await ask(c, 'PING')
+    expect(await ask(c, 'EXEC')).toBe('*-1\r\n')
+    await ask(c, 'BF.ADD', 'w', 'x')
+    await ask(c, 'PEXPIRE', 'w', '1000')
+    advanceClock(running, 700_000)
+    expect(await ask(c, 'WATCH', 'w')).toBe('+OK\r\n')
+    await ask(c, 'MULTI')
+    await ask(c, 'PING')
+    expect(await ask(c, 'EXEC')).toBe('*1\r\n+PONG\r\n')
+  })
+
   it('CONFIG SET active-expire-effort takes 1 to 10', async () => {
     const running = await start()
     const c = await connect(running.port)
