@@ -31,6 +31,7 @@ export interface ExpiryHost {
 
 const DEL = Buffer.from('DEL')
 
+/** Installs the server's expiry policy on its registry and runs the active cycle for it. */
 export class KeyExpiry {
   /** True from construction until {@link loaded}: nothing expires while the dataset loads. */
   private holding = true

@@ -21,8 +21,10 @@ const FAST_DURATION_US = 1000
 const SLOW_TIME_PERC = 25
 const ACCEPTABLE_STALE = 10
 
+/** Which of redis's two cycles: 'slow' (serverCron) or 'fast' (beforeSleep). */
 export type CycleKind = 'slow' | 'fast'
 
+/** The active expiry cycle of one registry, with its cursor and the INFO stats it keeps. */
 export class ActiveExpiry {
   /** Where the walk over the keys with an expiry stopped: an index (redis expires_cursor). */
   private cursor = 0
