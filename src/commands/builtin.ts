@@ -11,7 +11,8 @@ import { bfDebug, bfsHealth } from './health.js'
 import { bfMerge } from './merge.js'
 import { bgrewriteaof } from './append-log.js'
 import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
-import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, ttl, type } from './keyspace.js'
+import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace.js'
+import { EXPIRY_COMMANDS } from './expiry.js'
 import {
   auth, clientGetname, clientId, clientInfo, clientKill, clientList, clientNoEvict, clientSetinfo, clientSetname, echo, hello, ping,
   quit, reset, select,
@@ -117,8 +118,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'UNLINK', arity: -2, flags: ['write', 'fast'], keys: [1, -1, 1], group: 'generic', since: '4.0.0', summary: 'Asynchronously deletes one or more keys.', handler: del },
   { name: 'EXISTS', arity: -2, flags: ['readonly', 'fast'], keys: [1, -1, 1], group: 'generic', since: '1.0.0', summary: 'Determines whether one or more keys exist.', handler: exists },
   { name: 'TYPE', arity: 2, flags: ['readonly', 'fast'], keys: [1, 1, 1], group: 'generic', since: '1.0.0', summary: 'Determines the type of value stored at a key.', handler: type },
-  { name: 'TTL', arity: 2, flags: ['readonly', 'fast'], keys: [1, 1, 1], group: 'generic', since: '1.0.0', summary: 'Returns the expiration time in seconds of a key.', handler: ttl },
-  { name: 'PTTL', arity: 2, flags: ['readonly', 'fast'], keys: [1, 1, 1], group: 'generic', since: '2.6.0', summary: 'Returns the expiration time in milliseconds of a key.', handler: ttl },
+  ...EXPIRY_COMMANDS, // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME
   { name: 'RENAME', arity: 3, flags: ['write'], keys: [1, 2, 1], group: 'generic', since: '1.0.0', summary: 'Renames a key and overwrites the destination.', handler: rename },
   { name: 'RENAMENX', arity: 3, flags: ['write', 'fast'], keys: [1, 2, 1], group: 'generic', since: '1.0.0', summary: "Renames a key only when the target key name doesn't exist.", handler: renamenx },
   { name: 'KEYS', arity: 2, flags: ['readonly'], keys: NO_KEYS, group: 'generic', since: '1.0.0', summary: 'Returns all key names that match a pattern.', handler: keys },

@@ -75,6 +75,10 @@ const SECTIONS: Record<string, Section> = {
       ['total_net_input_bytes', stats.netInputBytes],
       ['total_net_output_bytes', stats.netOutputBytes],
       ['rejected_connections', stats.rejectedConnections],
+      ['expired_keys', stats.expiredKeys],
+      ['expired_stale_perc', (stats.expiredStalePerc * 100).toFixed(2)],
+      ['expired_time_cap_reached_count', stats.expiredTimeCapReached],
+      ['expire_cycle_cpu_milliseconds', Math.floor(stats.expireCycleMicros / 1000)],
       ['keyspace_hits', stats.keyspaceHits],
       ['keyspace_misses', stats.keyspaceMisses],
       ['pubsub_channels', ctx.server.pubsub.count('channels')],
@@ -109,8 +113,8 @@ const SECTIONS: Record<string, Section> = {
     return fields
   },
   keyspace: (ctx) => {
-    const size = ctx.server.registry.size
-    return size > 0 ? [['db0', `keys=${size},expires=0,avg_ttl=0`]] : []
+    const { keys, expires, avgTtlMs } = ctx.server.registry.keyspaceFigures()
+    return keys > 0 ? [['db0', `keys=${keys},expires=${expires},avg_ttl=${avgTtlMs}`]] : []
   },
 }
 

@@ -18,7 +18,9 @@ export function del(ctx: CommandContext, argv: CommandArgs): void {
   const registry = ctx.server.registry
   let removed = 0
   for (let i = 1; i < argv.length; i++) {
-    if (registry.delete(FilterRegistry.nameOf(argv.get(i)))) removed++
+    // An expired key is deleted as expired first (redis delGenericCommand: expireIfNeeded), and not counted.
+    const name = FilterRegistry.nameOf(argv.get(i))
+    if (registry.get(name) !== undefined && registry.delete(name)) removed++
   }
   if (removed > 0) ctx.server.propagate(argv)
   ctx.client.reply.integer(removed)
@@ -36,11 +38,6 @@ export function exists(ctx: CommandContext, argv: CommandArgs): void {
 export function type(ctx: CommandContext, argv: CommandArgs): void {
   const found = ctx.server.registry.has(FilterRegistry.nameOf(argv.get(1)))
   ctx.client.reply.simple(found ? FILTER_TYPE_NAME : 'none')
-}
-
-/** TTL/PTTL key → -1 (filters never expire) or -2 (no such key) */
-export function ttl(ctx: CommandContext, argv: CommandArgs): void {
-  ctx.client.reply.integer(ctx.server.registry.has(FilterRegistry.nameOf(argv.get(1))) ? -1 : -2)
 }
 
 /** RENAME key newkey → +OK, or "ERR no such key" */
@@ -68,7 +65,7 @@ export function renamenx(ctx: CommandContext, argv: CommandArgs): void {
 
 /** DBSIZE → number of filters */
 export function dbsize(ctx: CommandContext): void {
-  ctx.client.reply.integer(ctx.server.registry.size)
+  ctx.client.reply.integer(ctx.server.registry.liveSize())
 }
 
 /** KEYS pattern → every name that matches */
@@ -136,11 +133,12 @@ export function scan(ctx: CommandContext, argv: CommandArgs): void {
 /** RANDOMKEY → a name, or null when there are none */
 export function randomkey(ctx: CommandContext): void {
   const registry = ctx.server.registry
-  if (registry.size === 0) {
+  const size = registry.liveSize()
+  if (size === 0) {
     ctx.client.reply.nullBulk()
     return
   }
-  let skip = Math.floor(Math.random() * registry.size)
+  let skip = Math.floor(Math.random() * size)
   for (const name of registry.names()) {
     if (skip-- === 0) {
       ctx.client.reply.bulk(FilterRegistry.bytesOf(name))

@@ -91,7 +91,7 @@ export class WatchedKeys {
   capture(entry: CommandEntry, argv: CommandArgs, registry: FilterRegistry): WatchCapture {
     const keys = this.watchedKeysOf(entry, argv)
     if (entry.spec.flags.includes('module')) return { keys, opened: true, before: [] }
-    return { keys, opened: false, before: keys.map((key) => registry.get(key)).map((found) => [found, found?.version ?? 0] as const) }
+    return { keys, opened: false, before: keys.map((key) => registry.get(key)).map((found) => [found, found?.version ?? 0, found?.expiresAt] as const) }
   }
 
   /** After the write: touches what it changed (redis signalModifiedKey on a real change only). */
@@ -101,9 +101,9 @@ export class WatchedKeys {
         if (succeeded) this.touch(key)
         return
       }
-      const [entry, version] = capture.before[i]!
+      const [entry, version, expiresAt] = capture.before[i]!
       const now = registry.get(key)
-      if (now !== entry || (now !== undefined && now.version !== version)) this.touch(key)
+      if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt))) this.touch(key)
     })
   }
 }
@@ -112,7 +112,7 @@ export class WatchedKeys {
 export interface WatchCapture {
   readonly keys: string[]
   readonly opened: boolean
-  readonly before: (readonly [FilterEntry | undefined, number])[]
+  readonly before: (readonly [FilterEntry | undefined, number, number | undefined])[]
 }
 
 /** Queues a checked command of a client in a transaction: +QUEUED. */
@@ -160,7 +160,12 @@ export function discard(ctx: CommandContext): void {
 /** WATCH key [key ...] → +OK */
 export function watch(ctx: CommandContext, argv: CommandArgs): void {
   if (ctx.client.transaction !== undefined) throw new ReplyError('ERR WATCH inside MULTI is not allowed')
-  for (let i = 1; i < argv.length; i++) ctx.server.watchedKeys.watch(ctx.client, argv.bytes(i).toString('latin1', argv.start(i), argv.end(i)))
+  for (let i = 1; i < argv.length; i++) {
+    const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
+    // A key already expired is deleted now, so that it does not fail the EXEC (redis wk->expired).
+    ctx.server.registry.get(key)
+    ctx.server.watchedKeys.watch(ctx.client, key)
+  }
   ctx.client.reply.simple('OK')
 }
 
@@ -181,6 +186,8 @@ export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: Comm
   const { client, server } = ctx
   const transaction = client.transaction
   if (transaction === undefined) throw new ReplyError('ERR EXEC without MULTI')
+  // A watched key that expired since is deleted by this lookup, which touches it (redis isWatchedKeyExpired).
+  if (client.watch !== undefined) for (const key of client.watch.keys) server.registry.get(key)
   const touched = client.watch?.touched === true
   // redis execCommand unwatches first: the transaction's own writes do not matter.
   server.watchedKeys.unwatchAll(client)

@@ -7,7 +7,8 @@
  * bfs-manifest 1
  * log-from 7                    when there is a log: the first segment the snapshot does not contain
  * log-open                      when segment 7 was on disk before this MANIFEST (a start without it refuses)
- * file 000000000003.bf 4242     one line per filter file: its name and size in bytes
+ * file 000000000003.bf 4242     one line per filter file: its name and size in bytes,
+ * file 000000000004.bf 96 expire-at 1795000000000   and the key's expiry (Unix ms) when it has one
  * end 1 0a1b2c3d                the count of file lines and the CRC-32 (hex) of all the text before `end`
  * ```
  */
@@ -25,6 +26,8 @@ const FILTER_FILE_PATTERN = /^(\d{12})\.bf$/
 export interface ManifestFile {
   readonly file: string
   readonly bytes: number
+  /** The key's expiry, absolute Unix ms (EXPIRE and the like); absent: it has none. */
+  readonly expiresAt?: number
 }
 
 /** What a MANIFEST says. `logOpen` is there only when true. */
@@ -48,12 +51,14 @@ export function isFilterFileName(name: string): boolean {
  * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
  * append-only log the snapshot does not contain), then `log-open` when that segment was on disk
  * before this MANIFEST (the log was open: a start without it refuses), `file <name> <bytes>`
- * lines, and `end <count> <crc32 hex>`.
+ * lines (`file <name> <bytes> expire-at <ms>` for a key with an expiry), and `end <count> <crc32 hex>`.
  */
 export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false): string {
   let body = `${MANIFEST_MAGIC}\n`
   if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
-  for (const { file, bytes } of files) body += `file ${file} ${bytes}\n`
+  for (const { file, bytes, expiresAt } of files) {
+    body += expiresAt === undefined ? `file ${file} ${bytes}\n` : `file ${file} ${bytes} expire-at ${expiresAt}\n`
+  }
   const crc = crc32(latin1Bytes(body), 0)
   return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
 }
@@ -85,10 +90,13 @@ export function parseManifestText(text: string): Manifest {
     if (logOpen) lines = lines.slice(1)
   }
   for (const line of lines) {
-    const match = /^file (\d{12}\.bf) (\d+)$/.exec(line)
+    // An expiry may be negative (PEXPIREAT takes any 64-bit time), and is at most 2^63 - 1.
+    const match = /^file (\d{12}\.bf) (\d+)(?: expire-at (-?\d{1,19}))?$/.exec(line)
     if (!match || seen.has(match[1]!)) throw new DecodeError('corrupt', `bad manifest line ${JSON.stringify(line)}`)
     seen.add(match[1]!)
-    files.push({ file: match[1]!, bytes: Number(match[2]) })
+    const file = match[1]!
+    const bytes = Number(match[2])
+    files.push(match[3] === undefined ? { file, bytes } : { file, bytes, expiresAt: Number(match[3]) })
   }
   if (files.length !== Number(end[1])) throw new DecodeError('corrupt', 'manifest count mismatch')
   if (logFrom === undefined) return { files }

@@ -43,7 +43,7 @@ export interface FilterRow {
   readonly estimatedErrorRate: number
   /** The rate the filter was reserved for. */
   readonly errorRate: number
-  /** Seconds left before the key expires; -1 for none (bfs has no expiry yet, so always -1). */
+  /** Seconds left before the key expires, as TTL answers; -1 for none. */
   readonly ttl: number
   readonly verdict: HealthVerdict
   /** Items a non-scaling filter takes before it is full; -1 for one that scales. */
@@ -123,7 +123,7 @@ function filterRow(entry: FilterEntry, health: FilterHealth = filterHealth(entry
     fillRatio: health.fillRatio,
     estimatedErrorRate: health.estimatedErrorRate,
     errorRate: health.errorRate,
-    ttl: -1,
+    ttl: entry.expiresAt === undefined ? -1 : Math.trunc((Math.max(0, entry.expiresAt - Date.now()) + 500) / 1000),
     verdict: health.verdict,
     itemsLeft: health.itemsLeft,
     scaling: filter.canScale,

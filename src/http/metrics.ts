@@ -15,7 +15,7 @@ import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { filterHealth, type FilterHealth } from '../core/filter-health.js'
 
 /** INFO sections /metrics reads. */
-const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats']
+const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'keyspace']
 
 /** Parses INFO text (`# Section`, `field:value` lines) into one map; later sections win. */
 export function parseInfo(text: string): Map<string, string> {
@@ -126,6 +126,8 @@ export class ServerMetrics {
   private readonly httpRequests: Counter
   private readonly connectedClients: Gauge
   private readonly filters: Gauge
+  private readonly filtersExpiring: Gauge
+  private readonly expiredKeys: Counter
   private readonly filterBytes: Gauge
   private readonly filterItems: Gauge
   private readonly filterFill: Gauge
@@ -156,6 +158,8 @@ export class ServerMetrics {
     this.httpRequests = counter('bfs_http_requests_total', 'HTTP requests answered (INFO bfs_total_http_requests)')
     this.connectedClients = gauge('bfs_connected_clients', 'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)', ['protocol'])
     this.filters = gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
+    this.filtersExpiring = gauge('bfs_filters_with_expiry', 'Filters (keys) with an expiry (INFO keyspace expires)')
+    this.expiredKeys = counter('bfs_expired_keys_total', 'Keys deleted because they expired (INFO expired_keys)')
     this.filterBytes = gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
     this.filterItems = gauge('bfs_filter_items', 'Items added, for the filters holding the most (config metrics-top-filters)', ['filter'])
     const healthOf = 'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
@@ -207,6 +211,7 @@ export class ServerMetrics {
     setCounter(this.connectionsReceived, 'total_connections_received')
     setCounter(this.rejectedConnections, 'rejected_connections')
     setCounter(this.httpRequests, 'bfs_total_http_requests')
+    setCounter(this.expiredKeys, 'expired_keys')
     setGauge(this.usedMemory, 'used_memory')
     setGauge(this.residentMemory, 'used_memory_rss')
     this.heapUsed.set(process.memoryUsage().heapUsed)
@@ -226,7 +231,10 @@ export class ServerMetrics {
       this.rejectedCommands.inc(labels, entry.rejectedCalls)
     }
 
-    this.filters.set(server.registry.size)
+    // INFO keyspace's figures: keys a client can see, expired ones not yet deleted left out.
+    const keyspace = /^keys=(\d+),expires=(\d+)/.exec(info.get('db0') ?? '')
+    this.filters.set(keyspace === null ? 0 : Number(keyspace[1]))
+    this.filtersExpiring.set(keyspace === null ? 0 : Number(keyspace[2]))
     setGauge(this.filterBytes, 'bfs_filter_bytes')
     this.filterItems.reset()
     for (const { name, items } of topFiltersByItems(server.registry, server.config['metrics-top-filters'])) {

@@ -110,6 +110,8 @@ export interface Config {
   'replica-announce-port': number
   /** Whether Sentinel lists this replica. */
   'replica-announced': boolean
+  /** redis active-expire-effort: 1 (default) to 10, more CPU for fewer expired keys held. */
+  'active-expire-effort': number
 }
 
 /** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
@@ -258,6 +260,7 @@ const ROWS = {
   'replica-announce-ip': { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'address a replica gives its master (and Sentinel), "" = the connection\'s' },
   'replica-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a replica gives its master (and Sentinel), 0 = its own port' },
   'replica-announced': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'whether Sentinel lists this replica' },
+  'active-expire-effort': { kind: { type: 'integer', min: 1, max: 10 }, default: 1, mutable: true, description: 'effort of the active expiry of keys, 1-10: more CPU for fewer expired keys held (as Redis)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }
 

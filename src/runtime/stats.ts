@@ -10,6 +10,14 @@ export class Stats {
   keyspaceMisses = 0
   /** Requests answered by the HTTP listener, any path. */
   httpRequests = 0
+  /** Keys deleted because they expired, lazily or by the active cycle (redis stat_expiredkeys). */
+  expiredKeys = 0
+  /** The active cycle's running estimate of the share of keys with an expiry that are past it, 0..1. */
+  expiredStalePerc = 0
+  /** Active cycles that stopped at their time limit (redis stat_expired_time_cap_reached_count). */
+  expiredTimeCapReached = 0
+  /** Time spent in active cycles, µs (redis stat_expire_cycle_time_used). */
+  expireCycleMicros = 0
 
   reset(): void {
     this.commandsProcessed = 0
@@ -21,5 +29,9 @@ export class Stats {
     this.keyspaceHits = 0
     this.keyspaceMisses = 0
     this.httpRequests = 0
+    this.expiredKeys = 0
+    this.expiredStalePerc = 0
+    this.expiredTimeCapReached = 0
+    this.expireCycleMicros = 0
   }
 }

@@ -29,6 +29,7 @@ import { PubSubHub } from '../commands/pubsub-hub.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import { KeyExpiry } from './key-expiry.js'
 
 /** The cron's tick (redis serverCron at hz 10): the `save` rules are checked at each. */
 const CRON_INTERVAL_MS = 100
@@ -108,6 +109,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly flushQueue: Client[] = []
   private flushScheduled = false
   private readonly flushQueueNow = (): void => this.flushQueued()
+  /** Lazy and active expiry of keys, by role (key-expiry.ts). */
+  private readonly expiry: KeyExpiry
   /** A held reply's end: sent once its records are durable; never, and the client closed, when they will not be. */
   private readonly releaseReply = (client: Client, durable: boolean): void => (durable ? this.queueFlush(client) : client.kill())
 
@@ -125,6 +128,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       currentWriter: () => this.currentClient,
     })
+    this.expiry = new KeyExpiry(this)
   }
 
   /**
@@ -160,6 +164,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
     await this.persistence.load(() => this.replaySession())
+    const expired = this.expiry.loaded()
+    if (expired > 0) this.log.notice(`Deleted ${expired} key(s) that expired while the server was down`)
     for (const line of loadedOverLimits(this.registry, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
     this.cronTimer = setInterval(() => this.cron(Date.now()), CRON_INTERVAL_MS)
     this.cronTimer.unref()
@@ -228,6 +234,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.closing !== undefined) return
     const everySecond = ++this.cronLoops % CRON_TICKS_PER_SECOND === 0
     if (everySecond) this.housekeeping(nowMs)
+    this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     this.persistence.cron(nowMs, everySecond)
   }
 
@@ -300,6 +307,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   private flushQueued(): void {
     this.flushScheduled = false
+    this.expiry.beforeSleep(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     // This turn's log records go first (redis beforeSleep: flushAppendOnlyFile, then the writes to
     // clients), so the replies waiting for them join this same pass (the loop sees clients queued
     // meanwhile; the extra turn that queueing schedules then finds nothing to do).

@@ -16,7 +16,30 @@ export interface FilterEntry {
   readonly seq: number
   /** The over-target warning's state (commands/health-watch.ts), made on the first add. */
   healthWatch: HealthWatch | undefined
+  /** When the key expires, absolute Unix ms (redis's db->expires value); undefined: never. */
+  expiresAt: number | undefined
+  /** Its index among the keys with an expiry ({@link FilterRegistry.expiringAt}); -1: none. */
+  expiryIndex: number
 }
+
+/**
+ * What happens to a key found past its expiry (redis expireIfNeeded):
+ * - 'delete': it is deleted and {@link ExpiryPolicy.expired} told (a master);
+ * - 'hide': it stays, but reads see no key (a replica: its master's DEL removes it);
+ * - 'keep': it is seen as it is (while loading, and the master's own stream on a replica).
+ */
+export type ExpiryMode = 'delete' | 'hide' | 'keep'
+
+/** The server's side of expiry: the clock, the mode of the moment, what a deletion by expiry does. */
+export interface ExpiryPolicy {
+  now(): number
+  mode(): ExpiryMode
+  /** After a key was deleted because it expired: count it, propagate its DEL. */
+  expired(name: string): void
+}
+
+/** Without a server: the wall clock, and expired keys are deleted silently. */
+const STANDALONE_EXPIRY: ExpiryPolicy = { now: Date.now, mode: () => 'delete', expired: () => {} }
 
 /** The longest name a filter can have: V8's longest string (2^29 - 24 characters on 64 bits). */
 export const MAX_KEY_BYTES = 2 ** 29 - 24
@@ -28,6 +51,14 @@ function nameTooLong(): Error {
 /** The named filters of one server (its keyspace), with the change counter save rules read. */
 export class FilterRegistry {
   private readonly filters = new Map<string, FilterEntry>()
+  /**
+   * The entries with an expiry (redis db->expires). An array, removed from by moving the last
+   * entry into the hole: a Set or Map rehashes all of itself when it shrinks by half, and a
+   * million keys expiring together made that one deletion take 60 ms or more.
+   */
+  private readonly expiring: FilterEntry[] = []
+  /** Set by the server (server/key-expiry.ts). */
+  expiry: ExpiryPolicy = STANDALONE_EXPIRY
   /** Changes since the last successful save (redis's server.dirty). */
   dirty = 0
   private nextSeq = 1
@@ -56,11 +87,78 @@ export class FilterRegistry {
    */
   lookup(key: Uint8Array, start = 0, end = key.length): FilterEntry | undefined {
     const lastKey = this.lastKey
-    if (lastKey.matches(key, start, end)) return this.lastEntry
-    const entry = this.filters.get(FilterRegistry.nameOf(key, start, end))
-    lastKey.remember(key, start, end) // a copy: the argument is in the read buffer
-    this.lastEntry = entry
-    return entry
+    let entry: FilterEntry | undefined
+    if (lastKey.matches(key, start, end)) {
+      entry = this.lastEntry
+    } else {
+      entry = this.filters.get(FilterRegistry.nameOf(key, start, end))
+      lastKey.remember(key, start, end) // a copy: the argument is in the read buffer
+      this.lastEntry = entry
+    }
+    return entry === undefined || entry.expiresAt === undefined ? entry : this.unlessExpired(entry)
+  }
+
+  /**
+   * The entry, or undefined when it is past its expiry (redis expireIfNeeded, on every lookup):
+   * deleted then, or only hidden, as {@link ExpiryPolicy.mode} says.
+   */
+  private unlessExpired(entry: FilterEntry): FilterEntry | undefined {
+    if (!this.isExpired(entry)) return entry
+    const mode = this.expiry.mode()
+    if (mode === 'keep') return entry
+    if (mode === 'delete') this.deleteExpired(entry)
+    return undefined
+  }
+
+  /** Whether the entry is past its expiry now (redis keyIsExpired: strictly after the time). */
+  isExpired(entry: FilterEntry, now = this.expiry.now()): boolean {
+    return entry.expiresAt !== undefined && now > entry.expiresAt
+  }
+
+  /** Deletes an entry because it expired, and tells the policy (a DEL to propagate, a count). */
+  deleteExpired(entry: FilterEntry): void {
+    this.delete(entry.name)
+    this.expiry.expired(entry.name)
+  }
+
+  /**
+   * Sets or removes (undefined) a key's expiry; counts one change. The filter's version does not
+   * move: the snapshot keeps the expiry in its MANIFEST, not in the filter's file.
+   */
+  setExpiry(entry: FilterEntry, expiresAt: number | undefined): void {
+    entry.expiresAt = expiresAt
+    if (expiresAt === undefined) this.forgetExpiry(entry)
+    else if (entry.expiryIndex < 0) entry.expiryIndex = this.expiring.push(entry) - 1
+    this.dirty++
+  }
+
+  private forgetExpiry(entry: FilterEntry): void {
+    const index = entry.expiryIndex
+    if (index < 0) return
+    const last = this.expiring.pop()!
+    if (last !== entry) {
+      this.expiring[index] = last
+      last.expiryIndex = index
+    }
+    entry.expiryIndex = -1
+  }
+
+  /** A copy of the entries with an expiry. */
+  withExpiry(): FilterEntry[] {
+    return this.expiring.slice()
+  }
+
+  /**
+   * The `index`th entry with an expiry, for a walk by index (the active cycle's cursor): deleting
+   * it moves the last one to `index`.
+   */
+  expiringAt(index: number): FilterEntry | undefined {
+    return this.expiring[index]
+  }
+
+  /** How many keys have an expiry (INFO keyspace expires=), logically expired ones included. */
+  get expiringCount(): number {
+    return this.expiring.length
   }
 
   /** The raw bytes of a stored name. */
@@ -68,20 +166,27 @@ export class FilterRegistry {
     return Buffer.from(name, 'latin1')
   }
 
+  /** The filter under a name, unless it expired (see {@link lookup}). */
   get(name: string): FilterEntry | undefined {
-    return this.filters.get(name)
+    const entry = this.filters.get(name)
+    return entry === undefined || entry.expiresAt === undefined ? entry : this.unlessExpired(entry)
   }
 
   has(name: string): boolean {
-    return this.filters.has(name)
+    return this.get(name) !== undefined
   }
 
-  /** Stores a filter under a name, replacing any other; counts one change. */
+  /** The filter under a name, expired or not, and nothing deleted (SAVE, loading, the expiry cycle). */
+  peek(name: string): FilterEntry | undefined {
+    return this.filters.get(name)
+  }
+
+  /** Stores a filter under a name, replacing any other (and its expiry: the new one has none); counts one change. */
   set(name: string, filter: ScalableBloomFilter): FilterEntry {
     this.lastKey.forget()
     // Delete first so the Map's order stays the order of seq.
-    this.filters.delete(name)
-    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++, healthWatch: undefined }
+    this.delete(name, false)
+    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
     this.filters.set(name, entry)
     this.dirty++
     return entry
@@ -93,20 +198,26 @@ export class FilterRegistry {
     this.dirty += changes
   }
 
-  delete(name: string): boolean {
+  /** Deletes a filter, expired or not, with its expiry. */
+  delete(name: string, counted = true): boolean {
     this.lastKey.forget()
-    if (!this.filters.delete(name)) return false
-    this.dirty++
+    const entry = this.filters.get(name)
+    if (entry === undefined) return false
+    this.filters.delete(name)
+    this.forgetExpiry(entry)
+    if (counted) this.dirty++
     return true
   }
 
-  /** RENAME: moves a filter, replacing the destination. */
+  /** RENAME: moves a filter with its expiry (redis renameGenericCommand), replacing the destination. */
   rename(from: string, to: string): boolean {
-    const entry = this.filters.get(from)
+    const entry = this.get(from)
     if (!entry) return false
     if (from === to) return true
     this.delete(from)
-    this.set(to, entry.filter).healthWatch = entry.healthWatch // warned once, under either name
+    const moved = this.set(to, entry.filter)
+    moved.healthWatch = entry.healthWatch // warned once, under either name
+    if (entry.expiresAt !== undefined) this.setExpiry(moved, entry.expiresAt)
     return true
   }
 
@@ -116,15 +227,53 @@ export class FilterRegistry {
     return count
   }
 
+  /** Every filter held, logically expired ones not yet deleted included (see {@link liveSize}). */
   get size(): number {
     return this.filters.size
   }
 
-  names(): IterableIterator<string> {
-    return this.filters.keys()
+  /** The filters a client can see: {@link size} less the expired ones still held (O(keys with an expiry)). */
+  liveSize(): number {
+    if (this.expiring.length === 0) return this.filters.size
+    const now = this.expiry.now()
+    let expired = 0
+    for (const entry of this.expiring) if (now > entry.expiresAt!) expired++
+    return this.filters.size - expired
   }
 
-  entries(): IterableIterator<FilterEntry> {
+  /**
+   * INFO keyspace's figures, over the keys a client can see: how many, how many have an expiry,
+   * and their mean time left in ms, rounded down (redis estimates it by sampling; this counts).
+   */
+  keyspaceFigures(): { keys: number; expires: number; avgTtlMs: number } {
+    const now = this.expiry.now()
+    let expired = 0
+    let ttlSum = 0
+    for (const entry of this.expiring) {
+      if (now > entry.expiresAt!) expired++
+      else ttlSum += entry.expiresAt! - now
+    }
+    const expires = this.expiring.length - expired
+    return { keys: this.filters.size - expired, expires, avgTtlMs: expires === 0 ? 0 : Math.floor(ttlSum / expires) }
+  }
+
+  /** The names a client can see, in insertion order: expired ones skipped, none deleted. */
+  *names(): IterableIterator<string> {
+    for (const entry of this.entries()) yield entry.name
+  }
+
+  /** The entries a client can see, in insertion order: expired ones skipped, none deleted (redis KEYS). */
+  *entries(): IterableIterator<FilterEntry> {
+    if (this.expiring.length === 0 || this.expiry.mode() === 'keep') {
+      yield* this.filters.values()
+      return
+    }
+    const now = this.expiry.now()
+    for (const entry of this.filters.values()) if (entry.expiresAt === undefined || now <= entry.expiresAt) yield entry
+  }
+
+  /** Every entry held, expired or not (SAVE: redis's RDB holds expired keys, and the load drops them). */
+  allEntries(): IterableIterator<FilterEntry> {
     return this.filters.values()
   }
 

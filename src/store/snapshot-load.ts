@@ -159,7 +159,7 @@ async function moveAsideUnlisted(load: Load, names: readonly string[], manifestP
 async function loadFilterFiles(load: Load, files: readonly ManifestFile[], registry: FilterRegistry): Promise<Map<FilterEntry, CommittedFile>> {
   const loaded = new Map<FilterEntry, CommittedFile>()
   const { report } = load
-  for (const { file, bytes } of files) {
+  for (const { file, bytes, expiresAt } of files) {
     const filePath = path.join(load.snapshotDir, file)
     let record: FilterRecord
     let filter: ScalableBloomFilter
@@ -173,12 +173,14 @@ async function loadFilterFiles(load: Load, files: readonly ManifestFile[], regis
       continue
     }
     const name = FilterRegistry.nameOf(record.name)
-    if (registry.has(name)) {
+    if (registry.peek(name) !== undefined) {
       await refuseOrMoveAside(load, filePath, `a second filter named ${quotedName(name)}`)
       continue
     }
     const entry = registry.set(name, filter)
-    loaded.set(entry, { file, bytes, version: entry.version })
+    // Kept even when past: the log may still touch the key; the server deletes it once loaded.
+    if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
+    loaded.set(entry, { file, bytes, version: entry.version, expiresAt })
     report.filters++
     report.bytes += bytes
   }

@@ -78,6 +78,8 @@ export interface CommittedFile {
   readonly bytes: number
   /** The entry's version when its state was captured for this file. */
   readonly version: number
+  /** The key's expiry the MANIFEST lists with the file (it is not in the file). */
+  readonly expiresAt?: number | undefined
 }
 
 /** What the committed MANIFEST says. */
@@ -107,8 +109,8 @@ export interface PendingFile {
 }
 
 export interface SavePlan {
-  /** Every filter of the new snapshot in registry order, by file. */
-  readonly records: { entry: FilterEntry; committed?: CommittedFile; pending?: PendingFile }[]
+  /** Every filter of the new snapshot in registry order, by file, with its expiry when captured. */
+  readonly records: { entry: FilterEntry; expiresAt: number | undefined; committed?: CommittedFile; pending?: PendingFile }[]
   readonly pending: PendingFile[]
   readonly dirtyAtStart: number
   readonly startedAtMs: number
@@ -129,10 +131,12 @@ export function planSave(
   const records: SavePlan['records'] = []
   const pending: PendingFile[] = []
   let copyBudget = background ? START_COPY_BYTES : 0
-  for (const entry of registry.entries()) {
+  // Keys past their expiry are saved too, with it (as redis's RDB): the load deletes them.
+  for (const entry of registry.allEntries()) {
     const kept = committed.files.get(entry)
+    const expiresAt = entry.expiresAt
     if (kept !== undefined && kept.version === entry.version) {
-      records.push({ entry, committed: kept })
+      records.push({ entry, expiresAt, committed: kept })
       continue
     }
     const name = FilterRegistry.bytesOf(entry.name)
@@ -148,7 +152,7 @@ export function planSave(
     }
     const item: PendingFile = { entry, version: entry.version, name, parts, file: newFile(), size: 0 }
     pending.push(item)
-    records.push({ entry, pending: item })
+    records.push({ entry, expiresAt, pending: item })
   }
   // The start point, in the same turn as the capture above: later writes go to a new segment.
   const rotated = appendLog?.rotate()
@@ -161,10 +165,11 @@ export function planSave(
 export function committedBy(plan: SavePlan): CommittedSnapshot {
   const files = new Map<FilterEntry, CommittedFile>()
   for (const record of plan.records) {
-    if (record.committed !== undefined) files.set(record.entry, record.committed)
+    const expiresAt = record.expiresAt
+    if (record.committed !== undefined) files.set(record.entry, { ...record.committed, expiresAt })
     else {
       const pending = record.pending!
-      files.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version })
+      files.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version, expiresAt })
     }
   }
   return { files, manifestCurrent: true, logFrom: plan.logFrom, logOpen: plan.logOpen }
@@ -322,11 +327,12 @@ function obsoleteFiles(plan: SavePlan, committed: CommittedSnapshot): string[] {
  */
 function manifestFor(plan: SavePlan, removed: readonly string[], committed: CommittedSnapshot): string | undefined {
   const unchanged =
-    plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen
+    plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen &&
+    plan.records.every((record) => record.expiresAt === record.committed?.expiresAt)
   if (unchanged && committed.manifestCurrent) return undefined
-  const files = plan.records.map((record) => {
-    if (record.committed !== undefined) return { file: record.committed.file, bytes: record.committed.bytes }
-    return { file: record.pending!.file, bytes: record.pending!.size }
+  const files = plan.records.map(({ committed: kept, pending, expiresAt }) => {
+    const file = kept !== undefined ? { file: kept.file, bytes: kept.bytes } : { file: pending!.file, bytes: pending!.size }
+    return expiresAt === undefined ? file : { ...file, expiresAt }
   })
   return formatManifest(files, plan.logFrom, plan.logOpen)
 }

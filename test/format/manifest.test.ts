@@ -50,6 +50,15 @@ describe('formatManifest', () => {
     expect(formatManifest([], 7)).toBe('bfs-manifest 1\nlog-from 7\nend 0 c5067c92\n')
   })
 
+  it('writes a key\'s expiry after its file, and only for a key that has one (older MANIFESTs are unchanged)', () => {
+    const files = [{ file: '000000000003.bf', bytes: 4242, expiresAt: 1795000000000 }, { file: '000000000012.bf', bytes: 102 }, { file: '000000000013.bf', bytes: 9, expiresAt: -5 }]
+    const text = sealed('bfs-manifest 1\nfile 000000000003.bf 4242 expire-at 1795000000000\nfile 000000000012.bf 102\nfile 000000000013.bf 9 expire-at -5\n', 3)
+    expect(formatManifest(files)).toBe(text)
+    expect(parseManifestText(text)).toEqual({ files })
+    expect(() => parseManifestText(sealed('bfs-manifest 1\nfile 000000000003.bf 4242 expire-at\n', 1))).toThrow(DecodeError)
+    expect(() => parseManifestText(sealed('bfs-manifest 1\nfile 000000000003.bf 4242 expire-at 1.5\n', 1))).toThrow(DecodeError)
+  })
+
   it('names filter files with 12 digits', () => {
     expect(filterFileName(7)).toBe('000000000007.bf')
     expect(isFilterFileName('000000000007.bf')).toBe(true)

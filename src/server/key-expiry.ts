@@ -1,0 +1,80 @@
+/**
+ * The server's side of key expiry: what a key found past its expiry does, by role (redis 7.0
+ * db.c expireIfNeeded), the active cycle's two entry points (serverCron, beforeSleep), and the
+ * deletion at start of the keys that expired while the server was down.
+ *
+ * - A master deletes an expired key when a lookup meets it or the active cycle samples it, counts
+ *   it (INFO expired_keys), touches its watchers and propagates `DEL key` to the log (and
+ *   replicas), as redis deleteExpiredKeyAndPropagate does.
+ * - A replica deletes nothing by itself: its clients' reads see no key, and the DEL its master
+ *   propagates removes it. The master's own stream sees the key as it is.
+ * - While the dataset loads nothing expires (redis keyIsExpired returns 0 while loading): a logged
+ *   command may still touch a key that has expired since. Once loaded, a master deletes them.
+ */
+import type { ExpiryMode, FilterRegistry } from '../store/registry.js'
+import { ActiveExpiry } from '../store/active-expiry.js'
+import type { Stats } from '../runtime/stats.js'
+import type { ReplicationState } from '../replication/replication-state.js'
+import type { ClientKind } from '../commands/context.js'
+import type { Persistence } from '../store/persistence.js'
+import type { WatchedKeys } from '../commands/transaction.js'
+
+/** What the expiry needs from the server. */
+export interface ExpiryHost {
+  readonly registry: FilterRegistry
+  readonly stats: Stats
+  readonly replication: ReplicationState
+  readonly persistence: Persistence
+  readonly watchedKeys: WatchedKeys
+  readonly currentClient: { readonly kind: ClientKind } | undefined
+}
+
+const DEL = Buffer.from('DEL')
+
+/** Installs the server's expiry policy on its registry and runs the active cycle for it. */
+export class KeyExpiry {
+  /** True from construction until {@link loaded}: nothing expires while the dataset loads. */
+  private holding = true
+  private readonly active: ActiveExpiry
+
+  constructor(private readonly host: ExpiryHost) {
+    this.active = new ActiveExpiry(host.registry, host.stats)
+    host.registry.expiry = {
+      now: Date.now,
+      mode: () => this.mode(),
+      expired: (name) => {
+        host.stats.expiredKeys++
+        // A WATCHed key that expires fails the EXEC (redis 7.0 answers a null array too).
+        if (host.watchedKeys.size > 0) host.watchedKeys.touch(name)
+        host.persistence.propagate([DEL, Buffer.from(name, 'latin1')])
+      },
+    }
+  }
+
+  private mode(): ExpiryMode {
+    if (this.holding || this.host.persistence.loading) return 'keep'
+    if (this.host.replication.role !== 'replica') return 'delete'
+    return this.host.currentClient?.kind === 'master' ? 'keep' : 'hide'
+  }
+
+  /** After the load at start: a master deletes the keys that expired while it was down. */
+  loaded(): number {
+    this.holding = false
+    const registry = this.host.registry
+    if (this.mode() !== 'delete' || registry.expiringCount === 0) return 0
+    const now = Date.now()
+    const expired = [...registry.withExpiry()].filter((entry) => registry.isExpired(entry, now))
+    for (const entry of expired) registry.deleteExpired(entry)
+    return expired.length
+  }
+
+  /** serverCron's slow cycle. */
+  cron(effort: number, hz: number): void {
+    this.active.cycle('slow', effort, hz)
+  }
+
+  /** beforeSleep's fast cycle (it returns at once unless the last cycle could not keep up). */
+  beforeSleep(effort: number, hz: number): void {
+    this.active.cycle('fast', effort, hz)
+  }
+}
