@@ -29,6 +29,16 @@ export interface FileStreamLimits {
   readonly maxNameBytes: number
 }
 
+/**
+ * Counts the set bits of some bytes (core/bitmap.ts `countSetBits`, which format/ may not import):
+ * given, each layer's count is taken as its bytes arrive and handed on as `setBits` beside the
+ * layer, so that building the filter need not scan the whole bitmap again in one go.
+ */
+export type BitCounter = (bytes: Uint8Array) => number
+
+/** A decoded layer, with its count of set bits when a {@link BitCounter} was given. */
+export type StreamedLayer = LayerParts & { setBits?: number }
+
 /** Decodes one filter file of a known length from pieces: {@link write} them in order. */
 export class FilterFileStream {
   private offset = 0
@@ -40,7 +50,8 @@ export class FilterFileStream {
   private bitmapFill = 0
   private crc = 0
   private bitmapBytes = 0
-  private readonly layers: LayerParts[] = []
+  private setBits = 0
+  private readonly layers: StreamedLayer[] = []
   private trailer: Uint8Array[] | undefined
   private trailerFill = 0
   private record: FilterRecord | undefined
@@ -55,6 +66,7 @@ export class FilterFileStream {
     private readonly limits: FileStreamLimits,
     private readonly at = 0,
     private readonly checksum: Checksum = crc32,
+    private readonly countBits?: BitCounter,
   ) {}
 
   /** Whether the whole file was taken and found valid: {@link result} is then ready. */
@@ -135,6 +147,7 @@ export class FilterFileStream {
     const piece = chunk.subarray(at, at + taken)
     bitmap.set(piece, this.bitmapFill)
     this.crc = this.checksum(piece, this.crc)
+    if (this.countBits !== undefined) this.setBits += this.countBits(piece)
     this.bitmapFill += taken
     if (this.bitmapFill === bitmap.length) this.endLayer()
     return taken
@@ -144,7 +157,10 @@ export class FilterFileStream {
     const header = this.current!
     const index = this.layers.length
     if (this.crc !== header.crc) throw new DecodeError('checksum', `layer ${index} of the filter at byte ${this.at}: checksum mismatch`)
-    this.layers.push({ ...header.layer, bitmap: this.bitmap! })
+    const layer: StreamedLayer = { ...header.layer, bitmap: this.bitmap! }
+    if (this.countBits !== undefined) layer.setBits = this.setBits
+    this.layers.push(layer)
+    this.setBits = 0
     this.bitmap = undefined
     this.current = undefined
     if (this.layers.length === this.first!.layerCount) this.trailer = []

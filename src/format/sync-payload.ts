@@ -14,7 +14,7 @@
 import type { FilterRecord } from './codec.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
-import { FilterFileStream, MIN_FILE_BYTES } from './filter-file-stream.js'
+import { type BitCounter, FilterFileStream, MIN_FILE_BYTES } from './filter-file-stream.js'
 import { HEADER_BYTES } from './header.js'
 import { fileTrailerLength } from './file-trailer.js'
 import { MAX_LAYERS } from './limits.js'
@@ -88,7 +88,8 @@ type ReaderState = 'magic' | 'prefix' | 'file' | 'end'
 
 /**
  * Decodes a payload from pieces of any size. Each whole filter is handed to `accept` as soon as
- * its last byte arrives, in payload order. Throws {@link DecodeError} (and must not be used
+ * its last byte arrives, in payload order (with each layer's `setBits` when `countBits` is given:
+ * filter-file-stream.ts). Throws {@link DecodeError} (and must not be used
  * again) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
  * length no filter within the limits can have; a file that is not valid or does not fill its
  * record exactly; any byte after the end record. `accept` may throw too (a DecodeError of its own).
@@ -105,6 +106,7 @@ export class SyncPayloadReader {
     private readonly limits: SyncPayloadLimits,
     private readonly accept: (record: FilterRecord) => void,
     private readonly checksum: Checksum = crc32,
+    private readonly countBits?: BitCounter,
   ) {}
 
   /** Whether the end record was seen. */
@@ -170,7 +172,7 @@ export class SyncPayloadReader {
       throw new DecodeError('corrupt', `record at byte ${at}: no filter within the limits is a file of ${shown} bytes`)
     }
     const limits = { maxBitmapBytes: this.limits.maxFilterBytes, maxNameBytes: MAX_SYNC_NAME_BYTES }
-    this.file = new FilterFileStream(length, limits, at + RECORD_PREFIX_BYTES, this.checksum)
+    this.file = new FilterFileStream(length, limits, at + RECORD_PREFIX_BYTES, this.checksum, this.countBits)
     this.state = 'file'
   }
 

@@ -22,15 +22,15 @@ import { FilterRegistry } from './registry.js'
 import { quotedName } from './snapshot-save.js'
 
 /** The largest piece one `next()` returns, whatever it is asked for. */
-export const MAX_PIECE_BYTES = 4 * 1024 * 1024
+export const MAX_PIECE_BYTES = 2 * 1024 * 1024
 
 /** Bitmap bytes one `next()` checksums or copies at most (a few ms at memory speed). */
-export const STEP_WORK_BYTES = 4 * 1024 * 1024
+export const STEP_WORK_BYTES = 2 * 1024 * 1024
 
 /** The payload of a capture, read piece by piece. */
 export interface RegistryCapture {
   /**
-   * The next piece of the payload, at most about `maxBytes` (never more than 4 MiB) and a few ms
+   * The next piece of the payload, at most about `maxBytes` (never more than 2 MiB) and a few ms
    * of work; null at the end (and after {@link release}). A piece may be EMPTY while a large
    * layer is being checksummed before its header can be sent: only null means the end.
    */

@@ -3,6 +3,7 @@
  * the socket into the filters the registry will hold. It lives in store/ and not beside the
  * format because it builds live filters (core) and Buffers, which format/ does not.
  */
+import { countSetBits } from '../core/bitmap.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { FilterRecord } from '../format/codec.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -19,7 +20,8 @@ export interface SyncedFilter {
  * An incremental decoder of a full-sync payload: `push` the chunks in order as they arrive;
  * once {@link done}, {@link filters} gives every filter in payload order. Each filter is built
  * (and checked) when its last byte arrives, as a snapshot load builds it (no byte limit for later
- * growth: the commands apply `max-filter-bytes`).
+ * growth: the commands apply `max-filter-bytes`); each layer's count of set bits is taken chunk
+ * by chunk as the bytes arrive, so no push() scans a whole bitmap.
  */
 export class SyncPayloadDecoder {
   private readonly reader: SyncPayloadReader
@@ -27,7 +29,7 @@ export class SyncPayloadDecoder {
 
   /** `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit. */
   constructor(limits: SyncPayloadLimits) {
-    this.reader = new SyncPayloadReader({ maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32)
+    this.reader = new SyncPayloadReader({ maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes))
   }
 
   /**

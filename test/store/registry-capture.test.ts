@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { countSetBits } from '../../src/core/bitmap.js'
 import { ScalableBloomFilter, type FilterOptions } from '../../src/core/scalable-filter.js'
 import { encodeFilter } from '../../src/format/codec.js'
 import { DecodeError } from '../../src/format/decode-error.js'
@@ -118,7 +119,11 @@ describe('captureRegistry', () => {
       const live = registry.get(name.toString('latin1'))!.filter
       expect(filter.info()).toEqual(live.info())
       expect(filter.hashing).toEqual(live.hashing)
-      filter.layers.forEach((layer, i) => expect(Buffer.from(layer.bitmap).equals(live.layers[i]!.bitmap)).toBe(true))
+      filter.layers.forEach((layer, i) => {
+        expect(Buffer.from(layer.bitmap).equals(live.layers[i]!.bitmap)).toBe(true)
+        expect(layer.setBits).toBe(live.layers[i]!.setBits) // counted chunk by chunk as the bytes came
+        expect(layer.setBits).toBe(countSetBits(layer.bitmap))
+      })
       expect(filter.has(Buffer.from('item:7'))).toBe(live.has(Buffer.from('item:7')))
     }
     expect(guards(registry)).toBe(0)
