@@ -89,8 +89,8 @@ type ReaderState = 'magic' | 'prefix' | 'file' | 'end'
 /**
  * Decodes a payload from pieces of any size. Each whole filter is handed to `accept` as soon as
  * its last byte arrives, in payload order (with each layer's `setBits` when `countBits` is given:
- * filter-file-stream.ts). Throws {@link DecodeError} (and must not be used
- * again) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
+ * filter-file-stream.ts). Throws {@link DecodeError} (and again on every later
+ * push) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
  * length no filter within the limits can have; a file that is not valid or does not fill its
  * record exactly; any byte after the end record. `accept` may throw too (a DecodeError of its own).
  */
@@ -101,6 +101,8 @@ export class SyncPayloadReader {
   private file: FilterFileStream | undefined
   /** Bytes of the payload taken so far. */
   private position = 0
+  /** What the first refusal threw. */
+  private failure: unknown
 
   constructor(
     private readonly limits: SyncPayloadLimits,
@@ -114,13 +116,19 @@ export class SyncPayloadReader {
     return this.state === 'end'
   }
 
-  /** Takes the next piece of the payload. */
+  /** Takes the next piece of the payload; after a refusal, every push throws the same error. */
   push(chunk: Uint8Array): void {
-    let at = 0
-    while (at < chunk.length) {
-      const taken = this.take(chunk, at)
-      at += taken
-      this.position += taken
+    if (this.failure !== undefined) throw this.failure
+    try {
+      let at = 0
+      while (at < chunk.length) {
+        const taken = this.take(chunk, at)
+        at += taken
+        this.position += taken
+      }
+    } catch (error) {
+      this.failure = error
+      throw error
     }
   }
 

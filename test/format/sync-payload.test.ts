@@ -4,9 +4,8 @@
  * anything is allocated for the size it refuses.
  */
 import { describe, expect, it } from 'vitest'
-import type { FilterParts } from '../../src/core/scalable-filter.js'
+import { type FilterParts, ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { encodeFilter, type FilterRecord } from '../../src/format/codec.js'
-import { DecodeError } from '../../src/format/decode-error.js'
 import { HEADER_BYTES } from '../../src/format/header.js'
 import {
   encodeRecordPrefix, encodeSyncPayload, MAX_SYNC_NAME_BYTES, maxFileBytes, RECORD_PREFIX_BYTES, SYNC_MAGIC, syncPayloadLength,
@@ -14,20 +13,11 @@ import {
 } from '../../src/format/sync-payload.js'
 import { MAX_KEY_BYTES } from '../../src/store/registry.js'
 import { seededRandom } from '../helpers/seeded-random.js'
-import { codeOf, edited } from './corrupt-bytes.js'
-import { makeLayer, makeScalable } from './layer-fixtures.js'
+import { codeOf, decodeErrorOf, edited } from './corrupt-bytes.js'
+import { concat, makeLayer, makeScalable, toHex } from './layer-fixtures.js'
 
 const text = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
 
-function join(pieces: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0))
-  let at = 0
-  for (const piece of pieces) {
-    out.set(piece, at)
-    at += piece.length
-  }
-  return out
-}
 
 function manyLayers(count: number): FilterParts {
   const layers = Array.from({ length: count }, (_, i) => makeLayer(1, 0.5 * 0.5 ** (i + 1), 1, i + 1))
@@ -44,7 +34,7 @@ const RECORDS: FilterRecord[] = [
 ]
 
 function payloadOf(records: readonly FilterRecord[]): Uint8Array {
-  return join(encodeSyncPayload(records.map((record) => encodeFilter(record))))
+  return concat(encodeSyncPayload(records.map((record) => encodeFilter(record))))
 }
 
 /** Reads `payload` in pieces cut by `cut` (the length of the next piece); returns what was accepted. */
@@ -59,20 +49,9 @@ function read(payload: Uint8Array, cut: (left: number) => number, maxFilterBytes
   return { records, done: reader.done }
 }
 
-/** The DecodeError `fn` throws (failing the test when it throws none). */
-function decodeErrorOf(fn: () => unknown): DecodeError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof DecodeError) return error
-    throw error
-  }
-  throw new Error('no DecodeError')
-}
-
 describe('the full-sync payload', () => {
   it('is the magic, a prefixed record per filter file and the end byte', () => {
-    const file = join(encodeFilter(RECORDS[0]!))
+    const file = concat(encodeFilter(RECORDS[0]!))
     const payload = payloadOf([RECORDS[0]!])
     expect([...payload.subarray(0, 8)]).toEqual([...text('BFSSYNC1')])
     expect(payload[8]).toBe(1)
@@ -84,6 +63,18 @@ describe('the full-sync payload', () => {
     expect([...payloadOf([])]).toEqual([...SYNC_MAGIC, 0])
   })
 
+  it('frames docs/FORMAT.md\'s worked example as docs/REPLICATION.md shows it: 120 bytes', () => {
+    const filter = new ScalableBloomFilter({ capacity: 10, errorRate: 0.01, expansion: 2, nonScaling: false })
+    filter.add(text('hello'))
+    const file = concat(encodeFilter({ name: text('bf'), parts: filter.toParts() }))
+    expect(file.length).toBe(102)
+    const payload = payloadOf([{ name: text('bf'), parts: filter.toParts() }])
+    expect(payload.length).toBe(120)
+    expect(toHex(payload.subarray(0, 17))).toBe('42465353594e4331' + '01' + '6600000000000000')
+    expect(payload.subarray(17, 119)).toEqual(file)
+    expect(payload[119]).toBe(0)
+  })
+
   it('reads back every filter, whole or in pieces of any size', () => {
     const payload = payloadOf(RECORDS)
     const random = seededRandom(16)
@@ -91,7 +82,7 @@ describe('the full-sync payload', () => {
       const { records, done } = read(payload, cut)
       expect(done).toBe(true)
       expect(records.map((record) => [...record.name])).toEqual(RECORDS.map((record) => [...record.name]))
-      records.forEach((record, i) => expect(join(encodeFilter(record))).toEqual(join(encodeFilter(RECORDS[i]!))))
+      records.forEach((record, i) => expect(concat(encodeFilter(record))).toEqual(concat(encodeFilter(RECORDS[i]!))))
     }
     expect(read(payloadOf([]), () => 1)).toEqual({ records: [], done: true })
   })
@@ -108,7 +99,10 @@ describe('the full-sync payload', () => {
     expect(codeOf(() => read(edited(payload, (v) => v.setUint8(7, 0x32)), () => 3))).toBe('bad-magic')
     const typed = decodeErrorOf(() => read(edited(payload, (v) => v.setUint8(8, 2)), () => 3))
     expect(typed.message).toMatch(/^unknown record type 2 at byte 8/)
-    const after = decodeErrorOf(() => read(join([payload, Uint8Array.of(0)]), () => payload.length))
+    const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {})
+    const refusal = decodeErrorOf(() => reader.push(text('BFSSYNC1\x07')))
+    expect(decodeErrorOf(() => reader.push(Uint8Array.of(0)))).toBe(refusal) // and stays refused
+    const after = decodeErrorOf(() => read(concat([payload, Uint8Array.of(0)]), () => payload.length))
     expect(after.message).toMatch(/1 bytes after the end record/)
   })
 
@@ -117,7 +111,7 @@ describe('the full-sync payload', () => {
       const prefix = new Uint8Array(RECORD_PREFIX_BYTES)
       prefix[0] = 1
       new DataView(prefix.buffer).setBigUint64(1, length, true)
-      return join([SYNC_MAGIC, prefix])
+      return concat([SYNC_MAGIC, prefix])
     }
     for (const length of [0n, 84n, 2n ** 53n, 2n ** 64n - 1n]) {
       expect(decodeErrorOf(() => read(prefixOf(length), () => 100)).message).toMatch(/no filter within the limits is a file of/)
@@ -158,9 +152,9 @@ describe('the full-sync payload', () => {
     const longer = edited(payload, (v) => v.setBigUint64(9, v.getBigUint64(9, true) + 1n, true))
     expect(decodeErrorOf(() => read(longer, () => 50)).message).toMatch(/is \d+ bytes, the record has \d+ left/)
     // The record is a whole first layer (header + bitmap + room for a trailer) of a 3-layer file.
-    const file = join(encodeFilter(RECORDS[0]!))
+    const file = concat(encodeFilter(RECORDS[0]!))
     const firstLayer = HEADER_BYTES + RECORDS[0]!.parts.layers[0]!.bitmap.length
-    const cut = join([SYNC_MAGIC, encodeRecordPrefix(firstLayer + 30), file.subarray(0, firstLayer + 30)])
+    const cut = concat([SYNC_MAGIC, encodeRecordPrefix(firstLayer + 30), file.subarray(0, firstLayer + 30)])
     expect(decodeErrorOf(() => read(cut, () => 64)).message).toMatch(/ends \(\d+ bytes\) inside its own layers/)
     const original = edited(payload, (v) => {
       for (let at = 32; at < 60; at++) v.setUint8(fileAt + at, 0)
