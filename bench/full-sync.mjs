@@ -29,6 +29,11 @@ const sizeMiB = Number(process.argv[2] ?? 1024)
 const maxBytes = Number(process.argv[3] ?? 1024 * 1024)
 const batch = Number(process.argv[4] ?? 200)
 const ms = (value) => `${value.toFixed(1)} ms`
+const spread = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))].toFixed(2)
+  return `p50 ${at(0.5)} / p99 ${at(0.99)} / max ${at(1)} ms`
+}
 
 function bigFilter() {
   // RedisBloom sizing: -ln(p)/ln²2 bits per item at p/2 for the first layer; capacity for ~sizeMiB.
@@ -49,8 +54,8 @@ async function run(registry, label, between) {
   let started = performance.now()
   const capture = captureRegistry(registry)
   const captureMs = performance.now() - started
-  let longest = 0
-  let longestCpu = 0
+  const walls = []
+  const cpus = []
   let longestPush = 0
   let calls = 0
   let empty = 0
@@ -60,9 +65,9 @@ async function run(registry, label, between) {
     const cpu = process.cpuUsage()
     const t = performance.now()
     const piece = capture.next(maxBytes)
-    longest = Math.max(longest, performance.now() - t)
+    walls.push(performance.now() - t)
     const used = process.cpuUsage(cpu)
-    longestCpu = Math.max(longestCpu, (used.user + used.system) / 1000)
+    cpus.push((used.user + used.system) / 1000)
     if (piece === null) break
     calls++
     if (piece.length === 0) empty++
@@ -79,7 +84,8 @@ async function run(registry, label, between) {
   const sameCrc = between === undefined ? zlib.crc32(decoded.filter.layers[0].bitmap) === crcAtCapture : 'n/a (bits changed)'
   console.log(`${label}: ${(bytes / 2 ** 20).toFixed(0)} MiB payload (totalBytes ${capture.totalBytes === bytes ? 'matches' : 'DIFFERS'})`)
   console.log(`  captureRegistry ${ms(captureMs)}; read out in ${ms(totalMs)} over ${calls} next() calls (${empty} empty: checksumming)`)
-  console.log(`  longest next() ${ms(longest)} wall, ${ms(longestCpu)} CPU; longest decoder.push() ${ms(longestPush)}; event-loop delay max ${ms(delay.max / 1e6)}`)
+  console.log(`  next() wall ${spread(walls)}; CPU ${spread(cpus)}`)
+  console.log(`  longest decoder.push() ${ms(longestPush)}; event-loop delay max ${ms(delay.max / 1e6)}`)
   console.log(`  decoded items ${decoded.filter.info().items} (at capture ${itemsAtCapture}); bitmap CRC as at capture: ${sameCrc}`)
 }
 
