@@ -9,8 +9,17 @@
  */
 import type { BloomLayer, WriteGuard } from '../core/bloom-layer.js'
 
-/** The unit of copy-on-write: a write saves the 64 KiB piece around each byte it changes. */
-export const COPY_PIECE_BYTES = 64 * 1024
+/**
+ * The unit of copy-on-write: a write saves the 4 KiB piece around each byte it changes (a page,
+ * as a forked redis-server copies), so that an add during a capture copies at most k pages.
+ */
+export const COPY_PIECE_BYTES = 4 * 1024
+
+/**
+ * Saved pieces are cut from arrays of this size, filled in the order pieces are saved: a few
+ * large allocations instead of one per piece, whose memory is touched only as pieces fill it.
+ */
+const SLAB_BYTES = 1024 * 1024
 
 /** The guard a layer holds: every capture still reading it (usually one). */
 class LayerGuard implements WriteGuard {
@@ -29,6 +38,9 @@ export class LayerCopy {
   /** Bytes below this are read for good (sent): writes there no longer save anything. */
   private readEnd = 0
   private attached = true
+  /** Where the next saved piece goes: the rest of the current slab. */
+  private slab = new Uint8Array(0)
+  private slabFill = 0
 
   /** Starts watching `layer` (its numbers are the caller's to capture). */
   constructor(private readonly layer: BloomLayer) {
@@ -45,8 +57,20 @@ export class LayerCopy {
     for (let piece = Math.floor(start / COPY_PIECE_BYTES); piece <= last; piece++) {
       const pieceStart = piece * COPY_PIECE_BYTES
       if (pieceStart + COPY_PIECE_BYTES <= this.readEnd || this.saved.has(piece)) continue
-      this.saved.set(piece, bitmap.slice(pieceStart, Math.min(pieceStart + COPY_PIECE_BYTES, bitmap.length)))
+      this.saved.set(piece, this.keep(bitmap.subarray(pieceStart, Math.min(pieceStart + COPY_PIECE_BYTES, bitmap.length))))
     }
+  }
+
+  /** A copy of `bytes` in the current slab (a new slab when it is full). */
+  private keep(bytes: Uint8Array): Uint8Array {
+    if (this.slabFill + bytes.length > this.slab.length) {
+      this.slab = new Uint8Array(Math.min(SLAB_BYTES, this.byteLength))
+      this.slabFill = 0
+    }
+    const copy = this.slab.subarray(this.slabFill, this.slabFill + bytes.length)
+    copy.set(bytes)
+    this.slabFill += bytes.length
+    return copy
   }
 
   /**
@@ -96,6 +120,7 @@ export class LayerCopy {
     if (!this.attached) return
     this.attached = false
     this.saved.clear()
+    this.slab = new Uint8Array(0)
     const guard = this.layer.writeGuard
     if (!(guard instanceof LayerGuard)) return
     const index = guard.copies.indexOf(this)
