@@ -32,6 +32,17 @@ export interface BloomLayerInit {
 }
 
 /**
+ * Told before a layer's bitmap changes while a point-in-time copy of the layer is still being
+ * read (store/registry-capture.ts, the full-sync payload): it copies the bytes the capture has not
+ * read yet, so the capture sees the bitmap as it was. Only {@link BloomLayer.addHashed} and
+ * {@link BloomLayer.writeBytes} change a bitmap, and both call it first.
+ */
+export interface WriteGuard {
+  /** Bytes `[start, end)` of the bitmap are about to change. */
+  beforeWrite(start: number, end: number): void
+}
+
+/**
  * One Bloom filter layer. It neither hashes nor decides about growth: it tests and sets the
  * positions of an (a, b) pair produced by hashing.ts.
  */
@@ -56,6 +67,11 @@ export class BloomLayer {
    * {@link writeBytes} replaces. Anything writing into `bitmap` directly must go through those.
    */
   setBits: number
+  /**
+   * The capture reading this layer, if any (null nearly always: then a write costs one field
+   * check more). Set and cleared by store/registry-capture.ts only.
+   */
+  writeGuard: WriteGuard | null
   /** 2^64 mod bitCount: what a wrap of the C uint64 `a + i*b` removes from a position. */
   private readonly wrap: number
 
@@ -92,6 +108,7 @@ export class BloomLayer {
     this.items = items
     this.bitmap = bitmap
     this.setBits = init.setBits ?? countSetBits(bitmap)
+    this.writeGuard = null
     this.wrap = twoPow64Mod(bitCount)
   }
 
@@ -163,6 +180,7 @@ export class BloomLayer {
    * @returns true when the bitmap changed (the item was not already present)
    */
   addHashed(pair: Uint32Array): boolean {
+    if (this.writeGuard !== null) this.guardProbes(this.writeGuard, pair)
     const m = this.bitCount
     const bitmap = this.bitmap
     const bHi = pair[2]
@@ -209,6 +227,26 @@ export class BloomLayer {
   }
 
   /**
+   * Tells `guard` each byte {@link addHashed} is about to set for `pair`. The positions are
+   * bloom.c's `(a + i * b) mod 2^64 mod m` taken directly, which the int32 stepping of the
+   * probe loops reproduces exactly (test/core/bloom-layer.test.ts checks both sizes).
+   */
+  private guardProbes(guard: WriteGuard, pair: Uint32Array): void {
+    const m = this.bitCount
+    const bHi = pair[2]
+    const bLo = pair[3]
+    let xHi = pair[0]
+    let xLo = pair[1]
+    for (let i = this.hashCount; i > 0; i--) {
+      const byte = Math.floor(mod64(xHi, xLo, m) / 8)
+      guard.beforeWrite(byte, byte + 1)
+      const lo = (xLo + bLo) >>> 0
+      xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
+      xLo = lo
+    }
+  }
+
+  /**
    * Copies `data` into the bitmap at byte `offset` (a BF.LOADCHUNK chunk), keeping
    * {@link setBits} right by counting only the replaced range, before and after.
    *
@@ -219,6 +257,7 @@ export class BloomLayer {
     if (!Number.isSafeInteger(offset) || offset < 0 || end > this.bitmap.length) {
       throw new RangeError(`${data.length} bytes at ${offset} do not fit a bitmap of ${this.bitmap.length}`)
     }
+    if (this.writeGuard !== null) this.writeGuard.beforeWrite(offset, end)
     const before = countSetBits(this.bitmap, offset, end)
     this.bitmap.set(data, offset)
     this.setBits += countSetBits(this.bitmap, offset, end) - before

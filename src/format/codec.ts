@@ -113,7 +113,8 @@ export function encodeFilter(
   return pieces
 }
 
-function sameHashing(a: LayerHeader, b: LayerHeader): boolean {
+/** Whether two layer headers hash alike (same scheme; same seed for `seeded`): every layer of a file must. */
+export function sameHashing(a: LayerHeader, b: LayerHeader): boolean {
   if (a.hashing.kind === 'seeded' && b.hashing.kind === 'seeded') return a.hashing.seed === b.hashing.seed
   return a.hashing.kind === b.hashing.kind
 }

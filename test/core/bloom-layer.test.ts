@@ -74,3 +74,51 @@ describe('BloomLayer', () => {
     for (const change of bad) expect(() => new BloomLayer({ ...good, ...change }), JSON.stringify(change)).toThrow(RangeError)
   })
 })
+
+describe('BloomLayer write guard (a capture reading the layer)', () => {
+  /** Indexes of the non-zero bytes of `bitmap`, found eight bytes at a time. */
+  function nonZeroBytes(bitmap: Uint8Array): number[] {
+    const words = new Float64Array(bitmap.buffer, bitmap.byteOffset, bitmap.length / 8)
+    const found: number[] = []
+    for (let w = 0; w < words.length; w++) {
+      if (words[w] !== 0) for (let i = w * 8; i < w * 8 + 8; i++) if (bitmap[i] !== 0) found.push(i)
+    }
+    return found
+  }
+
+  // Below 2^30 bits the probe loop steps in int32 arithmetic, from 2^30 up it takes mod64 of x:
+  // the guard's positions must match both.
+  it.each([
+    ['a small layer (int32 stepping)', 1000, 0.01, 50],
+    ['a layer of 2^30 bits or more (mod64 positions)', 230_000_000, 0.1, 3],
+  ])('is told every byte an add changes, before it changes, in %s', (_, capacity, errorRate, adds) => {
+    const layer = BloomLayer.create(capacity, errorRate, layerGeometry(capacity, errorRate))
+    if (adds === 3) expect(layer.bitCount).toBeGreaterThanOrEqual(2 ** 30)
+    const told = new Map<number, number>() // byte → its value when the guard was told
+    layer.writeGuard = { beforeWrite: (start, end) => { for (let i = start; i < end; i++) if (!told.has(i)) told.set(i, layer.bitmap[i]!) } }
+    const pair = createHashPair()
+    for (let n = 0; n < adds; n++) {
+      const item = Buffer.from(`guarded:${n}`)
+      hashRedisBloom(item, 0, item.length, pair)
+      expect(layer.addHashed(pair)).toBe(true)
+    }
+    const changed = nonZeroBytes(layer.bitmap)
+    expect(changed.length).toBeGreaterThan(adds)
+    // Every byte an add set was told of, and told while it was still 0 (before the write).
+    for (const byte of changed) expect(told.get(byte), `byte ${byte}`).toBe(0)
+  })
+
+  it('is told the range a chunk replaces, and the no-guard path is the plain write', () => {
+    const layer = BloomLayer.create(1000, 0.01, layerGeometry(1000, 0.01))
+    const ranges: [number, number][] = []
+    layer.writeGuard = { beforeWrite: (start, end) => ranges.push([start, end]) }
+    layer.writeBytes(Uint8Array.of(1, 2, 3), 40)
+    expect(ranges).toEqual([[40, 43]])
+    layer.writeGuard = null
+    layer.writeBytes(Uint8Array.of(7), 0)
+    expect(ranges).toHaveLength(1)
+    expect([...layer.bitmap.subarray(40, 43)]).toEqual([1, 2, 3])
+    expect(layer.bitmap[0]).toBe(7)
+    expect(new BloomLayer({ ...layer, bitmap: layer.bitmap }).writeGuard).toBeNull()
+  })
+})

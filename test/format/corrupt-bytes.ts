@@ -12,6 +12,17 @@ export function codeOf(fn: () => unknown): string {
   return 'no error'
 }
 
+/** The DecodeError `fn` throws; any other exception is rethrown, and no error at all is one. */
+export function decodeErrorOf(fn: () => unknown): DecodeError {
+  try {
+    fn()
+  } catch (error) {
+    if (error instanceof DecodeError) return error
+    throw error
+  }
+  throw new Error('no error')
+}
+
 /** A copy of `bytes` changed by `edit` through a DataView over the copy (`bytes` is left as it was). */
 export function edited(bytes: Uint8Array, edit: (view: DataView) => void): Uint8Array {
   const copy = bytes.slice()

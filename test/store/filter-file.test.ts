@@ -8,9 +8,9 @@ import { closeSync, ftruncateSync, openSync, rmSync, writeFileSync } from 'node:
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { decodeFilter, encodeFilter, type FilterRecord } from '../../src/format/codec.js'
-import { DecodeError } from '../../src/format/decode-error.js'
 import { FileBytes, readFilterFile } from '../../src/store/filter-file.js'
 import { nativeCrc32 } from '../../src/store/snapshot.js'
+import { decodeErrorOf } from '../format/corrupt-bytes.js'
 import { concat, makeScalable } from '../format/layer-fixtures.js'
 import { makeTempDir } from '../helpers/start-server.js'
 
@@ -24,16 +24,6 @@ function fileWith(name: string, content: Uint8Array): string {
   const file = path.join(dir, name)
   writeFileSync(file, content)
   return file
-}
-
-function errorOf(fn: () => unknown): DecodeError {
-  try {
-    fn()
-  } catch (error) {
-    if (error instanceof DecodeError) return error
-    throw error
-  }
-  throw new Error('no error')
 }
 
 describe('readFilterFile', () => {
@@ -51,7 +41,7 @@ describe('readFilterFile', () => {
 
   it('refuses a file whose size is not the one the manifest recorded', () => {
     const file = fileWith('sized.bf', bytes)
-    const error = errorOf(() => readFilterFile(file, nativeCrc32, bytes.length + 1))
+    const error = decodeErrorOf(() => readFilterFile(file, nativeCrc32, bytes.length + 1))
     expect([error.code, error.message]).toEqual(['truncated', `file is ${bytes.length} bytes, the manifest says ${bytes.length + 1}`])
   })
 
@@ -59,8 +49,8 @@ describe('readFilterFile', () => {
     const cuts = [0, 3, 10, 63, 64, 65, 500, bytes.length - 30, bytes.length - 5, bytes.length - 1]
     for (const cut of cuts) {
       const file = fileWith(`cut-${cut}.bf`, bytes.subarray(0, cut))
-      const fromFile = errorOf(() => readFilterFile(file, nativeCrc32))
-      const fromBytes = errorOf(() => decodeFilter(bytes.subarray(0, cut), nativeCrc32))
+      const fromFile = decodeErrorOf(() => readFilterFile(file, nativeCrc32))
+      const fromBytes = decodeErrorOf(() => decodeFilter(bytes.subarray(0, cut), nativeCrc32))
       expect([cut, fromFile.code, fromFile.message]).toEqual([cut, fromBytes.code, fromBytes.message])
     }
   })
@@ -70,8 +60,8 @@ describe('readFilterFile', () => {
       const damaged = bytes.slice()
       damaged[at]! ^= 0x40
       const file = fileWith(`flip-${at}.bf`, damaged)
-      const fromFile = errorOf(() => readFilterFile(file, nativeCrc32))
-      const fromBytes = errorOf(() => decodeFilter(damaged, nativeCrc32))
+      const fromFile = decodeErrorOf(() => readFilterFile(file, nativeCrc32))
+      const fromBytes = decodeErrorOf(() => decodeFilter(damaged, nativeCrc32))
       expect([at, fromFile.code, fromFile.message]).toEqual([at, fromBytes.code, fromBytes.message])
     }
   })
@@ -84,7 +74,7 @@ describe('readFilterFile', () => {
     } finally {
       closeSync(fd)
     }
-    const error = errorOf(() => readFilterFile(file, nativeCrc32))
+    const error = decodeErrorOf(() => readFilterFile(file, nativeCrc32))
     expect([error.code, error.message]).toEqual(['corrupt', `${5 * 2 ** 30} bytes follow the file trailer`])
   })
 
@@ -92,7 +82,7 @@ describe('readFilterFile', () => {
     const file = fileWith('short.bf', bytes)
     const fd = openSync(file, 'r')
     try {
-      const error = errorOf(() => new FileBytes(fd, bytes.length + 100).read(bytes.length - 10, 50))
+      const error = decodeErrorOf(() => new FileBytes(fd, bytes.length + 100).read(bytes.length - 10, 50))
       expect([error.code, error.message]).toEqual(['truncated', `file ended at ${bytes.length} of ${bytes.length + 100} bytes`])
     } finally {
       closeSync(fd)

@@ -1,0 +1,197 @@
+/**
+ * The full-sync payload: every filter of a master, as one byte stream a replica loads
+ * (docs/REPLICATION.md, "The full-sync payload"):
+ * ```
+ * payload := "BFSSYNC1"  record*  end
+ * record  := u8 1, u64le L, then L bytes: exactly one filter file (docs/FORMAT.md), the bytes
+ *            a SAVE writes for that filter, its name inside; version 1 or 2 as SAVE chooses
+ * end     := u8 0
+ * ```
+ * Here: the framing (what the master's capture, store/registry-capture.ts, writes around each
+ * file) and {@link SyncPayloadReader}, which decodes a payload from pieces as they come off a
+ * socket. Every size is checked before anything is allocated for it.
+ */
+import type { FilterRecord } from './codec.js'
+import { type Checksum, crc32 } from './crc32.js'
+import { DecodeError } from './decode-error.js'
+import { type BitCounter, FilterFileStream, MIN_FILE_BYTES } from './filter-file-stream.js'
+import { HEADER_BYTES } from './header.js'
+import { fileTrailerLength } from './file-trailer.js'
+import { MAX_LAYERS } from './limits.js'
+import { readUint64, writeUint64 } from './uint64.js'
+
+/** The payload's first 8 bytes, "BFSSYNC1". */
+export const SYNC_MAGIC: Uint8Array = Uint8Array.from('BFSSYNC1', (c) => c.charCodeAt(0))
+
+/** Record types. */
+export const RECORD_END = 0
+export const RECORD_FILTER = 1
+
+/** A filter record's prefix: its type byte and its u64 length. */
+export const RECORD_PREFIX_BYTES = 9
+
+/**
+ * Longest filter name a payload may carry: the longest key a registry holds (V8's longest
+ * string, store/registry.ts MAX_KEY_BYTES), so that every decoded name can be stored.
+ */
+export const MAX_SYNC_NAME_BYTES = 2 ** 29 - 24
+
+/** The prefix of a filter record holding a file of `fileBytes` bytes. */
+export function encodeRecordPrefix(fileBytes: number): Uint8Array {
+  if (!Number.isSafeInteger(fileBytes) || fileBytes < MIN_FILE_BYTES) throw new RangeError(`no filter file is ${fileBytes} bytes`)
+  const prefix = new Uint8Array(RECORD_PREFIX_BYTES)
+  prefix[0] = RECORD_FILTER
+  writeUint64(new DataView(prefix.buffer), 1, fileBytes)
+  return prefix
+}
+
+/** The end record. */
+export function encodeEndRecord(): Uint8Array {
+  return Uint8Array.of(RECORD_END)
+}
+
+/** Bytes of a payload carrying files of these lengths: magic, a prefix per file, the files, the end. */
+export function syncPayloadLength(fileLengths: Iterable<number>): number {
+  let total = SYNC_MAGIC.length + 1
+  for (const length of fileLengths) total += RECORD_PREFIX_BYTES + length
+  return total
+}
+
+/**
+ * A whole payload from encoded files (each as the pieces `encodeFilter` returns), as pieces to
+ * send in order. The capture streams the same bytes without holding them; this is for small
+ * payloads and tests.
+ */
+export function encodeSyncPayload(files: readonly (readonly Uint8Array[])[]): Uint8Array[] {
+  const pieces: Uint8Array[] = [SYNC_MAGIC.slice()]
+  for (const file of files) {
+    const length = file.reduce((sum, piece) => sum + piece.length, 0)
+    pieces.push(encodeRecordPrefix(length), ...file)
+  }
+  pieces.push(encodeEndRecord())
+  return pieces
+}
+
+/** What a payload may hold. */
+export interface SyncPayloadLimits {
+  /** Most bitmap bytes of one filter, all layers (the replica's `max-filter-bytes`); 0: no limit. */
+  readonly maxFilterBytes: number
+}
+
+/** The longest file a filter within `limits` can have: its bitmaps, every header, the longest name. */
+export function maxFileBytes(limits: SyncPayloadLimits): number {
+  if (!(limits.maxFilterBytes > 0)) return Number.MAX_SAFE_INTEGER
+  return limits.maxFilterBytes + HEADER_BYTES * MAX_LAYERS + fileTrailerLength(MAX_SYNC_NAME_BYTES)
+}
+
+type ReaderState = 'magic' | 'prefix' | 'file' | 'end'
+
+/**
+ * Decodes a payload from pieces of any size. Each whole filter is handed to `accept` as soon as
+ * its last byte arrives, in payload order (with each layer's `setBits` when `countBits` is given:
+ * filter-file-stream.ts). Throws {@link DecodeError} (and again on every later
+ * push) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
+ * length no filter within the limits can have; a file that is not valid or does not fill its
+ * record exactly; any byte after the end record. `accept` may throw too (a DecodeError of its own).
+ */
+export class SyncPayloadReader {
+  private state: ReaderState = 'magic'
+  private readonly scratch = new Uint8Array(RECORD_PREFIX_BYTES)
+  private scratchFill = 0
+  private file: FilterFileStream | undefined
+  /** Bytes of the payload taken so far. */
+  private position = 0
+  /** What the first refusal threw. */
+  private failure: unknown
+
+  constructor(
+    private readonly limits: SyncPayloadLimits,
+    private readonly accept: (record: FilterRecord) => void,
+    private readonly checksum: Checksum = crc32,
+    private readonly countBits?: BitCounter,
+  ) {}
+
+  /** Whether the end record was seen. */
+  get done(): boolean {
+    return this.state === 'end'
+  }
+
+  /** Takes the next piece of the payload; after a refusal, every push throws the same error. */
+  push(chunk: Uint8Array): void {
+    if (this.failure !== undefined) throw this.failure
+    try {
+      let at = 0
+      while (at < chunk.length) {
+        const taken = this.take(chunk, at)
+        at += taken
+        this.position += taken
+      }
+    } catch (error) {
+      this.failure = error
+      throw error
+    }
+  }
+
+  private take(chunk: Uint8Array, at: number): number {
+    switch (this.state) {
+      case 'magic':
+        return this.fill(chunk, at, SYNC_MAGIC.length, () => this.checkMagic())
+      case 'prefix':
+        if (this.scratchFill === 0 && chunk[at] !== RECORD_FILTER) return this.endOrUnknown(chunk[at]!)
+        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => this.startFile())
+      case 'file':
+        return this.takeFile(chunk, at)
+      case 'end':
+        throw new DecodeError('corrupt', `${chunk.length - at} bytes after the end record at byte ${this.position - 1}`)
+    }
+  }
+
+  /** Collects `needed` bytes in the scratch array, then calls `then`. */
+  private fill(chunk: Uint8Array, at: number, needed: number, then: () => void): number {
+    const taken = Math.min(chunk.length - at, needed - this.scratchFill)
+    this.scratch.set(chunk.subarray(at, at + taken), this.scratchFill)
+    this.scratchFill += taken
+    if (this.scratchFill === needed) {
+      this.scratchFill = 0
+      then()
+    }
+    return taken
+  }
+
+  private checkMagic(): void {
+    for (let i = 0; i < SYNC_MAGIC.length; i++) {
+      if (this.scratch[i] !== SYNC_MAGIC[i]) throw new DecodeError('bad-magic', 'not a bfs sync payload (no "BFSSYNC1" at its start)')
+    }
+    this.state = 'prefix'
+  }
+
+  private endOrUnknown(type: number): number {
+    if (type !== RECORD_END) throw new DecodeError('corrupt', `unknown record type ${type} at byte ${this.position}`)
+    this.state = 'end'
+    return 1
+  }
+
+  private startFile(): void {
+    const length = readUint64(new DataView(this.scratch.buffer), 1)
+    const at = this.position + 1 - RECORD_PREFIX_BYTES
+    const max = maxFileBytes(this.limits)
+    if (length === undefined || length < MIN_FILE_BYTES || length > max) {
+      const shown = length ?? 'over 2^53'
+      throw new DecodeError('corrupt', `record at byte ${at}: no filter within the limits is a file of ${shown} bytes`)
+    }
+    const limits = { maxBitmapBytes: this.limits.maxFilterBytes, maxNameBytes: MAX_SYNC_NAME_BYTES }
+    this.file = new FilterFileStream(length, limits, at + RECORD_PREFIX_BYTES, this.checksum, this.countBits)
+    this.state = 'file'
+  }
+
+  private takeFile(chunk: Uint8Array, at: number): number {
+    const file = this.file!
+    const taken = file.write(chunk, at, chunk.length)
+    if (file.done) {
+      this.file = undefined
+      this.state = 'prefix'
+      this.accept(file.result())
+    }
+    return taken
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The replica's end of a full sync: the payload (format/sync-payload.ts) decoded as it comes off
+ * the socket into the filters the registry will hold. It lives in store/ and not beside the
+ * format because it builds live filters (core) and Buffers, which format/ does not.
+ */
+import { countSetBits } from '../core/bitmap.js'
+import { ScalableBloomFilter } from '../core/scalable-filter.js'
+import type { FilterRecord } from '../format/codec.js'
+import { DecodeError } from '../format/decode-error.js'
+import { SyncPayloadReader, type SyncPayloadLimits } from '../format/sync-payload.js'
+import { nativeCrc32 } from './native-crc32.js'
+
+/** One decoded filter: its name (the key's bytes) and the filter the registry holds. */
+export interface SyncedFilter {
+  readonly name: Buffer
+  readonly filter: ScalableBloomFilter
+}
+
+/**
+ * An incremental decoder of a full-sync payload: `push` the chunks in order as they arrive;
+ * once {@link done}, {@link filters} gives every filter in payload order. Each filter is built
+ * (and checked) when its last byte arrives, as a snapshot load builds it (no byte limit for later
+ * growth: the commands apply `max-filter-bytes`); each layer's count of set bits is taken chunk
+ * by chunk as the bytes arrive, so no push() scans a whole bitmap.
+ */
+export class SyncPayloadDecoder {
+  private readonly reader: SyncPayloadReader
+  private readonly decoded = new Map<string, SyncedFilter>()
+
+  /** `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit. */
+  constructor(limits: SyncPayloadLimits) {
+    this.reader = new SyncPayloadReader({ maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes))
+  }
+
+  /**
+   * Takes the next chunk. @throws DecodeError on anything malformed (the replica drops the link
+   * and retries): see SyncPayloadReader, plus a filter whose layers cannot make a filter and a
+   * name given twice. The decoder is then unusable.
+   */
+  push(chunk: Buffer | Uint8Array): void {
+    this.reader.push(chunk)
+  }
+
+  /** Whether the end record was seen (a byte after it is an error). */
+  get done(): boolean {
+    return this.reader.done
+  }
+
+  /** The decoded filters in payload order. @throws Error before {@link done}. */
+  filters(): Iterable<SyncedFilter> {
+    if (!this.done) throw new Error('the sync payload is not complete')
+    return this.decoded.values()
+  }
+
+  private add(record: FilterRecord): void {
+    const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength)
+    const key = name.toString('latin1')
+    if (this.decoded.has(key)) throw new DecodeError('corrupt', `the payload holds two filters named ${JSON.stringify(key.slice(0, 64))}`)
+    let filter: ScalableBloomFilter
+    try {
+      filter = ScalableBloomFilter.fromParts(record.parts)
+    } catch (error) {
+      if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(key.slice(0, 64))}: ${error.message}`)
+      throw error
+    }
+    this.decoded.set(key, { name, filter })
+  }
+}
