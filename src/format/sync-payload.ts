@@ -5,6 +5,7 @@
  * payload := "BFSSYNC1"  record*  end
  * record  := u8 1, u64le L, then L bytes: exactly one filter file (docs/FORMAT.md), the bytes
  *            a SAVE writes for that filter, its name inside; version 1 or 2 as SAVE chooses
+ *          | u8 2, u64le T: the filter of the record just before expires at T (unix ms)
  * end     := u8 0
  * ```
  * Here: the framing (what the master's capture, store/registry-capture.ts, writes around each
@@ -26,6 +27,7 @@ export const SYNC_MAGIC: Uint8Array = Uint8Array.from('BFSSYNC1', (c) => c.charC
 /** Record types. */
 export const RECORD_END = 0
 export const RECORD_FILTER = 1
+export const RECORD_EXPIRY = 2
 
 /** A filter record's prefix: its type byte and its u64 length. */
 export const RECORD_PREFIX_BYTES = 9
@@ -45,14 +47,26 @@ export function encodeRecordPrefix(fileBytes: number): Uint8Array {
   return prefix
 }
 
+/** The record giving the filter just before it an expiry at `expiresAtMs` (unix ms). */
+export function encodeExpiryRecord(expiresAtMs: number): Uint8Array {
+  if (!Number.isSafeInteger(expiresAtMs) || expiresAtMs < 0) throw new RangeError(`no expiry is at ${expiresAtMs}`)
+  const record = new Uint8Array(RECORD_PREFIX_BYTES)
+  record[0] = RECORD_EXPIRY
+  writeUint64(new DataView(record.buffer), 1, expiresAtMs)
+  return record
+}
+
 /** The end record. */
 export function encodeEndRecord(): Uint8Array {
   return Uint8Array.of(RECORD_END)
 }
 
-/** Bytes of a payload carrying files of these lengths: magic, a prefix per file, the files, the end. */
-export function syncPayloadLength(fileLengths: Iterable<number>): number {
-  let total = SYNC_MAGIC.length + 1
+/**
+ * Bytes of a payload carrying files of these lengths and `expiries` expiry records: magic, a
+ * prefix per file, the files, the expiry records, the end.
+ */
+export function syncPayloadLength(fileLengths: Iterable<number>, expiries = 0): number {
+  let total = SYNC_MAGIC.length + 1 + expiries * RECORD_PREFIX_BYTES
   for (const length of fileLengths) total += RECORD_PREFIX_BYTES + length
   return total
 }
@@ -91,7 +105,7 @@ type ReaderState = 'magic' | 'prefix' | 'file' | 'end'
  * its last byte arrives, in payload order (with each layer's `setBits` when `countBits` is given:
  * filter-file-stream.ts). Throws {@link DecodeError} (and again on every later
  * push) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
- * length no filter within the limits can have; a file that is not valid or does not fill its
+ * length no filter within the limits can have; an expiry past 2^53 ms or with no filter before it; a file that is not valid or does not fill its
  * record exactly; any byte after the end record. `accept` may throw too (a DecodeError of its own).
  */
 export class SyncPayloadReader {
@@ -109,6 +123,8 @@ export class SyncPayloadReader {
     private readonly accept: (record: FilterRecord) => void,
     private readonly checksum: Checksum = crc32,
     private readonly countBits?: BitCounter,
+    /** Takes an expiry record's time (it belongs to the filter accepted just before). */
+    private readonly acceptExpiry?: (expiresAtMs: number) => void,
   ) {}
 
   /** Whether the end record was seen. */
@@ -137,8 +153,8 @@ export class SyncPayloadReader {
       case 'magic':
         return this.fill(chunk, at, SYNC_MAGIC.length, () => this.checkMagic())
       case 'prefix':
-        if (this.scratchFill === 0 && chunk[at] !== RECORD_FILTER) return this.endOrUnknown(chunk[at]!)
-        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => this.startFile())
+        if (this.scratchFill === 0 && chunk[at] !== RECORD_FILTER && chunk[at] !== RECORD_EXPIRY) return this.endOrUnknown(chunk[at]!)
+        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => (this.scratch[0] === RECORD_EXPIRY ? this.takeExpiry() : this.startFile()))
       case 'file':
         return this.takeFile(chunk, at)
       case 'end':
@@ -169,6 +185,13 @@ export class SyncPayloadReader {
     if (type !== RECORD_END) throw new DecodeError('corrupt', `unknown record type ${type} at byte ${this.position}`)
     this.state = 'end'
     return 1
+  }
+
+  private takeExpiry(): void {
+    const expiresAt = readUint64(new DataView(this.scratch.buffer), 1)
+    const at = this.position + 1 - RECORD_PREFIX_BYTES
+    if (expiresAt === undefined || this.acceptExpiry === undefined) throw new DecodeError('corrupt', `expiry record at byte ${at}: no expiry is at ${expiresAt ?? 'over 2^53'}`)
+    this.acceptExpiry(expiresAt)
   }
 
   private startFile(): void {

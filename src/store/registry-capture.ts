@@ -15,7 +15,7 @@ import type { FilterParts } from '../core/scalable-filter.js'
 import { encodedLength, fileVersionFor, recordProblem } from '../format/codec.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
 import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, writeLayerChecksum } from '../format/header.js'
-import { encodeEndRecord, encodeRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
+import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
 import { LayerCopy } from './layer-copy.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { FilterRegistry } from './registry.js'
@@ -46,6 +46,8 @@ interface CapturedFilter {
   readonly name: Buffer
   readonly parts: FilterParts
   readonly copies: LayerCopy[]
+  /** When the key expires (unix ms), if it does: an expiry record follows its file. */
+  readonly expiresAt: number | undefined
 }
 
 /** What {@link PayloadCapture.next} works through, one after another. */
@@ -60,16 +62,18 @@ type Segment =
  */
 export function captureRegistry(registry: FilterRegistry): RegistryCapture {
   const filters: CapturedFilter[] = []
-  for (const entry of registry.entries()) {
+  // Every entry held, expired ones too (as redis's RDB): a replica deletes a key only when its
+  // master's DEL comes, and a master's own expiry propagates that DEL after the capture point.
+  for (const entry of registry.allEntries()) {
     const name = FilterRegistry.bytesOf(entry.name)
     const parts = entry.filter.toParts()
     const problem = recordProblem({ name, parts })
     if (problem !== undefined) throw new Error(`filter ${quotedName(entry.name)} cannot be sent: ${problem}`)
-    filters.push({ name, parts, copies: [] })
+    filters.push({ name, parts, copies: [], expiresAt: entry.expiresAt })
   }
   // Guards go on only once every filter is known to encode: a refusal leaves none behind.
   let index = 0
-  for (const entry of registry.entries()) {
+  for (const entry of registry.allEntries()) {
     filters[index++]!.copies.push(...entry.filter.layers.map((layer: BloomLayer) => new LayerCopy(layer)))
   }
   return new PayloadCapture(filters)
@@ -84,7 +88,8 @@ class PayloadCapture implements RegistryCapture {
   private sent = 0
 
   constructor(private readonly filters: CapturedFilter[]) {
-    this.totalBytes = syncPayloadLength(filters.map((filter) => encodedLength(filter)))
+    const expiries = filters.filter((filter) => filter.expiresAt !== undefined).length
+    this.totalBytes = syncPayloadLength(filters.map((filter) => encodedLength(filter)), expiries)
     this.segments = payloadSegments(filters)
   }
 
@@ -170,6 +175,8 @@ function* payloadSegments(filters: readonly CapturedFilter[]): Generator<Segment
       yield { kind: 'bitmap', copy: copies[i]!, at: 0 }
     }
     yield bytes(encodeFileTrailer({ name, expansion: parts.expansion, nonScaling: parts.nonScaling }, nativeCrc32))
+    // Past 2^53 ms (285,000 years) a time is kept as the largest the record holds.
+    if (filter.expiresAt !== undefined) yield bytes(encodeExpiryRecord(Math.max(0, Math.min(filter.expiresAt, Number.MAX_SAFE_INTEGER))))
   }
   yield bytes(encodeEndRecord())
 }

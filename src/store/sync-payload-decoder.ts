@@ -14,6 +14,8 @@ import { nativeCrc32 } from './native-crc32.js'
 export interface SyncedFilter {
   readonly name: Buffer
   readonly filter: ScalableBloomFilter
+  /** When it expires (unix ms), if it does: the key is created with it (an expiry record). */
+  expiresAt?: number
 }
 
 /**
@@ -26,10 +28,11 @@ export interface SyncedFilter {
 export class SyncPayloadDecoder {
   private readonly reader: SyncPayloadReader
   private readonly decoded = new Map<string, SyncedFilter>()
+  private last: SyncedFilter | undefined
 
   /** `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit. */
   constructor(limits: SyncPayloadLimits) {
-    this.reader = new SyncPayloadReader({ maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes))
+    this.reader = new SyncPayloadReader({ maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt))
   }
 
   /**
@@ -63,6 +66,12 @@ export class SyncPayloadDecoder {
       if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(key.slice(0, 64))}: ${error.message}`)
       throw error
     }
-    this.decoded.set(key, { name, filter })
+    this.last = { name, filter }
+    this.decoded.set(key, this.last)
+  }
+
+  private expire(expiresAt: number): void {
+    if (this.last === undefined || this.last.expiresAt !== undefined) throw new DecodeError('corrupt', 'an expiry record that follows no filter record')
+    this.last.expiresAt = expiresAt
   }
 }

@@ -129,6 +129,30 @@ describe('captureRegistry', () => {
     expect(guards(registry)).toBe(0)
   })
 
+  it('carries each expiry in a record after its file, expired keys too, and the replica gets them', () => {
+    const registry = new FilterRegistry()
+    registry.set('lasting', filterOf(SCALING, 10))
+    registry.set('expiring', filterOf(SCALING, 10, 'e'))
+    registry.set('expired', filterOf(SCALING, 10, 'x'))
+    registry.setExpiry(registry.get('expiring')!, 4_102_444_800_000)
+    registry.setExpiry(registry.allEntries().next().value!, undefined)
+    const expired = [...registry.allEntries()].find((entry) => entry.name === 'expired')!
+    registry.setExpiry(expired, 1000) // long past: a replica keeps it until its master's DEL comes
+    const capture = captureRegistry(registry)
+    const payload = drain(capture, 777)
+    const decoded = [...decode(payload, 50).filters()]
+    expect(decoded.map((f) => [f.name.toString('latin1'), f.expiresAt])).toEqual([
+      ['lasting', undefined], ['expiring', 4_102_444_800_000], ['expired', 1000],
+    ])
+    // The record: type 2 and the time as u64le, right after the file it belongs to.
+    const record = Buffer.alloc(9)
+    record[0] = 2
+    record.writeBigUInt64LE(4_102_444_800_000n, 1)
+    expect(payload.includes(record)).toBe(true)
+    // An expiry record with no filter before it is refused.
+    expect(() => decode(Buffer.concat([Buffer.from('BFSSYNC1', 'latin1'), record, Buffer.of(0)]), 4)).toThrow(/expiry record that follows no filter/)
+  })
+
   it('sends the magic and the end record alone for an empty registry', () => {
     const capture = captureRegistry(new FilterRegistry())
     expect(drain(capture, 100).toString('latin1')).toBe('BFSSYNC1\x00')
