@@ -1,0 +1,58 @@
+/**
+ * Issue 16, SENTINEL FAILOVER: a failover with the master alive. Sentinel promotes a replica with
+ * MULTI / SLAVEOF NO ONE / CONFIG REWRITE / CLIENT KILL TYPE normal|pubsub / EXEC, then demotes
+ * the old master the same way (SLAVEOF <new master>): its clients are closed (CLIENT KILL TYPE
+ * normal), so the ioredis client finds the new master through the Sentinels and goes on writing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { IoredisWriter } from '../helpers/acked-writer.js'
+import { waitNewMaster } from '../helpers/cluster-sentinels.js'
+import type { ClusterNode } from '../helpers/cluster-nodes.js'
+import { expectWritesOn, nodeOn, startMonitoredCluster, type MonitoredCluster } from '../helpers/failover-scenario.js'
+
+let setup: MonitoredCluster
+let writer: IoredisWriter
+let failoverAt = 0
+let newMaster: ClusterNode
+
+beforeAll(async () => {
+  setup = await startMonitoredCluster()
+  writer = new IoredisWriter(setup.sentinels)
+  writer.start()
+})
+afterAll(async () => {
+  await writer?.stop()
+  await setup?.cluster.stopAll()
+})
+
+describe('SENTINEL FAILOVER with the master alive', () => {
+  it('promotes a replica', async () => {
+    const [master] = setup.nodes
+    await writer.waitAcked(20, 0, { port: master.port })
+    failoverAt = Date.now()
+    expect(await setup.sentinels[0]!.command('SENTINEL', 'FAILOVER', 'mymaster')).toBe('OK')
+    newMaster = nodeOn(setup.nodes, await waitNewMaster(setup.sentinels, master.port, 60_000))
+    expect((await newMaster.info()).get('role')).toBe('master')
+  })
+
+  it('demotes the old master, alive, to a synced replica of the new one; the other replica follows', async () => {
+    const [oldMaster] = setup.nodes
+    const other = setup.nodes.find((n) => n !== oldMaster && n !== newMaster)!
+    await Promise.all([oldMaster.waitLinkUp(newMaster.port, 90_000), other.waitLinkUp(newMaster.port, 90_000)])
+  })
+
+  it('the client is moved off the demoted master and keeps writing on the new one', async () => {
+    await writer.waitAcked(20, failoverAt, { port: newMaster.port })
+  })
+
+  // Sentinel does not pause the old master's writes: between SLAVEOF NO ONE on the promoted
+  // replica and the other replica's move, a write on the old master can be acknowledged by the
+  // other replica alone and then be lost with its resync (redis-server does the same). So the
+  // writes that must survive are those acknowledged before the failover began and those
+  // acknowledged by the new master.
+  it('every write acknowledged before the failover or by the new master is on all three nodes', async () => {
+    await writer.stop()
+    const acked = writer.acked.filter((w) => w.at < failoverAt || w.port === newMaster.port)
+    for (const node of setup.nodes) await expectWritesOn(node, acked)
+  })
+})
