@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IoredisWriter } from '../helpers/acked-writer.js'
 import { waitNewMaster } from '../helpers/cluster-sentinels.js'
-import type { ClusterNode } from '../helpers/cluster-nodes.js'
+import { NODE_KIND, type ClusterNode } from '../helpers/cluster-nodes.js'
 import { expectWritesOn, nodeOn, startMonitoredCluster, type MonitoredCluster } from '../helpers/failover-scenario.js'
 
 let setup: MonitoredCluster
 let writer: IoredisWriter
 let failoverAt = 0
 let newMaster: ClusterNode
+const figures: Record<string, number> = {}
 
 beforeAll(async () => {
   setup = await startMonitoredCluster()
@@ -23,6 +24,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await writer?.stop()
   await setup?.cluster.stopAll()
+  console.info(`manual failover figures (${NODE_KIND}): ${JSON.stringify(figures)}`)
 })
 
 describe('SENTINEL FAILOVER with the master alive', () => {
@@ -32,6 +34,7 @@ describe('SENTINEL FAILOVER with the master alive', () => {
     failoverAt = Date.now()
     expect(await setup.sentinels[0]!.command('SENTINEL', 'FAILOVER', 'mymaster')).toBe('OK')
     newMaster = nodeOn(setup.nodes, await waitNewMaster(setup.sentinels, master.port, 60_000))
+    figures.promotionMs = Date.now() - failoverAt
     expect((await newMaster.info()).get('role')).toBe('master')
   })
 
@@ -39,10 +42,12 @@ describe('SENTINEL FAILOVER with the master alive', () => {
     const [oldMaster] = setup.nodes
     const other = setup.nodes.find((n) => n !== oldMaster && n !== newMaster)!
     await Promise.all([oldMaster.waitLinkUp(newMaster.port, 90_000), other.waitLinkUp(newMaster.port, 90_000)])
+    figures.demotedMs = Date.now() - failoverAt
   })
 
   it('the client is moved off the demoted master and keeps writing on the new one', async () => {
-    await writer.waitAcked(20, failoverAt, { port: newMaster.port })
+    const after = await writer.waitAcked(20, failoverAt, { port: newMaster.port })
+    figures.firstAckedOnNewMasterMs = after[0]!.at - failoverAt
   })
 
   // Sentinel does not pause the old master's writes: between SLAVEOF NO ONE on the promoted
@@ -53,6 +58,7 @@ describe('SENTINEL FAILOVER with the master alive', () => {
   it('every write acknowledged before the failover or by the new master is on all three nodes', async () => {
     await writer.stop()
     const acked = writer.acked.filter((w) => w.at < failoverAt || w.port === newMaster.port)
+    Object.assign(figures, { acked: acked.length, ackedByOldMasterAfterFailover: writer.acked.length - acked.length, notAcked: writer.notAcked })
     for (const node of setup.nodes) await expectWritesOn(node, acked)
   })
 })

@@ -56,11 +56,17 @@ export abstract class AckedWriter {
   async waitAcked(count: number, since = 0, options: { port?: number; timeoutMs?: number } = {}): Promise<AckedWrite[]> {
     const matching = (): AckedWrite[] => this.acked.filter((w) => w.at >= since && (options.port === undefined || w.port === options.port))
     await waitUntil(
-      `${count} acknowledged writes by ${this.prefix}${options.port === undefined ? '' : ` on ${options.port}`} (errors: ${this.errors.slice(-3).join('; ')})`,
+      () => `${count} acknowledged writes by ${this.prefix}${options.port === undefined ? '' : ` on ${options.port}`} (${this.progress()})`,
       () => matching().length >= count,
       { timeoutMs: options.timeoutMs ?? 60_000 },
     )
     return matching()
+  }
+
+  /** What the writer has done so far, for failure messages. */
+  progress(): string {
+    const ports = [...new Set(this.acked.map((w) => w.port))].join(',')
+    return `${this.acked.length} acknowledged (ports ${ports}), ${this.notAcked} not; last errors: ${this.errors.slice(-3).join('; ')}`
   }
 
   async stop(): Promise<void> {
@@ -118,8 +124,8 @@ export class NodeRedisWriter extends AckedWriter {
   protected writeOnce: WriteOnce = async (item) => {
     const changes = this.masterChanges
     const acks = await this.sentinel.use(async (client) => {
-      await client.sendCommand(items.add(item))
-      return Number(await client.sendCommand(['WAIT', '1', '1000']))
+      await client.sendCommand(false, items.add(item))
+      return Number(await client.sendCommand(false, ['WAIT', '1', '1000']))
     })
     const port = this.sentinel.getMasterNode()?.port
     return acks >= 1 && this.masterChanges === changes ? port : undefined

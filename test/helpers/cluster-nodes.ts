@@ -282,7 +282,7 @@ export async function answersPing(port: number): Promise<boolean> {
  * watched process that exits fails at once. Errors thrown by `check` count as "not yet".
  */
 export async function waitUntil<T>(
-  what: string,
+  what: string | (() => string),
   check: () => Promise<T> | T,
   options: { timeoutMs?: number; intervalMs?: number; process?: ManagedProcess } = {},
 ): Promise<NonNullable<T>> {
@@ -297,11 +297,11 @@ export async function waitUntil<T>(
     }
     const watched = options.process
     if (watched !== undefined && watched.exitCode !== undefined) {
-      throw new Error(`${what}: the process exited with ${watched.exitCode}\n${watched.logTail()}`)
+      throw new Error(`${typeof what === 'string' ? what : what()}: the process exited with ${watched.exitCode}\n${watched.logTail()}`)
     }
     if (Date.now() > deadline) {
       const tail = watched === undefined ? '' : `\n${watched.logTail()}`
-      throw new Error(`timed out waiting until ${what}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}${tail}`)
+      throw new Error(`timed out waiting until ${typeof what === 'string' ? what : what()}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}${tail}`)
     }
     await sleep(options.intervalMs ?? 100)
   }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { AckedWrite, AckedWriter } from './acked-writer.js'
-import { Cluster, ClusterNode, items, waitUntil } from './cluster-nodes.js'
+import { Cluster, ClusterNode, items, NODE_KIND, waitUntil } from './cluster-nodes.js'
 import { startSentinels, waitNewMaster, waitSentinelsConverged, waitSentinelsSeeReplica, type Sentinel } from './cluster-sentinels.js'
 
 /** Issue 16: a replica is promoted within 10 s of the master's death (measured on redis 7.0: 4.5 s). */
@@ -70,6 +70,7 @@ export function killMasterScenario(makeWriter: (sentinels: readonly Sentinel[]) 
   let writer: AckedWriter
   let killedAt = 0
   let newMaster: ClusterNode
+  const figures: Record<string, number | string> = {}
 
   beforeAll(async () => {
     setup = await startMonitoredCluster()
@@ -79,6 +80,8 @@ export function killMasterScenario(makeWriter: (sentinels: readonly Sentinel[]) 
   afterAll(async () => {
     await writer?.stop()
     await setup?.cluster.stopAll()
+    // The timeline, for comparison with redis-server's (replication-sentinel.md §4).
+    console.info(`failover figures (${NODE_KIND}): ${JSON.stringify(figures)}`)
   })
 
   it('promotes a replica within 10 s of a kill -9 of the master, while the client writes', async () => {
@@ -88,13 +91,15 @@ export function killMasterScenario(makeWriter: (sentinels: readonly Sentinel[]) 
     await master.kill()
     const port = await waitNewMaster(setup.sentinels, master.port, 60_000)
     const promotionMs = Date.now() - killedAt
+    figures.promotionMs = promotionMs
     expect(promotionMs).toBeLessThanOrEqual(PROMOTION_LIMIT_MS)
     newMaster = nodeOn(setup.nodes, port)
     await waitUntil(`${newMaster.name} says role:master`, async () => (await newMaster.info()).get('role') === 'master')
   })
 
   it('the client keeps writing, acknowledged through the new master', async () => {
-    await writer.waitAcked(20, killedAt, { port: newMaster.port })
+    const after = await writer.waitAcked(20, killedAt, { port: newMaster.port })
+    figures.firstAckedAfterKillMs = after[0]!.at - killedAt
   })
 
   it('every acknowledged write is on the new master and on the other replica, now its replica', async () => {
@@ -107,11 +112,14 @@ export function killMasterScenario(makeWriter: (sentinels: readonly Sentinel[]) 
 
   it('the old master, restarted with its old config, becomes a synced replica of the new master', async () => {
     const [oldMaster] = setup.nodes
+    const restartedAt = Date.now()
     await oldMaster.start()
     await oldMaster.waitLinkUp(newMaster.port, 90_000)
+    figures.rejoinMs = Date.now() - restartedAt
     await waitSentinelsSeeReplica(setup.sentinels, oldMaster.port)
     await writer.stop()
     const acked = [...writer.acked]
+    Object.assign(figures, { acked: acked.length, notAcked: writer.notAcked })
     for (const node of setup.nodes) await expectWritesOn(node, acked)
   })
 }
