@@ -5,7 +5,8 @@
 import { describe } from 'vitest'
 import { IoredisWriter } from '../helpers/acked-writer.js'
 import { killMasterScenario } from '../helpers/failover-scenario.js'
+import { hasTool } from '../helpers/tools.js'
 
-describe('Sentinel failover after kill -9 of the master, ioredis in Sentinel mode', () => {
+describe.skipIf(!hasTool('redis-sentinel'))('Sentinel failover after kill -9 of the master, ioredis in Sentinel mode', () => {
   killMasterScenario(async (sentinels) => new IoredisWriter(sentinels))
 })

@@ -5,8 +5,9 @@
 import { describe } from 'vitest'
 import { NodeRedisWriter } from '../helpers/acked-writer.js'
 import { killMasterScenario } from '../helpers/failover-scenario.js'
+import { hasTool } from '../helpers/tools.js'
 
-describe('Sentinel failover after kill -9 of the master, node-redis createSentinel', () => {
+describe.skipIf(!hasTool('redis-sentinel'))('Sentinel failover after kill -9 of the master, node-redis createSentinel', () => {
   killMasterScenario(async (sentinels) => {
     const writer = new NodeRedisWriter(sentinels)
     await writer.connect()

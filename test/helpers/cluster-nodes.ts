@@ -64,10 +64,8 @@ export class Cluster {
   }
 
   /** Creates a node's directory and config file (its port picked free now) and starts it. */
-  async node(name: string, options: NodeOptions = {}): Promise<ClusterNode> {
-    const node = new ClusterNode(this, name, await freePort(), options)
-    await node.start()
-    return node
+  node(name: string, options: NodeOptions = {}): Promise<ClusterNode> {
+    return startOnFreePort(async (port) => new ClusterNode(this, name, port, options))
   }
 
   /** An ioredis client that is closed by stopAll (no reconnection, no retries). */
@@ -220,10 +218,12 @@ export class ClusterNode {
 
   /** Waits until this node is a replica of `masterPort` with its link up; returns its INFO replication. */
   waitLinkUp(masterPort: number, timeoutMs = 60_000): Promise<Map<string, string>> {
+    let seen = ''
     return waitUntil(
-      `${this.name} is a replica of ${masterPort} with master_link_status:up`,
+      () => `${this.name} is a replica of ${masterPort} with master_link_status:up (it says ${seen})`,
       async () => {
         const info = await this.info()
+        seen = ['role', 'master_port', 'master_link_status'].map((key) => `${key}:${info.get(key)}`).join(' ')
         const up = info.get('role') === 'slave' && info.get('master_port') === String(masterPort) && info.get('master_link_status') === 'up'
         return up ? info : undefined
       },
@@ -250,6 +250,24 @@ export class ClusterNode {
     const value = (await this.info(section)).get(field)
     if (value === undefined) throw new Error(`${this.name}: INFO ${section} has no ${field}`)
     return Number(value)
+  }
+}
+
+/**
+ * Starts what `make(port)` builds on a port that was free a moment ago; if the process exits while
+ * starting (another program took the port in between), tries again with another port, 3 times.
+ */
+export async function startOnFreePort<T extends { start(): Promise<void>; process: ManagedProcess | undefined }>(
+  make: (port: number) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await make(await freePort())
+    try {
+      await started.start()
+      return started
+    } catch (error) {
+      if (attempt >= 3 || started.process?.exitCode === undefined) throw error
+    }
   }
 }
 

@@ -6,8 +6,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { Redis } from 'ioredis'
-import { answersPing, ManagedProcess, waitUntil, type Cluster } from './cluster-nodes.js'
-import { freePort } from './tools.js'
+import { answersPing, ManagedProcess, startOnFreePort, waitUntil, type Cluster } from './cluster-nodes.js'
 
 export const MASTER_NAME = 'mymaster'
 
@@ -67,26 +66,28 @@ function pairs(flat: string[]): Map<string, string> {
 export async function startSentinels(cluster: Cluster, masterPort: number, count = 3): Promise<Sentinel[]> {
   const sentinels: Sentinel[] = []
   for (let i = 1; i <= count; i++) {
-    const port = await freePort()
-    const dir = path.join(cluster.dir, `sentinel${i}`)
-    mkdirSync(dir, { recursive: true })
-    const configFile = path.join(dir, 'sentinel.conf')
-    const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS
-    const lines = [
-      `port ${port}`,
-      'bind 127.0.0.1',
-      `dir ${dir}`,
-      `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${masterPort} ${quorum}`,
-      `sentinel down-after-milliseconds ${MASTER_NAME} ${downAfterMs}`,
-      `sentinel failover-timeout ${MASTER_NAME} ${failoverTimeoutMs}`,
-      `sentinel parallel-syncs ${MASTER_NAME} 1`,
-    ]
-    writeFileSync(configFile, lines.join('\n') + '\n')
-    const sentinel = new Sentinel(cluster, `sentinel${i}`, port, configFile)
-    await sentinel.start()
-    sentinels.push(sentinel)
+    sentinels.push(await startOnFreePort(async (port) => sentinelOn(cluster, `sentinel${i}`, port, masterPort)))
   }
   return sentinels
+}
+
+/** A Sentinel's directory and config file, monitoring 127.0.0.1:masterPort. */
+function sentinelOn(cluster: Cluster, name: string, port: number, masterPort: number): Sentinel {
+  const dir = path.join(cluster.dir, name)
+  mkdirSync(dir, { recursive: true })
+  const configFile = path.join(dir, 'sentinel.conf')
+  const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS
+  const lines = [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    `dir ${dir}`,
+    `sentinel monitor ${MASTER_NAME} 127.0.0.1 ${masterPort} ${quorum}`,
+    `sentinel down-after-milliseconds ${MASTER_NAME} ${downAfterMs}`,
+    `sentinel failover-timeout ${MASTER_NAME} ${failoverTimeoutMs}`,
+    `sentinel parallel-syncs ${MASTER_NAME} 1`,
+  ]
+  writeFileSync(configFile, lines.join('\n') + '\n')
+  return new Sentinel(cluster, name, port, configFile)
 }
 
 /**
