@@ -30,7 +30,9 @@ const FILTER = 'acc'
 /**
  * The data commands of the tests, for the node kind: items go into one Bloom filter on bfs and
  * are plain keys on redis-server (dev switch). A filter answers "maybe present" for items never
- * added, so presence checks prove that nothing is missing, and `count` (BF.CARD) that nothing is extra.
+ * added, so presence checks prove that nothing is missing; `count` (BF.CARD) compares a replica
+ * with its master (an item that was a false positive when added is not counted: compare counts
+ * between nodes, never with the number of items written).
  */
 export const items = {
   /** One item, as one command. */
