@@ -1,8 +1,9 @@
 /**
  * Issue 16, replication between real bfs processes: a master and two replicas started from config
  * files (`replicaof`), 200,000 items written by BF.MADD and found on both replicas after WAIT 2,
- * writes refused on a replica, a chained replica, and the three ways a replica comes back: a cut
- * link and a clean restart continue with a partial resync, a kill -9 takes a full one.
+ * writes refused on a replica, a chained replica, the three ways a replica comes back (a cut
+ * link and a clean restart continue with a partial resync, a kill -9 takes a full one), and a
+ * full sync in the disk form.
  * The tests of this file run in order on one set of processes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -138,5 +139,17 @@ describe('replication between bfs processes', () => {
     expect(await master.infoNumber('stats', 'sync_full')).toBe(full + 1)
     expect(await writeItems(cluster.client(master.port), written, written + 1000, 2)).toBe(2)
     await expectAllItems(replica2)
+  })
+
+  it('copies every item by a full sync in the disk form too (repl-diskless-sync no)', async () => {
+    const full = await master.infoNumber('stats', 'sync_full')
+    expect(await master.command('CONFIG', 'SET', 'repl-diskless-sync', 'no')).toBe('OK')
+    const diskReplica = await cluster.node('disk-replica', { replicaOf: master.port })
+    await diskReplica.waitLinkUp(master.port)
+    expect(await master.infoNumber('stats', 'sync_full')).toBe(full + 1)
+    expect(await writeItems(cluster.client(master.port), written, written + 1000, 3)).toBe(3)
+    await expectAllItems(diskReplica)
+    await diskReplica.kill()
+    expect(await master.command('CONFIG', 'SET', 'repl-diskless-sync', 'yes')).toBe('OK')
   })
 })
