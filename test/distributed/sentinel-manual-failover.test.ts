@@ -4,48 +4,36 @@
  * the old master the same way (SLAVEOF <new master>): its clients are closed (CLIENT KILL TYPE
  * normal), so the ioredis client finds the new master through the Sentinels and goes on writing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { IoredisWriter } from '../helpers/acked-writer.js'
 import { waitNewMaster } from '../helpers/cluster-sentinels.js'
-import { items, NODE_KIND, type ClusterNode } from '../helpers/cluster-nodes.js'
+import { items, type ClusterNode } from '../helpers/cluster-nodes.js'
 import { hasTool } from '../helpers/tools.js'
-import { expectWritesOn, nodeOn, startMonitoredCluster, type MonitoredCluster } from '../helpers/failover-scenario.js'
+import { expectWritesOn, nodeOn, withMonitoredCluster } from '../helpers/failover-scenario.js'
 
 describe.skipIf(!hasTool('redis-sentinel'))('SENTINEL FAILOVER with the master alive', () => {
-  let setup: MonitoredCluster
-  let writer: IoredisWriter
+  const figures: Record<string, number> = {}
+  const run = withMonitoredCluster(async (sentinels) => new IoredisWriter(sentinels), 'manual failover', figures)
   let failoverAt = 0
   let newMaster: ClusterNode
-  const figures: Record<string, number> = {}
-
-  beforeAll(async () => {
-    setup = await startMonitoredCluster()
-    writer = new IoredisWriter(setup.sentinels)
-    writer.start()
-  })
-  afterAll(async () => {
-    await writer?.stop()
-    await setup?.cluster.stopAll()
-    console.info(`manual failover figures (${NODE_KIND}): ${JSON.stringify(figures)}`)
-  })
 
   let blockedWait: Promise<unknown>
 
   it('promotes a replica', async () => {
-    const [master] = setup.nodes
-    await writer.waitAcked(20, 0, { port: master.port })
+    const [master] = run.setup.nodes
+    await run.writer.waitAcked(20, 0, { port: master.port })
     // A client blocked in WAIT (5 replicas, no timeout) on the master when it is demoted.
-    blockedWait = setup.cluster.client(master.port).call('WAIT', '5', '0').catch((error: Error) => error)
+    blockedWait = run.setup.cluster.client(master.port).call('WAIT', '5', '0').catch((error: Error) => error)
     failoverAt = Date.now()
-    expect(await setup.sentinels[0]!.command('SENTINEL', 'FAILOVER', 'mymaster')).toBe('OK')
-    newMaster = nodeOn(setup.nodes, await waitNewMaster(setup.sentinels, master.port, 60_000))
+    expect(await run.setup.sentinels[0]!.command('SENTINEL', 'FAILOVER', 'mymaster')).toBe('OK')
+    newMaster = nodeOn(run.setup.nodes, await waitNewMaster(run.setup.sentinels, master.port, 60_000))
     figures.promotionMs = Date.now() - failoverAt
     expect((await newMaster.info()).get('role')).toBe('master')
   })
 
   it('demotes the old master, alive, to a synced replica of the new one (its blocked and normal clients closed, writes refused); the other replica follows', async () => {
-    const [oldMaster] = setup.nodes
-    const other = setup.nodes.find((n) => n !== oldMaster && n !== newMaster)!
+    const [oldMaster] = run.setup.nodes
+    const other = run.setup.nodes.find((n) => n !== oldMaster && n !== newMaster)!
     await Promise.all([oldMaster.waitLinkUp(newMaster.port, 90_000), other.waitLinkUp(newMaster.port, 90_000)])
     figures.demotedMs = Date.now() - failoverAt
     // The blocked WAIT is released: SLAVEOF answers it -UNBLOCKED and closes it (redis blocked.c
@@ -57,7 +45,7 @@ describe.skipIf(!hasTool('redis-sentinel'))('SENTINEL FAILOVER with the master a
   })
 
   it('the client is moved off the demoted master and keeps writing on the new one', async () => {
-    const after = await writer.waitAcked(20, failoverAt, { port: newMaster.port })
+    const after = await run.writer.waitAcked(20, failoverAt, { port: newMaster.port })
     figures.firstAckedOnNewMasterMs = after[0]!.at - failoverAt
   })
 
@@ -67,9 +55,9 @@ describe.skipIf(!hasTool('redis-sentinel'))('SENTINEL FAILOVER with the master a
   // writes that must survive are those acknowledged before the failover began and those
   // acknowledged by the new master.
   it('every write acknowledged before the failover or by the new master is on all three nodes', async () => {
-    await writer.stop()
-    const acked = writer.acked.filter((w) => w.at < failoverAt || w.port === newMaster.port)
-    Object.assign(figures, { acked: acked.length, ackedByOldMasterAfterFailover: writer.acked.length - acked.length, notAcked: writer.notAcked })
-    for (const node of setup.nodes) await expectWritesOn(node, acked)
+    await run.writer.stop()
+    const acked = run.writer.acked.filter((w) => w.at < failoverAt || w.port === newMaster.port)
+    Object.assign(figures, { acked: acked.length, ackedByOldMasterAfterFailover: run.writer.acked.length - acked.length, notAcked: run.writer.notAcked })
+    for (const node of run.setup.nodes) await expectWritesOn(node, acked)
   })
 })

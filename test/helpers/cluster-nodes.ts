@@ -203,14 +203,8 @@ export class ClusterNode {
   }
 
   /** One command on a fresh connection (the node may have been restarted since the last one). */
-  async command(...args: (string | number)[]): Promise<unknown> {
-    const client = new Redis({ port: this.port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
-    client.on('error', () => {})
-    try {
-      return await client.call(String(args[0]), ...args.slice(1).map(String))
-    } finally {
-      client.disconnect()
-    }
+  command(...args: (string | number)[]): Promise<unknown> {
+    return commandOn(this.port, args)
   }
 
   /** INFO <section> as a map of its `key:value` lines. */
@@ -270,6 +264,17 @@ export async function startOnFreePort<T extends { start(): Promise<void>; proces
     } catch (error) {
       if (attempt >= 3 || started.process?.exitCode === undefined) throw error
     }
+  }
+}
+
+/** One command to the server on `port`, on a connection of its own. */
+export async function commandOn(port: number, args: readonly (string | number)[]): Promise<unknown> {
+  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
+  client.on('error', () => {})
+  try {
+    return await client.call(String(args[0]), ...args.slice(1).map(String))
+  } finally {
+    client.disconnect()
   }
 }
 

@@ -5,8 +5,7 @@
  */
 import { writeFileSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { Redis } from 'ioredis'
-import { answersPing, ManagedProcess, startOnFreePort, waitUntil, type Cluster } from './cluster-nodes.js'
+import { answersPing, commandOn, ManagedProcess, startOnFreePort, waitUntil, type Cluster } from './cluster-nodes.js'
 
 export const MASTER_NAME = 'mymaster'
 
@@ -29,14 +28,8 @@ export class Sentinel {
   }
 
   /** One command on a fresh connection. */
-  async command(...args: (string | number)[]): Promise<unknown> {
-    const client = new Redis({ port: this.port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
-    client.on('error', () => {})
-    try {
-      return await client.call(String(args[0]), ...args.slice(1).map(String))
-    } finally {
-      client.disconnect()
-    }
+  command(...args: (string | number)[]): Promise<unknown> {
+    return commandOn(this.port, args)
   }
 
   /** The master's port by SENTINEL get-master-addr-by-name. */

@@ -62,64 +62,75 @@ export function nodeOn(nodes: readonly ClusterNode[], port: number): ClusterNode
 }
 
 /**
+ * Registers the hooks of a failover file: before all, the monitored cluster and a started writer
+ * (the returned object's fields); after all, both stopped and `figures` printed (the timeline, for
+ * comparison with redis-server's: replication-sentinel.md §4).
+ */
+export function withMonitoredCluster(
+  makeWriter: (sentinels: readonly Sentinel[]) => Promise<AckedWriter>,
+  label: string,
+  figures: Record<string, number>,
+): { setup: MonitoredCluster; writer: AckedWriter } {
+  const run = {} as { setup: MonitoredCluster; writer: AckedWriter }
+  beforeAll(async () => {
+    run.setup = await startMonitoredCluster()
+    run.writer = await makeWriter(run.setup.sentinels)
+    run.writer.start()
+  })
+  afterAll(async () => {
+    await run.writer?.stop()
+    await run.setup?.cluster.stopAll()
+    console.info(`${label} figures (${NODE_KIND}): ${JSON.stringify(figures)}`)
+  })
+  return run
+}
+
+/**
  * kill -9 of the master under a stream of acknowledged writes: the tests of one file, in order.
  * `makeWriter` builds (and connects) the Sentinel-mode client.
  */
 export function killMasterScenario(makeWriter: (sentinels: readonly Sentinel[]) => Promise<AckedWriter>): void {
-  let setup: MonitoredCluster
-  let writer: AckedWriter
+  const figures: Record<string, number> = {}
+  const run = withMonitoredCluster(makeWriter, 'failover', figures)
   let killedAt = 0
   let newMaster: ClusterNode
-  const figures: Record<string, number | string> = {}
-
-  beforeAll(async () => {
-    setup = await startMonitoredCluster()
-    writer = await makeWriter(setup.sentinels)
-    writer.start()
-  })
-  afterAll(async () => {
-    await writer?.stop()
-    await setup?.cluster.stopAll()
-    // The timeline, for comparison with redis-server's (replication-sentinel.md §4).
-    console.info(`failover figures (${NODE_KIND}): ${JSON.stringify(figures)}`)
-  })
 
   it('promotes a replica within 10 s of a kill -9 of the master, while the client writes', async () => {
-    const [master] = setup.nodes
-    await writer.waitAcked(20, 0, { port: master.port })
+    const [master] = run.setup.nodes
+    await run.writer.waitAcked(20, 0, { port: master.port })
     killedAt = Date.now()
     await master.kill()
-    const port = await waitNewMaster(setup.sentinels, master.port, 60_000)
+    const port = await waitNewMaster(run.setup.sentinels, master.port, 60_000)
     const promotionMs = Date.now() - killedAt
     figures.promotionMs = promotionMs
     expect(promotionMs).toBeLessThanOrEqual(PROMOTION_LIMIT_MS)
-    newMaster = nodeOn(setup.nodes, port)
+    newMaster = nodeOn(run.setup.nodes, port)
     await waitUntil(`${newMaster.name} says role:master`, async () => (await newMaster.info()).get('role') === 'master')
   })
 
   it('the client keeps writing, acknowledged through the new master', async () => {
-    const after = await writer.waitAcked(20, killedAt, { port: newMaster.port })
+    const after = await run.writer.waitAcked(20, killedAt, { port: newMaster.port })
     figures.firstAckedAfterKillMs = after[0]!.at - killedAt
   })
 
   it('every acknowledged write is on the new master and on the other replica, now its replica', async () => {
-    const other = setup.nodes.find((n) => n !== setup.nodes[0] && n !== newMaster)!
+    const other = run.setup.nodes.find((n) => n !== run.setup.nodes[0] && n !== newMaster)!
     await other.waitLinkUp(newMaster.port)
-    const acked = [...writer.acked]
+    const acked = [...run.writer.acked]
     await expectWritesOn(newMaster, acked)
     await expectWritesOn(other, acked)
   })
 
   it('the old master, restarted with its old config, becomes a synced replica of the new master', async () => {
-    const [oldMaster] = setup.nodes
+    const [oldMaster] = run.setup.nodes
     const restartedAt = Date.now()
     await oldMaster.start()
     await oldMaster.waitLinkUp(newMaster.port, 90_000)
     figures.rejoinMs = Date.now() - restartedAt
-    await waitSentinelsSeeReplica(setup.sentinels, oldMaster.port)
-    await writer.stop()
-    const acked = [...writer.acked]
-    Object.assign(figures, { acked: acked.length, notAcked: writer.notAcked })
-    for (const node of setup.nodes) await expectWritesOn(node, acked)
+    await waitSentinelsSeeReplica(run.setup.sentinels, oldMaster.port)
+    await run.writer.stop()
+    const acked = [...run.writer.acked]
+    Object.assign(figures, { acked: acked.length, notAcked: run.writer.notAcked })
+    for (const node of run.setup.nodes) await expectWritesOn(node, acked)
   })
 }
