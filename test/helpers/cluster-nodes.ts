@@ -7,9 +7,10 @@
  *
  * The node under test is bfs (`node dist/main.js <conf>`). For developing the harness itself,
  * `BFS_DISTRIBUTED_NODE=redis-server` runs redis-server 7.0 nodes instead, with plain keys in
- * place of Bloom filters (SET/MSET/EXISTS for BF.ADD/BF.MADD/BF.EXISTS, DBSIZE for BF.CARD):
+ * place of Bloom filters (SET/MSET/MGET for BF.ADD/BF.MADD/BF.MEXISTS, DBSIZE for BF.CARD):
  * that validates the harness's waits and expectations against the reference implementation.
  * It is a development switch only: the committed tests always run bfs unless it is set.
+ * BFS_DISTRIBUTED_KEEP=1 keeps each test file's directory (config files, logs, data) for a look.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -72,19 +73,23 @@ export class Cluster {
 
   /** An ioredis client that is closed by stopAll (no reconnection, no retries). */
   client(port: number): Redis {
-    const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0, lazyConnect: false })
+    const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
     client.on('error', () => {})
     this.clients.add(client)
     return client
   }
 
-  /** Kills every process (SIGKILL), closes every client and removes the directory. */
+  /**
+   * Kills every process (SIGKILL), closes every client and removes the directory (kept, and
+   * named on stderr, with BFS_DISTRIBUTED_KEEP=1: the nodes' and Sentinels' logs and files).
+   */
   async stopAll(): Promise<void> {
     for (const client of this.clients) client.disconnect()
     this.clients.clear()
     await Promise.all([...this.processes].map((managed) => managed.kill()))
     process.removeListener('exit', this.onExit)
-    rmSync(this.dir, { recursive: true, force: true })
+    if (process.env.BFS_DISTRIBUTED_KEEP === '1') process.stderr.write(`distributed test files kept in ${this.dir}\n`)
+    else rmSync(this.dir, { recursive: true, force: true })
   }
 }
 
@@ -94,7 +99,7 @@ export class ManagedProcess {
   exitCode: number | null | undefined = undefined
 
   constructor(
-    private readonly cluster: Cluster,
+    cluster: Cluster,
     readonly child: ChildProcess,
     readonly logFile: string,
   ) {
