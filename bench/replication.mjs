@@ -6,7 +6,8 @@
 //   fullsync    a filter of BIG_BYTES (1 GiB) on a master, then REPLICAOF on a fresh replica: the time
 //               until the replica's link is up, and the master's worst stall meanwhile, seen from
 //               outside: one client sends PING after PING to the master and keeps the longest
-//               round trip (the same probe on the idle master first, for reference).
+//               round trip (the same probe on the idle master first, for reference); and from
+//               inside, the master's log line on the full sync (its longest event-loop slice).
 //   lag         BF.ADD -P 16 for LAG_SECONDS on the master with its replica: master_repl_offset minus
 //               the replica's slave_repl_offset, sampled every 100 ms (median and max, in bytes), and
 //               the time the replica takes to catch up once the load stops.
@@ -19,7 +20,7 @@
 //                                  big filter): a development switch to check the script itself.
 // Needs redis-benchmark (Debian redis-tools) and, for BENCH_NODE=redis-server, redis-server.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -189,8 +190,10 @@ async function fullSync() {
   const mib = (BIG_BYTES / 2 ** 20).toFixed(0)
   console.log(`| full sync of a ${mib} MiB filter (REPLICAOF to master_link_status:up) | ${syncMs} ms |`)
   console.log(`| master's longest PING round trip during it (idle: ${idle.toFixed(1)} ms) | ${worst.toFixed(1)} ms |`)
-  const stats = await info(master.redis, 'stats')
-  for (const [key, value] of stats) if (/stall|slice/.test(key)) console.log(`| master INFO ${key} | ${value} |`)
+  // The master's own figure: its log line "Full sync of N bytes (diskless) done in T ms, longest
+  // event-loop slice S ms" (src/replication/full-sync.ts).
+  const logged = readFileSync(path.join(dir, master.name, 'node.log'), 'utf8').match(/Full sync of .*longest event-loop slice [\d.]+ ms/g)
+  if (logged !== null) console.log(`| master's log | ${logged.at(-1)} |`)
   for (const node of [master, replica]) node.child.kill('SIGKILL')
 }
 
