@@ -8,6 +8,9 @@ import { defineConfig } from 'vitest/config'
  * - slow: the tests that take long or hold much memory: `npm run test:slow`. They run after the
  *   others, one file at a time, so that `npm test` never holds two of them at once.
  * - server: everything else (real servers over real sockets, child processes, the built package).
+ * - distributed: several bfs processes replicating, and real redis-sentinel processes failing them
+ *   over (test/distributed, issue 16): `npm run test:distributed`. Last, one file at a time (each
+ *   holds 3-4 servers and 3 Sentinels for tens of seconds).
  */
 const UNIT = [
   'test/architecture/**/*.test.ts',
@@ -20,6 +23,7 @@ const UNIT = [
   'test/docs/readme.test.ts',
   'test/http/query-value.test.ts',
 ]
+const DISTRIBUTED = ['test/distributed/**/*.test.ts']
 const SLOW = [
   'test/store/huge-filter.test.ts', // a CRC over 4 GiB, a snapshot of a filter of more than 2^32 bits
   'test/docs/readme-snippets.test.ts', // type-checks and runs the README's code against the build
@@ -39,8 +43,19 @@ export default defineConfig({
     outputFile: { json: 'test-results/vitest.json' },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: SLOW, isolate: false } },
-      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW] } },
+      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED] } },
       { extends: true, test: { name: 'slow', include: SLOW, maxWorkers: 1, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'distributed',
+          include: DISTRIBUTED,
+          maxWorkers: 1,
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 })
