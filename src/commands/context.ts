@@ -12,6 +12,8 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 import type { ReplicationState } from '../replication/replication-state.js'
+import type { MasterSide } from '../replication/master-side.js'
+import type { PeerConnection } from '../replication/replica-peer.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -50,6 +52,8 @@ export interface ClientSession {
   kind: ClientKind
   /** Channels plus patterns it is subscribed to (0: none; CLIENT LIST's P flag, type pubsub). */
   subscriptionCount(): number
+  /** Its connection, for replication (raw writes, blocking in WAIT); none for HTTP and the log's replay. */
+  readonly peer?: PeerConnection
 }
 
 /** The server as handlers see it. */
@@ -85,6 +89,8 @@ export interface ServerContext {
   propagate(argv: CommandArgs | readonly Uint8Array[], targets?: PropagateTargets): void
   /** The replication ids, offset and stream (replication/replication-state.ts); its role. */
   readonly replication: ReplicationState
+  /** The master's side of replication: replicas, backlog, full syncs, WAIT (replication/master-side.ts). */
+  readonly masterSide: MasterSide
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

@@ -10,6 +10,10 @@ export class Stats {
   keyspaceMisses = 0
   /** Requests answered by the HTTP listener, any path. */
   httpRequests = 0
+  /** Full syncs served, PSYNCs continued, PSYNCs refused (redis stat_sync_*). */
+  syncFull = 0
+  syncPartialOk = 0
+  syncPartialErr = 0
 
   reset(): void {
     this.commandsProcessed = 0
@@ -21,5 +25,8 @@ export class Stats {
     this.keyspaceHits = 0
     this.keyspaceMisses = 0
     this.httpRequests = 0
+    this.syncFull = 0
+    this.syncPartialOk = 0
+    this.syncPartialErr = 0
   }
 }

@@ -24,6 +24,7 @@ import { loadedOverLimits } from '../commands/filter-budget.js'
 import { WatchedKeys } from '../commands/transaction.js'
 import { Persistence, type LogReplay, type PropagateTargets } from '../store/persistence.js'
 import { ReplicationState } from '../replication/replication-state.js'
+import { MasterSide } from '../replication/master-side.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -88,6 +89,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly persistence: Persistence
   /** The replication ids, offset and stream (replication/replication-state.ts). */
   readonly replication = new ReplicationState()
+  /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
+  readonly masterSide: MasterSide
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
   /**
@@ -115,6 +118,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       currentWriter: () => this.currentClient,
     })
+    this.masterSide = new MasterSide({ replication: this.replication, registry: this.registry, config: this.config, log: this.log, stats: this.stats })
+    this.persistence.replicaFeed = this.masterSide
   }
 
   /**
@@ -231,6 +236,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
     for (const client of this.clientSet) client.recheckOutputLimit()
     if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
+    this.masterSide.cron()
   }
 
   /** A new connection: its Client, or undefined when it is refused. */
@@ -265,6 +271,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     // A held reply nobody will read waits for nothing.
     this.persistence.forget(client)
     this.watchedKeys.unwatchAll(client)
+    this.masterSide.peerGone(client)
   }
 
   /** The client's replies are ready: sent at the end of the turn, unless the durability gate holds them (store/durability-gate.ts). */

@@ -44,6 +44,16 @@ export interface PropagateTargets {
 export const ALL_TARGETS: PropagateTargets = Object.freeze({ log: true, replicas: true })
 export const REPLICAS_ONLY: PropagateTargets = Object.freeze({ log: false, replicas: true })
 
+/**
+ * The replication stream's share of {@link Persistence.propagate} (replication/master-side.ts: it
+ * is above this layer, so the server plugs it in): every record the log gets also goes there, in
+ * the same order, while it wants records (a master with a backlog).
+ */
+export interface ReplicaFeed {
+  readonly wantsRecords: boolean
+  feedRecord(argv: CommandArgs | readonly Uint8Array[]): void
+}
+
 const MULTI_RECORD = [Buffer.from('MULTI')]
 const EXEC_RECORD = [Buffer.from('EXEC')]
 
@@ -99,8 +109,10 @@ export class Persistence {
   private snapshotRetryAtMs = 0
   /** Whether EXEC's commands are running ({@link runTransaction}). */
   inTransaction = false
-  /** The records of the running transaction, copied (see {@link runTransaction}). */
-  private transactionRecords: Buffer[][] = []
+  /** The records of the running transaction, copied, with where each goes (see {@link runTransaction}). */
+  private transactionRecords: { argv: Buffer[]; targets: PropagateTargets }[] = []
+  /** The replicas' stream, when the server has replication (see {@link ReplicaFeed}). */
+  replicaFeed: ReplicaFeed | undefined = undefined
 
   constructor(options: PersistenceOptions) {
     this.config = options.config
@@ -326,10 +338,10 @@ export class Persistence {
       this.inTransaction = false
       const records = this.transactionRecords
       this.transactionRecords = []
-      if (records.length === 1) this.propagate(records[0]!)
+      if (records.length === 1) this.propagate(records[0]!.argv, records[0]!.targets)
       else if (records.length > 1) {
         this.propagate(MULTI_RECORD)
-        for (const record of records) this.propagate(record)
+        for (const record of records) this.propagate(record.argv, record.targets)
         this.propagate(EXEC_RECORD)
       }
     }
@@ -337,19 +349,26 @@ export class Persistence {
 
   /**
    * Hands a change to the persistence layer, in the order it was applied: to the append-only log
-   * (with appendonly yes). The log encodes its record at once, straight from the command's
+   * (with appendonly yes) and to the replicas' stream (one propagation feeds both, as redis's). The log encodes its record at once, straight from the command's
    * arguments, so they need not outlive this call (a command's own `argv` may be passed);
    * inside EXEC they are copied and kept for {@link runTransaction}'s end.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS): void {
-    if (!this.config.appendonly || !targets.log) return
+    const toLog = this.config.appendonly && targets.log
+    const feed = this.replicaFeed
+    const toReplicas = targets.replicas && feed !== undefined && feed.wantsRecords
+    if (!toLog && !toReplicas) return
     if (this.inTransaction) {
-      this.transactionRecords.push((argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg)))
+      const copy = (argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg))
+      this.transactionRecords.push({ argv: copy, targets })
       return
     }
-    this.appendLog.append(argv)
-    const writer = this.currentWriter()
-    if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
+    if (toLog) {
+      this.appendLog.append(argv)
+      const writer = this.currentWriter()
+      if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
+    }
+    if (toReplicas) feed.feedRecord(argv)
   }
 
   /**
