@@ -47,6 +47,7 @@ export class FullSync {
   private readonly mark = randomBytes(20).toString('hex')
   private file = ''
   private sending = 0
+  private finished = false
 
   constructor(private readonly options: FullSyncOptions) {
     this.replicas = [...options.replicas]
@@ -150,6 +151,8 @@ export class FullSync {
   }
 
   private finish(): void {
+    if (this.finished) return
+    this.finished = true
     this.options.capture.release()
     if (this.file !== '') {
       try {

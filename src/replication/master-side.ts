@@ -315,6 +315,15 @@ export class MasterSide {
     return this.replicas.values()
   }
 
+  /** ROLE's replica list on a master (redis roleCommand): the online replicas' address, listening port and acknowledged offset. */
+  onlineReplicas(): { ip: string; port: number; offset: number }[] {
+    const list: { ip: string; port: number; offset: number }[] = []
+    for (const replica of this.replicas.values()) {
+      if (replica.state === 'online') list.push({ ip: replica.ip, port: replica.listeningPort, offset: replica.ackOffset })
+    }
+    return list
+  }
+
   get replicaCount(): number {
     return this.replicas.size
   }
@@ -345,8 +354,16 @@ export class MasterSide {
   private cronReplica(replica: AttachedReplica, now: number): void {
     const presync = replica.waitingStart || (replica.state === 'wait_bgsave' && this.fullSync !== undefined && !this.fullSync.diskless && this.fullSync.has(replica))
     if (presync) replica.peer.writeRaw(NEWLINE)
-    if (replica.state === 'online' && !replica.preSync && now - replica.ackTimeSeconds > this.options.config['repl-timeout']) {
+    const timeout = this.options.config['repl-timeout']
+    if (replica.state === 'online' && !replica.preSync && now - replica.ackTimeSeconds > timeout) {
       this.options.log.warning(`Disconnecting timedout replica (streaming sync): ${replica.label}`)
+      replica.close()
+      return
+    }
+    // A diskless payload no byte of which left for repl-timeout: the replica is stuck, and the
+    // others of its sync wait for it (redis repl_last_partial_write).
+    if (this.fullSync?.diskless === true && this.fullSync.has(replica) && replica.payloadStalled(now) > timeout) {
+      this.options.log.warning(`Disconnecting timedout replica (full sync): ${replica.label}`)
       replica.close()
       return
     }

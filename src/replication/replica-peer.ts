@@ -72,6 +72,8 @@ export class AttachedReplica {
   /** Since when (unix seconds) it has been over the soft limit (0: it is not). */
   private softSinceSeconds = 0
   private detachSink: (() => void) | undefined
+  private lastUnsent = 0
+  private lastProgressSeconds = nowSeconds()
 
   constructor(
     readonly peer: PeerConnection,
@@ -152,6 +154,16 @@ export class AttachedReplica {
     this.log.warning(`Client id=${this.peer.id} addr=${this.peer.addr} name=${this.peer.name} omem=${used} scheduled to be closed ASAP for overcoming of output buffer limits.`)
     this.close()
     return true
+  }
+
+  /** Seconds since its unsent bytes last changed while there were some (0: none unsent). */
+  payloadStalled(now: number): number {
+    const unsent = this.peer.outputBytes()
+    if (unsent === 0 || unsent !== this.lastUnsent) {
+      this.lastUnsent = unsent
+      this.lastProgressSeconds = now
+    }
+    return now - this.lastProgressSeconds
   }
 
   /** Drops the replica's connection and its share of the stream. */

@@ -59,13 +59,14 @@ interface FullSync {
 }
 
 /** Reads `+FULLRESYNC <replid> <offset>` and a diskless payload (`$EOF:<mark>` ... `<mark>`), skipping keep-alives. */
-async function readDisklessSync(client: RawClient): Promise<FullSync> {
-  const head = (await client.readUntil((bytes) => /\$EOF:[0-9a-f]{40}\r\n/.test(bytes.toString('latin1')))).toString('latin1')
+async function readDisklessSync(client: RawClient, timeoutMs = 10_000): Promise<FullSync> {
+  const head = (await client.readUntil((bytes) => /\$EOF:[0-9a-f]{40}\r\n/.test(bytes.toString('latin1')), timeoutMs)).toString('latin1')
   const match = /^\n*\+FULLRESYNC ([0-9a-f]{40}) (\d+)\r\n\$EOF:([0-9a-f]{40})\r\n([^]*)$/.exec(head)
   expect(match, JSON.stringify(head)).not.toBeNull()
   const mark = match![3]!
   let rest = Buffer.from(match![4]!, 'latin1')
-  if (!rest.toString('latin1').endsWith(mark)) rest = Buffer.concat([rest, await client.readUntil((bytes) => Buffer.concat([rest, bytes]).toString('latin1').endsWith(mark))])
+  const ends = (bytes: Buffer): boolean => bytes.length >= 40 && bytes.subarray(bytes.length - 40).toString('latin1') === mark
+  if (!ends(rest)) rest = Buffer.concat([rest, await client.readUntil((bytes) => ends(bytes.length >= 40 ? bytes : Buffer.concat([rest, bytes])), timeoutMs)])
   const payload = rest.subarray(0, rest.length - 40)
   return { replid: match![1]!, offset: Number(match![2]), payload }
 }
@@ -173,6 +174,33 @@ describe('full sync', () => {
     const stream = rest + (await link.read(SELECT_0.length + record.length - rest.length)).toString('latin1')
     expect(stream).toBe(SELECT_0 + record)
     link.close()
+    writer.close()
+  })
+
+  it('paces a large payload by each socket: a replica that stops reading holds its sync back without the master buffering it, and is dropped after repl-timeout', async () => {
+    const { port, logs } = await start({ 'repl-timeout': 2, 'repl-diskless-sync-delay': 1 })
+    const writer = await RawClient.connect(port)
+    const names: string[] = []
+    for (let i = 0; i < 80; i++) names.push(`${'n'.repeat(100_000)}${i}`)
+    for (const name of names) expect(await line(writer, ['BF.RESERVE', name, '0.01', '100'])).toBe('+OK\r\n')
+    const stuck = await replica(port, ['?', '-1'], '7001')
+    const reader = await replica(port, ['?', '-1'], '7002')
+    stuck.socket.pause()
+    const sync = readDisklessSync(reader, 30_000)
+    let largestOutput = 0
+    await until(async () => {
+      largestOutput = Math.max(largestOutput, Number(field(await info(port, 'clients'), 'client_recent_max_output_buffer')))
+      return logs.some((entry) => entry.includes('Disconnecting timedout replica (full sync): 127.0.0.1:7001')) ? true : undefined
+    }, 'the stuck replica dropped', 30_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${logs.slice(-8).join(' | ')}`)
+    })
+    // 8 MB of payload; the master held at most a few slices of it for the stuck replica.
+    expect(largestOutput).toBeLessThan(4 * 1024 * 1024)
+    const { payload } = await sync
+    expect(payload.length).toBeGreaterThan(8_000_000)
+    expect(payload.subarray(0, 8).toString('latin1')).toBe('BFSSYNC1')
+    stuck.close()
+    reader.close()
     writer.close()
   })
 
