@@ -181,9 +181,9 @@ export class Client implements ClientSession, PeerConnection {
     return this.socket.write(bytes)
   }
 
-  /** Calls back once the socket drained or closed (at once, next turn, when nothing is unsent). */
+  /** Calls back once the socket drained or closed (next turn when it needs no drain: 'drain' would never come). */
   onceDrained(callback: () => void): void {
-    if (this.state === 'closed' || this.socket.writableLength === 0) {
+    if (this.state === 'closed' || !this.socket.writableNeedDrain) {
       setImmediate(callback)
       return
     }

@@ -17,11 +17,9 @@
  * The parts: snapshot.ts (the snapshot), append-log.ts (the log), log-rewrite.ts (BGREWRITEAOF
  * and the automatic rewrite), save-schedule.ts (the `save` rules).
  *
- * Replication attaches here, when it comes: a replica starts from a snapshot (a background save:
- * `snapshots.saveAll`, whose MANIFEST's `log-from` is the log segment it does not contain, the
- * alignment point), then follows the stream of records {@link Persistence.propagate} hands to the
- * log, from that point on, in the same order (a transaction's between MULTI and EXEC). A replica
- * stream would be a second consumer beside `appendLog.append` in propagate.
+ * Replication attaches here: {@link Persistence.propagate} hands every record the log gets to the
+ * replicas' stream as well ({@link ReplicaFeed}, replication/master-side.ts), in the same order
+ * (a transaction's between MULTI and EXEC).
  */
 import { AppendLog, listSegments, type FsyncPolicy } from './append-log.js'
 import { LogRewriter } from './log-rewrite.js'
