@@ -48,6 +48,9 @@ export class FullSync {
   private file = ''
   private sending = 0
   private finished = false
+  private readonly startedMs = performance.now()
+  /** The longest run of slices in one event-loop turn, for the closing log line (bench/). */
+  private longestSliceMs = 0
 
   constructor(private readonly options: FullSyncOptions) {
     this.replicas = [...options.replicas]
@@ -76,6 +79,18 @@ export class FullSync {
   /** Diskless: each chunk to every replica, waiting for the slowest one's drain. */
   private pumpSockets(): void {
     const started = performance.now()
+    try {
+      this.pumpSocketsSlice(started)
+    } finally {
+      this.noteSlice(started)
+    }
+  }
+
+  private noteSlice(started: number): void {
+    this.longestSliceMs = Math.max(this.longestSliceMs, performance.now() - started)
+  }
+
+  private pumpSocketsSlice(started: number): void {
     for (;;) {
       this.replicas = this.replicas.filter((replica) => replica.peer.state === 'open')
       if (this.replicas.length === 0) return this.finish()
@@ -98,6 +113,14 @@ export class FullSync {
   /** Disk: the payload to the temporary file, a slice at a time. */
   private writeFile(fd: number): void {
     const started = performance.now()
+    try {
+      this.writeFileSlice(fd, started)
+    } finally {
+      this.noteSlice(started)
+    }
+  }
+
+  private writeFileSlice(fd: number, started: number): void {
     try {
       for (;;) {
         if (performance.now() - started > SLICE_MS) return void setImmediate(() => this.writeFile(fd))
@@ -129,6 +152,13 @@ export class FullSync {
     let position = 0
     const pump = (): void => {
       const started = performance.now()
+      try {
+        slice(started)
+      } finally {
+        this.noteSlice(started)
+      }
+    }
+    const slice = (started: number): void => {
       while (position < length) {
         if (replica.peer.state !== 'open') return done(false)
         if (replica.peer.outputBytes() > HIGH_WATER_BYTES) return replica.peer.onceDrained(pump)
@@ -154,6 +184,8 @@ export class FullSync {
     if (this.finished) return
     this.finished = true
     this.options.capture.release()
+    const ms = Math.round(performance.now() - this.startedMs)
+    this.options.log.notice(`Full sync of ${this.options.capture.totalBytes} bytes (${this.options.diskless ? 'diskless' : 'disk'}) done in ${ms} ms, longest event-loop slice ${this.longestSliceMs.toFixed(1)} ms`)
     if (this.file !== '') {
       try {
         unlinkSync(this.file)

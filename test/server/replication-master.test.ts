@@ -344,6 +344,19 @@ describe('limits and timers', () => {
     link.close()
   })
 
+  it("INFO replication has redis 7.0.15's fields in its order (measured on a master with one replica and min-replicas-to-write 1)", async () => {
+    const { port } = await start({ 'min-replicas-to-write': 1 })
+    const link = await replica(port)
+    await readDisklessSync(link)
+    const names = (await info(port, 'replication')).split('\r\n').filter((entry) => entry.includes(':')).map((entry) => entry.split(':')[0])
+    expect(names).toEqual([
+      'role', 'connected_slaves', 'min_slaves_good_slaves', 'slave0', 'master_failover_state', 'master_replid', 'master_replid2',
+      'master_repl_offset', 'second_repl_offset', 'repl_backlog_active', 'repl_backlog_size', 'repl_backlog_first_byte_offset',
+      'repl_backlog_histlen',
+    ])
+    link.close()
+  })
+
   it('pings the replicas every repl-ping-replica-period seconds', async () => {
     const { port } = await start({ 'repl-ping-replica-period': 1 })
     const link = await replica(port)
