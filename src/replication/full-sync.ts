@@ -99,7 +99,8 @@ export class FullSync {
       if (performance.now() - started > SLICE_MS) return void setImmediate(() => this.pumpSockets())
       const chunk = this.options.capture.next(CHUNK_BYTES)
       if (chunk === null) break
-      for (const replica of this.replicas) replica.peer.writeRaw(chunk)
+      // A piece may be empty (the capture checksums a layer before its header): only null ends it.
+      if (chunk.length > 0) for (const replica of this.replicas) replica.peer.writeRaw(chunk)
     }
     const mark = Buffer.from(this.mark)
     for (const replica of this.replicas) {

@@ -16,7 +16,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import { newReplid, type ReplicationState } from './replication-state.js'
 import { Backlog } from './backlog.js'
 import { AttachedReplica, nowSeconds, type PeerConnection } from './replica-peer.js'
-import { FullSync, captureFor } from './full-sync.js'
+import { FullSync, captureFor, type RegistryCapture } from './full-sync.js'
 import { WaitList } from './wait-list.js'
 
 const SELECT_0 = Buffer.from('*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n')
@@ -218,7 +218,13 @@ export class MasterSide {
     if (!now && config['repl-diskless-sync'] && maxIdle < config['repl-diskless-sync-delay']) return
     const diskless = (config['repl-diskless-sync'] || excludeData) && group.every((replica) => replica.capaEof)
     this.options.log.notice(`Starting BGSAVE for SYNC with target: ${diskless ? 'replicas sockets' : 'disk'}`)
-    const capture = captureFor(this.options.registry, excludeData, () => new FilterRegistry())
+    let capture: RegistryCapture
+    try {
+      capture = captureFor(this.options.registry, excludeData, () => new FilterRegistry())
+    } catch (error) {
+      this.refuseSync(group, error)
+      return
+    }
     const offset = this.replication.masterReplOffset
     this.selectNeeded = true
     for (const replica of group) {
@@ -239,6 +245,24 @@ export class MasterSide {
       },
     })
     this.fullSync.start()
+  }
+
+  /**
+   * redis startBgsaveForReplication when the save cannot start: the waiting replicas get an error
+   * and are closed after it (a filter the payload cannot carry: they retry, and fail alike until
+   * it is gone).
+   */
+  private refuseSync(group: AttachedReplica[], error: unknown): void {
+    this.options.log.warning(`BGSAVE for replication failed: ${(error as Error).message}`)
+    for (const replica of group) {
+      this.replicas.delete(replica.peer)
+      replica.detach()
+      replica.peer.kind = 'normal'
+      replica.peer.reply.error("ERR BGSAVE failed, replication can't continue")
+      replica.peer.closeAfterReply()
+      replica.peer.flush()
+    }
+    if (this.replicas.size === 0) this.noReplicasSinceSeconds = nowSeconds()
   }
 
   /** redis replicaPutOnline (+ replicaStartCommandStream for a disk sync). */
