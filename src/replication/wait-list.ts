@@ -5,6 +5,9 @@
  */
 import type { PeerConnection } from './replica-peer.js'
 
+/** The longest delay setTimeout takes (2^31 - 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 interface Waiter {
   readonly peer: PeerConnection
   readonly offset: number
@@ -38,7 +41,8 @@ export class WaitList {
     const acked = this.options.count(peer.replOffset)
     if (acked >= replicas || !mayBlock) return acked
     const waiter: Waiter = { peer, offset: peer.replOffset, replicas, timer: undefined }
-    if (timeoutMs > 0) waiter.timer = setTimeout(() => this.answer(waiter, this.options.count(waiter.offset)), timeoutMs)
+    // Past a timer's range (about 24.8 days) Node would fire at once: such a WAIT waits as with 0.
+    if (timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS) waiter.timer = setTimeout(() => this.answer(waiter, this.options.count(waiter.offset)), timeoutMs)
     this.waiters.set(peer, waiter)
     peer.block()
     if (!this.getackScheduled) {

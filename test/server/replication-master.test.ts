@@ -311,6 +311,20 @@ describe('WAIT', () => {
     link.close()
   })
 
+  it('a timeout past a timer\'s range (WAIT 1 9999999999999) keeps the client blocked instead of firing at once', async () => {
+    const { port, server } = await start()
+    const client = await RawClient.connect(port)
+    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
+    client.write(Buffer.concat([command('WAIT', '1', '9999999999999'), command('PING')]))
+    await until(async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined), 'blocked')
+    // Still blocked a cron second later; then released.
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    expect(field(await info(port, 'clients'), 'blocked_clients')).toBe('1')
+    server.masterSide.unblockAll(UNBLOCKED_TEXT)
+    expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(`-${UNBLOCKED_TEXT}\r\n`)
+    await client.waitClosed()
+  })
+
   it('unblockAll: -UNBLOCKED to a blocked client, which is then closed', async () => {
     const { port, server } = await start()
     const link = await replica(port)
