@@ -16,7 +16,7 @@ import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
 import type { AttachedReplica } from './replica-peer.js'
-import { captureRegistry, type RegistryCapture } from './registry-capture-stand-in.js'
+import { captureRegistry, type RegistryCapture } from '../store/registry-capture.js'
 import type { FilterRegistry } from '../store/registry.js'
 
 export { captureRegistry, type RegistryCapture }
