@@ -26,6 +26,7 @@ import {
   psubscribe, publish, pubsubChannels, pubsubNumpat, pubsubNumsub, pubsubShardchannels, pubsubShardnumsub, punsubscribe, spublish,
   ssubscribe, subscribe, sunsubscribe, unsubscribe,
 } from './pubsub.js'
+import { psync, replconf, sync, wait } from './replication.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -168,5 +169,10 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'SAVE', arity: 1, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk.', handler: save },
   { name: 'BGSAVE', arity: -1, maxArgs: 2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously saves the database(s) to disk.', handler: bgsave },
   { name: 'LASTSAVE', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns the Unix timestamp of the last successful save to disk.', handler: lastsave },
+  // Replication (redis 7.0 commands/*.json).
+  { name: 'REPLCONF', arity: -1, flags: ['admin', 'noscript', 'loading', 'stale', 'allow_busy'], keys: NO_KEYS, group: 'server', since: '3.0.0', summary: 'An internal command for configuring the replication stream.', handler: replconf },
+  { name: 'PSYNC', arity: -3, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '2.8.0', summary: 'An internal command used in replication.', handler: psync },
+  { name: 'SYNC', arity: 1, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'An internal command used in replication.', handler: sync },
+  { name: 'WAIT', arity: 3, flags: ['noscript'], keys: NO_KEYS, group: 'generic', since: '3.0.0', summary: 'Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.', handler: wait },
   { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

@@ -13,6 +13,8 @@ import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 import type { ReplicationState } from '../replication/replication-state.js'
 import type { PubSubHub, Subscriptions } from './pubsub-hub.js'
+import type { MasterSide } from '../replication/master-side.js'
+import type { PeerConnection } from '../replication/replica-peer.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -53,6 +55,8 @@ export interface ClientSession {
   subscriptionCount(): number
   /** Its pub/sub subscriptions (pubsub-hub.ts); undefined when it has none (not in the subscribed mode). */
   subscriptions?: Subscriptions | undefined
+  /** Its connection, for replication (raw writes, blocking in WAIT); none for HTTP and the log's replay. */
+  readonly peer?: PeerConnection
 }
 
 /** The server as handlers see it. */
@@ -92,6 +96,8 @@ export interface ServerContext {
   readonly replication: ReplicationState
   /** Who is subscribed to what, and the delivery of PUBLISH (pubsub-hub.ts). */
   readonly pubsub: PubSubHub
+  /** The master's side of replication: replicas, backlog, full syncs, WAIT (replication/master-side.ts). */
+  readonly masterSide: MasterSide
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

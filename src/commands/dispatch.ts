@@ -26,7 +26,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
-    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? subscribedRefusal(ctx, entry, row) ??
+    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? subscribedRefusal(ctx, entry, row) ??
     (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
@@ -74,6 +74,23 @@ function diskRefusal(ctx: CommandContext, entry: CommandEntry): string | undefin
     return ctx.server.persistence.writeRefusal()
   }
   return undefined
+}
+
+/** redis 7.0 server.c shared.noreplicaserr. */
+const NOREPLICAS = 'NOREPLICAS Not enough good replicas to write.'
+
+/**
+ * redis processCommand checkGoodReplicasStatus: with min-replicas-to-write and min-replicas-max-lag
+ * set, a master refuses writes (an EXEC of writes too) while fewer replicas than that are online
+ * and acknowledged within the lag.
+ */
+function replicasRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
+  const { config, replication, masterSide } = ctx.server
+  const needed = config['min-replicas-to-write']
+  if (needed === 0 || config['min-replicas-max-lag'] === 0 || replication.role !== 'master') return undefined
+  const transaction = ctx.client.transaction
+  const writes = entry.writes || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))
+  return writes && masterSide.goodReplicaCount() < needed ? NOREPLICAS : undefined
 }
 
 function transactionRefusal(entry: CommandEntry): string | undefined {

@@ -6,6 +6,7 @@ import os from 'node:os'
 import type { CommandContext } from './context.js'
 import { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+import { replicationInfo } from '../replication/replication-info.js'
 
 type Field = readonly [string, string | number]
 type Section = (ctx: CommandContext) => Field[]
@@ -46,7 +47,7 @@ const SECTIONS: Record<string, Section> = {
       ['maxclients', ctx.server.config.maxclients],
       ['client_recent_max_input_buffer', biggestInput],
       ['client_recent_max_output_buffer', biggestOutput],
-      ['blocked_clients', 0],
+      ['blocked_clients', ctx.server.masterSide.waits.size],
     ]
   },
   memory: (ctx) => {
@@ -75,6 +76,9 @@ const SECTIONS: Record<string, Section> = {
       ['total_net_input_bytes', stats.netInputBytes],
       ['total_net_output_bytes', stats.netOutputBytes],
       ['rejected_connections', stats.rejectedConnections],
+      ['sync_full', stats.syncFull],
+      ['sync_partial_ok', stats.syncPartialOk],
+      ['sync_partial_err', stats.syncPartialErr],
       ['expired_keys', stats.expiredKeys],
       ['expired_stale_perc', (stats.expiredStalePerc * 100).toFixed(2)],
       ['expired_time_cap_reached_count', stats.expiredTimeCapReached],
@@ -88,10 +92,8 @@ const SECTIONS: Record<string, Section> = {
       ['bfs_total_http_requests', stats.httpRequests],
     ]
   },
-  replication: () => [
-    ['role', 'master'],
-    ['connected_slaves', 0],
-  ],
+  // The role:slave block comes from the replica side (replication/replica-info.ts) as the last argument.
+  replication: (ctx) => replicationInfo(ctx.server.replication, ctx.server.masterSide, ctx.server.config),
   cpu: () => {
     const usage = process.cpuUsage()
     return [

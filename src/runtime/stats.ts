@@ -18,6 +18,10 @@ export class Stats {
   expiredTimeCapReached = 0
   /** Time spent in active cycles, µs (redis stat_expire_cycle_time_used). */
   expireCycleMicros = 0
+  /** Full syncs served, PSYNCs continued, PSYNCs refused (redis stat_sync_*). */
+  syncFull = 0
+  syncPartialOk = 0
+  syncPartialErr = 0
 
   reset(): void {
     this.commandsProcessed = 0
@@ -33,5 +37,8 @@ export class Stats {
     this.expiredStalePerc = 0
     this.expiredTimeCapReached = 0
     this.expireCycleMicros = 0
+    this.syncFull = 0
+    this.syncPartialOk = 0
+    this.syncPartialErr = 0
   }
 }

@@ -5,13 +5,14 @@
  */
 import type { Socket } from 'node:net'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
-import type { CommandArgs } from '../protocol/command-args.js'
+import { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
 import type { Subscriptions } from '../commands/pubsub-hub.js'
 import { clientType } from '../commands/connection.js'
+import type { PeerConnection } from '../replication/replica-peer.js'
 
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
@@ -36,7 +37,7 @@ export interface ClientHost extends ServerContext {
   currentClient: Client | undefined
 }
 
-export class Client implements ClientSession {
+export class Client implements ClientSession, PeerConnection {
   readonly reply = new ReplyWriter()
   readonly createdAtMs = Date.now()
   readonly addr: string
@@ -57,6 +58,13 @@ export class Client implements ClientSession {
   flushQueued = false
   /** The append-only log's offset just past this client's last record (0: none yet). */
   logOffset = 0
+  /** The replication offset after its last command (redis woff): what its WAIT waits for. */
+  replOffset = 0
+  /**
+   * While blocked (WAIT): the commands it sent after the blocking one, copied, run in order once
+   * it is unblocked (its reads pause meanwhile). Undefined: not blocked.
+   */
+  private blockedCommands: Buffer[][] | undefined = undefined
   /** Since when (unix seconds) its unsent replies have been over the soft output limit (0: they are not). */
   private softLimitSinceSeconds = 0
   private readonly parser: RequestParser
@@ -85,6 +93,11 @@ export class Client implements ClientSession {
       this.state = 'closed'
       host.removeClient(this)
     })
+  }
+
+  /** Itself: the connection replication writes to and blocks (replication/replica-peer.ts). */
+  get peer(): PeerConnection {
+    return this
   }
 
   /** Channels, patterns and shard channels subscribed to (pub/sub). */
@@ -122,19 +135,88 @@ export class Client implements ClientSession {
     } finally {
       this.host.currentClient = undefined
     }
+    if (this.blockedCommands !== undefined && !this.socket.isPaused()) this.socket.pause()
     this.host.replyReady(this)
   }
 
   private execute(argv: CommandArgs): boolean {
     if (this.state !== 'open') return false
     this.unparsedBytes = 0
+    if (this.blockedCommands !== undefined) {
+      this.blockedCommands.push(argv.toArray().map((arg) => Buffer.from(arg)))
+      return true
+    }
     // Two length compares per command (isKeyword checks the length first).
     if (argv.isKeyword(0, 'POST') || argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
     dispatch(this.context, argv)
+    this.replOffset = this.host.replication.masterReplOffset
+    if (this.kind === 'replica' && this.reply.pendingBytes > 0) return this.replicaReplied()
     // redis networking.c closeClientOnOutputBufferLimitReached: checked as replies are added, so
     // one read of small commands with large replies cannot pile up output before the flush.
     this.checkOutputLimit()
     return this.state === 'open'
+  }
+
+  /** No further command runs until {@link unblock} (WAIT). */
+  block(): void {
+    this.blockedCommands ??= []
+  }
+
+  /** Runs the commands read while blocked (until one blocks again), resumes reading, sends the replies. */
+  unblock(): void {
+    const queued = this.blockedCommands
+    if (queued === undefined) return
+    this.blockedCommands = undefined
+    const args = new CommandArgs()
+    this.host.currentClient = this
+    try {
+      for (let i = 0; i < queued.length; i++) {
+        // A command of the queue may have blocked it again: the rest waits once more.
+        const blockedAgain = this.blockedCommands as Buffer[][] | undefined
+        if (blockedAgain !== undefined) {
+          blockedAgain.push(...queued.slice(i))
+          break
+        }
+        if (!this.execute(args.assign(queued[i]!))) break
+      }
+    } finally {
+      this.host.currentClient = undefined
+    }
+    if (this.blockedCommands === undefined && !this.readingPaused && this.state === 'open') this.socket.resume()
+    this.host.replyReady(this)
+  }
+
+  /** Bytes straight to the socket (a replica's stream and payload); false when it pushes back. */
+  writeRaw(bytes: Buffer): boolean {
+    if (this.state === 'closed') return false
+    this.host.stats.netOutputBytes += bytes.length
+    return this.socket.write(bytes)
+  }
+
+  /** Calls back once the socket drained or closed (next turn when it needs no drain: 'drain' would never come). */
+  onceDrained(callback: () => void): void {
+    if (this.state === 'closed' || !this.socket.writableNeedDrain) {
+      setImmediate(callback)
+      return
+    }
+    const done = (): void => {
+      this.socket.off('drain', done)
+      this.socket.off('close', done)
+      callback()
+    }
+    this.socket.on('drain', done)
+    this.socket.on('close', done)
+  }
+
+  /**
+   * redis networking.c _addReplyToBufferOrList: a replica's link carries the stream and no
+   * replies; a command of its that answered closes it.
+   */
+  private replicaReplied(): false {
+    this.reply.take()
+    this.host.log.warning(`Replica generated a reply to command '${this.lastCommand}', disconnecting it: id=${this.id} addr=${this.addr}`)
+    this.kill()
+    return false
   }
 
   /**
@@ -176,6 +258,8 @@ export class Client implements ClientSession {
    * True if it did.
    */
   private checkOutputLimit(): boolean {
+    // A replica's stream is bounded by the replica class, where it is held (replication/replica-peer.ts).
+    if (this.kind === 'replica') return false
     const type = clientType(this)
     const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'][type === 'master' ? 'normal' : type]
     if (hard === 0 && soft === 0) return false
@@ -224,7 +308,7 @@ export class Client implements ClientSession {
   private onDrain(): void {
     if (this.readingPaused && this.state === 'open') {
       this.readingPaused = false
-      this.socket.resume()
+      if (this.blockedCommands === undefined) this.socket.resume()
     }
   }
 

@@ -26,6 +26,7 @@ import { WatchedKeys } from '../commands/transaction.js'
 import { Persistence, type LogReplay, type PropagateTargets } from '../store/persistence.js'
 import { ReplicationState } from '../replication/replication-state.js'
 import { PubSubHub } from '../commands/pubsub-hub.js'
+import { MasterSide } from '../replication/master-side.js'
 import { createReplaySession } from './log-session.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -99,6 +100,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
       if (client instanceof Client) client.pushed()
     },
   })
+  /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
+  readonly masterSide: MasterSide
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
   /**
@@ -129,6 +132,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
       currentWriter: () => this.currentClient,
     })
     this.expiry = new KeyExpiry(this)
+    this.masterSide = new MasterSide({ replication: this.replication, registry: this.registry, config: this.config, log: this.log, stats: this.stats })
+    this.persistence.replicaFeed = this.masterSide
   }
 
   /**
@@ -248,6 +253,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
     for (const client of this.clientSet) client.recheckOutputLimit()
     if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
+    this.masterSide.cron()
   }
 
   /** A new connection: its Client, or undefined when it is refused. */
@@ -283,6 +289,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.persistence.forget(client)
     this.watchedKeys.unwatchAll(client)
     this.pubsub.unsubscribeAll(client)
+    this.masterSide.peerGone(client)
   }
 
   /** The client's replies are ready: sent at the end of the turn, unless the durability gate holds them (store/durability-gate.ts). */

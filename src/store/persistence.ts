@@ -17,11 +17,9 @@
  * The parts: snapshot.ts (the snapshot), append-log.ts (the log), log-rewrite.ts (BGREWRITEAOF
  * and the automatic rewrite), save-schedule.ts (the `save` rules).
  *
- * Replication attaches here, when it comes: a replica starts from a snapshot (a background save:
- * `snapshots.saveAll`, whose MANIFEST's `log-from` is the log segment it does not contain, the
- * alignment point), then follows the stream of records {@link Persistence.propagate} hands to the
- * log, from that point on, in the same order (a transaction's between MULTI and EXEC). A replica
- * stream would be a second consumer beside `appendLog.append` in propagate.
+ * Replication attaches here: {@link Persistence.propagate} hands every record the log gets to the
+ * replicas' stream as well ({@link ReplicaFeed}, replication/master-side.ts), in the same order
+ * (a transaction's between MULTI and EXEC).
  */
 import { AppendLog, listSegments, type FsyncPolicy } from './append-log.js'
 import { LogRewriter } from './log-rewrite.js'
@@ -43,6 +41,16 @@ export interface PropagateTargets {
 }
 export const ALL_TARGETS: PropagateTargets = Object.freeze({ log: true, replicas: true })
 export const REPLICAS_ONLY: PropagateTargets = Object.freeze({ log: false, replicas: true })
+
+/**
+ * The replication stream's share of {@link Persistence.propagate} (replication/master-side.ts: it
+ * is above this layer, so the server plugs it in): every record the log gets also goes there, in
+ * the same order, while it wants records (a master with a backlog).
+ */
+export interface ReplicaFeed {
+  readonly wantsRecords: boolean
+  feedRecord(argv: CommandArgs | readonly Uint8Array[]): void
+}
 
 const MULTI_RECORD = [Buffer.from('MULTI')]
 const EXEC_RECORD = [Buffer.from('EXEC')]
@@ -99,8 +107,10 @@ export class Persistence {
   private snapshotRetryAtMs = 0
   /** Whether EXEC's commands are running ({@link runTransaction}). */
   inTransaction = false
-  /** The records of the running transaction, copied (see {@link runTransaction}). */
-  private transactionRecords: Buffer[][] = []
+  /** The records of the running transaction, copied, with where each goes (see {@link runTransaction}). */
+  private transactionRecords: { argv: Buffer[]; targets: PropagateTargets }[] = []
+  /** The replicas' stream, when the server has replication (see {@link ReplicaFeed}). */
+  replicaFeed: ReplicaFeed | undefined = undefined
 
   constructor(options: PersistenceOptions) {
     this.config = options.config
@@ -326,10 +336,10 @@ export class Persistence {
       this.inTransaction = false
       const records = this.transactionRecords
       this.transactionRecords = []
-      if (records.length === 1) this.propagate(records[0]!)
+      if (records.length === 1) this.propagate(records[0]!.argv, records[0]!.targets)
       else if (records.length > 1) {
         this.propagate(MULTI_RECORD)
-        for (const record of records) this.propagate(record)
+        for (const record of records) this.propagate(record.argv, record.targets)
         this.propagate(EXEC_RECORD)
       }
     }
@@ -337,19 +347,26 @@ export class Persistence {
 
   /**
    * Hands a change to the persistence layer, in the order it was applied: to the append-only log
-   * (with appendonly yes). The log encodes its record at once, straight from the command's
+   * (with appendonly yes) and to the replicas' stream (one propagation feeds both, as redis's). The log encodes its record at once, straight from the command's
    * arguments, so they need not outlive this call (a command's own `argv` may be passed);
    * inside EXEC they are copied and kept for {@link runTransaction}'s end.
    */
   propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS): void {
-    if (!this.config.appendonly || !targets.log) return
+    const toLog = this.config.appendonly && targets.log
+    const feed = this.replicaFeed
+    const toReplicas = targets.replicas && feed !== undefined && feed.wantsRecords
+    if (!toLog && !toReplicas) return
     if (this.inTransaction) {
-      this.transactionRecords.push((argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg)))
+      const copy = (argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg))
+      this.transactionRecords.push({ argv: copy, targets })
       return
     }
-    this.appendLog.append(argv)
-    const writer = this.currentWriter()
-    if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
+    if (toLog) {
+      this.appendLog.append(argv)
+      const writer = this.currentWriter()
+      if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
+    }
+    if (toReplicas) feed.feedRecord(argv)
   }
 
   /**
