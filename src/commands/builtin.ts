@@ -21,6 +21,7 @@ import {
   moduleList, moduleLoad, shutdown, time,
 } from './server.js'
 import { discard, multi, unwatch, watch } from './transaction.js'
+import { replicaof, role } from './replicaof.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -142,5 +143,9 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'SAVE', arity: 1, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk.', handler: save },
   { name: 'BGSAVE', arity: -1, maxArgs: 2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously saves the database(s) to disk.', handler: bgsave },
   { name: 'LASTSAVE', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns the Unix timestamp of the last successful save to disk.', handler: lastsave },
+  // Replication (redis 7.0 commands.def: REPLICAOF and SLAVEOF are the same command).
+  { name: 'REPLICAOF', arity: 3, flags: ['admin', 'noscript', 'stale'], keys: NO_KEYS, group: 'server', since: '5.0.0', summary: 'Configures a server as replica of another, or promotes it to a master.', handler: replicaof },
+  { name: 'SLAVEOF', arity: 3, flags: ['admin', 'noscript', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Sets a Redis server as a replica of another, or promotes it to being a master.', handler: replicaof },
+  { name: 'ROLE', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.8.12', summary: 'Returns the replication role.', handler: role },
   { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

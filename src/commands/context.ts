@@ -12,6 +12,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import type { Logger } from '../runtime/logger.js'
 import type { Transaction, WatchState, WatchedKeys } from './transaction.js'
 import type { ReplicationState } from '../replication/replication-state.js'
+import type { ReplicaLink } from '../replication/replica-link.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -85,6 +86,13 @@ export interface ServerContext {
   propagate(argv: CommandArgs | readonly Uint8Array[], targets?: PropagateTargets): void
   /** The replication ids, offset and stream (replication/replication-state.ts); its role. */
   readonly replication: ReplicationState
+  /** The link to this node's master (REPLICAOF, ROLE, INFO's role:slave block). */
+  readonly replicaLink: ReplicaLink
+  /**
+   * A master's replicas for ROLE (ip, listening port, last ACKed offset): the master side
+   * provides it; absent: none.
+   */
+  replicaListing?(): readonly { ip: string; port: number; ackOffset: number }[]
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

@@ -6,6 +6,7 @@ import os from 'node:os'
 import type { CommandContext } from './context.js'
 import { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
+import { replicaInfoFields } from '../replication/replica-info.js'
 
 type Field = readonly [string, string | number]
 type Section = (ctx: CommandContext) => Field[]
@@ -80,8 +81,9 @@ const SECTIONS: Record<string, Section> = {
       ['bfs_total_http_requests', stats.httpRequests],
     ]
   },
-  replication: () => [
-    ['role', 'master'],
+  // The replica's role:slave block (replication/replica-info.ts) in place of role:master.
+  replication: (ctx) => [
+    ...(replicaInfoFields(ctx.server.replicaLink, ctx.server.config, Date.now()) ?? [['role', 'master'] as const]),
     ['connected_slaves', 0],
   ],
   cpu: () => {

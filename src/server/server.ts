@@ -25,6 +25,9 @@ import { WatchedKeys } from '../commands/transaction.js'
 import { Persistence, type LogReplay, type PropagateTargets } from '../store/persistence.js'
 import { ReplicationState } from '../replication/replication-state.js'
 import { createReplaySession } from './log-session.js'
+import { ReplicaLink } from '../replication/replica-link.js'
+import { MASTER_SIDE_UNTIL_MERGED, replicaLinkHost } from './replica-wiring.js'
+import type { ClientSession } from '../commands/context.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
 
@@ -88,6 +91,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly persistence: Persistence
   /** The replication ids, offset and stream (replication/replication-state.ts). */
   readonly replication = new ReplicationState()
+  /** The link to this node's master while it is a replica (replication/replica-link.ts). */
+  readonly replicaLink: ReplicaLink
+  /** The master link's client, listed with the others (CLIENT LIST flag M). */
+  private masterClient: ClientSession | undefined
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
   /**
@@ -115,6 +122,15 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       currentWriter: () => this.currentClient,
     })
+    this.replicaLink = new ReplicaLink(replicaLinkHost(this, MASTER_SIDE_UNTIL_MERGED))
+  }
+
+  allocateClientId(): number {
+    return this.nextClientId++
+  }
+
+  setMasterClient(client: ClientSession | undefined): void {
+    this.masterClient = client
   }
 
   /**
@@ -192,6 +208,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
     this.log.notice('Ready to accept connections tcp')
+    const master = this.config.replicaof.split(' ')
+    if (master.length === 2) this.replicaLink.setMaster(master[0]!, Number(master[1]), { atStart: true })
   }
 
   /** Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set. */
@@ -217,7 +235,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private cron(nowMs: number): void {
     if (this.closing !== undefined) return
     const everySecond = ++this.cronLoops % CRON_TICKS_PER_SECOND === 0
-    if (everySecond) this.housekeeping(nowMs)
+    if (everySecond) {
+      this.housekeeping(nowMs)
+      this.replicaLink.cron(nowMs)
+    }
     this.persistence.cron(nowMs, everySecond)
   }
 
@@ -252,8 +273,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return client
   }
 
-  clients(): Iterable<Client> {
-    return this.clientSet
+  *clients(): Iterable<ClientSession> {
+    yield* this.clientSet
+    if (this.masterClient !== undefined) yield this.masterClient
   }
 
   get clientCount(): number {
@@ -364,6 +386,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.closing === undefined) {
       this.closing = (async () => {
         clearInterval(this.cronTimer)
+        this.replicaLink.close()
         // A listener's close callback waits for every connection to end: wait for it last.
         const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
         await this.http?.close()
