@@ -7,6 +7,8 @@
  * bfs-manifest 1
  * log-from 7                    when there is a log: the first segment the snapshot does not contain
  * log-open                      when segment 7 was on disk before this MANIFEST (a start without it refuses)
+ * repl-id 8f3c...e1             the replication id and offset the data is at (written by SAVE and the
+ * repl-offset 15290             final save, not by a background save: a replica continues from them)
  * file 000000000003.bf 4242     one line per filter file: its name and size in bytes
  * end 1 0a1b2c3d                the count of file lines and the CRC-32 (hex) of all the text before `end`
  * ```
@@ -27,11 +29,21 @@ export interface ManifestFile {
   readonly bytes: number
 }
 
-/** What a MANIFEST says. `logOpen` is there only when true. */
+/**
+ * The replication position a snapshot's data is exactly at (redis keeps it in its RDB): the
+ * replication id and the offset in that id's stream.
+ */
+export interface ReplicationPosition {
+  readonly replid: string
+  readonly offset: number
+}
+
+/** What a MANIFEST says. `logOpen` is there only when true, `repl` only when written. */
 export interface Manifest {
   files: ManifestFile[]
   logFrom?: number
   logOpen?: true
+  repl?: ReplicationPosition
 }
 
 /** The name of filter file number `number` (`000000000007.bf`). */
@@ -48,11 +60,13 @@ export function isFilterFileName(name: string): boolean {
  * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
  * append-only log the snapshot does not contain), then `log-open` when that segment was on disk
  * before this MANIFEST (the log was open: a start without it refuses), `file <name> <bytes>`
- * lines, and `end <count> <crc32 hex>`.
+ * lines, and `end <count> <crc32 hex>`. `repl-id <40 hex>` and `repl-offset <n>` follow the log's
+ * lines when `repl` is given.
  */
-export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false): string {
+export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false, repl?: ReplicationPosition): string {
   let body = `${MANIFEST_MAGIC}\n`
   if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
+  if (repl !== undefined) body += `repl-id ${repl.replid}\nrepl-offset ${repl.offset}\n`
   for (const { file, bytes } of files) body += `file ${file} ${bytes}\n`
   const crc = crc32(latin1Bytes(body), 0)
   return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
@@ -84,6 +98,13 @@ export function parseManifestText(text: string): Manifest {
     logOpen = lines[0] === 'log-open'
     if (logOpen) lines = lines.slice(1)
   }
+  const replid = /^repl-id ([0-9a-f]{40})$/.exec(lines[0] ?? '')
+  const replOffset = /^repl-offset (0|[1-9]\d{0,15})$/.exec(lines[1] ?? '')
+  let repl: ReplicationPosition | undefined
+  if (replid && replOffset) {
+    repl = { replid: replid[1]!, offset: Number(replOffset[1]) }
+    lines = lines.slice(2)
+  }
   for (const line of lines) {
     const match = /^file (\d{12}\.bf) (\d+)$/.exec(line)
     if (!match || seen.has(match[1]!)) throw new DecodeError('corrupt', `bad manifest line ${JSON.stringify(line)}`)
@@ -91,8 +112,11 @@ export function parseManifestText(text: string): Manifest {
     files.push({ file: match[1]!, bytes: Number(match[2]) })
   }
   if (files.length !== Number(end[1])) throw new DecodeError('corrupt', 'manifest count mismatch')
-  if (logFrom === undefined) return { files }
-  return logOpen ? { files, logFrom, logOpen } : { files, logFrom }
+  const manifest: Manifest = { files }
+  if (logFrom !== undefined) manifest.logFrom = logFrom
+  if (logOpen) manifest.logOpen = true
+  if (repl !== undefined) manifest.repl = repl
+  return manifest
 }
 
 /** The bytes of `text` as latin1 (each character's low byte), what the MANIFEST's CRC-32 covers. */

@@ -121,6 +121,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       registry: this.registry,
       log: this.log,
       currentWriter: () => this.currentClient,
+      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset }),
     })
     this.replicaLink = new ReplicaLink(replicaLinkHost(this, MASTER_SIDE_UNTIL_MERGED))
   }
@@ -166,6 +167,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
     await this.persistence.load(() => this.replaySession())
+    this.resumeReplication()
     for (const line of loadedOverLimits(this.registry, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
     this.cronTimer = setInterval(() => this.cron(Date.now()), CRON_INTERVAL_MS)
     this.cronTimer.unref()
@@ -212,10 +214,28 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (master.length === 2) this.replicaLink.setMaster(master[0]!, Number(master[1]), { atStart: true })
   }
 
-  /** Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set. */
+  /**
+   * Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set,
+   * or on a replica (its final snapshot records the replication position, so that a restart
+   * continues with PSYNC instead of a full sync).
+   */
   private shutdownSaves(options: ShutdownOptions): boolean {
     if (options.noSave) return false
-    return options.save === true || this.config.save.trim() !== ''
+    return options.save === true || this.config.save.trim() !== '' || this.replication.role === 'replica'
+  }
+
+  /**
+   * The replication id and offset the loaded data is at (the snapshot's, when nothing was replayed
+   * over it): this node's again, and, on a replica, the history its PSYNC continues (redis
+   * restores them from its RDB).
+   */
+  private resumeReplication(): void {
+    const position = this.persistence.loadedPosition
+    if (position === undefined) return
+    this.replication.replid = position.replid
+    this.replication.masterReplOffset = position.offset
+    this.replicaLink.hasHistory = true
+    this.log.notice(`Replication id and offset restored from the snapshot: ${position.replid}:${position.offset}`)
   }
 
   /** Whether the dataset is still being loaded from disk (the persistence's flag). */

@@ -16,7 +16,7 @@ import { renameSync, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import type { FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, recordProblem } from '../format/codec.js'
-import { formatManifest, MANIFEST_FILE } from '../format/manifest.js'
+import { formatManifest, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
 import {
   syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
 } from './durable-file.js'
@@ -90,6 +90,8 @@ export interface CommittedSnapshot {
   readonly logFrom: number | undefined
   /** `log-open`: segment `logFrom` was on disk before the MANIFEST. */
   readonly logOpen: boolean
+  /** `repl-id` / `repl-offset`: the replication position the data is exactly at (a synchronous save's). */
+  readonly repl?: ReplicationPosition | undefined
 }
 
 /** Before a load: no snapshot. */
@@ -116,6 +118,8 @@ export interface SavePlan {
   readonly logFrom: number | undefined
   /** Whether segment `logFrom` is on disk (the log was open and rotated to it). */
   readonly logOpen: boolean
+  /** The replication position at the capture (synchronous saves only: a background save's data is not at one point of the stream). */
+  readonly repl: ReplicationPosition | undefined
 }
 
 /**
@@ -125,6 +129,7 @@ export interface SavePlan {
  */
 export function planSave(
   registry: FilterRegistry, committed: CommittedSnapshot, background: boolean, newFile: () => string, appendLog?: SnapshotLogHooks,
+  repl?: ReplicationPosition,
 ): SavePlan {
   const records: SavePlan['records'] = []
   const pending: PendingFile[] = []
@@ -154,7 +159,7 @@ export function planSave(
   const rotated = appendLog?.rotate()
   const logFrom = rotated ?? committed.logFrom
   const logOpen = rotated !== undefined && appendLog?.isOpen?.() === true
-  return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom, logOpen }
+  return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom, logOpen, repl: background ? undefined : repl }
 }
 
 /** The snapshot the plan is once its MANIFEST is durable. */
@@ -167,7 +172,7 @@ export function committedBy(plan: SavePlan): CommittedSnapshot {
       files.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version })
     }
   }
-  return { files, manifestCurrent: true, logFrom: plan.logFrom, logOpen: plan.logOpen }
+  return { files, manifestCurrent: true, logFrom: plan.logFrom, logOpen: plan.logOpen, repl: plan.repl }
 }
 
 /** The report of a committed save (both paths). */
@@ -322,13 +327,14 @@ function obsoleteFiles(plan: SavePlan, committed: CommittedSnapshot): string[] {
  */
 function manifestFor(plan: SavePlan, removed: readonly string[], committed: CommittedSnapshot): string | undefined {
   const unchanged =
-    plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen
+    plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen &&
+    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset
   if (unchanged && committed.manifestCurrent) return undefined
   const files = plan.records.map((record) => {
     if (record.committed !== undefined) return { file: record.committed.file, bytes: record.committed.bytes }
     return { file: record.pending!.file, bytes: record.pending!.size }
   })
-  return formatManifest(files, plan.logFrom, plan.logOpen)
+  return formatManifest(files, plan.logFrom, plan.logOpen, plan.repl)
 }
 
 /** A filter's name for a message: JSON-quoted, cut after 64 characters (keys may be 512 MiB). */

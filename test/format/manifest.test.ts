@@ -22,6 +22,18 @@ const GOLDEN =
   'file 000000000012.bf 102\n' +
   'end 2 ce34dffc\n'
 
+/** GOLDEN with the replication position a SAVE records (repl-id, repl-offset), byte for byte. */
+const REPL = { replid: '8f3ca4d1b2c3d4e5f60718293a4b5c6d7e8f9012', offset: 15290 }
+const GOLDEN_REPL =
+  'bfs-manifest 1\n' +
+  'log-from 7\n' +
+  'log-open\n' +
+  'repl-id 8f3ca4d1b2c3d4e5f60718293a4b5c6d7e8f9012\n' +
+  'repl-offset 15290\n' +
+  'file 000000000003.bf 4242\n' +
+  'file 000000000012.bf 102\n' +
+  'end 2 d417b690\n'
+
 /** `body` closed with an `end` line of `count` and the body's right checksum. */
 function sealed(body: string, count: number): string {
   const crc = zlibCrc32(Buffer.from(body, 'latin1'), 0)
@@ -48,6 +60,16 @@ describe('formatManifest', () => {
     expect(formatManifest(FILES, 7, false)).toBe(sealed('bfs-manifest 1\nlog-from 7\nfile 000000000003.bf 4242\nfile 000000000012.bf 102\n', 2))
     expect(formatManifest([])).toBe('bfs-manifest 1\nend 0 c2014e2f\n')
     expect(formatManifest([], 7)).toBe('bfs-manifest 1\nlog-from 7\nend 0 c5067c92\n')
+  })
+
+  it('writes the replication position after the log lines (golden), and reads it back; old MANIFESTs have none', () => {
+    expect(formatManifest(FILES, 7, true, REPL)).toBe(GOLDEN_REPL)
+    expect(sealed(GOLDEN_REPL.slice(0, GOLDEN_REPL.indexOf('end ')), 2)).toBe(GOLDEN_REPL)
+    expect(parseManifestText(GOLDEN_REPL)).toEqual({ files: FILES, logFrom: 7, logOpen: true, repl: REPL })
+    expect(parseManifestText(formatManifest([], undefined, false, { replid: REPL.replid, offset: 0 }))).toEqual({ files: [], repl: { replid: REPL.replid, offset: 0 } })
+    expect(parseManifestText(GOLDEN).repl).toBeUndefined()
+    // A repl-id without its offset is no MANIFEST line.
+    expect(refusal(sealed(`bfs-manifest 1\nrepl-id ${REPL.replid}\n`, 0)).code).toBe('corrupt')
   })
 
   it('names filter files with 12 digits', () => {

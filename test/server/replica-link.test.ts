@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { rmSync } from 'node:fs'
+import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
 import { encodeCommand } from '../helpers/resp.js'
 import {
   buildPayload, FakeMaster, fullSyncDiskless, fullSyncSized, REPLID_A, REPLID_B, type FakeLink,
@@ -212,5 +213,45 @@ describe('bfs as a replica', () => {
     await master.link(1)
     await linkUp(client)
     expect(await client.call('BF.EXISTS', 'ok', '1')).toBe(1)
+  })
+
+  it('sends REPLCONF ACK every second without being asked', async () => {
+    const { master, client } = await setup()
+    const link = await syncedReplica(master, client, buildPayload([]), 10)
+    const sent = link.send(['BF.ADD', 'f', 'a'])
+    await link.waitForAck(10 + sent, 10_000)
+    expect(link.received.some((argv) => argv[1] === 'GETACK')).toBe(false)
+  })
+
+  it('answers HTTP /add= with 503 and the READONLY text, /contain= with the data', async () => {
+    const { master, replica, client } = await setup({ 'http-port': -1 })
+    await syncedReplica(master, client, buildPayload([{ name: 'bfs', items: ['there'] }]))
+    const base = `http://127.0.0.1:${replica.server.httpPort}`
+    const added = await fetch(`${base}/add=new`)
+    expect(added.status).toBe(503)
+    expect(await added.text()).toBe("READONLY You can't write against a read only replica.\n")
+    const contained = await fetch(`${base}/contain=there`)
+    expect(await contained.text()).toBe('true')
+  })
+
+  it('replaces its dataset at a full sync and restarts its own log on it: a restart has the master\'s data only', async () => {
+    const dir = makeTempDir()
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const { master, replica, client } = await setup({ dir, appendonly: true })
+    expect(await client.call('BF.ADD', 'local', 'x')).toBe(1)
+    const link = await syncedReplica(master, client, buildPayload([{ name: 'f', items: ['a'] }]), 0)
+    const sent = link.send(['BF.ADD', 'f', 'b'], ['MULTI'], ['BF.ADD', 'g', 'c'], ['BF.ADD', 'f', 'd'], ['EXEC'])
+    await link.waitForAck(sent)
+    await until(async () => (await client.call('BF.EXISTS', 'f', 'd')) === 1, 'the transaction applied')
+    expect(await client.call('EXISTS', 'local')).toBe(0)
+    client.disconnect()
+    await replica.server.close()
+    const again = await startServer({ dir, appendonly: true })
+    cleanups.push(() => again.server.close())
+    const check = new Redis({ port: again.port, host: '127.0.0.1' })
+    cleanups.push(() => check.disconnect())
+    expect(await check.call('BF.MEXISTS', 'f', 'a', 'b', 'd')).toEqual([1, 1, 1])
+    expect(await check.call('BF.EXISTS', 'g', 'c')).toBe(1)
+    expect(await check.call('EXISTS', 'local')).toBe(0)
   })
 })
