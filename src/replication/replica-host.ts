@@ -9,6 +9,7 @@ import type { Persistence } from '../store/persistence.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { ReplicationState } from './replication-state.js'
 import type { PayloadSink } from './sync-transfer.js'
+import { encodeRecord } from '../store/log-replay.js'
 
 /** The full-sync payload's decoder (sync-payload's SyncPayloadDecoder has this shape). */
 export interface PayloadDecoder extends PayloadSink {
@@ -53,12 +54,7 @@ export interface ReplicaLinkHost {
   becameMaster(): void
 }
 
-/** A command as a RESP array of bulk strings. */
-export function encodeCommand(args: readonly (string | Buffer)[]): Buffer {
-  const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)]
-  for (const arg of args) {
-    const bytes = typeof arg === 'string' ? Buffer.from(arg) : arg
-    parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n'))
-  }
-  return Buffer.concat(parts)
+/** A command as a RESP array of bulk strings (the log's record encoding). */
+export function encodeCommand(args: readonly string[]): Buffer {
+  return encodeRecord(args.map((arg) => Buffer.from(arg)))
 }

@@ -106,8 +106,8 @@ export class SyncTransfer {
 
   private give(bytes: Buffer): void {
     this.readBytes += bytes.length
-    // The decoder may keep views: the socket's chunk memory is not reused by Node, but copy to be sure of it.
-    this.sink.push(Buffer.from(bytes))
+    // A view: the decoder may keep it (a socket's 'data' chunk is never reused by Node).
+    this.sink.push(bytes)
   }
 
   private finish(): void {

@@ -8,6 +8,7 @@
  */
 import { dispatch } from '../commands/dispatch.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import { internalSession } from './log-session.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import type { MasterLinkInfo, MasterSession } from '../replication/replica-host.js'
@@ -22,28 +23,7 @@ export interface MasterClient extends MasterSession {
 export function createMasterSession(server: ServerContext, id: number, link: MasterLinkInfo): MasterClient {
   const reply = new ReplyWriter()
   const args = new CommandArgs()
-  const now = Date.now()
-  const client: ClientSession = {
-    id,
-    reply,
-    addr: link.addr,
-    laddr: link.laddr,
-    createdAtMs: now,
-    lastInteractionMs: now,
-    name: '',
-    libName: '',
-    libVersion: '',
-    authenticated: true,
-    transaction: undefined,
-    watch: undefined,
-    lastCommand: 'NULL',
-    kind: 'master',
-    subscriptionCount: () => 0,
-    closeAfterReply: () => link.kill(),
-    kill: () => link.kill(),
-    outputBytes: () => 0,
-    queryBufferBytes: () => 0,
-  }
+  const client = internalSession({ id, reply, addr: link.addr, laddr: link.laddr, name: '', kind: 'master', kill: () => link.kill() })
   // Read live (CONFIG SET applies), but no limit refuses what the master accepted.
   const config = Object.create(server.config, { maxmemory: { value: 0 }, 'max-filter-bytes': { value: 0 } })
   const view: ServerContext = Object.create(server, { config: { value: config } })
