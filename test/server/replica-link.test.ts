@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { rmSync } from 'node:fs'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
-import { encodeCommand } from '../helpers/resp.js'
+import { encodeCommand, RawClient } from '../helpers/resp.js'
 import {
   buildPayload, FakeMaster, fullSyncDiskless, fullSyncSized, REPLID_A, REPLID_B, type FakeLink,
 } from '../helpers/fake-master.js'
@@ -253,5 +253,73 @@ describe('bfs as a replica', () => {
     expect(await check.call('BF.MEXISTS', 'f', 'a', 'b', 'd')).toEqual([1, 1, 1])
     expect(await check.call('BF.EXISTS', 'g', 'c')).toBe(1)
     expect(await check.call('EXISTS', 'local')).toBe(0)
+  })
+
+  it('feeds each applied command\'s bytes, verbatim, to its own replication stream (the backlog and sub-replicas)', async () => {
+    const { master, replica, client } = await setup()
+    const fed: Buffer[] = []
+    cleanups.push(replica.server.replication.attach((bytes) => fed.push(Buffer.from(bytes))))
+    const link = await syncedReplica(master, client, buildPayload([]), 0)
+    const stream = Buffer.concat([
+      encodeCommand(['SELECT', '0']), encodeCommand(['bf.add', 'Mixed', 'case']), encodeCommand(['ping']),
+      encodeCommand(['REPLCONF', 'GETACK', '*']), encodeCommand(['PUBLISH', 'c', 'm']),
+    ])
+    link.write(stream)
+    await until(async () => (await replicationInfo(client)).get('slave_repl_offset') === String(stream.length), 'the whole stream applied')
+    expect(Buffer.concat(fed).toString('latin1')).toBe(stream.toString('latin1'))
+    expect(await client.call('BF.EXISTS', 'Mixed', 'case')).toBe(1)
+  })
+
+  it('shows master_sync_* while a full sync is under way', async () => {
+    const { master, client } = await setup()
+    const payload = buildPayload([{ name: 'f', items: ['a'] }])
+    master.onPsync = (link) => link.write(Buffer.concat([Buffer.from(`+FULLRESYNC ${REPLID_A} 0\r\n$${payload.length}\r\n`), payload.subarray(0, 10)]))
+    await client.call('REPLICAOF', '127.0.0.1', String(master.port))
+    await until(async () => (await replicationInfo(client)).get('master_sync_in_progress') === '1', 'the transfer')
+    await until(async () => (await replicationInfo(client)).get('master_sync_read_bytes') === '10', 'the first bytes read')
+    const info = await replicationInfo(client)
+    expect([...info.keys()].slice(6, 13)).toEqual([
+      'slave_read_repl_offset', 'slave_repl_offset', 'master_sync_total_bytes', 'master_sync_read_bytes', 'master_sync_left_bytes',
+      'master_sync_perc', 'master_sync_last_io_seconds_ago',
+    ])
+    expect(info.get('master_sync_total_bytes')).toBe(String(payload.length))
+    expect(info.get('master_sync_left_bytes')).toBe(String(payload.length - 10))
+    expect(info.get('master_sync_perc')).toBe(((10 / payload.length) * 100).toFixed(2))
+    expect(await client.call('ROLE')).toEqual(['slave', '127.0.0.1', master.port, 'sync', -1])
+    master.links[0]!.write(payload.subarray(10))
+    await linkUp(client)
+    expect(await client.call('BF.EXISTS', 'f', 'a')).toBe(1)
+  })
+
+  it('drops a silent master after repl-timeout and reconnects', async () => {
+    const { master, client } = await setup({ 'repl-timeout': 1 })
+    await syncedReplica(master, client, buildPayload([]), 0)
+    master.onPsync = (link) => link.write(`+CONTINUE ${REPLID_A}\r\n`)
+    await master.link(1, 15_000)
+    const info = await replicationInfo(client)
+    expect(['up', 'down']).toContain(info.get('master_link_status'))
+    expect(master.links[0]!.closed).toBe(true)
+  })
+
+  it("runs Sentinel's promotion block (MULTI, SLAVEOF NO ONE, CONFIG REWRITE, CLIENT KILL TYPE normal/pubsub, EXEC) as redis queues it", async () => {
+    const { master, replica, client } = await setup()
+    await syncedReplica(master, client, buildPayload([{ name: 'f', items: ['a'] }]))
+    const sentinel = await RawClient.connect(replica.port)
+    cleanups.push(() => sentinel.socket.destroy())
+    // replication-sentinel.md §1.4, the bytes Sentinel writes in one go.
+    sentinel.write(
+      '*1\r\n$5\r\nMULTI\r\n*3\r\n$7\r\nSLAVEOF\r\n$2\r\nNO\r\n$3\r\nONE\r\n*2\r\n$6\r\nCONFIG\r\n$7\r\nREWRITE\r\n' +
+        '*4\r\n$6\r\nCLIENT\r\n$4\r\nKILL\r\n$4\r\nTYPE\r\n$6\r\nnormal\r\n*4\r\n$6\r\nCLIENT\r\n$4\r\nKILL\r\n$4\r\nTYPE\r\n$6\r\npubsub\r\n*1\r\n$4\r\nEXEC\r\n',
+    )
+    const replies = (await sentinel.readUntil((received) => received.includes('*4\r\n+OK\r\n'))).toString('latin1')
+    expect(replies.startsWith('+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*4\r\n+OK\r\n')).toBe(true)
+    await until(async () => {
+      const check = new Redis({ port: replica.port, host: '127.0.0.1' })
+      try {
+        return (await replicationInfo(check)).get('role') === 'master'
+      } finally {
+        check.disconnect()
+      }
+    }, 'role:master')
   })
 })
