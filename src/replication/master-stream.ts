@@ -39,10 +39,18 @@ export class MasterStreamReader {
    */
   private scanned = 0
   private bulksLeft = -1
+  /**
+   * While a bulk is known to end past the bytes read: the reads since (after {@link pending}),
+   * their total with it, and the total it needs. They are joined once, when it is all here,
+   * not at every read (a large command in many reads would be copied over and over).
+   */
+  private parts: Buffer[] = []
+  private partsBytes = 0
+  private needBytes = 0
 
   /** Bytes read that no whole command holds yet (redis read_reploff − reploff). */
   get bufferedBytes(): number {
-    return this.pending.length
+    return this.parts.length > 0 ? this.partsBytes : this.pending.length
   }
 
   /** Drops the unfinished command (a new link starts at a command boundary). */
@@ -50,6 +58,9 @@ export class MasterStreamReader {
     this.pending = Buffer.alloc(0)
     this.scanned = 0
     this.bulksLeft = -1
+    this.parts = []
+    this.partsBytes = 0
+    this.needBytes = 0
   }
 
   /**
@@ -58,7 +69,20 @@ export class MasterStreamReader {
    * @throws MasterStreamError on anything that is not a RESP array of bulk strings
    */
   push(chunk: Buffer, onCommand: (command: StreamCommand) => boolean): void {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
+    if (this.needBytes > 0) {
+      if (this.parts.length === 0) {
+        this.parts.push(this.pending)
+        this.partsBytes = this.pending.length
+      }
+      this.parts.push(chunk)
+      this.partsBytes += chunk.length
+      if (this.partsBytes < this.needBytes) return
+      this.pending = Buffer.concat(this.parts, this.partsBytes)
+      this.parts = []
+      this.needBytes = 0
+    } else {
+      this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
+    }
     let pos = 0
     for (;;) {
       const end = this.commandEnd(this.pending, pos)
@@ -70,6 +94,7 @@ export class MasterStreamReader {
     // What is left is copied: the chunk's memory is the socket's to reuse.
     this.pending = pos === this.pending.length ? Buffer.alloc(0) : Buffer.from(this.pending.subarray(pos))
     this.scanned -= pos
+    if (this.needBytes > 0) this.needBytes -= pos
   }
 
   /** The end of the whole command starting at `pos`, or -1 when it is not all here yet. */
@@ -92,7 +117,10 @@ export class MasterStreamReader {
       const length = lengthLine.value
       if (length < 0 || length > MAX_BULK_BYTES) throw new MasterStreamError("invalid bulk length in the master's stream")
       const next = lengthLine.next + length + 2
-      if (next > buf.length) return -1
+      if (next > buf.length) {
+        this.needBytes = next
+        return -1
+      }
       if (buf[next - 2] !== CR || buf[next - 1] !== 0x0a) throw new MasterStreamError("bulk not followed by CRLF in the master's stream")
       p = this.scanned = next
       this.bulksLeft--

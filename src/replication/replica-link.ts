@@ -270,7 +270,9 @@ export class ReplicaLink {
 
   private apply(command: StreamCommand): void {
     const argv = command.argv
-    if (argv.length >= 2 && isWord(argv[0]!, REPLCONF) && isWord(argv[1]!, GETACK)) {
+    if (argv.length === 0) {
+      // `*0`: no command (redis skips it); its bytes still count.
+    } else if (argv.length >= 2 && isWord(argv[0]!, REPLCONF) && isWord(argv[1]!, GETACK)) {
       // The ACK covers what came before the GETACK; its own bytes count after (redis replconfCommand).
       this.sendAck()
     } else {

@@ -305,7 +305,9 @@ describe('bfs as a replica', () => {
     const { master, replica, client } = await setup()
     await syncedReplica(master, client, buildPayload([{ name: 'f', items: ['a'] }]))
     const sentinel = await RawClient.connect(replica.port)
-    cleanups.push(() => sentinel.socket.destroy())
+    cleanups.push(() => {
+      sentinel.socket.destroy()
+    })
     // replication-sentinel.md §1.4, the bytes Sentinel writes in one go.
     sentinel.write(
       '*1\r\n$5\r\nMULTI\r\n*3\r\n$7\r\nSLAVEOF\r\n$2\r\nNO\r\n$3\r\nONE\r\n*2\r\n$6\r\nCONFIG\r\n$7\r\nREWRITE\r\n' +
