@@ -50,6 +50,11 @@ export interface ReplicaLinkHost {
   unblockAll(text: string): void
   /** After a full sync: a new history, so this node's backlog restarts empty at the adopted offset. */
   newHistory(): void
+  /**
+   * After +CONTINUE: a backlog exists from the current offset on (a replica restarted from its
+   * snapshot has none yet: redis creates it there), so that it can serve replicas if promoted.
+   */
+  ensureBacklog(): void
   /** After REPLICAOF NO ONE: the stream this master sends starts with a SELECT again (redis slaveseldb = -1). */
   becameMaster(): void
 }

@@ -64,6 +64,7 @@ export class ReplicaLink {
    */
   setMaster(host: string, port: number, options: { atStart?: boolean } = {}): void {
     const wasMaster = this.host.replication.role === 'master'
+    if (this.state === 'connected') this.downSinceMs = Date.now()
     this.closeLink()
     this.host.unblockAll('UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)')
     // At start (config replicaof) only a history the snapshot recorded is continued.
@@ -210,6 +211,7 @@ export class ReplicaLink {
       replication.replid = replid
       this.host.disconnectReplicas()
     }
+    this.host.ensureBacklog()
     this.linkUp()
     this.host.log.notice('MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.')
   }

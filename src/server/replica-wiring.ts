@@ -15,6 +15,8 @@ export interface MasterSideHooks {
   unblockAll(text: string): void
   /** After a full sync: the backlog restarts empty at the adopted offset (redis freeReplicationBacklog + createReplicationBacklog). */
   newHistory(): void
+  /** After +CONTINUE: a backlog exists from the current offset on (created if there is none; redis does it there). */
+  ensureBacklog(): void
   /** After REPLICAOF NO ONE: a SELECT goes before the next record of the stream (redis slaveseldb = -1). */
   becameMaster(): void
 }
@@ -26,6 +28,7 @@ export interface MasterSideHooks {
 export const MASTER_SIDE_UNTIL_MERGED: MasterSideHooks = {
   unblockAll: () => {},
   newHistory: () => {},
+  ensureBacklog: () => {},
   becameMaster: () => {},
 }
 
@@ -68,6 +71,7 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
     },
     unblockAll: (text) => masterSide.unblockAll(text),
     newHistory: () => masterSide.newHistory(),
+    ensureBacklog: () => masterSide.ensureBacklog(),
     becameMaster: () => masterSide.becameMaster(),
   }
 }
