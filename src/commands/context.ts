@@ -92,7 +92,7 @@ export interface ServerContext {
    * A master's replicas for ROLE (ip, listening port, last ACKed offset): the master side
    * provides it; absent: none.
    */
-  replicaListing?(): readonly { ip: string; port: number; ackOffset: number }[]
+  replicaListing?(): readonly { ip: string; port: number; offset: number }[]
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

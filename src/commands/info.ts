@@ -81,9 +81,10 @@ const SECTIONS: Record<string, Section> = {
       ['bfs_total_http_requests', stats.httpRequests],
     ]
   },
-  // The replica's role:slave block (replication/replica-info.ts) in place of role:master.
+  // The replica's block (replication/replica-info.ts) follows role:slave.
   replication: (ctx) => [
-    ...(replicaInfoFields(ctx.server.replicaLink, ctx.server.config, Date.now()) ?? [['role', 'master'] as const]),
+    ['role', ctx.server.replication.role === 'master' ? 'master' : 'slave'],
+    ...replicaInfoFields(ctx.server.replicaLink, ctx.server.config, Date.now()),
     ['connected_slaves', 0],
   ],
   cpu: () => {

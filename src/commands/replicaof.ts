@@ -57,6 +57,6 @@ export function role(ctx: CommandContext): void {
     reply.array(3)
     reply.bulk(replica.ip)
     reply.bulk(String(replica.port))
-    reply.bulk(String(replica.ackOffset))
+    reply.bulk(String(replica.offset))
   }
 }

@@ -10,16 +10,18 @@ import type { LinkState, ReplicaLink } from './replica-link.js'
 
 export type InfoField = readonly [string, string | number]
 
-/** The role:slave block, or undefined on a master. */
-export function replicaInfoFields(link: ReplicaLink, config: Config, nowMs: number): InfoField[] | undefined {
-  if (link.state === 'none') return undefined
+/**
+ * The replica's block, the fields after `role:slave` (master_host ... replica_announced); empty on
+ * a master. The INFO section prints it right after `role`.
+ */
+export function replicaInfoFields(link: ReplicaLink, config: Config, nowMs: number): InfoField[] {
+  if (link.state === 'none') return []
   const seconds = (ms: number): number => Math.floor((nowMs - ms) / 1000)
   const connected = link.state === 'connected'
   // redis: the master client's offsets while connected, else its cached master's, else 1.
   const offset = connected || link.hasHistory ? link.readOffset : 1
   const applied = connected || link.hasHistory ? link.appliedOffset : 1
   const fields: InfoField[] = [
-    ['role', 'slave'],
     ['master_host', link.masterHost],
     ['master_port', link.masterPort],
     ['master_link_status', connected ? 'up' : 'down'],

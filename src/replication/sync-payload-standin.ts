@@ -1,6 +1,6 @@
 /**
  * STAND-IN, to be deleted at the merge of the sync-payload branch: a minimal decoder of the
- * full-sync payload with the interface that branch's `SyncPayloadDecoder` (format/sync-payload.ts)
+ * full-sync payload with the interface that branch's `SyncPayloadDecoder` (store/sync-payload-decoder.ts)
  * has, so that the replica side builds and its tests run before it lands. At the merge the one
  * import of it (server/replica-wiring.ts) points to the real one, and this file goes.
  *

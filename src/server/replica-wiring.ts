@@ -5,7 +5,7 @@
 import type { ClientSession, ServerContext } from '../commands/context.js'
 import { FilterRegistry } from '../store/registry.js'
 import type { ReplicaLinkHost } from '../replication/replica-host.js'
-// STAND-IN until the sync-payload branch lands: then `import { SyncPayloadDecoder } from '../format/sync-payload.js'`.
+// STAND-IN until the sync-payload branch lands: then `import { SyncPayloadDecoder } from '../store/sync-payload-decoder.js'`.
 import { SyncPayloadDecoder } from '../replication/sync-payload-standin.js'
 import { createMasterSession } from './master-session.js'
 
