@@ -9,6 +9,7 @@ import { Redis } from 'ioredis'
 import { rmSync } from 'node:fs'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
 import { encodeCommand, RawClient } from '../helpers/resp.js'
+import { infoFields, until } from '../helpers/replication-info.js'
 import {
   buildPayload, FakeMaster, fullSyncDiskless, fullSyncSized, REPLID_A, REPLID_B, type FakeLink,
 } from '../helpers/fake-master.js'
@@ -32,19 +33,7 @@ async function setup(
   return { master, replica, client }
 }
 
-/** INFO replication as a field map. */
-async function replicationInfo(client: Redis): Promise<Map<string, string>> {
-  const text = (await client.info('replication')) as string
-  return new Map(text.split('\r\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]))
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+const replicationInfo = (client: Redis): Promise<Map<string, string>> => infoFields(client, 'replication')
 
 const linkUp = (client: Redis) => until(async () => (await replicationInfo(client)).get('master_link_status') === 'up', 'master_link_status:up')
 
