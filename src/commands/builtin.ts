@@ -27,6 +27,7 @@ import {
   ssubscribe, subscribe, sunsubscribe, unsubscribe,
 } from './pubsub.js'
 import { psync, replconf, sync, wait } from './replication.js'
+import { replicaof, role } from './replicaof.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -174,5 +175,9 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'PSYNC', arity: -3, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '2.8.0', summary: 'An internal command used in replication.', handler: psync },
   { name: 'SYNC', arity: 1, flags: ['admin', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'An internal command used in replication.', handler: sync },
   { name: 'WAIT', arity: 3, flags: ['noscript'], keys: NO_KEYS, group: 'generic', since: '3.0.0', summary: 'Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.', handler: wait },
+  // Replication (redis 7.0 commands.def: REPLICAOF and SLAVEOF are the same command).
+  { name: 'REPLICAOF', arity: 3, flags: ['admin', 'noscript', 'stale'], keys: NO_KEYS, group: 'server', since: '5.0.0', summary: 'Configures a server as replica of another, or promotes it to a master.', handler: replicaof },
+  { name: 'SLAVEOF', arity: 3, flags: ['admin', 'noscript', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Sets a Redis server as a replica of another, or promotes it to being a master.', handler: replicaof },
+  { name: 'ROLE', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.8.12', summary: 'Returns the replication role.', handler: role },
   { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

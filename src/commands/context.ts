@@ -15,6 +15,7 @@ import type { ReplicationState } from '../replication/replication-state.js'
 import type { PubSubHub, Subscriptions } from './pubsub-hub.js'
 import type { MasterSide } from '../replication/master-side.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
+import type { ReplicaLink } from '../replication/replica-link.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -98,6 +99,8 @@ export interface ServerContext {
   readonly pubsub: PubSubHub
   /** The master's side of replication: replicas, backlog, full syncs, WAIT (replication/master-side.ts). */
   readonly masterSide: MasterSide
+  /** The link to this node's master (REPLICAOF, ROLE, INFO's role:slave block). */
+  readonly replicaLink: ReplicaLink
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */

@@ -26,8 +26,8 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
-    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? subscribedRefusal(ctx, entry, row) ??
-    (queueing ? transactionRefusal(entry) : undefined)
+    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
+    subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
   else if (entry.isExec) runExec(ctx, entry)
@@ -91,6 +91,26 @@ function replicasRefusal(ctx: CommandContext, entry: CommandEntry): string | und
   const transaction = ctx.client.transaction
   const writes = entry.writes || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))
   return writes && masterSide.goodReplicaCount() < needed ? NOREPLICAS : undefined
+}
+
+/** redis 7.0 server.c shared.roslaveerr and shared.masterdownerr. */
+export const READONLY = "READONLY You can't write against a read only replica."
+const MASTERDOWN = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+
+/**
+ * On a replica (redis processCommand): a write from anyone but the master's link is refused while
+ * replica-read-only (an EXEC of writes too), and, with replica-serve-stale-data no, any command
+ * without the stale flag while the link is down (an EXEC of such commands too).
+ */
+function replicaRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
+  const server = ctx.server
+  if (server.replication.role !== 'replica' || ctx.client.kind === 'master') return undefined
+  const queued = entry.isExec ? ctx.client.transaction?.queued : undefined
+  const writes = entry.writes || (queued?.some((command) => command.entry.writes) ?? false)
+  if (writes && server.config['replica-read-only']) return READONLY
+  if (server.replicaLink.state === 'connected' || server.config['replica-serve-stale-data']) return undefined
+  const stale = (candidate: CommandEntry): boolean => candidate.spec.flags.includes('stale')
+  return !stale(entry) || (queued?.some((command) => !stale(command.entry)) ?? false) ? MASTERDOWN : undefined
 }
 
 function transactionRefusal(entry: CommandEntry): string | undefined {

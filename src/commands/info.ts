@@ -7,6 +7,7 @@ import type { CommandContext } from './context.js'
 import { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
 import { replicationInfo } from '../replication/replication-info.js'
+import { replicaInfoFields } from '../replication/replica-info.js'
 
 type Field = readonly [string, string | number]
 type Section = (ctx: CommandContext) => Field[]
@@ -92,8 +93,9 @@ const SECTIONS: Record<string, Section> = {
       ['bfs_total_http_requests', stats.httpRequests],
     ]
   },
-  // The role:slave block comes from the replica side (replication/replica-info.ts) as the last argument.
-  replication: (ctx) => replicationInfo(ctx.server.replication, ctx.server.masterSide, ctx.server.config),
+  // The replica's block (replication/replica-info.ts) follows role:slave.
+  replication: (ctx) => replicationInfo(ctx.server.replication, ctx.server.masterSide, ctx.server.config,
+    () => replicaInfoFields(ctx.server.replicaLink, ctx.server.config, Date.now())),
   cpu: () => {
     const usage = process.cpuUsage()
     return [

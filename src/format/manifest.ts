@@ -7,6 +7,8 @@
  * bfs-manifest 1
  * log-from 7                    when there is a log: the first segment the snapshot does not contain
  * log-open                      when segment 7 was on disk before this MANIFEST (a start without it refuses)
+ * repl-id 8f3c...e1             the replication id and offset the data is at (written by SAVE and the
+ * repl-offset 15290             final save, not by a background save: a replica continues from them)
  * file 000000000003.bf 4242     one line per filter file: its name and size in bytes,
  * file 000000000004.bf 96 expire-at 1795000000000   and the key's expiry (Unix ms) when it has one
  * end 1 0a1b2c3d                the count of file lines and the CRC-32 (hex) of all the text before `end`
@@ -30,11 +32,21 @@ export interface ManifestFile {
   readonly expiresAt?: number
 }
 
-/** What a MANIFEST says. `logOpen` is there only when true. */
+/**
+ * The replication position a snapshot's data is exactly at (redis keeps it in its RDB): the
+ * replication id and the offset in that id's stream.
+ */
+export interface ReplicationPosition {
+  readonly replid: string
+  readonly offset: number
+}
+
+/** What a MANIFEST says. `logOpen` is there only when true, `repl` only when written. */
 export interface Manifest {
   files: ManifestFile[]
   logFrom?: number
   logOpen?: true
+  repl?: ReplicationPosition
 }
 
 /** The name of filter file number `number` (`000000000007.bf`). */
@@ -51,11 +63,13 @@ export function isFilterFileName(name: string): boolean {
  * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
  * append-only log the snapshot does not contain), then `log-open` when that segment was on disk
  * before this MANIFEST (the log was open: a start without it refuses), `file <name> <bytes>`
- * lines (`file <name> <bytes> expire-at <ms>` for a key with an expiry), and `end <count> <crc32 hex>`.
+ * lines (`file <name> <bytes> expire-at <ms>` for a key with an expiry), and `end <count> <crc32
+ * hex>`. `repl-id <40 hex>` and `repl-offset <n>` follow the log's lines when `repl` is given.
  */
-export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false): string {
+export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false, repl?: ReplicationPosition): string {
   let body = `${MANIFEST_MAGIC}\n`
   if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
+  if (repl !== undefined) body += `repl-id ${repl.replid}\nrepl-offset ${repl.offset}\n`
   for (const { file, bytes, expiresAt } of files) {
     body += expiresAt === undefined ? `file ${file} ${bytes}\n` : `file ${file} ${bytes} expire-at ${expiresAt}\n`
   }
@@ -89,6 +103,13 @@ export function parseManifestText(text: string): Manifest {
     logOpen = lines[0] === 'log-open'
     if (logOpen) lines = lines.slice(1)
   }
+  const replid = /^repl-id ([0-9a-f]{40})$/.exec(lines[0] ?? '')
+  const replOffset = /^repl-offset (0|[1-9]\d{0,15})$/.exec(lines[1] ?? '')
+  let repl: ReplicationPosition | undefined
+  if (replid && replOffset) {
+    repl = { replid: replid[1]!, offset: Number(replOffset[1]) }
+    lines = lines.slice(2)
+  }
   for (const line of lines) {
     // An expiry may be negative (PEXPIREAT takes any 64-bit time), and is at most 2^63 - 1.
     const match = /^file (\d{12}\.bf) (\d+)(?: expire-at (-?\d{1,19}))?$/.exec(line)
@@ -99,8 +120,11 @@ export function parseManifestText(text: string): Manifest {
     files.push(match[3] === undefined ? { file, bytes } : { file, bytes, expiresAt: Number(match[3]) })
   }
   if (files.length !== Number(end[1])) throw new DecodeError('corrupt', 'manifest count mismatch')
-  if (logFrom === undefined) return { files }
-  return logOpen ? { files, logFrom, logOpen } : { files, logFrom }
+  const manifest: Manifest = { files }
+  if (logFrom !== undefined) manifest.logFrom = logFrom
+  if (logOpen) manifest.logOpen = true
+  if (repl !== undefined) manifest.repl = repl
+  return manifest
 }
 
 /** The bytes of `text` as latin1 (each character's low byte), what the MANIFEST's CRC-32 covers. */

@@ -76,9 +76,10 @@ export class OriginalApi {
       return { status: 200, body: outcome.value === 1 ? 'true' : 'false' }
     }
     if (outcome.kind === 'error') {
-      // LOADING (the dataset is not there yet) and MISCONF (writes refused while the disk fails)
-      // pass; anything else is the server's failure.
-      const status = outcome.text.startsWith('LOADING') || outcome.text.startsWith('MISCONF') ? 503 : 500
+      // LOADING (the dataset is not there yet), MISCONF (writes refused while the disk fails),
+      // READONLY (/add= on a replica) and MASTERDOWN (a replica without its master) pass: 503;
+      // anything else is the server's failure.
+      const status = /^(LOADING|MISCONF|READONLY|MASTERDOWN)/.test(outcome.text) ? 503 : 500
       return { status, body: `${outcome.text}\n` }
     }
     return { status: 500, body: 'unexpected reply\n' }

@@ -24,30 +24,35 @@ export interface ReplaySession {
   finish(): string | undefined
 }
 
-export function createReplaySession(server: ServerContext): ReplaySession {
-  const reply = new ReplyWriter()
-  const args = new CommandArgs()
-  const session: ClientSession = {
-    id: 0,
-    reply,
-    addr: 'aof:0',
-    laddr: 'aof:0',
-    createdAtMs: Date.now(),
-    lastInteractionMs: Date.now(),
-    name: 'aof-loader',
+/**
+ * A client of the server's own (the log's replay, the master link of a replica): authenticated,
+ * no transaction, nothing buffered; `kill` is what CLIENT KILL and QUIT do to it.
+ */
+export function internalSession(
+  fields: Pick<ClientSession, 'id' | 'reply' | 'addr' | 'laddr' | 'name' | 'kind'> & { kill: () => void },
+): ClientSession {
+  const now = Date.now()
+  return {
+    ...fields,
+    createdAtMs: now,
+    lastInteractionMs: now,
     libName: '',
     libVersion: '',
     authenticated: true,
     transaction: undefined,
     watch: undefined,
     lastCommand: 'NULL',
-    kind: 'normal',
     subscriptionCount: () => 0,
-    closeAfterReply() {},
-    kill() {},
+    closeAfterReply: fields.kill,
     outputBytes: () => 0,
     queryBufferBytes: () => 0,
   }
+}
+
+export function createReplaySession(server: ServerContext): ReplaySession {
+  const reply = new ReplyWriter()
+  const args = new CommandArgs()
+  const session = internalSession({ id: 0, reply, addr: 'aof:0', laddr: 'aof:0', name: 'aof-loader', kind: 'normal', kill: () => {} })
   // bfs names every record by the command's original name (server.propagate), so that a log
   // replays whatever is renamed or disabled (redis 7.0 fails on a renamed MULTI).
   const commands = server.commands.withOriginalNames()

@@ -28,6 +28,9 @@ import { ReplicationState } from '../replication/replication-state.js'
 import { PubSubHub } from '../commands/pubsub-hub.js'
 import { MasterSide } from '../replication/master-side.js'
 import { createReplaySession } from './log-session.js'
+import { ReplicaLink } from '../replication/replica-link.js'
+import { replicaLinkHost } from './replica-wiring.js'
+import type { ClientSession } from '../commands/context.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { KeyExpiry } from './key-expiry.js'
@@ -102,6 +105,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
   })
   /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
   readonly masterSide: MasterSide
+  /** The link to this node's master while it is a replica (replication/replica-link.ts). */
+  readonly replicaLink: ReplicaLink
+  /** The master link's client, listed with the others (CLIENT LIST flag M). */
+  private masterClient: ClientSession | undefined
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
   /**
@@ -130,10 +137,31 @@ export class BfsServer extends EventEmitter implements ClientHost {
       registry: this.registry,
       log: this.log,
       currentWriter: () => this.currentClient,
+      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset }),
     })
     this.expiry = new KeyExpiry(this)
     this.masterSide = new MasterSide({ replication: this.replication, registry: this.registry, config: this.config, log: this.log, stats: this.stats })
     this.persistence.replicaFeed = this.masterSide
+    this.replicaLink = new ReplicaLink(replicaLinkHost(this, {
+      unblockAll: (text) => this.masterSide.unblockAll(text),
+      newHistory: () => this.masterSide.createBacklog(),
+      ensureBacklog: () => {
+        if (this.masterSide.backlog === undefined) this.masterSide.createBacklog()
+      },
+      becameMaster: () => this.masterSide.requestSelect(),
+      disconnectReplicas: () => this.masterSide.disconnectReplicas(),
+    }))
+    // redis syncCommand: a replica whose own link is down refuses a sub-replica's sync.
+    this.masterSide.syncRefusal = () =>
+      this.replication.role === 'replica' && this.replicaLink.state !== 'connected' ? "NOMASTERLINK Can't SYNC while not connected with my master" : undefined
+  }
+
+  allocateClientId(): number {
+    return this.nextClientId++
+  }
+
+  setMasterClient(client: ClientSession | undefined): void {
+    this.masterClient = client
   }
 
   /**
@@ -169,6 +197,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
     await this.persistence.load(() => this.replaySession())
+    // A replica by config is one from the first moment: it deletes no expired key itself (its
+    // master's DEL does) and continues the position its snapshot recorded.
+    if (this.config.replicaof !== '') this.replication.role = 'replica'
+    this.resumeReplication()
     const expired = this.expiry.loaded()
     if (expired > 0) this.log.notice(`Deleted ${expired} key(s) that expired while the server was down`)
     for (const line of loadedOverLimits(this.registry, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
@@ -213,12 +245,32 @@ export class BfsServer extends EventEmitter implements ClientHost {
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
     this.log.notice('Ready to accept connections tcp')
+    const master = this.config.replicaof.split(' ')
+    if (master.length === 2) this.replicaLink.setMaster(master[0]!, Number(master[1]), { atStart: true })
   }
 
-  /** Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set. */
+  /**
+   * Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set,
+   * or on a replica (its final snapshot records the replication position, so that a restart
+   * continues with PSYNC instead of a full sync).
+   */
   private shutdownSaves(options: ShutdownOptions): boolean {
     if (options.noSave) return false
-    return options.save === true || this.config.save.trim() !== ''
+    return options.save === true || this.config.save.trim() !== '' || this.replication.role === 'replica'
+  }
+
+  /**
+   * The replication id and offset the loaded data is at (the snapshot's, when nothing was replayed
+   * over it): this node's again, and, on a replica, the history its PSYNC continues (redis
+   * restores them from its RDB).
+   */
+  private resumeReplication(): void {
+    const position = this.persistence.loadedPosition
+    if (position === undefined) return
+    this.replication.replid = position.replid
+    this.replication.masterReplOffset = position.offset
+    this.replicaLink.hasHistory = true
+    this.log.notice(`Replication id and offset restored from the snapshot: ${position.replid}:${position.offset}`)
   }
 
   /** Whether the dataset is still being loaded from disk (the persistence's flag). */
@@ -238,7 +290,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private cron(nowMs: number): void {
     if (this.closing !== undefined) return
     const everySecond = ++this.cronLoops % CRON_TICKS_PER_SECOND === 0
-    if (everySecond) this.housekeeping(nowMs)
+    if (everySecond) {
+      this.housekeeping(nowMs)
+      this.replicaLink.cron(nowMs)
+    }
     this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     this.persistence.cron(nowMs, everySecond)
   }
@@ -275,8 +330,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return client
   }
 
-  clients(): Iterable<Client> {
-    return this.clientSet
+  *clients(): Iterable<ClientSession> {
+    yield* this.clientSet
+    if (this.masterClient !== undefined) yield this.masterClient
   }
 
   get clientCount(): number {
@@ -390,6 +446,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.closing === undefined) {
       this.closing = (async () => {
         clearInterval(this.cronTimer)
+        this.replicaLink.close()
         // A listener's close callback waits for every connection to end: wait for it last.
         const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
         await this.http?.close()

@@ -31,6 +31,7 @@ import { DurabilityGate, type LogWriter } from './durability-gate.js'
 import { diskErrorRefusal } from './disk-error.js'
 import { aofInfoFields, persistenceInfo } from './persistence-info.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import type { ReplicationPosition } from '../format/manifest.js'
 
 export type { LogWriter } from './durability-gate.js'
 
@@ -88,6 +89,8 @@ export interface PersistenceOptions {
   log: Logger
   /** The client whose command is running, if any: its writes set its {@link LogWriter.logOffset}. */
   currentWriter: () => LogWriter | undefined
+  /** The replication position of the data now, which SAVE and the final save record. */
+  replicationPosition?: () => ReplicationPosition
 }
 
 export class Persistence {
@@ -105,6 +108,13 @@ export class Persistence {
   private readonly currentWriter: () => LogWriter | undefined
   /** When logCron starts another snapshot for records left to a failed one (0: none planned). */
   private snapshotRetryAtMs = 0
+  /**
+   * The replication position the loaded data is exactly at: the snapshot's (a SAVE's or the
+   * final save's), when nothing was replayed from the log over it. Undefined otherwise (the data
+   * may be past it: a replica then resyncs in full).
+   */
+  loadedPosition: ReplicationPosition | undefined
+  private readonly replicationPosition: (() => ReplicationPosition) | undefined
   /** Whether EXEC's commands are running ({@link runTransaction}). */
   inTransaction = false
   /** The records of the running transaction, copied, with where each goes (see {@link runTransaction}). */
@@ -117,7 +127,9 @@ export class Persistence {
     this.registry = options.registry
     this.log = options.log
     this.currentWriter = options.currentWriter
+    this.replicationPosition = options.replicationPosition
     this.snapshots = new SnapshotStore({
+      replicationPosition: options.replicationPosition,
       dir: this.config.dir,
       log: this.log,
       onCorrupt: () => this.config['snapshot-on-corrupt'],
@@ -148,7 +160,8 @@ export class Persistence {
   async load(replay: () => LogReplay): Promise<void> {
     await this.loadSnapshot()
     // Snapshot load (issue 3) runs above this line; the log holds what came after the snapshot.
-    this.loadAppendLog(replay)
+    const replayed = this.loadAppendLog(replay)
+    this.loadedPosition = replayed === 0 ? this.snapshots.replicationPosition : undefined
   }
 
   /**
@@ -166,8 +179,8 @@ export class Persistence {
     }
   }
 
-  /** Replays the log through the real commands, then keeps it open for appending (appendonly yes). */
-  private loadAppendLog(replay: () => LogReplay): void {
+  /** Replays the log through the real commands, then keeps it open for appending (appendonly yes); returns the records replayed. */
+  private loadAppendLog(replay: () => LogReplay): number {
     if (!this.config.appendonly) {
       // As redis does with appendonly no: the log is not read. Say so, since the next snapshot
       // becomes the truth and retires those segments.
@@ -175,7 +188,7 @@ export class Persistence {
       if (next !== undefined) {
         this.log.warning(`appendonly is no: the append only file segments in ${this.config.dir} are not loaded, and the next snapshot retires them`)
       }
-      return
+      return 0
     }
     const startedMs = Date.now()
     const session = replay()
@@ -200,6 +213,7 @@ export class Persistence {
       this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
     }
     this.logRewriter.baseSizeBytes = this.registry.bitmapBytes() + this.appendLog.currentSizeBytes
+    return result.records
   }
 
   /**
@@ -385,6 +399,13 @@ export class Persistence {
     return true
   }
 
+  /** Whether the replication position differs from the one the committed snapshot records. */
+  private positionMoved(): boolean {
+    const now = this.replicationPosition?.()
+    const saved = this.snapshots.replicationPosition
+    return now !== undefined && (now.replid !== saved?.replid || now.offset !== saved.offset)
+  }
+
   /**
    * At shutdown, before the last replies go out: waits for a running rewrite, stops a running
    * BGSAVE, saves what changed when `save`, writes, fsyncs and closes the log, and releases what
@@ -397,8 +418,9 @@ export class Persistence {
     await this.logRewriter.idle()
     // A running BGSAVE stops at its next slice; the final save below writes what it had not committed.
     await this.snapshots.abortBackground()
-    // Nothing changed since the last save (SHUTDOWN and the signals save just before): no second save.
-    if (save && this.snapshots.loaded && this.registry.dirty > 0) {
+    // Nothing changed since the last save (SHUTDOWN and the signals save just before): no second
+    // save, unless the replication position moved (pings move it, not the data).
+    if (save && this.snapshots.loaded && (this.registry.dirty > 0 || this.positionMoved())) {
       try {
         this.snapshots.saveSync(this.registry)
       } catch (error) {

@@ -84,7 +84,7 @@ export async function loadSnapshot(
   report.ms = performance.now() - started
   // A manifest listing a moved-aside file must be rewritten at the next save.
   const manifestCurrent = manifest !== undefined && report.movedAside.length === 0
-  return { committed: { files, manifestCurrent, logFrom: manifest?.logFrom, logOpen }, nextFileNumber, report }
+  return { committed: { files, manifestCurrent, logFrom: manifest?.logFrom, logOpen, repl: manifest?.repl }, nextFileNumber, report }
 }
 
 /** Creates the directory if need be; its names, and the number after the highest one there. */

@@ -16,7 +16,7 @@ import { renameSync, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import type { FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, recordProblem } from '../format/codec.js'
-import { formatManifest, MANIFEST_FILE } from '../format/manifest.js'
+import { formatManifest, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
 import {
   syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
 } from './durable-file.js'
@@ -92,6 +92,8 @@ export interface CommittedSnapshot {
   readonly logFrom: number | undefined
   /** `log-open`: segment `logFrom` was on disk before the MANIFEST. */
   readonly logOpen: boolean
+  /** `repl-id` / `repl-offset`: the replication position the data is exactly at (a synchronous save's). */
+  readonly repl?: ReplicationPosition | undefined
 }
 
 /** Before a load: no snapshot. */
@@ -118,6 +120,8 @@ export interface SavePlan {
   readonly logFrom: number | undefined
   /** Whether segment `logFrom` is on disk (the log was open and rotated to it). */
   readonly logOpen: boolean
+  /** The replication position at the capture (synchronous saves only: a background save's data is not at one point of the stream). */
+  readonly repl: ReplicationPosition | undefined
 }
 
 /**
@@ -127,6 +131,7 @@ export interface SavePlan {
  */
 export function planSave(
   registry: FilterRegistry, committed: CommittedSnapshot, background: boolean, newFile: () => string, appendLog?: SnapshotLogHooks,
+  repl?: ReplicationPosition,
 ): SavePlan {
   const records: SavePlan['records'] = []
   const pending: PendingFile[] = []
@@ -158,7 +163,7 @@ export function planSave(
   const rotated = appendLog?.rotate()
   const logFrom = rotated ?? committed.logFrom
   const logOpen = rotated !== undefined && appendLog?.isOpen?.() === true
-  return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom, logOpen }
+  return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom, logOpen, repl: background ? undefined : repl }
 }
 
 /** The snapshot the plan is once its MANIFEST is durable. */
@@ -172,7 +177,7 @@ export function committedBy(plan: SavePlan): CommittedSnapshot {
       files.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version, expiresAt })
     }
   }
-  return { files, manifestCurrent: true, logFrom: plan.logFrom, logOpen: plan.logOpen }
+  return { files, manifestCurrent: true, logFrom: plan.logFrom, logOpen: plan.logOpen, repl: plan.repl }
 }
 
 /** The report of a committed save (both paths). */
@@ -328,13 +333,14 @@ function obsoleteFiles(plan: SavePlan, committed: CommittedSnapshot): string[] {
 function manifestFor(plan: SavePlan, removed: readonly string[], committed: CommittedSnapshot): string | undefined {
   const unchanged =
     plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen &&
-    plan.records.every((record) => record.expiresAt === record.committed?.expiresAt)
+    plan.records.every((record) => record.expiresAt === record.committed?.expiresAt) &&
+    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset
   if (unchanged && committed.manifestCurrent) return undefined
   const files = plan.records.map(({ committed: kept, pending, expiresAt }) => {
     const file = kept !== undefined ? { file: kept.file, bytes: kept.bytes } : { file: pending!.file, bytes: pending!.size }
     return expiresAt === undefined ? file : { ...file, expiresAt }
   })
-  return formatManifest(files, plan.logFrom, plan.logOpen)
+  return formatManifest(files, plan.logFrom, plan.logOpen, plan.repl)
 }
 
 /** A filter's name for a message: JSON-quoted, cut after 64 characters (keys may be 512 MiB). */

@@ -31,7 +31,7 @@
  */
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
-import { filterFileName, MANIFEST_FILE } from '../format/manifest.js'
+import { filterFileName, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
 import { TEMP_SUFFIX } from './durable-file.js'
 import type { SliceWriter } from './filter-file-write.js'
 import { FilterRegistry } from './registry.js'
@@ -62,6 +62,8 @@ export interface SnapshotOptions {
   onCorrupt?: () => CorruptPolicy
   /** The append-only log, when there is one: rotated at each save's start, trimmed at its commit. */
   appendLog?: SnapshotLogHooks
+  /** The replication position a synchronous save records in its MANIFEST (the data is exactly at it). */
+  replicationPosition?: () => ReplicationPosition
 }
 
 /** A background save stopped by shutdown before it committed. */
@@ -122,6 +124,11 @@ export class SnapshotStore {
   /** Whether a background save is running. */
   get inProgress(): boolean {
     return this.job !== undefined
+  }
+
+  /** The replication position the committed snapshot's MANIFEST records (a synchronous save's), if any. */
+  get replicationPosition(): ReplicationPosition | undefined {
+    return this.committed.repl
   }
 
   /** The committed snapshot's `log-from`: the log is replayed from this segment on. */
@@ -288,7 +295,8 @@ export class SnapshotStore {
   /** The save's plan (snapshot-save.ts planSave); refused until the snapshot on disk was loaded. */
   private plan(registry: FilterRegistry, background: boolean): SavePlan {
     if (!this.loaded) throw new Error('the snapshot in dir was not loaded; refusing to overwrite it')
-    return planSave(registry, this.committed, background, () => filterFileName(this.nextFileNumber++), this.options.appendLog)
+    const repl = background ? undefined : this.options.replicationPosition?.()
+    return planSave(registry, this.committed, background, () => filterFileName(this.nextFileNumber++), this.options.appendLog, repl)
   }
 
   private commitTarget(): CommitTarget {

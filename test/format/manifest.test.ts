@@ -22,6 +22,18 @@ const GOLDEN =
   'file 000000000012.bf 102\n' +
   'end 2 ce34dffc\n'
 
+/** GOLDEN with the replication position a SAVE records (repl-id, repl-offset), byte for byte. */
+const REPL = { replid: '8f3ca4d1b2c3d4e5f60718293a4b5c6d7e8f9012', offset: 15290 }
+const GOLDEN_REPL =
+  'bfs-manifest 1\n' +
+  'log-from 7\n' +
+  'log-open\n' +
+  'repl-id 8f3ca4d1b2c3d4e5f60718293a4b5c6d7e8f9012\n' +
+  'repl-offset 15290\n' +
+  'file 000000000003.bf 4242\n' +
+  'file 000000000012.bf 102\n' +
+  'end 2 d417b690\n'
+
 /** `body` closed with an `end` line of `count` and the body's right checksum. */
 function sealed(body: string, count: number): string {
   const crc = zlibCrc32(Buffer.from(body, 'latin1'), 0)
@@ -57,6 +69,16 @@ describe('formatManifest', () => {
     expect(parseManifestText(text)).toEqual({ files })
     expect(() => parseManifestText(sealed('bfs-manifest 1\nfile 000000000003.bf 4242 expire-at\n', 1))).toThrow(DecodeError)
     expect(() => parseManifestText(sealed('bfs-manifest 1\nfile 000000000003.bf 4242 expire-at 1.5\n', 1))).toThrow(DecodeError)
+  })
+
+  it('writes the replication position after the log lines (golden), and reads it back; old MANIFESTs have none', () => {
+    expect(formatManifest(FILES, 7, true, REPL)).toBe(GOLDEN_REPL)
+    expect(sealed(GOLDEN_REPL.slice(0, GOLDEN_REPL.indexOf('end ')), 2)).toBe(GOLDEN_REPL)
+    expect(parseManifestText(GOLDEN_REPL)).toEqual({ files: FILES, logFrom: 7, logOpen: true, repl: REPL })
+    expect(parseManifestText(formatManifest([], undefined, false, { replid: REPL.replid, offset: 0 }))).toEqual({ files: [], repl: { replid: REPL.replid, offset: 0 } })
+    expect(parseManifestText(GOLDEN).repl).toBeUndefined()
+    // A repl-id without its offset is no MANIFEST line.
+    expect(refusal(sealed(`bfs-manifest 1\nrepl-id ${REPL.replid}\n`, 0)).code).toBe('corrupt')
   })
 
   it('names filter files with 12 digits', () => {

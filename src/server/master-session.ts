@@ -1,0 +1,44 @@
+/**
+ * The replica's client for its master's stream (redis server.master, flag CLIENT_MASTER): the
+ * master's commands run through the real dispatch in it, its replies are read only to log an
+ * error and are otherwise discarded (a master never reads them). It is exempt from -READONLY and
+ * -MASTERDOWN (dispatch's checks look at its kind) and, as redis's replicas, from maxmemory and
+ * max-filter-bytes: what the master accepted is applied. It is listed by CLIENT LIST (flag M),
+ * and CLIENT KILL TYPE master drops the link (which reconnects and continues with PSYNC).
+ */
+import { dispatch } from '../commands/dispatch.js'
+import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import { internalSession } from './log-session.js'
+import { ReplyWriter } from '../protocol/reply-writer.js'
+import { CommandArgs } from '../protocol/command-args.js'
+import type { MasterLinkInfo, MasterSession } from '../replication/replica-host.js'
+
+const MINUS = 0x2d // -
+
+/** The master link's session: the client it is in the list, and how the link runs a command in it. */
+export interface MasterClient extends MasterSession {
+  readonly client: ClientSession
+}
+
+export function createMasterSession(server: ServerContext, id: number, link: MasterLinkInfo): MasterClient {
+  const reply = new ReplyWriter()
+  const args = new CommandArgs()
+  const client = internalSession({ id, reply, addr: link.addr, laddr: link.laddr, name: '', kind: 'master', kill: () => link.kill() })
+  // Read live (CONFIG SET applies), but no limit refuses what the master accepted.
+  const config = Object.create(server.config, { maxmemory: { value: 0 }, 'max-filter-bytes': { value: 0 } })
+  const view: ServerContext = Object.create(server, { config: { value: config } })
+  const ctx: CommandContext = { client, server: view }
+  return {
+    client,
+    run(argv) {
+      dispatch(ctx, args.assign(argv))
+      const out = reply.take()
+      if (out === undefined || out[0] !== MINUS) return undefined
+      return out.subarray(1, out.indexOf(0x0d)).toString('latin1')
+    },
+    touch() {
+      ;(client as { lastInteractionMs: number }).lastInteractionMs = Date.now()
+    },
+    close() {},
+  }
+}

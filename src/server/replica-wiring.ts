@@ -1,0 +1,69 @@
+/**
+ * The replica link's host (replication/replica-host.ts), made from the server: the session the
+ * master's commands run in, the dataset swap of a full sync, and the master side's hooks.
+ */
+import type { ClientSession, ServerContext } from '../commands/context.js'
+import { FilterRegistry } from '../store/registry.js'
+import type { ReplicaLinkHost } from '../replication/replica-host.js'
+import { SyncPayloadDecoder } from '../store/sync-payload-decoder.js'
+import { createMasterSession } from './master-session.js'
+
+/** What the master side (the backlog, WAIT's blocking) does when the role changes. */
+export interface MasterSideHooks {
+  /** redis disconnectAllBlockedClients: `-<text>` to every blocked client, then closed. */
+  unblockAll(text: string): void
+  /** After a full sync: the backlog restarts empty at the adopted offset (redis freeReplicationBacklog + createReplicationBacklog). */
+  newHistory(): void
+  /** After +CONTINUE: a backlog exists from the current offset on (created if there is none; redis does it there). */
+  ensureBacklog(): void
+  /** After REPLICAOF NO ONE: a SELECT goes before the next record of the stream (redis slaveseldb = -1). */
+  becameMaster(): void
+  /** Closes every replica's connection (they reconnect and sync again). */
+  disconnectReplicas(): void
+}
+
+export interface WiredServer extends ServerContext {
+  allocateClientId(): number
+  /** Sets or clears the master link's client in the client list. */
+  setMasterClient(client: ClientSession | undefined): void
+}
+
+export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks): ReplicaLinkHost {
+  return {
+    config: server.config,
+    log: server.log,
+    replication: server.replication,
+    persistence: server.persistence,
+    ownPort: () => server.port,
+    openMasterSession: (link) => {
+      const session = createMasterSession(server, server.allocateClientId(), link)
+      server.setMasterClient(session.client)
+      return {
+        run: (argv) => session.run(argv),
+        touch: () => session.touch(),
+        close: () => server.setMasterClient(undefined),
+      }
+    },
+    // No size limit: the master holds these filters already, and a replica that refused one would
+    // only ask for the same full sync again (a snapshot load applies none either).
+    newPayloadDecoder: () => new SyncPayloadDecoder({ maxFilterBytes: 0 }),
+    replaceDataset: (filters) => {
+      const { registry, watchedKeys } = server
+      // redis emptyData → signalFlushedDb: every WATCHed key, old or new, is touched.
+      for (const name of registry.names()) watchedKeys.touch(name)
+      registry.clear()
+      for (const { name, filter, expiresAt } of filters) {
+        const key = FilterRegistry.nameOf(name)
+        const entry = registry.set(key, filter)
+        // Expired or not: a replica deletes a key only when its master's DEL comes.
+        if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
+        watchedKeys.touch(key)
+      }
+    },
+    disconnectReplicas: () => masterSide.disconnectReplicas(),
+    unblockAll: (text) => masterSide.unblockAll(text),
+    newHistory: () => masterSide.newHistory(),
+    ensureBacklog: () => masterSide.ensureBacklog(),
+    becameMaster: () => masterSide.becameMaster(),
+  }
+}
