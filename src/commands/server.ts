@@ -7,6 +7,7 @@ import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
+import { lookupDocumented, writeCommandDocs } from './command-docs.js'
 import {
   CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigKeySpec,
 } from '../runtime/config.js'
@@ -209,24 +210,26 @@ export function commandInfo(ctx: CommandContext, argv: CommandArgs): void {
   }
 }
 
-/** COMMAND DOCS [name ...] → summary, since and group of each command */
+/**
+ * COMMAND DOCS [name ...] → each command's documentation (command-docs.ts): every command, or the
+ * named ones that exist (`container|sub` names one subcommand), as redis 7.0 commandDocsCommand.
+ */
 export function commandDocs(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const table = ctx.server.commands
-  const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
-  const entries = (names.length === 0 ? [...table] : names.map((name) => table.get(name))).filter(
-    (entry): entry is CommandEntry => entry !== undefined,
-  )
-  reply.map(entries.length)
-  for (const entry of entries) {
-    reply.bulk(entry.lowerName)
-    reply.map(3)
-    reply.bulk('summary')
-    reply.bulk(entry.spec.summary)
-    reply.bulk('since')
-    reply.bulk(entry.spec.since)
-    reply.bulk('group')
-    reply.bulk(entry.spec.group === 'bf' ? 'module' : entry.spec.group)
+  if (argv.length === 2) {
+    reply.map(table.size)
+    for (const entry of table) {
+      reply.bulk(entry.lowerName)
+      writeCommandDocs(reply, entry)
+    }
+    return
+  }
+  const found = argv.toArray().slice(2).map((arg) => lookupDocumented(table, lowerAscii(arg))).filter((doc) => doc !== undefined)
+  reply.map(found.length)
+  for (const doc of found) {
+    reply.bulk(doc.name)
+    doc.write(reply)
   }
 }
 
