@@ -8,18 +8,19 @@
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { CommandEntry, CommandTable } from './table.js'
-import type { ArgumentDoc, CommandDoc } from './command-docs/doc-types.js'
+import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from './command-docs/doc-types.js'
 import { BLOOM_DOCS } from './command-docs/bloom.js'
 import { CONNECTION_DOCS } from './command-docs/connection.js'
 import { GENERIC_DOCS } from './command-docs/generic.js'
 import { PUBSUB_DOCS } from './command-docs/pubsub.js'
 import { SERVER_DOCS } from './command-docs/server.js'
+import { SERVER_2_DOCS } from './command-docs/server-2.js'
 import { REDIS_72_DOCS } from './command-docs/redis-7.2.js'
 import { TRANSACTIONS_DOCS } from './command-docs/transactions.js'
 
 /** Every documented command and subcommand, by lower-case name (`config|get` for a subcommand). */
 export const COMMAND_DOCS: ReadonlyMap<string, CommandDoc> = new Map(
-  [CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS].flatMap((docs) =>
+  [CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, SERVER_2_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS].flatMap((docs) =>
     Object.entries(docs),
   ),
 )
@@ -139,4 +140,56 @@ export function lookupDocumented(table: CommandTable, name: string): { readonly 
   const row = entry.subcommands?.get(parts[1]!)
   if (row === undefined) return undefined
   return { name: row.fullName, write: (reply) => writeDoc(reply, { group: entry.spec.group }, subcommandDoc(row.fullName)) }
+}
+
+/**
+ * The key spec redis 7.0 derives for a module command from its key positions
+ * (moduleCreateCommandProxy in src/module.c: full access, begin at the first key, a range to the
+ * last): what RedisBloom 2.4's commands report.
+ */
+function moduleKeySpec(keys: readonly [number, number, number]): KeySpec {
+  const [first, last, step] = keys
+  return {
+    flags: ['RW', 'access', 'update'],
+    begin_search: { type: 'index', spec: { index: first } },
+    find_keys: { type: 'range', spec: { lastkey: last < 0 ? last : last - first, keystep: step, limit: 0 } },
+  }
+}
+
+function writeKeySpecPart(reply: ReplyWriter, part: KeySpecPart): void {
+  reply.map(2)
+  reply.bulk('type')
+  reply.bulk(part.type)
+  reply.bulk('spec')
+  const fields = Object.entries(part.spec)
+  reply.map(fields.length)
+  for (const [name, value] of fields) {
+    reply.bulk(name)
+    if (typeof value === 'number') reply.integer(value)
+    else reply.bulk(value)
+  }
+}
+
+/**
+ * COMMAND INFO's tips and key specs for a command, as redis 7.0 addReplyCommandTips and
+ * addReplyCommandKeySpecs write them: redis's own for its commands; for a module command the key
+ * spec redis derives from its key positions; none for others (an extension's, bfs's BF.MERGE).
+ */
+export function writeTipsAndKeySpecs(reply: ReplyWriter, entry: CommandEntry): void {
+  const spec = entry.spec
+  const doc = COMMAND_DOCS.get(spec.name.toLowerCase())
+  const tips = doc?.tips ?? []
+  reply.set(tips.length)
+  for (const tip of tips) reply.bulk(tip)
+  const derived = spec.flags.includes('module') && spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
+  const keySpecs = doc?.key_specs ?? derived
+  reply.set(keySpecs.length)
+  for (const keySpec of keySpecs) {
+    writeFields(reply, [
+      ['notes', text(keySpec.notes)],
+      ['flags', flags(keySpec.flags)],
+      ['begin_search', (r) => writeKeySpecPart(r, keySpec.begin_search)],
+      ['find_keys', (r) => writeKeySpecPart(r, keySpec.find_keys)],
+    ])
+  }
 }

@@ -7,7 +7,7 @@ import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
-import { lookupDocumented, writeCommandDocs } from './command-docs.js'
+import { lookupDocumented, writeCommandDocs, writeTipsAndKeySpecs } from './command-docs.js'
 import {
   CONFIG_KEYS, ConfigError, configKeySpec, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigKeySpec,
 } from '../runtime/config.js'
@@ -152,6 +152,13 @@ export function configRewrite(): void {
   throw new ReplyError('ERR The server is running without a config file')
 }
 
+/** The order redis 7.0 addReplyFlagsForCommand lists a command's flags in (src/server.c). */
+const FLAG_ORDER = [
+  'write', 'readonly', 'denyoom', 'module', 'admin', 'pubsub', 'noscript', 'blocking', 'loading', 'stale', 'skip_monitor',
+  'skip_slowlog', 'asking', 'fast', 'no_auth', 'no_mandatory_keys', 'no_async_loading', 'no_multi', 'movablekeys', 'allow_busy',
+]
+const flagRank = (flag: string) => (FLAG_ORDER.includes(flag) ? FLAG_ORDER.indexOf(flag) : FLAG_ORDER.length)
+
 /** redis 7.0 COMMAND INFO's ten fields for one command. */
 function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   const reply = ctx.client.reply
@@ -159,17 +166,19 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   reply.array(10)
   reply.bulk(entry.lowerName)
   reply.integer(spec.reportedArity ?? spec.arity)
-  reply.set(spec.flags.length)
-  for (const flag of spec.flags) reply.simple(flag)
+  const flags = [...spec.flags].sort((a, b) => flagRank(a) - flagRank(b))
+  reply.set(flags.length)
+  for (const flag of flags) reply.simple(flag)
   reply.integer(spec.keys[0])
   reply.integer(spec.keys[1])
   reply.integer(spec.keys[2])
   const categories = aclCategories(entry)
   reply.set(categories.length)
   for (const category of categories) reply.simple(category)
-  reply.set(0) // tips
-  reply.array(0) // key specs
-  reply.array(0) // subcommands
+  writeTipsAndKeySpecs(reply, entry)
+  // A container's subcommands' own COMMAND INFO is not given (their rows carry no flags).
+  if (entry.subcommands === undefined) reply.set(0)
+  else reply.array(0)
 }
 
 function aclCategories(entry: CommandEntry): string[] {

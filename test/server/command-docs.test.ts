@@ -122,6 +122,15 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
       }
     })
 
+    it(`RESP${protocol}: COMMAND INFO's tips and key specs of every Redis command as redis's`, async () => {
+      for (const entry of [...bfs.server.commands].filter(isRedisCommand)) {
+        const { ours, theirs } = await both('COMMAND', 'INFO', entry.lowerName)
+        const [ourInfo, theirInfo] = [ours, theirs].map((bytes) => ((parse(bytes)[0].value as Node[])[0]!.value as Node[]))
+        expect(ourInfo!.slice(7, 9), entry.lowerName).toEqual(theirInfo!.slice(7, 9))
+        if (entry.subcommands === undefined) expect(ourInfo![9], entry.lowerName).toEqual(theirInfo![9])
+      }
+    })
+
     it(`RESP${protocol}: names redis does not know are left out, in the order asked`, async () => {
       const { ours, theirs } = await both('COMMAND', 'DOCS', 'nosuch', 'PING', 'config|GET', 'config|nosuch', 'a|b|c', 'dbsize')
       expect(ours.toString('latin1')).toBe(theirs.toString('latin1'))

@@ -20,8 +20,24 @@ export interface ArgumentDoc {
   readonly arguments?: readonly ArgumentDoc[]
 }
 
+/** A begin_search or find_keys part of a key spec: its type and its spec's integers or keyword. */
+export interface KeySpecPart {
+  /** index, keyword, range, keynum, unknown. */
+  readonly type: string
+  readonly spec: Readonly<Record<string, number | string>>
+}
+
+/** One of COMMAND INFO's key specs, as redis 7.0 addReplyCommandKeySpecs writes it. */
+export interface KeySpec {
+  readonly notes?: string
+  /** RO, RW, OW, RM, access, update, insert, delete, not_key, incomplete, variable_flags. */
+  readonly flags: readonly string[]
+  readonly begin_search: KeySpecPart
+  readonly find_keys: KeySpecPart
+}
+
 /**
- * A command's (or a subcommand's) documentation. summary, since and group may be left out where
+ * A command's (or a subcommand's) documentation, and COMMAND INFO's tips and key specs. summary, since and group may be left out where
  * the command table's row gives them; a container's subcommands come from its rows.
  */
 export interface CommandDoc {
@@ -36,4 +52,8 @@ export interface CommandDoc {
   /** [version, what changed] */
   readonly history?: readonly (readonly [string, string])[]
   readonly arguments?: readonly ArgumentDoc[]
+  /** COMMAND INFO's tips (`nondeterministic_output`, `request_policy:all_shards`, ...). */
+  readonly tips?: readonly string[]
+  /** COMMAND INFO's key specs. */
+  readonly key_specs?: readonly KeySpec[]
 }
