@@ -1,12 +1,13 @@
 // Writes src/commands/command-docs/<group>.ts from a running redis-server 7.0.15's COMMAND DOCS
 // (and COMMAND INFO's tips and key specs):
 // node scripts/command-docs.mjs <port>   (a redis-server listening on 127.0.0.1:<port>)
-// Only the groups bfs serves commands from (GROUPS). The files are generated: do not edit them;
+// Only the groups bfs has commands of, or may have (GROUPS: cluster mode's too; a command bfs lacks
+// is simply not served). The files are generated: do not edit them;
 // test/server/command-docs.test.ts compares what bfs serves with a real redis-server.
 import net from 'node:net'
 import { writeFileSync } from 'node:fs'
 
-const GROUPS = ['connection', 'generic', 'pubsub', 'server', 'transactions']
+const GROUPS = ['cluster', 'connection', 'generic', 'pubsub', 'server', 'transactions']
 const COMMAND_KEYS = ['summary', 'since', 'group', 'complexity', 'doc_flags', 'deprecated_since', 'replaced_by', 'history', 'arguments', 'subcommands']
 const MAX_LINES = 440
 const ARGUMENT_KEYS = ['name', 'type', 'key_spec_index', 'token', 'summary', 'since', 'deprecated_since', 'flags', 'arguments']

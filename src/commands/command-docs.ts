@@ -10,6 +10,7 @@ import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { CommandEntry, CommandTable } from './table.js'
 import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from './command-docs/doc-types.js'
 import { BLOOM_DOCS } from './command-docs/bloom.js'
+import { CLUSTER_DOCS } from './command-docs/cluster.js'
 import { CONNECTION_DOCS } from './command-docs/connection.js'
 import { GENERIC_DOCS } from './command-docs/generic.js'
 import { PUBSUB_DOCS } from './command-docs/pubsub.js'
@@ -20,12 +21,12 @@ import { TRANSACTIONS_DOCS } from './command-docs/transactions.js'
 
 /** Every documented command and subcommand, by lower-case name (`config|get` for a subcommand). */
 export const COMMAND_DOCS: ReadonlyMap<string, CommandDoc> = new Map(
-  [CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, SERVER_2_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS].flatMap((docs) =>
+  [CLUSTER_DOCS, CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, SERVER_2_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS].flatMap((docs) =>
     Object.entries(docs),
   ),
 )
 
-/** The row's group as COMMAND DOCS names it: a module's commands are in group `module`. */
+/** The rows COMMAND DOCS reports as a module's, as redis does RedisBloom's: group `module`, module `bf`. */
 const MODULE_GROUP = 'bf'
 
 /** One command's reply fields, in redis 7.0 addReplyCommandDocs's order; undefined ones are not sent. */

@@ -81,6 +81,10 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
     await Promise.all([bfs?.stop(), redis?.stop()])
   })
 
+  it('the reference is redis-server 7.0.15 (the docs differ from one version to another)', async () => {
+    expect((await askRaw(clients['2']!.redis, 'INFO', 'server')).toString()).toContain('redis_version:7.0.15\r\n')
+  })
+
   for (const protocol of ['2', '3']) {
     const both = async (...args: string[]) => {
       const { bfs: ours, redis: theirs } = clients[protocol]!
