@@ -4,7 +4,8 @@
  * reply by scripts/command-docs.mjs, so the reply is redis's byte for byte), RedisBloom's command
  * docs for BF.* (RedisBloom 2.4 registers none, so redis-cli could show no hints for them), and
  * the row's summary, since and group for a command without an entry (an extension's). A
- * container's subcommands are its rows, each with its `container|sub` entry.
+ * container's subcommands are its rows, each with its `container|sub` entry. COMMAND INFO's tips
+ * and key specs come from the same entries.
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { CommandEntry, CommandTable } from './table.js'
@@ -130,8 +131,8 @@ export function writeCommandDocs(reply: ReplyWriter, entry: CommandEntry): void 
 }
 
 /**
- * What COMMAND DOCS / COMMAND INFO name: a command, or `container|sub` for one subcommand (redis
- * 7.0 lookupCommandBySds). The subcommand's reply is its container's, narrowed to it.
+ * What a name given to COMMAND DOCS names: a command, or `container|sub` one subcommand (redis 7.0
+ * lookupCommandBySds); undefined for none. `name` is the one the reply gives it.
  */
 export function lookupDocumented(table: CommandTable, name: string): { readonly name: string; write(reply: ReplyWriter): void } | undefined {
   const parts = name.split('|')
