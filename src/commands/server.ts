@@ -10,6 +10,7 @@ import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
+import { lookupDocumented, writeCommandDocs, writeTipsAndKeySpecs } from './command-docs.js'
 import {
   CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigName,
 } from '../runtime/config.js'
@@ -195,6 +196,13 @@ function readOldConfig(file: string): string {
   }
 }
 
+/** The order redis 7.0 addReplyFlagsForCommand lists a command's flags in (src/server.c). */
+const FLAG_ORDER = [
+  'write', 'readonly', 'denyoom', 'module', 'admin', 'pubsub', 'noscript', 'blocking', 'loading', 'stale', 'skip_monitor',
+  'skip_slowlog', 'asking', 'fast', 'no_auth', 'no_mandatory_keys', 'no_async_loading', 'no_multi', 'movablekeys', 'allow_busy',
+]
+const flagRank = (flag: string) => (FLAG_ORDER.includes(flag) ? FLAG_ORDER.indexOf(flag) : FLAG_ORDER.length)
+
 /** redis 7.0 COMMAND INFO's ten fields for one command. */
 function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   const reply = ctx.client.reply
@@ -202,17 +210,19 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   reply.array(10)
   reply.bulk(entry.lowerName)
   reply.integer(spec.reportedArity ?? spec.arity)
-  reply.set(spec.flags.length)
-  for (const flag of spec.flags) reply.simple(flag)
+  const flags = [...spec.flags].sort((a, b) => flagRank(a) - flagRank(b))
+  reply.set(flags.length)
+  for (const flag of flags) reply.simple(flag)
   reply.integer(spec.keys[0])
   reply.integer(spec.keys[1])
   reply.integer(spec.keys[2])
   const categories = aclCategories(entry)
   reply.set(categories.length)
   for (const category of categories) reply.simple(category)
-  reply.set(0) // tips
-  reply.array(0) // key specs
-  reply.array(0) // subcommands
+  writeTipsAndKeySpecs(reply, entry)
+  // A container's subcommands' own COMMAND INFO is not given (their rows carry no flags).
+  if (entry.subcommands === undefined) reply.set(0)
+  else reply.array(0)
 }
 
 function aclCategories(entry: CommandEntry): string[] {
@@ -253,24 +263,26 @@ export function commandInfo(ctx: CommandContext, argv: CommandArgs): void {
   }
 }
 
-/** COMMAND DOCS [name ...] → summary, since and group of each command */
+/**
+ * COMMAND DOCS [name ...] → each command's documentation (command-docs.ts): every command, or the
+ * named ones that exist (`container|sub` names one subcommand), as redis 7.0 commandDocsCommand.
+ */
 export function commandDocs(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const table = ctx.server.commands
-  const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
-  const entries = (names.length === 0 ? [...table] : names.map((name) => table.get(name))).filter(
-    (entry): entry is CommandEntry => entry !== undefined,
-  )
-  reply.map(entries.length)
-  for (const entry of entries) {
-    reply.bulk(entry.lowerName)
-    reply.map(3)
-    reply.bulk('summary')
-    reply.bulk(entry.spec.summary)
-    reply.bulk('since')
-    reply.bulk(entry.spec.since)
-    reply.bulk('group')
-    reply.bulk(entry.spec.group === 'bf' ? 'module' : entry.spec.group)
+  if (argv.length === 2) {
+    reply.map(table.size)
+    for (const entry of table) {
+      reply.bulk(entry.lowerName)
+      writeCommandDocs(reply, entry)
+    }
+    return
+  }
+  const found = argv.toArray().slice(2).map((arg) => lookupDocumented(table, lowerAscii(arg))).filter((doc) => doc !== undefined)
+  reply.map(found.length)
+  for (const doc of found) {
+    reply.bulk(doc.name)
+    doc.write(reply)
   }
 }
 

@@ -72,6 +72,10 @@ export interface CommandSpec extends RowSpec {
   readonly keys: readonly [number, number, number]
   /** COMMAND DOCS group: 'bf', 'server', 'connection', 'generic', or an extension's own. */
   readonly group: string
+  /**
+   * COMMAND DOCS's summary and since, unless command-docs/ documents the command (every Redis
+   * command: there redis 7.0.15's own texts are served).
+   */
   readonly summary: string
   readonly since: string
   /** Runs the command; for a container, only without a subcommand (COMMAND alone). */

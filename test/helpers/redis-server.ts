@@ -1,0 +1,41 @@
+/** A real redis-server (the reference) on a free loopback port, without persistence, for comparisons. */
+import { spawn } from 'node:child_process'
+import { RawClient, encodeCommand } from './resp.js'
+import { freePort, replyEnd } from './tools.js'
+
+export interface ReferenceServer {
+  readonly port: number
+  stop(): Promise<void>
+}
+
+/** Starts `redis-server` and resolves once it answers PING. */
+export async function startRedisServer(): Promise<ReferenceServer> {
+  const port = await freePort()
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+    stdio: 'ignore',
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const client = await RawClient.connect(port)
+      client.close()
+      break
+    } catch (error) {
+      if (attempt > 200 || child.exitCode !== null) throw error
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  return {
+    port,
+    async stop() {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/** Sends one command and resolves with exactly the bytes of its reply. */
+export async function askRaw(client: RawClient, ...args: string[]): Promise<Buffer> {
+  client.write(encodeCommand(args))
+  return client.readUntil((received) => received.length > 0 && replyEnd(received) === received.length)
+}
