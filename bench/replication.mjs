@@ -120,6 +120,21 @@ function benchmark(port, requests) {
   return Number(row.split(',')[1].replaceAll('"', ''))
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (Linux). */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100
+
+/** redis-benchmark on `node`, returning its req/s and the node's own CPU µs per request. */
+function measured(node) {
+  const before = cpuSeconds(node.child.pid)
+  const rate = benchmark(node.port, REQUESTS)
+  return { rate, cpuMicros: ((cpuSeconds(node.child.pid) - before) * 1e6) / REQUESTS }
+}
+
 async function throughput() {
   const alone = await startNode('alone')
   const master = await startNode('master')
@@ -131,14 +146,20 @@ async function throughput() {
   const without = []
   const withReplica = []
   for (let run = 1; run <= RUNS; run++) {
-    without.push(benchmark(alone.port, REQUESTS))
-    withReplica.push(benchmark(master.port, REQUESTS))
-    console.error(`throughput run ${run}/${RUNS}: without ${without.at(-1)} req/s, with a replica ${withReplica.at(-1)} req/s`)
+    without.push(measured(alone))
+    withReplica.push(measured(master))
+    const [x, y] = [without.at(-1), withReplica.at(-1)]
+    console.error(`throughput run ${run}/${RUNS}: without ${x.rate} req/s ${x.cpuMicros.toFixed(3)} µs, with a replica ${y.rate} req/s ${y.cpuMicros.toFixed(3)} µs`)
   }
-  const [a, b] = [median(without), median(withReplica)]
+  const [a, b] = [median(without.map((m) => m.rate)), median(withReplica.map((m) => m.rate))]
+  const [ca, cb] = [median(without.map((m) => m.cpuMicros)), median(withReplica.map((m) => m.cpuMicros))]
   console.log(`| ${ADD[0]} -P 16, no replica | ${a.toFixed(0)} req/s |`)
   console.log(`| ${ADD[0]} -P 16, one replica | ${b.toFixed(0)} req/s |`)
   console.log(`| share with a replica (ratio of medians of ${RUNS}) | ${(b / a).toFixed(3)} |`)
+  // The master's own work per write, which is what a replica on another machine costs it: on one
+  // machine the replica also takes CPU from the master and from redis-benchmark.
+  console.log(`| master CPU per ${ADD[0]}, no replica / one replica | ${ca.toFixed(3)} / ${cb.toFixed(3)} µs |`)
+  console.log(`| share with a replica, by the master's CPU per request (no replica ÷ one replica) | ${(ca / cb).toFixed(3)} |`)
   return { master, replica }
 }
 
