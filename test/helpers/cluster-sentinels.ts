@@ -69,8 +69,17 @@ function sentinelOn(cluster: Cluster, name: string, port: number, masterPort: nu
   const dir = path.join(cluster.dir, name)
   mkdirSync(dir, { recursive: true })
   const configFile = path.join(dir, 'sentinel.conf')
+  writeFileSync(configFile, sentinelConfigLines(port, dir, masterPort).join('\n') + '\n')
+  return new Sentinel(cluster, name, port, configFile)
+}
+
+/**
+ * The config file of a test Sentinel on `port` (its own `dir`) monitoring 127.0.0.1:masterPort.
+ * The README's failover set-up writes these lines too (test/docs/readme-replication.test.ts).
+ */
+export function sentinelConfigLines(port: number, dir: string, masterPort: number): string[] {
   const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS
-  const lines = [
+  return [
     `port ${port}`,
     'bind 127.0.0.1',
     `dir ${dir}`,
@@ -79,8 +88,6 @@ function sentinelOn(cluster: Cluster, name: string, port: number, masterPort: nu
     `sentinel failover-timeout ${MASTER_NAME} ${failoverTimeoutMs}`,
     `sentinel parallel-syncs ${MASTER_NAME} 1`,
   ]
-  writeFileSync(configFile, lines.join('\n') + '\n')
-  return new Sentinel(cluster, name, port, configFile)
 }
 
 /**
