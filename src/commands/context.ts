@@ -6,6 +6,8 @@ import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { FilterRegistry } from '../store/registry.js'
 import type { Config } from '../runtime/config.js'
 import type { Stats } from '../runtime/stats.js'
+import type { CommandTimer } from '../runtime/command-timer.js'
+import type { SlowLog } from './slowlog.js'
 import type { CommandTable } from './table.js'
 import type { Persistence, PropagateTargets } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
@@ -69,6 +71,10 @@ export interface ServerContext {
   /** The config file's absolute path ('' when started without one). */
   readonly configFile: string
   readonly stats: Stats
+  /** The clock of commandstats' usec and the SLOWLOG (runtime/command-timer.ts). */
+  readonly timer: CommandTimer
+  /** The slow commands' log (SLOWLOG). */
+  readonly slowlog: SlowLog
   readonly commands: CommandTable
   readonly log: Logger
   readonly startedAtMs: number

@@ -10,6 +10,7 @@ import { MemoryGuard } from '../store/memory-guard.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 import { subscribedRefusal } from './pubsub.js'
+import { logIfSlow } from './slowlog.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -117,7 +118,10 @@ function transactionRefusal(entry: CommandEntry): string | undefined {
   return entry.refusedInTransaction ? 'ERR Command not allowed inside a transaction' : undefined
 }
 
+/** EXEC: its time is the whole transaction's; it is not in the SLOWLOG (skip_slowlog), its commands are. */
 function runExec(ctx: CommandContext, entry: CommandEntry): void {
+  const timer = ctx.server.timer
+  const started = timer.current
   ctx.server.stats.commandsProcessed++
   try {
     exec(ctx, runQueued)
@@ -126,6 +130,8 @@ function runExec(ctx: CommandContext, entry: CommandEntry): void {
   }
   // As redis counts a call once it returned: an INFO inside the transaction does not see it.
   entry.calls++
+  entry.micros += timer.since(started)
+  timer.start()
 }
 
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
@@ -155,28 +161,37 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
     failed(ctx, entry, error)
   }
   if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
+  const micros = server.timer.lap()
+  entry.micros += micros
+  // One compare while the SLOWLOG's threshold is not reached (off: -1 stays below any time).
+  if (micros >= server.config['slowlog-log-slower-than']) logIfSlow(ctx, entry, argv, micros)
 }
 
 /** An unknown command or subcommand: no command's counters, and a transaction fails. */
 function refuseUnknown(ctx: CommandContext, text: string): undefined {
   const stats = ctx.server.stats
   stats.commandsProcessed++
-  stats.errorReplies++
-  ctx.client.reply.error(refuseInTransaction(ctx.client, undefined, text, ctx.server), 'latin1')
+  const sent = refuseInTransaction(ctx.client, undefined, text, ctx.server)
+  stats.countError(sent)
+  ctx.client.reply.error(sent, 'latin1')
+  ctx.server.timer.start()
   return undefined
 }
 
 function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void {
   entry.failedCalls++
-  ctx.server.stats.errorReplies++
+  const stats = ctx.server.stats
   if (error instanceof ReplyError) {
+    stats.countError(error.message)
     ctx.client.reply.error(error.message, error.encoding)
   } else if ((error as { code?: unknown } | undefined)?.code === 'ERR_STRING_TOO_LONG') {
     // A key or name past V8's longest string: found when it is first turned into a name, before
     // anything changed.
+    stats.countError(ERR.KEY_TOO_LONG)
     ctx.client.reply.error(ERR.KEY_TOO_LONG)
   } else {
     ctx.server.log.warning(`internal error in ${entry.spec.name}: ${(error as Error)?.stack ?? String(error)}`)
+    stats.countError(ERR.INTERNAL)
     ctx.client.reply.error(ERR.INTERNAL)
   }
 }
@@ -184,7 +199,9 @@ function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void 
 function reject(ctx: CommandContext, entry: CommandEntry, text: string): CommandEntry {
   ctx.server.stats.commandsProcessed++
   entry.rejectedCalls++
-  ctx.server.stats.errorReplies++
-  ctx.client.reply.error(refuseInTransaction(ctx.client, entry, text, ctx.server))
+  const sent = refuseInTransaction(ctx.client, entry, text, ctx.server)
+  ctx.server.stats.countError(sent)
+  ctx.client.reply.error(sent)
+  ctx.server.timer.start()
   return entry
 }

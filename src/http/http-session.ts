@@ -58,6 +58,7 @@ export class HttpSession implements ClientSession {
 
   /** Runs one command synchronously through the server's dispatch and returns its reply. */
   run(argv: Buffer[]): CommandOutcome {
+    this.context.server.timer.start()
     dispatch(this.context, this.args.assign(argv))
     const bytes = this.reply.take()
     if (bytes !== undefined && bytes.length >= 3) {

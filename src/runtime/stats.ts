@@ -22,8 +22,23 @@ export class Stats {
   syncFull = 0
   syncPartialOk = 0
   syncPartialErr = 0
+  /** Error replies by their first word (INFO errorstats), in the order first seen. */
+  readonly errorCodes = new Map<string, number>()
+
+  /**
+   * One error reply sent, `text` without its '-': counted in total_error_replies and under its
+   * code, as redis 7.0 networking.c afterErrorReply does: the first word when a space ends it
+   * within the first 32 bytes of the reply ('-' included), else ERR.
+   */
+  countError(text: string): void {
+    this.errorReplies++
+    const space = text.indexOf(' ')
+    const code = space >= 0 && space < 31 ? text.slice(0, space) : 'ERR'
+    this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1)
+  }
 
   reset(): void {
+    this.errorCodes.clear()
     this.commandsProcessed = 0
     this.connectionsReceived = 0
     this.rejectedConnections = 0

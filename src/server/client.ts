@@ -121,6 +121,7 @@ export class Client implements ClientSession, PeerConnection {
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
     this.host.currentClient = this
+    this.host.timer.start()
     try {
       this.parser.parse(chunk, this.onCommand)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
@@ -128,8 +129,8 @@ export class Client implements ClientSession, PeerConnection {
       if (!(error instanceof ProtocolError)) throw error
       // redis networking.c: reply with the error, then close after the reply (CLIENT_CLOSE_AFTER_REPLY).
       this.host.log.verbose(`protocol error from client ${this.addr}: ${error.message}`)
-      this.host.stats.errorReplies++
       // latin1: "expected '$', got '%c'" quotes the client's byte as it came.
+      this.host.stats.countError(`ERR ${error.message}`)
       this.reply.error(`ERR ${error.message}`, 'latin1')
       this.closeAfterReply()
     } finally {
@@ -169,6 +170,7 @@ export class Client implements ClientSession, PeerConnection {
     this.blockedCommands = undefined
     const args = new CommandArgs()
     this.host.currentClient = this
+    this.host.timer.start()
     try {
       for (let i = 0; i < queued.length; i++) {
         // A command of the queue may have blocked it again: the rest waits once more.

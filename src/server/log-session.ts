@@ -80,6 +80,7 @@ export function createReplaySession(server: ServerContext): ReplaySession {
         revertOpenTransaction()
         currentFile = file
       }
+      server.timer.start()
       dispatch(ctx, args.assign(argv))
       const out = reply.take()
       if (out === undefined || out[0] !== MINUS) return undefined

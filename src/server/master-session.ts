@@ -31,6 +31,7 @@ export function createMasterSession(server: ServerContext, id: number, link: Mas
   return {
     client,
     run(argv) {
+      server.timer.start()
       dispatch(ctx, args.assign(argv))
       const out = reply.take()
       if (out === undefined || out[0] !== MINUS) return undefined

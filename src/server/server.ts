@@ -11,6 +11,8 @@ import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
+import { CommandTimer } from '../runtime/command-timer.js'
+import { SlowLog } from '../commands/slowlog.js'
 import { createLogger } from '../runtime/logger.js'
 import { FilterRegistry } from '../store/registry.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
@@ -77,6 +79,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly registry = new FilterRegistry()
   readonly watchedKeys = new WatchedKeys()
   readonly stats = new Stats()
+  readonly timer = new CommandTimer()
+  readonly slowlog = new SlowLog()
   readonly commands: CommandTable
   readonly log: Logger
   startedAtMs = Date.now()
