@@ -29,6 +29,7 @@ import {
 import { psync, replconf, sync, wait } from './replication.js'
 import { replicaof, role } from './replicaof.js'
 import { slowlogGet, slowlogLen, slowlogReset } from './slowlog.js'
+import { monitor } from './monitor.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -176,6 +177,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'COMMAND', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'Returns detailed information about all commands.', handler: command, help: ['(no subcommand)', '    Return details about all Redis commands.'], subcommands: COMMAND_SUBCOMMANDS },
   { name: 'INFO', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns information and statistics about the server.', handler: info },
   { name: 'CONFIG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.0.0', summary: 'A container for server configuration commands.', handler: containerOnly, subcommands: CONFIG_SUBCOMMANDS },
+  { name: 'MONITOR', arity: 1, flags: ['admin', 'noscript', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Listen for all requests received by the server in real time', handler: monitor },
   { name: 'SLOWLOG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.2.12', summary: 'A container for slow log commands.', handler: containerOnly, subcommands: SLOWLOG_SUBCOMMANDS },
   { name: 'TIME', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.6.0', summary: 'Returns the server time.', handler: time },
   { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: containerOnly, subcommands: MODULE_SUBCOMMANDS },

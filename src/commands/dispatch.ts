@@ -10,7 +10,7 @@ import { MemoryGuard } from '../store/memory-guard.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 import { subscribedRefusal } from './pubsub.js'
-import { logIfSlow } from './slowlog.js'
+import { monitorRefusal } from './monitor.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -28,10 +28,10 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
     memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
-    subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
+    (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ?? subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
-  else if (entry.isExec) runExec(ctx, entry)
+  else if (entry.isExec) runExec(ctx, entry, argv)
   else run(ctx, entry, row, argv)
   return entry
 }
@@ -118,10 +118,7 @@ function transactionRefusal(entry: CommandEntry): string | undefined {
   return entry.refusedInTransaction ? 'ERR Command not allowed inside a transaction' : undefined
 }
 
-/** EXEC: its time is the whole transaction's; it is not in the SLOWLOG (skip_slowlog), its commands are. */
-function runExec(ctx: CommandContext, entry: CommandEntry): void {
-  const timer = ctx.server.timer
-  const started = timer.current
+function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
   ctx.server.stats.commandsProcessed++
   try {
     exec(ctx, runQueued)
@@ -130,8 +127,8 @@ function runExec(ctx: CommandContext, entry: CommandEntry): void {
   }
   // As redis counts a call once it returned: an INFO inside the transaction does not see it.
   entry.calls++
-  entry.micros += timer.since(started)
-  timer.start()
+  ctx.server.timer.ranCommand(ctx, entry, argv)
+  if (ctx.server.monitors.size !== 0 && !ctx.server.loading) ctx.server.monitors.feed(ctx, entry, argv)
 }
 
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
@@ -161,10 +158,9 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
     failed(ctx, entry, error)
   }
   if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
-  const micros = server.timer.lap()
-  entry.micros += micros
-  // One compare while the SLOWLOG's threshold is not reached (off: -1 stays below any time).
-  if (micros >= server.config['slowlog-log-slower-than']) logIfSlow(ctx, entry, argv, micros)
+  server.timer.ranCommand(ctx, entry, argv)
+  // redis 7.0 call(): monitors see a command once it ran. One size check while there are none.
+  if (server.monitors.size !== 0 && !server.loading) server.monitors.feed(ctx, entry, argv)
 }
 
 /** An unknown command or subcommand: no command's counters, and a transaction fails. */
@@ -174,7 +170,6 @@ function refuseUnknown(ctx: CommandContext, text: string): undefined {
   const sent = refuseInTransaction(ctx.client, undefined, text, ctx.server)
   stats.countError(sent)
   ctx.client.reply.error(sent, 'latin1')
-  ctx.server.timer.start()
   return undefined
 }
 
@@ -202,6 +197,5 @@ function reject(ctx: CommandContext, entry: CommandEntry, text: string): Command
   const sent = refuseInTransaction(ctx.client, entry, text, ctx.server)
   ctx.server.stats.countError(sent)
   ctx.client.reply.error(sent)
-  ctx.server.timer.start()
   return entry
 }

@@ -1,6 +1,6 @@
 /**
  * SLOWLOG GET/LEN/RESET/HELP and the log behind it, as redis 7.0 slowlog.c: a command that ran for
- * at least `slowlog-log-slower-than` µs (dispatch.ts times it, runtime/command-timer.ts) enters
+ * at least `slowlog-log-slower-than` µs (timed per read of commands: command-timer.ts) enters
  * the log, newest first, at most `slowlog-max-len` entries. AUTH's and HELLO AUTH's arguments are
  * logged as "(redacted)", as redis's redactClientCommandArgument leaves them.
  */
@@ -54,16 +54,8 @@ export class SlowLog {
   }
 }
 
-/** dispatch.ts calls it when a command took at least slowlog-log-slower-than (-1: never, since the time is ≥ 0). */
-export function logIfSlow(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs, micros: number): void {
-  const { config, slowlog } = ctx.server
-  if (config['slowlog-log-slower-than'] < 0) return
-  if (!entry.skipsSlowlog) slowlog.add(ctx.client, loggedArgs(entry, argv), Math.floor(micros), config['slowlog-max-len'])
-  else slowlog.trim(config['slowlog-max-len'])
-}
-
 /** redis slowlogCreateEntry: at most 32 arguments (the last saying how many more), each cut at 128 bytes. */
-function loggedArgs(entry: CommandEntry, argv: CommandArgs): Buffer[] {
+export function loggedArgs(entry: CommandEntry, argv: CommandArgs): Buffer[] {
   const redacted = redactedPositions(entry, argv)
   const argc = Math.min(argv.length, MAX_ARGC)
   const logged: Buffer[] = []

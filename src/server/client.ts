@@ -52,6 +52,7 @@ export class Client implements ClientSession, PeerConnection {
   watch: WatchState | undefined = undefined
   subscriptions: Subscriptions | undefined = undefined
   lastCommand = 'NULL'
+  monitoring = false
   kind: ClientKind = 'normal'
   state: ClientState = 'open'
   /** Whether the host has this client in its end-of-turn flush queue. */
@@ -121,7 +122,7 @@ export class Client implements ClientSession, PeerConnection {
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
     this.host.currentClient = this
-    this.host.timer.start()
+    const timed = this.host.timer.begin()
     try {
       this.parser.parse(chunk, this.onCommand)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
@@ -135,6 +136,7 @@ export class Client implements ClientSession, PeerConnection {
       this.closeAfterReply()
     } finally {
       this.host.currentClient = undefined
+      if (timed) this.host.timer.end(this.host)
     }
     if (this.blockedCommands !== undefined && !this.socket.isPaused()) this.socket.pause()
     this.host.replyReady(this)
@@ -170,7 +172,7 @@ export class Client implements ClientSession, PeerConnection {
     this.blockedCommands = undefined
     const args = new CommandArgs()
     this.host.currentClient = this
-    this.host.timer.start()
+    const timed = this.host.timer.begin()
     try {
       for (let i = 0; i < queued.length; i++) {
         // A command of the queue may have blocked it again: the rest waits once more.
@@ -183,6 +185,7 @@ export class Client implements ClientSession, PeerConnection {
       }
     } finally {
       this.host.currentClient = undefined
+      if (timed) this.host.timer.end(this.host)
     }
     if (this.blockedCommands === undefined && !this.readingPaused && this.state === 'open') this.socket.resume()
     this.host.replyReady(this)

@@ -11,8 +11,9 @@ import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
-import { CommandTimer } from '../runtime/command-timer.js'
+import { CommandTimer } from '../commands/command-timer.js'
 import { SlowLog } from '../commands/slowlog.js'
+import { MonitorHub } from '../commands/monitor.js'
 import { createLogger } from '../runtime/logger.js'
 import { FilterRegistry } from '../store/registry.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
@@ -102,6 +103,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly replication = new ReplicationState()
   /** Pub/sub subscriptions; a message goes out with the turn's replies, within the subscriber's output limit. */
   readonly pubsub = new PubSubHub({
+    receives: (client) => !(client instanceof Client) || client.state === 'open',
+    pushed: (client) => {
+      if (client instanceof Client) client.pushed()
+    },
+  })
+  /** MONITOR's clients: its lines go out with the turn's replies, within the monitor's output limit. */
+  readonly monitors = new MonitorHub({
     receives: (client) => !(client instanceof Client) || client.state === 'open',
     pushed: (client) => {
       if (client instanceof Client) client.pushed()
@@ -349,6 +357,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.persistence.forget(client)
     this.watchedKeys.unwatchAll(client)
     this.pubsub.unsubscribeAll(client)
+    this.monitors.remove(client)
     this.masterSide.peerGone(client)
   }
 

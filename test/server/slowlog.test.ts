@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { startRedisServer, askRaw, type ReferenceServer } from '../helpers/redis-server.js'
-import { RawClient } from '../helpers/resp.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
 
 let bfs: RunningServer
 let redis: ReferenceServer
@@ -118,6 +118,22 @@ describe('SLOWLOG as redis 7.0.15', () => {
     await ask(client, 'ECHO', 'not logged either')
     expect(await ask(client, 'SLOWLOG', 'LEN')).toBe(':0\r\n')
     await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '10000')
+  })
+})
+
+describe('SLOWLOG of a pipelined read (timed per read: bfs)', () => {
+  it('logs a read of several commands as its first command and how many more it held', async () => {
+    const client = await connect(bfs.port)
+    await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '0')
+    await ask(client, 'SLOWLOG', 'RESET')
+    client.write(Buffer.concat([encodeCommand(['ECHO', 'one']), encodeCommand(['ECHO', 'two']), encodeCommand(['ECHO', 'three'])]))
+    await client.readUntil((received) => received.toString('latin1').endsWith('$5\r\nthree\r\n'))
+    await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '-1')
+    const reply = await ask(client, 'SLOWLOG', 'GET', '-1')
+    // Each entry stands for its command and the "N more" it names: the three ECHOs in all, one read or more.
+    const echoes = [...reply.matchAll(/\$4\r\nECHO\r\n\$\d+\r\n(one|two|three)\r\n(?:\$\d+\r\n\.\.\. \((\d+) more commands in the same read\)\r\n)?/g)]
+    expect(echoes.map((match) => 1 + Number(match[2] ?? 0)).reduce((a, b) => a + b, 0)).toBe(3)
+    expect(echoes.at(-1)![1]).toBe('one')
   })
 })
 
