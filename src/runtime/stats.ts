@@ -1,3 +1,5 @@
+import { InstantMetric } from './instant-metric.js'
+
 /** Counters for INFO stats, reset by CONFIG RESETSTAT. */
 export class Stats {
   commandsProcessed = 0
@@ -22,6 +24,25 @@ export class Stats {
   syncFull = 0
   syncPartialOk = 0
   syncPartialErr = 0
+  /** Commands, input and output bytes per second over the last 1.6 s (INFO instantaneous_*), sampled by the cron. */
+  readonly opsPerSecond = new InstantMetric(Date.now())
+  readonly inputPerSecond = new InstantMetric(Date.now())
+  readonly outputPerSecond = new InstantMetric(Date.now())
+  /** The most memory used so far (INFO used_memory_peak), bytes, noted by the cron and INFO. */
+  peakMemory = 0
+
+  /** The cron's 100 ms sample of the instantaneous figures (redis serverCron). */
+  sample(nowMs: number, usedMemory: number): void {
+    this.opsPerSecond.track(nowMs, this.commandsProcessed)
+    this.inputPerSecond.track(nowMs, this.netInputBytes)
+    this.outputPerSecond.track(nowMs, this.netOutputBytes)
+    this.notePeak(usedMemory)
+  }
+
+  notePeak(usedMemory: number): void {
+    if (usedMemory > this.peakMemory) this.peakMemory = usedMemory
+  }
+
   /** Error replies by their first word (INFO errorstats), in the order first seen. */
   readonly errorCodes = new Map<string, number>()
 
@@ -38,6 +59,10 @@ export class Stats {
   }
 
   reset(): void {
+    const nowMs = Date.now()
+    this.opsPerSecond.reset(nowMs)
+    this.inputPerSecond.reset(nowMs)
+    this.outputPerSecond.reset(nowMs)
     this.errorCodes.clear()
     this.commandsProcessed = 0
     this.connectionsReceived = 0

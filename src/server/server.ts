@@ -14,6 +14,7 @@ import { Stats } from '../runtime/stats.js'
 import { CommandTimer } from '../commands/command-timer.js'
 import { SlowLog } from '../commands/slowlog.js'
 import { MonitorHub } from '../commands/monitor.js'
+import { usedMemory } from '../commands/info.js'
 import { createLogger } from '../runtime/logger.js'
 import { FilterRegistry } from '../store/registry.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
@@ -308,6 +309,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     }
     this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     this.persistence.cron(nowMs, everySecond)
+    this.stats.sample(nowMs, usedMemory())
   }
 
   /**
