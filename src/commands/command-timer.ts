@@ -14,8 +14,8 @@
 import { performance } from 'node:perf_hooks'
 import type { ClientSession, CommandContext, ServerContext } from './context.js'
 import type { CommandEntry } from './table.js'
-import type { CommandArgs } from '../protocol/command-args.js'
-import { loggedArgs } from './slowlog.js'
+import { CommandArgs } from '../protocol/command-args.js'
+import { loggedArgs, MAX_ARGC } from './slowlog.js'
 
 export class CommandTimer {
   /** performance.now() when the current read began. */
@@ -26,8 +26,16 @@ export class CommandTimer {
   private count = 0
   /** How many of them the SLOWLOG could log (all but EXEC, whose commands are logged instead). */
   private loggable = 0
-  /** The read's first command as the SLOWLOG would log it (taken while the log is on), and its client. */
-  private firstArgs: Buffer[] | undefined = undefined
+  /**
+   * Where the read's first loggable command's arguments lie (at most 32), not copies: the bytes
+   * stay valid until the read ended (a copy per read costs as much as the timing saves). Its
+   * argument count, table entry and client.
+   */
+  private readonly firstSources: (Buffer | undefined)[] = new Array<Buffer | undefined>(MAX_ARGC).fill(undefined)
+  private readonly firstStarts = new Uint32Array(MAX_ARGC)
+  private readonly firstEnds = new Uint32Array(MAX_ARGC)
+  private firstArgc = 0
+  private firstEntry: CommandEntry | undefined = undefined
   private firstClient: ClientSession | undefined = undefined
 
   /** A read of commands begins; false if one is already under way (this one joins it: do not {@link end} it). */
@@ -42,8 +50,15 @@ export class CommandTimer {
 
   /** A command ran (dispatch.ts). */
   ranCommand(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
-    if (!entry.skipsSlowlog && this.loggable++ === 0 && ctx.server.config['slowlog-log-slower-than'] >= 0) {
-      this.firstArgs = loggedArgs(entry, argv)
+    if (!entry.skipsSlowlog && this.loggable++ === 0) {
+      const kept = Math.min(argv.length, MAX_ARGC)
+      for (let i = 0; i < kept; i++) {
+        this.firstSources[i] = argv.bytes(i)
+        this.firstStarts[i] = argv.start(i)
+        this.firstEnds[i] = argv.end(i)
+      }
+      this.firstArgc = argv.length
+      this.firstEntry = entry
       this.firstClient = ctx.client
     }
     this.ran[this.count++] = entry
@@ -58,19 +73,28 @@ export class CommandTimer {
     const micros = (performance.now() - this.mark) * 1000
     const share = micros / count
     for (let i = 0; i < count; i++) this.ran[i]!.micros += share
-    const first = this.firstArgs
-    if (first === undefined) return
-    this.firstArgs = undefined
+    if (this.loggable === 0) return
     const threshold = server.config['slowlog-log-slower-than']
-    if (threshold < 0) return
     const maxLen = server.config['slowlog-max-len']
-    if (micros < threshold) {
+    if (threshold >= 0 && micros >= threshold) {
+      const more = this.loggable - 1
+      const first = loggedArgs(this.firstEntry!, this.firstArgs(), this.firstArgc)
+      const argv = more === 0 ? first : [...first, Buffer.from(`... (${more} more commands in the same read)`)]
+      server.slowlog.add(this.firstClient!, argv, Math.floor(micros), maxLen)
+    } else if (threshold >= 0) {
       server.slowlog.trim(maxLen)
-      return
     }
-    const more = this.loggable - 1
-    const argv = more === 0 ? first : [...first, Buffer.from(`... (${more} more commands in the same read)`)]
-    server.slowlog.add(this.firstClient!, argv, Math.floor(micros), maxLen)
+    // Lets go of the bytes (a parser's copy of a large command).
+    this.firstSources.fill(undefined, 0, Math.min(this.firstArgc, MAX_ARGC))
+    this.firstEntry = undefined
+    this.firstClient = undefined
+  }
+
+  /** The first command's arguments (at most 32), from where they lie. */
+  private firstArgs(): CommandArgs {
+    const args = new CommandArgs()
+    for (let i = 0; i < Math.min(this.firstArgc, MAX_ARGC); i++) args.push(this.firstSources[i]!, this.firstStarts[i]!, this.firstEnds[i]!)
+    return args
   }
 }
 

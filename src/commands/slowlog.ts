@@ -12,7 +12,7 @@ import { isKeyword, parseInteger } from './args.js'
 import { auth, hello } from './connection.js'
 
 /** redis slowlog.h SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
-const MAX_ARGC = 32
+export const MAX_ARGC = 32
 const MAX_STRING = 128
 const REDACTED = Buffer.from('(redacted)')
 
@@ -54,14 +54,17 @@ export class SlowLog {
   }
 }
 
-/** redis slowlogCreateEntry: at most 32 arguments (the last saying how many more), each cut at 128 bytes. */
-export function loggedArgs(entry: CommandEntry, argv: CommandArgs): Buffer[] {
+/**
+ * redis slowlogCreateEntry: at most 32 arguments (the last saying how many more), each cut at 128
+ * bytes. `argv` may hold only the first 32 of the command's `total`.
+ */
+export function loggedArgs(entry: CommandEntry, argv: CommandArgs, total = argv.length): Buffer[] {
   const redacted = redactedPositions(entry, argv)
-  const argc = Math.min(argv.length, MAX_ARGC)
+  const argc = Math.min(total, MAX_ARGC)
   const logged: Buffer[] = []
   for (let i = 0; i < argc; i++) {
-    if (argc !== argv.length && i === argc - 1) {
-      logged.push(Buffer.from(`... (${argv.length - argc + 1} more arguments)`))
+    if (argc !== total && i === argc - 1) {
+      logged.push(Buffer.from(`... (${total - argc + 1} more arguments)`))
     } else if (redacted.has(i)) {
       logged.push(REDACTED)
     } else {

@@ -3,27 +3,15 @@
  * the fields in redis-server 7.0.15's order (checked against a real one), their formats, and
  * the rates moving once commands flow.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { startRedisServer, askRaw, type ReferenceServer } from '../helpers/redis-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { describe, expect, it } from 'vitest'
+import { besideRedis } from '../helpers/beside-redis.js'
+import { askRaw } from '../helpers/redis-server.js'
+import { encodeCommand } from '../helpers/resp.js'
 
-let bfs: RunningServer
-let redis: ReferenceServer
-const open: RawClient[] = []
-
-beforeAll(async () => {
-  ;[bfs, redis] = await Promise.all([startServer(), startRedisServer()])
-})
-
-afterAll(async () => {
-  for (const client of open) client.close()
-  await Promise.all([bfs?.stop(), redis?.stop()])
-})
+const servers = besideRedis()
 
 async function info(port: number, section: string): Promise<Map<string, string>> {
-  const client = await RawClient.connect(port)
-  open.push(client)
+  const client = await servers.connect(port)
   const text = (await askRaw(client, 'INFO', section)).toString('latin1')
   client.close()
   const fields = new Map<string, string>()
@@ -42,7 +30,7 @@ const NEW_FIELDS = {
 describe('INFO instantaneous figures and memory peak', () => {
   for (const [section, names] of Object.entries(NEW_FIELDS)) {
     it(`lists ${section}'s fields in redis 7.0.15's order`, async () => {
-      const [ours, theirs] = [await info(bfs.port, section), await info(redis.port, section)]
+      const [ours, theirs] = [await info(servers.bfs.port, section), await info(servers.redis.port, section)]
       const order = (fields: Map<string, string>) => [...fields.keys()].filter((name) => names.includes(name))
       expect(order(theirs)).toEqual(names)
       expect(order(ours)).toEqual(names)
@@ -50,20 +38,19 @@ describe('INFO instantaneous figures and memory peak', () => {
   }
 
   it('formats them as redis does', async () => {
-    const memory = await info(bfs.port, 'memory')
+    const memory = await info(servers.bfs.port, 'memory')
     expect(Number(memory.get('used_memory_peak'))).toBeGreaterThanOrEqual(Number(memory.get('used_memory')))
     expect(memory.get('used_memory_peak_human')).toMatch(/^\d+\.\d\d[KMG]$/)
     expect(memory.get('used_memory_peak_perc')).toMatch(/^\d+\.\d\d%$/)
     expect(memory.get('mem_fragmentation_ratio')).toMatch(/^\d+\.\d\d$/)
-    const stats = await info(bfs.port, 'stats')
+    const stats = await info(servers.bfs.port, 'stats')
     expect(stats.get('instantaneous_ops_per_sec')).toMatch(/^\d+$/)
     expect(stats.get('instantaneous_input_kbps')).toMatch(/^\d+\.\d\d$/)
     expect(stats.get('instantaneous_output_kbps')).toMatch(/^\d+\.\d\d$/)
   })
 
   it('samples the rates in the cron: they rise while commands flow', async () => {
-    const client = await RawClient.connect(bfs.port)
-    open.push(client)
+    const client = await servers.connect(servers.bfs.port)
     const batch = Buffer.concat(Array.from({ length: 200 }, (_, i) => encodeCommand(['BF.ADD', 'rates', `item${i}`])))
     // Sends until a cron sample saw the traffic (at most 1000 rounds; nothing is asserted on time).
     let stats = new Map<string, string>()
@@ -72,7 +59,7 @@ describe('INFO instantaneous figures and memory peak', () => {
       client.write(batch)
       await client.read(200 * 4)
       await new Promise((resolve) => setTimeout(resolve, 10))
-      stats = await info(bfs.port, 'stats')
+      stats = await info(servers.bfs.port, 'stats')
     }
     expect(Number(stats.get('instantaneous_ops_per_sec'))).toBeGreaterThan(0)
     expect(Number(stats.get('instantaneous_input_kbps'))).toBeGreaterThan(0)

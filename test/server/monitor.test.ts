@@ -5,29 +5,13 @@
  * output limit that closes a monitor that does not read.
  */
 import net from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { startRedisServer, askRaw, type ReferenceServer } from '../helpers/redis-server.js'
+import { describe, expect, it } from 'vitest'
+import { besideRedis } from '../helpers/beside-redis.js'
+import { askRaw } from '../helpers/redis-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 
-let bfs: RunningServer
-let redis: ReferenceServer
-const open: RawClient[] = []
-
-beforeAll(async () => {
-  ;[bfs, redis] = await Promise.all([startServer(), startRedisServer()])
-})
-
-afterAll(async () => {
-  for (const client of open) client.close()
-  await Promise.all([bfs?.stop(), redis?.stop()])
-})
-
-async function connect(port: number): Promise<RawClient> {
-  const client = await RawClient.connect(port)
-  open.push(client)
-  return client
-}
+const servers = besideRedis()
+const connect = (port: number): Promise<RawClient> => servers.connect(port)
 
 const ask = async (client: RawClient, ...args: (string | Buffer)[]): Promise<string> =>
   (await askRaw(client, ...(args as string[]))).toString('latin1')
@@ -70,7 +54,7 @@ const SCRIPT: readonly (readonly (string | Buffer)[])[] = [
 describe('MONITOR as redis 7.0.15', () => {
   for (const protocol of ['2', '3'] as const) {
     it(`shows what other clients ran, quoted, redacted, admin commands left out, RESP${protocol}`, async () => {
-      const [ours, theirs] = [await monitored(bfs.port, protocol, SCRIPT), await monitored(redis.port, protocol, SCRIPT)]
+      const [ours, theirs] = [await monitored(servers.bfs.port, protocol, SCRIPT), await monitored(servers.redis.port, protocol, SCRIPT)]
       expect(ours).toBe(theirs)
       expect(ours).toContain('+T [0 WORKER] "ECHO" "a\\"b\\\\c\\n\\r\\t\\a\\b\\x01\\x7f\\xc3\\xa9 z"\r\n')
       expect(ours).toContain('"AUTH" "(redacted)" "(redacted)"')
@@ -81,7 +65,7 @@ describe('MONITOR as redis 7.0.15', () => {
 
   it('answers a monitor as redis does: its own commands, refusals, a second MONITOR, CLIENT INFO, RESET', async () => {
     const replies: string[] = []
-    for (const port of [bfs.port, redis.port]) {
+    for (const port of [servers.bfs.port, servers.redis.port]) {
       const client = await connect(port)
       const names = new Map([[addrOf(client), 'ME']])
       const script = [['MONITOR'], ['PING'], ['EXISTS', 'k'], ['PUBLISH', 'c', 'm'], ['MONITOR'], ['ECHO', 'x'], ['RESET'], ['PING']]
@@ -98,13 +82,13 @@ describe('MONITOR as redis 7.0.15', () => {
       client.write(Buffer.concat([encodeCommand(['MULTI']), encodeCommand(['MONITOR']), encodeCommand(['EXEC'])]))
       return (await client.readUntil((bytes) => bytes.toString('latin1').endsWith('client\r\n'))).toString('latin1')
     }
-    expect(await inTransaction(bfs.port)).toBe(await inTransaction(redis.port))
+    expect(await inTransaction(servers.bfs.port)).toBe(await inTransaction(servers.redis.port))
   })
 
   it('lists a monitor with the O flag and shows BF commands', async () => {
-    const watcher = await connect(bfs.port)
+    const watcher = await connect(servers.bfs.port)
     await ask(watcher, 'MONITOR')
-    const worker = await connect(bfs.port)
+    const worker = await connect(servers.bfs.port)
     expect(await ask(worker, 'CLIENT', 'LIST')).toMatch(new RegExp(`addr=${addrOf(watcher)} .* flags=O `))
     await ask(worker, 'BF.ADD', 'seen', 'https://example.com/')
     const line = (await watcher.readUntil((bytes) => bytes.toString('latin1').includes('BF.ADD'))).toString('latin1')
@@ -113,9 +97,9 @@ describe('MONITOR as redis 7.0.15', () => {
   })
 
   it('closes a monitor that does not read once its output passes the normal class limit', async () => {
-    const admin = await connect(bfs.port)
+    const admin = await connect(servers.bfs.port)
     await ask(admin, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1048576 0 0')
-    const sleeper = net.connect({ port: bfs.port, host: '127.0.0.1' })
+    const sleeper = net.connect({ port: servers.bfs.port, host: '127.0.0.1' })
     sleeper.on('error', () => {})
     await new Promise<void>((resolve) => sleeper.once('connect', () => resolve()))
     const sleeperAddr = `addr=${sleeper.localAddress}:${sleeper.localPort} `
@@ -128,7 +112,7 @@ describe('MONITOR as redis 7.0.15', () => {
     for (let i = 0; i < 100 && (await listed()); i++) await ask(admin, 'ECHO', big)
     expect(await listed()).toBe(false)
     sleeper.destroy()
-    expect(bfs.logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits'))).toBe(true)
+    expect(servers.bfs.logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits'))).toBe(true)
     await ask(admin, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 268435456 0 0')
   })
 })

@@ -4,29 +4,13 @@
  * with what differs by nature (entry ids, timestamps, durations, the client's port) replaced by
  * placeholders before comparing, and checked on their own.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { startRedisServer, askRaw, type ReferenceServer } from '../helpers/redis-server.js'
+import { describe, expect, it } from 'vitest'
+import { besideRedis } from '../helpers/beside-redis.js'
+import { askRaw } from '../helpers/redis-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 
-let bfs: RunningServer
-let redis: ReferenceServer
-const open: RawClient[] = []
-
-beforeAll(async () => {
-  ;[bfs, redis] = await Promise.all([startServer(), startRedisServer()])
-})
-
-afterAll(async () => {
-  for (const client of open) client.close()
-  await Promise.all([bfs?.stop(), redis?.stop()])
-})
-
-async function connect(port: number): Promise<RawClient> {
-  const client = await RawClient.connect(port)
-  open.push(client)
-  return client
-}
+const servers = besideRedis()
+const connect = (port: number): Promise<RawClient> => servers.connect(port)
 
 const ask = async (client: RawClient, ...args: string[]): Promise<string> => (await askRaw(client, ...args)).toString('latin1')
 
@@ -41,7 +25,7 @@ function normalized(reply: string, client: RawClient): string {
 /** Runs `script` on both servers (a fresh connection each, the log reset and logging everything), then SLOWLOG GET -1. */
 async function bothLogs(protocol: '2' | '3', script: readonly (readonly string[])[]): Promise<[string, string]> {
   const logs: string[] = []
-  for (const port of [bfs.port, redis.port]) {
+  for (const port of [servers.bfs.port, servers.redis.port]) {
     const client = await connect(port)
     await ask(client, 'HELLO', protocol)
     await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '0')
@@ -87,14 +71,14 @@ describe('SLOWLOG as redis 7.0.15', () => {
       ['SLOWLOG', 'LEN', '1'], ['SLOWLOG', 'HELP', 'x'], ['SLOWLOG', 'RESET', 'x'], ['SLOWLOG', 'foo'], ['SLOWLOG'],
       ['SLOWLOG', 'RESET'], ['SLOWLOG', 'LEN'], ['SLOWLOG', 'GET'],
     ]
-    const [ours, theirs] = [await connect(bfs.port), await connect(redis.port)]
+    const [ours, theirs] = [await connect(servers.bfs.port), await connect(servers.redis.port)]
     for (const client of [ours, theirs]) await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '-1')
     for (const command of commands) expect(await ask(ours, ...command), command.join(' ')).toBe(await ask(theirs, ...command))
     expect(await ask(ours, 'SLOWLOG', 'LEN')).toBe(':0\r\n')
   })
 
   it('keeps slowlog-max-len entries, newest first, ids rising; logs nothing at -1 or under the threshold', async () => {
-    const client = await connect(bfs.port)
+    const client = await connect(servers.bfs.port)
     await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '0')
     await ask(client, 'SLOWLOG', 'RESET')
     for (let i = 0; i < 5; i++) await ask(client, 'ECHO', `m${i}`)
@@ -123,7 +107,7 @@ describe('SLOWLOG as redis 7.0.15', () => {
 
 describe('SLOWLOG of a pipelined read (timed per read: bfs)', () => {
   it('logs a read of several commands as its first command and how many more it held', async () => {
-    const client = await connect(bfs.port)
+    const client = await connect(servers.bfs.port)
     await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '0')
     await ask(client, 'SLOWLOG', 'RESET')
     client.write(Buffer.concat([encodeCommand(['ECHO', 'one']), encodeCommand(['ECHO', 'two']), encodeCommand(['ECHO', 'three'])]))
@@ -145,7 +129,7 @@ async function infoLines(client: RawClient, section: string): Promise<string[]> 
 
 describe('INFO commandstats and errorstats', () => {
   it('times commands: usec grows with calls and usec_per_call is usec over calls', async () => {
-    const client = await connect(bfs.port)
+    const client = await connect(servers.bfs.port)
     await ask(client, 'CONFIG', 'RESETSTAT')
     for (let i = 0; i < 200; i++) await ask(client, 'BF.ADD', 'timed', `item${i}`)
     const line = (await infoLines(client, 'commandstats')).find((entry) => entry.startsWith('cmdstat_bf.add:'))!
@@ -164,7 +148,7 @@ describe('INFO commandstats and errorstats', () => {
       ['CONFIG', 'SET', 'maxclients', 'many'], ['SLOWLOG', 'GET', 'x'], ['AUTH', 'nobody', 'y'],
     ]
     const sections: string[][] = []
-    for (const port of [bfs.port, redis.port]) {
+    for (const port of [servers.bfs.port, servers.redis.port]) {
       const client = await connect(port)
       await ask(client, 'CONFIG', 'RESETSTAT')
       for (const command of commands) await ask(client, ...command)
