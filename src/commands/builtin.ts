@@ -28,6 +28,8 @@ import {
 } from './pubsub.js'
 import { psync, replconf, sync, wait } from './replication.js'
 import { replicaof, role } from './replicaof.js'
+import { slowlogGet, slowlogLen, slowlogReset } from './slowlog.js'
+import { monitor } from './monitor.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -91,6 +93,17 @@ const PUBSUB_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'SHARDCHANNELS', arity: -2, help: ['SHARDCHANNELS [<pattern>]', "    Return the currently active shard level channels matching a <pattern> (default: '*')."], handler: pubsubShardchannels },
   { name: 'SHARDNUMSUB', arity: -2, help: ['SHARDNUMSUB [<shardchannel> ...]', '    Return the number of subscribers for the specified shard level channel(s)'], handler: pubsubShardnumsub },
   { ...helpSubcommand(PRINT_HELP.map((line) => line.replace('Print ', 'Prints '))), arity: 2 },
+]
+// redis 7.0 slowlog.c slowlogCommand's HELP; GET checks its count of arguments in the handler.
+const SLOWLOG_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  {
+    name: 'GET', arity: -2, handler: slowlogGet,
+    help: ['GET [<count>]', '    Return top <count> entries from the slowlog (default: 10, -1 mean all).', '    Entries are made of:',
+      '    id, timestamp, time in microseconds, arguments array, client IP and port,', '    client name'],
+  },
+  { name: 'LEN', arity: 2, help: ['LEN', '    Return the length of the slowlog.'], handler: slowlogLen },
+  { name: 'RESET', arity: 2, help: ['RESET', '    Reset the slowlog.'], handler: slowlogReset },
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 const SUBSCRIBING = ['pubsub', 'noscript', 'loading', 'stale'] as const
 
@@ -164,6 +177,8 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'COMMAND', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'Returns detailed information about all commands.', handler: command, help: ['(no subcommand)', '    Return details about all Redis commands.'], subcommands: COMMAND_SUBCOMMANDS },
   { name: 'INFO', arity: -1, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns information and statistics about the server.', handler: info },
   { name: 'CONFIG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.0.0', summary: 'A container for server configuration commands.', handler: containerOnly, subcommands: CONFIG_SUBCOMMANDS },
+  { name: 'MONITOR', arity: 1, flags: ['admin', 'noscript', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Listen for all requests received by the server in real time', handler: monitor },
+  { name: 'SLOWLOG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.2.12', summary: 'A container for slow log commands.', handler: containerOnly, subcommands: SLOWLOG_SUBCOMMANDS },
   { name: 'TIME', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.6.0', summary: 'Returns the server time.', handler: time },
   { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: containerOnly, subcommands: MODULE_SUBCOMMANDS },
   { name: 'BGREWRITEAOF', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously rewrites the append-only file to disk.', handler: bgrewriteaof },

@@ -7,6 +7,7 @@ import { REDIS_VERSION } from '../runtime/version.js'
 import { writeModuleList } from './modules.js'
 import { PONG } from '../protocol/shared-replies.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import { stopMonitoring } from './monitor.js'
 
 /** PING [message] → +PONG or the message; subscribed in RESP2, `pong` and the message (or '') as an array (redis pingCommand) */
 export function ping(ctx: CommandContext, argv: CommandArgs): void {
@@ -129,6 +130,8 @@ export function reset(ctx: CommandContext): void {
   ctx.server.watchedKeys.unwatchAll(client)
   // and out of the subscribed mode, with no unsubscribe confirmations.
   ctx.server.pubsub.unsubscribeAll(client)
+  // and out of the monitor mode.
+  stopMonitoring(ctx)
   client.reply.simple('RESET')
 }
 
@@ -143,7 +146,7 @@ function setClientName(client: ClientSession, name: Buffer): void {
 /** redis getClientInfoString's flags: x in a transaction, d once a watched key was written, else N. */
 /** redis 7.0 networking.c catClientInfoString's flags, for the ones bfs clients can have. */
 function clientFlags(client: ClientSession): string {
-  const flags = (client.kind === 'replica' ? 'S' : '') + (client.kind === 'master' ? 'M' : '') +
+  const flags = (client.kind === 'replica' ? 'S' : client.monitoring === true ? 'O' : '') + (client.kind === 'master' ? 'M' : '') +
     (client.subscriptionCount() > 0 ? 'P' : '') + (client.transaction !== undefined ? 'x' : '') +
     (client.watch?.touched === true ? 'd' : '')
   return flags === '' ? 'N' : flags

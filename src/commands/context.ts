@@ -6,6 +6,9 @@ import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { FilterRegistry } from '../store/registry.js'
 import type { Config } from '../runtime/config.js'
 import type { Stats } from '../runtime/stats.js'
+import type { CommandTimer } from './command-timer.js'
+import type { SlowLog } from './slowlog.js'
+import type { MonitorHub } from './monitor.js'
 import type { CommandTable } from './table.js'
 import type { Persistence, PropagateTargets } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
@@ -54,6 +57,8 @@ export interface ClientSession {
   kind: ClientKind
   /** Channels, patterns and shard channels it is subscribed to (0: none; CLIENT LIST's P flag, type pubsub). */
   subscriptionCount(): number
+  /** In the MONITOR mode (monitor.ts): CLIENT LIST's O flag. */
+  monitoring?: boolean
   /** Its pub/sub subscriptions (pubsub-hub.ts); undefined when it has none (not in the subscribed mode). */
   subscriptions?: Subscriptions | undefined
   /** Its connection, for replication (raw writes, blocking in WAIT); none for HTTP and the log's replay. */
@@ -69,6 +74,12 @@ export interface ServerContext {
   /** The config file's absolute path ('' when started without one). */
   readonly configFile: string
   readonly stats: Stats
+  /** The clock of commandstats' usec and the SLOWLOG, per read of commands (command-timer.ts). */
+  readonly timer: CommandTimer
+  /** The slow commands' log (SLOWLOG). */
+  readonly slowlog: SlowLog
+  /** The clients in the MONITOR mode, fed every command that ran (monitor.ts). */
+  readonly monitors: MonitorHub
   readonly commands: CommandTable
   readonly log: Logger
   readonly startedAtMs: number

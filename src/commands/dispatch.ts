@@ -10,6 +10,7 @@ import { MemoryGuard } from '../store/memory-guard.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 import { subscribedRefusal } from './pubsub.js'
+import { monitorRefusal } from './monitor.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -27,10 +28,10 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
     memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
-    subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
+    (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ?? subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
-  else if (entry.isExec) runExec(ctx, entry)
+  else if (entry.isExec) runExec(ctx, entry, argv)
   else run(ctx, entry, row, argv)
   return entry
 }
@@ -117,7 +118,7 @@ function transactionRefusal(entry: CommandEntry): string | undefined {
   return entry.refusedInTransaction ? 'ERR Command not allowed inside a transaction' : undefined
 }
 
-function runExec(ctx: CommandContext, entry: CommandEntry): void {
+function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
   ctx.server.stats.commandsProcessed++
   try {
     exec(ctx, runQueued)
@@ -126,6 +127,8 @@ function runExec(ctx: CommandContext, entry: CommandEntry): void {
   }
   // As redis counts a call once it returned: an INFO inside the transaction does not see it.
   entry.calls++
+  ctx.server.timer.ranCommand(ctx, entry, argv)
+  if (ctx.server.monitors.size !== 0 && !ctx.server.loading) ctx.server.monitors.feed(ctx, entry, argv)
 }
 
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
@@ -155,28 +158,35 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
     failed(ctx, entry, error)
   }
   if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
+  server.timer.ranCommand(ctx, entry, argv)
+  // redis 7.0 call(): monitors see a command once it ran. One size check while there are none.
+  if (server.monitors.size !== 0 && !server.loading) server.monitors.feed(ctx, entry, argv)
 }
 
 /** An unknown command or subcommand: no command's counters, and a transaction fails. */
 function refuseUnknown(ctx: CommandContext, text: string): undefined {
   const stats = ctx.server.stats
   stats.commandsProcessed++
-  stats.errorReplies++
-  ctx.client.reply.error(refuseInTransaction(ctx.client, undefined, text, ctx.server), 'latin1')
+  const sent = refuseInTransaction(ctx.client, undefined, text, ctx.server)
+  stats.countError(sent)
+  ctx.client.reply.error(sent, 'latin1')
   return undefined
 }
 
 function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void {
   entry.failedCalls++
-  ctx.server.stats.errorReplies++
+  const stats = ctx.server.stats
   if (error instanceof ReplyError) {
+    stats.countError(error.message)
     ctx.client.reply.error(error.message, error.encoding)
   } else if ((error as { code?: unknown } | undefined)?.code === 'ERR_STRING_TOO_LONG') {
     // A key or name past V8's longest string: found when it is first turned into a name, before
     // anything changed.
+    stats.countError(ERR.KEY_TOO_LONG)
     ctx.client.reply.error(ERR.KEY_TOO_LONG)
   } else {
     ctx.server.log.warning(`internal error in ${entry.spec.name}: ${(error as Error)?.stack ?? String(error)}`)
+    stats.countError(ERR.INTERNAL)
     ctx.client.reply.error(ERR.INTERNAL)
   }
 }
@@ -184,7 +194,8 @@ function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void 
 function reject(ctx: CommandContext, entry: CommandEntry, text: string): CommandEntry {
   ctx.server.stats.commandsProcessed++
   entry.rejectedCalls++
-  ctx.server.stats.errorReplies++
-  ctx.client.reply.error(refuseInTransaction(ctx.client, entry, text, ctx.server))
+  const sent = refuseInTransaction(ctx.client, entry, text, ctx.server)
+  ctx.server.stats.countError(sent)
+  ctx.client.reply.error(sent)
   return entry
 }

@@ -54,17 +54,25 @@ const SECTIONS: Record<string, Section> = {
   memory: (ctx) => {
     const usage = process.memoryUsage()
     const filterBytes = ctx.server.registry.bitmapBytes()
+    const used = usedMemory(usage)
+    const stats = ctx.server.stats
+    stats.notePeak(used)
     return [
-      ['used_memory', usage.heapUsed + usage.external + usage.arrayBuffers],
-      ['used_memory_human', human(usage.heapUsed + usage.external + usage.arrayBuffers)],
+      ['used_memory', used],
+      ['used_memory_human', human(used)],
       ['used_memory_rss', usage.rss],
       ['used_memory_rss_human', human(usage.rss)],
+      ['used_memory_peak', stats.peakMemory],
+      ['used_memory_peak_human', human(stats.peakMemory)],
+      ['used_memory_peak_perc', `${((used * 100) / stats.peakMemory).toFixed(2)}%`],
       ['used_memory_dataset', filterBytes],
       ['bfs_filter_bytes', filterBytes],
       ['total_system_memory', os.totalmem()],
       ['total_system_memory_human', human(os.totalmem())],
       ['maxmemory', ctx.server.config.maxmemory],
       ['maxmemory_policy', 'noeviction'],
+      // redis: rss over used memory, "%.2f".
+      ['mem_fragmentation_ratio', (usage.rss / used).toFixed(2)],
     ]
   },
   // loading, the rdb_* fields, then the aof_* block (store/persistence-info.ts).
@@ -74,8 +82,11 @@ const SECTIONS: Record<string, Section> = {
     return [
       ['total_connections_received', stats.connectionsReceived],
       ['total_commands_processed', stats.commandsProcessed],
+      ['instantaneous_ops_per_sec', stats.opsPerSecond.value()],
       ['total_net_input_bytes', stats.netInputBytes],
       ['total_net_output_bytes', stats.netOutputBytes],
+      ['instantaneous_input_kbps', (stats.inputPerSecond.value() / 1024).toFixed(2)],
+      ['instantaneous_output_kbps', (stats.outputPerSecond.value() / 1024).toFixed(2)],
       ['rejected_connections', stats.rejectedConnections],
       ['sync_full', stats.syncFull],
       ['sync_partial_ok', stats.syncPartialOk],
@@ -108,21 +119,26 @@ const SECTIONS: Record<string, Section> = {
     const fields: Field[] = []
     for (const entry of ctx.server.commands) {
       if (entry.calls + entry.rejectedCalls === 0) continue
-      // redis's field set; bfs does not time commands (a clock read per command on the hot path), so usec is 0.
+      // Timed as runtime/command-timer.ts says.
+      const perCall = entry.calls === 0 ? 0 : entry.micros / entry.calls
       fields.push([
         `cmdstat_${entry.lowerName}`,
-        `calls=${entry.calls},usec=0,usec_per_call=0.00,rejected_calls=${entry.rejectedCalls},failed_calls=${entry.failedCalls}`,
+        `calls=${entry.calls},usec=${Math.floor(entry.micros)},usec_per_call=${perCall.toFixed(2)},rejected_calls=${entry.rejectedCalls},failed_calls=${entry.failedCalls}`,
       ])
     }
     return fields
   },
+  // redis 7.0 genRedisInfoString: the error codes in the order of their bytes (its rax).
+  errorstats: (ctx) => [...ctx.server.stats.errorCodes]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([code, count]): Field => [`errorstat_${code}`, `count=${count}`]),
   keyspace: (ctx) => {
     const { keys, expires, avgTtlMs } = ctx.server.registry.keyspaceFigures()
     return keys > 0 ? [['db0', `keys=${keys},expires=${expires},avg_ttl=${avgTtlMs}`]] : []
   },
 }
 
-const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'keyspace']
+const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'keyspace']
 const ALL_SECTIONS = Object.keys(SECTIONS)
 
 /** The INFO text for the requested section names (none: the default sections). */
@@ -140,6 +156,11 @@ export function infoText(ctx: CommandContext, requested: readonly string[]): str
     blocks.push(lines.join('\r\n') + '\r\n')
   }
   return blocks.join('\r\n')
+}
+
+/** Memory in use as INFO's used_memory counts it: the JS heap in use, plus memory outside it (Buffers, filters). */
+export function usedMemory(usage: NodeJS.MemoryUsage = process.memoryUsage()): number {
+  return usage.heapUsed + usage.external + usage.arrayBuffers
 }
 
 /** Bytes as redis's bytesToHuman writes them: 512B, 1.50K, 2.00M. */

@@ -159,6 +159,7 @@ export function configResetstat(ctx: CommandContext): void {
   ctx.server.stats.reset()
   for (const entry of ctx.server.commands) {
     entry.calls = 0
+    entry.micros = 0
     entry.failedCalls = 0
     entry.rejectedCalls = 0
   }

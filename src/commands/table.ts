@@ -156,7 +156,11 @@ export interface CommandEntry {
   readonly refusedOverMaxmemoryInTransaction: boolean
   /** The `no_multi` flag: refused inside MULTI. */
   readonly refusedInTransaction: boolean
+  /** Not in the SLOWLOG (the `skip_slowlog` flag: EXEC, whose commands are). */
+  readonly skipsSlowlog: boolean
   calls: number
+  /** Time spent running it, µs, fractional (INFO commandstats usec; runtime/command-timer.ts). */
+  micros: number
   failedCalls: number
   rejectedCalls: number
 }
@@ -198,7 +202,9 @@ function makeEntry(spec: CommandSpec): CommandEntry {
     runsInsideTransaction: roles.includes('unqueued'),
     refusedOverMaxmemoryInTransaction: !roles.includes('oom_exempt'),
     refusedInTransaction: flags.includes('no_multi'),
+    skipsSlowlog: flags.includes('skip_slowlog'),
     calls: 0,
+    micros: 0,
     failedCalls: 0,
     rejectedCalls: 0,
   }

@@ -7,6 +7,7 @@
  */
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
+import { timedRead } from '../commands/command-timer.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
@@ -58,7 +59,7 @@ export class HttpSession implements ClientSession {
 
   /** Runs one command synchronously through the server's dispatch and returns its reply. */
   run(argv: Buffer[]): CommandOutcome {
-    dispatch(this.context, this.args.assign(argv))
+    timedRead(this.context.server, () => dispatch(this.context, this.args.assign(argv)))
     const bytes = this.reply.take()
     if (bytes !== undefined && bytes.length >= 3) {
       if (bytes[0] === INTEGER) {

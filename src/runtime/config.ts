@@ -42,6 +42,10 @@ export interface Config {
   loglevel: LogLevel
   /** Log file path; '' logs to standard output. */
   logfile: string
+  /** Microseconds a command must take to enter the SLOWLOG; -1 = off, 0 = every command (redis `slowlog-log-slower-than`). */
+  'slowlog-log-slower-than': number
+  /** Most SLOWLOG entries kept (redis `slowlog-max-len`). */
+  'slowlog-max-len': number
   requirepass: string
   /** Snapshot rules as redis.conf writes them: "3600 1 300 100 60 10000", or "" for none. */
   save: string
@@ -223,6 +227,8 @@ const ROWS = {
   'max-filter-bytes': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 4 * 1024 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'largest filter in bytes, 0 = no limit' },
   loglevel: { kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] }, default: 'notice', mutable: true, description: 'log verbosity: debug, verbose, notice or warning' },
   logfile: { kind: { type: 'string' }, default: '', mutable: false, description: 'log file, "" for standard output' },
+  'slowlog-log-slower-than': { kind: { type: 'integer', min: -1, max: Number.MAX_SAFE_INTEGER }, default: 10000, mutable: true, description: 'microseconds a command must take to enter the SLOWLOG, -1 = off, 0 = every command' },
+  'slowlog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most SLOWLOG entries kept (the oldest go first)' },
   requirepass: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password clients must AUTH with, "" for none' },
   save: { kind: { type: 'save' }, default: '3600 1 300 100 60 10000', mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
   'snapshot-on-corrupt': { kind: { type: 'enum', values: ['refuse', 'move-aside'] }, default: 'refuse', mutable: true, description: 'corrupt snapshot file at start: refuse (to start) or move-aside (rename it <file>.<ms>.corrupt and go on)' },

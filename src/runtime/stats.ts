@@ -1,3 +1,5 @@
+import { InstantMetric } from './instant-metric.js'
+
 /** Counters for INFO stats, reset by CONFIG RESETSTAT. */
 export class Stats {
   commandsProcessed = 0
@@ -22,8 +24,46 @@ export class Stats {
   syncFull = 0
   syncPartialOk = 0
   syncPartialErr = 0
+  /** Commands, input and output bytes per second over the last 1.6 s (INFO instantaneous_*), sampled by the cron. */
+  readonly opsPerSecond = new InstantMetric(Date.now())
+  readonly inputPerSecond = new InstantMetric(Date.now())
+  readonly outputPerSecond = new InstantMetric(Date.now())
+  /** The most memory used so far (INFO used_memory_peak), bytes, noted by the cron and INFO. */
+  peakMemory = 0
+
+  /** The cron's 100 ms sample of the instantaneous figures (redis serverCron). */
+  sample(nowMs: number, usedMemory: number): void {
+    this.opsPerSecond.track(nowMs, this.commandsProcessed)
+    this.inputPerSecond.track(nowMs, this.netInputBytes)
+    this.outputPerSecond.track(nowMs, this.netOutputBytes)
+    this.notePeak(usedMemory)
+  }
+
+  notePeak(usedMemory: number): void {
+    if (usedMemory > this.peakMemory) this.peakMemory = usedMemory
+  }
+
+  /** Error replies by their first word (INFO errorstats), in the order first seen. */
+  readonly errorCodes = new Map<string, number>()
+
+  /**
+   * One error reply sent, `text` without its '-': counted in total_error_replies and under its
+   * code, as redis 7.0 networking.c afterErrorReply does: the first word when a space ends it
+   * within the first 32 bytes of the reply ('-' included), else ERR.
+   */
+  countError(text: string): void {
+    this.errorReplies++
+    const space = text.indexOf(' ')
+    const code = space >= 0 && space < 31 ? text.slice(0, space) : 'ERR'
+    this.errorCodes.set(code, (this.errorCodes.get(code) ?? 0) + 1)
+  }
 
   reset(): void {
+    const nowMs = Date.now()
+    this.opsPerSecond.reset(nowMs)
+    this.inputPerSecond.reset(nowMs)
+    this.outputPerSecond.reset(nowMs)
+    this.errorCodes.clear()
     this.commandsProcessed = 0
     this.connectionsReceived = 0
     this.rejectedConnections = 0

@@ -52,6 +52,7 @@ export class Client implements ClientSession, PeerConnection {
   watch: WatchState | undefined = undefined
   subscriptions: Subscriptions | undefined = undefined
   lastCommand = 'NULL'
+  monitoring = false
   kind: ClientKind = 'normal'
   state: ClientState = 'open'
   /** Whether the host has this client in its end-of-turn flush queue. */
@@ -121,6 +122,7 @@ export class Client implements ClientSession, PeerConnection {
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
     this.host.currentClient = this
+    const timed = this.host.timer.begin()
     try {
       this.parser.parse(chunk, this.onCommand)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
@@ -128,12 +130,13 @@ export class Client implements ClientSession, PeerConnection {
       if (!(error instanceof ProtocolError)) throw error
       // redis networking.c: reply with the error, then close after the reply (CLIENT_CLOSE_AFTER_REPLY).
       this.host.log.verbose(`protocol error from client ${this.addr}: ${error.message}`)
-      this.host.stats.errorReplies++
       // latin1: "expected '$', got '%c'" quotes the client's byte as it came.
+      this.host.stats.countError(`ERR ${error.message}`)
       this.reply.error(`ERR ${error.message}`, 'latin1')
       this.closeAfterReply()
     } finally {
       this.host.currentClient = undefined
+      if (timed) this.host.timer.end(this.host)
     }
     if (this.blockedCommands !== undefined && !this.socket.isPaused()) this.socket.pause()
     this.host.replyReady(this)
@@ -169,6 +172,7 @@ export class Client implements ClientSession, PeerConnection {
     this.blockedCommands = undefined
     const args = new CommandArgs()
     this.host.currentClient = this
+    const timed = this.host.timer.begin()
     try {
       for (let i = 0; i < queued.length; i++) {
         // A command of the queue may have blocked it again: the rest waits once more.
@@ -181,6 +185,7 @@ export class Client implements ClientSession, PeerConnection {
       }
     } finally {
       this.host.currentClient = undefined
+      if (timed) this.host.timer.end(this.host)
     }
     if (this.blockedCommands === undefined && !this.readingPaused && this.state === 'open') this.socket.resume()
     this.host.replyReady(this)

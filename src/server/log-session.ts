@@ -5,6 +5,7 @@
  * applies neither maxmemory nor max-filter-bytes (so no acknowledged write is refused).
  */
 import { dispatch } from '../commands/dispatch.js'
+import { timedRead } from '../commands/command-timer.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -80,7 +81,7 @@ export function createReplaySession(server: ServerContext): ReplaySession {
         revertOpenTransaction()
         currentFile = file
       }
-      dispatch(ctx, args.assign(argv))
+      timedRead(server, () => dispatch(ctx, args.assign(argv)))
       const out = reply.take()
       if (out === undefined || out[0] !== MINUS) return undefined
       return out.subarray(1, out.indexOf(0x0d)).toString('latin1')

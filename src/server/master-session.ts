@@ -7,6 +7,7 @@
  * and CLIENT KILL TYPE master drops the link (which reconnects and continues with PSYNC).
  */
 import { dispatch } from '../commands/dispatch.js'
+import { timedRead } from '../commands/command-timer.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { internalSession } from './log-session.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
@@ -31,7 +32,7 @@ export function createMasterSession(server: ServerContext, id: number, link: Mas
   return {
     client,
     run(argv) {
-      dispatch(ctx, args.assign(argv))
+      timedRead(server, () => dispatch(ctx, args.assign(argv)))
       const out = reply.take()
       if (out === undefined || out[0] !== MINUS) return undefined
       return out.subarray(1, out.indexOf(0x0d)).toString('latin1')

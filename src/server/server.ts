@@ -11,6 +11,10 @@ import { Client, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
+import { CommandTimer } from '../commands/command-timer.js'
+import { SlowLog } from '../commands/slowlog.js'
+import { MonitorHub } from '../commands/monitor.js'
+import { usedMemory } from '../commands/info.js'
 import { createLogger } from '../runtime/logger.js'
 import { FilterRegistry } from '../store/registry.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
@@ -77,6 +81,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly registry = new FilterRegistry()
   readonly watchedKeys = new WatchedKeys()
   readonly stats = new Stats()
+  readonly timer = new CommandTimer()
+  readonly slowlog = new SlowLog()
   readonly commands: CommandTable
   readonly log: Logger
   startedAtMs = Date.now()
@@ -98,6 +104,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly replication = new ReplicationState()
   /** Pub/sub subscriptions; a message goes out with the turn's replies, within the subscriber's output limit. */
   readonly pubsub = new PubSubHub({
+    receives: (client) => !(client instanceof Client) || client.state === 'open',
+    pushed: (client) => {
+      if (client instanceof Client) client.pushed()
+    },
+  })
+  /** MONITOR's clients: its lines go out with the turn's replies, within the monitor's output limit. */
+  readonly monitors = new MonitorHub({
     receives: (client) => !(client instanceof Client) || client.state === 'open',
     pushed: (client) => {
       if (client instanceof Client) client.pushed()
@@ -296,6 +309,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     }
     this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     this.persistence.cron(nowMs, everySecond)
+    this.stats.sample(nowMs, usedMemory())
   }
 
   /**
@@ -345,6 +359,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.persistence.forget(client)
     this.watchedKeys.unwatchAll(client)
     this.pubsub.unsubscribeAll(client)
+    this.monitors.remove(client)
     this.masterSide.peerGone(client)
   }
 

@@ -1,0 +1,144 @@
+/**
+ * SLOWLOG GET/LEN/RESET/HELP and the log behind it, as redis 7.0 slowlog.c: a command that ran for
+ * at least `slowlog-log-slower-than` µs (timed per read of commands: command-timer.ts) enters
+ * the log, newest first, at most `slowlog-max-len` entries. AUTH's and HELLO AUTH's arguments are
+ * logged as "(redacted)", as redis's redactClientCommandArgument leaves them.
+ */
+import type { ClientSession, CommandContext } from './context.js'
+import type { CommandEntry } from './table.js'
+import type { CommandArgs } from '../protocol/command-args.js'
+import { ReplyError, subcommandSyntaxText } from './reply-error.js'
+import { isKeyword, parseInteger } from './args.js'
+import { auth, hello } from './connection.js'
+
+/** redis slowlog.h SLOWLOG_ENTRY_MAX_ARGC and SLOWLOG_ENTRY_MAX_STRING. */
+export const MAX_ARGC = 32
+const MAX_STRING = 128
+const REDACTED = Buffer.from('(redacted)')
+
+interface SlowLogEntry {
+  readonly id: number
+  readonly unixSeconds: number
+  readonly micros: number
+  readonly argv: readonly Buffer[]
+  readonly addr: string
+  readonly name: string
+}
+
+export class SlowLog {
+  /** Oldest first. */
+  private entries: SlowLogEntry[] = []
+  private nextId = 0
+
+  add(client: ClientSession, argv: readonly Buffer[], micros: number, maxLen: number): void {
+    this.entries.push({ id: this.nextId++, unixSeconds: Math.floor(Date.now() / 1000), micros, argv, addr: client.addr, name: client.name })
+    this.trim(maxLen)
+  }
+
+  /** redis drops the oldest past slowlog-max-len after every command while the log is on. */
+  trim(maxLen: number): void {
+    if (this.entries.length > maxLen) this.entries = this.entries.slice(this.entries.length - maxLen)
+  }
+
+  get length(): number {
+    return this.entries.length
+  }
+
+  /** Newest first, at most `count`. */
+  newest(count: number): SlowLogEntry[] {
+    return this.entries.slice(Math.max(0, this.entries.length - count)).reverse()
+  }
+
+  reset(): void {
+    this.entries = []
+  }
+}
+
+/**
+ * redis slowlogCreateEntry: at most 32 arguments (the last saying how many more), each cut at 128
+ * bytes. `argv` may hold only the first 32 of the command's `total`.
+ */
+export function loggedArgs(entry: CommandEntry, argv: CommandArgs, total = argv.length): Buffer[] {
+  const redacted = redactedPositions(entry, argv)
+  const argc = Math.min(total, MAX_ARGC)
+  const logged: Buffer[] = []
+  for (let i = 0; i < argc; i++) {
+    if (argc !== total && i === argc - 1) {
+      logged.push(Buffer.from(`... (${total - argc + 1} more arguments)`))
+    } else if (redacted.has(i)) {
+      logged.push(REDACTED)
+    } else {
+      const arg = argv.get(i)
+      logged.push(arg.length > MAX_STRING
+        ? Buffer.concat([arg.subarray(0, MAX_STRING), Buffer.from(`... (${arg.length - MAX_STRING} more bytes)`)])
+        : Buffer.from(arg))
+    }
+  }
+  return logged
+}
+
+/**
+ * The arguments redis 7.0 redacts: AUTH's (when it takes them: two or three words), HELLO's
+ * AUTH username and password (once the protocol version was accepted; every AUTH option of
+ * the command, where redis stops at the first that fails: never fewer).
+ */
+export function redactedPositions(entry: CommandEntry, argv: CommandArgs): Set<number> {
+  const positions = new Set<number>()
+  if (entry.spec.handler === auth) {
+    if (argv.length <= 3) for (let i = 1; i < argv.length; i++) positions.add(i)
+  } else if (entry.spec.handler === hello && argv.length > 2) {
+    const version = parseInteger(argv.get(1))
+    if (version !== 2 && version !== 3) return positions
+    for (let i = 2; i < argv.length; i++) {
+      const more = argv.length - i - 1
+      if (isKeyword(argv.get(i), 'AUTH') && more >= 2) {
+        positions.add(i + 1).add(i + 2)
+        i += 2
+      } else if (isKeyword(argv.get(i), 'SETNAME') && more >= 1) {
+        i += 1
+      } else {
+        break
+      }
+    }
+  }
+  return positions
+}
+
+/** SLOWLOG GET [count] → the newest entries (10 unless told; -1: all) */
+export function slowlogGet(ctx: CommandContext, argv: CommandArgs): void {
+  if (argv.length > 3) throw new ReplyError(subcommandSyntaxText(argv.get(0), argv.get(1)))
+  const { slowlog, config } = ctx.server
+  let count = 10
+  if (argv.length === 3) {
+    const asked = parseInteger(argv.get(2))
+    if (asked === undefined || asked < -1) throw new ReplyError('ERR count should be greater than or equal to -1')
+    count = asked === -1 ? slowlog.length : asked
+  }
+  if (config['slowlog-log-slower-than'] >= 0) slowlog.trim(config['slowlog-max-len'])
+  const reply = ctx.client.reply
+  const entries = slowlog.newest(count)
+  reply.array(entries.length)
+  for (const entry of entries) {
+    reply.array(6)
+    reply.integer(entry.id)
+    reply.integer(entry.unixSeconds)
+    reply.integer(entry.micros)
+    reply.array(entry.argv.length)
+    for (const arg of entry.argv) reply.bulk(arg)
+    reply.bulk(entry.addr)
+    reply.bulk(entry.name)
+  }
+}
+
+/** SLOWLOG LEN → :entries */
+export function slowlogLen(ctx: CommandContext): void {
+  const { slowlog, config } = ctx.server
+  if (config['slowlog-log-slower-than'] >= 0) slowlog.trim(config['slowlog-max-len'])
+  ctx.client.reply.integer(slowlog.length)
+}
+
+/** SLOWLOG RESET → +OK */
+export function slowlogReset(ctx: CommandContext): void {
+  ctx.server.slowlog.reset()
+  ctx.client.reply.simple('OK')
+}
