@@ -70,11 +70,12 @@ function memoryRefusal(ctx: CommandContext, entry: CommandEntry): string | undef
 
 /** A write while persistence fails; an EXEC of writes is refused as writes are (redis is_write_command). */
 function diskRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
-  const transaction = ctx.client.transaction
-  if (entry.deniedOnDiskError || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))) {
-    return ctx.server.persistence.writeRefusal()
-  }
-  return undefined
+  return entry.deniedOnDiskError || execOfWrites(ctx, entry) ? ctx.server.persistence.writeRefusal() : undefined
+}
+
+/** An EXEC whose queue holds a write: refused as the write would be (redis is_write_command over MULTI). */
+function execOfWrites(ctx: CommandContext, entry: CommandEntry): boolean {
+  return entry.isExec && (ctx.client.transaction?.queued.some((queued) => queued.entry.writes) ?? false)
 }
 
 /** redis 7.0 server.c shared.noreplicaserr. */
@@ -89,8 +90,7 @@ function replicasRefusal(ctx: CommandContext, entry: CommandEntry): string | und
   const { config, replication, masterSide } = ctx.server
   const needed = config['min-replicas-to-write']
   if (needed === 0 || config['min-replicas-max-lag'] === 0 || replication.role !== 'master') return undefined
-  const transaction = ctx.client.transaction
-  const writes = entry.writes || (transaction !== undefined && entry.isExec && transaction.queued.some((queued) => queued.entry.writes))
+  const writes = entry.writes || execOfWrites(ctx, entry)
   return writes && masterSide.goodReplicaCount() < needed ? NOREPLICAS : undefined
 }
 
@@ -106,9 +106,8 @@ const MASTERDOWN = "MASTERDOWN Link with MASTER is down and replica-serve-stale-
 function replicaRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
   const server = ctx.server
   if (server.replication.role !== 'replica' || ctx.client.kind === 'master') return undefined
+  if ((entry.writes || execOfWrites(ctx, entry)) && server.config['replica-read-only']) return READONLY
   const queued = entry.isExec ? ctx.client.transaction?.queued : undefined
-  const writes = entry.writes || (queued?.some((command) => command.entry.writes) ?? false)
-  if (writes && server.config['replica-read-only']) return READONLY
   if (server.replicaLink.state === 'connected' || server.config['replica-serve-stale-data']) return undefined
   const stale = (candidate: CommandEntry): boolean => candidate.spec.flags.includes('stale')
   return !stale(entry) || (queued?.some((command) => !stale(command.entry)) ?? false) ? MASTERDOWN : undefined
