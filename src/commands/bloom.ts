@@ -6,7 +6,7 @@
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { isFilterError } from '../core/filter-error.js'
 import type { FilterEntry } from '../store/registry.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 import { isKeyword, parseDouble, parseInteger } from './args.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
@@ -52,7 +52,7 @@ function argIndex(argv: CommandArgs, keyword: string): number {
 
 /** The filter under the key, argv[1], if any. */
 function lookupKey(ctx: CommandContext, argv: CommandArgs): FilterEntry | undefined {
-  return ctx.server.registry.lookup(argv.bytes(1), argv.start(1), argv.end(1))
+  return keyspace(ctx).lookup(argv.bytes(1), argv.start(1), argv.end(1))
 }
 
 /** BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] → +OK */
@@ -74,7 +74,7 @@ export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
     expansion = toUnsigned32(parsed)
   }
   const name = argv.latin1(1)
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   if (registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   registry.set(name, createFilter(ctx, { capacity, errorRate, expansion, nonScaling }))
   ctx.server.propagate(argv)
@@ -85,7 +85,7 @@ export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
 function filterForAdd(ctx: CommandContext, argv: CommandArgs): FilterEntry {
   const existing = lookupKey(ctx, argv)
   if (existing !== undefined) return existing
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const name = argv.latin1(1)
   const config = ctx.server.config
   const options: CreateOptions = {
@@ -118,7 +118,7 @@ export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
   const outcome = entry.filter.add(item, start, end)
   const reply = ctx.client.reply
   if (outcome === 1) {
-    ctx.server.registry.touch(entry)
+    keyspace(ctx).touch(entry)
     ctx.server.propagate(argv)
     watchHealth(ctx.server.log, entry)
     reply.raw(ONE)
@@ -163,7 +163,7 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: CommandArgs, fi
     added += outcome
   }
   if (added > 0) {
-    ctx.server.registry.touch(entry, added)
+    keyspace(ctx).touch(entry, added)
     ctx.server.propagate(argv)
     watchHealth(ctx.server.log, entry)
   }
@@ -244,7 +244,7 @@ export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
     throw new ReplyError(ERR.INSERT_BAD_ARGUMENT)
   }
   const name = argv.latin1(1)
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   let entry = registry.get(name)
   if (entry === undefined) {
     if (!autocreate) throw new ReplyError(ERR.NOT_FOUND)

@@ -40,6 +40,10 @@ export interface ClientSession {
   libName: string
   libVersion: string
   authenticated: boolean
+  /** The ACL user it is authenticated as ('default' until AUTH names another; redis client->user). */
+  user: string
+  /** The database it selected (SELECT; 0 until then). Commands reach it through {@link keyspace}. */
+  db: number
   /** The last command's name, lower case, for CLIENT LIST. */
   lastCommand: string
   /** Send what is pending, then close (QUIT, CLIENT KILL of oneself). */
@@ -122,4 +126,13 @@ export interface ServerContext {
 export interface CommandContext {
   readonly client: ClientSession
   readonly server: ServerContext
+}
+
+/**
+ * The keyspace a command's keys live in: the client's selected database. Every command that reads
+ * or writes keys goes through here; server-wide views (INFO, memory limits, saves) use
+ * `server.registry`.
+ */
+export function keyspace(ctx: CommandContext): FilterRegistry {
+  return ctx.server.registry
 }

@@ -11,7 +11,7 @@ import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
 import { applyDumpChunk, dumpChunkAt, DUMP_ITER_INIT, type DumpChunkError } from '../format/dump-chunk.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
@@ -29,7 +29,7 @@ const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
  * As rebloom.c: the key is looked up before the iterator is parsed, so a missing key wins.
  */
 export function bfScandump(ctx: CommandContext, argv: CommandArgs): void {
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv.get(1)))
+  const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(1)))
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   // RedisModule_StringToLongLong; values past 2^53 lose precision but are past any filter's end
   // anyway, where RedisBloom answers [0, ""] too.
@@ -54,7 +54,7 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
   if (iterator === undefined) throw new ReplyError(ERR.LOADCHUNK_ITERATOR)
   const data = argv.get(3)
   const name = FilterRegistry.nameOf(argv.get(1))
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const entry = registry.get(name)
   if (entry === undefined) {
     // src/sb.h SB_CHUNKITER_INIT: on a missing key only iterator 1, the header, is accepted.

@@ -5,7 +5,7 @@
  * the active cycle (store/active-expiry.ts) deletes the ones nobody looks up.
  */
 import { FilterRegistry } from '../store/registry.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import { ONE, ZERO } from '../protocol/shared-replies.js'
@@ -72,7 +72,7 @@ function refusedByFlags(flags: number, current: number | undefined, when: number
  */
 function expireGeneric(ctx: CommandContext, argv: CommandArgs, seconds: boolean, relative: boolean): void {
   const flags = parseFlags(argv)
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const when = expiryTime(argv, relative ? registry.expiry.now() : 0, seconds)
   const entry = registry.lookup(argv.bytes(1), argv.start(1), argv.end(1))
   if (entry === undefined || refusedByFlags(flags, entry.expiresAt, when)) {
@@ -115,7 +115,7 @@ export function pexpireat(ctx: CommandContext, argv: CommandArgs): void {
 
 /** PERSIST key → :1 the expiry was removed, :0 no key or no expiry */
 export function persist(ctx: CommandContext, argv: CommandArgs): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const entry = registry.lookup(argv.bytes(1), argv.start(1), argv.end(1))
   if (entry === undefined || entry.expiresAt === undefined) {
     ctx.client.reply.raw(ZERO)
@@ -131,7 +131,7 @@ export function persist(ctx: CommandContext, argv: CommandArgs): void {
  * absolute time, in ms or in seconds (the time left rounded to the nearest second).
  */
 function ttlGeneric(ctx: CommandContext, argv: CommandArgs, milliseconds: boolean, absolute: boolean): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const entry = registry.get(FilterRegistry.nameOf(argv.get(1)))
   const reply = ctx.client.reply
   if (entry === undefined) reply.integer(-2)

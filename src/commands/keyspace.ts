@@ -3,7 +3,7 @@
  * filter, whose TYPE is RedisBloom's "MBbloom--".
  */
 import { FilterRegistry } from '../store/registry.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, parseInteger } from './args.js'
 import { globMatch } from './glob.js'
@@ -15,7 +15,7 @@ export const FILTER_TYPE_NAME = 'MBbloom--'
 
 /** DEL key [key ...] → number removed (UNLINK is the same: freeing is cheap here) */
 export function del(ctx: CommandContext, argv: CommandArgs): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   let removed = 0
   for (let i = 1; i < argv.length; i++) {
     // An expired key is deleted as expired first (redis delGenericCommand: expireIfNeeded), and not counted.
@@ -28,7 +28,7 @@ export function del(ctx: CommandContext, argv: CommandArgs): void {
 
 /** EXISTS key [key ...] → how many of the keys exist (repeats counted) */
 export function exists(ctx: CommandContext, argv: CommandArgs): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   let found = 0
   for (let i = 1; i < argv.length; i++) if (registry.has(FilterRegistry.nameOf(argv.get(i)))) found++
   ctx.client.reply.integer(found)
@@ -36,21 +36,21 @@ export function exists(ctx: CommandContext, argv: CommandArgs): void {
 
 /** TYPE key → +MBbloom-- or +none */
 export function type(ctx: CommandContext, argv: CommandArgs): void {
-  const found = ctx.server.registry.has(FilterRegistry.nameOf(argv.get(1)))
+  const found = keyspace(ctx).has(FilterRegistry.nameOf(argv.get(1)))
   ctx.client.reply.simple(found ? FILTER_TYPE_NAME : 'none')
 }
 
 /** RENAME key newkey → +OK, or "ERR no such key" */
 export function rename(ctx: CommandContext, argv: CommandArgs): void {
   const from = FilterRegistry.nameOf(argv.get(1))
-  if (!ctx.server.registry.rename(from, FilterRegistry.nameOf(argv.get(2)))) throw new ReplyError(ERR.NO_SUCH_KEY)
+  if (!keyspace(ctx).rename(from, FilterRegistry.nameOf(argv.get(2)))) throw new ReplyError(ERR.NO_SUCH_KEY)
   ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 
 /** RENAMENX key newkey → :1 renamed, :0 the new name exists */
 export function renamenx(ctx: CommandContext, argv: CommandArgs): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const from = FilterRegistry.nameOf(argv.get(1))
   const to = FilterRegistry.nameOf(argv.get(2))
   if (!registry.has(from)) throw new ReplyError(ERR.NO_SUCH_KEY)
@@ -65,7 +65,7 @@ export function renamenx(ctx: CommandContext, argv: CommandArgs): void {
 
 /** DBSIZE → number of filters */
 export function dbsize(ctx: CommandContext): void {
-  ctx.client.reply.integer(ctx.server.registry.liveSize())
+  ctx.client.reply.integer(keyspace(ctx).liveSize())
 }
 
 /** KEYS pattern → every name that matches */
@@ -73,7 +73,7 @@ export function keys(ctx: CommandContext, argv: CommandArgs): void {
   const pattern = argv.get(1)
   const matchAll = pattern.length === 1 && pattern[0] === 0x2a // *
   const found: Buffer[] = []
-  for (const name of ctx.server.registry.names()) {
+  for (const name of keyspace(ctx).names()) {
     const bytes = FilterRegistry.bytesOf(name)
     if (matchAll || globMatch(pattern, bytes)) found.push(bytes)
   }
@@ -112,7 +112,7 @@ export function scan(ctx: CommandContext, argv: CommandArgs): void {
   const found: Buffer[] = []
   let visited = 0
   let next = 0
-  for (const entry of ctx.server.registry.entries()) {
+  for (const entry of keyspace(ctx).entries()) {
     if (entry.seq < cursor) continue
     if (visited++ === count) {
       next = entry.seq
@@ -132,7 +132,7 @@ export function scan(ctx: CommandContext, argv: CommandArgs): void {
 
 /** RANDOMKEY → a name, or null when there are none */
 export function randomkey(ctx: CommandContext): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const size = registry.liveSize()
   if (size === 0) {
     ctx.client.reply.nullBulk()
@@ -152,7 +152,7 @@ export function flushall(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length > 2 || (argv.length === 2 && !argv.isKeyword(1, 'ASYNC') && !argv.isKeyword(1, 'SYNC'))) {
     throw new ReplyError(ERR.SYNTAX)
   }
-  ctx.server.registry.clear()
+  keyspace(ctx).clear()
   ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
@@ -164,7 +164,7 @@ export function memoryUsage(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length === 5 && (!argv.isKeyword(3, 'SAMPLES') || parseInteger(argv.get(4)) === undefined)) {
     throw new ReplyError(ERR.SYNTAX)
   }
-  const entry = ctx.server.registry.get(FilterRegistry.nameOf(argv.get(2)))
+  const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(2)))
   if (entry === undefined) reply.nullBulk()
   else reply.integer(entry.filter.info().sizeBytes + argv.get(2).length)
 }

@@ -6,13 +6,13 @@
 import { mergeFilters, mergedBytes, mergeMismatch } from '../core/merge.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { CommandArgs } from '../protocol/command-args.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { reserveBytes } from './filter-budget.js'
 import { ERR, mergeMismatchText, ReplyError } from './reply-error.js'
 
 /** BF.MERGE destkey sourcekey [sourcekey ...] → +OK */
 export function bfMerge(ctx: CommandContext, argv: CommandArgs): void {
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   const sources: ScalableBloomFilter[] = []
   for (let i = 2; i < argv.length; i++) {
     // Every key holds a Bloom filter (bfs has no other type), so -WRONGTYPE cannot happen here.

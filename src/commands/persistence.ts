@@ -3,7 +3,7 @@
  * which write and read one filter as a header-plus-bitmap file under `dir`. The snapshot itself is
  * store/snapshot.ts; SHUTDOWN's SAVE/NOSAVE are handled by the server's shutdown().
  */
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { decodeFilter, encodeFilter, type FilterRecord } from '../format/codec.js'
@@ -77,7 +77,7 @@ function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { a
 /** BF.SAVE key path → +OK; writes the filter to `path` (relative to dir) atomically */
 export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
   const name = FilterRegistry.nameOf(argv.get(1))
-  const entry = ctx.server.registry.get(name)
+  const entry = keyspace(ctx).get(name)
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   const target = safePath(ctx, argv.get(2), 'write')
   try {
@@ -110,7 +110,7 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
     else throw new ReplyError(ERR.SYNTAX)
   }
   const name = FilterRegistry.nameOf(argv.get(1))
-  const registry = ctx.server.registry
+  const registry = keyspace(ctx)
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   const source = inline ? { absolute: '', relative: 'contents' } : safePath(ctx, argv.get(2), 'read')
   let bytes: Uint8Array | undefined

@@ -10,7 +10,7 @@
  * MULTI ... EXEC, as redis wraps it in its AOF: a replay runs it whole or, cut short at the end of
  * a segment, not at all.
  */
-import type { ClientSession, CommandContext, ServerContext } from './context.js'
+import { keyspace, type ClientSession, type CommandContext, type ServerContext } from './context.js'
 import type { CommandEntry } from './table.js'
 import { ReplyError } from './reply-error.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -163,7 +163,7 @@ export function watch(ctx: CommandContext, argv: CommandArgs): void {
   for (let i = 1; i < argv.length; i++) {
     const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
     // A key already expired is deleted now, so that it does not fail the EXEC (redis wk->expired).
-    ctx.server.registry.get(key)
+    keyspace(ctx).get(key)
     ctx.server.watchedKeys.watch(ctx.client, key)
   }
   ctx.client.reply.simple('OK')

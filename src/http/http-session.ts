@@ -34,6 +34,8 @@ export class HttpSession implements ClientSession {
   libVersion = ''
   // The original API has no authentication; http-bind is where an operator restricts it.
   authenticated = true
+  user = 'default'
+  db = 0
   transaction: Transaction | undefined = undefined
   watch: WatchState | undefined = undefined
   lastCommand = 'NULL'

@@ -47,6 +47,8 @@ export class Client implements ClientSession, PeerConnection {
   libName = ''
   libVersion = ''
   authenticated: boolean
+  user = 'default'
+  db = 0
   /** Declared here so that every client has the same shape (dispatch reads it per command). */
   transaction: Transaction | undefined = undefined
   watch: WatchState | undefined = undefined

@@ -40,6 +40,8 @@ export function internalSession(
     libName: '',
     libVersion: '',
     authenticated: true,
+    user: 'default',
+    db: 0,
     transaction: undefined,
     watch: undefined,
     lastCommand: 'NULL',
