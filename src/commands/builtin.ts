@@ -30,6 +30,7 @@ import { psync, replconf, sync, wait } from './replication.js'
 import { replicaof, role } from './replicaof.js'
 import { slowlogGet, slowlogLen, slowlogReset } from './slowlog.js'
 import { monitor } from './monitor.js'
+import { ACL_COMMAND } from './acl.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -194,5 +195,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'REPLICAOF', arity: 3, flags: ['admin', 'noscript', 'stale'], keys: NO_KEYS, group: 'server', since: '5.0.0', summary: 'Configures a server as replica of another, or promotes it to a master.', handler: replicaof },
   { name: 'SLAVEOF', arity: 3, flags: ['admin', 'noscript', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Sets a Redis server as a replica of another, or promotes it to being a master.', handler: replicaof },
   { name: 'ROLE', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.8.12', summary: 'Returns the replication role.', handler: role },
+  // Access control (acl.ts).
+  ACL_COMMAND,
   { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

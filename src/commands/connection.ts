@@ -1,5 +1,4 @@
 /** Connection commands: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT ... as redis 7.0 answers them. */
-import { timingSafeEqual, createHash } from 'node:crypto'
 import type { CommandContext, ClientSession } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, parseInteger, text } from './args.js'
@@ -8,6 +7,8 @@ import { writeModuleList } from './modules.js'
 import { PONG } from '../protocol/shared-replies.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { stopMonitoring } from './monitor.js'
+import { logDenial } from './acl-check.js'
+import { DEFAULT_USER, userField } from './acl-users.js'
 
 /** PING [message] → +PONG or the message; subscribed in RESP2, `pong` and the message (or '') as an array (redis pingCommand) */
 export function ping(ctx: CommandContext, argv: CommandArgs): void {
@@ -33,34 +34,30 @@ export function quit(ctx: CommandContext): void {
 
 const WRONGPASS = 'WRONGPASS invalid username-password pair or user is disabled.'
 
-/** Compares in constant time (hashes first so lengths do not leak either). Shared with the HTTP listener. */
-export function passwordMatches(given: Uint8Array, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest()
-  const b = createHash('sha256').update(expected).digest()
-  return timingSafeEqual(a, b)
-}
-
-/** The user name and password check shared by AUTH and HELLO ... AUTH. */
-function authenticate(ctx: CommandContext, user: Buffer, password: Buffer): boolean {
-  const required = ctx.server.config.requirepass
-  const ok = isDefaultUser(user) && (required === '' || passwordMatches(password, required))
-  if (ok) ctx.client.authenticated = true
-  return ok
-}
-
-function isDefaultUser(user: Buffer): boolean {
-  return user.length === 7 && user.toString('latin1') === 'default'
+/**
+ * The user name and password check shared by AUTH and HELLO ... AUTH (redis ACLAuthenticateUser):
+ * the session becomes that user's; a failure is in ACL LOG (object: the command's own name).
+ */
+function authenticate(ctx: CommandContext, user: Buffer, password: Buffer, command: Buffer): boolean {
+  const found = ctx.server.acl.authenticate(user, password)
+  if (found === undefined) {
+    logDenial(ctx, 'auth', Buffer.from(command), Buffer.from(user))
+    return false
+  }
+  ctx.client.authenticated = true
+  ctx.client.user = found.name
+  return true
 }
 
 /** AUTH [username] password → +OK, or WRONGPASS */
 export function auth(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length > 3) throw new ReplyError(ERR.SYNTAX)
-  if (argv.length === 2 && ctx.server.config.requirepass === '') {
+  if (argv.length === 2 && ctx.server.acl.get(DEFAULT_USER)!.nopass) {
     // redis 7.0 acl.c authCommand
     throw new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
   }
   const user = argv.length === 3 ? argv.get(1) : Buffer.from('default')
-  if (!authenticate(ctx, user, argv.get(argv.length - 1))) throw new ReplyError(WRONGPASS)
+  if (!authenticate(ctx, user, argv.get(argv.length - 1), argv.get(0))) throw new ReplyError(WRONGPASS)
   ctx.client.reply.simple('OK')
 }
 
@@ -79,7 +76,7 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
   for (let i = 2; i < argv.length; i++) {
     const more = argv.length - i - 1
     if (argv.isKeyword(i, 'AUTH') && more >= 2) {
-      if (!authenticate(ctx, argv.get(i + 1), argv.get(i + 2))) throw new ReplyError(WRONGPASS)
+      if (!authenticate(ctx, argv.get(i + 1), argv.get(i + 2), argv.get(0))) throw new ReplyError(WRONGPASS)
       i += 2
     } else if (argv.isKeyword(i, 'SETNAME') && more >= 1) {
       setClientName(client, argv.get(i + 1))
@@ -124,7 +121,9 @@ export function reset(ctx: CommandContext): void {
   const client = ctx.client
   client.reply.protocol = 2
   client.name = ''
-  client.authenticated = ctx.server.config.requirepass === ''
+  // redis clearClientConnectionState: back to the default user, authenticated only if it needs no password.
+  client.user = DEFAULT_USER
+  client.authenticated = ctx.server.acl.defaultOpen
   // redis clearClientConnectionState: out of any transaction, nothing watched.
   client.transaction = undefined
   ctx.server.watchedKeys.unwatchAll(client)
@@ -170,7 +169,7 @@ export function clientInfoLine(ctx: CommandContext, client: ClientSession): stri
     `psub=${client.subscriptions?.patterns.size ?? 0}`, `ssub=${client.subscriptions?.shardChannels.size ?? 0}`,
     `multi=${client.transaction?.queued.length ?? -1}`, `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
     'argv-mem=0', 'multi-mem=0', 'rbs=0', 'rbp=0', 'obl=0', 'oll=0', `omem=${client.outputBytes()}`, 'tot-mem=0',
-    'events=r', `cmd=${client.lastCommand}`, 'user=default', 'redir=-1', `resp=${client.reply.protocol}`,
+    'events=r', `cmd=${client.lastCommand}`, `user=${userField(client)}`, 'redir=-1', `resp=${client.reply.protocol}`,
     `lib-name=${client.libName}`, `lib-ver=${client.libVersion}`,
   ]
   void ctx
@@ -273,6 +272,7 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
   let laddr: string | undefined
   let skipMe = true
   let type: ClientType | undefined
+  let user: string | undefined
   for (let i = 2; i < argv.length; i += 2) {
     const option = argv.get(i)
     const value = argv.get(i + 1)
@@ -281,7 +281,8 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
       if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')
     } else if (isKeyword(option, 'TYPE')) type = clientTypeByName(value)
     else if (isKeyword(option, 'USER')) {
-      if (!isDefaultUser(value)) throw new ReplyError(`ERR No such user '${value.toString('latin1')}'`, 'latin1')
+      user = value.toString('latin1')
+      if (ctx.server.acl.get(user) === undefined) throw new ReplyError(`ERR No such user '${user}'`, 'latin1')
     } else if (isKeyword(option, 'ADDR')) addr = text(value)
     else if (isKeyword(option, 'LADDR')) laddr = text(value)
     else if (isKeyword(option, 'SKIPME')) {
@@ -295,6 +296,7 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
     if ((type !== undefined && clientType(other) !== type) || (id !== undefined && other.id !== id)) continue
     if (addr !== undefined && other.addr !== addr) continue
     if (laddr !== undefined && other.laddr !== laddr) continue
+    if (user !== undefined && other.user !== user) continue
     if (skipMe && other === self) continue
     killClient(self, other)
     killed++

@@ -19,6 +19,7 @@ import type { PubSubHub, Subscriptions } from './pubsub-hub.js'
 import type { MasterSide } from '../replication/master-side.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
 import type { ReplicaLink } from '../replication/replica-link.js'
+import type { AclUsers } from './acl-users.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -40,7 +41,10 @@ export interface ClientSession {
   libName: string
   libVersion: string
   authenticated: boolean
-  /** The ACL user it is authenticated as ('default' until AUTH names another; redis client->user). */
+  /**
+   * The ACL user it is authenticated as ('default' until AUTH names another; redis client->user);
+   * '' for the server's own sessions (the master's link, the log's replay), which run anything.
+   */
   user: string
   /** The database it selected (SELECT; 0 until then). Commands reach it through {@link keyspace}. */
   db: number
@@ -120,6 +124,8 @@ export interface ServerContext {
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */
   readonly httpClientCount?: number
+  /** The ACL users, their check's fast-path flags and ACL LOG (acl-users.ts). */
+  readonly acl: AclUsers
 }
 
 /** What a command handler receives: the client that sent the command and the server it runs in. */

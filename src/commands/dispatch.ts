@@ -11,6 +11,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 import { subscribedRefusal } from './pubsub.js'
 import { monitorRefusal } from './monitor.js'
+import { aclDenial, aclExecText, aclRefusal, logDenial } from './acl-check.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -26,7 +27,8 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   const row = rowOf(entry, argv)
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
-  const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ?? loadingRefusal(ctx, entry) ??
+  const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ??
+    (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ?? loadingRefusal(ctx, entry) ??
     memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
     (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ?? subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, refusal)
@@ -45,8 +47,9 @@ function arityRefusal(row: CommandRow, argc: number, queueing: boolean): string 
   return accepted ? undefined : wrongArityText(row.fullName)
 }
 
+/** redis authRequired: a client that did not authenticate, while the default user needs a password. */
 function authRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
-  return ctx.client.authenticated || entry.allowedWithoutAuth ? undefined : NOAUTH
+  return ctx.client.authenticated || entry.allowedWithoutAuth || ctx.server.acl.defaultOpen ? undefined : NOAUTH
 }
 
 function loadingRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
@@ -133,13 +136,23 @@ function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): v
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
 function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
   const row = rowOf(entry, argv)! // found when it was queued
-  if (!arityAccepts(row.spec, argv.length)) {
+  const refusal = arityAccepts(row.spec, argv.length) ? queuedAclRefusal(ctx, entry, row, argv) : wrongArityText(row.fullName)
+  if (refusal !== undefined) {
     ctx.server.stats.commandsProcessed++
     entry.calls++
-    failed(ctx, entry, new ReplyError(wrongArityText(row.fullName)))
+    failed(ctx, entry, new ReplyError(refusal))
     return
   }
   run(ctx, entry, row, argv)
+}
+
+/** redis execCommand: permissions are checked again in EXEC, in case they changed since the command was queued. */
+function queuedAclRefusal(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): string | undefined {
+  const user = ctx.server.acl.unrestricted ? undefined : ctx.server.acl.get(ctx.client.user)
+  const denied = user === undefined ? undefined : aclDenial(user, entry, row, argv)
+  if (denied === undefined) return undefined
+  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)))
+  return aclExecText(denied)
 }
 
 /** Runs a command whose checks passed (dispatch's, or MULTI's when it was queued). */

@@ -16,6 +16,7 @@ import {
 } from '../runtime/config.js'
 import { rewriteConfigText } from '../runtime/config-rewrite.js'
 import { replaceFileSync } from '../store/durable-file.js'
+import { categoriesOf } from './acl-categories.js'
 import { strerror } from '../store/disk-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
@@ -150,6 +151,8 @@ export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   }
   const target = ctx.server.config as unknown as Record<string, unknown>
   for (const [name, value] of updates) target[name] = value
+  // redis updateRequirePass: requirepass is the default user's one password.
+  if (updates.some(([name]) => name === 'requirepass')) ctx.server.acl.setDefaultPassword(ctx.server.config.requirepass)
   reply.simple('OK')
 }
 
@@ -175,7 +178,7 @@ export function configRewrite(ctx: CommandContext): void {
   const { configFile, config, log } = ctx.server
   if (configFile === '') throw new ReplyError('ERR The server is running without a config file')
   try {
-    const newText = rewriteConfigText(readOldConfig(configFile), config, path.resolve(config.dir))
+    const newText = rewriteConfigText(readOldConfig(configFile), config, path.resolve(config.dir), ctx.server.acl.lines())
     // mkstemp's <file>.XXXXXX: a name no earlier, interrupted rewrite can have left.
     replaceFileSync(configFile, [Buffer.from(newText)], `${configFile}.${randomBytes(3).toString('hex')}`)
   } catch (error) {
@@ -226,16 +229,9 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   else reply.array(0)
 }
 
+/** COMMAND INFO's ACL categories: redis 7.0.15's for its commands, the flags' (and @bloom) for bfs's (acl-categories.ts). */
 function aclCategories(entry: CommandEntry): string[] {
-  const flags = entry.spec.flags
-  const categories: string[] = []
-  if (flags.includes('write')) categories.push('@write')
-  if (flags.includes('readonly')) categories.push('@read')
-  if (flags.includes('fast')) categories.push('@fast')
-  else categories.push('@slow')
-  if (flags.includes('admin')) categories.push('@admin', '@dangerous')
-  categories.push(entry.spec.group === 'bf' ? '@bloom' : `@${entry.spec.group}`)
-  return categories
+  return categoriesOf(entry, entry.spec.name.toLowerCase()).map((name) => `@${name}`)
 }
 
 /** COMMAND → every command's COMMAND INFO */

@@ -78,13 +78,16 @@ export function loggedArgs(entry: CommandEntry, argv: CommandArgs, total = argv.
 }
 
 /**
- * The arguments redis 7.0 redacts: AUTH's (when it takes them: two or three words), HELLO's
+ * The arguments redis 7.0 redacts: ACL SETUSER's (the user name and rules), AUTH's (when it takes them: two or three words), HELLO's
  * AUTH username and password (once the protocol version was accepted; every AUTH option of
  * the command, where redis stops at the first that fails: never fewer).
  */
 export function redactedPositions(entry: CommandEntry, argv: CommandArgs): Set<number> {
   const positions = new Set<number>()
-  if (entry.spec.handler === auth) {
+  // redis aclCommand redacts every argument of ACL SETUSER after the subcommand.
+  if (entry.spec.name === 'ACL' && argv.length >= 3 && argv.isKeyword(1, 'SETUSER')) {
+    for (let i = 2; i < argv.length; i++) positions.add(i)
+  } else if (entry.spec.handler === auth) {
     if (argv.length <= 3) for (let i = 1; i < argv.length; i++) positions.add(i)
   } else if (entry.spec.handler === hello && argv.length > 2) {
     const version = parseInteger(argv.get(1))

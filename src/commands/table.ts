@@ -306,6 +306,11 @@ export class CommandTable {
     return this.entries.size
   }
 
+  /** Every command under the name it was added with, renamed or disabled ones too (ACL rules name these, as redis's orig_commands). */
+  originalEntries(): IterableIterator<CommandEntry> {
+    return this.originals.values()
+  }
+
   [Symbol.iterator](): IterableIterator<CommandEntry> {
     return this.entries.values()
   }

@@ -10,7 +10,7 @@
 import http from 'node:http'
 import type net from 'node:net'
 import type { ServerContext } from '../commands/context.js'
-import { passwordMatches } from '../commands/connection.js'
+import { requestRefusal, requestUser } from './http-acl.js'
 import { HttpSession } from './http-session.js'
 import { OriginalApi, parseOriginalTarget, type OriginalResponse } from './original-api.js'
 import { ServerMetrics } from './metrics.js'
@@ -22,6 +22,9 @@ const TEXT = 'text/plain; charset=utf-8'
 /** How often Node checks requests against the header and request timeouts (its default is 30 s). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000
 const ALLOW = 'GET, HEAD'
+const INFO = Buffer.from('INFO')
+const SCAN = Buffer.from('SCAN')
+const SCAN_CURSOR = Buffer.from('0')
 
 /** Reason phrases for the statuses written by hand in clientError (Node's parser refused the bytes). */
 const RAW_REASONS: Record<number, string> = {
@@ -128,14 +131,17 @@ export class HttpFrontend {
       return
     }
     const head = method === 'HEAD'
-    if (!this.authorized(request) && targetPath(target) !== '/healthz') {
-      // RFC 9110 11.6.1 / RFC 7617: a 401 names the scheme; curl -u default:<password> answers it.
+    if (targetPath(target) !== '/healthz' && !this.authorized(request)) {
+      // RFC 9110 11.6.1 / RFC 7617: a 401 names the scheme; curl -u <user>:<password> answers it.
       response.setHeader('WWW-Authenticate', 'Basic realm="bfs", charset="UTF-8"')
       send(response, 401, 'unauthorized\n')
       return
     }
     const original = parseOriginalTarget(target)
-    if (original === 'bad-request') {
+    const refusal = original !== undefined ? undefined : this.refusal(targetPath(target))
+    if (refusal !== undefined) {
+      send(response, 403, `${refusal}\n`)
+    } else if (original === 'bad-request') {
       send(response, 400, 'bad request\n')
     } else if (original !== undefined) {
       const log = this.server.persistence.appendLog
@@ -165,18 +171,21 @@ export class HttpFrontend {
   }
 
   /**
-   * With `requirepass` set, every request but /healthz must carry HTTP Basic credentials for the
-   * user `default` and that password, as RESP clients must AUTH (compared in constant time).
+   * HTTP Basic credentials of any ACL user, or none for the default user while it needs no
+   * password (http-acl.ts): the request then runs as that user. False: 401.
    */
   private authorized(request: http.IncomingMessage): boolean {
-    const required = this.server.config.requirepass
-    if (required === '') return true
-    const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(request.headers.authorization ?? '')
-    if (match === null) return false
-    const credentials = Buffer.from(match[1]!, 'base64')
-    const colon = credentials.indexOf(0x3a)
-    if (colon < 0 || credentials.toString('utf8', 0, colon) !== 'default') return false
-    return passwordMatches(credentials.subarray(colon + 1), required)
+    const user = requestUser(this.session.commandContext, request.headers.authorization)
+    if (user === undefined) return false
+    this.session.user = user.name
+    return true
+  }
+
+  /** The NOPERM text when the user may not see a page: /metrics as INFO, the listings as SCAN. */
+  private refusal(path: string): string | undefined {
+    if (path === '/metrics') return requestRefusal(this.session.commandContext, [INFO])
+    if (path === '/' || path === '/filters') return requestRefusal(this.session.commandContext, [SCAN, SCAN_CURSOR])
+    return undefined
   }
 
   private sendMetrics(response: http.ServerResponse): void {

@@ -32,7 +32,7 @@ export class HttpSession implements ClientSession {
   name = 'http'
   libName = ''
   libVersion = ''
-  // The original API has no authentication; http-bind is where an operator restricts it.
+  // Authenticated by the listener, which sets `user` for each request (http-acl.ts).
   authenticated = true
   user = 'default'
   db = 0

@@ -79,6 +79,8 @@ export class OriginalApi {
       // LOADING (the dataset is not there yet), MISCONF (writes refused while the disk fails),
       // READONLY (/add= on a replica) and MASTERDOWN (a replica without its master) pass: 503;
       // anything else is the server's failure.
+      // NOPERM: the request's ACL user may not run the command (403, the text as the body).
+      if (outcome.text.startsWith('NOPERM')) return { status: 403, body: `${outcome.text}\n` }
       const status = /^(LOADING|MISCONF|READONLY|MASTERDOWN)/.test(outcome.text) ? 503 : 500
       return { status, body: `${outcome.text}\n` }
     }

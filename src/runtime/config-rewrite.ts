@@ -153,8 +153,19 @@ function rewriteOutputLimits(state: RewriteState, limits: OutputBufferLimits): v
   }
 }
 
+/**
+ * rewriteConfigUserOption: with an aclfile, every `user` line is removed; else one line per ACL
+ * user, the default user's too, always written.
+ */
+function rewriteUsers(state: RewriteState, config: Config, users: readonly string[] | undefined): void {
+  state.processed.add('user')
+  if (config.aclfile !== '') return
+  const lines = users ?? config.user.map((words) => `user ${words.join(' ')}`)
+  for (const line of lines) state.rewriteLine('user', line, true)
+}
+
 /** One key's line(s), as redis writes a config of its type (or its own rewrite function). */
-function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, absoluteDir: string): void {
+function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, absoluteDir: string, users?: readonly string[]): void {
   const name = spec.name
   const value = config[name]
   const isDefault = formatConfigValue(config, name) === formatConfigValue(DEFAULT_CONFIG, name)
@@ -162,6 +173,8 @@ function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, ab
   switch (kind.type) {
     case 'rename':
       return // rename-command lines stay as they are: redis does not rewrite them.
+    case 'user':
+      return rewriteUsers(state, config, users)
     case 'save':
       return rewriteSave(state, value as string)
     case 'output-buffer-limit':
@@ -192,11 +205,12 @@ function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, ab
 /**
  * The new text of bfs.conf: `oldText` (the file as it is now, '' if there is none) with every
  * key rewritten to `config`'s value. `absoluteDir` is `dir` as an absolute path: redis writes the
- * directory it runs in, always.
+ * directory it runs in, always. `users`: the ACL users as ACL LIST's lines (`user <name> <rules>`);
+ * without them, the `user` lines of `config`.
  */
-export function rewriteConfigText(oldText: string, config: Config, absoluteDir: string): string {
+export function rewriteConfigText(oldText: string, config: Config, absoluteDir: string, users?: readonly string[]): string {
   const state = readOldText(oldText)
-  for (const spec of CONFIG_ROWS) rewriteKey(state, spec, config, absoluteDir)
+  for (const spec of CONFIG_ROWS) rewriteKey(state, spec, config, absoluteDir, users)
   state.removeOrphaned()
   return state.content()
 }

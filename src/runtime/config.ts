@@ -116,6 +116,14 @@ export interface Config {
   'replica-announced': boolean
   /** redis active-expire-effort: 1 (default) to 10, more CPU for fewer expired keys held. */
   'active-expire-effort': number
+  /** The ACL users' file (ACL LOAD, ACL SAVE); '' for none (users then come from `user` lines). */
+  aclfile: string
+  /** Most ACL LOG entries kept. */
+  'acllog-max-len': number
+  /** The channels a new user may use: 'allchannels' (&*) or 'resetchannels' (none), as redis 7.0. */
+  'acl-pubsub-default': string
+  /** `user <name> <rule> ...` lines of the config file, each as its words (file or flags only, as in Redis). */
+  user: readonly (readonly string[])[]
 }
 
 /** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
@@ -154,6 +162,8 @@ type Kind =
   | { type: 'output-buffer-limit' }
   | { type: 'rename' }
   | { type: 'replicaof' }
+  /** `user name rules...`: repeatable, file only (not a CONFIG GET key, as in redis). */
+  | { type: 'user' }
 
 /** The unit a key's number counts, named in its doc line. */
 export type ConfigUnit = 'seconds' | 'milliseconds' | 'bytes' | 'percent' | 'items'
@@ -203,6 +213,11 @@ export const MAX_METRICS_TOP_FILTERS = 10_000
 
 /** No `rename-command` rules: every command keeps its name. */
 const NO_RENAMES: readonly RenameRule[] = Object.freeze([])
+/** No `user` lines. */
+const NO_USERS: readonly (readonly string[])[] = Object.freeze([])
+
+/** Keys only a file or flags set, repeatable, and not CONFIG GET keys (as in redis). */
+export const isFileOnly = (spec: ConfigKeySpec): boolean => spec.kind.type === 'rename' || spec.kind.type === 'user'
 
 /**
  * One row per key: its parser (kind), default, unit, whether CONFIG SET may change it, and its doc
@@ -267,6 +282,10 @@ const ROWS = {
   'replica-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a replica gives its master (and Sentinel), 0 = its own port' },
   'replica-announced': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'whether Sentinel lists this replica' },
   'active-expire-effort': { kind: { type: 'integer', min: 1, max: 10 }, default: 1, mutable: true, description: 'effort of the active expiry of keys, 1-10: more CPU for fewer expired keys held (as Redis)' },
+  aclfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)' },
+  'acllog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)' },
+  'acl-pubsub-default': { kind: { type: 'enum', values: ['allchannels', 'resetchannels'] }, default: 'resetchannels', mutable: true, description: 'pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0\'s default)' },
+  user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }
 
@@ -279,7 +298,7 @@ export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
 )
 
 /** The keys CONFIG GET/SET know (all but `rename-command`), in the order bfs.conf.example lists them. */
-export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_ROWS.filter((row) => row.kind.type !== 'rename')
+export const CONFIG_KEYS: readonly ConfigKeySpec[] = CONFIG_ROWS.filter((row) => !isFileOnly(row))
 
 /**
  * redis 7.0's older names of bfs's keys (config.c static_configs: the second name of
@@ -311,7 +330,7 @@ const FILE_NAMES: readonly ConfigName[] = CONFIG_ROWS.flatMap((spec) => [
 ])
 
 /** The names CONFIG GET matches and CONFIG SET takes (all but `rename-command`), in the table's order. */
-export const CONFIG_NAMES: readonly ConfigName[] = FILE_NAMES.filter((entry) => entry.spec.kind.type !== 'rename')
+export const CONFIG_NAMES: readonly ConfigName[] = FILE_NAMES.filter((entry) => !isFileOnly(entry.spec))
 
 const BY_NAME = new Map<string, ConfigName>(CONFIG_NAMES.map((entry) => [entry.name, entry]))
 /** What bfs.conf and flags may name: every name, `rename-command` too. */
@@ -344,6 +363,10 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
   if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(args, current['client-output-buffer-limit'])
   if (kind.type === 'rename') return parseRenameRule(args, current['rename-command'])
   if (kind.type === 'replicaof') return parseReplicaof(args)
+  if (kind.type === 'user') {
+    if (args.length < 1) throw new ConfigError("'user' takes <name> [<rule> ...]")
+    return [...current.user, [...args]]
+  }
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {

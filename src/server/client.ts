@@ -84,7 +84,8 @@ export class Client implements ClientSession, PeerConnection {
   ) {
     this.addr = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
     this.laddr = `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
-    this.authenticated = host.config.requirepass === ''
+    // redis createClient: authenticated at once while the default user needs no password.
+    this.authenticated = host.acl.defaultOpen
     this.parser = new RequestParser(host.parserLimits())
     this.context = { client: this, server: host }
     socket.setNoDelay(true)

@@ -40,7 +40,8 @@ export function internalSession(
     libName: '',
     libVersion: '',
     authenticated: true,
-    user: 'default',
+    // No user: it runs anything (redis's master and AOF clients have none: CLIENT LIST's (superuser)).
+    user: '',
     db: 0,
     transaction: undefined,
     watch: undefined,

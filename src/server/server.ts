@@ -13,6 +13,8 @@ import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
 import { CommandTimer } from '../commands/command-timer.js'
 import { SlowLog } from '../commands/slowlog.js'
+import type { AclUsers } from '../commands/acl-users.js'
+import { loadUsersAtStart } from './acl-startup.js'
 import { MonitorHub } from '../commands/monitor.js'
 import { usedMemory } from '../commands/info.js'
 import { createLogger } from '../runtime/logger.js'
@@ -85,6 +87,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   readonly slowlog = new SlowLog()
   readonly commands: CommandTable
   readonly log: Logger
+  /** The ACL users (requirepass, `user` lines or the aclfile) and ACL LOG. */
+  readonly acl: AclUsers
   startedAtMs = Date.now()
   readonly runId = randomBytes(20).toString('hex')
   private readonly tcpServers: net.Server[] = []
@@ -144,6 +148,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.log = createLogger({ level: () => this.config.loglevel, file: this.config.logfile, sink: options.logSink })
     this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? []).map(defineCommand)])
     applyRenames(this.commands, this.config['rename-command'])
+    this.acl = loadUsersAtStart(this.commands, this.config)
     this.renamesCommands = this.config['rename-command'].length > 0
     this.persistence = new Persistence({
       config: this.config,

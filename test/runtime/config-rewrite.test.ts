@@ -204,6 +204,7 @@ function otherValue(spec: ConfigKeySpec): Config[ConfigKey] {
     case 'replicaof':
       return 'db-1.example 6390'
     case 'rename':
+    case 'user':
       return spec.default
   }
 }

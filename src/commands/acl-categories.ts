@@ -1,0 +1,52 @@
+/**
+ * ACL categories: which `@category` each command and subcommand belongs to. Redis's own commands
+ * have the categories redis-server 7.0.15 gives them (acl-categories-data.ts, generated from its
+ * COMMAND INFO by scripts/acl-categories.mjs); BF.* and APBF.* are in `@bloom` and in
+ * `@read`/`@write`/`@fast`/`@slow` by their flags (RedisBloom 2.4 puts them in none: README's
+ * Compatibility notes); an extension's commands are in the categories their flags give.
+ */
+import type { CommandEntry, CommandFlag } from './table.js'
+import { REDIS_ACL_CATEGORIES } from './acl-categories-data.js'
+
+/** redis 7.0 acl.c ACLCommandCategories, in its order (ACL CAT, COMMAND INFO), then bfs's `bloom`. */
+export const ACL_CATEGORIES: readonly string[] = [
+  'keyspace', 'read', 'write', 'set', 'sortedset', 'list', 'hash', 'string', 'bitmap', 'hyperloglog', 'geo', 'stream',
+  'pubsub', 'admin', 'fast', 'slow', 'blocking', 'dangerous', 'connection', 'transaction', 'scripting', 'bloom',
+]
+
+const RANK = new Map(ACL_CATEGORIES.map((name, index) => [name, index]))
+
+/** Whether `name` (any case) is a category; returns its canonical lower-case name. */
+export function categoryName(name: string): string | undefined {
+  const lower = name.toLowerCase()
+  return RANK.has(lower) ? lower : undefined
+}
+
+/** Whether a command is one of the Bloom family's (BF.*, and APBF.* the sliding-window filters). */
+export function isBloomCommand(name: string): boolean {
+  const upper = name.toUpperCase()
+  return upper.startsWith('BF.') || upper.startsWith('APBF.')
+}
+
+/** The categories a command's flags give it (bfs's own commands and extensions'). */
+export function categoriesFromFlags(flags: readonly CommandFlag[]): string[] {
+  const categories: string[] = []
+  if (flags.includes('write')) categories.push('write')
+  if (flags.includes('readonly')) categories.push('read')
+  if (flags.includes('admin')) categories.push('admin', 'dangerous')
+  categories.push(flags.includes('fast') ? 'fast' : 'slow')
+  if (flags.includes('pubsub')) categories.push('pubsub')
+  return categories
+}
+
+/**
+ * A command's or subcommand's categories in ACL_CATEGORIES's order: `fullName` is the row's
+ * ('config|get'); `entry` is the command (its container, for a subcommand).
+ */
+export function categoriesOf(entry: CommandEntry, fullName: string): readonly string[] {
+  const name = entry.spec.name
+  const redis = isBloomCommand(name) ? undefined : REDIS_ACL_CATEGORIES[fullName]
+  const categories = redis !== undefined ? [...redis] : categoriesFromFlags(entry.spec.flags)
+  if (isBloomCommand(name)) categories.push('bloom')
+  return categories.sort((a, b) => (RANK.get(a) ?? RANK.size) - (RANK.get(b) ?? RANK.size))
+}

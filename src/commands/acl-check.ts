@@ -1,0 +1,149 @@
+/**
+ * The ACL check dispatch runs after authentication (redis 7.0 server.c processCommand →
+ * ACLCheckAllPerm, acl.c ACLSelectorCheckCmd): the command (or subcommand, or an allowed first
+ * argument), then the keys at the table row's key positions (the access each needs: redis's key
+ * specs for its own commands, the flags for BF.* and extensions), then the channels of PUBLISH and
+ * the SUBSCRIBEs. A denial is logged in ACL LOG and answered with redis's texts.
+ */
+import type { CommandContext } from './context.js'
+import type { CommandEntry, CommandRow } from './table.js'
+import type { CommandArgs } from '../protocol/command-args.js'
+import type { AclUser } from './acl-user.js'
+import { KEY_READ, KEY_WRITE } from './acl-user.js'
+import type { AclDenial } from './acl-log.js'
+import { COMMAND_DOCS } from './command-docs.js'
+import { globMatch } from './glob.js'
+import { clientInfoLine } from './connection.js'
+
+export const NOPERM_KEY = 'NOPERM this user has no permissions to access one of the keys used as arguments'
+export const NOPERM_CHANNEL = 'NOPERM this user has no permissions to access one of the channels used as arguments'
+export const nopermCommandText = (fullName: string): string => `NOPERM this user has no permissions to run the '${fullName}' command`
+
+/** A denial: why, and the argument (key or channel) it is about. */
+export interface AclDenied {
+  readonly reason: Exclude<AclDenial, 'auth'>
+  readonly index: number
+}
+
+/** redis 7.0's channel arguments: from this position to the end (PUBLISH and SPUBLISH: one). */
+const CHANNEL_ARGS: ReadonlyMap<string, { readonly last: number; readonly pattern: boolean }> = new Map([
+  ['publish', { last: 1, pattern: false }],
+  ['spublish', { last: 1, pattern: false }],
+  ['subscribe', { last: -1, pattern: false }],
+  ['ssubscribe', { last: -1, pattern: false }],
+  ['psubscribe', { last: -1, pattern: true }],
+])
+
+/** A command whose key positions are not keys to ACL. */
+const NO_KEYS = -1
+
+/** The access the keys of a command need (redis ACLSelectorCheckKey's key_flags), by command name. */
+const KEY_ACCESS = new Map<string, number>()
+
+function keyAccess(entry: CommandEntry, fullName: string): number {
+  const known = KEY_ACCESS.get(fullName)
+  if (known !== undefined) return known
+  const specs = COMMAND_DOCS.get(fullName)?.key_specs
+  let access = 0
+  // Shard channels are keys to the table (their slots), channels to ACL (redis's not_key key specs).
+  if (entry.spec.flags.includes('pubsub')) access = NO_KEYS
+  else if (specs !== undefined) {
+    for (const spec of specs) {
+      for (const flag of spec.flags) {
+        if (flag === 'access') access |= KEY_READ
+        if (flag === 'insert' || flag === 'delete' || flag === 'update') access |= KEY_WRITE
+      }
+    }
+  } else {
+    // A module command's keys are RW ACCESS UPDATE in redis; bfs asks of a read-only one read access only.
+    if (entry.spec.flags.includes('readonly') || entry.spec.flags.includes('write')) access |= KEY_READ
+    if (entry.spec.flags.includes('write')) access |= KEY_WRITE
+  }
+  KEY_ACCESS.set(fullName, access)
+  return access
+}
+
+function commandAllowed(user: AclUser, entry: CommandEntry, row: CommandRow, argv: CommandArgs): boolean {
+  if (user.allCommands || entry.allowedWithoutAuth || user.allowed.has(row.fullName)) return true
+  const args = user.firstArgs.get(row.fullName)
+  if (args === undefined || argv.length < 2) return false
+  const index = row === entry.row ? 1 : 2
+  if (argv.length <= index) return false
+  const given = argv.get(index).toString('latin1').toLowerCase()
+  return args.some((arg) => arg.toLowerCase() === given)
+}
+
+function keyAllowed(user: AclUser, key: Buffer, access: number): boolean {
+  for (const pattern of user.keys) {
+    if ((pattern.flags & access) !== access) continue
+    if (globMatch(pattern.pattern, key)) return true
+  }
+  return false
+}
+
+function channelAllowed(user: AclUser, channel: Buffer, pattern: boolean): boolean {
+  for (const allowed of user.channels) {
+    if (pattern ? allowed.equals(channel) : globMatch(allowed, channel)) return true
+  }
+  return false
+}
+
+/** redis ACLSelectorCheckCmd for one user; undefined when allowed. */
+export function aclDenial(user: AclUser, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
+  if (!commandAllowed(user, entry, row, argv)) return { reason: 'command', index: 0 }
+  const [first, last, step] = entry.spec.keys
+  const access = user.allKeys || first === 0 ? NO_KEYS : keyAccess(entry, row.fullName)
+  if (access !== NO_KEYS) {
+    const end = last < 0 ? argv.length + last : last
+    for (let i = first; i <= end && i < argv.length; i += step) {
+      if (!keyAllowed(user, argv.get(i), access)) return { reason: 'key', index: i }
+    }
+  }
+  const channels = user.allChannels ? undefined : CHANNEL_ARGS.get(entry.spec.name.toLowerCase())
+  if (channels !== undefined) {
+    const end = channels.last < 0 ? argv.length - 1 : channels.last
+    for (let i = 1; i <= end && i < argv.length; i++) {
+      if (!channelAllowed(user, argv.get(i), channels.pattern)) return { reason: 'channel', index: i }
+    }
+  }
+  return undefined
+}
+
+/** The reply to a denial (redis processCommand's rejectCommandFormat texts). */
+export function denialText(denied: AclDenied, row: CommandRow): string {
+  if (denied.reason === 'command') return nopermCommandText(row.fullName)
+  return denied.reason === 'key' ? NOPERM_KEY : NOPERM_CHANNEL
+}
+
+/** Logs a denial in ACL LOG (redis addACLLogEntry). `object` defaults to the command or the argument. */
+export function logDenial(ctx: CommandContext, reason: AclDenial, object: Buffer, username?: Buffer): void {
+  const { client, server } = ctx
+  server.acl.log.add({
+    reason,
+    context: client.transaction !== undefined ? 'multi' : 'toplevel',
+    object,
+    username: username ?? Buffer.from(client.user, 'latin1'),
+    time: Date.now(),
+    clientInfo: clientInfoLine(ctx, client),
+  }, server.config['acllog-max-len'])
+}
+
+/**
+ * Dispatch's check for a client whose server has restricted users: undefined when allowed,
+ * else the error text (the denial logged). The master's link and the log's replay run anything.
+ */
+export function aclRefusal(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): string | undefined {
+  const user = ctx.server.acl.get(ctx.client.user)
+  if (user === undefined || user.unrestricted) return undefined
+  const denied = aclDenial(user, entry, row, argv)
+  if (denied === undefined) return undefined
+  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)))
+  return denialText(denied, row)
+}
+
+/** redis 7.0 multi.c execCommand's text for a queued command that may no longer run. */
+export function aclExecText(denied: AclDenied): string {
+  const reason = denied.reason === 'command' ? 'no permission to execute the command or subcommand'
+    : denied.reason === 'key' ? 'no permission to touch the specified keys' : 'no permission to access one of the channels used as arguments'
+  return `NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ${reason}`
+}
