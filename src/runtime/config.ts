@@ -266,7 +266,7 @@ const ROWS = {
   'metrics-top-filters': { kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, default: 10, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
   replicaof: { kind: { type: 'replicaof' }, default: '', mutable: false, description: 'replicate the master at `<host> <port>` (`no one`: be a master); REPLICAOF changes it at run time' },
   masterauth: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password a replica AUTHs with at its master, "" for none' },
-  masteruser: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'user a replica AUTHs as at its master (only `default` until ACL users exist), "" for none' },
+  masteruser: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'user a replica AUTHs as at its master (AUTH masteruser masterauth), "" for none' },
   'replica-read-only': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica refuses writes from its clients (-READONLY)' },
   'replica-serve-stale-data': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica whose link to its master is down still answers reads (no: -MASTERDOWN)' },
   'repl-backlog-size': { kind: { type: 'bytes', min: 16 * 1024, max: Number.MAX_SAFE_INTEGER }, default: 1024 * 1024, unit: 'bytes', mutable: true, description: 'bytes of the replication stream kept so that a replica that reconnects continues (partial resync)' },

@@ -23,7 +23,7 @@ function configTable(): string[][] {
 /** The default column as the README writes it: CONFIG GET's text in backticks (`""` for none). */
 function documentedDefault(row: ConfigKeySpec): string {
   // rename-command is no CONFIG GET key: its default is no rules at all.
-  if (row.name === 'rename-command') return 'none'
+  if (row.name === 'rename-command' || row.name === 'user') return 'none'
   const value = formatConfigValue(DEFAULT_CONFIG, row.name)
   return `\`${value === '' ? '""' : value}\``
 }

@@ -148,7 +148,7 @@ describe('rewriteConfigText', () => {
   it('every key set away from its default reads back the same, into an empty file and into bfs.conf.example', () => {
     const config = Object.fromEntries(CONFIG_KEYS.map((spec) => [spec.name, otherValue(spec)])) as unknown as Config
     config.dir = DIR
-    const back = { ...config, 'rename-command': DEFAULT_CONFIG['rename-command'] }
+    const back = { ...config, 'rename-command': DEFAULT_CONFIG['rename-command'], user: DEFAULT_CONFIG.user }
     expect(loadConfig(rewriteConfigText('', config, DIR))).toEqual(back)
     const example = readFileSync(new URL('../../bfs.conf.example', import.meta.url), 'utf8')
     expect(loadConfig(rewriteConfigText(example, config, DIR))).toEqual(back)

@@ -196,8 +196,9 @@ describe('bfs.conf.example', () => {
       while (above > 0 && lines[above]!.trim() !== '' && !lines[above]!.startsWith('#')) above--
       expect(lines[above]!.startsWith('#'), spec.name).toBe(true)
     }
-    // rename-command, no CONFIG GET key, has no default line: its comment shows it.
+    // rename-command and user, no CONFIG GET keys, have no default line: their comments show them.
     expect(lines.some((line) => line.startsWith('# rename-command '))).toBe(true)
+    expect(lines.some((line) => line.startsWith('# user '))).toBe(true)
   })
 
   it.each(CONFIG_KEYS.map((spec) => [spec.name, spec] as const))('the value of %s is its row\'s default, as CONFIG GET shows it', (name, spec) => {
@@ -209,8 +210,8 @@ describe('bfs.conf.example', () => {
 })
 
 describe('CONFIG_ROWS', () => {
-  it('holds every key of CONFIG_KEYS, in its order, then rename-command', () => {
-    expect(CONFIG_ROWS.map((row) => row.name)).toEqual([...CONFIG_KEYS.map((spec) => spec.name), 'rename-command'])
+  it('holds every key of CONFIG_KEYS, in its order, then user and rename-command', () => {
+    expect(CONFIG_ROWS.map((row) => row.name)).toEqual([...CONFIG_KEYS.map((spec) => spec.name), 'user', 'rename-command'])
   })
 
   it.each(CONFIG_ROWS.filter((row) => row.unit !== undefined).map((row) => [row.name, row] as const))(
