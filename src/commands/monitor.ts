@@ -1,7 +1,7 @@
 /**
  * MONITOR, as redis 7.0 answers it: the client gets +OK, then one status line per command any
  * client ran (after it ran), `+<unix seconds>.<µs> [<db> <addr>] "arg" ...` with each argument
- * quoted as redis's sdscatrepr does; admin commands (and skip_monitor ones) are not shown,
+ * quoted as redis's sdscatrepr does; admin commands and subcommands (and skip_monitor ones) are not shown,
  * AUTH's and HELLO AUTH's arguments are "(redacted)". A monitor's output counts against the
  * normal class of client-output-buffer-limit, as a client that does not read it is closed.
  * RESET and QUIT leave the mode. While no monitor is attached, each command costs one size check.
@@ -12,6 +12,7 @@ import type { CommandEntry } from './table.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyError } from './reply-error.js'
 import { redactedPositions } from './slowlog.js'
+import { REDIS_ACL_CATEGORIES } from './acl-categories-data.js'
 import { publish, spublish } from './pubsub.js'
 
 /** What the hub needs from the server: whether a client still takes output, and to send what was added. */
@@ -44,7 +45,7 @@ export class MonitorHub {
   /** redis replicationFeedMonitors: the command that just ran, to every monitor. */
   feed(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
     const flags = entry.spec.flags
-    if (flags.includes('admin') || flags.includes('skip_monitor')) return
+    if (flags.includes('admin') || flags.includes('skip_monitor') || adminSubcommand(entry, argv)) return
     const line = monitorLine(ctx.client.addr, entry, argv)
     for (const monitor of this.monitors) {
       if (!this.target.receives(monitor)) continue
@@ -52,6 +53,12 @@ export class MonitorHub {
       this.target.pushed(monitor)
     }
   }
+}
+
+/** A subcommand redis flags admin (ACL SETUSER, CLIENT KILL, ...) where its container is not: its @admin category says so. */
+function adminSubcommand(entry: CommandEntry, argv: CommandArgs): boolean {
+  if (entry.subcommands === undefined || argv.length < 2) return false
+  return REDIS_ACL_CATEGORIES[`${entry.spec.name.toLowerCase()}|${argv.get(1).toString('latin1').toLowerCase()}`]?.includes('admin') ?? false
 }
 
 function monitorLine(addr: string, entry: CommandEntry, argv: CommandArgs): string {

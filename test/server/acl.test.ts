@@ -2,8 +2,8 @@
  * ACL users with real clients (ioredis with a username and password, raw bytes): the Bloom
  * commands' categories (@bloom, @read/@write by their flags: a `+@read` user runs BF.EXISTS, a
  * difference from RedisBloom 2.4), requirepass as the default user's password, what changes to a
- * user do to its connections, CLIENT LIST's user, EXEC's second check, acllog-max-len, and the
- * SLOWLOG's redaction of ACL SETUSER.
+ * user do to its connections, CLIENT LIST's user, EXEC's second check, acllog-max-len, and what
+ * MONITOR and SLOWLOG show of AUTH and ACL SETUSER.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createHash } from 'node:crypto'
@@ -156,6 +156,22 @@ describe('ACL LOG and SLOWLOG', () => {
     expect(log).not.toContain('username\r\n$1\r\na\r\n')
     expect(await ask(client, 'ACL', 'LOG', 'RESET')).toBe('+OK\r\n')
     expect(await ask(client, 'ACL', 'LOG')).toBe('*0\r\n')
+  })
+
+  it('MONITOR shows AUTH with (redacted) arguments and ACL SETUSER (an admin subcommand) not at all, as redis 7.0', async () => {
+    const running = await start({})
+    const monitor = await connect(running.port)
+    expect(await ask(monitor, 'MONITOR')).toBe('+OK\r\n')
+    const client = await connect(running.port)
+    await ask(client, 'ACL', 'SETUSER', 'm', 'on', '>hunter2', '+@all', '~*')
+    await ask(client, 'AUTH', 'm', 'hunter2')
+    await ask(client, 'HELLO', '2', 'AUTH', 'm', 'hunter2')
+    await ask(client, 'ACL', 'WHOAMI')
+    const lines = (await monitor.readUntil((bytes) => bytes.includes('"WHOAMI"'))).toString('latin1')
+    expect(lines).toContain('"AUTH" "(redacted)" "(redacted)"\r\n')
+    expect(lines).toContain('"HELLO" "2" "AUTH" "(redacted)" "(redacted)"\r\n')
+    expect(lines).not.toContain('SETUSER')
+    expect(lines).not.toContain('hunter2')
   })
 
   it('SLOWLOG shows ACL SETUSER\'s user and rules as (redacted), as redis 7.0 does', async () => {
