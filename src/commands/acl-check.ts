@@ -81,7 +81,8 @@ function keyAllowed(user: AclUser, key: Buffer, access: number): boolean {
   return false
 }
 
-function channelAllowed(user: AclUser, channel: Buffer, pattern: boolean): boolean {
+/** redis ACLCheckChannelAgainstList: a pattern subscription must be one of the user's patterns as it is; a channel must match one. */
+export function channelAllowed(user: AclUser, channel: Buffer, pattern: boolean): boolean {
   for (const allowed of user.channels) {
     if (pattern ? allowed.equals(channel) : globMatch(allowed, channel)) return true
   }

@@ -12,7 +12,7 @@ import { parseInteger } from './args.js'
 import { arityAccepts, containerOnly, helpSubcommand, rowOf, type CommandSpec, type SubcommandSpec } from './table.js'
 import { ACL_CATEGORIES, categoryName } from './acl-categories.js'
 import { channelsText, describeCommands, keysText } from './acl-describe.js'
-import { aclDenial } from './acl-check.js'
+import { aclDenial, channelAllowed } from './acl-check.js'
 import { DEFAULT_USER } from './acl-users.js'
 import { replaceFileSync } from '../store/durable-file.js'
 import { strerror } from '../store/disk-error.js'
@@ -39,7 +39,27 @@ export function aclSetuser(ctx: CommandContext, argv: CommandArgs): void {
   for (let i = 3; i < argv.length; i++) rules.push(Buffer.from(argv.get(i)))
   const error = ctx.server.acl.setUser(argv.get(2), rules)
   if (error !== undefined) throw new ReplyError(`ERR ${error}`, 'latin1')
+  disconnectRevokedSubscribers(ctx, argv.get(2).toString('latin1'))
   ctx.client.reply.simple('OK')
+}
+
+/**
+ * redis ACLKillPubsubClientsIfNeeded: the user's subscribers whose channels, patterns or shard
+ * channels its new rules no longer allow are disconnected.
+ */
+function disconnectRevokedSubscribers(ctx: CommandContext, name: string): void {
+  const user = ctx.server.acl.get(name)
+  if (user === undefined || user.allChannels) return
+  for (const client of [...ctx.server.clients()]) {
+    const subscriptions = client.subscriptions
+    if (client.user !== name || subscriptions === undefined) continue
+    const allowed = (names: Iterable<Buffer>, pattern: boolean): boolean => [...names].every((channel) => channelAllowed(user, channel, pattern))
+    const keep = allowed(subscriptions.patterns.values(), true) && allowed(subscriptions.channels.values(), false) &&
+      allowed(subscriptions.shardChannels.values(), false)
+    if (keep) continue
+    if (client === ctx.client) client.closeAfterReply()
+    else client.kill()
+  }
 }
 
 /** ACL GETUSER username → flags, passwords, commands, keys, channels, selectors; null when unknown */

@@ -118,6 +118,21 @@ describe('connections of a changed user', () => {
     expect(await ask(admin, 'ACL', 'USERS')).toBe('*1\r\n$7\r\ndefault\r\n')
   })
 
+  it('SETUSER that takes channels away closes the subscribers that used them (redis ACLKillPubsubClientsIfNeeded)', async () => {
+    const running = await start({})
+    const admin = await connect(running.port)
+    await ask(admin, 'ACL', 'SETUSER', 'sub', 'on', 'nopass', '+@pubsub', '+ping', '&news.*', '&sport.*')
+    const news = await connect(running.port)
+    const sport = await connect(running.port)
+    await ask(news, 'AUTH', 'sub', 'x')
+    await ask(sport, 'AUTH', 'sub', 'x')
+    expect(await ask(news, 'SUBSCRIBE', 'news.today')).toBe('*3\r\n$9\r\nsubscribe\r\n$10\r\nnews.today\r\n:1\r\n')
+    expect(await ask(sport, 'PSUBSCRIBE', 'sport.*')).toBe('*3\r\n$10\r\npsubscribe\r\n$7\r\nsport.*\r\n:1\r\n')
+    expect(await ask(admin, 'ACL', 'SETUSER', 'sub', 'resetchannels', '&news.*')).toBe('+OK\r\n')
+    await sport.waitClosed()
+    expect(await ask(news, 'PING')).toBe('*2\r\n$4\r\npong\r\n$0\r\n\r\n')
+  })
+
   it('CLIENT KILL USER closes that user\'s connections', async () => {
     const running = await start({})
     const admin = await connect(running.port)
