@@ -4,55 +4,8 @@
 // Every Redis command is listed, whether bfs has it or not: ACL CAT and the +@category rules
 // apply the categories of the commands bfs's table holds. The file is generated: do not edit it;
 // test/server/acl-categories.test.ts compares ACL CAT with a real redis-server.
-import net from 'node:net'
 import { writeFileSync } from 'node:fs'
-
-/** One RESP2 value from buf at pos: [value, next]. */
-function parse(buf, pos) {
-  const eol = buf.indexOf('\r\n', pos)
-  if (eol < 0) throw new Error('incomplete')
-  const head = buf.toString('latin1', pos + 1, eol)
-  const type = String.fromCharCode(buf[pos])
-  let next = eol + 2
-  if (type === '$') {
-    const length = Number(head)
-    if (length < 0) return [null, next]
-    if (buf.length < next + length + 2) throw new Error('incomplete')
-    return [buf.toString('utf8', next, next + length), next + length + 2]
-  }
-  if (type === '+' || type === '-') return [head, next]
-  if (type === ':') return [Number(head), next]
-  if (type === '*') {
-    const items = []
-    for (let i = 0; i < Number(head); i++) {
-      const [item, after] = parse(buf, next)
-      items.push(item)
-      next = after
-    }
-    return [items, next]
-  }
-  throw new Error(`unexpected reply type ${type}`)
-}
-
-function ask(port, args) {
-  const request = `*${args.length}\r\n` + args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1')
-    let buf = Buffer.alloc(0)
-    socket.on('error', reject)
-    socket.on('data', (data) => {
-      buf = Buffer.concat([buf, data])
-      try {
-        const [value] = parse(buf, 0)
-        socket.end()
-        resolve(value)
-      } catch {
-        // incomplete: wait for more
-      }
-    })
-    socket.write(request)
-  })
-}
+import { ask } from './redis-reply.mjs'
 
 /** name → categories (without '@'), subcommands as `container|sub`. */
 function collect(info, out) {
@@ -63,7 +16,7 @@ function collect(info, out) {
 
 const port = Number(process.argv[2])
 if (!Number.isInteger(port)) throw new Error('usage: node scripts/acl-categories.mjs <port>')
-const [version, infos] = await Promise.all([ask(port, ['INFO', 'server']), ask(port, ['COMMAND', 'INFO'])])
+const [version, infos] = await ask(port, ['INFO', 'server'], ['COMMAND', 'INFO'])
 const found = new Map()
 for (const info of infos) collect(info, found)
 const names = [...found.keys()].sort()

@@ -129,6 +129,11 @@ export function logDenial(ctx: CommandContext, reason: AclDenial, object: Buffer
   }, server.config['acllog-max-len'])
 }
 
+/** Logs a denial of `argv`: its object is the command's full name, or the key or channel refused. */
+export function logDenied(ctx: CommandContext, denied: AclDenied, row: CommandRow, argv: CommandArgs): void {
+  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)))
+}
+
 /**
  * Dispatch's check for a client whose server has restricted users: undefined when allowed,
  * else the error text (the denial logged). The master's link and the log's replay run anything.
@@ -138,7 +143,7 @@ export function aclRefusal(ctx: CommandContext, entry: CommandEntry, row: Comman
   if (user === undefined || user.unrestricted) return undefined
   const denied = aclDenial(user, entry, row, argv)
   if (denied === undefined) return undefined
-  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)))
+  logDenied(ctx, denied, row, argv)
   return denialText(denied, row)
 }
 

@@ -11,7 +11,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 import { subscribedRefusal } from './pubsub.js'
 import { monitorRefusal } from './monitor.js'
-import { aclDenial, aclExecText, aclRefusal, logDenial } from './acl-check.js'
+import { aclDenial, aclExecText, aclRefusal, logDenied } from './acl-check.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -151,7 +151,7 @@ function queuedAclRefusal(ctx: CommandContext, entry: CommandEntry, row: Command
   const user = ctx.server.acl.unrestricted ? undefined : ctx.server.acl.get(ctx.client.user)
   const denied = user === undefined ? undefined : aclDenial(user, entry, row, argv)
   if (denied === undefined) return undefined
-  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)))
+  logDenied(ctx, denied, row, argv)
   return aclExecText(denied)
 }
 

@@ -8,7 +8,7 @@
 import type { CommandContext } from '../commands/context.js'
 import type { AclUser } from '../commands/acl-user.js'
 import { DEFAULT_USER } from '../commands/acl-users.js'
-import { aclDenial, denialText, logDenial } from '../commands/acl-check.js'
+import { aclDenial, denialText, logDenial, logDenied } from '../commands/acl-check.js'
 import { rowOf } from '../commands/table.js'
 import { CommandArgs } from '../protocol/command-args.js'
 
@@ -42,6 +42,6 @@ export function requestRefusal(ctx: CommandContext, argv: readonly Buffer[]): st
   if (entry === undefined || row === undefined) return undefined
   const denied = aclDenial(user, entry, row, args)
   if (denied === undefined) return undefined
-  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv[denied.index]!))
+  logDenied(ctx, denied, row, args)
   return denialText(denied, row)
 }

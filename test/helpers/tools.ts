@@ -85,6 +85,14 @@ export class InteractiveTool {
     }
   }
 
+  /** Writes `line` and its newline to stdin; resolves with the output it gave once that is `length` characters ending in a newline. */
+  async answer(line: string, length: number): Promise<string> {
+    const before = this.stdout.length
+    this.child.stdin.write(line + '\n')
+    await this.waitFor(() => this.stdout.length - before >= length && this.stdout.endsWith('\n'))
+    return this.stdout.slice(before)
+  }
+
   /** Resolves with the exit code, or kills the child after `timeoutMs` and rejects. */
   async waitExit(timeoutMs = 20_000): Promise<number | null> {
     let timer: NodeJS.Timeout | undefined

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { basicAuth, fetchText } from './http-helpers.js'
 
 let running: RunningServer
 let redis: Redis
@@ -27,14 +28,8 @@ afterAll(async () => {
   await running?.stop()
 })
 
-function basic(user: string, password: string): string {
-  return 'Basic ' + Buffer.from(`${user}:${password}`, 'utf8').toString('base64')
-}
-
-async function get(target: string, authorization?: string): Promise<{ status: number; body: string; headers: Headers }> {
-  const response = await fetch(base + target, authorization === undefined ? {} : { headers: { authorization } })
-  return { status: response.status, body: await response.text(), headers: response.headers }
-}
+const basic = basicAuth
+const get = (target: string, authorization?: string) => fetchText(base, target, authorization)
 
 describe('HTTP as ACL users', () => {
   it('a writer adds, the read-only user checks; the read-only user\'s /add= is 403 with the NOPERM text, in ACL LOG', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { hasTool, runTool } from '../helpers/tools.js'
-import { RawHttp } from './http-helpers.js'
+import { basicAuth, fetchText, RawHttp } from './http-helpers.js'
 
 const PASSWORD = 'p@ss:wörd'
 
@@ -26,14 +26,8 @@ afterAll(async () => {
   await running?.stop()
 })
 
-function basic(user: string, password: string): string {
-  return 'Basic ' + Buffer.from(`${user}:${password}`, 'utf8').toString('base64')
-}
-
-async function get(target: string, authorization?: string): Promise<{ status: number; body: string; headers: Headers }> {
-  const response = await fetch(base + target, authorization === undefined ? {} : { headers: { authorization } })
-  return { status: response.status, body: await response.text(), headers: response.headers }
-}
+const basic = basicAuth
+const get = (target: string, authorization?: string) => fetchText(base, target, authorization)
 
 describe('HTTP with requirepass', () => {
   it('answers 401 with a Basic challenge to requests without the right credentials, and adds nothing', async () => {

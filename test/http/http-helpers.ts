@@ -77,3 +77,14 @@ export class RawHttp {
 export function getRequest(target: string, method = 'GET'): string {
   return `${method} ${target} HTTP/1.1\r\nHost: bfs\r\n\r\n`
 }
+
+/** An HTTP Basic Authorization header for `user` and `password`. */
+export function basicAuth(user: string, password: string): string {
+  return 'Basic ' + Buffer.from(`${user}:${password}`, 'utf8').toString('base64')
+}
+
+/** GET `base + target` with fetch, with an Authorization header when given: the status, body text and headers. */
+export async function fetchText(base: string, target: string, authorization?: string): Promise<{ status: number; body: string; headers: Headers }> {
+  const response = await fetch(base + target, authorization === undefined ? {} : { headers: { authorization } })
+  return { status: response.status, body: await response.text(), headers: response.headers }
+}

@@ -39,12 +39,7 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli with ACL users', () => {
   it('a session through stdin: AUTH changes the user, ACL WHOAMI says so, a denied command is refused', async () => {
     const session = InteractiveTool.start('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port)])
     try {
-      const say = async (line: string, expected: string): Promise<void> => {
-        const before = session.stdout.length
-        session.child.stdin.write(line + '\n')
-        await session.waitFor(() => session.stdout.length - before >= expected.length && session.stdout.endsWith('\n'))
-        expect(session.stdout.slice(before)).toBe(expected)
-      }
+      const say = async (line: string, expected: string): Promise<void> => expect(await session.answer(line, expected.length)).toBe(expected)
       await say('ACL WHOAMI', 'default\n')
       await say('AUTH web nope', 'WRONGPASS invalid username-password pair or user is disabled.\n\n')
       await say('AUTH web web-pass', 'OK\n')

@@ -110,12 +110,7 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
     it('answers each line in turn on one connection', async () => {
       const session = InteractiveTool.start('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port)])
       try {
-        const say = async (line: string, expected: string): Promise<void> => {
-          const before = session.stdout.length
-          session.child.stdin.write(line + '\n')
-          await session.waitFor(() => session.stdout.length - before >= expected.length && session.stdout.endsWith('\n'))
-          expect(session.stdout.slice(before)).toBe(expected)
-        }
+        const say = async (line: string, expected: string): Promise<void> => expect(await session.answer(line, expected.length)).toBe(expected)
         await say('PING', 'PONG\n')
         await say('BF.RESERVE sess 0.01 100', 'OK\n')
         await say('BF.ADD sess "two words"', '1\n')
