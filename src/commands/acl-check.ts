@@ -9,7 +9,7 @@ import type { CommandContext } from './context.js'
 import type { CommandEntry, CommandRow } from './table.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import type { AclUser } from './acl-user.js'
-import { KEY_READ, KEY_WRITE } from './acl-user.js'
+import { KEY_READ, KEY_WRITE, type AclSelector } from './acl-selector.js'
 import type { AclDenial } from './acl-log.js'
 import { COMMAND_DOCS } from './command-docs.js'
 import { globMatch } from './glob.js'
@@ -63,7 +63,7 @@ function keyAccess(entry: CommandEntry, fullName: string): number {
   return access
 }
 
-function commandAllowed(user: AclUser, entry: CommandEntry, row: CommandRow, argv: CommandArgs): boolean {
+function commandAllowed(user: AclSelector, entry: CommandEntry, row: CommandRow, argv: CommandArgs): boolean {
   if (user.allCommands || entry.allowedWithoutAuth || user.allowed.has(row.fullName)) return true
   const args = user.firstArgs.get(row.fullName)
   if (args === undefined || argv.length < 2) return false
@@ -73,7 +73,7 @@ function commandAllowed(user: AclUser, entry: CommandEntry, row: CommandRow, arg
   return args.some((arg) => arg.toLowerCase() === given)
 }
 
-function keyAllowed(user: AclUser, key: Buffer, access: number): boolean {
+function keyAllowed(user: AclSelector, key: Buffer, access: number): boolean {
   for (const pattern of user.keys) {
     if ((pattern.flags & access) !== access) continue
     if (globMatch(pattern.pattern, key)) return true
@@ -81,16 +81,35 @@ function keyAllowed(user: AclUser, key: Buffer, access: number): boolean {
   return false
 }
 
-/** redis ACLCheckChannelAgainstList: a pattern subscription must be one of the user's patterns as it is; a channel must match one. */
-export function channelAllowed(user: AclUser, channel: Buffer, pattern: boolean): boolean {
+/** redis ACLCheckChannelAgainstList: a pattern subscription must be one of the selector's patterns as it is; a channel must match one. */
+export function channelAllowed(user: AclSelector, channel: Buffer, pattern: boolean): boolean {
   for (const allowed of user.channels) {
     if (pattern ? allowed.equals(channel) : globMatch(allowed, channel)) return true
   }
   return false
 }
 
-/** redis ACLSelectorCheckCmd for one user; undefined when allowed. */
+/**
+ * redis ACLCheckAllUserCommandPerm: allowed when the root selector or any other allows; else the
+ * denial of highest reason (command < key < channel), the latest argument among equals.
+ */
 export function aclDenial(user: AclUser, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
+  let denied = selectorDenial(user, entry, row, argv)
+  if (denied === undefined) return undefined
+  for (const selector of user.selectors) {
+    const other = selectorDenial(selector, entry, row, argv)
+    if (other === undefined) return undefined
+    const rank = REASON_RANK[other.reason] - REASON_RANK[denied.reason]
+    if (rank > 0 || (rank === 0 && other.index > denied.index)) denied = other
+  }
+  return denied
+}
+
+/** redis's ACL_DENIED_* order. */
+const REASON_RANK = { command: 1, key: 2, channel: 4 } as const
+
+/** redis ACLSelectorCheckCmd for one selector; undefined when allowed. */
+function selectorDenial(user: AclSelector, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
   if (!commandAllowed(user, entry, row, argv)) return { reason: 'command', index: 0 }
   const [first, last, step] = entry.spec.keys
   const access = user.allKeys || first === 0 ? NO_KEYS : keyAccess(entry, row.fullName)

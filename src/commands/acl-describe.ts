@@ -6,7 +6,8 @@
  */
 import type { AclCommandSpace } from './acl-commands.js'
 import { ACL_CATEGORIES } from './acl-categories.js'
-import { AclUser, KEY_ALL, KEY_READ, type KeyPattern } from './acl-user.js'
+import type { AclUser } from './acl-user.js'
+import { AclSelector, KEY_ALL, KEY_READ, type KeyPattern } from './acl-selector.js'
 
 /** redis sdsCatPatternString. */
 export function keyPatternText(key: KeyPattern): string {
@@ -15,24 +16,31 @@ export function keyPatternText(key: KeyPattern): string {
 }
 
 /** ACL GETUSER's `keys`: `~*`, or the patterns with spaces between. */
-export function keysText(user: AclUser): string {
-  return user.allKeys ? '~*' : user.keys.map(keyPatternText).join(' ')
+export function keysText(selector: AclSelector): string {
+  return selector.allKeys ? '~*' : selector.keys.map(keyPatternText).join(' ')
 }
 
 /** ACL GETUSER's `channels`. */
-export function channelsText(user: AclUser): string {
-  return user.allChannels ? '&*' : user.channels.map((channel) => `&${channel.toString('latin1')}`).join(' ')
+export function channelsText(selector: AclSelector): string {
+  return selector.allChannels ? '&*' : selector.channels.map((channel) => `&${channel.toString('latin1')}`).join(' ')
 }
 
-/** The user's line after `user <name> ` (redis ACLDescribeUser). */
+/** redis ACLDescribeSelector: keys, channels, then the command rules. */
+function describeSelector(selector: AclSelector, space: AclCommandSpace): string {
+  let text = selector.allKeys ? '~* ' : selector.keys.map((key) => `${keyPatternText(key)} `).join('')
+  text += selector.allChannels ? '&* ' : `resetchannels ${selector.channels.map((channel) => `&${channel.toString('latin1')} `).join('')}`
+  return text + describeCommands(selector, space)
+}
+
+/** The user's line after `user <name> ` (redis ACLDescribeUser): flags, password hashes, root selector, ` (selector)`s. */
 export function describeUser(user: AclUser, space: AclCommandSpace): string {
   let text = user.enabled ? 'on ' : 'off '
   if (user.nopass) text += 'nopass '
   if (user.sanitize !== '') text += `${user.sanitize} `
   for (const hash of user.passwords) text += `#${hash} `
-  text += user.allKeys ? '~* ' : user.keys.map((key) => `${keyPatternText(key)} `).join('')
-  text += user.allChannels ? '&* ' : `resetchannels ${user.channels.map((channel) => `&${channel.toString('latin1')} `).join('')}`
-  return text + describeCommands(user, space)
+  text += describeSelector(user, space)
+  for (const selector of user.selectors) text += ` (${describeSelector(selector, space)})`
+  return text
 }
 
 /** Counts of a category's commands the set allows (on) and denies (off). */
@@ -67,13 +75,13 @@ function bestCategory(temp: ReadonlySet<string>, space: AclCommandSpace, additiv
 }
 
 /** redis ACLDescribeSelectorCommandRules: +@all or -@all, the best-fitting categories, then single commands. */
-export function describeCommands(user: AclUser, space: AclCommandSpace): string {
+export function describeCommands(user: AclSelector, space: AclCommandSpace): string {
   const additive = !user.futureCommands
   const rules: string[] = [additive ? '-@all' : '+@all']
   // A user made from the rules so far (fake) and what is left to describe (temp), as in redis.
-  const fake = new AclUser('')
+  const fake = new AclSelector()
   fake.setAllCommands(!additive, space)
-  const temp = new AclUser('')
+  const temp = new AclSelector()
   temp.allowed = new Set(user.allowed)
   const applied = new Set<string>()
   for (;;) {

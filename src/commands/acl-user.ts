@@ -1,91 +1,49 @@
 /**
- * One ACL user and the rules that change it, as redis 7.0 acl.c ACLSetUser and ACLSetSelector
- * parse them (the texts of AclRuleError are ACLSetUserStringError's). Passwords are kept as
- * SHA-256 hex (ACLHashPassword) and compared in constant time. Selectors in parentheses are not
- * built: such a rule is refused.
+ * One ACL user, as redis 7.0 acl.c ACLSetUser changes it: on/off, passwords, the root selector's
+ * keys, channels and commands (the user is its root selector: acl-selector.ts), and selectors in
+ * parentheses, each allowing on its own. Passwords are kept as SHA-256 hex (ACLHashPassword) and
+ * compared in constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { AclCommand, AclCommandSpace } from './acl-commands.js'
-import { categoryName } from './acl-categories.js'
+import type { AclCommandSpace } from './acl-commands.js'
+import { AclRuleError, AclSelector, SYNTAX } from './acl-selector.js'
+import { splitConfigLine } from '../runtime/config-line.js'
 
-/** %R~ and %W~ (redis ACL_READ_PERMISSION, ACL_WRITE_PERMISSION); ~ is both. */
-export const KEY_READ = 1
-export const KEY_WRITE = 2
-export const KEY_ALL = 3
+export { AclRuleError, hasSpaces, KEY_ALL, KEY_READ, KEY_WRITE, type KeyPattern } from './acl-selector.js'
 
-export interface KeyPattern {
-  readonly pattern: Buffer
-  flags: number
-}
-
-/** A rule redis refuses: `message` is ACLSetUserStringError's text. */
-export class AclRuleError extends Error {
-  /** ENOENT (an unknown command or category), which ACL LOAD reports apart. */
-  readonly unknownName: boolean
-  constructor(message: string, unknownName = false) {
-    super(message)
-    this.unknownName = unknownName
-  }
-}
-
-const UNKNOWN = 'Unknown command or category name in ACL'
-const SYNTAX = 'Syntax error'
-const AFTER_ALLKEYS = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
-const AFTER_ALLCHANNELS = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
 const NO_SUCH_PASSWORD = 'The password you are trying to remove from the user does not exist'
 const BAD_HASH = 'The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters'
-const SUBCOMMAND_FIRST_ARG = 'Allowing first-arg of a subcommand is not supported'
 
 /** redis ACLHashPassword: SHA-256, lower-case hex. */
 export function hashPassword(password: Uint8Array): string {
   return createHash('sha256').update(password).digest('hex')
 }
 
-/** redis ACLStringHasSpaces: a space (isspace) or a NUL byte. */
-export function hasSpaces(bytes: Uint8Array): boolean {
-  for (const c of bytes) if (c === 0 || c === 0x20 || (c >= 0x09 && c <= 0x0d)) return true
-  return false
-}
-
 const isHash = (text: string): boolean => /^[0-9a-f]{64}$/.test(text)
 
-export class AclUser {
+export class AclUser extends AclSelector {
   /** redis USER_FLAG_ENABLED / USER_FLAG_DISABLED: a new user is off. */
   enabled = false
   nopass = false
   /** redis's sanitize-payload flags: shown once set, no effect in bfs (no RESTORE payloads). */
   sanitize: '' | 'sanitize-payload' | 'skip-sanitize-payload' = ''
   passwords: string[] = []
-  allKeys = false
-  keys: KeyPattern[] = []
-  allChannels = false
-  channels: Buffer[] = []
-  /** redis SELECTOR_FLAG_ALLCOMMANDS: every command runs without looking at `allowed`. */
-  allCommands = false
-  /** The reserved bit +@all sets and -@all clears: commands added later are allowed too. */
-  futureCommands = false
-  /** Allowed commands and subcommands by full name. */
-  allowed = new Set<string>()
-  /** `+select|0`: first arguments allowed for a command otherwise denied (lower case). */
-  firstArgs = new Map<string, string[]>()
+  /** The selectors in parentheses, after the root one (the user itself). */
+  selectors: AclSelector[] = []
 
-  constructor(readonly name: string) {}
+  constructor(readonly name: string) {
+    super()
+  }
 
   /** A copy under another name (redis ACLCopyUser), to stage changes on. */
   copy(name = this.name): AclUser {
-    const user = new AclUser(name)
-    Object.assign(user, this, { name })
+    const user = this.copySelectorTo(new AclUser(name))
+    user.enabled = this.enabled
+    user.nopass = this.nopass
+    user.sanitize = this.sanitize
     user.passwords = [...this.passwords]
-    user.keys = this.keys.map((key) => ({ ...key }))
-    user.channels = [...this.channels]
-    user.allowed = new Set(this.allowed)
-    user.firstArgs = new Map([...this.firstArgs].map(([command, args]) => [command, [...args]]))
+    user.selectors = this.selectors.map((selector) => selector.copySelectorTo(new AclSelector()))
     return user
-  }
-
-  /** Whether nothing is checked for it: every command, key and channel. */
-  get unrestricted(): boolean {
-    return this.allCommands && this.allKeys && this.allChannels
   }
 
   /** Whether `password` is one of its passwords (or it has nopass), comparing hashes in constant time. */
@@ -109,10 +67,10 @@ export class AclUser {
       this.passwords = []
     } else if (word[0] === '>' || word[0] === '#') this.addPassword(op, word)
     else if (word[0] === '<' || word[0] === '!') this.removePassword(op, word)
-    else if (word[0] === '(' && word.endsWith(')')) throw new AclRuleError(SYNTAX) // selectors: not built
-    else if (lower === 'clearselectors') return
+    else if (word[0] === '(' && word.endsWith(')')) this.selectors.push(parseSelector(word, space, allChannelsByDefault))
+    else if (lower === 'clearselectors') this.selectors = []
     else if (lower === 'reset') this.reset(space, allChannelsByDefault)
-    else this.applySelectorRule(op, word, space)
+    else this.applySelectorRule(op, space)
   }
 
   private addPassword(op: Buffer, word: string): void {
@@ -130,7 +88,7 @@ export class AclUser {
     this.passwords.splice(index, 1)
   }
 
-  /** redis `reset`: resetpass, resetkeys, resetchannels (allchannels by acl-pubsub-default), off, -@all. */
+  /** redis `reset`: resetpass, resetkeys, resetchannels (allchannels by acl-pubsub-default), off, clearselectors, -@all. */
   private reset(space: AclCommandSpace, allChannelsByDefault: boolean): void {
     this.nopass = false
     this.passwords = []
@@ -140,112 +98,43 @@ export class AclUser {
     this.channels = []
     this.enabled = false
     this.sanitize = 'sanitize-payload'
+    this.selectors = []
     this.setAllCommands(false, space)
   }
+}
 
-  /** +@all / -@all (allcommands / nocommands). */
-  setAllCommands(value: boolean, space: AclCommandSpace): void {
-    this.allowed = value ? new Set(space.all.map((command) => command.fullName)) : new Set()
-    this.allCommands = value
-    this.futureCommands = value
-    this.firstArgs.clear()
-  }
+/** redis aclCreateSelectorFromOpSet: `(rule rule ...)`, split as sdssplitargs does. */
+function parseSelector(word: string, space: AclCommandSpace, allChannelsByDefault: boolean): AclSelector {
+  const selector = new AclSelector(allChannelsByDefault)
+  const rules = splitConfigLine(word.slice(1, -1))
+  if (rules === undefined) throw new AclRuleError(SYNTAX)
+  for (const rule of rules) selector.applySelectorRule(Buffer.from(rule, 'latin1'), space)
+  return selector
+}
 
-  /** redis ACLSetSelector: keys, channels and commands. */
-  private applySelectorRule(op: Buffer, word: string, space: AclCommandSpace): void {
-    const lower = word.toLowerCase()
-    if (lower === 'allkeys' || lower === '~*') {
-      this.allKeys = true
-      this.keys = []
-    } else if (lower === 'resetkeys') {
-      this.allKeys = false
-      this.keys = []
-    } else if (lower === 'allchannels' || lower === '&*') {
-      this.allChannels = true
-      this.channels = []
-    } else if (lower === 'resetchannels') {
-      this.allChannels = false
-      this.channels = []
-    } else if (lower === 'allcommands' || lower === '+@all') this.setAllCommands(true, space)
-    else if (lower === 'nocommands' || lower === '-@all') this.setAllCommands(false, space)
-    else if (word[0] === '~' || word[0] === '%') this.addKeyPattern(op, word)
-    else if (word[0] === '&') this.addChannel(op)
-    else if ((word[0] === '+' || word[0] === '-') && word[1] === '@') this.applyCategory(word, space)
-    else if (word[0] === '+') this.allowCommand(word.slice(1), space)
-    else if (word[0] === '-') this.changeCommand(this.commandNamed(word.slice(1), space), false)
-    else throw new AclRuleError(SYNTAX)
-  }
-
-  private addKeyPattern(op: Buffer, word: string): void {
-    if (this.allKeys) throw new AclRuleError(AFTER_ALLKEYS)
-    let flags = KEY_ALL
-    let offset = 1
-    if (word[0] === '%') {
-      flags = 0
-      for (; offset < word.length; offset++) {
-        const c = word[offset]!.toUpperCase()
-        if (c === 'R' && (flags & KEY_READ) === 0) flags |= KEY_READ
-        else if (c === 'W' && (flags & KEY_WRITE) === 0) flags |= KEY_WRITE
-        else if (c === '~') {
-          offset++
-          break
-        } else throw new AclRuleError(SYNTAX)
-      }
+/**
+ * redis ACLMergeSelectorArguments: a selector split over several arguments (`(~x`, `+get)`) joined
+ * with spaces. Returns the first argument of an unclosed selector as a string instead.
+ */
+export function mergeSelectorArguments(rules: readonly Buffer[]): Buffer[] | string {
+  const merged: Buffer[] = []
+  let open: Buffer[] | undefined
+  for (const rule of rules) {
+    if (open === undefined && rule[0] === 0x28 && rule[rule.length - 1] !== 0x29) {
+      open = [rule]
+      continue
     }
-    const pattern = op.subarray(offset)
-    if (hasSpaces(pattern)) throw new AclRuleError(SYNTAX)
-    const same = this.keys.find((key) => key.pattern.equals(pattern))
-    if (same !== undefined) same.flags |= flags
-    else this.keys.push({ pattern: Buffer.from(pattern), flags })
-  }
-
-  private addChannel(op: Buffer): void {
-    if (this.allChannels) throw new AclRuleError(AFTER_ALLCHANNELS)
-    const pattern = op.subarray(1)
-    if (hasSpaces(pattern)) throw new AclRuleError(SYNTAX)
-    if (!this.channels.some((channel) => channel.equals(pattern))) this.channels.push(Buffer.from(pattern))
-  }
-
-  private applyCategory(word: string, space: AclCommandSpace): void {
-    const category = categoryName(word.slice(2))
-    if (category === undefined) throw new AclRuleError(UNKNOWN, true)
-    for (const command of space.all) if (command.categories.has(category)) this.changeCommand(command, word[0] === '+')
-  }
-
-  private commandNamed(name: string, space: AclCommandSpace): AclCommand {
-    const command = space.lookup(name)
-    if (command === undefined) throw new AclRuleError(UNKNOWN, true)
-    return command
-  }
-
-  /** `+cmd`, `+container|sub`, or `+cmd|firstarg` for a command without subcommands. */
-  private allowCommand(name: string, space: AclCommandSpace): void {
-    const bar = name.lastIndexOf('|')
-    if (bar < 0) return this.changeCommand(this.commandNamed(name, space), true)
-    const command = this.commandNamed(name.slice(0, bar), space)
-    const sub = name.slice(bar + 1)
-    if (command.parent !== undefined) throw new AclRuleError(SUBCOMMAND_FIRST_ARG)
-    if (sub === '') throw new AclRuleError(SYNTAX)
-    if (command.subcommands.length > 0) return this.changeCommand(this.commandNamed(name, space), true)
-    const args = this.firstArgs.get(command.fullName) ?? []
-    if (!args.some((arg) => arg.toLowerCase() === sub.toLowerCase())) args.push(sub)
-    this.firstArgs.set(command.fullName, args)
-  }
-
-  /** redis ACLChangeSelectorPerm: the command and its subcommands; first args dropped. */
-  changeCommand(command: AclCommand, allow: boolean): void {
-    this.setBit(command.fullName, allow)
-    this.firstArgs.delete(command.fullName)
-    for (const sub of command.subcommands) this.setBit(sub.fullName, allow)
-  }
-
-  private setBit(name: string, allow: boolean): void {
-    if (allow) this.allowed.add(name)
-    else {
-      this.allowed.delete(name)
-      this.allCommands = false
+    if (open === undefined) {
+      merged.push(rule)
+      continue
+    }
+    open.push(Buffer.from(' '), rule)
+    if (rule[rule.length - 1] === 0x29) {
+      merged.push(Buffer.concat(open))
+      open = undefined
     }
   }
+  return open === undefined ? merged : open[0]!.toString('latin1')
 }
 
 /** A new user as redis ACLCreateUser makes it: off, no password, nothing allowed; channels by acl-pubsub-default. */

@@ -6,7 +6,7 @@
  */
 import type { CommandTable } from './table.js'
 import { aclCommandSpace, type AclCommandSpace } from './acl-commands.js'
-import { AclRuleError, AclUser, hasSpaces, newUser } from './acl-user.js'
+import { AclRuleError, AclUser, hasSpaces, mergeSelectorArguments, newUser } from './acl-user.js'
 import { describeUser } from './acl-describe.js'
 import { AclLog } from './acl-log.js'
 
@@ -83,9 +83,9 @@ export class AclUsers {
   }
 
   /** Applies rules to a user; returns redis's "Error in ACL SETUSER modifier" text on the first bad one. */
-  private applyRules(user: AclUser, rules: readonly Buffer[]): string | undefined {
-    const open = rules.find((rule) => rule[0] === 0x28 && rule[rule.length - 1] !== 0x29)
-    if (open !== undefined) return `Unmatched parenthesis in acl selector starting at '${open.toString('latin1')}'.`
+  private applyRules(user: AclUser, given: readonly Buffer[]): string | undefined {
+    const rules = mergeSelectorArguments(given)
+    if (typeof rules === 'string') return `Unmatched parenthesis in acl selector starting at '${rules}'.`
     const space = this.space
     for (const rule of rules) {
       try {
@@ -161,7 +161,9 @@ export class AclUsers {
       if (loaded.has(name)) return void (errors += `WARNING: Duplicate user '${name}' found on line ${index + 1}. `)
       const user = newUser(name, this.allChannelsByDefault)
       loaded.set(name, user)
-      errors += this.applyFileRules(user, words.slice(2), where)
+      const rules = mergeSelectorArguments(words.slice(2).map((word) => Buffer.from(word, 'latin1')))
+      if (typeof rules === 'string') errors += `${where}: Unmatched parenthesis in selector definition.`
+      else errors += this.applyFileRules(user, rules, where)
     })
     if (errors !== '') return `${errors}WARNING: ACL errors detected, no change to the previously active ACL rules was performed`
     if (!loaded.has(DEFAULT_USER)) loaded.set(DEFAULT_USER, this.createDefault())
@@ -171,11 +173,11 @@ export class AclUsers {
   }
 
   /** One aclfile line's rules: every unknown name is reported, and the first other error. */
-  private applyFileRules(user: AclUser, rules: readonly string[], where: string): string {
+  private applyFileRules(user: AclUser, rules: readonly Buffer[], where: string): string {
     let errors = ''
     let syntaxError = false
     for (const rule of rules) {
-      const op = Buffer.from(rule.replace(/^[\t\r\n]+|[\t\r\n]+$/g, ''), 'latin1')
+      const op = Buffer.from(rule.toString('latin1').replace(/^[\t\r\n]+|[\t\r\n]+$/g, ''), 'latin1')
       try {
         user.apply(op, this.space, this.allChannelsByDefault)
       } catch (error) {

@@ -4,6 +4,9 @@
  * the rows). The users are in acl-users.ts; the check dispatch runs is in acl-check.ts.
  */
 import { randomBytes } from 'node:crypto'
+import type { ReplyWriter } from '../protocol/reply-writer.js'
+import type { AclSelector } from './acl-selector.js'
+import type { AclCommandSpace } from './acl-commands.js'
 import { readFileSync } from 'node:fs'
 import type { CommandContext } from './context.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -49,11 +52,13 @@ export function aclSetuser(ctx: CommandContext, argv: CommandArgs): void {
  */
 function disconnectRevokedSubscribers(ctx: CommandContext, name: string): void {
   const user = ctx.server.acl.get(name)
-  if (user === undefined || user.allChannels) return
+  const selectors = user === undefined ? [] : [user, ...user.selectors]
+  if (user === undefined || selectors.some((selector) => selector.allChannels)) return
   for (const client of [...ctx.server.clients()]) {
     const subscriptions = client.subscriptions
     if (client.user !== name || subscriptions === undefined) continue
-    const allowed = (names: Iterable<Buffer>, pattern: boolean): boolean => [...names].every((channel) => channelAllowed(user, channel, pattern))
+    const allowed = (names: Iterable<Buffer>, pattern: boolean): boolean =>
+      [...names].every((channel) => selectors.some((selector) => channelAllowed(selector, channel, pattern)))
     const keep = allowed(subscriptions.patterns.values(), true) && allowed(subscriptions.channels.values(), false) &&
       allowed(subscriptions.shardChannels.values(), false)
     if (keep) continue
@@ -76,14 +81,23 @@ export function aclGetuser(ctx: CommandContext, argv: CommandArgs): void {
   reply.bulk('passwords')
   reply.array(user.passwords.length)
   for (const hash of user.passwords) reply.bulk(hash)
-  reply.bulk('commands')
-  reply.bulk(describeCommands(user, acl.space))
-  reply.bulk('keys')
-  reply.bulk(Buffer.from(keysText(user), 'latin1'))
-  reply.bulk('channels')
-  reply.bulk(Buffer.from(channelsText(user), 'latin1'))
+  writeSelector(reply, user, acl.space)
   reply.bulk('selectors')
-  reply.array(0)
+  reply.array(user.selectors.length)
+  for (const selector of user.selectors) {
+    reply.map(3)
+    writeSelector(reply, selector, acl.space)
+  }
+}
+
+/** redis aclAddReplySelectorDescription: commands, keys, channels. */
+function writeSelector(reply: ReplyWriter, selector: AclSelector, space: AclCommandSpace): void {
+  reply.bulk('commands')
+  reply.bulk(describeCommands(selector, space))
+  reply.bulk('keys')
+  reply.bulk(Buffer.from(keysText(selector), 'latin1'))
+  reply.bulk('channels')
+  reply.bulk(Buffer.from(channelsText(selector), 'latin1'))
 }
 
 /** ACL DELUSER username [username ...] → how many existed; their connections are closed */

@@ -36,6 +36,8 @@ const RULES: readonly (readonly string[])[] = [
   ['&news.*'], ['allchannels'], ['&*', 'resetchannels'], ['+ping'], ['+@all', '-flushall'], ['+@read'], ['+@all', '-@dangerous'],
   ['allcommands'], ['+@all', 'nocommands'], ['+config|get'], ['+@all', '-config|set'], ['+select|0'], ['+client', '-client|kill'],
   ['on', '>x', '~*', '+@all', 'reset'], ['+@pubsub', '&chan'], ['+@keyspace', '-del'], ['sanitize-payload'],
+  // Selectors (Redis 7.0): in one argument, split over several, cleared.
+  ['~root:*', '+type', '(~sel:* +exists &news)'], ['+@read', '(%R~a:*', '+del', '-type)', '(~b', '+@keyspace)'], ['(~a +type)', 'clearselectors'],
 ]
 
 describe('ACL beside redis-server 7.0.15', () => {
@@ -49,7 +51,8 @@ describe('ACL beside redis-server 7.0.15', () => {
   it('every SETUSER error as redis words it, and nothing changed', async () => {
     const bad = [
       ['('], ['(+@all'], ['foo'], ['+nosuch'], ['-nosuch'], ['+@nosuch'], ['~a', 'allkeys', '~b'], ['&*', '&x'], ['#abc'], ['!' + 'c'.repeat(64)],
-      ['<nope'], ['+config|get|x'], ['+select|'], ['%X~a'], ['%R'], ['on', '+@all', 'bad-rule'],
+      ['<nope'], ['+config|get|x'], ['+select|'], ['%X~a'], ['%R'], ['on', '+@all', 'bad-rule'], ['(~a', '+type'], ['(+nosuch)'], ['(on)'],
+      ['(~a allkeys ~b)'],
     ]
     for (const rules of bad) await same(['ACL', 'SETUSER', 'bad', ...rules], ['ACL', 'GETUSER', 'bad'])
     await same(['ACL', 'SETUSER', 'a b'], ['ACL', 'SETUSER', 'a\x00b'], ['ACL', 'DELUSER', 'default'], ['ACL', 'DELUSER', 'nobody', 'default'])
@@ -80,6 +83,14 @@ describe('ACL beside redis-server 7.0.15', () => {
       reply.replace(/age-seconds\r\n\$\d+\r\n[^\r]*\r\n/g, 'age-seconds\r\n').replace(/\$\d+\r\nid=[^\r]*\r\n/g, '$info\r\n')
     expect(strip(bfsLog![0]!)).toBe(strip(redisLog![0]!))
     for (const reason of ['command', 'key', 'channel']) expect(bfsLog![0]).toContain(`reason\r\n$${reason.length}\r\n${reason}\r\n`)
+  })
+
+  it('selectors: a command any selector allows runs; the denial reported is the one of highest reason', async () => {
+    await same(['ACL', 'SETUSER', 'sel', 'on', 'nopass', '~root:*', '+type', '(~sel:* +exists +type &news)', '(%W~w:* +del)'])
+    const commands = [['TYPE', 'root:1'], ['TYPE', 'sel:1'], ['EXISTS', 'sel:1'], ['EXISTS', 'root:1'], ['DEL', 'w:1'], ['DEL', 'root:1'],
+      ['DEL', 'w:1', 'sel:1'], ['PUBLISH', 'news', 'm'], ['TYPE', 'other']]
+    await same(['AUTH', 'sel', 'x'], ...commands)
+    for (const command of commands) await same(['ACL', 'DRYRUN', 'sel', ...command])
   })
 
   it('a denied command inside MULTI fails the EXEC; AUTH failures are logged with their user', async () => {
