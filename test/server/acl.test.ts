@@ -99,6 +99,32 @@ describe('the default user', () => {
   })
 })
 
+describe('logging in', () => {
+  it('HELLO 3 AUTH <user> <password> logs in as that user (RESP3), RESET goes back to default', async () => {
+    const running = await start({ requirepass: 'def' })
+    const client = await connect(running.port)
+    await ask(client, 'AUTH', 'def')
+    await ask(client, 'ACL', 'SETUSER', 'h', 'on', '>hp', '+@connection', '+acl|whoami')
+    const other = await connect(running.port)
+    expect(await ask(other, 'HELLO', '3', 'AUTH', 'h', 'wrong')).toBe('-WRONGPASS invalid username-password pair or user is disabled.\r\n')
+    expect(await ask(other, 'HELLO', '3', 'AUTH', 'h', 'hp')).toMatch(/^%7\r\n/)
+    expect(await ask(other, 'ACL', 'WHOAMI')).toBe('$1\r\nh\r\n')
+    expect(await ask(other, 'CLIENT', 'INFO')).toMatch(/ user=h /)
+    expect(await ask(other, 'RESET')).toBe('+RESET\r\n')
+    expect(await ask(other, 'ACL', 'WHOAMI')).toBe('-NOAUTH Authentication required.\r\n')
+  })
+
+  it('acl-pubsub-default allchannels: a new user may use every channel (&*), as redis 7.0 with that setting', async () => {
+    const running = await start({ 'acl-pubsub-default': 'allchannels' })
+    const client = await connect(running.port)
+    await ask(client, 'ACL', 'SETUSER', 'p')
+    expect(await ask(client, 'ACL', 'LIST')).toContain('user p off &* -@all')
+    expect(await ask(client, 'CONFIG', 'SET', 'acl-pubsub-default', 'resetchannels')).toBe('+OK\r\n')
+    await ask(client, 'ACL', 'SETUSER', 'q')
+    expect(await ask(client, 'ACL', 'LIST')).toContain('user q off resetchannels -@all')
+  })
+})
+
 describe('connections of a changed user', () => {
   it('ACL DELUSER closes its connections; SETUSER off keeps them (redis 7.0) but refuses a new AUTH', async () => {
     const running = await start({})
