@@ -65,7 +65,7 @@ export class CommandTimer {
   }
 
   /** The read's commands ran: their time is shared out, and the SLOWLOG takes a slow read. */
-  end(server: Pick<ServerContext, 'config' | 'slowlog'>): void {
+  end(server: Pick<ServerContext, 'config' | 'slowlog' | 'latency'>): void {
     this.active = false
     const count = this.count
     if (count === 0) return
@@ -73,6 +73,8 @@ export class CommandTimer {
     const micros = (performance.now() - this.mark) * 1000
     const share = micros / count
     for (let i = 0; i < count; i++) this.ran[i]!.micros += share
+    const latencyThreshold = server.config['latency-monitor-threshold']
+    if (latencyThreshold > 0 && micros >= latencyThreshold * 1000) this.noteLatency(server, count, micros)
     if (this.loggable === 0) return
     const threshold = server.config['slowlog-log-slower-than']
     const maxLen = server.config['slowlog-max-len']
@@ -88,6 +90,16 @@ export class CommandTimer {
     this.firstSources.fill(undefined, 0, Math.min(this.firstArgc, MAX_ARGC))
     this.firstEntry = undefined
     this.firstClient = undefined
+  }
+
+  /**
+   * redis call(): a command that took at least latency-monitor-threshold ms is a `command` sample,
+   * or `fast-command` when flagged fast; here a read of commands, `fast-command` when all were.
+   */
+  private noteLatency(server: Pick<ServerContext, 'latency'>, count: number, micros: number): void {
+    let fast = true
+    for (let i = 0; i < count && fast; i++) fast = this.ran[i]!.spec.flags.includes('fast')
+    server.latency.add(fast ? 'fast-command' : 'command', Math.floor(micros / 1000))
   }
 
   /** The first command's arguments (at most 32), from where they lie. */

@@ -48,7 +48,7 @@ const SECTIONS: Record<string, Section> = {
       ['maxclients', ctx.server.config.maxclients],
       ['client_recent_max_input_buffer', biggestInput],
       ['client_recent_max_output_buffer', biggestOutput],
-      ['blocked_clients', ctx.server.masterSide.waits.size],
+      ['blocked_clients', ctx.server.masterSide.waits.size + ctx.server.pause.postponedCount],
     ]
   },
   memory: (ctx) => {

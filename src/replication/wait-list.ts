@@ -83,6 +83,22 @@ export class WaitList {
     if (waiter !== undefined) this.release(waiter)
   }
 
+  /**
+   * CLIENT UNBLOCK: a waiting client answers at once, as at its timeout (the count so far), or
+   * with the error `text`. False when it is not waiting.
+   */
+  unblock(peer: PeerConnection, text?: string): boolean {
+    const waiter = this.waiters.get(peer)
+    if (waiter === undefined) return false
+    if (text === undefined) this.answer(waiter, this.options.count(waiter.offset))
+    else {
+      this.release(waiter)
+      waiter.peer.reply.error(text)
+      waiter.peer.unblock()
+    }
+    return true
+  }
+
   /** Every waiter gets the error `text` and is closed after it (redis disconnectAllBlockedClients). */
   failAll(text: string): void {
     for (const waiter of [...this.waiters.values()]) {

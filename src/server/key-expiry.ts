@@ -27,6 +27,8 @@ export interface ExpiryHost {
   readonly persistence: Persistence
   readonly watchedKeys: WatchedKeys
   readonly currentClient: { readonly kind: ClientKind } | undefined
+  /** CLIENT PAUSE: nothing is deleted while clients are paused (redis checkClientPauseTimeoutAndReturnIfPaused). */
+  readonly pause: { paused(): boolean }
 }
 
 const DEL = Buffer.from('DEL')
@@ -53,7 +55,9 @@ export class KeyExpiry {
 
   private mode(): ExpiryMode {
     if (this.holding || this.host.persistence.loading) return 'keep'
-    if (this.host.replication.role !== 'replica') return 'delete'
+    // While paused the dataset stays as it is: an expired key reads as missing, is not deleted,
+    // and the active cycle stops, as redis expireIfNeeded and activeExpireCycle do.
+    if (this.host.replication.role !== 'replica') return this.host.pause.paused() ? 'hide' : 'delete'
     return this.host.currentClient?.kind === 'master' ? 'keep' : 'hide'
   }
 
