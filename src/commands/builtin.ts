@@ -32,6 +32,7 @@ import { slowlogGet, slowlogLen, slowlogReset } from './slowlog.js'
 import { monitor } from './monitor.js'
 import { clientPause, clientUnpause } from './client-pause.js'
 import { debug } from './debug.js'
+import { commandGetkeys, commandGetkeysandflags } from './command-getkeys.js'
 import {
   CLIENT_HELP, clientCaching, clientGetredir, clientNoEvict, clientReply, clientTrackinginfo, clientTracking, clientUnblock,
 } from './client-extras.js'
@@ -59,8 +60,16 @@ const CONFIG_SUBCOMMANDS: readonly SubcommandSpec[] = [
 const COMMAND_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'COUNT', arity: 2, help: ['COUNT', '    Return the total number of commands in this Redis server.'], handler: commandCount },
   { name: 'LIST', arity: -2, help: ['LIST', '    Return a list of all commands in this Redis server.'], handler: commandList },
-  { name: 'INFO', arity: -2, help: ['INFO [<command-name> ...]', '    Return details about multiple Redis commands.'], handler: commandInfo },
-  { name: 'DOCS', arity: -2, help: ['DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.'], handler: commandDocs },
+  {
+    name: 'INFO', arity: -2, handler: commandInfo,
+    help: ['INFO [<command-name> ...]', '    Return details about multiple Redis commands.', '    If no command names are given, documentation details for all', '    commands are returned.'],
+  },
+  {
+    name: 'DOCS', arity: -2, handler: commandDocs,
+    help: ['DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.', '    If no command names are given, documentation details for all', '    commands are returned.'],
+  },
+  { name: 'GETKEYS', arity: -4, help: ['GETKEYS <full-command>', '    Return the keys from a full Redis command.'], handler: commandGetkeys },
+  { name: 'GETKEYSANDFLAGS', arity: -4, help: ['GETKEYSANDFLAGS <full-command>', '    Return the keys and the access flags from a full Redis command.'], handler: commandGetkeysandflags },
   helpSubcommand(PRINT_HELP),
 ]
 

@@ -1,4 +1,5 @@
 /** Server commands: COMMAND, INFO, CONFIG, TIME, MODULE, SHUTDOWN, as redis 7.0 answers them. */
+import { REDIS_ONLY_CONFIG } from '../runtime/config-redis-only.js'
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -113,26 +114,34 @@ function checkConfigSet(ctx: CommandContext, argv: CommandArgs): [ConfigKey, Ret
  */
 export function configGet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  const found = new Map<string, { name: string; key: ConfigKey }>()
+  const found = new Map<string, { name: string; value: () => string }>()
+  const own = (name: string, key: ConfigKey) => ({ name, value: () => formatConfigValue(ctx.server.config, key) })
   for (const pattern of argv.toArray().slice(2)) {
     const given = text(pattern)
     if (!/[[*?]/.test(given)) {
+      const lower = given.toLowerCase()
       const entry = configName(given)
-      if (entry !== undefined && !found.has(given.toLowerCase())) found.set(given.toLowerCase(), { name: given, key: entry.spec.name })
+      const redisOnly = REDIS_ONLY_CONFIG.get(lower)
+      if (found.has(lower)) continue
+      if (entry !== undefined) found.set(lower, own(given, entry.spec.name))
+      else if (redisOnly !== undefined) found.set(lower, { name: given, value: () => redisOnly })
       continue
     }
     for (const entry of CONFIG_NAMES) {
-      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, { name: entry.name, key: entry.spec.name })
+      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, own(entry.name, entry.spec.name))
+    }
+    // The redis 7.0 keys bfs has no behaviour for (runtime/config-redis-only.ts).
+    for (const [name, value] of REDIS_ONLY_CONFIG) {
+      if (!found.has(name) && globMatch(pattern, Buffer.from(name), true)) found.set(name, { name, value: () => value })
     }
   }
   reply.map(found.size)
-  for (const { name, key } of found.values()) {
+  for (const { name, value } of found.values()) {
     reply.bulk(name)
-    reply.bulk(formatConfigValue(ctx.server.config, key))
+    reply.bulk(value())
   }
 }
 
-/** CONFIG SET key value [key value ...] → +OK, all or nothing */
 export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const updates = checkConfigSet(ctx, argv)
