@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { ClientSession, CommandContext, ServerContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import type { CommandEntry, CommandRow } from './table.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { loggedArgs, MAX_ARGC } from './slowlog.js'
 
@@ -23,6 +23,8 @@ export class CommandTimer {
   private active = false
   /** The commands that ran in the current read (the first `count`). */
   private readonly ran: CommandEntry[] = []
+  /** Their rows (a container's subcommand's, for `cmdstat_config|get`). */
+  private readonly ranRows: CommandRow[] = []
   private count = 0
   /** How many of them the SLOWLOG could log (all but EXEC, whose commands are logged instead). */
   private loggable = 0
@@ -49,7 +51,7 @@ export class CommandTimer {
   }
 
   /** A command ran (dispatch.ts). */
-  ranCommand(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
+  ranCommand(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): void {
     if (!entry.skipsSlowlog && this.loggable++ === 0) {
       const kept = Math.min(argv.length, MAX_ARGC)
       for (let i = 0; i < kept; i++) {
@@ -61,6 +63,7 @@ export class CommandTimer {
       this.firstEntry = entry
       this.firstClient = ctx.client
     }
+    this.ranRows[this.count] = row
     this.ran[this.count++] = entry
   }
 
@@ -72,7 +75,10 @@ export class CommandTimer {
     this.count = 0
     const micros = (performance.now() - this.mark) * 1000
     const share = micros / count
-    for (let i = 0; i < count; i++) this.ran[i]!.micros += share
+    for (let i = 0; i < count; i++) {
+      this.ran[i]!.micros += share
+      this.ranRows[i]!.counts.micros += share
+    }
     const latencyThreshold = server.config['latency-monitor-threshold']
     if (latencyThreshold > 0 && micros >= latencyThreshold * 1000) this.noteLatency(server, count, micros)
     if (this.loggable === 0) return

@@ -171,6 +171,7 @@ export function configResetstat(ctx: CommandContext): void {
     entry.micros = 0
     entry.failedCalls = 0
     entry.rejectedCalls = 0
+    for (const row of [entry.row, ...(entry.subcommands?.values() ?? [])]) Object.assign(row.counts, { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 })
   }
   reply.simple('OK')
 }

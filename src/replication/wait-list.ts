@@ -33,6 +33,13 @@ export class WaitList {
     return this.waiters.size
   }
 
+  /** Waiting clients with a timeout (INFO clients_in_timeout_table). */
+  get timedCount(): number {
+    let count = 0
+    for (const waiter of this.waiters.values()) if (waiter.timer !== undefined) count++
+    return count
+  }
+
   /**
    * WAIT numreplicas timeout: the count at once when it is enough (or inside a transaction, which
    * cannot block); otherwise the client blocks and undefined is returned.

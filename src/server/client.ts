@@ -125,6 +125,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   onData(chunk: Buffer): void {
     if (this.state !== 'open') return
     this.host.stats.netInputBytes += chunk.length
+    this.host.stats.readsProcessed++
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
     this.host.currentClient = this
@@ -327,6 +328,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     const out = this.reply.take()
     if (out !== undefined) {
       this.host.stats.netOutputBytes += out.length
+      this.host.stats.writesProcessed++
       if (!this.socket.write(out) && !this.readingPaused) {
         this.readingPaused = true
         this.socket.pause()

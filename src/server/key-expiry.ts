@@ -69,6 +69,7 @@ export class KeyExpiry {
     const now = Date.now()
     const expired = [...registry.withExpiry()].filter((entry) => registry.isExpired(entry, now))
     for (const entry of expired) registry.deleteExpired(entry)
+    this.host.stats.loadKeysExpired = expired.length
     return expired.length
   }
 

@@ -102,6 +102,19 @@ describe('beside redis-server 7.0.15', () => {
     expect(missing).toEqual([])
   })
 
+  it('INFO commandstats names a container\'s subcommands one by one, as redis 7.0 (cmdstat_config|get)', async () => {
+    const names: string[][] = []
+    for (const port of [servers.bfs.port, servers.redis.port]) {
+      const client = await servers.connect(port)
+      await ask(client, 'CONFIG', 'RESETSTAT')
+      for (const command of [['CONFIG', 'GET', 'port'], ['CLIENT', 'ID'], ['CLIENT', 'NOPE'], ['COMMAND', 'COUNT'], ['PING'], ['LATENCY', 'LATEST']]) await ask(client, ...command)
+      const stats = await ask(client, 'INFO', 'commandstats')
+      names.push([...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((match) => `${match[1]}=${match[2]}`).sort())
+    }
+    expect(names[0]).toEqual(['client|id=1', 'command|count=1', 'config|get=1', 'config|resetstat=1', 'latency|latest=1', 'ping=1'])
+    expect(names[0]).toEqual(names[1])
+  })
+
   it('DEBUG is refused as redis 7.0 refuses it by default (enable-debug-command no)', async () => {
     await same([['DEBUG', 'SLEEP', '0'], ['DEBUG', 'HELP'], ['CONFIG', 'GET', 'enable-debug-command']])
   })
