@@ -54,7 +54,7 @@ const CONFIG_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'SET', arity: -4, help: ['SET <directive> <value>', '    Set the configuration <directive> to <value>.'], handler: configSet },
   { name: 'RESETSTAT', arity: 2, help: ['RESETSTAT', '    Reset statistics reported by the INFO command.'], handler: configResetstat },
   { name: 'REWRITE', arity: 2, help: ['REWRITE', '    Rewrite the configuration file.'], handler: configRewrite },
-  helpSubcommand(PRINT_HELP),
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
 const COMMAND_SUBCOMMANDS: readonly SubcommandSpec[] = [
@@ -70,7 +70,7 @@ const COMMAND_SUBCOMMANDS: readonly SubcommandSpec[] = [
   },
   { name: 'GETKEYS', arity: -4, help: ['GETKEYS <full-command>', '    Return the keys from a full Redis command.'], handler: commandGetkeys },
   { name: 'GETKEYSANDFLAGS', arity: -4, help: ['GETKEYSANDFLAGS <full-command>', '    Return the keys and the access flags from a full Redis command.'], handler: commandGetkeysandflags },
-  helpSubcommand(PRINT_HELP),
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
 // redis 7.0 networking.c clientCommand's HELP order (SETINFO and NO-TOUCH are 7.2's, with no HELP lines there).
@@ -97,16 +97,16 @@ const CLIENT_SUBCOMMANDS: readonly SubcommandSpec[] = [
 
 const MEMORY_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'USAGE', arity: -3, help: ['USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.'], handler: memoryUsage },
-  { name: 'DOCTOR', arity: -2, help: ['DOCTOR', '    Return memory problems reports.'], handler: memoryDoctor },
-  helpSubcommand(PRINT_HELP),
+  { name: 'DOCTOR', arity: 2, help: ['DOCTOR', '    Return memory problems reports.'], handler: memoryDoctor },
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
 // No HELP: MODULE HELP answers as an unknown subcommand.
 const MODULE_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'LIST', arity: 2, handler: moduleList },
-  { name: 'LOAD', arity: -2, handler: moduleLoad },
-  { name: 'UNLOAD', arity: -2, handler: moduleLoad },
-  { name: 'LOADEX', arity: -2, handler: moduleLoad },
+  { name: 'LOAD', arity: -3, handler: moduleLoad },
+  { name: 'UNLOAD', arity: 3, handler: moduleLoad },
+  { name: 'LOADEX', arity: -3, handler: moduleLoad },
 ]
 
 // redis 7.0 pubsub.c pubsubCommand's HELP order; its HELP takes no argument (arity 2).

@@ -11,7 +11,8 @@ import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
-import { lookupDocumented, writeCommandDocs, writeTipsAndKeySpecs } from './command-docs.js'
+import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from './command-docs.js'
+import { SUBCOMMAND_INFO } from './command-docs/subcommand-info.js'
 import {
   CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigName,
 } from '../runtime/config.js'
@@ -231,9 +232,28 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   reply.set(categories.length)
   for (const category of categories) reply.simple(category)
   writeTipsAndKeySpecs(reply, entry)
-  // A container's subcommands' own COMMAND INFO is not given (their rows carry no flags).
   if (entry.subcommands === undefined) reply.set(0)
-  else reply.array(0)
+  else writeSubcommandInfo(reply, entry)
+}
+
+/** A container's tenth element: each subcommand's own ten fields, as redis 7.0 (command-docs/subcommand-info.ts). */
+function writeSubcommandInfo(reply: CommandContext['client']['reply'], entry: CommandEntry): void {
+  const rows = [...entry.subcommands!.values()]
+  reply.array(rows.length)
+  for (const row of rows) {
+    const name = `${entry.lowerName}|${row.fullName.slice(row.fullName.indexOf('|') + 1)}`
+    const info = SUBCOMMAND_INFO[row.fullName] ?? { flags: entry.spec.flags, keys: [0, 0, 0], categories: aclCategories(entry) }
+    reply.array(10)
+    reply.bulk(name)
+    reply.integer(row.spec.reportedArity ?? row.spec.arity)
+    reply.set(info.flags.length)
+    for (const flag of info.flags) reply.simple(flag)
+    for (const key of info.keys) reply.integer(key)
+    reply.set(info.categories.length)
+    for (const category of info.categories) reply.simple(category)
+    writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(row.fullName))
+    reply.set(0)
+  }
 }
 
 function aclCategories(entry: CommandEntry): string[] {

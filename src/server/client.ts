@@ -29,6 +29,12 @@ const securityWarningAtMs = new WeakMap<ClientHost, number>()
 
 export type ClientState = 'open' | 'closing' | 'closed'
 
+/** How pub/sub and MONITOR reach a client: an open one's output goes out with the turn's replies, within its output limit. */
+export const PUSH_TO_CLIENT = {
+  receives: (client: ClientSession): boolean => !(client instanceof Client) || client.state === 'open',
+  pushed: (client: ClientSession): void => (client instanceof Client ? client.pushed() : undefined),
+}
+
 /** What the client needs from the server beyond what handlers see. */
 export interface ClientHost extends ServerContext {
   parserLimits(): ConstructorParameters<typeof RequestParser>[0]

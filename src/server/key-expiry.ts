@@ -12,7 +12,9 @@
  *   command may still touch a key that has expired since. Once loaded, a master deletes them.
  */
 import type { ExpiryMode, FilterRegistry } from '../store/registry.js'
-import { ActiveExpiry } from '../store/active-expiry.js'
+import { performance } from 'node:perf_hooks'
+import { ActiveExpiry, type CycleKind } from '../store/active-expiry.js'
+import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 import type { Stats } from '../runtime/stats.js'
 import type { ReplicationState } from '../replication/replication-state.js'
 import type { ClientKind } from '../commands/context.js'
@@ -29,6 +31,8 @@ export interface ExpiryHost {
   readonly currentClient: { readonly kind: ClientKind } | undefined
   /** CLIENT PAUSE: nothing is deleted while clients are paused (redis checkClientPauseTimeoutAndReturnIfPaused). */
   readonly pause: { paused(): boolean }
+  /** LATENCY's `expire-cycle` event (redis activeExpireCycle's). */
+  readonly latency: LatencyMonitor
 }
 
 const DEL = Buffer.from('DEL')
@@ -75,11 +79,22 @@ export class KeyExpiry {
 
   /** serverCron's slow cycle. */
   cron(effort: number, hz: number): void {
-    this.active.cycle('slow', effort, hz)
+    this.cycle('slow', effort, hz)
   }
 
   /** beforeSleep's fast cycle (it returns at once unless the last cycle could not keep up). */
   beforeSleep(effort: number, hz: number): void {
-    this.active.cycle('fast', effort, hz)
+    this.cycle('fast', effort, hz)
+  }
+
+  /** A cycle, timed as an `expire-cycle` latency sample while the monitor is on. */
+  private cycle(kind: CycleKind, effort: number, hz: number): void {
+    if (this.host.latency.threshold() === 0) {
+      this.active.cycle(kind, effort, hz)
+      return
+    }
+    const startedMs = performance.now()
+    this.active.cycle(kind, effort, hz)
+    this.host.latency.note('expire-cycle', performance.now() - startedMs)
   }
 }

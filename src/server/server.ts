@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { Client, type ClientHost } from './client.js'
+import { Client, PUSH_TO_CLIENT, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
@@ -51,12 +51,6 @@ export { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 
 /** Pending replies of at least this size are written at once, not at the end of the turn. */
 const FLUSH_NOW_BYTES = 64 * 1024
-
-/** How pub/sub and MONITOR reach a client: an open one's output goes out with the turn's replies, within its output limit. */
-const PUSH_TO_CLIENT = {
-  receives: (client: ClientSession): boolean => !(client instanceof Client) || client.state === 'open',
-  pushed: (client: ClientSession): void => (client instanceof Client ? client.pushed() : undefined),
-}
 
 /** What {@link createServer} takes; every field is optional. */
 export interface ServerOptions {
@@ -155,6 +149,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       currentWriter: () => this.currentClient,
       replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset }),
+      latency: this.latency,
     })
     this.expiry = new KeyExpiry(this)
     this.masterSide = new MasterSide({ replication: this.replication, registry: this.registry, config: this.config, log: this.log, stats: this.stats })
