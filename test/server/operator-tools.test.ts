@@ -152,6 +152,31 @@ describe('bfs on its own', () => {
     }
   })
 
+  it('CLIENT KILL by ID, ADDR, LADDR, USER and SKIPME, combined, and the old addr form', async () => {
+    const bfs = await startServer()
+    try {
+      const [admin, one, two, three, four] = await Promise.all([0, 1, 2, 3, 4].map(() => servers.connect(bfs.port)))
+      const id = async (client: RawClient): Promise<string> => (await ask(client, 'CLIENT', 'ID')).slice(1, -2)
+      const addr = (client: RawClient): string => `${client.socket.localAddress}:${client.socket.localPort}`
+      const laddr = `127.0.0.1:${bfs.port}`
+      expect(await ask(admin, 'CLIENT', 'KILL', 'ID', await id(one!))).toBe(':1\r\n')
+      await one!.waitClosed()
+      expect(await ask(admin, 'CLIENT', 'KILL', 'ADDR', addr(two!), 'ID', await id(three!))).toBe(':0\r\n')
+      expect(await ask(admin, 'CLIENT', 'KILL', 'ADDR', addr(two!), 'USER', 'default')).toBe(':1\r\n')
+      await two!.waitClosed()
+      expect(await ask(admin, 'CLIENT', 'KILL', addr(three!))).toBe('+OK\r\n')
+      await three!.waitClosed()
+      expect(await ask(admin, 'CLIENT', 'KILL', 'USER', 'nobody')).toBe("-ERR No such user 'nobody'\r\n")
+      // LADDR matches every client of this listener; SKIPME yes (the default) spares the caller.
+      expect(await ask(admin, 'CLIENT', 'KILL', 'LADDR', laddr)).toBe(':1\r\n')
+      await four!.waitClosed()
+      expect(await ask(admin, 'CLIENT', 'KILL', 'LADDR', laddr, 'SKIPME', 'no')).toBe(':1\r\n')
+      await admin!.waitClosed()
+    } finally {
+      await bfs.stop()
+    }
+  })
+
   it('DEBUG RELOAD saves, empties and loads back the dataset, expiries included; OBJECT, SET-ACTIVE-EXPIRE, CHANGE-REPL-ID, ERROR, HELP', async () => {
     const bfs = await startServer({ 'enable-debug-command': 'yes' })
     try {
