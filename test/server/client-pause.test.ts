@@ -100,6 +100,27 @@ describe('CLIENT PAUSE', () => {
   })
 })
 
+describe('CLIENT PAUSE and the HTTP front end', () => {
+  it('turns /add= away (503) during a WRITE pause, answers /contain=, and adds again after UNPAUSE', async () => {
+    const web = await startServer({ 'http-port': -1 })
+    const admin = await RawClient.connect(web.port)
+    try {
+      const base = `http://127.0.0.1:${web.server.httpPort}`
+      await ask(admin, 'CLIENT', 'PAUSE', '100000', 'WRITE')
+      const refused = await fetch(`${base}/add=x`)
+      expect(refused.status).toBe(503)
+      expect(await refused.text()).toMatch(/^PAUSED /)
+      expect(await (await fetch(`${base}/contain=x`)).text()).toBe('false')
+      await ask(admin, 'CLIENT', 'UNPAUSE')
+      expect((await fetch(`${base}/add=x`)).status).toBe(200)
+      expect(await (await fetch(`${base}/contain=x`)).text()).toBe('true')
+    } finally {
+      admin.close()
+      await web.stop()
+    }
+  })
+})
+
 describe('CLIENT UNBLOCK', () => {
   it('answers a WAIT at once with the count so far (TIMEOUT) or the UNBLOCKED error (ERROR)', async () => {
     const admin = await connect()
