@@ -9,6 +9,7 @@ import { besideRedis } from '../helpers/beside-redis.js'
 import { askRaw } from '../helpers/redis-server.js'
 import { encodeCommand, type RawClient } from '../helpers/resp.js'
 import { startServer } from '../helpers/start-server.js'
+import { hasTool, runTool } from '../helpers/tools.js'
 
 const servers = besideRedis()
 const ask = async (client: RawClient, ...args: string[]): Promise<string> => (await askRaw(client, ...args)).toString('latin1')
@@ -117,6 +118,16 @@ describe('beside redis-server 7.0.15', () => {
 
   it('DEBUG is refused as redis 7.0 refuses it by default (enable-debug-command no)', async () => {
     await same([['DEBUG', 'SLEEP', '0'], ['DEBUG', 'HELP'], ['CONFIG', 'GET', 'enable-debug-command']])
+  })
+})
+
+describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
+  it('prints LATENCY, COMMAND GETKEYSANDFLAGS, CONFIG GET and CLIENT PAUSE as it does for redis-server', async () => {
+    for (const args of [['LATENCY', 'DOCTOR'], ['COMMAND', 'GETKEYSANDFLAGS', 'rename', 'a', 'b'], ['CONFIG', 'GET', 'maxmemory-policy'], ['CLIENT', 'PAUSE', '10', 'WRITE'], ['LATENCY', 'HELP']]) {
+      const [ours, theirs] = await Promise.all([servers.bfs.port, servers.redis.port].map((port) => runTool('redis-cli', ['-p', String(port), ...args])))
+      expect(ours!.stdout, args.join(' ')).toBe(theirs!.stdout)
+      expect(ours!.stdout.length).toBeGreaterThan(0)
+    }
   })
 })
 
