@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CommandContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import { containerOnly, type CommandEntry } from './table.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
@@ -222,7 +222,8 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   reply.array(10)
   reply.bulk(entry.lowerName)
   reply.integer(spec.reportedArity ?? spec.arity)
-  const flags = [...spec.flags].sort((a, b) => flagRank(a) - flagRank(b))
+  // A container that needs a subcommand shows no flags of its own, as redis 7.0: its subcommands carry them.
+  const flags = spec.handler === containerOnly ? [] : [...spec.flags].sort((a, b) => flagRank(a) - flagRank(b))
   reply.set(flags.length)
   for (const flag of flags) reply.simple(flag)
   reply.integer(spec.keys[0])
