@@ -14,7 +14,7 @@ import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
 import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace.js'
 import { EXPIRY_COMMANDS } from './expiry.js'
 import {
-  auth, clientGetname, clientId, clientInfo, clientKill, clientList, clientNoEvict, clientSetinfo, clientSetname, echo, hello, ping,
+  auth, clientGetname, clientId, clientInfo, clientKill, clientList, clientSetinfo, clientSetname, echo, hello, ping,
   quit, reset, select,
 } from './connection.js'
 import {
@@ -31,6 +31,13 @@ import { replicaof, role } from './replicaof.js'
 import { slowlogGet, slowlogLen, slowlogReset } from './slowlog.js'
 import { monitor } from './monitor.js'
 import { ACL_COMMAND } from './acl.js'
+import { clientPause, clientUnpause } from './client-pause.js'
+import { debug } from './debug.js'
+import { commandGetkeys, commandGetkeysandflags } from './command-getkeys.js'
+import {
+  CLIENT_HELP, clientCaching, clientGetredir, clientNoEvict, clientReply, clientTrackinginfo, clientTracking, clientUnblock,
+} from './client-extras.js'
+import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -48,42 +55,59 @@ const CONFIG_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'SET', arity: -4, help: ['SET <directive> <value>', '    Set the configuration <directive> to <value>.'], handler: configSet },
   { name: 'RESETSTAT', arity: 2, help: ['RESETSTAT', '    Reset statistics reported by the INFO command.'], handler: configResetstat },
   { name: 'REWRITE', arity: 2, help: ['REWRITE', '    Rewrite the configuration file.'], handler: configRewrite },
-  helpSubcommand(PRINT_HELP),
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
 const COMMAND_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'COUNT', arity: 2, help: ['COUNT', '    Return the total number of commands in this Redis server.'], handler: commandCount },
   { name: 'LIST', arity: -2, help: ['LIST', '    Return a list of all commands in this Redis server.'], handler: commandList },
-  { name: 'INFO', arity: -2, help: ['INFO [<command-name> ...]', '    Return details about multiple Redis commands.'], handler: commandInfo },
-  { name: 'DOCS', arity: -2, help: ['DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.'], handler: commandDocs },
-  helpSubcommand(PRINT_HELP),
+  {
+    name: 'INFO', arity: -2, handler: commandInfo,
+    help: ['INFO [<command-name> ...]', '    Return details about multiple Redis commands.', '    If no command names are given, documentation details for all', '    commands are returned.'],
+  },
+  {
+    name: 'DOCS', arity: -2, handler: commandDocs,
+    help: ['DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.', '    If no command names are given, documentation details for all', '    commands are returned.'],
+  },
+  { name: 'GETKEYS', arity: -4, help: ['GETKEYS <full-command>', '    Return the keys from a full Redis command.'], handler: commandGetkeys },
+  { name: 'GETKEYSANDFLAGS', arity: -4, help: ['GETKEYSANDFLAGS <full-command>', '    Return the keys and the access flags from a full Redis command.'], handler: commandGetkeysandflags },
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
+// redis 7.0 networking.c clientCommand's HELP order (SETINFO and NO-TOUCH are 7.2's, with no HELP lines there).
 const CLIENT_SUBCOMMANDS: readonly SubcommandSpec[] = [
-  { name: 'GETNAME', arity: 2, help: ['GETNAME'], handler: clientGetname },
-  { name: 'ID', arity: 2, help: ['ID'], handler: clientId },
-  { name: 'INFO', arity: 2, help: ['INFO'], handler: clientInfo },
-  { name: 'KILL', arity: -3, help: ['KILL <ip:port> | ID <id> | ADDR <ip:port> | LADDR <ip:port> | SKIPME (yes|no)'], handler: clientKill },
-  { name: 'LIST', arity: -2, help: ['LIST'], handler: clientList },
-  { name: 'SETNAME', arity: 3, help: ['SETNAME <name>'], handler: clientSetname },
-  { name: 'SETINFO', arity: 4, help: ['SETINFO <LIB-NAME|LIB-VER> <value>'], handler: clientSetinfo },
-  { name: 'NO-EVICT', arity: 3, handler: clientNoEvict },
+  { name: 'CACHING', arity: 3, help: CLIENT_HELP.CACHING, handler: clientCaching },
+  { name: 'GETREDIR', arity: 2, help: CLIENT_HELP.GETREDIR, handler: clientGetredir },
+  { name: 'GETNAME', arity: 2, help: CLIENT_HELP.GETNAME, handler: clientGetname },
+  { name: 'ID', arity: 2, help: CLIENT_HELP.ID, handler: clientId },
+  { name: 'INFO', arity: 2, help: CLIENT_HELP.INFO, handler: clientInfo },
+  { name: 'KILL', arity: -3, help: CLIENT_HELP.KILL, handler: clientKill },
+  { name: 'LIST', arity: -2, help: CLIENT_HELP.LIST, handler: clientList },
+  { name: 'UNPAUSE', arity: 2, help: CLIENT_HELP.UNPAUSE, handler: clientUnpause },
+  { name: 'PAUSE', arity: -3, help: CLIENT_HELP.PAUSE, handler: clientPause },
+  { name: 'REPLY', arity: 3, help: CLIENT_HELP.REPLY, handler: clientReply },
+  { name: 'SETNAME', arity: 3, help: CLIENT_HELP.SETNAME, handler: clientSetname },
+  { name: 'UNBLOCK', arity: -3, help: CLIENT_HELP.UNBLOCK, handler: clientUnblock },
+  { name: 'TRACKING', arity: -3, help: CLIENT_HELP.TRACKING, handler: clientTracking },
+  { name: 'TRACKINGINFO', arity: 2, help: CLIENT_HELP.TRACKINGINFO, handler: clientTrackinginfo },
+  { name: 'NO-EVICT', arity: 3, help: CLIENT_HELP['NO-EVICT'], handler: clientNoEvict },
+  { name: 'SETINFO', arity: 4, handler: clientSetinfo },
   { name: 'NO-TOUCH', arity: 3, handler: clientNoEvict },
-  helpSubcommand(['HELP']),
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
 const MEMORY_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'USAGE', arity: -3, help: ['USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.'], handler: memoryUsage },
-  { name: 'DOCTOR', arity: -2, help: ['DOCTOR', '    Return memory problems reports.'], handler: memoryDoctor },
-  helpSubcommand(PRINT_HELP),
+  { name: 'DOCTOR', arity: 2, help: ['DOCTOR', '    Return memory problems reports.'], handler: memoryDoctor },
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 
 // No HELP: MODULE HELP answers as an unknown subcommand.
 const MODULE_SUBCOMMANDS: readonly SubcommandSpec[] = [
   { name: 'LIST', arity: 2, handler: moduleList },
-  { name: 'LOAD', arity: -2, handler: moduleLoad },
-  { name: 'UNLOAD', arity: -2, handler: moduleLoad },
-  { name: 'LOADEX', arity: -2, handler: moduleLoad },
+  { name: 'LOAD', arity: -3, handler: moduleLoad },
+  { name: 'UNLOAD', arity: 3, handler: moduleLoad },
+  { name: 'LOADEX', arity: -3, handler: moduleLoad },
 ]
 
 // redis 7.0 pubsub.c pubsubCommand's HELP order; its HELP takes no argument (arity 2).
@@ -104,6 +128,20 @@ const SLOWLOG_SUBCOMMANDS: readonly SubcommandSpec[] = [
   },
   { name: 'LEN', arity: 2, help: ['LEN', '    Return the length of the slowlog.'], handler: slowlogLen },
   { name: 'RESET', arity: 2, help: ['RESET', '    Reset the slowlog.'], handler: slowlogReset },
+  { ...helpSubcommand(PRINT_HELP), arity: 2 },
+]
+// redis 7.0 latency.c latencyCommand's HELP.
+const LATENCY_SUBCOMMANDS: readonly SubcommandSpec[] = [
+  { name: 'DOCTOR', arity: 2, help: ['DOCTOR', '    Return a human readable latency analysis report.'], handler: latencyDoctor },
+  { name: 'GRAPH', arity: 3, help: ['GRAPH <event>', '    Return an ASCII latency graph for the <event> class.'], handler: latencyGraph },
+  { name: 'HISTORY', arity: 3, help: ['HISTORY <event>', '    Return time-latency samples for the <event> class.'], handler: latencyHistory },
+  { name: 'LATEST', arity: 2, help: ['LATEST', '    Return the latest latency samples for all events.'], handler: latencyLatest },
+  { name: 'RESET', arity: -2, help: ['RESET [<event> ...]', '    Reset latency data of one or more <event> classes.', '    (default: reset all data for all event classes)'], handler: latencyReset },
+  {
+    name: 'HISTOGRAM', arity: -2, handler: latencyHistogram,
+    help: ['HISTOGRAM [COMMAND ...]', '    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.',
+      '    If no commands are specified then all histograms are replied.'],
+  },
   { ...helpSubcommand(PRINT_HELP), arity: 2 },
 ]
 const SUBSCRIBING = ['pubsub', 'noscript', 'loading', 'stale'] as const
@@ -180,6 +218,8 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'CONFIG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.0.0', summary: 'A container for server configuration commands.', handler: containerOnly, subcommands: CONFIG_SUBCOMMANDS },
   { name: 'MONITOR', arity: 1, flags: ['admin', 'noscript', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Listen for all requests received by the server in real time', handler: monitor },
   { name: 'SLOWLOG', arity: -2, flags: ['admin', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.2.12', summary: 'A container for slow log commands.', handler: containerOnly, subcommands: SLOWLOG_SUBCOMMANDS },
+  { name: 'DEBUG', arity: -2, flags: ['admin', 'noscript', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'A container for debugging commands.', handler: debug },
+  { name: 'LATENCY', arity: -2, flags: ['admin', 'noscript', 'loading', 'stale'], keys: NO_KEYS, group: 'server', since: '2.8.13', summary: 'A container for latency diagnostics commands.', handler: containerOnly, subcommands: LATENCY_SUBCOMMANDS },
   { name: 'TIME', arity: 1, flags: ['loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.6.0', summary: 'Returns the server time.', handler: time },
   { name: 'MODULE', arity: -2, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'A container for module commands (LIST).', handler: containerOnly, subcommands: MODULE_SUBCOMMANDS },
   { name: 'BGREWRITEAOF', arity: 1, flags: ['admin', 'noscript'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Asynchronously rewrites the append-only file to disk.', handler: bgrewriteaof },

@@ -179,11 +179,15 @@ function writeKeySpecPart(reply: ReplyWriter, part: KeySpecPart): void {
  */
 export function writeTipsAndKeySpecs(reply: ReplyWriter, entry: CommandEntry): void {
   const spec = entry.spec
-  const doc = COMMAND_DOCS.get(spec.name.toLowerCase())
+  const derived = spec.flags.includes('module') && spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
+  writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(spec.name.toLowerCase()), derived)
+}
+
+/** The tips and key specs of a command's or a subcommand's docs (`derived` when they give no key specs). */
+export function writeDocTipsAndKeySpecs(reply: ReplyWriter, doc: CommandDoc | undefined, derived: readonly KeySpec[] = []): void {
   const tips = doc?.tips ?? []
   reply.set(tips.length)
   for (const tip of tips) reply.bulk(tip)
-  const derived = spec.flags.includes('module') && spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
   const keySpecs = doc?.key_specs ?? derived
   reply.set(keySpecs.length)
   for (const keySpec of keySpecs) {

@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { ClientSession, CommandContext, ServerContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import type { CommandEntry, CommandRow } from './table.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { loggedArgs, MAX_ARGC } from './slowlog.js'
 
@@ -23,6 +23,8 @@ export class CommandTimer {
   private active = false
   /** The commands that ran in the current read (the first `count`). */
   private readonly ran: CommandEntry[] = []
+  /** Their rows (a container's subcommand's, for `cmdstat_config|get`). */
+  private readonly ranRows: CommandRow[] = []
   private count = 0
   /** How many of them the SLOWLOG could log (all but EXEC, whose commands are logged instead). */
   private loggable = 0
@@ -49,7 +51,7 @@ export class CommandTimer {
   }
 
   /** A command ran (dispatch.ts). */
-  ranCommand(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
+  ranCommand(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): void {
     if (!entry.skipsSlowlog && this.loggable++ === 0) {
       const kept = Math.min(argv.length, MAX_ARGC)
       for (let i = 0; i < kept; i++) {
@@ -61,18 +63,24 @@ export class CommandTimer {
       this.firstEntry = entry
       this.firstClient = ctx.client
     }
+    this.ranRows[this.count] = row
     this.ran[this.count++] = entry
   }
 
   /** The read's commands ran: their time is shared out, and the SLOWLOG takes a slow read. */
-  end(server: Pick<ServerContext, 'config' | 'slowlog'>): void {
+  end(server: Pick<ServerContext, 'config' | 'slowlog' | 'latency'>): void {
     this.active = false
     const count = this.count
     if (count === 0) return
     this.count = 0
     const micros = (performance.now() - this.mark) * 1000
     const share = micros / count
-    for (let i = 0; i < count; i++) this.ran[i]!.micros += share
+    for (let i = 0; i < count; i++) {
+      this.ran[i]!.micros += share
+      this.ranRows[i]!.counts.micros += share
+    }
+    const latencyThreshold = server.config['latency-monitor-threshold']
+    if (latencyThreshold > 0 && micros >= latencyThreshold * 1000) this.noteLatency(server, count, micros)
     if (this.loggable === 0) return
     const threshold = server.config['slowlog-log-slower-than']
     const maxLen = server.config['slowlog-max-len']
@@ -88,6 +96,16 @@ export class CommandTimer {
     this.firstSources.fill(undefined, 0, Math.min(this.firstArgc, MAX_ARGC))
     this.firstEntry = undefined
     this.firstClient = undefined
+  }
+
+  /**
+   * redis call(): a command that took at least latency-monitor-threshold ms is a `command` sample,
+   * or `fast-command` when flagged fast; here a read of commands, `fast-command` when all were.
+   */
+  private noteLatency(server: Pick<ServerContext, 'latency'>, count: number, micros: number): void {
+    let fast = true
+    for (let i = 0; i < count && fast; i++) fast = this.ran[i]!.spec.flags.includes('fast')
+    server.latency.add(fast ? 'fast-command' : 'command', Math.floor(micros / 1000))
   }
 
   /** The first command's arguments (at most 32), from where they lie. */

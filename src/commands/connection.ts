@@ -146,8 +146,8 @@ function setClientName(client: ClientSession, name: Buffer): void {
 /** redis 7.0 networking.c catClientInfoString's flags, for the ones bfs clients can have. */
 function clientFlags(client: ClientSession): string {
   const flags = (client.kind === 'replica' ? 'S' : client.monitoring === true ? 'O' : '') + (client.kind === 'master' ? 'M' : '') +
-    (client.subscriptionCount() > 0 ? 'P' : '') + (client.transaction !== undefined ? 'x' : '') +
-    (client.watch?.touched === true ? 'd' : '')
+    (client.subscriptionCount() > 0 ? 'P' : '') + (client.transaction !== undefined ? 'x' : '') + (client.blocked === true ? 'b' : '') +
+    (client.watch?.touched === true ? 'd' : '') + (client.noEvict === true ? 'e' : '')
   return flags === '' ? 'N' : flags
 }
 
@@ -215,12 +215,6 @@ export function clientList(ctx: CommandContext, argv: CommandArgs): void {
 /** CLIENT INFO → the connection's own line */
 export function clientInfo(ctx: CommandContext): void {
   ctx.client.reply.verbatim(clientInfoLine(ctx, ctx.client) + '\n')
-}
-
-/** CLIENT NO-EVICT | NO-TOUCH ON|OFF → +OK (bfs evicts nothing and keeps no access times) */
-export function clientNoEvict(ctx: CommandContext, argv: CommandArgs): void {
-  if (!argv.isKeyword(2, 'ON') && !argv.isKeyword(2, 'OFF')) throw new ReplyError(ERR.SYNTAX)
-  ctx.client.reply.simple('OK')
 }
 
 /** redis 7.0 clientCommand's CLIENT LIST [TYPE type | ID id [id ...]]. */

@@ -9,6 +9,8 @@ import type { Stats } from '../runtime/stats.js'
 import type { CommandTimer } from './command-timer.js'
 import type { SlowLog } from './slowlog.js'
 import type { MonitorHub } from './monitor.js'
+import type { LatencyMonitor } from '../runtime/latency-monitor.js'
+import type { ClientPause } from './client-pause.js'
 import type { CommandTable } from './table.js'
 import type { Persistence, PropagateTargets } from '../store/persistence.js'
 import type { CommandArgs } from '../protocol/command-args.js'
@@ -67,6 +69,12 @@ export interface ClientSession {
   subscriptionCount(): number
   /** In the MONITOR mode (monitor.ts): CLIENT LIST's O flag. */
   monitoring?: boolean
+  /** Its commands wait (WAIT, CLIENT PAUSE): CLIENT LIST's b flag. */
+  readonly blocked?: boolean
+  /** CLIENT NO-EVICT on: CLIENT LIST's e flag (bfs evicts no client either way). */
+  noEvict?: boolean
+  /** CLIENT REPLY OFF / SKIP (client-reply.ts): replies it does not want. */
+  replyMode?: 'off' | 'skip' | undefined
   /** Its pub/sub subscriptions (pubsub-hub.ts); undefined when it has none (not in the subscribed mode). */
   subscriptions?: Subscriptions | undefined
   /** Its connection, for replication (raw writes, blocking in WAIT); none for HTTP and the log's replay. */
@@ -88,6 +96,12 @@ export interface ServerContext {
   readonly slowlog: SlowLog
   /** The clients in the MONITOR mode, fed every command that ran (monitor.ts). */
   readonly monitors: MonitorHub
+  /** LATENCY's events and samples (runtime/latency-monitor.ts). */
+  readonly latency: LatencyMonitor
+  /** CLIENT PAUSE's state: which commands wait, until when (client-pause.ts). */
+  readonly pause: ClientPause
+  /** The active expiry cycle runs (DEBUG SET-ACTIVE-EXPIRE 0 stops it, as redis active_expire_enabled). */
+  activeExpireEnabled: boolean
   readonly commands: CommandTable
   readonly log: Logger
   readonly startedAtMs: number

@@ -31,7 +31,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
     (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ?? loadingRefusal(ctx, entry) ??
     memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
     (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ?? subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
-  if (refusal !== undefined) return reject(ctx, entry, refusal)
+  if (refusal !== undefined) return reject(ctx, entry, row, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
   else if (entry.isExec) runExec(ctx, entry, argv)
   else run(ctx, entry, row, argv)
@@ -125,11 +125,12 @@ function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): v
   try {
     exec(ctx, runQueued)
   } catch (error) {
-    failed(ctx, entry, error)
+    failed(ctx, entry, entry.row, error)
   }
   // As redis counts a call once it returned: an INFO inside the transaction does not see it.
   entry.calls++
-  ctx.server.timer.ranCommand(ctx, entry, argv)
+  entry.row.counts.calls++
+  ctx.server.timer.ranCommand(ctx, entry, entry.row, argv)
   if (ctx.server.monitors.size !== 0 && !ctx.server.loading) ctx.server.monitors.feed(ctx, entry, argv)
 }
 
@@ -140,7 +141,8 @@ function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs):
   if (refusal !== undefined) {
     ctx.server.stats.commandsProcessed++
     entry.calls++
-    failed(ctx, entry, new ReplyError(refusal))
+    row.counts.calls++
+    failed(ctx, entry, row, new ReplyError(refusal))
     return
   }
   run(ctx, entry, row, argv)
@@ -159,7 +161,6 @@ function queuedAclRefusal(ctx: CommandContext, entry: CommandEntry, row: Command
 function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): void {
   const server = ctx.server
   server.stats.commandsProcessed++
-  entry.calls++
   // A write marks the clients WATCHing the keys it changes (redis signalModifiedKey), when there are any.
   const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
   let succeeded = true
@@ -167,10 +168,14 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
     row.handler(ctx, argv)
   } catch (error) {
     succeeded = false
-    failed(ctx, entry, error)
+    failed(ctx, entry, row, error)
   }
+  // Counted once it returned, as redis call() does: INFO commandstats does not see itself, and
+  // CONFIG RESETSTAT counts itself after the reset.
+  entry.calls++
+  row.counts.calls++
   if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
-  server.timer.ranCommand(ctx, entry, argv)
+  server.timer.ranCommand(ctx, entry, row, argv)
   // redis 7.0 call(): monitors see a command once it ran. One size check while there are none.
   if (server.monitors.size !== 0 && !server.loading) server.monitors.feed(ctx, entry, argv)
 }
@@ -185,8 +190,9 @@ function refuseUnknown(ctx: CommandContext, text: string): undefined {
   return undefined
 }
 
-function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void {
+function failed(ctx: CommandContext, entry: CommandEntry, row: CommandRow, error: unknown): void {
   entry.failedCalls++
+  row.counts.failedCalls++
   const stats = ctx.server.stats
   if (error instanceof ReplyError) {
     stats.countError(error.message)
@@ -203,9 +209,10 @@ function failed(ctx: CommandContext, entry: CommandEntry, error: unknown): void 
   }
 }
 
-function reject(ctx: CommandContext, entry: CommandEntry, text: string): CommandEntry {
+function reject(ctx: CommandContext, entry: CommandEntry, row: CommandRow, text: string): CommandEntry {
   ctx.server.stats.commandsProcessed++
   entry.rejectedCalls++
+  row.counts.rejectedCalls++
   const sent = refuseInTransaction(ctx.client, entry, text, ctx.server)
   ctx.server.stats.countError(sent)
   ctx.client.reply.error(sent)

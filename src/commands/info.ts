@@ -8,6 +8,9 @@ import { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
 import { replicationInfo } from '../replication/replication-info.js'
 import { replicaInfoFields } from '../replication/replica-info.js'
+import {
+  clientsExtraFields, cpuExtraFields, memoryExtraFields, persistenceExtraFields, serverExtraFields, statsExtraFields,
+} from './info-exporter-fields.js'
 
 type Field = readonly [string, string | number]
 type Section = (ctx: CommandContext) => Field[]
@@ -31,6 +34,7 @@ const SECTIONS: Record<string, Section> = {
       ['uptime_in_days', Math.floor(uptimeSeconds / 86400)],
       ['executable', process.argv[1] ?? ''],
       ['config_file', ctx.server.configFile],
+      ...serverExtraFields(),
     ]
   },
   clients: (ctx) => {
@@ -48,7 +52,8 @@ const SECTIONS: Record<string, Section> = {
       ['maxclients', ctx.server.config.maxclients],
       ['client_recent_max_input_buffer', biggestInput],
       ['client_recent_max_output_buffer', biggestOutput],
-      ['blocked_clients', ctx.server.masterSide.waits.size],
+      ['blocked_clients', ctx.server.masterSide.waits.size + ctx.server.pause.postponedCount],
+      ...clientsExtraFields(ctx),
     ]
   },
   memory: (ctx) => {
@@ -73,10 +78,11 @@ const SECTIONS: Record<string, Section> = {
       ['maxmemory_policy', 'noeviction'],
       // redis: rss over used memory, "%.2f".
       ['mem_fragmentation_ratio', (usage.rss / used).toFixed(2)],
+      ...memoryExtraFields(ctx, used, usage.rss, human),
     ]
   },
   // loading, the rdb_* fields, then the aof_* block (store/persistence-info.ts).
-  persistence: (ctx) => ctx.server.persistence.infoFields(),
+  persistence: (ctx) => [...ctx.server.persistence.infoFields(), ...persistenceExtraFields(ctx)],
   stats: (ctx) => {
     const stats = ctx.server.stats
     return [
@@ -102,6 +108,7 @@ const SECTIONS: Record<string, Section> = {
       ['pubsubshard_channels', ctx.server.pubsub.count('shardChannels')],
       ['total_error_replies', stats.errorReplies],
       ['bfs_total_http_requests', stats.httpRequests],
+      ...statsExtraFields(ctx),
     ]
   },
   // The replica's block (replication/replica-info.ts) follows role:slave.
@@ -112,19 +119,23 @@ const SECTIONS: Record<string, Section> = {
     return [
       ['used_cpu_sys', (usage.system / 1e6).toFixed(6)],
       ['used_cpu_user', (usage.user / 1e6).toFixed(6)],
+      ...cpuExtraFields(),
     ]
   },
   modules: () => [['module', `name=${MODULE_NAME},ver=${MODULE_VERSION},api=1,filters=0,usedby=[],using=[],options=[]`]],
   commandstats: (ctx) => {
     const fields: Field[] = []
     for (const entry of ctx.server.commands) {
-      if (entry.calls + entry.rejectedCalls === 0) continue
-      // Timed as runtime/command-timer.ts says.
-      const perCall = entry.calls === 0 ? 0 : entry.micros / entry.calls
-      fields.push([
-        `cmdstat_${entry.lowerName}`,
-        `calls=${entry.calls},usec=${Math.floor(entry.micros)},usec_per_call=${perCall.toFixed(2)},rejected_calls=${entry.rejectedCalls},failed_calls=${entry.failedCalls}`,
-      ])
+      // A container's subcommands one by one, as redis 7.0 (cmdstat_config|get); the container
+      // itself when it ran alone (COMMAND). Timed as runtime/command-timer.ts says.
+      const rows = entry.subcommands === undefined ? [entry.row] : [entry.row, ...entry.subcommands.values()]
+      for (const row of rows) {
+        const { calls, micros, rejectedCalls, failedCalls } = row.counts
+        if (calls + rejectedCalls === 0) continue
+        const name = row === entry.row ? entry.lowerName : `${entry.lowerName}|${row.fullName.slice(row.fullName.indexOf('|') + 1)}`
+        const perCall = calls === 0 ? 0 : micros / calls
+        fields.push([`cmdstat_${name}`, `calls=${calls},usec=${Math.floor(micros)},usec_per_call=${perCall.toFixed(2)},rejected_calls=${rejectedCalls},failed_calls=${failedCalls}`])
+      }
     }
     return fields
   },

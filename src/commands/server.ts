@@ -1,16 +1,18 @@
 /** Server commands: COMMAND, INFO, CONFIG, TIME, MODULE, SHUTDOWN, as redis 7.0 answers them. */
+import { REDIS_ONLY_CONFIG } from '../runtime/config-redis-only.js'
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CommandContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import { containerOnly, type CommandEntry } from './table.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from './modules.js'
-import { lookupDocumented, writeCommandDocs, writeTipsAndKeySpecs } from './command-docs.js'
+import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from './command-docs.js'
+import { SUBCOMMAND_INFO } from './command-docs/subcommand-info.js'
 import {
   CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigName,
 } from '../runtime/config.js'
@@ -114,26 +116,34 @@ function checkConfigSet(ctx: CommandContext, argv: CommandArgs): [ConfigKey, Ret
  */
 export function configGet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
-  const found = new Map<string, { name: string; key: ConfigKey }>()
+  const found = new Map<string, { name: string; value: () => string }>()
+  const own = (name: string, key: ConfigKey) => ({ name, value: () => formatConfigValue(ctx.server.config, key) })
   for (const pattern of argv.toArray().slice(2)) {
     const given = text(pattern)
     if (!/[[*?]/.test(given)) {
+      const lower = given.toLowerCase()
       const entry = configName(given)
-      if (entry !== undefined && !found.has(given.toLowerCase())) found.set(given.toLowerCase(), { name: given, key: entry.spec.name })
+      const redisOnly = REDIS_ONLY_CONFIG.get(lower)
+      if (found.has(lower)) continue
+      if (entry !== undefined) found.set(lower, own(given, entry.spec.name))
+      else if (redisOnly !== undefined) found.set(lower, { name: given, value: () => redisOnly })
       continue
     }
     for (const entry of CONFIG_NAMES) {
-      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, { name: entry.name, key: entry.spec.name })
+      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, own(entry.name, entry.spec.name))
+    }
+    // The redis 7.0 keys bfs has no behaviour for (runtime/config-redis-only.ts).
+    for (const [name, value] of REDIS_ONLY_CONFIG) {
+      if (!found.has(name) && globMatch(pattern, Buffer.from(name), true)) found.set(name, { name, value: () => value })
     }
   }
   reply.map(found.size)
-  for (const { name, key } of found.values()) {
+  for (const { name, value } of found.values()) {
     reply.bulk(name)
-    reply.bulk(formatConfigValue(ctx.server.config, key))
+    reply.bulk(value())
   }
 }
 
-/** CONFIG SET key value [key value ...] → +OK, all or nothing */
 export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const updates = checkConfigSet(ctx, argv)
@@ -165,6 +175,7 @@ export function configResetstat(ctx: CommandContext): void {
     entry.micros = 0
     entry.failedCalls = 0
     entry.rejectedCalls = 0
+    for (const row of [entry.row, ...(entry.subcommands?.values() ?? [])]) Object.assign(row.counts, { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 })
   }
   reply.simple('OK')
 }
@@ -214,7 +225,8 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   reply.array(10)
   reply.bulk(entry.lowerName)
   reply.integer(spec.reportedArity ?? spec.arity)
-  const flags = [...spec.flags].sort((a, b) => flagRank(a) - flagRank(b))
+  // A container that needs a subcommand shows no flags of its own, as redis 7.0: its subcommands carry them.
+  const flags = spec.handler === containerOnly ? [] : [...spec.flags].sort((a, b) => flagRank(a) - flagRank(b))
   reply.set(flags.length)
   for (const flag of flags) reply.simple(flag)
   reply.integer(spec.keys[0])
@@ -224,9 +236,28 @@ function writeCommandInfo(ctx: CommandContext, entry: CommandEntry): void {
   reply.set(categories.length)
   for (const category of categories) reply.simple(category)
   writeTipsAndKeySpecs(reply, entry)
-  // A container's subcommands' own COMMAND INFO is not given (their rows carry no flags).
   if (entry.subcommands === undefined) reply.set(0)
-  else reply.array(0)
+  else writeSubcommandInfo(reply, entry)
+}
+
+/** A container's tenth element: each subcommand's own ten fields, as redis 7.0 (command-docs/subcommand-info.ts). */
+function writeSubcommandInfo(reply: CommandContext['client']['reply'], entry: CommandEntry): void {
+  const rows = [...entry.subcommands!.values()]
+  reply.array(rows.length)
+  for (const row of rows) {
+    const name = `${entry.lowerName}|${row.fullName.slice(row.fullName.indexOf('|') + 1)}`
+    const info = SUBCOMMAND_INFO[row.fullName] ?? { flags: entry.spec.flags, keys: [0, 0, 0], categories: aclCategories(entry) }
+    reply.array(10)
+    reply.bulk(name)
+    reply.integer(row.spec.reportedArity ?? row.spec.arity)
+    reply.set(info.flags.length)
+    for (const flag of info.flags) reply.simple(flag)
+    for (const key of info.keys) reply.integer(key)
+    reply.set(info.categories.length)
+    for (const category of info.categories) reply.simple(category)
+    writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(row.fullName))
+    reply.set(0)
+  }
 }
 
 /** COMMAND INFO's ACL categories: redis 7.0.15's for its commands, the flags' (and @bloom) for bfs's (acl-categories.ts). */

@@ -130,6 +130,17 @@ export interface CommandRow {
    * (RedisBloom's -1), the rest being checked by the handler, so in EXEC.
    */
   readonly queuedArity: number
+  /** Its own counters: a container's subcommands are reported one by one (`cmdstat_config|get`), as redis 7.0 does. */
+  readonly counts: RowCounts
+}
+
+/** INFO commandstats' counters of a row (runtime/command-timer.ts adds the time). */
+export interface RowCounts {
+  calls: number
+  /** µs, fractional. */
+  micros: number
+  failedCalls: number
+  rejectedCalls: number
 }
 
 /** A table row with its run-time counters (INFO commandstats). */
@@ -170,7 +181,7 @@ function makeRow(spec: RowSpec, fullName: string, handler: CommandHandler, modul
   checkArity(spec.arity, fullName)
   if (spec.reportedArity !== undefined) checkArity(spec.reportedArity, fullName)
   // RedisBloom registers every command with arity -1 and checks in its handlers.
-  return { spec, fullName, handler, queuedArity: module ? -1 : spec.reportedArity ?? spec.arity }
+  return { spec, fullName, handler, queuedArity: module ? -1 : spec.reportedArity ?? spec.arity, counts: { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 } }
 }
 
 function checkArity(arity: number, name: string): void {

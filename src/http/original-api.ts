@@ -69,6 +69,11 @@ export class OriginalApi {
    */
   answer(request: OriginalRequest, mutate = true): OriginalResponse {
     const add = request.verb === 'add'
+    // CLIENT PAUSE: a request cannot wait as a client's command does; the write (or, under ALL,
+    // any request) is turned away, so the dataset stays as it is.
+    if (this.server.pause.paused() && (this.server.pause.type === 'all' || (add && mutate))) {
+      return { status: 503, body: 'PAUSED clients are paused (CLIENT PAUSE); try again later\n' }
+    }
     const argv = [add && mutate ? BF_ADD : BF_EXISTS, this.key(), request.item]
     const outcome = this.session.run(argv)
     if (outcome.kind === 'integer') {

@@ -114,6 +114,11 @@ export class ReplyWriter {
     return this.offset
   }
 
+  /** Drops what was written after `offset` (a `pendingBytes` read before): CLIENT REPLY OFF / SKIP. */
+  truncate(offset: number): void {
+    if (offset < this.offset) this.offset = offset
+  }
+
   /**
    * Hands the pending output to the caller (ownership transfers: later writes never touch it)
    * and starts afresh, or returns undefined when nothing is pending.

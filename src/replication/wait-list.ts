@@ -33,6 +33,13 @@ export class WaitList {
     return this.waiters.size
   }
 
+  /** Waiting clients with a timeout (INFO clients_in_timeout_table). */
+  get timedCount(): number {
+    let count = 0
+    for (const waiter of this.waiters.values()) if (waiter.timer !== undefined) count++
+    return count
+  }
+
   /**
    * WAIT numreplicas timeout: the count at once when it is enough (or inside a transaction, which
    * cannot block); otherwise the client blocks and undefined is returned.
@@ -81,6 +88,22 @@ export class WaitList {
   forget(peer: PeerConnection): void {
     const waiter = this.waiters.get(peer)
     if (waiter !== undefined) this.release(waiter)
+  }
+
+  /**
+   * CLIENT UNBLOCK: a waiting client answers at once, as at its timeout (the count so far), or
+   * with the error `text`. False when it is not waiting.
+   */
+  unblock(peer: PeerConnection, text?: string): boolean {
+    const waiter = this.waiters.get(peer)
+    if (waiter === undefined) return false
+    if (text === undefined) this.answer(waiter, this.options.count(waiter.offset))
+    else {
+      this.release(waiter)
+      waiter.peer.reply.error(text)
+      waiter.peer.unblock()
+    }
+    return true
   }
 
   /** Every waiter gets the error `text` and is closed after it (redis disconnectAllBlockedClients). */

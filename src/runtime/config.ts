@@ -46,6 +46,10 @@ export interface Config {
   'slowlog-log-slower-than': number
   /** Most SLOWLOG entries kept (redis `slowlog-max-len`). */
   'slowlog-max-len': number
+  /** Milliseconds an event must take to be a LATENCY sample; 0 = off (redis `latency-monitor-threshold`). */
+  'latency-monitor-threshold': number
+  /** Who may run DEBUG: 'no' (redis 7.0's default), 'yes', or 'local' (loopback connections) (redis `enable-debug-command`). */
+  'enable-debug-command': 'no' | 'yes' | 'local'
   requirepass: string
   /** Snapshot rules as redis.conf writes them: "3600 1 300 100 60 10000", or "" for none. */
   save: string
@@ -244,6 +248,8 @@ const ROWS = {
   logfile: { kind: { type: 'string' }, default: '', mutable: false, description: 'log file, "" for standard output' },
   'slowlog-log-slower-than': { kind: { type: 'integer', min: -1, max: Number.MAX_SAFE_INTEGER }, default: 10000, mutable: true, description: 'microseconds a command must take to enter the SLOWLOG, -1 = off, 0 = every command' },
   'slowlog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most SLOWLOG entries kept (the oldest go first)' },
+  'latency-monitor-threshold': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'milliseconds', mutable: true, description: 'milliseconds an event (a command, the event loop\'s delay, a log write) must take to be a LATENCY sample, 0 = off' },
+  'enable-debug-command': { kind: { type: 'enum', values: ['no', 'yes', 'local'] }, default: 'no', mutable: false, description: 'who may run DEBUG (SLEEP, RELOAD, ...): no (as Redis 7.0), yes, or local (loopback connections only)' },
   requirepass: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password clients must AUTH with, "" for none' },
   save: { kind: { type: 'save' }, default: '3600 1 300 100 60 10000', mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
   'snapshot-on-corrupt': { kind: { type: 'enum', values: ['refuse', 'move-aside'] }, default: 'refuse', mutable: true, description: 'corrupt snapshot file at start: refuse (to start) or move-aside (rename it <file>.<ms>.corrupt and go on)' },

@@ -24,6 +24,11 @@ export class Stats {
   syncFull = 0
   syncPartialOk = 0
   syncPartialErr = 0
+  /** Socket reads and writes of clients (INFO total_reads_processed / total_writes_processed). */
+  readsProcessed = 0
+  writesProcessed = 0
+  /** Keys found expired when the dataset loaded at start, and deleted (INFO rdb_last_load_keys_expired). */
+  loadKeysExpired = 0
   /** Commands, input and output bytes per second over the last 1.6 s (INFO instantaneous_*), sampled by the cron. */
   readonly opsPerSecond = new InstantMetric(Date.now())
   readonly inputPerSecond = new InstantMetric(Date.now())
@@ -80,5 +85,7 @@ export class Stats {
     this.syncFull = 0
     this.syncPartialOk = 0
     this.syncPartialErr = 0
+    this.readsProcessed = 0
+    this.writesProcessed = 0
   }
 }

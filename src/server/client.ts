@@ -12,7 +12,9 @@ import { dispatch } from '../commands/dispatch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
 import type { Subscriptions } from '../commands/pubsub-hub.js'
 import { clientType } from '../commands/connection.js'
+import { applyReplyMode } from '../commands/client-extras.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
+import type { PostponedClient } from '../commands/client-pause.js'
 
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
@@ -27,6 +29,12 @@ const securityWarningAtMs = new WeakMap<ClientHost, number>()
 
 export type ClientState = 'open' | 'closing' | 'closed'
 
+/** How pub/sub and MONITOR reach a client: an open one's output goes out with the turn's replies, within its output limit. */
+export const PUSH_TO_CLIENT = {
+  receives: (client: ClientSession): boolean => !(client instanceof Client) || client.state === 'open',
+  pushed: (client: ClientSession): void => (client instanceof Client ? client.pushed() : undefined),
+}
+
 /** What the client needs from the server beyond what handlers see. */
 export interface ClientHost extends ServerContext {
   parserLimits(): ConstructorParameters<typeof RequestParser>[0]
@@ -37,7 +45,7 @@ export interface ClientHost extends ServerContext {
   currentClient: Client | undefined
 }
 
-export class Client implements ClientSession, PeerConnection {
+export class Client implements ClientSession, PeerConnection, PostponedClient {
   readonly reply = new ReplyWriter()
   readonly createdAtMs = Date.now()
   readonly addr: string
@@ -55,6 +63,8 @@ export class Client implements ClientSession, PeerConnection {
   subscriptions: Subscriptions | undefined = undefined
   lastCommand = 'NULL'
   monitoring = false
+  noEvict = false
+  replyMode: ClientSession['replyMode'] = undefined
   kind: ClientKind = 'normal'
   state: ClientState = 'open'
   /** Whether the host has this client in its end-of-turn flush queue. */
@@ -122,6 +132,7 @@ export class Client implements ClientSession, PeerConnection {
   onData(chunk: Buffer): void {
     if (this.state !== 'open') return
     this.host.stats.netInputBytes += chunk.length
+    this.host.stats.readsProcessed++
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += chunk.length
     this.host.currentClient = this
@@ -154,13 +165,42 @@ export class Client implements ClientSession, PeerConnection {
     }
     // Two length compares per command (isKeyword checks the length first).
     if (argv.isKeyword(0, 'POST') || argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
-    dispatch(this.context, argv)
+    // CLIENT PAUSE: one compare per command while no pause is on.
+    if (this.host.pause.type !== 'off' && this.host.pause.holds(this.context, argv)) return this.postpone(argv)
+    // CLIENT REPLY OFF / SKIP: one compare per command while replies are on.
+    const replyMode = this.replyMode
+    if (replyMode === undefined) dispatch(this.context, argv)
+    else this.dispatchQuiet(argv, replyMode)
     this.replOffset = this.host.replication.masterReplOffset
     if (this.kind === 'replica' && this.reply.pendingBytes > 0) return this.replicaReplied()
     // redis networking.c closeClientOnOutputBufferLimitReached: checked as replies are added, so
     // one read of small commands with large replies cannot pile up output before the flush.
     this.checkOutputLimit()
     return this.state === 'open'
+  }
+
+  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (client-extras.ts). */
+  private dispatchQuiet(argv: CommandArgs, before: ClientSession['replyMode']): void {
+    const mark = this.reply.pendingBytes
+    dispatch(this.context, argv)
+    applyReplyMode(this, before, mark)
+  }
+
+  /** A paused command waits, with what follows it, until the pause ends (redis blockPostponeClient). */
+  private postpone(argv: CommandArgs): true {
+    this.blockedCommands = [argv.toArray().map((arg) => Buffer.from(arg))]
+    this.host.pause.postpone(this)
+    return true
+  }
+
+  /** The pause ended: what waited runs (commands/client-pause.ts). */
+  resume(): void {
+    this.unblock()
+  }
+
+  /** Whether its commands wait (WAIT, CLIENT PAUSE): CLIENT LIST's b flag. */
+  get blocked(): boolean {
+    return this.blockedCommands !== undefined
   }
 
   /** No further command runs until {@link unblock} (WAIT). */
@@ -295,6 +335,7 @@ export class Client implements ClientSession, PeerConnection {
     const out = this.reply.take()
     if (out !== undefined) {
       this.host.stats.netOutputBytes += out.length
+      this.host.stats.writesProcessed++
       if (!this.socket.write(out) && !this.readingPaused) {
         this.readingPaused = true
         this.socket.pause()

@@ -12,7 +12,9 @@
  *   command may still touch a key that has expired since. Once loaded, a master deletes them.
  */
 import type { ExpiryMode, FilterRegistry } from '../store/registry.js'
-import { ActiveExpiry } from '../store/active-expiry.js'
+import { performance } from 'node:perf_hooks'
+import { ActiveExpiry, type CycleKind } from '../store/active-expiry.js'
+import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 import type { Stats } from '../runtime/stats.js'
 import type { ReplicationState } from '../replication/replication-state.js'
 import type { ClientKind } from '../commands/context.js'
@@ -27,6 +29,10 @@ export interface ExpiryHost {
   readonly persistence: Persistence
   readonly watchedKeys: WatchedKeys
   readonly currentClient: { readonly kind: ClientKind } | undefined
+  /** CLIENT PAUSE: nothing is deleted while clients are paused (redis checkClientPauseTimeoutAndReturnIfPaused). */
+  readonly pause: { paused(): boolean }
+  /** LATENCY's `expire-cycle` event (redis activeExpireCycle's). */
+  readonly latency: LatencyMonitor
 }
 
 const DEL = Buffer.from('DEL')
@@ -53,7 +59,9 @@ export class KeyExpiry {
 
   private mode(): ExpiryMode {
     if (this.holding || this.host.persistence.loading) return 'keep'
-    if (this.host.replication.role !== 'replica') return 'delete'
+    // While paused the dataset stays as it is: an expired key reads as missing, is not deleted,
+    // and the active cycle stops, as redis expireIfNeeded and activeExpireCycle do.
+    if (this.host.replication.role !== 'replica') return this.host.pause.paused() ? 'hide' : 'delete'
     return this.host.currentClient?.kind === 'master' ? 'keep' : 'hide'
   }
 
@@ -65,16 +73,28 @@ export class KeyExpiry {
     const now = Date.now()
     const expired = [...registry.withExpiry()].filter((entry) => registry.isExpired(entry, now))
     for (const entry of expired) registry.deleteExpired(entry)
+    this.host.stats.loadKeysExpired = expired.length
     return expired.length
   }
 
   /** serverCron's slow cycle. */
   cron(effort: number, hz: number): void {
-    this.active.cycle('slow', effort, hz)
+    this.cycle('slow', effort, hz)
   }
 
   /** beforeSleep's fast cycle (it returns at once unless the last cycle could not keep up). */
   beforeSleep(effort: number, hz: number): void {
-    this.active.cycle('fast', effort, hz)
+    this.cycle('fast', effort, hz)
+  }
+
+  /** A cycle, timed as an `expire-cycle` latency sample while the monitor is on. */
+  private cycle(kind: CycleKind, effort: number, hz: number): void {
+    if (this.host.latency.threshold() === 0) {
+      this.active.cycle(kind, effort, hz)
+      return
+    }
+    const startedMs = performance.now()
+    this.active.cycle(kind, effort, hz)
+    this.host.latency.note('expire-cycle', performance.now() - startedMs)
   }
 }

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events'
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { Client, type ClientHost } from './client.js'
+import { Client, PUSH_TO_CLIENT, type ClientHost } from './client.js'
 import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
@@ -40,6 +40,9 @@ import type { ClientSession } from '../commands/context.js'
 import type { HttpFrontend } from '../http/http-server.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { KeyExpiry } from './key-expiry.js'
+import { LatencyMonitor } from '../runtime/latency-monitor.js'
+import { EventLoopLatency } from './event-loop-latency.js'
+import { ClientPause } from '../commands/client-pause.js'
 
 /** The cron's tick (redis serverCron at hz 10): the `save` rules are checked at each. */
 const CRON_INTERVAL_MS = 100
@@ -107,19 +110,14 @@ export class BfsServer extends EventEmitter implements ClientHost {
   /** The replication ids, offset and stream (replication/replication-state.ts). */
   readonly replication = new ReplicationState()
   /** Pub/sub subscriptions; a message goes out with the turn's replies, within the subscriber's output limit. */
-  readonly pubsub = new PubSubHub({
-    receives: (client) => !(client instanceof Client) || client.state === 'open',
-    pushed: (client) => {
-      if (client instanceof Client) client.pushed()
-    },
-  })
+  readonly pubsub = new PubSubHub(PUSH_TO_CLIENT)
   /** MONITOR's clients: its lines go out with the turn's replies, within the monitor's output limit. */
-  readonly monitors = new MonitorHub({
-    receives: (client) => !(client instanceof Client) || client.state === 'open',
-    pushed: (client) => {
-      if (client instanceof Client) client.pushed()
-    },
-  })
+  readonly monitors = new MonitorHub(PUSH_TO_CLIENT)
+  /** LATENCY's events (runtime/latency-monitor.ts), and the event loop's delay feeding one of them. */
+  readonly latency = new LatencyMonitor(() => this.config['latency-monitor-threshold'])
+  private readonly eventLoopLatency = new EventLoopLatency(this.latency)
+  readonly pause = new ClientPause()
+  activeExpireEnabled = true
   /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
   readonly masterSide: MasterSide
   /** The link to this node's master while it is a replica (replication/replica-link.ts). */
@@ -156,6 +154,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       log: this.log,
       currentWriter: () => this.currentClient,
       replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset }),
+      latency: this.latency,
     })
     this.expiry = new KeyExpiry(this)
     this.masterSide = new MasterSide({ replication: this.replication, registry: this.registry, config: this.config, log: this.log, stats: this.stats })
@@ -174,13 +173,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
       this.replication.role === 'replica' && this.replicaLink.state !== 'connected' ? "NOMASTERLINK Can't SYNC while not connected with my master" : undefined
   }
 
-  allocateClientId(): number {
-    return this.nextClientId++
-  }
-
-  setMasterClient(client: ClientSession | undefined): void {
-    this.masterClient = client
-  }
+  allocateClientId = (): number => this.nextClientId++
+  setMasterClient = (client: ClientSession | undefined): void => void (this.masterClient = client)
 
   /**
    * Adds a command to this server's table, before or after start(). From then on it is
@@ -312,9 +306,11 @@ export class BfsServer extends EventEmitter implements ClientHost {
       this.housekeeping(nowMs)
       this.replicaLink.cron(nowMs)
     }
-    this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
-    this.persistence.cron(nowMs, everySecond)
+    if (this.activeExpireEnabled) this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
+    // No save while DEBUG RELOAD refills the dataset.
+    if (!this.loading) this.persistence.cron(nowMs, everySecond)
     this.stats.sample(nowMs, usedMemory())
+    this.eventLoopLatency.tick()
   }
 
   /**
@@ -366,6 +362,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.pubsub.unsubscribeAll(client)
     this.monitors.remove(client)
     this.masterSide.peerGone(client)
+    this.pause.forget(client)
   }
 
   /** The client's replies are ready: sent at the end of the turn, unless the durability gate holds them (store/durability-gate.ts). */
@@ -390,7 +387,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   private flushQueued(): void {
     this.flushScheduled = false
-    this.expiry.beforeSleep(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
+    if (this.activeExpireEnabled) this.expiry.beforeSleep(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     // This turn's log records go first (redis beforeSleep: flushAppendOnlyFile, then the writes to
     // clients), so the replies waiting for them join this same pass (the loop sees clients queued
     // meanwhile; the extra turn that queueing schedules then finds nothing to do).
@@ -466,6 +463,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.closing === undefined) {
       this.closing = (async () => {
         clearInterval(this.cronTimer)
+        this.eventLoopLatency.stop()
+        this.pause.close()
         this.replicaLink.close()
         // A listener's close callback waits for every connection to end: wait for it last.
         const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))

@@ -17,6 +17,8 @@
  * rotation and close. Segment names and listing are log-segments.ts; loading them at start,
  * log-load.ts; the record format, log-replay.ts.
  */
+import { performance } from 'node:perf_hooks'
+import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, statSync, fstatSync, ftruncateSync, unlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
@@ -40,6 +42,8 @@ export interface AppendLogOptions {
   log: Logger
   /** Called whenever more of the log was written or fsynced (the server releases waiting replies). */
   onProgress?: () => void
+  /** LATENCY's events `aof-write` (a turn's write) and `aof-fsync-always` (an fsync replies wait for). */
+  latency?: LatencyMonitor
 }
 
 /** The record buffer's first size; it doubles as a turn needs, and goes back after a big turn. */
@@ -166,8 +170,12 @@ export class AppendLog {
     if (this.fd < 0 || length === 0) return
     const data = this.buffer
     let written = 0
+    // Clock reads only while the latency monitor is on.
+    const latency = this.options.latency
+    const startedMs = latency !== undefined && latency.threshold() > 0 ? performance.now() : -1
     try {
       while (written < length) written += writeSync(this.fd, data, written, length - written)
+      if (startedMs >= 0) latency!.note('aof-write', performance.now() - startedMs)
       this.bufferLength = 0
       if (data.length > KEEP_BUFFER_BYTES) this.buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
       if (!this.lastWriteOk) this.options.log.warning('AOF write error looks solved, Redis can write again.')
@@ -211,8 +219,12 @@ export class AppendLog {
     this.fsyncInFlight = true
     const target = this.writtenBytes
     const generation = this.generation
+    const latency = this.options.latency
+    const startedMs = latency !== undefined && latency.threshold() > 0 && this.options.fsyncPolicy() === 'always' ? performance.now() : -1
     fdatasync(this.fd, (error) => {
       this.fsyncInFlight = false
+      // In a thread of its own (redis fsyncs `always` in its main thread): the time the replies waited.
+      if (startedMs >= 0) latency!.note('aof-fsync-always', performance.now() - startedMs)
       this.closeRetired()
       // The log was closed (and maybe opened again) meanwhile: this result is about a file that
       // no longer counts. Writes to the current one that waited for this fsync to end get theirs.

@@ -21,6 +21,7 @@
  * replicas' stream as well ({@link ReplicaFeed}, replication/master-side.ts), in the same order
  * (a transaction's between MULTI and EXEC).
  */
+import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 import { AppendLog, listSegments, type FsyncPolicy } from './append-log.js'
 import { LogRewriter } from './log-rewrite.js'
 import { SnapshotStore, type CorruptPolicy } from './snapshot.js'
@@ -91,6 +92,8 @@ export interface PersistenceOptions {
   currentWriter: () => LogWriter | undefined
   /** The replication position of the data now, which SAVE and the final save record. */
   replicationPosition?: () => ReplicationPosition
+  /** LATENCY's monitor, for the log's `aof-write` and `aof-fsync-always` events. */
+  latency?: LatencyMonitor
 }
 
 export class Persistence {
@@ -151,6 +154,7 @@ export class Persistence {
       fsyncPolicy: () => this.config.appendfsync,
       log: this.log,
       onProgress: () => this.gate.releaseSynced(),
+      latency: options.latency,
     })
     this.gate = new DurabilityGate(this.appendLog)
     this.logRewriter = new LogRewriter(this.appendLog, this.registry, this.snapshots, this.log)

@@ -135,6 +135,18 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
       }
     })
 
+    it(`RESP${protocol}: COMMAND INFO's subcommand rows (element 10) of every container as redis's, for the subcommands bfs has`, async () => {
+      for (const entry of [...bfs.server.commands].filter((entry) => isRedisCommand(entry) && entry.subcommands !== undefined)) {
+        const { ours, theirs } = await both('COMMAND', 'INFO', entry.lowerName)
+        const [ourRows, theirRows] = [ours, theirs].map((bytes) => (((parse(bytes)[0].value as Node[])[0]!.value as Node[])[9]!.value as Node[]))
+        const known = subcommandNames(entry).filter((name) => !REDIS_72_ONLY.includes(name))
+        const rowName = (row: Node) => (row.value as Node[])[0]!.value as string
+        const narrowed = (rows: Node[]) => rows.filter((row) => known.includes(rowName(row))).sort((a, b) => (rowName(a) < rowName(b) ? -1 : 1))
+        expect(narrowed(ourRows!).map(rowName), entry.lowerName).toEqual([...known].sort())
+        expect(narrowed(ourRows!), entry.lowerName).toEqual(narrowed(theirRows!))
+      }
+    })
+
     it(`RESP${protocol}: names redis does not know are left out, in the order asked`, async () => {
       const { ours, theirs } = await both('COMMAND', 'DOCS', 'nosuch', 'PING', 'config|GET', 'config|nosuch', 'a|b|c', 'dbsize')
       expect(ours.toString('latin1')).toBe(theirs.toString('latin1'))

@@ -1,0 +1,152 @@
+/**
+ * CLIENT PAUSE timeout [WRITE|ALL] / CLIENT UNPAUSE, as redis 7.0 networking.c pauseClients and
+ * server.c processCommand: while a pause lasts, a paused client's command is not refused but
+ * waits (redis blockPostponeClient), with the commands it sent after it, and runs once the pause
+ * ends. ALL holds every command of every client but replicas' links; WRITE holds the commands
+ * that write or may propagate (the `write` flag, PUBLISH and SPUBLISH: redis CMD_MAY_REPLICATE)
+ * and an EXEC of such. During any pause nothing expires for real (a key past its expiry is
+ * answered as missing but not deleted, and the active cycle stops: redis
+ * checkClientPauseTimeoutAndReturnIfPaused), so the dataset stays as it is.
+ * Pauses have purposes (a client's CLIENT PAUSE, bfs's DEBUG RELOAD): the strictest type holds,
+ * until the furthest end among the pauses of that type (redis updateClientPauseTypeAndEndTime).
+ * While no pause is on, a command pays one compare of {@link ClientPause.type}.
+ */
+import type { CommandContext } from './context.js'
+import type { CommandArgs } from '../protocol/command-args.js'
+import type { CommandEntry } from './table.js'
+import { ReplyError, subcommandSyntaxText } from './reply-error.js'
+import { parseInteger } from './args.js'
+
+export type PauseType = 'off' | 'write' | 'all'
+/** Why a pause is on: a client's CLIENT PAUSE, or DEBUG RELOAD holding everyone while it loads. */
+export type PausePurpose = 'client' | 'reload'
+
+/** A client whose commands wait for the pause to end (server/client.ts). */
+export interface PostponedClient {
+  /** Runs the commands that waited, as the pause allows now. */
+  resume(): void
+}
+
+const RANK: Readonly<Record<PauseType, number>> = { off: 0, write: 1, all: 2 }
+
+export class ClientPause {
+  /** The strictest pause on now ('off': none): read once per command. */
+  type: PauseType = 'off'
+  /** When it ends, unix ms. */
+  endMs = 0
+  private readonly purposes = new Map<PausePurpose, { type: PauseType; endMs: number }>()
+  private readonly postponed = new Set<PostponedClient>()
+  private timer: NodeJS.Timeout | undefined
+
+  /** redis pauseClients: a purpose's pause, made stricter or longer, never shorter or looser. */
+  pause(purpose: PausePurpose, endMs: number, type: PauseType): void {
+    const current = this.purposes.get(purpose)
+    if (current === undefined) this.purposes.set(purpose, { type, endMs })
+    else {
+      // redis: the type can only grow stricter, the end only later.
+      if (RANK[type] > RANK[current.type]) current.type = type
+      if (endMs > current.endMs) current.endMs = endMs
+    }
+    this.update(Date.now())
+  }
+
+  /** redis unpauseClients: ends a purpose's pause. */
+  unpause(purpose: PausePurpose): void {
+    if (this.purposes.delete(purpose)) this.update(Date.now())
+  }
+
+  /** redis checkClientPauseTimeoutAndReturnIfPaused: ends what expired; whether a pause is still on. */
+  paused(nowMs = Date.now()): boolean {
+    if (this.type === 'off') return false
+    if (this.endMs < nowMs) this.update(nowMs)
+    return (this.type as PauseType) !== 'off'
+  }
+
+  /** Whether the command must wait: run only while {@link type} is not 'off'. */
+  holds(ctx: CommandContext, argv: CommandArgs): boolean {
+    if (!this.paused() || ctx.client.kind === 'replica') return false
+    const entry = ctx.server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
+    // An unknown command is refused before redis looks at the pause.
+    if (entry === undefined) return false
+    if (this.type === 'all') return true
+    return mayReplicate(entry) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => mayReplicate(queued.entry)) ?? false))
+  }
+
+  /** A client waits for the end of the pause (redis blockClient(c, BLOCKED_POSTPONE)). */
+  postpone(client: PostponedClient): void {
+    this.postponed.add(client)
+  }
+
+  /** Clients waiting for the pause (INFO blocked_clients counts them, as redis does). */
+  get postponedCount(): number {
+    return this.postponed.size
+  }
+
+  /** A client that closed while it waited. */
+  forget(client: PostponedClient): void {
+    this.postponed.delete(client)
+  }
+
+  /** redis updateClientPauseTypeAndEndTime: the strictest live pause; waiting clients run again when it loosened. */
+  private update(nowMs: number): void {
+    const old = this.type
+    let type: PauseType = 'off'
+    for (const [purpose, pause] of this.purposes) {
+      if (pause.endMs < nowMs) this.purposes.delete(purpose)
+      else if (RANK[pause.type] > RANK[type]) type = pause.type
+    }
+    let endMs = 0
+    for (const pause of this.purposes.values()) if (pause.type === type && pause.endMs > endMs) endMs = pause.endMs
+    this.type = type
+    this.endMs = endMs
+    clearTimeout(this.timer)
+    this.timer = undefined
+    if (type !== 'off') {
+      // Woken at the end (capped: a timer of more than 2^31 ms fires at once).
+      this.timer = setTimeout(() => this.update(Date.now()), Math.min(endMs - nowMs + 1, 0x7fffffff))
+      this.timer.unref()
+    }
+    if (RANK[type] < RANK[old]) this.resumeAll()
+  }
+
+  /** redis unblockPostponedClients: each waiting client runs its commands again (they may wait once more). */
+  private resumeAll(): void {
+    const waiting = [...this.postponed]
+    this.postponed.clear()
+    for (const client of waiting) client.resume()
+  }
+
+  /** Stops the end timer (server close). */
+  close(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+}
+
+/** redis is_may_replicate_command: a write, or PUBLISH / SPUBLISH (CMD_MAY_REPLICATE). */
+function mayReplicate(entry: CommandEntry): boolean {
+  return entry.writes || entry.spec.name === 'PUBLISH' || entry.spec.name === 'SPUBLISH'
+}
+
+/** CLIENT PAUSE timeout [WRITE|ALL] → +OK */
+export function clientPause(ctx: CommandContext, argv: CommandArgs): void {
+  if (argv.length > 4) throw new ReplyError(subcommandSyntaxText(argv.get(0), argv.get(1)), 'latin1')
+  let type: PauseType = 'all'
+  if (argv.length === 4) {
+    if (argv.isKeyword(3, 'WRITE')) type = 'write'
+    else if (argv.isKeyword(3, 'ALL')) type = 'all'
+    else throw new ReplyError('ERR CLIENT PAUSE mode must be WRITE or ALL')
+  }
+  // redis timeout.c getTimeoutFromObjectOrReply, UNIT_MILLISECONDS.
+  const timeout = parseInteger(argv.get(2))
+  if (timeout === undefined) throw new ReplyError('ERR timeout is not an integer or out of range')
+  if (timeout < 0) throw new ReplyError('ERR timeout is negative')
+  ctx.server.pause.pause('client', Date.now() + timeout, type)
+  ctx.client.reply.simple('OK')
+}
+
+/** CLIENT UNPAUSE → +OK */
+export function clientUnpause(ctx: CommandContext): void {
+  ctx.server.pause.unpause('client')
+  ctx.client.reply.simple('OK')
+}

@@ -1,0 +1,143 @@
+/**
+ * COMMAND GETKEYS / GETKEYSANDFLAGS command [arg ...], as redis 7.0 server.c getKeysSubcommandImpl:
+ * the key arguments of a command line, found from the command's key specs (command-docs/, redis
+ * 7.0's own) or, for a command without any (BF.*, an extension's), from its row's
+ * [first, last, step] with a module's flags (RW access update), as redis derives a module
+ * command's spec. {@link commandKeyPositions} is the same search for other callers (cluster).
+ */
+import type { CommandContext } from './context.js'
+import type { CommandArgs } from '../protocol/command-args.js'
+import type { CommandEntry, CommandTable } from './table.js'
+import type { KeySpec } from './command-docs/doc-types.js'
+import { COMMAND_DOCS } from './command-docs.js'
+import { ReplyError } from './reply-error.js'
+
+/** Key positions of subcommands (redis commands.def); bfs's rows give them for whole commands only. */
+const SUBCOMMAND_KEYS: Readonly<Record<string, readonly [number, number, number]>> = { 'memory|usage': [2, 2, 1] }
+/** What redis derives for a module command's keys (and bfs for an undocumented one). */
+const MODULE_KEY_FLAGS = ['RW', 'access', 'update'] as const
+
+/** A command line's resolved row: its full name, arity, flags and key specs. */
+interface KeyedRow {
+  readonly fullName: string
+  readonly arity: number
+  readonly noMandatoryKeys: boolean
+  readonly keySpecs: readonly KeySpec[]
+}
+
+/** One key argument: its position in the command line and its key spec's flags. */
+export interface KeyPosition {
+  readonly pos: number
+  readonly flags: readonly string[]
+}
+
+/** The key specs of a row: its documented ones, else derived from [first, last, step]. */
+function keySpecsOf(fullName: string, keys: readonly [number, number, number] | undefined): readonly KeySpec[] {
+  const documented = COMMAND_DOCS.get(fullName)?.key_specs
+  if (documented !== undefined && documented.length > 0) return documented
+  if (keys === undefined || keys[0] === 0) return []
+  const [first, last, step] = keys
+  return [{ flags: MODULE_KEY_FLAGS, begin_search: { type: 'index', spec: { index: first } }, find_keys: { type: 'range', spec: { lastkey: last < 0 ? last : last - first, keystep: step, limit: 0 } } }]
+}
+
+/** redis lookupCommand over argv: a container's subcommand when it has one; undefined when unknown. */
+function resolve(table: CommandTable, args: readonly Buffer[]): KeyedRow | undefined {
+  const entry = table.get(args[0]!.toString('latin1').toLowerCase())
+  if (entry === undefined) return undefined
+  if (entry.subcommands !== undefined && args.length >= 2) {
+    const row = entry.subcommands.get(args[1]!.toString('latin1').toLowerCase())
+    if (row === undefined) return undefined
+    return { fullName: row.fullName, arity: row.spec.reportedArity ?? row.spec.arity, noMandatoryKeys: false, keySpecs: keySpecsOf(row.fullName, SUBCOMMAND_KEYS[row.fullName]) }
+  }
+  return commandRow(entry)
+}
+
+function commandRow(entry: CommandEntry): KeyedRow {
+  const spec = entry.spec
+  const arity = spec.flags.includes('module') ? -1 : spec.reportedArity ?? spec.arity
+  return { fullName: entry.lowerName, arity, noMandatoryKeys: spec.flags.includes('no_mandatory_keys'), keySpecs: keySpecsOf(spec.name.toLowerCase(), spec.keys) }
+}
+
+/** redis doesCommandHaveKeys: a key spec that is not all `not_key`. */
+function hasKeys(row: KeyedRow): boolean {
+  return row.keySpecs.some((keySpec) => !keySpec.flags.includes('not_key'))
+}
+
+/** redis getKeysUsingKeySpecs for the begin_search / find_keys kinds redis 7.0's specs use. */
+export function keyPositions(keySpecs: readonly KeySpec[], args: readonly Buffer[]): KeyPosition[] {
+  const found: KeyPosition[] = []
+  const argc = args.length
+  for (const keySpec of keySpecs) {
+    if (keySpec.flags.includes('not_key')) continue
+    const begin = beginOf(keySpec, args)
+    if (begin === undefined || begin >= argc) continue
+    const find = keySpec.find_keys
+    let first = begin
+    let last = begin
+    let step = 1
+    if (find.type === 'range') {
+      const lastkey = Number(find.spec.lastkey)
+      step = Number(find.spec.keystep)
+      const limit = Number(find.spec.limit)
+      if (lastkey >= 0) last = begin + lastkey
+      else if (limit <= 1) last = argc + lastkey
+      else last = begin + Math.floor((argc - 1 - begin) / limit)
+    } else if (find.type === 'keynum') {
+      const count = Number(args[begin + Number(find.spec.keynumidx)]?.toString('latin1'))
+      if (!Number.isInteger(count) || count < 0) continue
+      first = begin + Number(find.spec.firstkey)
+      step = Number(find.spec.keystep)
+      last = first + (count - 1) * step
+    } else continue
+    for (let pos = first; pos <= last && pos < argc; pos += Math.max(step, 1)) found.push({ pos, flags: keySpec.flags })
+  }
+  return found
+}
+
+function beginOf(keySpec: KeySpec, args: readonly Buffer[]): number | undefined {
+  const begin = keySpec.begin_search
+  if (begin.type === 'index') return Number(begin.spec.index)
+  if (begin.type !== 'keyword') return undefined
+  const keyword = String(begin.spec.keyword).toLowerCase()
+  const start = Number(begin.spec.startfrom)
+  const from = start >= 0 ? start : args.length + start
+  for (let i = from; i > 0 && i < args.length; i += start >= 0 ? 1 : -1) if (args[i]!.toString('latin1').toLowerCase() === keyword) return i + 1
+  return undefined
+}
+
+/** The key positions of a command line (cluster slots, ACL key patterns); undefined for an unknown command. */
+export function commandKeyPositions(table: CommandTable, args: readonly Buffer[]): KeyPosition[] | undefined {
+  const row = resolve(table, args)
+  return row === undefined ? undefined : keyPositions(row.keySpecs, args)
+}
+
+function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): void {
+  const args = argv.toArray().slice(2)
+  const row = resolve(ctx.server.commands, args)
+  // redis server.c getKeysSubcommandImpl, word for word.
+  if (row === undefined) throw new ReplyError('ERR Invalid command specified')
+  if (!hasKeys(row)) throw new ReplyError('ERR The command has no key arguments')
+  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError('ERR Invalid number of arguments specified for command')
+  const keys = keyPositions(row.keySpecs, args)
+  if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError('ERR Invalid arguments specified for command')
+  const reply = ctx.client.reply
+  reply.array(keys.length)
+  for (const key of keys) {
+    if (withFlags) reply.array(2)
+    reply.bulk(args[key.pos]!)
+    if (!withFlags) continue
+    const flags = key.flags.filter((flag) => flag !== 'not_key')
+    reply.set(flags.length)
+    for (const flag of flags) reply.simple(flag)
+  }
+}
+
+/** COMMAND GETKEYS command [arg ...] → the key arguments */
+export function commandGetkeys(ctx: CommandContext, argv: CommandArgs): void {
+  getKeys(ctx, argv, false)
+}
+
+/** COMMAND GETKEYSANDFLAGS command [arg ...] → each key argument with its key spec's flags */
+export function commandGetkeysandflags(ctx: CommandContext, argv: CommandArgs): void {
+  getKeys(ctx, argv, true)
+}
