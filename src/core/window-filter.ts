@@ -323,14 +323,18 @@ export class WindowFilter {
     return total
   }
 
+  /** Memory in RedisBloom's accounting style: a fixed header, and per slice its struct and its bitmap. */
+  sizeBytes(): number {
+    return 64 + this.slices.length * 32 + this.bitmapBytes()
+  }
+
   info(now: number): WindowInfo {
     return {
       kind: this.kind,
       capacity: this.capacity,
       window: this.kind === 'count' ? this.capacity : this.windowMs / 1000,
       errorRate: this.errorRate,
-      // RedisBloom's accounting style: a fixed header, and per slice its struct and its bitmap.
-      sizeBytes: 64 + this.slices.length * 32 + this.bitmapBytes(),
+      sizeBytes: this.sizeBytes(),
       slices: this.slices.length,
       hashes: this.k,
       itemsInWindow: this.itemsInWindow(now),
