@@ -37,6 +37,7 @@ import { createHashPair, hashRedisBloom } from './hashing.js'
 import { chooseWindowShape, MAX_HASHES, MAX_GENERATIONS } from './window-sizing.js'
 import { expandHashes, WindowSlice, type SliceParts } from './window-slice.js'
 
+/** Which window: the last `capacity` adds (COUNT) or the last `windowMs` (TIME). */
 export type WindowKind = 'count' | 'time'
 
 /** How to make a window filter. */
@@ -121,6 +122,7 @@ function shapeFor(options: WindowOptions): { k: number; l: number } {
 const pair = createHashPair()
 let hashes = new Uint32Array(2 * MAX_HASHES)
 
+/** A sliding-window filter, COUNT or TIME (see the module comment): the value of an APBF.* key. */
 export class WindowFilter {
   readonly kind: WindowKind
   readonly errorRate: number
