@@ -63,8 +63,8 @@ describe('APBF.ADD, APBF.EXISTS, APBF.INFO', () => {
       ['APBF.EXISTS', 'w'], "-ERR wrong number of arguments for 'apbf.exists' command\r\n",
       ['APBF.INFO', 'w', 'x'], "-ERR wrong number of arguments for 'apbf.info' command\r\n",
       ['APBF.INFO', 'w'],
-      '*16\r\n+Type\r\n+COUNT\r\n+Capacity\r\n:1000\r\n+Window\r\n:1000\r\n+Error rate\r\n$4\r\n0.01\r\n+Size\r\n:4432\r\n' +
-        '+Slices\r\n:56\r\n+Hash functions\r\n:11\r\n+Items in window\r\n:2\r\n',
+      '*16\r\n+Type\r\n+COUNT\r\n+Capacity\r\n:1000\r\n+Window\r\n:1000\r\n+Error rate\r\n$4\r\n0.01\r\n+Size\r\n:4264\r\n' +
+        '+Slices\r\n:50\r\n+Hash functions\r\n:11\r\n+Items in window\r\n:2\r\n',
       ['APBF.ADDAT', 'w', 'yesterday', 'a'], '-ERR bad timestamp\r\n',
     ] as const
     for (let i = 0; i < replies.length; i += 2) {
