@@ -80,33 +80,35 @@ describe('window filters on disk', () => {
     dirs.push(dir)
     const port = await freePort()
     const args = ['--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always']
-    const first = await startChildServer(args)
-    children.push(first.bfs)
-    let redis = childClient(port)
-    await fill(redis)
-    const before = await state(redis)
-    await killChildServer(first.bfs)
-    redis.disconnect()
-    const second = await startChildServer(args)
-    children.push(second.bfs)
-    redis = childClient(port)
+    /** Kills the running child (if any) with -9 and starts the next on the same directory. */
+    let running: { bfs: InteractiveTool; redis: Redis } | undefined
+    const restart = async (): Promise<Redis> => {
+      if (running !== undefined) {
+        await killChildServer(running.bfs)
+        running.redis.disconnect()
+      }
+      const { bfs } = await startChildServer(args)
+      children.push(bfs)
+      running = { bfs, redis: childClient(port) }
+      return running.redis
+    }
     try {
+      let redis = await restart()
+      await fill(redis)
+      const before = await state(redis)
+      redis = await restart()
       expect(await state(redis)).toEqual(before)
       expect(await redis.call('BGREWRITEAOF')).toMatch(/rewriting started/)
       await until(async () => (await infoFields(redis, 'persistence')).get('aof_rewrite_in_progress') === '0', 'rewrite done')
       await redis.call('APBF.ADD', 'c', 'after-rewrite')
       await redis.call('APBF.ADD', 't', 'after-rewrite')
       const rewritten = await state(redis)
-      await killChildServer(second.bfs)
-      redis.disconnect()
-      const third = await startChildServer(args)
-      children.push(third.bfs)
-      redis = childClient(port)
+      redis = await restart()
       expect(await state(redis)).toEqual(rewritten)
       expect(await redis.call('APBF.EXISTS', 'c', 'after-rewrite')).toEqual([1])
-      await killChildServer(third.bfs)
     } finally {
-      redis.disconnect()
+      running?.redis.disconnect()
+      if (running !== undefined) await killChildServer(running.bfs)
     }
   })
 
