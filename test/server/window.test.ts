@@ -154,6 +154,28 @@ describe('window keys among the other keys', () => {
     }
   })
 
+  it('count in /metrics (keys, filter bytes) and stay out of the Bloom-only listing and health figures', async () => {
+    const { port, server } = await start({ 'http-port': -1 })
+    const redis = await redisOn(port)
+    try {
+      await redis.call('APBF.RESERVE', 'w', 'COUNT', '0.01', '10000')
+      await redis.call('APBF.ADD', 'w', 'a', 'b')
+      await redis.call('BF.ADD', 'b', 'x')
+      const text = await (await fetch(`http://127.0.0.1:${server.httpPort}/metrics`)).text()
+      const value = (name: string): number => Number(text.split('\n').find((line) => line.startsWith(`${name} `))!.split(' ')[1])
+      expect(value('bfs_filters')).toBe(2)
+      const info = (await redis.call('APBF.INFO', 'w')) as number[]
+      const windowBitmap = info[9]! - 64 - 32 * info[11]! // Size less its header and slice structs
+      expect(windowBitmap).toBeGreaterThan(20_000)
+      expect(value('bfs_filter_bytes')).toBeGreaterThan(windowBitmap) // the Bloom filter's bits on top
+      const listing = (await (await fetch(`http://127.0.0.1:${server.httpPort}/filters`)).json()) as { name: string }[] | { filters: { name: string }[] }
+      const names = (Array.isArray(listing) ? listing : listing.filters).map((row) => row.name)
+      expect(names).toEqual(['b'])
+    } finally {
+      redis.disconnect()
+    }
+  })
+
   it('runs inside MULTI/EXEC', async () => {
     const { port } = await start()
     const redis = await redisOn(port)
