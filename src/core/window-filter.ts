@@ -253,9 +253,14 @@ export class WindowFilter {
     this.genCount = 0
   }
 
-  /** Items per generation the next slice is sized for: the rate of the generation ending, per target duration. */
+  /**
+   * Items per generation the next slice is sized for: the rate of the generation ending, per
+   * target duration. A generation that ended within a few ms says little about the rate (a burst
+   * within one ms would size slices for millions of items a second): it counts as lasting at
+   * least 1 / GROWTH_LIMIT of the target, so the estimate is at most GROWTH_LIMIT times its items.
+   */
   private nextTarget(now: number): number {
-    const elapsed = Math.max(1, now - this.genStart)
+    const elapsed = Math.max(1, now - this.genStart, this.generationMs / GROWTH_LIMIT)
     const measured = Math.ceil((this.genCount * this.generationMs) / elapsed)
     const floor = Math.ceil(this.capacity / this.l)
     const grown = Math.min(Math.max(floor, measured), this.target * GROWTH_LIMIT)

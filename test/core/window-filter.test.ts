@@ -127,6 +127,24 @@ describe('TIME window (time-limited Bloom filter)', () => {
     expect(positives / probes).toBeLessThan(0.015)
   }, 60_000)
 
+  it('grows with a burst within milliseconds without sizing for a rate it cannot know', () => {
+    const filter = new WindowFilter({ kind: 'time', errorRate: 0.01, capacity: 100, windowMs })
+    const t0 = 1e12
+    let largest = 0
+    for (let i = 0; i < 50_000; i++) {
+      add(filter, `burst-${i}`, t0 + Math.floor(i / 1000)) // 1000 adds per ms, 100 per minute sized for
+      largest = Math.max(largest, filter.bitmapBytes())
+    }
+    let falseNegatives = 0
+    for (let i = 0; i < 50_000; i++) if (!has(filter, `burst-${i}`, t0 + 100)) falseNegatives++
+    expect(falseNegatives).toBe(0)
+    // 50,000 items at 1% need about 60 KB; a rate taken from 1-ms generations once asked for 28 MB.
+    expect(largest).toBeLessThan(2_000_000)
+    let positives = 0
+    for (let i = 0; i < 50_000; i++) if (has(filter, `probe-${i}`, t0 + 100)) positives++
+    expect(positives / 50_000).toBeLessThan(0.01)
+  })
+
   it('never lets time go back, and stays a function of the adds and their times', () => {
     const a = new WindowFilter({ kind: 'time', errorRate: 0.01, capacity: 100, windowMs: 1000 })
     const b = new WindowFilter({ kind: 'time', errorRate: 0.01, capacity: 100, windowMs: 1000 })
