@@ -3,31 +3,34 @@
  * no false negative inside it. Two windows, one structure:
  *
  * - COUNT, the last `capacity` items: the age-partitioned Bloom filter of Shtul, Baquero and
- *   Almeida ("Age-Partitioned Bloom Filters", 2020, arXiv:2001.03147), its section 3: k + l
- *   slices; an add sets one bit in each of the k newest slices (one hash function per slice, so
- *   any k consecutive slices use k different ones); every g = ⌈capacity / l⌉ adds a generation
- *   ends: the oldest slice is emptied and becomes the newest ("shift"). A query answers 1 when
- *   some k consecutive slices all hold the item's bit. An item added in the current generation or
- *   the l before it still has its k slices, so the last l·g ≥ capacity adds always answer 1; it
- *   is gone g adds later at most (the paper's "slack"). The query probes one slice in k (every
- *   run of k consecutive slices holds exactly one slice whose age is k − 1 mod k) and extends a
- *   run only from a set bit, as the paper's query algorithm does. (k, l) come from
- *   window-sizing.ts (the paper's false-positive analysis).
+ *   Almeida ("Age-Partitioned Bloom Filters", 2020, arXiv:2001.03147), as the paper defines its
+ *   structure, insertion, shift and query: k + l slices; an add sets one bit in each of the k
+ *   newest slices (one hash function per slice, so any k consecutive slices use k different
+ *   ones); every g = ⌈capacity / l⌉ adds a generation ends: the oldest slice is emptied and
+ *   becomes the newest ("shift"). A query answers 1 when some k consecutive slices all hold the
+ *   item's bit. An item added in the current generation or the l before it still has its k
+ *   slices, so the last l·g ≥ capacity adds always answer 1; it is gone g adds later at most (the
+ *   paper's "slack"). The query probes one slice in k (every run of k consecutive slices holds
+ *   exactly one slice whose age is k − 1 mod k) and extends a run only from a set bit, as the
+ *   paper's query skips slices that cannot start a run. (k, l): window-sizing.ts.
  *
  * - TIME, the last `windowMs`: the Time-limited Bloom Filter of Rodrigues, Shtul, Baquero and
- *   Almeida (ACM SAC 2023, arXiv:2306.06742), its section 3: the same slices, each stamped with
- *   the time of its last add. A generation ends when the clock says (every windowMs / l) or when
- *   the k newest slices could not take more adds without passing half full (the paper's
- *   generation size from the slices' remaining capacity); a slice is retired only once its last
- *   add is at least windowMs old, so no slice holding an item younger than the window is ever
- *   dropped; when the rate rises, slices retire later than they are made, and the filter holds
- *   more of them. Each new slice is sized for the rate just measured (the paper's prediction of
- *   the next generation's size: items of the ended generation scaled to the target duration), so
- *   generations go back to lasting windowMs / l and the number of slices, hence the
- *   false-positive rate, back to the steady k + l: the target rate is kept at the cost of memory
- *   proportional to the rate. A query ignores slices whose last add is windowMs old or more, so
- *   an item is forgotten between windowMs and windowMs plus one generation after its add, even
- *   when nothing is added meanwhile.
+ *   Almeida (ACM SAC 2023, arXiv:2306.06742: a time period kept at variable insertion rates,
+ *   stale data retired, the target rate striven for), as the authors' reference implementation
+ *   in RedisBloom's age-partitioned branch does it (src/contrib/agingBloom.c: retireSlices,
+ *   nextGenerationSize, predictSize, APBF_slideTime): the same slices, each stamped with the time
+ *   of its last add. A generation ends when the clock says (every windowMs / l) or when the k
+ *   newest slices could not take more adds without passing half full (nextGenerationSize: the
+ *   room left in slice p, shared by the k − p generations it still takes). A slice is retired
+ *   only once its last add is at least windowMs old (retireSlices), so no slice holding an item
+ *   younger than the window is ever dropped; when the rate rises, slices retire later than they
+ *   are made and the filter holds more of them. Each new slice is sized for the rate just
+ *   measured (predictSize, simplified: the items of the ended generation scaled to the target
+ *   duration), so generations go back to lasting windowMs / l and the number of slices, hence
+ *   the false-positive rate, back to the steady k + l: the target rate is kept at the cost of
+ *   memory proportional to the rate. Unlike the reference, a query ignores slices whose last add
+ *   is windowMs old or more, so an item is forgotten between windowMs and windowMs plus one
+ *   generation after its add even when nothing is added meanwhile.
  *
  * Time-based state is a function of the adds and of the time each add is given (nothing here
  * reads a clock): a log that records the time of each add replays to the same bits. Time never

@@ -4,8 +4,8 @@
  * to) and how many extra generations `l` (the slices that hold its past) meet a target
  * false-positive rate with the fewest bits per item of the window.
  *
- * The paper's false-positive analysis (its section on the false-positive rate, and its table of
- * (k, l) configurations) treats each slice as an independent Bernoulli source: a query answers 1
+ * As the paper's false-positive analysis (and its table of (k, l) configurations, which
+ * RedisBloom's age-partitioned branch copies into agingBloom.c APBF_createHighLevelAPI), this treats each slice as an independent Bernoulli source: a query answers 1
  * when some k consecutive slices all have the item's bit set. With slices sized so that one that
  * took k generations of g items is half full (m = k·g / ln 2 bits, the optimum of a classic Bloom
  * filter), the slice at age p (0 = newest) took min(p + 1, k) generations, so its fill is
