@@ -14,21 +14,25 @@
 import { pathToFileURL } from 'node:url'
 import {
   createServer,
+  ERR,
   FilterRegistry,
   FILTER_ERROR_TEXT,
   isFilterError,
+  ReplyError,
   ScalableBloomFilter,
   type BfsServer,
   type CommandContext,
   type CommandDefinition,
-  type FilterEntry,
+  type BloomEntry,
 } from 'bfs'
 
 /** The filter under argv[1], created with the server's defaults when missing (as BF.MADD does). */
-function filterFor(ctx: CommandContext, key: Buffer): FilterEntry {
+function filterFor(ctx: CommandContext, key: Buffer): BloomEntry {
   const { registry, config } = ctx.server
   const name = FilterRegistry.nameOf(key)
   const existing = registry.get(name)
+  // A key may hold a sliding-window filter (APBF.*) instead: redis's answer to the wrong kind of key.
+  if (existing !== undefined && existing.kind !== 'bloom') throw new ReplyError(ERR.WRONG_TYPE)
   if (existing !== undefined) return existing
   const errorRate = config['default-error-rate']
   const capacity = config['default-capacity']

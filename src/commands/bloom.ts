@@ -5,7 +5,8 @@
  */
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { isFilterError } from '../core/filter-error.js'
-import type { FilterEntry } from '../store/registry.js'
+import type { BloomEntry } from '../store/registry.js'
+import { bloomOrWrongType } from './key-kind.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 import { isKeyword, parseDouble, parseInteger } from './args.js'
@@ -50,9 +51,15 @@ function argIndex(argv: CommandArgs, keyword: string): number {
   return -1
 }
 
-/** The filter under the key, argv[1], if any. */
-function lookupKey(ctx: CommandContext, argv: CommandArgs): FilterEntry | undefined {
-  return keyspace(ctx).lookup(argv.bytes(1), argv.start(1), argv.end(1))
+/** The Bloom filter under the key, argv[1], if any; -WRONGTYPE for a key of another kind. */
+function lookupKey(ctx: CommandContext, argv: CommandArgs): BloomEntry | undefined {
+  return bloomOrWrongType(keyspace(ctx).lookup(argv.bytes(1), argv.start(1), argv.end(1)))
+}
+
+/** BF.EXISTS and BF.MEXISTS: the Bloom filter under argv[1], undefined for none or another kind (see key-kind.ts). */
+function lookupForCheck(ctx: CommandContext, argv: CommandArgs): BloomEntry | undefined {
+  const entry = keyspace(ctx).lookup(argv.bytes(1), argv.start(1), argv.end(1))
+  return entry?.kind === 'bloom' ? entry : undefined
 }
 
 /** BF.RESERVE key error_rate capacity [EXPANSION expansion] [NONSCALING] → +OK */
@@ -75,14 +82,14 @@ export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
   }
   const name = argv.latin1(1)
   const registry = keyspace(ctx)
-  if (registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
+  if (bloomOrWrongType(registry.get(name)) !== undefined) throw new ReplyError(ERR.ITEM_EXISTS)
   registry.set(name, createFilter(ctx, { capacity, errorRate, expansion, nonScaling }))
   ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 
 /** The filter under argv[1], auto-created with the configured defaults (BF.ADD, BF.MADD). */
-function filterForAdd(ctx: CommandContext, argv: CommandArgs): FilterEntry {
+function filterForAdd(ctx: CommandContext, argv: CommandArgs): BloomEntry {
   const existing = lookupKey(ctx, argv)
   if (existing !== undefined) return existing
   const registry = keyspace(ctx)
@@ -138,7 +145,7 @@ export function bfMadd(ctx: CommandContext, argv: CommandArgs): void {
 let addOutcomes = new Uint8Array(64)
 
 /** Adds argv[first..] and writes RedisBloom's array: it stops at the first error, which it includes. */
-function addItems(ctx: CommandContext, entry: FilterEntry, argv: CommandArgs, first: number): void {
+function addItems(ctx: CommandContext, entry: BloomEntry, argv: CommandArgs, first: number): void {
   const reply = ctx.client.reply
   const filter = entry.filter
   const end = argv.length
@@ -177,13 +184,13 @@ function addItems(ctx: CommandContext, entry: FilterEntry, argv: CommandArgs, fi
 
 /** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
 export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
-  const entry = lookupKey(ctx, argv)
+  const entry = lookupForCheck(ctx, argv)
   ctx.client.reply.raw(entry !== undefined && entry.filter.has(argv.bytes(2), argv.start(2), argv.end(2)) ? ONE : ZERO)
 }
 
 /** BF.MEXISTS key item [item ...] → array of :1/:0 */
 export function bfMexists(ctx: CommandContext, argv: CommandArgs): void {
-  const entry = lookupKey(ctx, argv)
+  const entry = lookupForCheck(ctx, argv)
   const reply = ctx.client.reply
   reply.array(argv.length - 2)
   for (let i = 2; i < argv.length; i++) {
@@ -245,7 +252,7 @@ export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
   }
   const name = argv.latin1(1)
   const registry = keyspace(ctx)
-  let entry = registry.get(name)
+  let entry = bloomOrWrongType(registry.get(name))
   if (entry === undefined) {
     if (!autocreate) throw new ReplyError(ERR.NOT_FOUND)
     const options: CreateOptions = { capacity, errorRate, expansion: toUnsigned32(expansion), nonScaling }
@@ -265,7 +272,7 @@ function lowerByte(c: number | undefined): number {
 }
 
 /** The filter under argv[1], or RedisBloom's "ERR not found" (rebloom.c statusStrerror). */
-export function existingFilter(ctx: CommandContext, argv: CommandArgs): FilterEntry {
+export function existingFilter(ctx: CommandContext, argv: CommandArgs): BloomEntry {
   const entry = lookupKey(ctx, argv)
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   return entry

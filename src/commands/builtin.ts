@@ -38,6 +38,7 @@ import {
   CLIENT_HELP, clientCaching, clientGetredir, clientNoEvict, clientReply, clientTrackinginfo, clientTracking, clientUnblock,
 } from './client-extras.js'
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
+import { WINDOW_COMMANDS } from './window.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -166,6 +167,8 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
   { name: 'BFS.HEALTH', arity: 2, flags: BF_READ, ...BF, since: '2.4.0', summary: "Returns a filter's fill, estimated false-positive rate and verdict (bfs)", handler: bfsHealth },
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
+  // bfs's sliding-window filters (commands/window.ts): APBF.RESERVE, APBF.ADD, APBF.ADDAT, APBF.EXISTS, APBF.INFO
+  ...WINDOW_COMMANDS,
 
   // Keyspace.
   { name: 'DEL', arity: -2, flags: ['write'], keys: [1, -1, 1], group: 'generic', since: '1.0.0', summary: 'Deletes one or more keys.', handler: del },

@@ -11,6 +11,7 @@ import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
 import { applyDumpChunk, dumpChunkAt, DUMP_ITER_INIT, type DumpChunkError } from '../format/dump-chunk.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
+import { bloomOrWrongType } from './key-kind.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
@@ -29,7 +30,7 @@ const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
  * As rebloom.c: the key is looked up before the iterator is parsed, so a missing key wins.
  */
 export function bfScandump(ctx: CommandContext, argv: CommandArgs): void {
-  const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(1)))
+  const entry = bloomOrWrongType(keyspace(ctx).get(FilterRegistry.nameOf(argv.get(1))))
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   // RedisModule_StringToLongLong; values past 2^53 lose precision but are past any filter's end
   // anyway, where RedisBloom answers [0, ""] too.
@@ -55,7 +56,7 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
   const data = argv.get(3)
   const name = FilterRegistry.nameOf(argv.get(1))
   const registry = keyspace(ctx)
-  const entry = registry.get(name)
+  const entry = bloomOrWrongType(registry.get(name))
   if (entry === undefined) {
     // src/sb.h SB_CHUNKITER_INIT: on a missing key only iterator 1, the header, is accepted.
     if (iterator !== DUMP_ITER_INIT) throw new ReplyError(ERR.NOT_FOUND)

@@ -6,7 +6,7 @@
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../core/sizing.js'
 import { MemoryGuard } from '../store/memory-guard.js'
-import type { FilterRegistry } from '../store/registry.js'
+import { storedBitmapBytes, type FilterRegistry } from '../store/registry.js'
 import type { CommandContext } from './context.js'
 import { OOM } from './dispatch.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
@@ -108,8 +108,7 @@ export function loadedOverLimits(registry: FilterRegistry, maxmemory: number, ma
   if (maxFilterBytes > 0) {
     let over = 0
     for (const entry of registry.entries()) {
-      let bytes = 0
-      for (const layer of entry.filter.layers) bytes += layer.bitmap.byteLength
+      const bytes = storedBitmapBytes(entry.filter)
       if (bytes <= maxFilterBytes) continue
       if (over++ < MAX_NAMED_FILTERS) {
         lines.push(

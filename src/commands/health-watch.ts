@@ -8,11 +8,11 @@
  */
 import type { BloomLayer } from '../core/bloom-layer.js'
 import { filterHealth, overTargetSetBits, targetErrorRate, type HealthWatch } from '../core/filter-health.js'
-import type { FilterEntry } from '../store/registry.js'
+import type { BloomEntry } from '../store/registry.js'
 import type { Logger } from '../runtime/logger.js'
 
 /** A watch for the filter's newest layer. */
-function arm(entry: FilterEntry, newest: BloomLayer): HealthWatch {
+function arm(entry: BloomEntry, newest: BloomLayer): HealthWatch {
   const filter = entry.filter
   const watch: HealthWatch = {
     layer: newest,
@@ -29,7 +29,7 @@ function arm(entry: FilterEntry, newest: BloomLayer): HealthWatch {
  * over its target. A few field reads and a comparison unless the newest layer changed or crossed
  * its threshold.
  */
-export function watchHealth(log: Logger, entry: FilterEntry, bitsLoaded = false): void {
+export function watchHealth(log: Logger, entry: BloomEntry, bitsLoaded = false): void {
   let watch = entry.healthWatch
   if (watch?.warned === true) return // once per filter per process
   const layers = entry.filter.layers

@@ -1,8 +1,8 @@
 /**
- * Keyspace commands over the named filters, with redis 7.0's replies: every key holds a Bloom
- * filter, whose TYPE is RedisBloom's "MBbloom--".
+ * Keyspace commands over the named filters, with redis 7.0's replies: a key holds a Bloom filter,
+ * whose TYPE is RedisBloom's "MBbloom--", or a sliding-window filter (APBFcTYPE / APBFtTYPE).
  */
-import { FilterRegistry } from '../store/registry.js'
+import { FilterRegistry, storedSizeBytes, type FilterEntry } from '../store/registry.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, parseInteger } from './args.js'
@@ -12,6 +12,19 @@ import type { CommandArgs } from '../protocol/command-args.js'
 
 /** RedisBloom's module type name, as TYPE reports it. */
 export const FILTER_TYPE_NAME = 'MBbloom--'
+
+/**
+ * The module type names of RedisBloom's experimental age-partitioned branch (src/rm_apbf.c
+ * APBFModule_onLoad: RedisModule_CreateDataType "APBFcTYPE" and "APBFtTYPE"), one per window kind.
+ */
+export const WINDOW_COUNT_TYPE_NAME = 'APBFcTYPE'
+export const WINDOW_TIME_TYPE_NAME = 'APBFtTYPE'
+
+/** TYPE's answer for a key. */
+export function typeNameOf(entry: FilterEntry): string {
+  if (entry.kind === 'bloom') return FILTER_TYPE_NAME
+  return entry.filter.kind === 'count' ? WINDOW_COUNT_TYPE_NAME : WINDOW_TIME_TYPE_NAME
+}
 
 /** DEL key [key ...] → number removed (UNLINK is the same: freeing is cheap here) */
 export function del(ctx: CommandContext, argv: CommandArgs): void {
@@ -34,10 +47,10 @@ export function exists(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.integer(found)
 }
 
-/** TYPE key → +MBbloom-- or +none */
+/** TYPE key → +MBbloom--, +APBFcTYPE, +APBFtTYPE or +none */
 export function type(ctx: CommandContext, argv: CommandArgs): void {
-  const found = keyspace(ctx).has(FilterRegistry.nameOf(argv.get(1)))
-  ctx.client.reply.simple(found ? FILTER_TYPE_NAME : 'none')
+  const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(1)))
+  ctx.client.reply.simple(entry === undefined ? 'none' : typeNameOf(entry))
 }
 
 /** RENAME key newkey → +OK, or "ERR no such key" */
@@ -120,7 +133,7 @@ export function scan(ctx: CommandContext, argv: CommandArgs): void {
     }
     const bytes = FilterRegistry.bytesOf(entry.name)
     if (pattern !== undefined && !globMatch(pattern, bytes)) continue
-    if (typeName !== undefined && typeName !== FILTER_TYPE_NAME) continue
+    if (typeName !== undefined && typeName.toLowerCase() !== typeNameOf(entry).toLowerCase()) continue
     found.push(bytes)
   }
   const reply = ctx.client.reply
@@ -166,7 +179,7 @@ export function memoryUsage(ctx: CommandContext, argv: CommandArgs): void {
   }
   const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(2)))
   if (entry === undefined) reply.nullBulk()
-  else reply.integer(entry.filter.info().sizeBytes + argv.get(2).length)
+  else reply.integer(storedSizeBytes(entry.filter) + argv.get(2).length)
 }
 
 /** MEMORY DOCTOR → redis's all-clear */

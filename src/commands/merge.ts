@@ -6,6 +6,7 @@
 import { mergeFilters, mergedBytes, mergeMismatch } from '../core/merge.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import { bloomOrWrongType } from './key-kind.js'
 import { keyspace, type CommandContext } from './context.js'
 import { reserveBytes } from './filter-budget.js'
 import { ERR, mergeMismatchText, ReplyError } from './reply-error.js'
@@ -15,8 +16,8 @@ export function bfMerge(ctx: CommandContext, argv: CommandArgs): void {
   const registry = keyspace(ctx)
   const sources: ScalableBloomFilter[] = []
   for (let i = 2; i < argv.length; i++) {
-    // Every key holds a Bloom filter (bfs has no other type), so -WRONGTYPE cannot happen here.
-    const entry = registry.get(argv.latin1(i))
+    // A window filter is -WRONGTYPE (key-kind.ts), as a source of another type is for SUNIONSTORE.
+    const entry = bloomOrWrongType(registry.get(argv.latin1(i)))
     if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
     sources.push(entry.filter)
   }

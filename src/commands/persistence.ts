@@ -3,6 +3,7 @@
  * which write and read one filter as a header-plus-bitmap file under `dir`. The snapshot itself is
  * store/snapshot.ts; SHUTDOWN's SAVE/NOSAVE are handled by the server's shutdown().
  */
+import { bloomOrWrongType } from './key-kind.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
@@ -77,7 +78,7 @@ function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { a
 /** BF.SAVE key path → +OK; writes the filter to `path` (relative to dir) atomically */
 export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
   const name = FilterRegistry.nameOf(argv.get(1))
-  const entry = keyspace(ctx).get(name)
+  const entry = bloomOrWrongType(keyspace(ctx).get(name))
   if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
   const target = safePath(ctx, argv.get(2), 'write')
   try {

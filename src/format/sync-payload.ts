@@ -6,6 +6,7 @@
  * record  := u8 1, u64le L, then L bytes: exactly one filter file (docs/FORMAT.md), the bytes
  *            a SAVE writes for that filter, its name inside; version 1 or 2 as SAVE chooses
  *          | u8 2, u64le T: the filter of the record just before expires at T (unix ms)
+ *          | u8 3, u64le L, then L bytes: exactly one window filter file (format/window-file.ts)
  * end     := u8 0
  * ```
  * Here: the framing (what the master's capture, store/registry-capture.ts, writes around each
@@ -20,6 +21,7 @@ import { HEADER_BYTES } from './header.js'
 import { fileTrailerLength } from './file-trailer.js'
 import { MAX_LAYERS } from './limits.js'
 import { readUint64, writeUint64 } from './uint64.js'
+import { decodeWindowFile, type WindowRecord } from './window-file.js'
 
 /** The payload's first 8 bytes, "BFSSYNC1". */
 export const SYNC_MAGIC: Uint8Array = Uint8Array.from('BFSSYNC1', (c) => c.charCodeAt(0))
@@ -28,6 +30,7 @@ export const SYNC_MAGIC: Uint8Array = Uint8Array.from('BFSSYNC1', (c) => c.charC
 export const RECORD_END = 0
 export const RECORD_FILTER = 1
 export const RECORD_EXPIRY = 2
+export const RECORD_WINDOW = 3
 
 /** A filter record's prefix: its type byte and its u64 length. */
 export const RECORD_PREFIX_BYTES = 9
@@ -54,6 +57,21 @@ export function encodeExpiryRecord(expiresAtMs: number): Uint8Array {
   record[0] = RECORD_EXPIRY
   writeUint64(new DataView(record.buffer), 1, expiresAtMs)
   return record
+}
+
+/** The prefix of a window filter record holding a window file of `fileBytes` bytes. */
+export function encodeWindowRecordPrefix(fileBytes: number): Uint8Array {
+  if (!Number.isSafeInteger(fileBytes) || fileBytes < 0) throw new RangeError(`no window file is ${fileBytes} bytes`)
+  const prefix = new Uint8Array(RECORD_PREFIX_BYTES)
+  prefix[0] = RECORD_WINDOW
+  writeUint64(new DataView(prefix.buffer), 1, fileBytes)
+  return prefix
+}
+
+/** The longest window file within `limits`: its bitmaps, a slice header per slice (at most 2^16), the longest name. */
+export function maxWindowFileBytes(limits: SyncPayloadLimits): number {
+  if (!(limits.maxFilterBytes > 0)) return Number.MAX_SAFE_INTEGER
+  return limits.maxFilterBytes + 96 + 40 * 65536 + MAX_SYNC_NAME_BYTES
 }
 
 /** The end record. */
@@ -98,7 +116,7 @@ export function maxFileBytes(limits: SyncPayloadLimits): number {
   return limits.maxFilterBytes + HEADER_BYTES * MAX_LAYERS + fileTrailerLength(MAX_SYNC_NAME_BYTES)
 }
 
-type ReaderState = 'magic' | 'prefix' | 'file' | 'end'
+type ReaderState = 'magic' | 'prefix' | 'file' | 'window' | 'end'
 
 /**
  * Decodes a payload from pieces of any size. Each whole filter is handed to `accept` as soon as
@@ -113,6 +131,9 @@ export class SyncPayloadReader {
   private readonly scratch = new Uint8Array(RECORD_PREFIX_BYTES)
   private scratchFill = 0
   private file: FilterFileStream | undefined
+  /** The window file being collected, and how much of it came. */
+  private window: Uint8Array | undefined
+  private windowFill = 0
   /** Bytes of the payload taken so far. */
   private position = 0
   /** What the first refusal threw. */
@@ -125,6 +146,8 @@ export class SyncPayloadReader {
     private readonly countBits?: BitCounter,
     /** Takes an expiry record's time (it belongs to the filter accepted just before). */
     private readonly acceptExpiry?: (expiresAtMs: number) => void,
+    /** Takes a window filter record; without it, one is an unknown record type. */
+    private readonly acceptWindow?: (record: WindowRecord) => void,
   ) {}
 
   /** Whether the end record was seen. */
@@ -153,10 +176,12 @@ export class SyncPayloadReader {
       case 'magic':
         return this.fill(chunk, at, SYNC_MAGIC.length, () => this.checkMagic())
       case 'prefix':
-        if (this.scratchFill === 0 && chunk[at] !== RECORD_FILTER && chunk[at] !== RECORD_EXPIRY) return this.endOrUnknown(chunk[at]!)
-        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => (this.scratch[0] === RECORD_EXPIRY ? this.takeExpiry() : this.startFile()))
+        if (this.scratchFill === 0 && !this.knownRecord(chunk[at]!)) return this.endOrUnknown(chunk[at]!)
+        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => this.startRecord())
       case 'file':
         return this.takeFile(chunk, at)
+      case 'window':
+        return this.takeWindow(chunk, at)
       case 'end':
         throw new DecodeError('corrupt', `${chunk.length - at} bytes after the end record at byte ${this.position - 1}`)
     }
@@ -179,6 +204,42 @@ export class SyncPayloadReader {
       if (this.scratch[i] !== SYNC_MAGIC[i]) throw new DecodeError('bad-magic', 'not a bfs sync payload (no "BFSSYNC1" at its start)')
     }
     this.state = 'prefix'
+  }
+
+  private knownRecord(type: number): boolean {
+    return type === RECORD_FILTER || type === RECORD_EXPIRY || (type === RECORD_WINDOW && this.acceptWindow !== undefined)
+  }
+
+  private startRecord(): void {
+    const type = this.scratch[0]
+    if (type === RECORD_EXPIRY) this.takeExpiry()
+    else if (type === RECORD_WINDOW) this.startWindow()
+    else this.startFile()
+  }
+
+  /** A window record's length, checked before its bytes are allocated. */
+  private startWindow(): void {
+    const length = readUint64(new DataView(this.scratch.buffer), 1)
+    const at = this.position + 1 - RECORD_PREFIX_BYTES
+    if (length === undefined || length < 96 || length > maxWindowFileBytes(this.limits)) {
+      throw new DecodeError('corrupt', `record at byte ${at}: no window filter within the limits is a file of ${length ?? 'over 2^53'} bytes`)
+    }
+    this.window = new Uint8Array(length)
+    this.windowFill = 0
+    this.state = 'window'
+  }
+
+  private takeWindow(chunk: Uint8Array, at: number): number {
+    const window = this.window!
+    const taken = Math.min(chunk.length - at, window.length - this.windowFill)
+    window.set(chunk.subarray(at, at + taken), this.windowFill)
+    this.windowFill += taken
+    if (this.windowFill === window.length) {
+      this.window = undefined
+      this.state = 'prefix'
+      this.acceptWindow!(decodeWindowFile(window, this.checksum))
+    }
+    return taken
   }
 
   private endOrUnknown(type: number): number {

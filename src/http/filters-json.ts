@@ -10,7 +10,7 @@
  */
 import { filterHealth, type FilterHealth, type HealthVerdict } from '../core/filter-health.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import { FilterRegistry, type BloomEntry } from '../store/registry.js'
 import { decodeQueryValue } from './query-value.js'
 
 export type FilterSort = 'name' | 'bytes' | 'estimatedErrorRate'
@@ -111,7 +111,7 @@ function printable(text: string): string {
 }
 
 /** The row of one filter, from its health (`health`, computed once by the caller when it has it). */
-function filterRow(entry: FilterEntry, health: FilterHealth = filterHealth(entry.filter)): FilterRow {
+function filterRow(entry: BloomEntry, health: FilterHealth = filterHealth(entry.filter)): FilterRow {
   const filter = entry.filter
   return {
     name: FilterRegistry.bytesOf(entry.name).toString('utf8'),
@@ -136,8 +136,8 @@ function byName(a: { name: string }, b: { name: string }): number {
 }
 
 /** Every filter in the query's order, with the key it was sorted by computed once. */
-function sortedEntries(registry: FilterRegistry, sort: FilterSort): { entry: FilterEntry; health?: FilterHealth }[] {
-  const all = [...registry.entries()]
+function sortedEntries(registry: FilterRegistry, sort: FilterSort): { entry: BloomEntry; health?: FilterHealth }[] {
+  const all = [...registry.bloomEntries()]
   if (sort === 'name') return all.sort(byName).map((entry) => ({ entry }))
   if (sort === 'bytes') {
     const keyed = all.map((entry) => ({ entry, name: entry.name, bytes: entry.filter.info().sizeBytes }))

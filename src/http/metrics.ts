@@ -77,7 +77,7 @@ function topBy<T>(entries: Iterable<T>, count: number, score: (entry: T) => numb
 
 /** The `count` filters holding the most items, largest first. */
 export function topFiltersByItems(registry: FilterRegistry, count: number): { name: string; items: number }[] {
-  return topBy(registry.entries(), count, (entry) => entry.filter.info().items).map(({ entry, score }) => ({ name: entry.name, items: score }))
+  return topBy(registry.bloomEntries(), count, (entry) => entry.filter.info().items).map(({ entry, score }) => ({ name: entry.name, items: score }))
 }
 
 /** A filter's health as /metrics shows it. */
@@ -95,7 +95,7 @@ interface HealthRow {
 export function filtersForHealth(registry: FilterRegistry, count: number): { rows: HealthRow[]; overTarget: number } {
   const healths = new Map<FilterEntry, FilterHealth>()
   let overTarget = 0
-  for (const entry of registry.entries()) {
+  for (const entry of registry.bloomEntries()) {
     const health = filterHealth(entry.filter)
     healths.set(entry, health)
     if (health.verdict === 'over target') overTarget++

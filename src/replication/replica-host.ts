@@ -6,14 +6,14 @@
 import type { Logger } from '../runtime/logger.js'
 import type { Config } from '../runtime/config.js'
 import type { Persistence } from '../store/persistence.js'
-import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import type { StoredFilter } from '../store/registry.js'
 import type { ReplicationState } from './replication-state.js'
 import type { PayloadSink } from './sync-transfer.js'
 import { encodeRecord } from '../store/log-replay.js'
 
 /** The full-sync payload's decoder (sync-payload's SyncPayloadDecoder has this shape). */
 export interface PayloadDecoder extends PayloadSink {
-  filters(): Iterable<{ name: Buffer; filter: ScalableBloomFilter }>
+  filters(): Iterable<{ name: Buffer; filter: StoredFilter }>
 }
 
 /** The master link's client: the master's commands run in it (kind 'master'), replies discarded. */
@@ -43,7 +43,7 @@ export interface ReplicaLinkHost {
   openMasterSession(link: MasterLinkInfo): MasterSession
   newPayloadDecoder(): PayloadDecoder
   /** Empties the registry and fills it with a full sync's filters, in one turn. */
-  replaceDataset(filters: Iterable<{ name: Buffer; filter: ScalableBloomFilter; expiresAt?: number }>): void
+  replaceDataset(filters: Iterable<{ name: Buffer; filter: StoredFilter; expiresAt?: number }>): void
   /** redis disconnectSlaves: this node's own replicas are closed (they reconnect and PSYNC). */
   disconnectReplicas(): void
   /** redis disconnectAllBlockedClients: `-<text>` to every blocked client (WAIT), then closed. */

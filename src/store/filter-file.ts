@@ -7,6 +7,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { type ByteSource, decodeFilter, type FilterRecord } from '../format/codec.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
+import { decodeWindowFile, isWindowFile, type WindowRecord } from '../format/window-file.js'
 
 /** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
 export const IO_CHUNK_BYTES = 256 * 1024 * 1024
@@ -36,13 +37,25 @@ export class FileBytes implements ByteSource {
  * @throws DecodeError for a damaged file, Error for one that cannot be read
  */
 export function readFilterFile(filePath: string, checksum: Checksum, expectedBytes?: number): FilterRecord {
+  const file = readSnapshotFile(filePath, checksum, expectedBytes)
+  if (file.kind === 'window') throw new DecodeError('bad-magic', 'a window filter file, not a Bloom filter file')
+  return file.record
+}
+
+/** A snapshot's file: a Bloom filter's or a window filter's (format/window-file.ts), told apart by its magic. */
+export type SnapshotFile = { kind: 'bloom'; record: FilterRecord } | { kind: 'window'; record: WindowRecord }
+
+/** {@link readFilterFile} for either kind of snapshot file. */
+export function readSnapshotFile(filePath: string, checksum: Checksum, expectedBytes?: number): SnapshotFile {
   const fd = openSync(filePath, 'r')
   try {
     const { size } = fstatSync(fd)
     if (expectedBytes !== undefined && size !== expectedBytes) {
       throw new DecodeError('truncated', `file is ${size} bytes, the manifest says ${expectedBytes}`)
     }
-    return decodeFilter(new FileBytes(fd, size), checksum)
+    const bytes = new FileBytes(fd, size)
+    if (size >= 4 && isWindowFile(bytes.read(0, 4))) return { kind: 'window', record: decodeWindowFile(bytes.read(0, size), checksum) }
+    return { kind: 'bloom', record: decodeFilter(bytes, checksum) }
   } finally {
     closeSync(fd)
   }

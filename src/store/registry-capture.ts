@@ -15,7 +15,8 @@ import type { FilterParts } from '../core/scalable-filter.js'
 import { encodedLength, fileVersionFor, recordProblem } from '../format/codec.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
 import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, writeLayerChecksum } from '../format/header.js'
-import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
+import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, encodeWindowRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
+import { encodeWindowFile } from '../format/window-file.js'
 import { LayerCopy } from './layer-copy.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { FilterRegistry } from './registry.js'
@@ -41,10 +42,12 @@ export interface RegistryCapture {
   release(): void
 }
 
-/** One filter as captured. */
+/** One filter as captured: a Bloom filter's parts and layer copies, or a window filter's whole file. */
 interface CapturedFilter {
   readonly name: Buffer
-  readonly parts: FilterParts
+  readonly parts: FilterParts | undefined
+  /** A window filter's file (format/window-file.ts), encoded at the capture: a point-in-time copy. */
+  readonly window: Uint8Array | undefined
   readonly copies: LayerCopy[]
   /** When the key expires (unix ms), if it does: an expiry record follows its file. */
   readonly expiresAt: number | undefined
@@ -66,15 +69,21 @@ export function captureRegistry(registry: FilterRegistry): RegistryCapture {
   // master's DEL comes, and a master's own expiry propagates that DEL after the capture point.
   for (const entry of registry.allEntries()) {
     const name = FilterRegistry.bytesOf(entry.name)
+    if (entry.kind === 'window') {
+      const window = encodeWindowFile({ name, parts: entry.filter.toParts() }, nativeCrc32)
+      filters.push({ name, parts: undefined, window, copies: [], expiresAt: entry.expiresAt })
+      continue
+    }
     const parts = entry.filter.toParts()
     const problem = recordProblem({ name, parts })
     if (problem !== undefined) throw new Error(`filter ${quotedName(entry.name)} cannot be sent: ${problem}`)
-    filters.push({ name, parts, copies: [], expiresAt: entry.expiresAt })
+    filters.push({ name, parts, window: undefined, copies: [], expiresAt: entry.expiresAt })
   }
   // Guards go on only once every filter is known to encode: a refusal leaves none behind.
   let index = 0
   for (const entry of registry.allEntries()) {
-    filters[index++]!.copies.push(...entry.filter.layers.map((layer: BloomLayer) => new LayerCopy(layer)))
+    const copies = filters[index++]!.copies
+    if (entry.kind === 'bloom') copies.push(...entry.filter.layers.map((layer: BloomLayer) => new LayerCopy(layer)))
   }
   return new PayloadCapture(filters)
 }
@@ -89,7 +98,8 @@ class PayloadCapture implements RegistryCapture {
 
   constructor(private readonly filters: CapturedFilter[]) {
     const expiries = filters.filter((filter) => filter.expiresAt !== undefined).length
-    this.totalBytes = syncPayloadLength(filters.map((filter) => encodedLength(filter)), expiries)
+    const lengths = filters.map((filter) => filter.window?.length ?? encodedLength({ name: filter.name, parts: filter.parts! }))
+    this.totalBytes = syncPayloadLength(lengths, expiries)
     this.segments = payloadSegments(filters)
   }
 
@@ -160,25 +170,30 @@ class PayloadCapture implements RegistryCapture {
 function* payloadSegments(filters: readonly CapturedFilter[]): Generator<Segment, void, undefined> {
   yield bytes(SYNC_MAGIC)
   for (const filter of filters) {
-    const { name, parts, copies } = filter
-    yield bytes(encodeRecordPrefix(encodedLength(filter)))
-    const version = fileVersionFor(parts.layers.length, name.length)
-    let crc = 0
-    for (let i = 0; i < parts.layers.length; i++) {
-      const header = encodeLayerHeader(parts.layers[i]!, parts.hashing, i, parts.layers.length, version)
-      const checksum = { kind: 'checksum' as const, copy: copies[i]!, at: 0, crc: 0 }
-      checksum.crc = checksumLayerHeader(header, nativeCrc32, 0, chainedCrcStart(version, crc))
-      yield checksum
-      crc = checksum.crc
-      writeLayerChecksum(header, crc)
-      yield bytes(header)
-      yield { kind: 'bitmap', copy: copies[i]!, at: 0 }
-    }
-    yield bytes(encodeFileTrailer({ name, expansion: parts.expansion, nonScaling: parts.nonScaling }, nativeCrc32))
+    if (filter.window !== undefined) yield* [bytes(encodeWindowRecordPrefix(filter.window.length)), bytes(filter.window)]
+    else yield* bloomSegments(filter.name, filter.parts!, filter.copies)
     // Past 2^53 ms (285,000 years) a time is kept as the largest the record holds.
     if (filter.expiresAt !== undefined) yield bytes(encodeExpiryRecord(Math.max(0, Math.min(filter.expiresAt, Number.MAX_SAFE_INTEGER))))
   }
   yield bytes(encodeEndRecord())
+}
+
+/** One Bloom filter's record: its prefix, per layer the checksum pass, the header and the bitmap, then the trailer. */
+function* bloomSegments(name: Buffer, parts: FilterParts, copies: readonly LayerCopy[]): Generator<Segment, void, undefined> {
+  yield bytes(encodeRecordPrefix(encodedLength({ name, parts })))
+  const version = fileVersionFor(parts.layers.length, name.length)
+  let crc = 0
+  for (let i = 0; i < parts.layers.length; i++) {
+    const header = encodeLayerHeader(parts.layers[i]!, parts.hashing, i, parts.layers.length, version)
+    const checksum = { kind: 'checksum' as const, copy: copies[i]!, at: 0, crc: 0 }
+    checksum.crc = checksumLayerHeader(header, nativeCrc32, 0, chainedCrcStart(version, crc))
+    yield checksum
+    crc = checksum.crc
+    writeLayerChecksum(header, crc)
+    yield bytes(header)
+    yield { kind: 'bitmap', copy: copies[i]!, at: 0 }
+  }
+  yield bytes(encodeFileTrailer({ name, expansion: parts.expansion, nonScaling: parts.nonScaling }, nativeCrc32))
 }
 
 function bytes(data: Uint8Array): Segment {

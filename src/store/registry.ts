@@ -4,12 +4,15 @@
  */
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { HealthWatch } from '../core/filter-health.js'
+import { WindowFilter } from '../core/window-filter.js'
 import { RememberedBytes } from '../protocol/same-bytes.js'
 
-/** A filter with the bookkeeping the store needs around it. */
-export interface FilterEntry {
+/** What a key holds: a Bloom filter (BF.*) or a sliding-window filter (APBF.*). */
+export type StoredFilter = ScalableBloomFilter | WindowFilter
+
+/** The bookkeeping the store keeps around every key, whatever it holds. */
+interface EntryBase {
   readonly name: string
-  filter: ScalableBloomFilter
   /** Bumped on every change; a snapshot rewrites a filter only when this moved since it was saved. */
   version: number
   /** Position in insertion order, increasing; SCAN's cursor. */
@@ -20,6 +23,34 @@ export interface FilterEntry {
   expiresAt: number | undefined
   /** Its index among the keys with an expiry ({@link FilterRegistry.expiringAt}); -1: none. */
   expiryIndex: number
+}
+
+/** A key holding a Bloom filter (TYPE MBbloom--). */
+export interface BloomEntry extends EntryBase {
+  readonly kind: 'bloom'
+  filter: ScalableBloomFilter
+}
+
+/** A key holding a sliding-window filter (TYPE APBFcTYPE or APBFtTYPE). */
+export interface WindowEntry extends EntryBase {
+  readonly kind: 'window'
+  filter: WindowFilter
+}
+
+/** A key with its value, told apart by `kind`: commands of one family answer -WRONGTYPE on the other. */
+export type FilterEntry = BloomEntry | WindowEntry
+
+/** MEMORY USAGE's and BF.INFO's / APBF.INFO's Size of a stored filter. */
+export function storedSizeBytes(filter: StoredFilter): number {
+  return filter instanceof WindowFilter ? filter.sizeBytes() : filter.info().sizeBytes
+}
+
+/** Bytes of bitmap a stored filter holds (the memory guard's measure). */
+export function storedBitmapBytes(filter: StoredFilter): number {
+  if (filter instanceof WindowFilter) return filter.bitmapBytes()
+  let total = 0
+  for (const layer of filter.layers) total += layer.bitmap.byteLength
+  return total
 }
 
 /**
@@ -182,11 +213,15 @@ export class FilterRegistry {
   }
 
   /** Stores a filter under a name, replacing any other (and its expiry: the new one has none); counts one change. */
-  set(name: string, filter: ScalableBloomFilter): FilterEntry {
+  set(name: string, filter: ScalableBloomFilter): BloomEntry
+  set(name: string, filter: WindowFilter): WindowEntry
+  set(name: string, filter: StoredFilter): FilterEntry
+  set(name: string, filter: StoredFilter): FilterEntry {
     this.lastKey.forget()
     // Delete first so the Map's order stays the order of seq.
     this.delete(name, false)
-    const entry: FilterEntry = { name, filter, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
+    const base = { name, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
+    const entry: FilterEntry = filter instanceof WindowFilter ? { ...base, kind: 'window', filter } : { ...base, kind: 'bloom', filter }
     this.filters.set(name, entry)
     this.dirty++
     return entry
@@ -272,6 +307,11 @@ export class FilterRegistry {
     for (const entry of this.filters.values()) if (entry.expiresAt === undefined || now <= entry.expiresAt) yield entry
   }
 
+  /** The Bloom-filter entries a client can see (the HTTP listing and the health figures: window filters have neither). */
+  *bloomEntries(): IterableIterator<BloomEntry> {
+    for (const entry of this.entries()) if (entry.kind === 'bloom') yield entry
+  }
+
   /** Every entry held, expired or not (SAVE: redis's RDB holds expired keys, and the load drops them). */
   allEntries(): IterableIterator<FilterEntry> {
     return this.filters.values()
@@ -280,9 +320,7 @@ export class FilterRegistry {
   /** Bytes of bitmap held by all filters. */
   bitmapBytes(): number {
     let total = 0
-    for (const entry of this.filters.values()) {
-      for (const layer of entry.filter.layers) total += layer.bitmap.byteLength
-    }
+    for (const entry of this.filters.values()) total += storedBitmapBytes(entry.filter)
     return total
   }
 }

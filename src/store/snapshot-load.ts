@@ -7,14 +7,14 @@
 import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
-import type { FilterRecord } from '../format/codec.js'
+import { WindowFilter } from '../core/window-filter.js'
 import { DecodeError } from '../format/decode-error.js'
 import { isFilterFileName, MANIFEST_FILE, parseManifestText, type Manifest, type ManifestFile } from '../format/manifest.js'
 import type { Logger } from '../runtime/logger.js'
 import { TEMP_SUFFIX } from './durable-file.js'
-import { readFilterFile } from './filter-file.js'
+import { readSnapshotFile } from './filter-file.js'
 import { nativeCrc32 } from './native-crc32.js'
-import { FilterRegistry, type FilterEntry } from './registry.js'
+import { FilterRegistry, type FilterEntry, type StoredFilter } from './registry.js'
 import { quotedName, type CommittedFile, type CommittedSnapshot } from './snapshot-save.js'
 
 const CORRUPT_SUFFIX = '.corrupt'
@@ -161,13 +161,14 @@ async function loadFilterFiles(load: Load, files: readonly ManifestFile[], regis
   const { report } = load
   for (const { file, bytes, expiresAt } of files) {
     const filePath = path.join(load.snapshotDir, file)
-    let record: FilterRecord
-    let filter: ScalableBloomFilter
+    let record: { name: Uint8Array }
+    let filter: StoredFilter
     try {
-      record = readFilterFile(filePath, nativeCrc32, bytes)
+      const read = readSnapshotFile(filePath, nativeCrc32, bytes)
+      record = read.record
       // No byte limit of its own: a filter over max-filter-bytes loads whole, and the commands refuse
       // its growth (filter-budget.ts scaleUpRefusal) as they do for any filter.
-      filter = ScalableBloomFilter.fromParts(record.parts)
+      filter = read.kind === 'window' ? WindowFilter.fromParts(read.record.parts) : ScalableBloomFilter.fromParts(read.record.parts)
     } catch (error) {
       await refuseOrMoveAside(load, filePath, describeLoadError(error))
       continue

@@ -16,6 +16,7 @@ import { renameSync, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import type { FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, recordProblem } from '../format/codec.js'
+import { encodeWindowFile } from '../format/window-file.js'
 import { formatManifest, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
 import {
   syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
@@ -99,12 +100,14 @@ export interface CommittedSnapshot {
 /** Before a load: no snapshot. */
 export const NO_SNAPSHOT: CommittedSnapshot = { files: new Map(), manifestCurrent: false, logFrom: undefined, logOpen: false }
 
-/** A filter to write, captured when the save began. */
+/** A filter to write, captured when the save began: a Bloom filter's parts, or a window filter's whole file. */
 export interface PendingFile {
   readonly entry: FilterEntry
   readonly version: number
   readonly name: Uint8Array
-  readonly parts: FilterParts
+  readonly parts?: FilterParts
+  /** A window filter's file (format/window-file.ts), encoded at the capture: a point-in-time copy. */
+  readonly window?: Uint8Array
   readonly file: string
   /** Bytes of the file, once written. */
   size: number
@@ -145,6 +148,12 @@ export function planSave(
       continue
     }
     const name = FilterRegistry.bytesOf(entry.name)
+    if (entry.kind === 'window') {
+      const item: PendingFile = { entry, version: entry.version, name, window: encodeWindowFile({ name, parts: entry.filter.toParts() }, nativeCrc32), file: newFile(), size: 0 }
+      pending.push(item)
+      records.push({ entry, expiresAt, pending: item })
+      continue
+    }
     let parts = entry.filter.toParts()
     const bitmapBytes = parts.layers.reduce((sum, layer) => sum + layer.bitmap.length, 0)
     if (bitmapBytes <= copyBudget) {
@@ -295,7 +304,7 @@ export async function runAsync<T>(steps: Generator<unknown, T, unknown>): Promis
 
 /** SAVE's file operations: blocking. Nothing aborts it. */
 export const syncSaveIo: SaveIo = {
-  writeFilter: (temp, pending) => writePiecesSync(temp, encodeFilter({ name: pending.name, parts: pending.parts }, nativeCrc32)),
+  writeFilter: (temp, pending) => writePiecesSync(temp, pending.window !== undefined ? [pending.window] : encodeFilter({ name: pending.name, parts: pending.parts! }, nativeCrc32)),
   writeFile: (temp, data) => {
     writePiecesSync(temp, [data], 'w')
   },
@@ -308,7 +317,11 @@ export const syncSaveIo: SaveIo = {
 /** BGSAVE's file operations: filters in slices (yielding between them), the rest as promises. */
 export function backgroundSaveIo(job: SliceWriter): SaveIo {
   return {
-    writeFilter: (temp, pending) => writeFilterFileAsync(temp, pending, job),
+    writeFilter: (temp, pending) => {
+      const window = pending.window
+      if (window !== undefined) return writeFileAsync(temp, window).then(() => window.length)
+      return writeFilterFileAsync(temp, { name: pending.name, parts: pending.parts! }, job)
+    },
     writeFile: writeFileAsync,
     rename: fsp.rename,
     syncDirectory,

@@ -9,11 +9,14 @@ import type { FilterRecord } from '../format/codec.js'
 import { DecodeError } from '../format/decode-error.js'
 import { SyncPayloadReader, type SyncPayloadLimits } from '../format/sync-payload.js'
 import { nativeCrc32 } from './native-crc32.js'
+import { WindowFilter } from '../core/window-filter.js'
+import type { WindowRecord } from '../format/window-file.js'
+import type { StoredFilter } from './registry.js'
 
 /** One decoded filter: its name (the key's bytes) and the filter the registry holds. */
 export interface SyncedFilter {
   readonly name: Buffer
-  readonly filter: ScalableBloomFilter
+  readonly filter: StoredFilter
   /** When it expires (unix ms), if it does: the key is created with it (an expiry record). */
   expiresAt?: number
 }
@@ -32,7 +35,10 @@ export class SyncPayloadDecoder {
 
   /** `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit. */
   constructor(limits: SyncPayloadLimits) {
-    this.reader = new SyncPayloadReader({ maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt))
+    this.reader = new SyncPayloadReader(
+      { maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
+      (record) => this.add(record),
+    )
   }
 
   /**
@@ -55,13 +61,13 @@ export class SyncPayloadDecoder {
     return this.decoded.values()
   }
 
-  private add(record: FilterRecord): void {
+  private add(record: FilterRecord | WindowRecord): void {
     const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength)
     const key = name.toString('latin1')
     if (this.decoded.has(key)) throw new DecodeError('corrupt', `the payload holds two filters named ${JSON.stringify(key.slice(0, 64))}`)
-    let filter: ScalableBloomFilter
+    let filter: StoredFilter
     try {
-      filter = ScalableBloomFilter.fromParts(record.parts)
+      filter = 'kind' in record.parts ? WindowFilter.fromParts(record.parts) : ScalableBloomFilter.fromParts(record.parts)
     } catch (error) {
       if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(key.slice(0, 64))}: ${error.message}`)
       throw error

@@ -14,6 +14,7 @@ import { filterHealth } from '../../src/core/filter-health.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { encodeFilter } from '../../src/format/codec.js'
 import { formatDouble } from '../../src/protocol/format-double.js'
+import { bloomOf } from '../helpers/bloom-of.js'
 
 const started: RunningServer[] = []
 const clients: Redis[] = []
@@ -40,7 +41,7 @@ function expectCounted(running: RunningServer, names: string[]): void {
   for (const name of names) {
     const entry = running.server.registry.get(name)
     expect(entry, name).toBeDefined()
-    for (const layer of entry!.filter.layers) expect(layer.setBits, name).toBe(countSetBits(layer.bitmap))
+    for (const layer of bloomOf(entry).layers) expect(layer.setBits, name).toBe(countSetBits(layer.bitmap))
   }
 }
 
@@ -62,7 +63,7 @@ describe('BFS.HEALTH', () => {
     const { running, redis } = await boot()
     await redis.call('BF.RESERVE', 'h', '0.01', '100', 'NONSCALING')
     await redis.call('BF.MADD', 'h', ...items('h', 95))
-    const health = filterHealth(running.server.registry.get('h')!.filter)
+    const health = filterHealth(bloomOf(running.server.registry.get('h')))
     const fill = formatDouble(health.fillRatio)
     const estimate = formatDouble(health.estimatedErrorRate)
     const bulk = (text: string): string => `$${text.length}\r\n${text}\r\n`
@@ -159,7 +160,7 @@ describe('the over-target warning', () => {
   it('is logged once, when an add takes the estimate past the target', async () => {
     const { running, redis } = await boot()
     await redis.call('BF.RESERVE', 'w', '0.01', '100', 'NONSCALING')
-    const layer = running.server.registry.get('w')!.filter.layers[0]!
+    const layer = bloomOf(running.server.registry.get('w')).layers[0]!
     // Bits set up to just below the threshold (X^k = 0.01), loaded as a chunk with no items.
     const below = Math.floor(layer.bitCount * 0.01 ** (1 / layer.hashCount)) - 3 * layer.hashCount
     const bytes = Buffer.alloc(layer.bitmap.length)
@@ -186,7 +187,7 @@ describe('/metrics', () => {
     await redis.call('BF.RESERVE', 'big', '0.01', '1000')
     await redis.call('BF.MADD', 'big', ...items('b', 500))
     await redis.call('BF.RESERVE', 'bad', '0.01', '100', 'NONSCALING')
-    const layer = running.server.registry.get('bad')!.filter.layers[0]!
+    const layer = bloomOf(running.server.registry.get('bad')).layers[0]!
     await redis.call('BF.LOADCHUNK', 'bad', 1 + layer.bitmap.length, Buffer.alloc(layer.bitmap.length, 0xff))
     await redis.call('BF.ADD', 'small', 'x')
     const text = await (await fetch(`http://127.0.0.1:${running.server.httpPort}/metrics`)).text()
@@ -195,7 +196,7 @@ describe('/metrics', () => {
       const line = text.split('\n').find((l) => l.startsWith(prefix))
       return line === undefined ? undefined : Number(line.slice(prefix.length))
     }
-    const big = filterHealth(running.server.registry.get('big')!.filter)
+    const big = filterHealth(bloomOf(running.server.registry.get('big')))
     expect(value('bfs_filter_fill_ratio', 'big')).toBeCloseTo(big.fillRatio, 12)
     expect(value('bfs_filter_estimated_error_rate', 'big')).toBeCloseTo(big.estimatedErrorRate, 12)
     expect(value('bfs_filter_target_error_rate', 'big')).toBe(0.01)

@@ -140,7 +140,7 @@ describe('a server started from the library', () => {
       local.addAll(items)
       const served = server.registry.get('wire')!.filter
       expect(served).toBeInstanceOf(ScalableBloomFilter)
-      expect(Buffer.from(BloomFilter.wrap(served).toBytes())).toEqual(Buffer.from(local.toBytes()))
+      expect(Buffer.from(BloomFilter.wrap(served as ScalableBloomFilter).toBytes())).toEqual(Buffer.from(local.toBytes()))
       expect(FilterRegistry.nameOf(Buffer.from('wire'))).toBe('wire')
     } finally {
       redis.disconnect()

@@ -378,7 +378,9 @@ describe('COMMAND', () => {
     const names = await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'MODULE', 'bf')
     expect(names.sort()).toEqual(BUILTIN_COMMANDS.filter((spec) => spec.group === 'bf').map((spec) => spec.name.toLowerCase()).sort())
     expect(names).toEqual(expect.arrayContaining(['bf.add', 'bf.card', 'bf.exists', 'bf.info', 'bf.insert', 'bf.madd', 'bf.mexists', 'bf.reserve']))
-    expect(names.every((name) => name.startsWith('bf.') || name.startsWith('bfs.'))).toBe(true) // bfs's own: BFS.HEALTH
+    // bfs's own: BFS.HEALTH, and the sliding-window filters' APBF.*
+    expect(names.every((name) => name.startsWith('bf.') || name.startsWith('bfs.') || name.startsWith('apbf.'))).toBe(true)
+    expect(names).toEqual(expect.arrayContaining(['apbf.reserve', 'apbf.add', 'apbf.addat', 'apbf.exists', 'apbf.info']))
     expect(await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'bf.m*')).toEqual(expect.arrayContaining(['bf.madd', 'bf.mexists']))
   })
 })

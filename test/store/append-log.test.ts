@@ -14,6 +14,7 @@ import { LogRewriter, type SnapshotSaver } from '../../src/store/log-rewrite.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import type { Logger } from '../../src/runtime/logger.js'
+import { bloomOf } from '../helpers/bloom-of.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -316,7 +317,7 @@ class MemorySnapshots implements SnapshotSaver {
   constructor(private readonly log: AppendLog) {}
   async saveAll(registry: FilterRegistry): Promise<void> {
     const copy = new Map<string, ScalableBloomFilter>()
-    for (const entry of registry.entries()) copy.set(entry.name, cloneFilter(entry.filter))
+    for (const entry of registry.entries()) copy.set(entry.name, cloneFilter(bloomOf(entry)))
     const logFrom = this.log.rotate()
     await new Promise((resolve) => setTimeout(resolve, 20))
     this.saved = copy
@@ -347,7 +348,7 @@ describe('LogRewriter', () => {
         entry = registry.set('f', new ScalableBloomFilter({ capacity: 1000, errorRate: 0.001, expansion: 2, nonScaling: false }))
         log.append(['BF.RESERVE', 'f', '0.001', '1000', 'EXPANSION', '2'].map((arg) => Buffer.from(arg)))
       }
-      if (entry.filter.add(Buffer.from(item)) === 1) log.append(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
+      if (bloomOf(entry).add(Buffer.from(item)) === 1) log.append(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
     }
     for (let i = 0; i < 50; i++) add(`before-${i}`)
     await turn()
@@ -369,10 +370,10 @@ describe('LogRewriter', () => {
     openLog(dir).load((argv) => void replayed.push(argv), { allowTruncatedTail: false, allowCorrupt: false, fromSeq: 2 })
     expect(replayed.some((argv) => argv[2]?.toString() === 'before-0')).toBe(false)
     for (const argv of replayed) {
-      if (argv[0]!.toString() === 'BF.ADD') restored.get('f')!.filter.add(argv[2]!)
+      if (argv[0]!.toString() === 'BF.ADD') bloomOf(restored.get('f')).add(argv[2]!)
     }
     for (const phase of ['before', 'during', 'after']) {
-      for (let i = 0; i < 50; i++) expect(restored.get('f')!.filter.has(Buffer.from(`${phase}-${i}`))).toBe(true)
+      for (let i = 0; i < 50; i++) expect(bloomOf(restored.get('f')).has(Buffer.from(`${phase}-${i}`))).toBe(true)
     }
   })
 

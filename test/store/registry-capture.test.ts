@@ -19,6 +19,7 @@ import { FilterRegistry } from '../../src/store/registry.js'
 import { MANIFEST_FILE, nativeCrc32, parseManifest, SnapshotStore, SNAPSHOT_DIR } from '../../src/store/snapshot.js'
 import { SyncPayloadDecoder } from '../../src/store/sync-payload-decoder.js'
 import { seededRandom } from '../helpers/seeded-random.js'
+import { bloomFilter, bloomOf } from '../helpers/bloom-of.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -83,7 +84,7 @@ async function payloadFromSave(registry: FilterRegistry): Promise<Buffer> {
 /** The payload of `registry` as it is now, encoded whole (what the capture must send). */
 function payloadNow(registry: FilterRegistry): Buffer {
   const files = [...registry.entries()].map((entry) => {
-    const parts = entry.filter.toParts()
+    const parts = bloomOf(entry).toParts()
     const copy = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
     return encodeFilter({ name: FilterRegistry.bytesOf(entry.name), parts: copy }, nativeCrc32).map((piece) => piece.slice())
   })
@@ -98,7 +99,7 @@ function decode(payload: Buffer, chunk: number, maxFilterBytes = 0): SyncPayload
 
 function guards(registry: FilterRegistry): number {
   let count = 0
-  for (const entry of registry.entries()) for (const layer of entry.filter.layers) if (layer.writeGuard !== null) count++
+  for (const entry of registry.entries()) for (const layer of bloomOf(entry).layers) if (layer.writeGuard !== null) count++
   return count
 }
 
@@ -115,8 +116,9 @@ describe('captureRegistry', () => {
     expect(decoder.done).toBe(true)
     const decoded = [...decoder.filters()]
     expect(decoded.map((f) => f.name.toString('latin1'))).toEqual([...registry.names()])
-    for (const { name, filter } of decoded) {
-      const live = registry.get(name.toString('latin1'))!.filter
+    for (const { name, filter: stored } of decoded) {
+      const filter = bloomFilter(stored)
+      const live = bloomOf(registry.get(name.toString('latin1')))
       expect(filter.info()).toEqual(live.info())
       expect(filter.hashing).toEqual(live.hashing)
       filter.layers.forEach((layer, i) => {
@@ -167,14 +169,14 @@ describe('captureRegistry', () => {
     registry.set('moved', filterOf(SCALING, 30))
     registry.set('replaced', filterOf(SCALING, 40))
     const expected = payloadNow(registry)
-    const counts = [...registry.entries()].map((entry) => entry.filter.info().items)
+    const counts = [...registry.entries()].map((entry) => bloomOf(entry).info().items)
     const capture = captureRegistry(registry)
     const random = seededRandom(7)
     let n = 0
     const payload = drain(capture, 20_000, () => {
-      for (let i = 0; i < 40; i++) registry.get('big')!.filter.add(Buffer.from(`later:${n++}`))
-      for (let i = 0; i < 20; i++) registry.get('grows')!.filter.add(Buffer.from(`later:${n++}`))
-      const layer = registry.get('big')!.filter.layers[0]!
+      for (let i = 0; i < 40; i++) bloomOf(registry.get('big')).add(Buffer.from(`later:${n++}`))
+      for (let i = 0; i < 20; i++) bloomOf(registry.get('grows')).add(Buffer.from(`later:${n++}`))
+      const layer = bloomOf(registry.get('big')).layers[0]!
       const chunk = Uint8Array.from({ length: 3000 }, () => Math.floor(random() * 256))
       layer.writeBytes(chunk, Math.floor(random() * (layer.bitmap.length - chunk.length)))
       if (n === 60) {
@@ -184,9 +186,9 @@ describe('captureRegistry', () => {
       }
     })
     expect(n).toBeGreaterThan(500) // writes really went on during the capture
-    expect(registry.get('grows')!.filter.layers.length).toBeGreaterThan(2)
+    expect(bloomOf(registry.get('grows')).layers.length).toBeGreaterThan(2)
     expect(payload.equals(expected)).toBe(true)
-    expect([...decode(payload, 65_536).filters()].map((f) => f.filter.info().items)).toEqual(counts)
+    expect([...decode(payload, 65_536).filters()].map((f) => bloomFilter(f.filter).info().items)).toEqual(counts)
     expect(guards(registry)).toBe(0)
   })
 
@@ -223,7 +225,7 @@ describe('captureRegistry', () => {
     registry.set('a', filterOf({ capacity: 50_000, errorRate: 0.01, expansion: 2, nonScaling: false }, 500))
     const first = captureRegistry(registry)
     const firstExpected = payloadNow(registry)
-    for (let i = 0; i < 500; i++) registry.get('a')!.filter.add(Buffer.from(`second:${i}`))
+    for (let i = 0; i < 500; i++) bloomOf(registry.get('a')).add(Buffer.from(`second:${i}`))
     const secondExpected = payloadNow(registry)
     const second = captureRegistry(registry)
     const pieces: [Buffer[], Buffer[]] = [[], []]
@@ -235,7 +237,7 @@ describe('captureRegistry', () => {
         if (piece === null) done++
         else pieces[k]!.push(piece)
       }
-      registry.get('a')!.filter.add(Buffer.from(`third:${i++}`))
+      bloomOf(registry.get('a')).add(Buffer.from(`third:${i++}`))
     }
     expect(Buffer.concat(pieces[0]).equals(firstExpected)).toBe(true)
     expect(Buffer.concat(pieces[1]).equals(secondExpected)).toBe(true)

@@ -14,6 +14,7 @@ import {
   type CorruptPolicy, type SnapshotLogHooks,
 } from '../../src/store/snapshot.js'
 import type { Logger } from '../../src/runtime/logger.js'
+import { bloomOf } from '../helpers/bloom-of.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -47,7 +48,7 @@ async function loaded(dir: string, onCorrupt: CorruptPolicy = 'refuse'): Promise
 
 function add(registry: FilterRegistry, name: string, items: Iterable<string>, options = { capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false }): void {
   const entry = registry.get(name) ?? registry.set(name, new ScalableBloomFilter(options))
-  for (const item of items) if (entry.filter.add(Buffer.from(item)) === 1) registry.touch(entry)
+  for (const item of items) if (bloomOf(entry).add(Buffer.from(item)) === 1) registry.touch(entry)
 }
 
 function range(prefix: string, n: number): string[] {
@@ -126,7 +127,7 @@ describe('SnapshotStore and the append-only log', () => {
     const job = snapshots.saveAll(registry, { background: true })
     add(registry, 'small', range('after', 100)) // what the log replays after log-from
     await job
-    const filter = (await loaded(dir)).registry.get('small')!.filter
+    const filter = bloomOf((await loaded(dir)).registry.get('small'))
     expect(filter.info().items).toBe(100)
     expect(range('after', 100).filter((item) => filter.has(Buffer.from(item))).length).toBeLessThan(10) // false positives only
   })
@@ -175,7 +176,7 @@ describe('SnapshotStore', () => {
     const names = ['plain', 'with space/and\nnewline', Buffer.from([0, 0xff, 0xfe, 0x2f]).toString('latin1'), '']
     for (const name of names) add(a.registry, name, range(name, 500))
     add(a.registry, 'fixed', range('f', 50), { capacity: 1000, errorRate: 0.001, expansion: 4, nonScaling: true })
-    expect(a.registry.get('plain')!.filter.info().layerCount).toBeGreaterThan(2)
+    expect(bloomOf(a.registry.get('plain')).info().layerCount).toBeGreaterThan(2)
     const report = await a.snapshots.saveAll(a.registry, { background: false })
     expect(report.written).toBe(5)
     expect(a.registry.dirty).toBe(0)
@@ -183,15 +184,15 @@ describe('SnapshotStore', () => {
     const b = await loaded(dir)
     expect([...b.registry.names()].sort()).toEqual([...a.registry.names()].sort())
     for (const name of a.registry.names()) {
-      const before = a.registry.get(name)!.filter
-      const after = b.registry.get(name)!.filter
+      const before = bloomOf(a.registry.get(name))
+      const after = bloomOf(b.registry.get(name))
       expect(after.info()).toEqual(before.info())
       expect(after.toParts().layers.map((l) => Buffer.from(l.bitmap).toString('hex'))).toEqual(
         before.toParts().layers.map((l) => Buffer.from(l.bitmap).toString('hex')),
       )
       for (const item of range(name, 600)) expect(after.has(Buffer.from(item))).toBe(before.has(Buffer.from(item)))
     }
-    expect(b.registry.get('fixed')!.filter.info().expansion).toBeNull()
+    expect(bloomOf(b.registry.get('fixed')).info().expansion).toBeNull()
     expect(b.registry.dirty).toBe(0)
   })
 
@@ -226,7 +227,7 @@ describe('SnapshotStore', () => {
 
     const again = await loaded(dir)
     expect([...again.registry.names()].sort()).toEqual(['a', 'b'])
-    expect(again.registry.get('b')!.filter.has(Buffer.from('new item'))).toBe(true)
+    expect(bloomOf(again.registry.get('b')).has(Buffer.from('new item'))).toBe(true)
   })
 
   it('SAVE and BGSAVE run one commit sequence: the same files, the same MANIFEST', async () => {
@@ -254,7 +255,7 @@ describe('SnapshotStore', () => {
     await snapshots.abortBackground()
     await expect(job).rejects.toThrow(/aborted/)
     expect(snapshots.saveSync(registry)).toMatchObject({ background: false, written: 1 })
-    expect((await loaded(dir)).registry.get('a')!.filter.has(Buffer.from('a3'))).toBe(true)
+    expect(bloomOf((await loaded(dir)).registry.get('a')).has(Buffer.from('a3'))).toBe(true)
   })
 
   it('loads the previous snapshot when a save died before its MANIFEST, and cleans the leftovers', async () => {
@@ -293,7 +294,7 @@ describe('SnapshotStore', () => {
     expect(registry.dirty).toBe(during)
     expect(dirtyBefore).toBe(20_001) // the creation counts as one change
     const after = await loaded(dir)
-    const filter = after.registry.get('big')!.filter
+    const filter = bloomOf(after.registry.get('big'))
     for (const item of range('before', 20_000)) expect(filter.has(Buffer.from(item))).toBe(true)
     // The header was captured at the start: the item count is the one BGSAVE saw.
     expect(filter.info().items).toBe(20_000)

@@ -12,6 +12,7 @@ import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { InteractiveTool, freePort, runTool } from '../helpers/tools.js'
+import { bloomOf } from '../helpers/bloom-of.js'
 
 const IMPORT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/tools/bfs-import.js')
 
@@ -52,7 +53,7 @@ function expectedNew(items: readonly string[], capacity: number, errorRate: numb
 function filterOf(name: string): ScalableBloomFilter {
   const entry = running.server.registry.get(FilterRegistry.nameOf(Buffer.from(name)))
   expect(entry, `filter ${name} missing`).toBeDefined()
-  return entry!.filter
+  return bloomOf(entry)
 }
 
 describe('bfs-import', () => {
