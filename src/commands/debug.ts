@@ -5,10 +5,10 @@
  * The other redis subcommands (crashes, allocator and encoding internals, DIGEST, POPULATE, ...)
  * answer redis's unknown-subcommand error.
  */
-import type { ClientSession, CommandContext } from './context.js'
+import { keyspace, type ClientSession, type CommandContext } from './context.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyError, subcommandSyntaxText } from './reply-error.js'
-import { FilterRegistry } from '../store/registry.js'
+import { FilterRegistry, storedSizeBytes } from '../store/registry.js'
 import { newReplid } from '../replication/replication-state.js'
 
 /** redis 7.0 server.c processCommand's refusal of a protected command. */
@@ -102,11 +102,11 @@ function debugSleep(ctx: CommandContext, argv: CommandArgs): void {
  * dictFind does.
  */
 function debugObject(ctx: CommandContext, argv: CommandArgs): void {
-  const entry = ctx.server.registry.peek(FilterRegistry.nameOf(argv.get(2)))
+  const entry = keyspace(ctx).peek(FilterRegistry.nameOf(argv.get(2)))
   // redis shared.nokeyerr.
   if (entry === undefined) throw new ReplyError('ERR no such key')
   const address = `0x${(entry.seq + 0x7f0000000000).toString(16)}`
-  ctx.client.reply.simple(`Value at:${address} refcount:1 encoding:raw serializedlength:${entry.filter.info().sizeBytes} lru:0 lru_seconds_idle:0`)
+  ctx.client.reply.simple(`Value at:${address} refcount:1 encoding:raw serializedlength:${storedSizeBytes(entry.filter)} lru:0 lru_seconds_idle:0`)
 }
 
 /**
