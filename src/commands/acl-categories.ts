@@ -1,7 +1,7 @@
 /**
  * ACL categories: which `@category` each command and subcommand belongs to. Redis's own commands
  * have the categories redis-server 7.0.15 gives them (acl-categories-data.ts, generated from its
- * COMMAND INFO by scripts/acl-categories.mjs); BF.* and APBF.* are in `@bloom` and in
+ * COMMAND INFO by scripts/acl-categories.mjs); BF.* and APBF.* (and the module group's, `bf`) are in `@bloom` and in
  * `@read`/`@write`/`@fast`/`@slow` by their flags (RedisBloom 2.4 puts them in none: README's
  * Compatibility notes); an extension's commands are in the categories their flags give.
  */
@@ -44,9 +44,10 @@ export function categoriesFromFlags(flags: readonly CommandFlag[]): string[] {
  * ('config|get'); `entry` is the command (its container, for a subcommand).
  */
 export function categoriesOf(entry: CommandEntry, fullName: string): readonly string[] {
-  const name = entry.spec.name
-  const redis = isBloomCommand(name) ? undefined : REDIS_ACL_CATEGORIES[fullName]
+  // RedisBloom's module group ('bf': BFS.HEALTH, an extension declared in it) is in @bloom too.
+  const bloom = isBloomCommand(entry.spec.name) || entry.spec.group === 'bf'
+  const redis = bloom ? undefined : REDIS_ACL_CATEGORIES[fullName]
   const categories = redis !== undefined ? [...redis] : categoriesFromFlags(entry.spec.flags)
-  if (isBloomCommand(name)) categories.push('bloom')
+  if (bloom) categories.push('bloom')
   return categories.sort((a, b) => (RANK.get(a) ?? RANK.size) - (RANK.get(b) ?? RANK.size))
 }

@@ -56,7 +56,7 @@ describe('CONFIG REWRITE', () => {
     expect(readFileSync(file, 'utf8')).toBe([
       '# mine', 'appendonly no', 'save ""', 'replica-priority 50', '', REWRITE_SIGNATURE,
       // The flags' values are the running configuration too, as in redis.
-      'port 0', `dir "${dir}"`, 'maxmemory 10mb', 'default-capacity 555', 'replica-read-only no', '',
+      'port 0', `dir "${dir}"`, 'maxmemory 10mb', 'default-capacity 555', 'replica-read-only no', 'user default on nopass ~* &* +@all', '',
     ].join('\n'))
     // Replaced through a temp file: nothing else is left beside it.
     expect(readdirSync(dir).filter((name) => name.startsWith('bfs.conf'))).toEqual(['bfs.conf'])
@@ -108,7 +108,8 @@ describe('CONFIG REWRITE', () => {
     const client = await connect(port)
     rmSync(file)
     await check(client, [['CONFIG', 'REWRITE']], '+OK\r\n')
-    expect(readFileSync(file, 'utf8')).toBe(`${REWRITE_SIGNATURE}\nport 0\ndir "${dir}"\nsave ""\nappendonly no\nreplica-priority 50\n`)
+    // Every ACL user is written, the default one too, as redis 7.0 rewriteConfigUserOption does.
+    expect(readFileSync(file, 'utf8')).toBe(`${REWRITE_SIGNATURE}\nport 0\ndir "${dir}"\nsave ""\nappendonly no\nreplica-priority 50\nuser default on nopass ~* &* +@all\n`)
     rmSync(file)
     mkdirSync(file)
     await check(client, [['CONFIG', 'REWRITE']], '-ERR Rewriting config file: Is a directory\r\n')
