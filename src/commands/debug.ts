@@ -127,6 +127,9 @@ function debugReload(ctx: CommandContext, argv: CommandArgs): void {
   const { persistence, registry, log, pause } = ctx.server
   const peer = ctx.client.peer
   if (peer === undefined || persistence.inTransaction) throw new ReplyError('ERR DEBUG RELOAD needs a client connection outside a transaction')
+  // A background save or log rewrite would commit what it took before the reload over it: refused
+  // as redis refuses the save while a child runs (shared.err).
+  if (persistence.snapshots.inProgress || persistence.logRewriter.inProgress) throw new ReplyError('ERR')
   if (save) {
     try {
       persistence.snapshots.saveSync(registry)
