@@ -13,6 +13,19 @@ export interface SubcommandInfo {
 }
 
 export const SUBCOMMAND_INFO: Readonly<Record<string, SubcommandInfo>> = {
+  'acl|cat': { flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@slow'] },
+  'acl|deluser': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|dryrun': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|genpass': { flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@slow'] },
+  'acl|getuser': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|help': { flags: ['loading', 'stale'], keys: [0, 0, 0], categories: ['@slow'] },
+  'acl|list': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|load': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|log': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|save': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|setuser': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|users': { flags: ['admin', 'noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@admin', '@slow', '@dangerous'] },
+  'acl|whoami': { flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@slow'] },
   'client|caching': { flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@slow', '@connection'] },
   'client|getname': { flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@slow', '@connection'] },
   'client|getredir': { flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], categories: ['@slow', '@connection'] },
