@@ -154,8 +154,15 @@
         (br_if $done (i32.ge_u (local.get $added) (local.get $room)))
         (if (i32.eqz (i32.load8_u (i32.add (local.get $flags) (local.get $i))))
           (then
-            (local.set $flipped (call $set (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
-              (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
+            ;; Present already: no write, so no cache line is dirtied (bloom.c test_bit_set_bit
+            ;; writes only clear bits). New: the check stopped at its first clear bit, and every
+            ;; position is set without a branch on its old value.
+            (local.set $flipped (i32.const 0))
+            (if (i32.eqz (call $has (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+                  (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
+              (then
+                (local.set $flipped (call $set (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+                  (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))))
             (local.set $bits (i32.add (local.get $bits) (local.get $flipped)))
             (local.set $added (i32.add (local.get $added) (i32.ne (local.get $flipped) (i32.const 0))))
             (i32.store8 (i32.add (local.get $flags) (local.get $i))

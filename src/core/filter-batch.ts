@@ -71,9 +71,9 @@ function stage(arena: Arena, items: ItemList, from: number, to: number): number 
     words[(DESC >> 2) + 2 * n + 1] = length
     at += length
   }
-  bytes.fill(0, at, at + 8)
+  for (let j = 0; j < 8; j++) bytes[at + j] = 0
   arena.kernel.hashItems(DESC, n, PAIRS)
-  bytes.fill(0, FLAGS, FLAGS + n)
+  for (let j = 0; j < n; j++) bytes[FLAGS + j] = 0
   return n
 }
 
