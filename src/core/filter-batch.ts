@@ -14,8 +14,7 @@
  *   [ITEMS, end - 8)   the items' bytes, back to back; the last 8 bytes stay zero
  */
 
-import type { Arena } from './arena.js'
-import { SCRATCH_BYTES } from './arena.js'
+import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
 import type { BloomLayer } from './bloom-layer.js'
 
 /** A command's items, read where they are (the request parser's CommandArgs fits). */
@@ -41,6 +40,30 @@ export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 
 /** Below this many bytes an item is copied by a loop (no subarray allocated). */
 const LOOP_COPY_BYTES = 64
+
+/*
+ * Every kernel call goes through one of these three sites, made megamorphic when the module loads
+ * by calls on two small arenas of their own: a call site that saw one kernel only would keep that
+ * kernel's instance, and so its memory, alive in its feedback after the filter is gone (a deleted
+ * 1 GiB filter would stay resident until another arena's kernel ran there).
+ */
+function callHash(arena: Arena, n: number): void {
+  arena.kernel.hashItems(DESC, n, PAIRS)
+}
+
+function callCheck(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number): number {
+  return arena.kernel.checkLayer(PAIRS, FLAGS, n, bitmap, bitCount, hashCount)
+}
+
+function callAdd(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number, room: number): number {
+  return arena.kernel.addLayer(PAIRS, FLAGS, 0, n, bitmap, bitCount, hashCount, room, RESULT)
+}
+
+for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
+  callHash(sentinel, 0)
+  callCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
+  callAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
+}
 
 /** Whether the kernel can serve these layers: every one is in an arena. */
 export function kernelServes(layers: readonly BloomLayer[]): boolean {
@@ -72,7 +95,7 @@ function stage(arena: Arena, items: ItemList, from: number, to: number): number 
     at += length
   }
   for (let j = 0; j < 8; j++) bytes[at + j] = 0
-  arena.kernel.hashItems(DESC, n, PAIRS)
+  callHash(arena, n)
   for (let j = 0; j < n; j++) bytes[FLAGS + j] = 0
   return n
 }
@@ -87,7 +110,7 @@ function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
     arena.bytes.set(home.bytes.subarray(PAIRS, PAIRS + 16 * n), PAIRS)
     arena.bytes.set(home.bytes.subarray(FLAGS, FLAGS + n), FLAGS)
   }
-  const found = arena.kernel.checkLayer(PAIRS, FLAGS, n, layer.bitmap.byteOffset, layer.bitCount, layer.hashCount)
+  const found = callCheck(arena, n, layer.bitmap.byteOffset, layer.bitCount, layer.hashCount)
   if (arena !== home) home.bytes.set(arena.bytes.subarray(FLAGS, FLAGS + n), FLAGS)
   return found
 }
@@ -134,7 +157,7 @@ export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: n
     words[RESULT] = 0
     words[RESULT + 1] = 0
     const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
-    const done = home.kernel.addLayer(PAIRS, FLAGS, 0, n, newest.bitmap.byteOffset, newest.bitCount, newest.hashCount, room, RESULT)
+    const done = callAdd(home, n, newest.bitmap.byteOffset, newest.bitCount, newest.hashCount, room)
     newest.setBits += words[RESULT]!
     newest.items += words[RESULT + 1]!
     const bytes = home.bytes
