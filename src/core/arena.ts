@@ -43,8 +43,16 @@ export const SCRATCH_BYTES = 256 * 1024
 /** Bitmaps this large or larger get an arena of their own. */
 export const OWN_ARENA_BYTES = 64 * 1024 * 1024
 
-/** Size of a shared arena (scratch area included). */
+/** Size of the largest shared arena (scratch area included). */
 export const SHARED_ARENA_BYTES = 128 * 1024 * 1024
+
+/**
+ * Size of the smallest shared arena: a new shared arena is four times the bitmap it is made for
+ * (a power of two), from 4 MiB to {@link SHARED_ARENA_BYTES}. An arena's whole size counts as
+ * `external` memory in `process.memoryUsage()` (INFO used_memory) from its creation, touched or
+ * not, so a server with a few small filters does not report 128 MiB.
+ */
+const MIN_SHARED_ARENA_BYTES = 4 * 1024 * 1024
 
 /** The most pages one memory holds on Node 20 (4 GiB). */
 const MAX_PAGES = 65536
@@ -180,7 +188,7 @@ export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
         }
       }
       if (arena === undefined) {
-        arena = new Arena(SHARED_ARENA_BYTES, false)
+        arena = new Arena(sharedArenaBytes(byteCount), false)
         shared.push(arena)
         offset = arena.take(byteCount)
       }
@@ -196,6 +204,12 @@ export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
   // shared arena's region is given back when the bitmap is collected.
   if (!arena.own) REGIONS.register(bitmap, { arena, offset: offset!, size: byteCount })
   return bitmap
+}
+
+function sharedArenaBytes(byteCount: number): number {
+  let size = MIN_SHARED_ARENA_BYTES
+  while (size < 4 * (byteCount + SCRATCH_BYTES) && size < SHARED_ARENA_BYTES) size *= 2
+  return size
 }
 
 /** The arena of a bitmap {@link allocateArenaBitmap} returned; undefined for any other array. */
