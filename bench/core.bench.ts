@@ -2,11 +2,17 @@
  * In process: the filter core without a server. MurmurHash64A on 16/64/256-byte Buffers (one
  * hash in JavaScript, and the pair an item needs, by the WebAssembly module and in JavaScript), then add
  * and check on one-layer filters of 1e3 to 1e8 bits (k = 7, as for error rate 0.01), beside the npm
- * `bloomfilter` package (FNV-1a over strings) with the same bits and k in the same run.
+ * `bloomfilter` package (FNV-1a over strings) with the same bits and k in the same run. bfs three
+ * ways: `add`/`has` one item at a time by the JavaScript loops over a plain array (the path before
+ * the WebAssembly arenas, still taken by seeded filters and layers outside the arenas), and the
+ * Bloom kernel over an arena bitmap (core/filter-batch.ts) one item per call (BF.ADD, BF.EXISTS)
+ * and ten per call (BF.MADD, BF.MEXISTS ×10: items/s is the column to compare).
  *
  * Run: npm run bench:core       (BENCH_SECONDS=2 for longer samples)
  */
 import { BloomFilter } from 'bloomfilter'
+import { allocateBitmap } from '../src/core/bitmap.js'
+import type { ItemList } from '../src/core/filter-batch.js'
 import { murmurHash64A, murmurHash64AChained, murmurHash64AChainedJs } from '../src/core/murmur-hash.js'
 import { ScalableBloomFilter } from '../src/core/scalable-filter.js'
 import { REDISBLOOM_HASHING } from '../src/core/hashing.js'
@@ -34,7 +40,7 @@ runSuite('MurmurHash64A', hashCases)
  * A one-layer bfs filter of about `bits` bits that never fills: its capacity is set above any
  * item count, so every add takes the normal path (no scale-up, no "full" answer).
  */
-function bfsFilter(bits: number): ScalableBloomFilter {
+function bfsFilter(bits: number, inArena: boolean): ScalableBloomFilter {
   const bitCount = Math.ceil(bits / 64) * 64
   const bitsPerEntry = bitsPerEntryFor(ERROR_RATE)
   return ScalableBloomFilter.fromParts({
@@ -48,23 +54,37 @@ function bfsFilter(bits: number): ScalableBloomFilter {
       hashCount: hashCountFor(bitsPerEntry),
       bitCount,
       items: 0,
-      bitmap: new Uint8Array(bitCount / 8),
+      bitmap: inArena ? allocateBitmap(bitCount / 8) : new Uint8Array(bitCount / 8),
     }],
   })
 }
 
 const hashCount = hashCountFor(bitsPerEntryFor(ERROR_RATE))
+const list: ItemList = { bytes: (i) => items[i]!, start: () => 0, end: (i) => items[i]!.length }
+const outcomes = new Uint8Array(16)
+/** Calls `run` on the next `per` items (from 0 again before the end of the items). */
+function batches(per: number, run: (from: number, to: number) => number): () => void {
+  let at = 0
+  return () => {
+    run(at, at + per)
+    at = at + 2 * per > ITEM_COUNT ? 0 : at + per
+  }
+}
 for (const bits of [1e3, 1e5, 1e7, 1e8]) {
-  const ours = bfsFilter(bits)
+  const loops = bfsFilter(bits, false)
+  const kernel = bfsFilter(bits, true)
   const theirs = new BloomFilter(Math.ceil(bits / 64) * 64, hashCount)
-  let a = 0
-  let b = 0
-  let c = 0
-  let d = 0
+  const at = [0, 0, 0, 0]
+  const add = (from: number, to: number): number => kernel.addMany(list, from, to, outcomes, 0)
+  const has = (from: number, to: number): number => kernel.hasMany(list, from, to, outcomes, 0)
   runSuite(`${bits.toExponential(0)} bits, k = ${hashCount}, ${ITEM_COUNT} distinct 16-byte items`, [
-    { name: 'bfs add', fn: () => void ours.add(items[a++ & (ITEM_COUNT - 1)]!) },
-    { name: 'bloomfilter add', fn: () => theirs.add(itemTexts[b++ & (ITEM_COUNT - 1)]!) },
-    { name: 'bfs has', fn: () => void ours.has(items[c++ & (ITEM_COUNT - 1)]!) },
-    { name: 'bloomfilter test', fn: () => void theirs.test(itemTexts[d++ & (ITEM_COUNT - 1)]!) },
+    { name: 'bfs add (JavaScript loops)', fn: () => void loops.add(items[at[0]++ & (ITEM_COUNT - 1)]!) },
+    { name: 'bfs add (kernel, 1 per call)', fn: batches(1, add) },
+    { name: 'bfs add (kernel, 10 per call)', items: 10, fn: batches(10, add) },
+    { name: 'bloomfilter add', fn: () => theirs.add(itemTexts[at[1]++ & (ITEM_COUNT - 1)]!) },
+    { name: 'bfs has (JavaScript loops)', fn: () => void loops.has(items[at[2]++ & (ITEM_COUNT - 1)]!) },
+    { name: 'bfs has (kernel, 1 per call)', fn: batches(1, has) },
+    { name: 'bfs has (kernel, 10 per call)', items: 10, fn: batches(10, has) },
+    { name: 'bloomfilter test', fn: () => void theirs.test(itemTexts[at[3]++ & (ITEM_COUNT - 1)]!) },
   ])
 }

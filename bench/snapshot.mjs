@@ -67,7 +67,7 @@ async function main() {
   const bgsaveMs = performance.now() - started
   histogram.disable()
   const processed = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))[1])
-  const loadedStepMs = server.snapshots.lastBgsaveLongestStepMs
+  const loadedStepMs = server.persistence.snapshots.lastBgsaveLongestStepMs
   load.kill('SIGKILL')
   // The save's own stalls, told apart from the load's: the same BGSAVE (the filter changed, so it
   // rewrites all of it) with nothing else running, while a client pings every millisecond.
@@ -92,7 +92,7 @@ async function main() {
   pinging = false
   await pings
   pinger.disconnect()
-  const quietStepMs = server.snapshots.lastBgsaveLongestStepMs
+  const quietStepMs = server.persistence.snapshots.lastBgsaveLongestStepMs
   redis.disconnect()
   await server.close()
 

@@ -1,16 +1,19 @@
-// Compiles src/core/murmur-hash.wat into src/core/murmur-wasm-module.ts (the bytes as a literal,
-// so the core needs no file reads). Run after editing the .wat: npm run build:wasm
-// test/core/murmur-wasm.test.ts fails when the two disagree.
+// Compiles the WebAssembly sources of src/core into TypeScript modules (the bytes as a literal,
+// so the core needs no file reads). Run after editing a .wat: npm run build:wasm
+// test/core/murmur-wasm-module.test.ts fails when a source and its module disagree.
 import { readFileSync, writeFileSync } from 'node:fs'
 import wabt from 'wabt'
 
-const watUrl = new URL('../src/core/murmur-hash.wat', import.meta.url)
-const outUrl = new URL('../src/core/murmur-wasm-module.ts', import.meta.url)
+/** Each .wat of src/core, the module it becomes and the name of its exported bytes. */
+export const WASM_SOURCES = [
+  { wat: 'murmur-hash.wat', module: 'murmur-wasm-module.ts', constant: 'MURMUR_WASM_MODULE' },
+  { wat: 'bloom-kernel.wat', module: 'bloom-kernel-module.ts', constant: 'BLOOM_KERNEL_MODULE' },
+]
 
 /** @returns the module bytes of the .wat source */
-export async function compileWat(source) {
+export async function compileWat(source, name = 'murmur-hash.wat') {
   const toolkit = await wabt()
-  const module = toolkit.parseWat('murmur-hash.wat', source)
+  const module = toolkit.parseWat(name, source, { threads: true })
   try {
     module.validate()
     return Uint8Array.from(module.toBinary({}).buffer)
@@ -19,17 +22,17 @@ export async function compileWat(source) {
   }
 }
 
-/** @returns the TypeScript source of murmur-wasm-module.ts for these bytes */
-export function moduleSource(bytes) {
+/** @returns the TypeScript source of a generated module for these bytes */
+export function moduleSource(bytes, wat = 'murmur-hash.wat', constant = 'MURMUR_WASM_MODULE') {
   const lines = []
   for (let i = 0; i < bytes.length; i += 16) {
     lines.push('  ' + Array.from(bytes.subarray(i, i + 16), (b) => '0x' + b.toString(16).padStart(2, '0')).join(', ') + ',')
   }
   return [
-    '// Generated from murmur-hash.wat by `npm run build:wasm`; do not edit.',
+    `// Generated from ${wat} by \`npm run build:wasm\`; do not edit.`,
     '',
-    '/** The WebAssembly module of murmur-hash.wat. */',
-    'export const MURMUR_WASM_MODULE = new Uint8Array([',
+    `/** The WebAssembly module of ${wat}. */`,
+    `export const ${constant} = new Uint8Array([`,
     ...lines,
     '])',
     '',
@@ -37,7 +40,9 @@ export function moduleSource(bytes) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const bytes = await compileWat(readFileSync(watUrl, 'utf8'))
-  writeFileSync(outUrl, moduleSource(bytes))
-  console.log(`src/core/murmur-wasm-module.ts: ${bytes.length} bytes`)
+  for (const { wat, module, constant } of WASM_SOURCES) {
+    const bytes = await compileWat(readFileSync(new URL(`../src/core/${wat}`, import.meta.url), 'utf8'), wat)
+    writeFileSync(new URL(`../src/core/${module}`, import.meta.url), moduleSource(bytes, wat, constant))
+    console.log(`src/core/${module}: ${bytes.length} bytes`)
+  }
 }

@@ -4,6 +4,7 @@
  * (`argv.bytes(i)`, `start(i)`, `end(i)`): BF.ADD/EXISTS/MADD/MEXISTS allocate nothing.
  */
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
+import type { AddOutcome } from '../core/scalable-filter.js'
 import { isFilterError } from '../core/filter-error.js'
 import type { BloomEntry } from '../store/registry.js'
 import { bloomOrWrongType } from './key-kind.js'
@@ -114,15 +115,23 @@ function propagateCreate(ctx: CommandContext, key: Buffer, options: CreateOption
   ctx.server.propagate(argv)
 }
 
+/** The 0/1 outcomes of one command's items (BF.ADD, BF.MADD, BF.INSERT, BF.EXISTS, BF.MEXISTS), reused: commands run one at a time. */
+let itemOutcomes = new Uint8Array(64)
+
 /** BF.ADD key item → :1 added, :0 maybe present */
 export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
   const entry = filterForAdd(ctx, argv)
-  const item = argv.bytes(2)
-  const start = argv.start(2)
-  const end = argv.end(2)
-  const refusal = scaleUpRefusal(ctx, entry.filter, item, start, end)
-  if (refusal !== undefined) throw new ReplyError(refusal)
-  const outcome = entry.filter.add(item, start, end)
+  let outcome: AddOutcome
+  if (entry.filter.addMany(argv, 2, 3, itemOutcomes, 0) === 3) {
+    outcome = itemOutcomes[0] === 1 ? 1 : 0
+  } else {
+    const item = argv.bytes(2)
+    const start = argv.start(2)
+    const end = argv.end(2)
+    const refusal = scaleUpRefusal(ctx, entry.filter, item, start, end)
+    if (refusal !== undefined) throw new ReplyError(refusal)
+    outcome = entry.filter.add(item, start, end)
+  }
   const reply = ctx.client.reply
   if (outcome === 1) {
     keyspace(ctx).touch(entry)
@@ -141,21 +150,27 @@ export function bfMadd(ctx: CommandContext, argv: CommandArgs): void {
   addItems(ctx, filterForAdd(ctx, argv), argv, 2)
 }
 
-/** The 0/1 outcomes of one BF.MADD or BF.INSERT, reused: commands run one at a time. */
-let addOutcomes = new Uint8Array(64)
-
 /** Adds argv[first..] and writes RedisBloom's array: it stops at the first error, which it includes. */
 function addItems(ctx: CommandContext, entry: BloomEntry, argv: CommandArgs, first: number): void {
   const reply = ctx.client.reply
   const filter = entry.filter
-  const end = argv.length
-  if (addOutcomes.length < end - first) addOutcomes = new Uint8Array(end - first)
-  const outcomes = addOutcomes
+  const last = argv.length
+  if (itemOutcomes.length < last - first) itemOutcomes = new Uint8Array(last - first)
+  const outcomes = itemOutcomes
   // The array's length is only known at the end: a filter that cannot take an item ends it early.
   let error: string | undefined
   let done = 0
   let added = 0
-  for (let i = first; i < end; i++) {
+  for (let i = first; i < last; i++) {
+    // The Bloom kernel takes every item it can in a few calls; it stops before an item it leaves
+    // to the loop below (the newest layer is full, an item is too long, a capture is reading).
+    const next = filter.addMany(argv, i, last, outcomes, done)
+    if (next > i) {
+      for (let j = done; j < done + next - i; j++) added += outcomes[j]!
+      done += next - i
+      i = next - 1
+      continue
+    }
     const item = argv.bytes(i)
     const start = argv.start(i)
     const end = argv.end(i)
@@ -185,17 +200,38 @@ function addItems(ctx: CommandContext, entry: BloomEntry, argv: CommandArgs, fir
 /** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
 export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
   const entry = lookupForCheck(ctx, argv)
-  ctx.client.reply.raw(entry !== undefined && entry.filter.has(argv.bytes(2), argv.start(2), argv.end(2)) ? ONE : ZERO)
+  let found = false
+  if (entry !== undefined) {
+    const filter = entry.filter
+    found = filter.hasMany(argv, 2, 3, itemOutcomes, 0) === 3 ? itemOutcomes[0] === 1 : filter.has(argv.bytes(2), argv.start(2), argv.end(2))
+  }
+  ctx.client.reply.raw(found ? ONE : ZERO)
 }
 
 /** BF.MEXISTS key item [item ...] → array of :1/:0 */
 export function bfMexists(ctx: CommandContext, argv: CommandArgs): void {
   const entry = lookupForCheck(ctx, argv)
   const reply = ctx.client.reply
-  reply.array(argv.length - 2)
-  for (let i = 2; i < argv.length; i++) {
-    reply.raw(entry !== undefined && entry.filter.has(argv.bytes(i), argv.start(i), argv.end(i)) ? ONE : ZERO)
+  const count = argv.length - 2
+  reply.array(count)
+  if (entry === undefined) {
+    for (let i = 0; i < count; i++) reply.raw(ZERO)
+    return
   }
+  const filter = entry.filter
+  if (itemOutcomes.length < count) itemOutcomes = new Uint8Array(count)
+  const found = itemOutcomes
+  // The Bloom kernel answers every item it can; has() the one it leaves (too long for one call).
+  for (let i = 2; i < argv.length;) {
+    const next = filter.hasMany(argv, i, argv.length, found, i - 2)
+    if (next > i) {
+      i = next
+    } else {
+      found[i - 2] = filter.has(argv.bytes(i), argv.start(i), argv.end(i)) ? 1 : 0
+      i++
+    }
+  }
+  for (let i = 0; i < count; i++) reply.raw(found[i] === 1 ? ONE : ZERO)
 }
 
 /**

@@ -5,6 +5,7 @@
  * chunk walk are format/dump-header.ts and format/dump-chunk.ts; this file adds the key lookup,
  * the argument order, the error texts and the size limit.
  */
+import { allocateBitmap } from '../core/bitmap.js'
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
 import { decodeDumpHeader } from '../format/dump-header.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
@@ -86,7 +87,7 @@ function filterFromHeader(ctx: CommandContext, header: Uint8Array): ScalableBloo
   // Refused before anything is allocated, as BF.RESERVE refuses a filter over the limit.
   if (declared !== undefined && declared > maxBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
   try {
-    const parts = decodeDumpHeader(header, { maxBytes })
+    const parts = decodeDumpHeader(header, { maxBytes, allocate: allocateBitmap })
     return ScalableBloomFilter.fromParts(parts, configured > 0 ? configured : undefined)
   } catch (error) {
     if (error instanceof DecodeError) throw new ReplyError(ERR.RECEIVED_BAD_DATA)

@@ -6,8 +6,11 @@
  * and not `>>> 3`; `i & 7` stays correct for every integer below 2^53 because 2^32 is a multiple of 8.
  */
 
+import { allocateArenaBitmap } from './arena.js'
+
 /**
- * Allocates a zeroed bitmap of `byteCount` bytes.
+ * Allocates a zeroed bitmap of `byteCount` bytes: in WebAssembly memory (arena.ts) where it fits
+ * one, a plain array otherwise.
  *
  * @throws RangeError when `byteCount` is not a non-negative safe integer or the runtime cannot
  *   allocate that much
@@ -16,7 +19,7 @@ export function allocateBitmap(byteCount: number): Uint8Array {
   if (!Number.isSafeInteger(byteCount) || byteCount < 0) {
     throw new RangeError(`byteCount must be a non-negative integer, got ${byteCount}`)
   }
-  return new Uint8Array(byteCount)
+  return allocateArenaBitmap(byteCount) ?? new Uint8Array(byteCount)
 }
 
 /** @returns whether bit `index` is set. `index` must be below `bitmap.length * 8`. */

@@ -3,6 +3,8 @@
  * (deps/bloom/bloom.c `CHECK_ADD_FUNC`, `bloom_check_add_compat`) over a precomputed hash pair.
  */
 
+import type { Arena } from './arena.js'
+import { arenaOf } from './arena.js'
 import { allocateBitmap, countSetBits } from './bitmap.js'
 import { carryOut, mod64, twoPow64Mod } from './hashing.js'
 import { MAX_BIT_COUNT } from './sizing.js'
@@ -72,6 +74,11 @@ export class BloomLayer {
    * check more). Set and cleared by store/registry-capture.ts only.
    */
   writeGuard: WriteGuard | null
+  /**
+   * The arena holding the bitmap (arena.ts), whose kernel filter-batch.ts runs; undefined for a
+   * plain array (a layer too large for one memory, or bytes a caller handed in).
+   */
+  readonly arena: Arena | undefined
   /** 2^64 mod bitCount: what a wrap of the C uint64 `a + i*b` removes from a position. */
   private readonly wrap: number
 
@@ -109,6 +116,7 @@ export class BloomLayer {
     this.bitmap = bitmap
     this.setBits = init.setBits ?? countSetBits(bitmap)
     this.writeGuard = null
+    this.arena = arenaOf(bitmap)
     this.wrap = twoPow64Mod(bitCount)
   }
 

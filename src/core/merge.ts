@@ -6,7 +6,7 @@
  * those it has.
  */
 
-import { countSetBits } from './bitmap.js'
+import { allocateBitmap, countSetBits } from './bitmap.js'
 import type { BloomLayer } from './bloom-layer.js'
 import { ScalableBloomFilter } from './scalable-filter.js'
 import type { LayerParts } from './scalable-filter.js'
@@ -143,7 +143,8 @@ function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): Lay
     if (layer === undefined) continue
     if (bitmap === undefined) {
       shape = layer
-      bitmap = new Uint8Array(layer.bitmap) // a copy: the sources stay as they are
+      bitmap = allocateBitmap(layer.bitmap.length) // a copy, in an arena: the sources stay as they are
+      bitmap.set(layer.bitmap)
     } else {
       const bits = layer.bitmap
       for (let j = 0; j < bits.length; j++) bitmap[j] = bitmap[j]! | bits[j]!

@@ -6,6 +6,8 @@
 
 import { BloomLayer } from './bloom-layer.js'
 import { NON_SCALING_FULL, TOO_LARGE } from './filter-error.js'
+import { addBatch, hasBatch, kernelServes } from './filter-batch.js'
+import type { ItemList } from './filter-batch.js'
 import type { FilterError } from './filter-error.js'
 import { createHashPair, hashRedisBloom, hashSeeded, REDISBLOOM_HASHING } from './hashing.js'
 import type { Hashing } from './hashing.js'
@@ -236,6 +238,36 @@ export class ScalableBloomFilter {
       if (layers[i].hasHashed(pair)) return true
     }
     return false
+  }
+
+  /**
+   * {@link add} for items[from, to) in a few calls of the Bloom kernel (filter-batch.ts), while the
+   * newest layer has room: `out[outAt + j]` gets item `from + j`'s outcome (1 or 0).
+   *
+   * @returns the index of the first item not handled: `to` when all were; less (`from` when
+   *   none) when the newest layer is or became full, an item is too long for one call, or the
+   *   kernel does not serve this filter (seeded hashing, a layer outside the arenas, a capture
+   *   reading a layer): the caller adds that item with {@link add} and calls again
+   */
+  addMany(items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
+    const layers = this.layerList
+    const newest = layers[layers.length - 1]!
+    // A capture reading the newest layer must hear of each write first (bloom-layer.ts addHashed).
+    if (this.seeded || newest.items >= newest.capacity || newest.writeGuard !== null || !kernelServes(layers)) return from
+    return addBatch(layers, items, from, to, out, outAt)
+  }
+
+  /**
+   * {@link has} for items[from, to) in a few calls of the Bloom kernel: `out[outAt + j]` gets 1
+   * when item `from + j` may be present, else 0.
+   *
+   * @returns the index of the first item not answered (see {@link addMany}): the caller answers
+   *   it with {@link has} and calls again
+   */
+  hasMany(items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
+    const layers = this.layerList
+    if (this.seeded || !kernelServes(layers)) return from
+    return hasBatch(layers, items, from, to, out, outAt)
   }
 
   // sb.c SBChain_Add: a new link of entries * growth items at error * ERROR_TIGHTENING_RATIO.

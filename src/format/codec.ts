@@ -131,6 +131,8 @@ export interface ByteSource {
    * decoded filter may keep (bitmaps are not copied again).
    */
   read(offset: number, length: number): Uint8Array
+  /** A layer's bitmap (the source may place it where the core wants bitmaps); {@link read} when absent. */
+  readBitmap?(offset: number, length: number): Uint8Array
 }
 
 /** An array as a {@link ByteSource}: reads are views into it. */
@@ -199,7 +201,7 @@ export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum 
 /** A layer's bitmap; one this JavaScript engine cannot hold in one array is a DecodeError. */
 function readBitmap(source: ByteSource, start: number, byteCount: number, layer: number): Uint8Array {
   try {
-    return source.read(start, byteCount)
+    return source.readBitmap !== undefined ? source.readBitmap(start, byteCount) : source.read(start, byteCount)
   } catch (error) {
     if (error instanceof RangeError) {
       throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)

@@ -43,6 +43,8 @@ const LN2 = 0.693147180559945
 export interface DecodeDumpOptions {
   /** Largest total of bitmap bytes (all layers) the caller will allocate; default 1 GiB. */
   maxBytes?: number
+  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`, which format/ may not import); a plain array by default. */
+  allocate?: (byteCount: number) => Uint8Array
 }
 
 /**
@@ -99,6 +101,7 @@ export function encodeDumpHeader(parts: FilterParts): Uint8Array {
  */
 export function decodeDumpHeader(bytes: Uint8Array, options: DecodeDumpOptions = {}): FilterParts {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DUMP_BYTES
+  const allocate = options.allocate ?? ((byteCount: number) => new Uint8Array(byteCount))
   if (bytes.length < DUMP_HEADER_BYTES) {
     throw new DecodeError('truncated', `dump header of ${bytes.length} bytes, need ${DUMP_HEADER_BYTES}`)
   }
@@ -161,6 +164,6 @@ export function decodeDumpHeader(bytes: Uint8Array, options: DecodeDumpOptions =
     hashing: { kind: 'redisbloom' },
     expansion,
     nonScaling,
-    layers: fields.map((layer) => ({ ...layer, bitmap: new Uint8Array(layer.bitCount / 8) })),
+    layers: fields.map((layer) => ({ ...layer, bitmap: allocate(layer.bitCount / 8) })),
   }
 }

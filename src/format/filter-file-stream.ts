@@ -27,6 +27,8 @@ export interface FileStreamLimits {
   readonly maxBitmapBytes: number
   /** Longest name, in bytes. */
   readonly maxNameBytes: number
+  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`); a plain array by default. */
+  readonly allocate?: (byteCount: number) => Uint8Array
 }
 
 /**
@@ -136,7 +138,7 @@ export class FilterFileStream {
     this.current = header
     this.bitmapBytes += header.byteCount
     this.crc = checksumLayerHeader(this.header, this.checksum, 0, chainedCrcStart(first.version, this.crc))
-    this.bitmap = allocate(header.byteCount, index)
+    this.bitmap = allocate(header.byteCount, index, this.limits.allocate)
     this.bitmapFill = 0
     this.headerFill = 0
   }
@@ -203,9 +205,9 @@ export class FilterFileStream {
 }
 
 /** A zeroed bitmap; one this engine cannot hold in one array is a DecodeError. */
-function allocate(byteCount: number, layer: number): Uint8Array {
+function allocate(byteCount: number, layer: number, allocator?: (byteCount: number) => Uint8Array): Uint8Array {
   try {
-    return new Uint8Array(byteCount)
+    return allocator !== undefined ? allocator(byteCount) : new Uint8Array(byteCount)
   } catch (error) {
     if (error instanceof RangeError) {
       throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)

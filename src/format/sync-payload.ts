@@ -108,6 +108,8 @@ export function encodeSyncPayload(files: readonly (readonly Uint8Array[])[]): Ui
 export interface SyncPayloadLimits {
   /** Most bitmap bytes of one filter, all layers (the replica's `max-filter-bytes`); 0: no limit. */
   readonly maxFilterBytes: number
+  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`); a plain array by default. */
+  readonly allocate?: (byteCount: number) => Uint8Array
 }
 
 /** The longest file a filter within `limits` can have: its bitmaps, every header, the longest name. */
@@ -263,7 +265,7 @@ export class SyncPayloadReader {
       const shown = length ?? 'over 2^53'
       throw new DecodeError('corrupt', `record at byte ${at}: no filter within the limits is a file of ${shown} bytes`)
     }
-    const limits = { maxBitmapBytes: this.limits.maxFilterBytes, maxNameBytes: MAX_SYNC_NAME_BYTES }
+    const limits = { maxBitmapBytes: this.limits.maxFilterBytes, maxNameBytes: MAX_SYNC_NAME_BYTES, allocate: this.limits.allocate }
     this.file = new FilterFileStream(length, limits, at + RECORD_PREFIX_BYTES, this.checksum, this.countBits)
     this.state = 'file'
   }

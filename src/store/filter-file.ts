@@ -4,6 +4,7 @@
  * file larger than one array can be (4 GiB on Node 20) loads as long as each layer fits in one.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { allocateBitmap } from '../core/bitmap.js'
 import { type ByteSource, decodeFilter, type FilterRecord } from '../format/codec.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -20,7 +21,16 @@ export class FileBytes implements ByteSource {
   ) {}
 
   read(offset: number, length: number): Uint8Array {
-    const bytes = new Uint8Array(length)
+    return this.readInto(new Uint8Array(length), offset)
+  }
+
+  /** A bitmap, read into WebAssembly memory where it fits an arena (core/arena.ts). */
+  readBitmap(offset: number, length: number): Uint8Array {
+    return this.readInto(allocateBitmap(length), offset)
+  }
+
+  private readInto(bytes: Uint8Array, offset: number): Uint8Array {
+    const length = bytes.length
     let done = 0
     while (done < length) {
       const read = readSync(this.fd, bytes, done, Math.min(length - done, IO_CHUNK_BYTES), offset + done)

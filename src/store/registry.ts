@@ -6,6 +6,7 @@ import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { HealthWatch } from '../core/filter-health.js'
 import { WindowFilter } from '../core/window-filter.js'
 import { RememberedBytes } from '../protocol/same-bytes.js'
+import { holdsOwnArena, reclaimSoon } from './memory-reclaim.js'
 
 /** What a key holds: a Bloom filter (BF.*) or a sliding-window filter (APBF.*). */
 export type StoredFilter = ScalableBloomFilter | WindowFilter
@@ -236,11 +237,13 @@ export class FilterRegistry {
   /** Deletes a filter, expired or not, with its expiry. */
   delete(name: string, counted = true): boolean {
     this.lastKey.forget()
+    this.lastEntry = undefined // else a deleted filter (and its memory) stays reachable from here
     const entry = this.filters.get(name)
     if (entry === undefined) return false
     this.filters.delete(name)
     this.forgetExpiry(entry)
     if (counted) this.dirty++
+    if (entry.kind === 'bloom' && holdsOwnArena(entry.filter)) reclaimSoon()
     return true
   }
 

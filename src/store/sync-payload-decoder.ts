@@ -3,7 +3,7 @@
  * the socket into the filters the registry will hold. It lives in store/ and not beside the
  * format because it builds live filters (core) and Buffers, which format/ does not.
  */
-import { countSetBits } from '../core/bitmap.js'
+import { allocateBitmap, countSetBits } from '../core/bitmap.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { FilterRecord } from '../format/codec.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -36,7 +36,7 @@ export class SyncPayloadDecoder {
   /** `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit. */
   constructor(limits: SyncPayloadLimits) {
     this.reader = new SyncPayloadReader(
-      { maxFilterBytes: limits.maxFilterBytes }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
+      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateBitmap }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
       (record) => this.add(record),
     )
   }

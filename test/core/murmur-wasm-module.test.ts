@@ -1,22 +1,37 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs build script, without type declarations
-import { compileWat, moduleSource } from '../../scripts/build-wasm.mjs'
+import { compileWat, moduleSource, WASM_SOURCES } from '../../scripts/build-wasm.mjs'
 
-describe('src/core/murmur-wasm-module.ts', () => {
-  it('is what `npm run build:wasm` makes of murmur-hash.wat today', async () => {
-    const wat = readFileSync(new URL('../../src/core/murmur-hash.wat', import.meta.url), 'utf8')
-    const generated = readFileSync(new URL('../../src/core/murmur-wasm-module.ts', import.meta.url), 'utf8')
-    const bytes: Uint8Array = await compileWat(wat)
-    expect(bytes.subarray(0, 4)).toEqual(new Uint8Array([0x00, 0x61, 0x73, 0x6d]))
-    expect(generated).toBe(moduleSource(bytes))
+interface WasmSource { wat: string; module: string; constant: string }
+const sources = WASM_SOURCES as WasmSource[]
+
+const read = (file: string): string => readFileSync(new URL(`../../src/core/${file}`, import.meta.url), 'utf8')
+
+describe('the generated WebAssembly modules of src/core', () => {
+  it('covers both sources: the MurmurHash module and the Bloom kernel', () => {
+    expect(sources.map((source) => source.wat)).toEqual(['murmur-hash.wat', 'bloom-kernel.wat'])
   })
 
-  it('the comparison would catch an edit to the .wat', async () => {
-    const wat = readFileSync(new URL('../../src/core/murmur-hash.wat', import.meta.url), 'utf8')
-    const generated = readFileSync(new URL('../../src/core/murmur-wasm-module.ts', import.meta.url), 'utf8')
-    const edited = wat.replace('(i64.const 47))))', '(i64.const 46))))')
-    expect(edited).not.toBe(wat)
-    expect(moduleSource(await compileWat(edited))).not.toBe(generated)
+  it.each(sources)('$module is what `npm run build:wasm` makes of $wat today', async ({ wat, module, constant }) => {
+    const bytes: Uint8Array = await compileWat(read(wat), wat)
+    expect(bytes.subarray(0, 4)).toEqual(new Uint8Array([0x00, 0x61, 0x73, 0x6d]))
+    expect(read(module)).toBe(moduleSource(bytes, wat, constant))
+  })
+
+  it.each([
+    { wat: 'murmur-hash.wat', from: '(i64.const 47))))', to: '(i64.const 46))))' },
+    { wat: 'bloom-kernel.wat', from: '(i32.const 2))', to: '(i32.const 3))' },
+  ])('the comparison would catch an edit to $wat', async ({ wat, from, to }) => {
+    const source = sources.find((entry) => entry.wat === wat)!
+    const edited = read(wat).replace(from, to)
+    expect(edited).not.toBe(read(wat))
+    expect(moduleSource(await compileWat(edited, wat), wat, source.constant)).not.toBe(read(source.module))
+  })
+
+  it('the Bloom kernel never grows its memory (views of an arena are never detached)', () => {
+    const code = read('bloom-kernel.wat').replace(/;;.*$/gm, '')
+    expect(code).toMatch(/\(memory 1 65536\)/)
+    expect(code).not.toMatch(/memory\.grow/)
   })
 })

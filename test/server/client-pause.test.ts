@@ -6,7 +6,7 @@
  * for the one lower bound a timed pause guarantees).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import Redis from 'ioredis'
+import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { askRaw } from '../helpers/redis-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'

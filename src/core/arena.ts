@@ -1,0 +1,233 @@
+/**
+ * Bitmaps in WebAssembly memory: arenas (one `WebAssembly.Memory` each, with an instance of the
+ * Bloom kernel, bloom-kernel.wat, bound to it) and the allocator that places layers in them.
+ *
+ * Which bitmap goes where ({@link allocateBitmap} in bitmap.ts asks {@link allocateArenaBitmap}):
+ * - below {@link OWN_ARENA_BYTES} (64 MiB): a region of a shared arena of
+ *   {@link SHARED_ARENA_BYTES}; freed regions are reused for bitmaps of the same size, and an
+ *   arena whose regions are all free starts over (and is dropped when another one has room);
+ * - from 64 MiB up to {@link MAX_ARENA_BITMAP_BYTES} (4 GiB less the scratch area): an arena of
+ *   its own, sized to the bitmap, which the garbage collector returns to the system once the
+ *   filter is gone (DEL, FLUSHALL, an overwrite): a memory cannot shrink, but it can be dropped;
+ * - larger (only a layer of the last 256 KiB below 4 GiB: Node 20's arrays stop at 4 GiB), or when
+ *   the engine refuses a memory: a plain `Uint8Array`, probed by the JavaScript loops of
+ *   bloom-layer.ts, as before arenas.
+ *
+ * Stale views cannot exist: an arena is created at its final size (`initial` = `maximum`, and the
+ * kernel has no `memory.grow`), so its `ArrayBuffer` is never detached and a view of it stays
+ * valid as long as it is held. The engine commits pages only as they are first written, so the
+ * unused part of an arena costs address space, not memory.
+ *
+ * A region's lifetime is its bitmap view's: the region is freed when the garbage collector has
+ * collected the one `Uint8Array` {@link allocateArenaBitmap} returned (a `FinalizationRegistry`),
+ * so whatever still holds the bitmap (a layer, a capture reading a deleted filter, a snapshot
+ * being written) keeps its bytes. Code must not keep a `subarray` of a bitmap past the turn in
+ * which it took it without also keeping the bitmap itself.
+ */
+
+import { BLOOM_KERNEL_MODULE } from './bloom-kernel-module.js'
+
+// lib.dom.d.ts declares WebAssembly; this project compiles against ES2022 and Node's types only.
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> }
+  Memory: new (descriptor: { initial: number; maximum: number; shared?: boolean }) => { buffer: ArrayBufferLike }
+}
+
+/** A WebAssembly page. */
+export const PAGE_BYTES = 65536
+
+/** Bytes at the start of every arena for the kernel's scratch area (filter-batch.ts). */
+export const SCRATCH_BYTES = 256 * 1024
+
+/** Bitmaps this large or larger get an arena of their own. */
+export const OWN_ARENA_BYTES = 64 * 1024 * 1024
+
+/** Size of the largest shared arena (scratch area included). */
+export const SHARED_ARENA_BYTES = 128 * 1024 * 1024
+
+/**
+ * Size of the smallest shared arena: a new shared arena is four times the bitmap it is made for
+ * (a power of two), from 4 MiB to {@link SHARED_ARENA_BYTES}. An arena's whole size counts as
+ * `external` memory in `process.memoryUsage()` (INFO used_memory) from its creation, touched or
+ * not, so a server with a few small filters does not report 128 MiB.
+ */
+const MIN_SHARED_ARENA_BYTES = 4 * 1024 * 1024
+
+/** The most pages one memory holds on Node 20 (4 GiB). */
+const MAX_PAGES = 65536
+
+/** Largest bitmap an arena holds: 4 GiB less the scratch area. */
+export const MAX_ARENA_BITMAP_BYTES = MAX_PAGES * PAGE_BYTES - SCRATCH_BYTES
+
+/** Regions start on a cache line. */
+const ALIGN = 64
+
+/** The kernel's exports (see bloom-kernel.wat). */
+export interface BloomKernel {
+  hashItems(desc: number, n: number, pairs: number): void
+  checkLayer(pairs: number, flags: number, n: number, bitmap: number, bitCount: number, hashCount: number): number
+  addLayer(
+    pairs: number, flags: number, from: number, n: number,
+    bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
+  ): number
+}
+
+let compiled: object | undefined
+
+/** One memory, its kernel and its allocation state. */
+export class Arena {
+  /** All of the memory, never detached (the memory never grows). */
+  readonly bytes: Uint8Array
+  /** The same memory as 32-bit words (the kernel's result words). */
+  readonly words: Uint32Array
+  /** The kernel bound to this memory. */
+  readonly kernel: BloomKernel
+  /** Regions handed out and not freed yet. */
+  live = 0
+  /** Bytes of those regions. */
+  liveBytes = 0
+  /** Where never-used space begins (everything from here on is zero). */
+  private top = SCRATCH_BYTES
+  /** Freed regions by size: offsets to reuse (their bytes must be zeroed first). */
+  private readonly freeBySize = new Map<number, number[]>()
+
+  constructor(readonly byteLength: number, readonly own: boolean) {
+    const memory = new WebAssembly.Memory({ initial: byteLength / PAGE_BYTES, maximum: byteLength / PAGE_BYTES })
+    compiled ??= new WebAssembly.Module(BLOOM_KERNEL_MODULE)
+    const instance = new WebAssembly.Instance(compiled, { env: { memory } })
+    this.kernel = instance.exports as unknown as BloomKernel
+    this.bytes = new Uint8Array(memory.buffer)
+    this.words = new Uint32Array(memory.buffer)
+  }
+
+  /** A zeroed region of `size` bytes, or undefined when the arena has no room for it. */
+  take(size: number): number | undefined {
+    const rounded = roundUp(size)
+    const reusable = this.freeBySize.get(rounded)
+    let offset: number
+    if (reusable !== undefined && reusable.length > 0) {
+      offset = reusable.pop()!
+      this.bytes.fill(0, offset, offset + size)
+    } else if (this.top + rounded <= this.byteLength) {
+      offset = this.top
+      this.top += rounded
+    } else {
+      return undefined
+    }
+    this.live++
+    this.liveBytes += rounded
+    return offset
+  }
+
+  /** Gives back a region {@link take} returned. When none is left, the whole arena starts over. */
+  release(offset: number, size: number): void {
+    const rounded = roundUp(size)
+    this.live--
+    this.liveBytes -= rounded
+    if (this.live === 0) {
+      // Everything below `top` may hold old bits: zero it now, once, and start from the scratch.
+      this.bytes.fill(0, SCRATCH_BYTES, this.top)
+      this.top = SCRATCH_BYTES
+      this.freeBySize.clear()
+      return
+    }
+    let list = this.freeBySize.get(rounded)
+    if (list === undefined) this.freeBySize.set(rounded, (list = []))
+    list.push(offset)
+  }
+}
+
+function roundUp(size: number): number {
+  return Math.max(ALIGN, Math.ceil(size / ALIGN) * ALIGN)
+}
+
+/** The arena a bitmap lives in, by its buffer. */
+const ARENA_OF = new WeakMap<ArrayBufferLike, Arena>()
+/** The bitmaps {@link allocateArenaBitmap} returned: only these are used by the kernel. */
+const ARENA_BITMAPS = new WeakSet<Uint8Array>()
+/** Shared arenas, oldest first. */
+const shared: Arena[] = []
+
+interface HeldRegion {
+  readonly arena: Arena
+  readonly offset: number
+  readonly size: number
+}
+
+const REGIONS = new FinalizationRegistry<HeldRegion>((region) => {
+  region.arena.release(region.offset, region.size)
+  if (region.arena.live === 0) dropIfSpare(region.arena)
+})
+
+/** Drops an empty shared arena when another shared arena exists. */
+function dropIfSpare(arena: Arena): void {
+  if (shared.length < 2) return
+  const index = shared.indexOf(arena)
+  if (index >= 0) shared.splice(index, 1)
+}
+
+/**
+ * A zeroed bitmap of `byteCount` bytes in an arena (see the module comment for which), or
+ * undefined when it takes the plain-array path: too large for a memory, or the engine refused one.
+ */
+export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
+  if (byteCount === 0 || byteCount > MAX_ARENA_BITMAP_BYTES) return undefined
+  let arena: Arena | undefined
+  let offset: number | undefined
+  try {
+    if (byteCount >= OWN_ARENA_BYTES) {
+      arena = new Arena(Math.ceil((SCRATCH_BYTES + byteCount) / PAGE_BYTES) * PAGE_BYTES, true)
+      offset = arena.take(byteCount)
+    } else {
+      for (const candidate of shared) {
+        offset = candidate.take(byteCount)
+        if (offset !== undefined) {
+          arena = candidate
+          break
+        }
+      }
+      if (arena === undefined) {
+        arena = new Arena(sharedArenaBytes(byteCount), false)
+        shared.push(arena)
+        offset = arena.take(byteCount)
+      }
+    }
+  } catch (error) {
+    if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
+    throw error
+  }
+  const bitmap = new Uint8Array(arena.bytes.buffer, offset!, byteCount)
+  ARENA_OF.set(arena.bytes.buffer, arena)
+  ARENA_BITMAPS.add(bitmap)
+  // An own arena goes with its bitmap (nothing else holds it strongly: ARENA_OF is weak); a
+  // shared arena's region is given back when the bitmap is collected.
+  if (!arena.own) REGIONS.register(bitmap, { arena, offset: offset!, size: byteCount })
+  return bitmap
+}
+
+function sharedArenaBytes(byteCount: number): number {
+  let size = MIN_SHARED_ARENA_BYTES
+  while (size < 4 * (byteCount + SCRATCH_BYTES) && size < SHARED_ARENA_BYTES) size *= 2
+  return size
+}
+
+/** The arena of a bitmap {@link allocateArenaBitmap} returned; undefined for any other array. */
+export function arenaOf(bitmap: Uint8Array): Arena | undefined {
+  return ARENA_BITMAPS.has(bitmap) ? ARENA_OF.get(bitmap.buffer) : undefined
+}
+
+/** What the arenas hold now (for INFO and the memory bench). */
+export interface ArenaStats {
+  /** Shared arenas alive. */
+  sharedArenas: number
+  /** Bytes of live regions in shared arenas. */
+  sharedLiveBytes: number
+}
+
+/** Counts of the shared arenas (own arenas are one per large layer, counted by the layers). */
+export function arenaStats(): ArenaStats {
+  let sharedLiveBytes = 0
+  for (const arena of shared) sharedLiveBytes += arena.liveBytes
+  return { sharedArenas: shared.length, sharedLiveBytes }
+}

@@ -1,0 +1,175 @@
+;; The Bloom data plane of one arena (arena.ts): hashes a command's items with RedisBloom 2.4's two
+;; MurmurHash64A calls (deps/bloom/bloom.c `bloom_calc_hash64`) and tests or sets their positions
+;; `(a + i * b) mod 2^64 mod m` (bloom.c `CHECK_ADD_FUNC`) in bitmaps of the same memory.
+;; `npm run build:wasm` turns this file into bloom-kernel-module.ts.
+;;
+;; The memory is the arena's, imported, and never grows (the module has no memory.grow): a view
+;; of it taken in JavaScript stays valid for the arena's life. Its first bytes are the scratch
+;; area of filter-batch.ts: item descriptors (u32 offset, u32 length), the items, hash pairs
+;; (u64 a, u64 b), one flag byte per item and a result word; the bitmaps follow.
+;;
+;; Flags: 0 nothing known yet, 1 added by this call, 2 present (some layer has every position).
+(module
+  (import "env" "memory" (memory 1 65536))
+
+  (global $m i64 (i64.const 0xc6a4a7935bd1e995))
+
+  ;; MurmurHash64A (deps/murmur2/MurmurHash2.c `MurmurHash64A_Bloom`) of memory[p, p + len).
+  (func $murmur64a (param $p i32) (param $len i32) (param $seed i64) (result i64)
+    (local $h i64) (local $k i64) (local $end i32) (local $tail i32)
+    (local.set $h (i64.xor (local.get $seed) (i64.mul (i64.extend_i32_u (local.get $len)) (global.get $m))))
+    (local.set $end (i32.add (local.get $p) (i32.and (local.get $len) (i32.const -8))))
+    (block $done
+      (loop $blocks
+        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+        (local.set $k (i64.mul (i64.load (local.get $p)) (global.get $m)))
+        (local.set $k (i64.mul (i64.xor (local.get $k) (i64.shr_u (local.get $k) (i64.const 47))) (global.get $m)))
+        (local.set $h (i64.mul (i64.xor (local.get $h) (local.get $k)) (global.get $m)))
+        (local.set $p (i32.add (local.get $p) (i32.const 8)))
+        (br $blocks)))
+    ;; The 1..7 tail bytes, which the C switch xors in one by one: one load, the bytes past the
+    ;; item masked off (the scratch area keeps 8 bytes after the last item, so the load stays in).
+    (local.set $tail (i32.and (local.get $len) (i32.const 7)))
+    (if (local.get $tail)
+      (then
+        (local.set $h (i64.mul
+          (i64.xor (local.get $h) (i64.and (i64.load (local.get $p))
+            (i64.shr_u (i64.const -1) (i64.extend_i32_u (i32.sub (i32.const 64) (i32.shl (local.get $tail) (i32.const 3)))))))
+          (global.get $m)))))
+    (local.set $h (i64.mul (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 47))) (global.get $m)))
+    (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 47))))
+
+  ;; For items 0..n-1 described at `desc` (u32 offset, u32 length each): the pair a, b at
+  ;; pairs + 16 i, a = MurmurHash64A(item, 0xc6a4a7935bd1e995), b = MurmurHash64A(item, a).
+  (func (export "hashItems") (param $desc i32) (param $n i32) (param $pairs i32)
+    (local $i i32) (local $p i32) (local $len i32) (local $a i64)
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $p (i32.load (local.get $desc)))
+        (local.set $len (i32.load offset=4 (local.get $desc)))
+        (local.set $a (call $murmur64a (local.get $p) (local.get $len) (global.get $m)))
+        (i64.store (local.get $pairs) (local.get $a))
+        (i64.store offset=8 (local.get $pairs) (call $murmur64a (local.get $p) (local.get $len) (local.get $a)))
+        (local.set $desc (i32.add (local.get $desc) (i32.const 8)))
+        (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items))))
+
+  ;; (pos + step - (wrapped ? 2^64 mod m : 0)) mod m for pos, step, wrap in [0, m): the next
+  ;; position of `x += b` without a division, branch-free (a branch here would be a coin toss).
+  (func $next (param $pos i64) (param $step i64) (param $minus i64) (param $m i64) (result i64)
+    (local $p i64)
+    (local.set $p (i64.add (local.get $pos) (local.get $step)))
+    (local.set $p (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
+    (local.set $p (i64.sub (local.get $p) (local.get $minus)))
+    (select (i64.add (local.get $p) (local.get $m)) (local.get $p) (i64.lt_s (local.get $p) (i64.const 0))))
+
+  ;; 2^64 mod m.
+  (func $wrapOf (param $m i64) (result i64)
+    (i64.rem_u (i64.add (i64.rem_u (i64.const -1) (local.get $m)) (i64.const 1)) (local.get $m)))
+
+  ;; Whether every one of the k positions of the pair at `pair` is set in the bitmap at `bitmap`
+  ;; of m bits (bloom.c `bloom_check_h`); stops at the first clear bit.
+  (func $has (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64)
+    (local.set $x (i64.load (local.get $pair)))
+    (local.set $b (i64.load offset=8 (local.get $pair)))
+    (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
+    (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (block $no
+      (loop $probes
+        (br_if $no (i32.eqz (local.get $k)))
+        (if (i32.eqz (i32.and
+              (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
+              (i32.shl (i32.const 1) (i32.and (i32.wrap_i64 (local.get $pos)) (i32.const 7)))))
+          (then (return (i32.const 0))))
+        (local.set $x (i64.add (local.get $x) (local.get $b)))
+        (local.set $pos (call $next (local.get $pos) (local.get $step)
+          (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b))) (local.get $m)))
+        (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+        (br $probes)))
+    (i32.const 1))
+
+  ;; Sets the k positions of the pair at `pair` (bloom.c `bloom_add_h`); returns the bits it
+  ;; turned on (0: every one was set already). No branch on a bit's old value.
+  (func $set (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64)
+    (local $at i32) (local $bit i32) (local $old i32) (local $flipped i32)
+    (local.set $x (i64.load (local.get $pair)))
+    (local.set $b (i64.load offset=8 (local.get $pair)))
+    (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
+    (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (block $done
+      (loop $probes
+        (br_if $done (i32.eqz (local.get $k)))
+        (local.set $at (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
+        (local.set $bit (i32.and (i32.wrap_i64 (local.get $pos)) (i32.const 7)))
+        (local.set $old (i32.load8_u (local.get $at)))
+        (i32.store8 (local.get $at) (i32.or (local.get $old) (i32.shl (i32.const 1) (local.get $bit))))
+        (local.set $flipped (i32.add (local.get $flipped)
+          (i32.xor (i32.and (i32.shr_u (local.get $old) (local.get $bit)) (i32.const 1)) (i32.const 1))))
+        (local.set $x (i64.add (local.get $x) (local.get $b)))
+        (local.set $pos (call $next (local.get $pos) (local.get $step)
+          (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b))) (local.get $m)))
+        (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+        (br $probes)))
+    (local.get $flipped))
+
+  ;; For each item i < n whose flag is 0: flag 2 when the layer (bitmap, m bits, k hashes) has all
+  ;; its positions. Returns how many it found.
+  (func (export "checkLayer") (param $pairs i32) (param $flags i32) (param $n i32)
+    (param $bitmap i32) (param $mBits f64) (param $k i32) (result i32)
+    (local $i i32) (local $m i64) (local $wrap i64) (local $found i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.eqz (i32.load8_u (i32.add (local.get $flags) (local.get $i))))
+          (then
+            (if (call $has (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+                  (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap))
+              (then
+                (i32.store8 (i32.add (local.get $flags) (local.get $i)) (i32.const 2))
+                (local.set $found (i32.add (local.get $found) (i32.const 1)))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items)))
+    (local.get $found))
+
+  ;; sb.c `SBChain_Add` on the newest layer, from item `from` on: an item flagged 2 (an older layer
+  ;; has it) is left alone; any other is set, flagged 1 when it turned a bit on (then it counts
+  ;; against `room`, the items the layer still takes) and 2 otherwise. Stops after the item that
+  ;; fills the layer. Returns the index of the first item not handled; the bits turned on are
+  ;; added to the u32 at `result`, the items flagged 1 to the u32 at result + 4.
+  (func (export "addLayer") (param $pairs i32) (param $flags i32) (param $from i32) (param $n i32)
+    (param $bitmap i32) (param $mBits f64) (param $k i32) (param $room i32) (param $result i32) (result i32)
+    (local $i i32) (local $m i64) (local $wrap i64) (local $flipped i32) (local $bits i32) (local $added i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (local.set $i (local.get $from))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (br_if $done (i32.ge_u (local.get $added) (local.get $room)))
+        (if (i32.eqz (i32.load8_u (i32.add (local.get $flags) (local.get $i))))
+          (then
+            ;; Present already: no write, so no cache line is dirtied (bloom.c test_bit_set_bit
+            ;; writes only clear bits). New: the check stopped at its first clear bit, and every
+            ;; position is set without a branch on its old value.
+            (local.set $flipped (i32.const 0))
+            (if (i32.eqz (call $has (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+                  (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
+              (then
+                (local.set $flipped (call $set (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+                  (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))))
+            (local.set $bits (i32.add (local.get $bits) (local.get $flipped)))
+            (local.set $added (i32.add (local.get $added) (i32.ne (local.get $flipped) (i32.const 0))))
+            (i32.store8 (i32.add (local.get $flags) (local.get $i))
+              (select (i32.const 1) (i32.const 2) (local.get $flipped)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items)))
+    (i32.store (local.get $result) (i32.add (i32.load (local.get $result)) (local.get $bits)))
+    (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
+    (local.get $i))
+)

@@ -1,0 +1,169 @@
+/**
+ * A whole command's items through the Bloom kernel (bloom-kernel.wat) in a few calls: the items
+ * are copied once into the scratch area of the newest layer's arena, hashed there by one call
+ * (RedisBloom's two MurmurHash64A per item), then each layer is walked by one call over all of
+ * them (newest first for checks; for adds, the older layers are checked first, then the newest is
+ * tested and set item by item, stopping at the item that fills it so the caller can grow the
+ * filter). Positions and answers are exactly those of the JavaScript loops of bloom-layer.ts.
+ *
+ * Scratch area of every arena (the first {@link SCRATCH_BYTES} of its memory):
+ *   [0, 8)             the kernel's result words (bits turned on, items added)
+ *   [64, +8 n)         item descriptors: u32 offset, u32 length
+ *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
+ *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
+ *   [ITEMS, end - 8)   the items' bytes, back to back; the last 8 bytes stay zero
+ */
+
+import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
+import type { BloomLayer } from './bloom-layer.js'
+
+/** A command's items, read where they are (the request parser's CommandArgs fits). */
+export interface ItemList {
+  /** The array holding item `i`. */
+  bytes(i: number): Uint8Array
+  /** Where item `i` starts in it. */
+  start(i: number): number
+  /** Where item `i` ends in it (exclusive). */
+  end(i: number): number
+}
+
+const RESULT = 0
+const DESC = 64
+/** Items one kernel call takes at most; a longer command takes several. */
+export const MAX_BATCH_ITEMS = 1024
+const PAIRS = DESC + MAX_BATCH_ITEMS * 8
+const FLAGS = PAIRS + MAX_BATCH_ITEMS * 16
+const ITEMS = FLAGS + MAX_BATCH_ITEMS
+const ITEMS_END = SCRATCH_BYTES - 8
+/** Bytes of items one call takes; a single longer item goes the JavaScript way. */
+export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
+
+/** Below this many bytes an item is copied by a loop (no subarray allocated). */
+const LOOP_COPY_BYTES = 64
+
+/*
+ * Every kernel call goes through one of these three sites, made megamorphic when the module loads
+ * by calls on two small arenas of their own: a call site that saw one kernel only would keep that
+ * kernel's instance, and so its memory, alive in its feedback after the filter is gone (a deleted
+ * 1 GiB filter would stay resident until another arena's kernel ran there).
+ */
+function callHash(arena: Arena, n: number): void {
+  arena.kernel.hashItems(DESC, n, PAIRS)
+}
+
+function callCheck(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number): number {
+  return arena.kernel.checkLayer(PAIRS, FLAGS, n, bitmap, bitCount, hashCount)
+}
+
+function callAdd(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number, room: number): number {
+  return arena.kernel.addLayer(PAIRS, FLAGS, 0, n, bitmap, bitCount, hashCount, room, RESULT)
+}
+
+for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
+  callHash(sentinel, 0)
+  callCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
+  callAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
+}
+
+/** Whether the kernel can serve these layers: every one is in an arena. */
+export function kernelServes(layers: readonly BloomLayer[]): boolean {
+  for (let i = 0; i < layers.length; i++) if (layers[i]!.arena === undefined) return false
+  return true
+}
+
+/**
+ * Copies items[from, to) into `arena`'s scratch area, as many as fit, and hashes them.
+ * @returns how many it took (0 when the first alone is too long for the scratch area)
+ */
+function stage(arena: Arena, items: ItemList, from: number, to: number): number {
+  const bytes = arena.bytes
+  const words = arena.words
+  let at = ITEMS
+  let n = 0
+  for (let i = from; i < to && n < MAX_BATCH_ITEMS; i++, n++) {
+    const source = items.bytes(i)
+    const start = items.start(i)
+    const length = items.end(i) - start
+    if (at + length > ITEMS_END) break
+    if (length <= LOOP_COPY_BYTES) {
+      for (let j = 0; j < length; j++) bytes[at + j] = source[start + j]!
+    } else {
+      bytes.set(source.subarray(start, start + length), at)
+    }
+    words[(DESC >> 2) + 2 * n] = at
+    words[(DESC >> 2) + 2 * n + 1] = length
+    at += length
+  }
+  for (let j = 0; j < 8; j++) bytes[at + j] = 0
+  callHash(arena, n)
+  for (let j = 0; j < n; j++) bytes[FLAGS + j] = 0
+  return n
+}
+
+/**
+ * Runs checkLayer for `layer` over the n staged items of `home`, in the layer's own arena (pairs
+ * and flags copied there and the flags back when it is another one).
+ */
+function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
+  const arena = layer.arena!
+  if (arena !== home) {
+    arena.bytes.set(home.bytes.subarray(PAIRS, PAIRS + 16 * n), PAIRS)
+    arena.bytes.set(home.bytes.subarray(FLAGS, FLAGS + n), FLAGS)
+  }
+  const found = callCheck(arena, n, layer.bitmap.byteOffset, layer.bitCount, layer.hashCount)
+  if (arena !== home) home.bytes.set(arena.bytes.subarray(FLAGS, FLAGS + n), FLAGS)
+  return found
+}
+
+/**
+ * sb.c `SBChain_Check` for items[from, to): `out[outAt + j]` = 1 when item `from + j` may be
+ * present, 0 when not. Layers must pass {@link kernelServes}.
+ * @returns the index of the first item not answered: `to`, or less when an item is too long
+ *   for the scratch area (the caller answers it and calls again)
+ */
+export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
+  const home = layers[layers.length - 1]!.arena!
+  let i = from
+  while (i < to) {
+    const n = stage(home, items, i, to)
+    if (n === 0) break
+    let found = 0
+    for (let l = layers.length - 1; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
+    const bytes = home.bytes
+    for (let j = 0; j < n; j++) out[outAt + i - from + j] = bytes[FLAGS + j] === 2 ? 1 : 0
+    i += n
+  }
+  return i
+}
+
+/**
+ * sb.c `SBChain_Add` for items[from, to) while the newest layer has room: `out[outAt + j]` = 1
+ * when item `from + j` was added, 0 when some layer already had it. Layers must pass
+ * {@link kernelServes}, and the newest must not be full.
+ * @returns the index of the first item not handled: `to`, or less when the newest layer filled
+ *   up (the caller grows the filter) or an item is too long for the scratch area
+ */
+export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
+  const newest = layers[layers.length - 1]!
+  const home = newest.arena!
+  let i = from
+  while (i < to && newest.items < newest.capacity) {
+    const n = stage(home, items, i, to)
+    if (n === 0) break
+    // The older layers take no writes meanwhile: checking all n items against them up front
+    // answers as checking each just before its add.
+    for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
+    const words = home.words
+    words[RESULT] = 0
+    words[RESULT + 1] = 0
+    const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
+    const done = callAdd(home, n, newest.bitmap.byteOffset, newest.bitCount, newest.hashCount, room)
+    newest.setBits += words[RESULT]!
+    newest.items += words[RESULT + 1]!
+    const bytes = home.bytes
+    for (let j = 0; j < done; j++) out[outAt + i - from + j] = bytes[FLAGS + j] === 1 ? 1 : 0
+    i += done
+    if (done < n) break
+  }
+  return i
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest'
+import { arenaOf, OWN_ARENA_BYTES } from '../../src/core/arena.js'
+import { countSetBits } from '../../src/core/bitmap.js'
+import { isFilterError } from '../../src/core/filter-error.js'
+import type { ItemList } from '../../src/core/filter-batch.js'
+import { MAX_BATCH_ITEM_BYTES, MAX_BATCH_ITEMS } from '../../src/core/filter-batch.js'
+import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
+import type { FilterOptions } from '../../src/core/scalable-filter.js'
+import { toHex, utf8, vectors } from './vectors.js'
+
+/** Items as a command's arguments: each a range of one shared buffer, as the request parser leaves them. */
+function itemList(items: readonly Uint8Array[]): ItemList {
+  const total = items.reduce((sum, item) => sum + item.length, 0)
+  const buffer = new Uint8Array(total + 3)
+  const starts: number[] = []
+  let at = 3
+  for (const item of items) {
+    starts.push(at)
+    buffer.set(item, at)
+    at += item.length
+  }
+  return { bytes: () => buffer, start: (i) => starts[i]!, end: (i) => starts[i]! + items[i]!.length }
+}
+
+/** BF.MADD as bloom.ts runs it: the kernel while it serves, one item the JavaScript way when not. */
+function addAll(filter: ScalableBloomFilter, items: readonly Uint8Array[]): number[] {
+  const list = itemList(items)
+  const out = new Uint8Array(items.length)
+  const results: number[] = []
+  let kernelItems = 0
+  for (let i = 0; i < items.length;) {
+    const next = filter.addMany(list, i, items.length, out, i)
+    for (let j = i; j < next; j++) results.push(out[j]!)
+    kernelItems += next - i
+    if (next > i) {
+      i = next
+      continue
+    }
+    const outcome = filter.add(items[i]!)
+    results.push(isFilterError(outcome) ? (outcome.code === 'non-scaling-full' ? -2 : -1) : outcome)
+    i++
+  }
+  expect(kernelItems).toBeGreaterThan(0)
+  return results
+}
+
+function hasAll(filter: ScalableBloomFilter, items: readonly Uint8Array[]): boolean[] {
+  const list = itemList(items)
+  const out = new Uint8Array(items.length)
+  const results: boolean[] = []
+  for (let i = 0; i < items.length;) {
+    const next = filter.hasMany(list, i, items.length, out, i)
+    for (let j = i; j < next; j++) results.push(out[j] === 1)
+    if (next > i) {
+      i = next
+      continue
+    }
+    results.push(filter.has(items[i]!))
+    i++
+  }
+  return results
+}
+
+const options = (capacity: number, errorRate: number, expansion = 2): FilterOptions => ({ capacity, errorRate, expansion, nonScaling: false })
+
+describe('the Bloom kernel against RedisBloom 2.4 SBChain (golden chains)', () => {
+  for (const chain of vectors.chains) {
+    it(`${chain.name}: same add results, bitmaps, items and false positives`, () => {
+      const filter = new ScalableBloomFilter({ ...options(chain.capacity, chain.errorRate, chain.expansion), nonScaling: chain.nonScaling })
+      const adds = Array.from({ length: chain.addCount }, (_, i) => utf8(chain.addPrefix + (i % chain.addRepeatAfter)))
+      expect(addAll(filter, adds)).toEqual(chain.addResults)
+      const probes = Array.from({ length: chain.probeCount }, (_, i) => utf8(chain.probePrefix + i))
+      const present = hasAll(filter, probes).flatMap((found, i) => (found ? [i] : []))
+      expect(present).toEqual(chain.probePresent)
+      expect(filter.info().items).toBe(chain.items)
+      filter.layers.forEach((layer, i) => {
+        expect(layer.arena).toBeDefined()
+        expect(layer.items).toBe(chain.layers[i]!.items)
+        expect(toHex(layer.bitmap)).toBe(chain.layers[i]!.bitmapHex)
+        expect(layer.setBits).toBe(countSetBits(layer.bitmap))
+      })
+    })
+  }
+})
+
+describe('the Bloom kernel beside the JavaScript loops', () => {
+  it('answers and sets exactly as add/has, across scale-ups, batches and item lengths', () => {
+    const viaKernel = new ScalableBloomFilter(options(700, 0.001, 3))
+    const viaLoops = new ScalableBloomFilter(options(700, 0.001, 3))
+    // Lengths 0..40 (every tail length), some long items, and more items than one call takes.
+    const items = Array.from({ length: 3 * MAX_BATCH_ITEMS + 77 }, (_, i) => utf8(`item:${i}:`.padEnd(i % 41, 'x') + (i % 9 === 0 ? 'y'.repeat(300) : '')))
+    items.push(...items.slice(0, 500)) // duplicates answer 0
+    const expected = items.map((item) => viaLoops.add(item))
+    expect(addAll(viaKernel, items)).toEqual(expected)
+    expect(viaKernel.layers.length).toBeGreaterThan(2)
+    viaKernel.layers.forEach((layer, i) => {
+      const twin = viaLoops.layers[i]!
+      expect(layer.items).toBe(twin.items)
+      expect(layer.setBits).toBe(twin.setBits)
+      expect(Buffer.compare(layer.bitmap, twin.bitmap)).toBe(0)
+    })
+    const probes = Array.from({ length: 5000 }, (_, i) => utf8(`probe-${i}`)).concat(items.slice(0, 2000))
+    expect(hasAll(viaKernel, probes)).toEqual(probes.map((item) => viaLoops.has(item)))
+  })
+
+  it('an item longer than one call takes is added the JavaScript way, the items around it by the kernel', () => {
+    const filter = new ScalableBloomFilter(options(100, 0.01))
+    const long = new Uint8Array(MAX_BATCH_ITEM_BYTES + 1).fill(7)
+    const list = itemList([utf8('a'), long, utf8('b')])
+    const out = new Uint8Array(3)
+    expect(filter.addMany(list, 0, 3, out, 0)).toBe(1)
+    expect(filter.addMany(list, 1, 3, out, 1)).toBe(1)
+    expect(filter.add(long)).toBe(1)
+    expect(filter.addMany(list, 2, 3, out, 2)).toBe(3)
+    expect(Array.from(out)).toEqual([1, 0, 1])
+    expect(hasAll(filter, [utf8('a'), long, utf8('b'), utf8('c')])).toEqual([true, true, true, false])
+  })
+
+  it('a capture reading the newest layer keeps adds on the JavaScript path; checks stay on the kernel', () => {
+    const filter = new ScalableBloomFilter(options(100, 0.01))
+    const list = itemList([utf8('a')])
+    const out = new Uint8Array(1)
+    filter.layers[0]!.writeGuard = { beforeWrite: () => undefined }
+    expect(filter.addMany(list, 0, 1, out, 0)).toBe(0)
+    expect(filter.hasMany(list, 0, 1, out, 0)).toBe(1)
+    filter.layers[0]!.writeGuard = null
+    expect(filter.addMany(list, 0, 1, out, 0)).toBe(1)
+  })
+
+  it('a layer of more than 2^30 bits (an arena of its own) takes the same positions', () => {
+    const viaKernel = new ScalableBloomFilter({ ...options(120_000_000, 0.01), nonScaling: true })
+    const layer = viaKernel.layers[0]!
+    expect(layer.bitCount).toBeGreaterThan(2 ** 30)
+    expect(layer.bitmap.length).toBeGreaterThanOrEqual(OWN_ARENA_BYTES)
+    expect(arenaOf(layer.bitmap)?.own).toBe(true)
+    const items = Array.from({ length: 2000 }, (_, i) => utf8(`big-${i}`))
+    expect(addAll(viaKernel, items)).toEqual(items.map(() => 1))
+    // The JavaScript loops of the same layer find every item, and no other.
+    for (const item of items) expect(viaKernel.has(item)).toBe(true)
+    expect(hasAll(viaKernel, [utf8('big-1'), utf8('absent')])).toEqual([true, false])
+    expect(layer.setBits).toBe(countSetBits(layer.bitmap))
+  })
+})
