@@ -6,6 +6,8 @@
  * record  := u8 1, u64le L, then L bytes: exactly one filter file (docs/FORMAT.md), the bytes
  *            a SAVE writes for that filter, its name inside; version 1 or 2 as SAVE chooses
  *          | u8 2, u64le T: the filter of the record just before expires at T (unix ms)
+ *          | u8 3, u64le D: the filter records after it are of database D (until the next such
+ *            record; before any, database 0: a payload of database 0 alone has none)
  * end     := u8 0
  * ```
  * Here: the framing (what the master's capture, store/registry-capture.ts, writes around each
@@ -28,6 +30,7 @@ export const SYNC_MAGIC: Uint8Array = Uint8Array.from('BFSSYNC1', (c) => c.charC
 export const RECORD_END = 0
 export const RECORD_FILTER = 1
 export const RECORD_EXPIRY = 2
+export const RECORD_SELECT_DB = 3
 
 /** A filter record's prefix: its type byte and its u64 length. */
 export const RECORD_PREFIX_BYTES = 9
@@ -56,17 +59,26 @@ export function encodeExpiryRecord(expiresAtMs: number): Uint8Array {
   return record
 }
 
+/** The record putting the filter records after it in database `db` (redis RDB's SELECTDB). */
+export function encodeSelectDbRecord(db: number): Uint8Array {
+  if (!Number.isSafeInteger(db) || db < 0) throw new RangeError(`no database is ${db}`)
+  const record = new Uint8Array(RECORD_PREFIX_BYTES)
+  record[0] = RECORD_SELECT_DB
+  writeUint64(new DataView(record.buffer), 1, db)
+  return record
+}
+
 /** The end record. */
 export function encodeEndRecord(): Uint8Array {
   return Uint8Array.of(RECORD_END)
 }
 
 /**
- * Bytes of a payload carrying files of these lengths and `expiries` expiry records: magic, a
- * prefix per file, the files, the expiry records, the end.
+ * Bytes of a payload carrying files of these lengths, `expiries` expiry records and `selects`
+ * database records: magic, a prefix per file, the files, the other records, the end.
  */
-export function syncPayloadLength(fileLengths: Iterable<number>, expiries = 0): number {
-  let total = SYNC_MAGIC.length + 1 + expiries * RECORD_PREFIX_BYTES
+export function syncPayloadLength(fileLengths: Iterable<number>, expiries = 0, selects = 0): number {
+  let total = SYNC_MAGIC.length + 1 + (expiries + selects) * RECORD_PREFIX_BYTES
   for (const length of fileLengths) total += RECORD_PREFIX_BYTES + length
   return total
 }
@@ -104,7 +116,7 @@ type ReaderState = 'magic' | 'prefix' | 'file' | 'end'
  * Decodes a payload from pieces of any size. Each whole filter is handed to `accept` as soon as
  * its last byte arrives, in payload order (with each layer's `setBits` when `countBits` is given:
  * filter-file-stream.ts). Throws {@link DecodeError} (and again on every later
- * push) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
+ * push) on: a wrong magic; a record type other than 0 to 3 ("unknown record type N"); a record
  * length no filter within the limits can have; an expiry past 2^53 ms or with no filter before it; a file that is not valid or does not fill its
  * record exactly; any byte after the end record. `accept` may throw too (a DecodeError of its own).
  */
@@ -125,6 +137,8 @@ export class SyncPayloadReader {
     private readonly countBits?: BitCounter,
     /** Takes an expiry record's time (it belongs to the filter accepted just before). */
     private readonly acceptExpiry?: (expiresAtMs: number) => void,
+    /** Takes a database record's index (the filters after it are of that database). */
+    private readonly acceptDb?: (db: number) => void,
   ) {}
 
   /** Whether the end record was seen. */
@@ -153,8 +167,10 @@ export class SyncPayloadReader {
       case 'magic':
         return this.fill(chunk, at, SYNC_MAGIC.length, () => this.checkMagic())
       case 'prefix':
-        if (this.scratchFill === 0 && chunk[at] !== RECORD_FILTER && chunk[at] !== RECORD_EXPIRY) return this.endOrUnknown(chunk[at]!)
-        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => (this.scratch[0] === RECORD_EXPIRY ? this.takeExpiry() : this.startFile()))
+        if (this.scratchFill === 0 && chunk[at] !== RECORD_FILTER && chunk[at] !== RECORD_EXPIRY && chunk[at] !== RECORD_SELECT_DB) {
+          return this.endOrUnknown(chunk[at]!)
+        }
+        return this.fill(chunk, at, RECORD_PREFIX_BYTES, () => this.takePrefix())
       case 'file':
         return this.takeFile(chunk, at)
       case 'end':
@@ -185,6 +201,19 @@ export class SyncPayloadReader {
     if (type !== RECORD_END) throw new DecodeError('corrupt', `unknown record type ${type} at byte ${this.position}`)
     this.state = 'end'
     return 1
+  }
+
+  private takePrefix(): void {
+    if (this.scratch[0] === RECORD_EXPIRY) this.takeExpiry()
+    else if (this.scratch[0] === RECORD_SELECT_DB) this.takeSelectDb()
+    else this.startFile()
+  }
+
+  private takeSelectDb(): void {
+    const db = readUint64(new DataView(this.scratch.buffer), 1)
+    const at = this.position + 1 - RECORD_PREFIX_BYTES
+    if (db === undefined || this.acceptDb === undefined) throw new DecodeError('corrupt', `database record at byte ${at}: no database ${db ?? 'over 2^53'}`)
+    this.acceptDb(db)
   }
 
   private takeExpiry(): void {

@@ -46,18 +46,19 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
     },
     // No size limit: the master holds these filters already, and a replica that refused one would
     // only ask for the same full sync again (a snapshot load applies none either).
-    newPayloadDecoder: () => new SyncPayloadDecoder({ maxFilterBytes: 0 }),
+    newPayloadDecoder: () => new SyncPayloadDecoder({ maxFilterBytes: 0 }, server.databases.count),
     replaceDataset: (filters) => {
-      const { registry, watchedKeys } = server
+      const { databases, watchedKeys } = server
       // redis emptyData → signalFlushedDb: every WATCHed key, old or new, is touched.
-      for (const name of registry.names()) watchedKeys.touch(name)
-      registry.clear()
-      for (const { name, filter, expiresAt } of filters) {
+      for (const registry of databases.made()) for (const name of registry.names()) watchedKeys.touch(registry.index, name)
+      databases.clear()
+      for (const { name, filter, expiresAt, db } of filters) {
         const key = FilterRegistry.nameOf(name)
+        const registry = databases.db(db)
         const entry = registry.set(key, filter)
         // Expired or not: a replica deletes a key only when its master's DEL comes.
         if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
-        watchedKeys.touch(key)
+        watchedKeys.touch(db, key)
       }
     },
     disconnectReplicas: () => masterSide.disconnectReplicas(),
