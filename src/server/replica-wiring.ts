@@ -37,11 +37,16 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
     ownPort: () => server.port,
     openMasterSession: (link) => {
       const session = createMasterSession(server, server.allocateClientId(), link)
+      // The stream goes on in the database it was in (a full sync set it to 0).
+      session.client.db = server.replication.streamDb
       server.setMasterClient(session.client)
       return {
         run: (argv) => session.run(argv),
         touch: () => session.touch(),
-        close: () => server.setMasterClient(undefined),
+        close: () => {
+          server.replication.streamDb = session.client.db
+          server.setMasterClient(undefined)
+        },
       }
     },
     // No size limit: the master holds these filters already, and a replica that refused one would
@@ -52,6 +57,7 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
       // redis emptyData → signalFlushedDb: every WATCHed key, old or new, is touched.
       for (const registry of databases.made()) for (const name of registry.names()) watchedKeys.touch(registry.index, name)
       databases.clear()
+      server.replication.streamDb = 0
       for (const { name, filter, expiresAt, db } of filters) {
         const key = FilterRegistry.nameOf(name)
         const registry = databases.db(db)

@@ -155,7 +155,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       databases: this.databases,
       log: this.log,
       currentWriter: () => this.currentClient,
-      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset }),
+      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset, db: this.masterClient?.db ?? this.replication.streamDb }),
     })
     this.expiry = new KeyExpiry(this)
     this.masterSide = new MasterSide({ replication: this.replication, databases: this.databases, config: this.config, log: this.log, stats: this.stats })
@@ -285,8 +285,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private resumeReplication(): void {
     const position = this.persistence.loadedPosition
     if (position === undefined) return
-    this.replication.replid = position.replid
-    this.replication.masterReplOffset = position.offset
+    this.replication.restore(position)
     this.replicaLink.hasHistory = true
     this.log.notice(`Replication id and offset restored from the snapshot: ${position.replid}:${position.offset}`)
   }

@@ -337,7 +337,7 @@ function manifestFor(plan: SavePlan, removed: readonly string[], committed: Comm
   const unchanged =
     plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen &&
     plan.records.every((record) => record.expiresAt === record.committed?.expiresAt && record.db === (record.committed?.db ?? 0)) &&
-    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset
+    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset && plan.repl?.db === committed.repl?.db
   if (unchanged && committed.manifestCurrent) return undefined
   const files = plan.records.map(({ committed: kept, pending, expiresAt, db }): ManifestFile => {
     const file = kept !== undefined ? { file: kept.file, bytes: kept.bytes, db } : { file: pending!.file, bytes: pending!.size, db }

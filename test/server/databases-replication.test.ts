@@ -4,9 +4,11 @@
  * the full-sync payload carries each key's database, and a bfs replica ends with every key in its
  * database, by the payload and by the stream.
  */
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { startServer } from '../helpers/start-server.js'
+import { makeTempDir, startServer } from '../helpers/start-server.js'
 import { startRedisServer } from '../helpers/redis-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { infoFields, until } from '../helpers/replication-info.js'
@@ -128,6 +130,57 @@ describe('bfs replicating bfs', () => {
     expect(await reader.call('BF.MEXISTS', 'nine', 'x', 'y')).toEqual([1, 1])
     await reader.select(3)
     expect(await reader.call('BF.EXISTS', 'two', 'z')).toBe(1)
+  })
+
+  it('after a cut link, +CONTINUE goes on in the database the stream was in', async () => {
+    const master = await startServer({ 'repl-diskless-sync-delay': 0 })
+    cleanups.push(() => master.stop())
+    const replica = await startServer({ 'repl-diskless-sync-delay': 0 })
+    cleanups.push(() => replica.stop())
+    const writer = open(master.port)
+    const reader = open(replica.port)
+    await reader.call('REPLICAOF', '127.0.0.1', String(master.port))
+    await until(async () => (await infoFields(reader, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+    await writer.select(3)
+    await writer.call('BF.ADD', 'three', 'before-cut')
+    expect(await writer.call('WAIT', '1', '10000')).toBe(1)
+    expect(await reader.call('CLIENT', 'KILL', 'TYPE', 'master')).toBe(1)
+    // The stream after the cut has no SELECT: the master's last record was of database 3 already.
+    await writer.call('BF.ADD', 'three', 'after-cut')
+    await until(async () => (await infoFields(open(master.port), 'stats')).get('sync_partial_ok') === '1', 'sync_partial_ok:1')
+    expect(await writer.call('WAIT', '1', '10000')).toBe(1)
+    await reader.select(3)
+    expect(await reader.call('BF.MEXISTS', 'three', 'before-cut', 'after-cut')).toEqual([1, 1])
+    expect(await reader.dbsize()).toBe(1)
+    await reader.select(0)
+    expect(await reader.dbsize()).toBe(0)
+  })
+
+  it('a replica restarted from its final snapshot continues in the database the stream was in', async () => {
+    const master = await startServer({ 'repl-diskless-sync-delay': 0 })
+    cleanups.push(() => master.stop())
+    const dir = makeTempDir()
+    const config = { dir, appendonly: true, replicaof: `127.0.0.1 ${master.port}` }
+    let replica = await startServer(config)
+    const writer = open(master.port)
+    await writer.select(5)
+    await writer.call('BF.ADD', 'five', 'before-restart')
+    expect(await writer.call('WAIT', '1', '10000')).toBe(1)
+    await replica.server.close()
+    // The final save recorded the stream's database with the position (redis repl-stream-db).
+    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toMatch(/\nrepl-offset \d+\nrepl-db 5\n/)
+    await writer.call('BF.ADD', 'five', 'while-down')
+    replica = await startServer(config)
+    cleanups.push(() => replica.stop())
+    const reader = open(replica.port)
+    await until(async () => (await infoFields(reader, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+    expect((await infoFields(open(master.port), 'stats')).get('sync_partial_ok')).toBe('1')
+    await writer.call('BF.ADD', 'five', 'after-restart')
+    expect(await writer.call('WAIT', '1', '10000')).toBe(1)
+    await reader.select(5)
+    expect(await reader.call('BF.MEXISTS', 'five', 'before-restart', 'while-down', 'after-restart')).toEqual([1, 1, 1])
+    await reader.select(0)
+    expect(await reader.dbsize()).toBe(0)
   })
 
   it('a replica with fewer databases than the payload needs refuses it and says why', async () => {
