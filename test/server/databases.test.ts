@@ -179,6 +179,21 @@ describe('sessions', () => {
     expect((await askRaw(fresh, 'CLIENT', 'LIST', 'ID', String(await idOf(fresh)))).toString()).toMatch(/ db=0 /)
   })
 
+  it('MONITOR shows the database each command ran in, after it ran (SELECT shows its new one), as redis', async () => {
+    const lines: Record<'bfs' | 'redis', string[]> = { bfs: [], redis: [] }
+    for (const side of ['bfs', 'redis'] as const) {
+      const port = side === 'bfs' ? servers.bfs.port : servers.redis.port
+      const monitor = await servers.connect(port)
+      expect((await askRaw(monitor, 'MONITOR')).toString()).toBe('+OK\r\n')
+      const client = await servers.connect(port)
+      for (const command of [['SELECT', '2'], ['PING'], ['SELECT', '0']]) await askRaw(client, ...command)
+      const text = (await monitor.readUntil((bytes) => bytes.toString().split('\r\n').length > 3)).toString()
+      lines[side] = text.split('\r\n').slice(0, 3).map((line) => line.replace(/^\+\d+\.\d+ \[(\d+) [^\]]+\]/, '[$1]'))
+    }
+    expect(lines.bfs).toEqual(['[2] "SELECT" "2"', '[2] "PING"', '[0] "SELECT" "0"'])
+    expect(lines.bfs).toEqual(lines.redis)
+  })
+
   it('MOVE takes the filter and its expiry with it', async () => {
     const client = await servers.connect(servers.bfs.port)
     await askRaw(client, 'SELECT', '4')
