@@ -10,7 +10,7 @@
  * registries (redis dbSwapDatabases swaps the dicts), so `server.registry` is always database 0.
  */
 import { ConfigError } from '../runtime/config-values.js'
-import { type ExpiryPolicy, type FilterEntry, FilterRegistry, KeyspaceShared } from './registry.js'
+import { type FilterEntry, FilterRegistry, KeyspaceShared, KeyspaceView } from './registry.js'
 
 /** A whole dataset, as a snapshot saves and loads it: a server's databases, or one registry alone. */
 export type Dataset = Databases | FilterRegistry
@@ -42,15 +42,17 @@ export function databasesFor(config: { readonly databases: number; readonly 'htt
 /** Below this index databases sit in an array (the per-command path); above it in a Map. */
 const ARRAY_SLOTS = 1024
 
-export class Databases {
+export class Databases extends KeyspaceView {
   private readonly slots: (FilterRegistry | undefined)[]
   private readonly far = new Map<number, FilterRegistry>()
-  private readonly shared: KeyspaceShared
 
   /** `count`: how many databases (SELECT takes 0 to count - 1). */
-  constructor(readonly count = DEFAULT_DATABASES, shared = new KeyspaceShared()) {
+  constructor(
+    readonly count = DEFAULT_DATABASES,
+    shared = new KeyspaceShared(),
+  ) {
+    super(shared)
     if (!Number.isSafeInteger(count) || count < 1) throw new RangeError(`no server has ${count} databases`)
-    this.shared = shared
     this.slots = new Array<FilterRegistry | undefined>(Math.min(count, ARRAY_SLOTS)).fill(undefined)
   }
 
@@ -88,24 +90,6 @@ export class Databases {
     for (const registry of this.slots) if (registry !== undefined) made.push(registry)
     if (this.far.size > 0) made.push(...[...this.far.values()].sort((a, b) => a.index - b.index))
     return made
-  }
-
-  /** The expiry policy of every database (server/key-expiry.ts sets it). */
-  get expiry(): ExpiryPolicy {
-    return this.shared.expiry
-  }
-
-  set expiry(policy: ExpiryPolicy) {
-    this.shared.expiry = policy
-  }
-
-  /** Changes since the last successful save, in every database (redis server.dirty). */
-  get dirty(): number {
-    return this.shared.dirty
-  }
-
-  set dirty(changes: number) {
-    this.shared.dirty = changes
   }
 
   /** Every filter held in every database, expired ones included. */

@@ -57,8 +57,34 @@ export class KeyspaceShared {
   expiry: ExpiryPolicy = STANDALONE_EXPIRY
 }
 
+/** A view of what the databases of a server share: a database's registry, or all of them (store/databases.ts). */
+export abstract class KeyspaceView {
+  constructor(
+    /** What it shares with the other databases of its server. */
+    readonly shared: KeyspaceShared,
+  ) {}
+
+  /** The server's expiry policy (set by server/key-expiry.ts), shared by every database. */
+  get expiry(): ExpiryPolicy {
+    return this.shared.expiry
+  }
+
+  set expiry(policy: ExpiryPolicy) {
+    this.shared.expiry = policy
+  }
+
+  /** Changes since the last successful save (redis's server.dirty), counted for every database together. */
+  get dirty(): number {
+    return this.shared.dirty
+  }
+
+  set dirty(changes: number) {
+    this.shared.dirty = changes
+  }
+}
+
 /** The named filters of one database of a server (its keyspace), with the change counter save rules read. */
-export class FilterRegistry {
+export class FilterRegistry extends KeyspaceView {
   private filters = new Map<string, FilterEntry>()
   /**
    * The entries with an expiry (redis db->expires). An array, removed from by moving the last
@@ -83,26 +109,9 @@ export class FilterRegistry {
    */
   constructor(
     readonly index = 0,
-    /** What it shares with the other databases of its server. */
-    readonly shared = new KeyspaceShared(),
-  ) {}
-
-  /** The server's expiry policy (set by server/key-expiry.ts), shared by every database. */
-  get expiry(): ExpiryPolicy {
-    return this.shared.expiry
-  }
-
-  set expiry(policy: ExpiryPolicy) {
-    this.shared.expiry = policy
-  }
-
-  /** Changes since the last successful save (redis's server.dirty), counted for every database together. */
-  get dirty(): number {
-    return this.shared.dirty
-  }
-
-  set dirty(changes: number) {
-    this.shared.dirty = changes
+    shared = new KeyspaceShared(),
+  ) {
+    super(shared)
   }
 
   /**

@@ -4,11 +4,12 @@
  * the full-sync payload carries each key's database, and a bfs replica ends with every key in its
  * database, by the payload and by the stream.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { makeTempDir, startServer } from '../helpers/start-server.js'
+import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
+import type { Config } from '../../src/runtime/config.js'
 import { startRedisServer } from '../helpers/redis-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { infoFields, until } from '../helpers/replication-info.js'
@@ -17,6 +18,16 @@ const cleanups: (() => Promise<unknown> | void)[] = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
+
+async function node(config: Partial<Config> = {}): Promise<RunningServer> {
+  const running = await startServer({ 'repl-diskless-sync-delay': 0, ...config })
+  cleanups.push(() => running.stop())
+  return running
+}
+
+async function linkUp(replica: Redis): Promise<void> {
+  await until(async () => (await infoFields(replica, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+}
 
 function open(port: number): Redis {
   const client = new Redis({ port, host: '127.0.0.1' })
@@ -81,8 +92,7 @@ const EXPECTED_STREAM = [
 
 describe('the replication stream', () => {
   it('carries SELECT as redis-server 7.0.15\'s does, byte for byte', async () => {
-    const bfs = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => bfs.stop())
+    const bfs = await node()
     const redis = await startRedisServer()
     cleanups.push(() => redis.stop())
     await open(redis.port).config('SET', 'repl-diskless-sync-delay', '0')
@@ -99,10 +109,7 @@ describe('the replication stream', () => {
 
 describe('bfs replicating bfs', () => {
   it('the full sync and the stream put every key in its database, with its expiry', async () => {
-    const master = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => master.stop())
-    const replica = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => replica.stop())
+    const [master, replica] = [await node(), await node()]
     const writer = open(master.port)
     const expireAt = String(Date.now() + 3_600_000)
     await writer.call('BF.ADD', 'k', 'in-0')
@@ -113,7 +120,7 @@ describe('bfs replicating bfs', () => {
     await writer.call('BF.ADD', 'nine', 'x')
     const reader = open(replica.port)
     await reader.call('REPLICAOF', '127.0.0.1', String(master.port))
-    await until(async () => (await infoFields(reader, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+    await linkUp(reader)
     // The stream: writes in other databases, a MOVE and a SWAPDB.
     await writer.call('BF.ADD', 'nine', 'y')
     await writer.select(2)
@@ -133,14 +140,11 @@ describe('bfs replicating bfs', () => {
   })
 
   it('after a cut link, +CONTINUE goes on in the database the stream was in', async () => {
-    const master = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => master.stop())
-    const replica = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => replica.stop())
+    const [master, replica] = [await node(), await node()]
     const writer = open(master.port)
     const reader = open(replica.port)
     await reader.call('REPLICAOF', '127.0.0.1', String(master.port))
-    await until(async () => (await infoFields(reader, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+    await linkUp(reader)
     await writer.select(3)
     await writer.call('BF.ADD', 'three', 'before-cut')
     expect(await writer.call('WAIT', '1', '10000')).toBe(1)
@@ -157,9 +161,9 @@ describe('bfs replicating bfs', () => {
   })
 
   it('a replica restarted from its final snapshot continues in the database the stream was in', async () => {
-    const master = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => master.stop())
+    const master = await node()
     const dir = makeTempDir()
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const config = { dir, appendonly: true, replicaof: `127.0.0.1 ${master.port}` }
     let replica = await startServer(config)
     const writer = open(master.port)
@@ -173,7 +177,7 @@ describe('bfs replicating bfs', () => {
     replica = await startServer(config)
     cleanups.push(() => replica.stop())
     const reader = open(replica.port)
-    await until(async () => (await infoFields(reader, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+    await linkUp(reader)
     expect((await infoFields(open(master.port), 'stats')).get('sync_partial_ok')).toBe('1')
     await writer.call('BF.ADD', 'five', 'after-restart')
     expect(await writer.call('WAIT', '1', '10000')).toBe(1)
@@ -184,10 +188,7 @@ describe('bfs replicating bfs', () => {
   })
 
   it('a replica with fewer databases than the payload needs refuses it and says why', async () => {
-    const master = await startServer({ 'repl-diskless-sync-delay': 0 })
-    cleanups.push(() => master.stop())
-    const replica = await startServer({ databases: 4 })
-    cleanups.push(() => replica.stop())
+    const [master, replica] = [await node(), await node({ databases: 4 })]
     const writer = open(master.port)
     await writer.select(7)
     await writer.call('BF.ADD', 'seven', 'x')
