@@ -18,6 +18,7 @@ import {
   FILTER_ERROR_TEXT,
   isFilterError,
   ScalableBloomFilter,
+  keyspace,
   type BfsServer,
   type CommandContext,
   type CommandDefinition,
@@ -26,7 +27,8 @@ import {
 
 /** The filter under argv[1], created with the server's defaults when missing (as BF.MADD does). */
 function filterFor(ctx: CommandContext, key: Buffer): FilterEntry {
-  const { registry, config } = ctx.server
+  const { config } = ctx.server
+  const registry = keyspace(ctx) // the client's selected database
   const name = FilterRegistry.nameOf(key)
   const existing = registry.get(name)
   if (existing !== undefined) return existing
@@ -62,7 +64,7 @@ function bfxMaddNew(ctx: CommandContext, argv: Buffer[]): void {
     if (outcome === 1) fresh.push(argv[i]!)
   }
   if (fresh.length > 0) {
-    ctx.server.registry.touch(entry, fresh.length) // counts towards the `save` rules
+    keyspace(ctx).touch(entry, fresh.length) // counts towards the `save` rules
     ctx.server.propagate([Buffer.from('BF.MADD'), argv[1]!, ...fresh])
   }
   const reply = ctx.client.reply

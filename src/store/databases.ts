@@ -42,6 +42,7 @@ export function databasesFor(config: { readonly databases: number; readonly 'htt
 /** Below this index databases sit in an array (the per-command path); above it in a Map. */
 const ARRAY_SLOTS = 1024
 
+/** A server's numbered databases: a FilterRegistry per index, made when first used (see the module comment). */
 export class Databases extends KeyspaceView {
   private readonly slots: (FilterRegistry | undefined)[]
   private readonly far = new Map<number, FilterRegistry>()
