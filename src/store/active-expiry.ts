@@ -50,8 +50,7 @@ export class ActiveExpiry {
    * @returns the keys it deleted
    */
   cycle(kind: CycleKind, effort: number, hz: number): number {
-    const dbs = this.databases.made().filter((registry) => registry.expiringCount > 0)
-    if (dbs.length === 0 || this.databases.expiry.mode() !== 'delete') return 0
+    if (this.databases.shared.expiring === 0 || this.databases.expiry.mode() !== 'delete') return 0
     const e = Math.min(10, Math.max(1, effort)) - 1
     const keysPerLoop = KEYS_PER_LOOP + (KEYS_PER_LOOP / 4) * e
     const fastDurationUs = FAST_DURATION_US + (FAST_DURATION_US / 4) * e
@@ -66,6 +65,7 @@ export class ActiveExpiry {
       this.lastFastStartUs = startUs
     }
     const timeLimitUs = kind === 'fast' ? fastDurationUs : ((SLOW_TIME_PERC + 2 * e) * 1_000_000) / hz / 100
+    const dbs = this.databases.made().filter((registry) => registry.expiringCount > 0)
     const totals = { expired: 0, sampled: 0 }
     this.timedOut = false
     const first = dbs.findIndex((registry) => registry.index >= this.nextDb)

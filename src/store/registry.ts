@@ -55,6 +55,8 @@ function nameTooLong(): Error {
 export class KeyspaceShared {
   dirty = 0
   expiry: ExpiryPolicy = STANDALONE_EXPIRY
+  /** Keys with an expiry in every database (the active cycle's one check while there are none). */
+  expiring = 0
 }
 
 /** A view of what the databases of a server share: a database's registry, or all of them (store/databases.ts). */
@@ -172,13 +174,17 @@ export class FilterRegistry extends KeyspaceView {
   setExpiry(entry: FilterEntry, expiresAt: number | undefined): void {
     entry.expiresAt = expiresAt
     if (expiresAt === undefined) this.forgetExpiry(entry)
-    else if (entry.expiryIndex < 0) entry.expiryIndex = this.expiring.push(entry) - 1
+    else if (entry.expiryIndex < 0) {
+      entry.expiryIndex = this.expiring.push(entry) - 1
+      this.shared.expiring++
+    }
     this.shared.dirty++
   }
 
   private forgetExpiry(entry: FilterEntry): void {
     const index = entry.expiryIndex
     if (index < 0) return
+    this.shared.expiring--
     const last = this.expiring.pop()!
     if (last !== entry) {
       this.expiring[index] = last
