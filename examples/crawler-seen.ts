@@ -20,6 +20,7 @@ import {
   isFilterError,
   ReplyError,
   ScalableBloomFilter,
+  keyspace,
   type BfsServer,
   type CommandContext,
   type CommandDefinition,
@@ -28,7 +29,8 @@ import {
 
 /** The filter under argv[1], created with the server's defaults when missing (as BF.MADD does). */
 function filterFor(ctx: CommandContext, key: Buffer): BloomEntry {
-  const { registry, config } = ctx.server
+  const { config } = ctx.server
+  const registry = keyspace(ctx) // the client's selected database
   const name = FilterRegistry.nameOf(key)
   const existing = registry.get(name)
   // A key may hold a sliding-window filter (APBF.*) instead: redis's answer to the wrong kind of key.
@@ -66,7 +68,7 @@ function bfxMaddNew(ctx: CommandContext, argv: Buffer[]): void {
     if (outcome === 1) fresh.push(argv[i]!)
   }
   if (fresh.length > 0) {
-    ctx.server.registry.touch(entry, fresh.length) // counts towards the `save` rules
+    keyspace(ctx).touch(entry, fresh.length) // counts towards the `save` rules
     ctx.server.propagate([Buffer.from('BF.MADD'), argv[1]!, ...fresh])
   }
   const reply = ctx.client.reply

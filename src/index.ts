@@ -30,6 +30,9 @@ export type { CommandSpec, CommandHandler, ExtensionHandler, CommandFlag, Comman
 export type { CommandArgs } from './protocol/command-args.js'
 export { defineCommand, COMMAND_FLAGS } from './commands/table.js'
 export type { CommandContext, ClientSession, ServerContext } from './commands/context.js'
+/** The client's selected database (SELECT): where an extension command's keys live. */
+export { keyspace } from './commands/context.js'
+export type { Databases } from './store/databases.js'
 export type { Logger } from './runtime/logger.js'
 export { parseInteger, parseDouble, isKeyword } from './commands/args.js'
 export type { ReplyWriter, Protocol } from './protocol/reply-writer.js'

@@ -11,11 +11,12 @@ import { bfDebug, bfsHealth } from './health.js'
 import { bfMerge } from './merge.js'
 import { bgrewriteaof } from './append-log.js'
 import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
-import { dbsize, del, exists, flushall, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace.js'
+import { dbsize, del, exists, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace.js'
+import { flushall, flushdb, move, select, swapdb } from './databases.js'
 import { EXPIRY_COMMANDS } from './expiry.js'
 import {
   auth, clientGetname, clientId, clientInfo, clientKill, clientList, clientSetinfo, clientSetname, echo, hello, ping,
-  quit, reset, select,
+  quit, reset,
 } from './connection.js'
 import {
   command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
@@ -177,13 +178,15 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'TYPE', arity: 2, flags: ['readonly', 'fast'], keys: [1, 1, 1], group: 'generic', since: '1.0.0', summary: 'Determines the type of value stored at a key.', handler: type },
   ...EXPIRY_COMMANDS, // EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT, PERSIST, TTL, PTTL, EXPIRETIME, PEXPIRETIME
   { name: 'RENAME', arity: 3, flags: ['write'], keys: [1, 2, 1], group: 'generic', since: '1.0.0', summary: 'Renames a key and overwrites the destination.', handler: rename },
+  { name: 'MOVE', arity: 3, flags: ['write', 'fast'], keys: [1, 1, 1], group: 'generic', since: '1.0.0', summary: 'Moves a key to another database.', handler: move },
   { name: 'RENAMENX', arity: 3, flags: ['write', 'fast'], keys: [1, 2, 1], group: 'generic', since: '1.0.0', summary: "Renames a key only when the target key name doesn't exist.", handler: renamenx },
   { name: 'KEYS', arity: 2, flags: ['readonly'], keys: NO_KEYS, group: 'generic', since: '1.0.0', summary: 'Returns all key names that match a pattern.', handler: keys },
   { name: 'SCAN', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'generic', since: '2.8.0', summary: 'Iterates over the key names in the database.', handler: scan },
   { name: 'RANDOMKEY', arity: 1, flags: ['readonly'], keys: NO_KEYS, group: 'generic', since: '1.0.0', summary: 'Returns a random key name from the database.', handler: randomkey },
   { name: 'DBSIZE', arity: 1, flags: ['readonly', 'fast'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Returns the number of keys in the database.', handler: dbsize },
   { name: 'FLUSHALL', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Removes all keys from all databases.', handler: flushall },
-  { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushall },
+  { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushdb },
+  { name: 'SWAPDB', arity: 3, flags: ['write', 'fast'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Swaps two Redis databases.', handler: swapdb },
   { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: containerOnly, subcommands: MEMORY_SUBCOMMANDS },
 
   // Connection.
@@ -192,7 +195,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'QUIT', arity: -1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Closes the connection.', roles: ['unqueued', 'oom_exempt'], handler: quit },
   { name: 'HELLO', arity: -1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '6.0.0', summary: 'Handshakes with the Redis server.', handler: hello },
   { name: 'AUTH', arity: -2, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Authenticates the connection.', handler: auth },
-  { name: 'SELECT', arity: 2, flags: ['fast', 'loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Changes the selected database (bfs has only 0).', handler: select },
+  { name: 'SELECT', arity: 2, flags: ['fast', 'loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '1.0.0', summary: 'Changes the selected database.', handler: select },
   { name: 'RESET', arity: 1, flags: ['fast', 'loading', 'stale', 'no_auth'], keys: NO_KEYS, group: 'connection', since: '6.2.0', summary: 'Resets the connection.', roles: ['unqueued', 'oom_exempt'], handler: reset },
   { name: 'CLIENT', arity: -2, flags: ['loading', 'stale'], keys: NO_KEYS, group: 'connection', since: '2.4.0', summary: 'A container for client connection commands.', handler: containerOnly, subcommands: CLIENT_SUBCOMMANDS },
 

@@ -108,14 +108,6 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
   writeModuleList(reply)
 }
 
-/** SELECT index → +OK for 0; bfs has one database */
-export function select(ctx: CommandContext, argv: CommandArgs): void {
-  const index = parseInteger(argv.get(1))
-  if (index === undefined) throw new ReplyError(ERR.NOT_INTEGER)
-  if (index !== 0) throw new ReplyError(ERR.DB_INDEX_OUT_OF_RANGE)
-  ctx.client.reply.simple('OK')
-}
-
 /** RESET → +RESET: back to RESP2, no name, not authenticated when a password is set */
 export function reset(ctx: CommandContext): void {
   const client = ctx.client
@@ -124,7 +116,9 @@ export function reset(ctx: CommandContext): void {
   // redis clearClientConnectionState: back to the default user, authenticated only if it needs no password.
   client.user = DEFAULT_USER
   client.authenticated = ctx.server.acl.defaultOpen
-  // redis clearClientConnectionState: out of any transaction, nothing watched.
+  // back in database 0,
+  client.db = 0
+  // out of any transaction, nothing watched.
   client.transaction = undefined
   ctx.server.watchedKeys.unwatchAll(client)
   // and out of the subscribed mode, with no unsubscribe confirmations.
@@ -165,7 +159,7 @@ export function clientInfoLine(ctx: CommandContext, client: ClientSession): stri
   const fields = [
     `id=${client.id}`, `addr=${client.addr}`, `laddr=${client.laddr}`, 'fd=0', `name=${client.name}`,
     `age=${Math.floor((now - client.createdAtMs) / 1000)}`, `idle=${Math.floor((now - client.lastInteractionMs) / 1000)}`,
-    `flags=${clientFlags(client)}`, 'db=0', `sub=${client.subscriptions?.channels.size ?? 0}`,
+    `flags=${clientFlags(client)}`, `db=${client.db}`, `sub=${client.subscriptions?.channels.size ?? 0}`,
     `psub=${client.subscriptions?.patterns.size ?? 0}`, `ssub=${client.subscriptions?.shardChannels.size ?? 0}`,
     `multi=${client.transaction?.queued.length ?? -1}`, `qbuf=${client.queryBufferBytes()}`, 'qbuf-free=0',
     'argv-mem=0', 'multi-mem=0', 'rbs=0', 'rbp=0', 'obl=0', 'oll=0', `omem=${client.outputBytes()}`, 'tot-mem=0',

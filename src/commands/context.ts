@@ -4,6 +4,7 @@
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import type { FilterRegistry } from '../store/registry.js'
+import type { Databases } from '../store/databases.js'
 import type { Config } from '../runtime/config.js'
 import type { Stats } from '../runtime/stats.js'
 import type { CommandTimer } from './command-timer.js'
@@ -83,7 +84,10 @@ export interface ClientSession {
 
 /** The server as handlers see it. */
 export interface ServerContext {
+  /** Database 0 (the library's `server.registry`); commands use {@link keyspace}, server-wide views {@link databases}. */
   readonly registry: FilterRegistry
+  /** Every database (store/databases.ts): what is server-wide (memory, saves, INFO keyspace, FLUSHALL). */
+  readonly databases: Databases
   /** Every client's WATCHed keys: writes mark their watchers (transaction.ts). */
   readonly watchedKeys: WatchedKeys
   readonly config: Config
@@ -151,8 +155,8 @@ export interface CommandContext {
 /**
  * The keyspace a command's keys live in: the client's selected database. Every command that reads
  * or writes keys goes through here; server-wide views (INFO, memory limits, saves) use
- * `server.registry`.
+ * `server.databases`.
  */
 export function keyspace(ctx: CommandContext): FilterRegistry {
-  return ctx.server.registry
+  return ctx.server.databases.db(ctx.client.db)
 }

@@ -124,7 +124,7 @@ function debugReload(ctx: CommandContext, argv: CommandArgs): void {
     // redis debug.c, word for word.
     else throw new ReplyError('ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.')
   }
-  const { persistence, registry, log, pause } = ctx.server
+  const { persistence, databases, log, pause } = ctx.server
   const peer = ctx.client.peer
   if (peer === undefined || persistence.inTransaction) throw new ReplyError('ERR DEBUG RELOAD needs a client connection outside a transaction')
   // A background save or log rewrite would commit what it took before the reload over it: refused
@@ -132,18 +132,19 @@ function debugReload(ctx: CommandContext, argv: CommandArgs): void {
   if (persistence.snapshots.inProgress || persistence.logRewriter.inProgress) throw new ReplyError('ERR')
   if (save) {
     try {
-      persistence.snapshots.saveSync(registry)
+      persistence.snapshots.saveSync(databases)
     } catch {
       // redis replies shared.err when rdbSave fails.
       throw new ReplyError('ERR')
     }
   }
-  for (const name of registry.names()) ctx.server.watchedKeys.touch(name)
-  registry.clear()
+  // Every database is reloaded (redis emptyData(-1, ...)): each one's watchers are touched.
+  for (const registry of databases.made()) for (const name of registry.names()) ctx.server.watchedKeys.touch(registry.index, name)
+  databases.clear()
   persistence.loading = true
   pause.pause('reload', Number.MAX_SAFE_INTEGER, 'all')
   peer.block()
-  persistence.snapshots.loadAll(registry).then(
+  persistence.snapshots.loadAll(databases).then(
     () => {
       log.warning('DB reloaded by DEBUG RELOAD')
       peer.reply.simple('OK')

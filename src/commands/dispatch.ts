@@ -68,7 +68,7 @@ function memoryRefusal(ctx: CommandContext, entry: CommandEntry): string | undef
   const transaction = ctx.client.transaction
   const concerned = entry.deniedOverMaxmemory || (transaction !== undefined &&
     (entry.refusedOverMaxmemoryInTransaction || (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory))))
-  return concerned && MemoryGuard.of(server.registry).isOverLimit(maxmemory) ? OOM : undefined
+  return concerned && MemoryGuard.of(server.databases).isOverLimit(maxmemory) ? OOM : undefined
 }
 
 /** A write while persistence fails; an EXEC of writes is refused as writes are (redis is_write_command). */
@@ -162,8 +162,10 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
   const server = ctx.server
   server.stats.commandsProcessed++
   // A write marks the clients WATCHing the keys it changes (redis signalModifiedKey), when there are any.
-  const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, server.registry) : undefined
+  const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, ctx.client.db, server.databases) : undefined
   let succeeded = true
+  // What it propagates belongs to its client's database (redis call() propagates with c->db->id).
+  server.persistence.db = ctx.client.db
   try {
     row.handler(ctx, argv)
   } catch (error) {
@@ -174,7 +176,7 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
   // CONFIG RESETSTAT counts itself after the reset.
   entry.calls++
   row.counts.calls++
-  if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.registry, succeeded)
+  if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.databases, succeeded)
   server.timer.ranCommand(ctx, entry, row, argv)
   // redis 7.0 call(): monitors see a command once it ran. One size check while there are none.
   if (server.monitors.size !== 0 && !server.loading) server.monitors.feed(ctx, entry, argv)

@@ -6,7 +6,8 @@
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../core/sizing.js'
 import { MemoryGuard } from '../store/memory-guard.js'
-import { storedBitmapBytes, type FilterRegistry } from '../store/registry.js'
+import { storedBitmapBytes } from '../store/registry.js'
+import type { Databases } from '../store/databases.js'
 import type { CommandContext } from './context.js'
 import { OOM } from './dispatch.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
@@ -38,7 +39,7 @@ export function reserveBytes(ctx: CommandContext, bytes: number): void {
   const config = ctx.server.config
   const maxFilterBytes = config['max-filter-bytes']
   if (maxFilterBytes > 0 && bytes > maxFilterBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
-  const guard = MemoryGuard.of(ctx.server.registry)
+  const guard = MemoryGuard.of(ctx.server.databases)
   if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
   guard.allocated(bytes)
 }
@@ -78,7 +79,7 @@ function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Ui
     for (const layer of layers) total += layer.bitmap.byteLength
     if (total > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
   }
-  const guard = MemoryGuard.of(ctx.server.registry)
+  const guard = MemoryGuard.of(ctx.server.databases)
   if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
   guard.allocated(bytes)
   return undefined
@@ -94,10 +95,10 @@ const MAX_NAMED_FILTERS = 10
  * takes adds that fit in its layers, and one that would add a layer is refused with BF.RESERVE's
  * text. 0 means no limit.
  */
-export function loadedOverLimits(registry: FilterRegistry, maxmemory: number, maxFilterBytes: number): string[] {
+export function loadedOverLimits(databases: Databases, maxmemory: number, maxFilterBytes: number): string[] {
   const lines: string[] = []
   if (maxmemory > 0) {
-    const used = MemoryGuard.of(registry).recount()
+    const used = MemoryGuard.of(databases).recount()
     if (used > maxmemory) {
       lines.push(
         `The dataset loaded (${used} bytes of filters) exceeds maxmemory (${maxmemory} bytes): nothing was dropped; ` +
@@ -107,7 +108,7 @@ export function loadedOverLimits(registry: FilterRegistry, maxmemory: number, ma
   }
   if (maxFilterBytes > 0) {
     let over = 0
-    for (const entry of registry.entries()) {
+    for (const { entry } of databases.allEntries()) {
       const bytes = storedBitmapBytes(entry.filter)
       if (bytes <= maxFilterBytes) continue
       if (over++ < MAX_NAMED_FILTERS) {

@@ -58,7 +58,7 @@ const SECTIONS: Record<string, Section> = {
   },
   memory: (ctx) => {
     const usage = process.memoryUsage()
-    const filterBytes = ctx.server.registry.bitmapBytes()
+    const filterBytes = ctx.server.databases.bitmapBytes()
     const used = usedMemory(usage)
     const stats = ctx.server.stats
     stats.notePeak(used)
@@ -143,10 +143,11 @@ const SECTIONS: Record<string, Section> = {
   errorstats: (ctx) => [...ctx.server.stats.errorCodes]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([code, count]): Field => [`errorstat_${code}`, `count=${count}`]),
-  keyspace: (ctx) => {
-    const { keys, expires, avgTtlMs } = ctx.server.registry.keyspaceFigures()
-    return keys > 0 ? [['db0', `keys=${keys},expires=${expires},avg_ttl=${avgTtlMs}`]] : []
-  },
+  // redis 7.0 genRedisInfoString: a line per database holding keys, by index.
+  keyspace: (ctx) => ctx.server.databases.made().flatMap((registry): Field[] => {
+    const { keys, expires, avgTtlMs } = registry.keyspaceFigures()
+    return keys > 0 ? [[`db${registry.index}`, `keys=${keys},expires=${expires},avg_ttl=${avgTtlMs}`]] : []
+  }),
 }
 
 const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'keyspace']

@@ -160,16 +160,6 @@ export function randomkey(ctx: CommandContext): void {
   }
 }
 
-/** FLUSHALL / FLUSHDB [ASYNC | SYNC] → +OK */
-export function flushall(ctx: CommandContext, argv: CommandArgs): void {
-  if (argv.length > 2 || (argv.length === 2 && !argv.isKeyword(1, 'ASYNC') && !argv.isKeyword(1, 'SYNC'))) {
-    throw new ReplyError(ERR.SYNTAX)
-  }
-  keyspace(ctx).clear()
-  ctx.server.propagate(argv)
-  ctx.client.reply.simple('OK')
-}
-
 /** MEMORY USAGE key [SAMPLES n] → bytes (BF.INFO Size), or null */
 export function memoryUsage(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply

@@ -46,7 +46,8 @@ export class MonitorHub {
   feed(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
     const flags = entry.spec.flags
     if (flags.includes('admin') || flags.includes('skip_monitor') || adminSubcommand(entry, argv)) return
-    const line = monitorLine(ctx.client.addr, entry, argv)
+    // The client's database once the command ran (redis 7.0 call(): a SELECT shows its new one).
+    const line = monitorLine(ctx.client.addr, ctx.client.db, entry, argv)
     for (const monitor of this.monitors) {
       if (!this.target.receives(monitor)) continue
       monitor.reply.simple(line)
@@ -61,12 +62,12 @@ function adminSubcommand(entry: CommandEntry, argv: CommandArgs): boolean {
   return REDIS_ACL_CATEGORIES[`${entry.spec.name.toLowerCase()}|${argv.get(1).toString('latin1').toLowerCase()}`]?.includes('admin') ?? false
 }
 
-function monitorLine(addr: string, entry: CommandEntry, argv: CommandArgs): string {
+function monitorLine(addr: string, db: number, entry: CommandEntry, argv: CommandArgs): string {
   const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000)
   const redacted = redactedPositions(entry, argv)
   const parts: string[] = []
   for (let i = 0; i < argv.length; i++) parts.push(redacted.has(i) ? '"(redacted)"' : quoted(argv.get(i)))
-  return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')} [0 ${addr}] ${parts.join(' ')}`
+  return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')} [${db} ${addr}] ${parts.join(' ')}`
 }
 
 /** redis sds.c sdscatrepr: printable ASCII as is, \\ and " escaped, \n \r \t \a \b named, the rest \xHH. */

@@ -27,7 +27,7 @@ export function save(ctx: CommandContext): void {
   const store = ctx.server.persistence.snapshots
   if (store.inProgress) throw new ReplyError(BGSAVE_IN_PROGRESS)
   try {
-    store.saveSync(ctx.server.registry)
+    store.saveSync(ctx.server.databases)
   } catch (error) {
     throw new ReplyError(`ERR ${(error as Error).message}`)
   }
@@ -52,7 +52,7 @@ export function bgsave(ctx: CommandContext, argv: CommandArgs): void {
   }
   ctx.server.log.notice('Background saving started')
   // Errors are logged and shown by INFO persistence (rdb_last_bgsave_status), as in redis.
-  store.saveAll(ctx.server.registry, { background: true }).catch(() => {})
+  store.saveAll(ctx.server.databases, { background: true }).catch(() => {})
   ctx.client.reply.simple(BGSAVE_STARTED)
 }
 

@@ -14,7 +14,8 @@ import { keyspace, type ClientSession, type CommandContext, type ServerContext }
 import type { CommandEntry } from './table.js'
 import { ReplyError } from './reply-error.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import type { FilterEntry, FilterRegistry } from '../store/registry.js'
+import type { FilterEntry } from '../store/registry.js'
+import type { Databases } from '../store/databases.js'
 
 /** A client's open transaction (between MULTI and EXEC or DISCARD). */
 export interface Transaction {
@@ -24,7 +25,7 @@ export interface Transaction {
   failed: boolean
 }
 
-/** The keys a client WATCHes, and whether one was written since (redis CLIENT_DIRTY_CAS). */
+/** The keys a client WATCHes ({@link watchId}s), and whether one was written since (redis CLIENT_DIRTY_CAS). */
 export interface WatchState {
   readonly keys: Set<string>
   touched: boolean
@@ -33,7 +34,21 @@ export interface WatchState {
 const EXECABORT = 'EXECABORT Transaction discarded because of previous errors.'
 
 /**
- * Every client's WATCHed keys, by key (latin1 of its bytes): written keys mark their watchers.
+ * A watched key's id: its database and its name (latin1 of its bytes), as redis's watchedKey
+ * holds both. The database's digits end at the first ':'.
+ */
+export function watchId(db: number, key: string): string {
+  return `${db}:${key}`
+}
+
+/** The database and the name of a {@link watchId}. */
+export function splitWatchId(id: string): { db: number; key: string } {
+  const colon = id.indexOf(':')
+  return { db: Number(id.slice(0, colon)), key: id.slice(colon + 1) }
+}
+
+/**
+ * Every client's WATCHed keys, by {@link watchId}: written keys mark their watchers.
  * Empty, as it nearly always is, it costs a write one size check.
  */
 export class WatchedKeys {
@@ -43,7 +58,9 @@ export class WatchedKeys {
     return this.byKey.size
   }
 
-  watch(client: ClientSession, key: string): void {
+  /** WATCH of `key` in database `db`. */
+  watch(client: ClientSession, db: number, key: string): void {
+    key = watchId(db, key)
     const state = (client.watch ??= { keys: new Set(), touched: false })
     if (state.keys.has(key)) return
     state.keys.add(key)
@@ -64,20 +81,25 @@ export class WatchedKeys {
     client.watch = undefined
   }
 
-  /** A write to `key` (redis signalModifiedKey → touchWatchedKey). */
-  touch(key: string): void {
-    const clients = this.byKey.get(key)
+  /** A write to `key` in database `db` (redis signalModifiedKey → touchWatchedKey). */
+  touch(db: number, key: string): void {
+    this.touchId(watchId(db, key))
+  }
+
+  private touchId(id: string): void {
+    const clients = this.byKey.get(id)
     if (clients !== undefined) for (const client of clients) client.watch!.touched = true
   }
 
   /** The watched keys among those a write command names (its COMMAND key positions; none: every one). */
-  private watchedKeysOf(entry: CommandEntry, argv: CommandArgs): string[] {
+  private watchedKeysOf(entry: CommandEntry, argv: CommandArgs, db: number): string[] {
     const [first, last, step] = entry.spec.keys
+    // FLUSHDB, FLUSHALL, SWAPDB: every watched key of every database is looked at.
     if (first === 0) return [...this.byKey.keys()]
     const keys: string[] = []
     const end = last < 0 ? argv.length + last : last
     for (let i = first; i <= end && i < argv.length; i += step) {
-      const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
+      const key = watchId(db, argv.bytes(i).toString('latin1', argv.start(i), argv.end(i)))
       if (this.byKey.has(key)) keys.push(key)
     }
     return keys
@@ -88,24 +110,30 @@ export class WatchedKeys {
    * RedisBloom's commands open their key for writing, which touches it whatever they do
    * (RM_CloseKey): for those only the names are kept.
    */
-  capture(entry: CommandEntry, argv: CommandArgs, registry: FilterRegistry): WatchCapture {
-    const keys = this.watchedKeysOf(entry, argv)
+  capture(entry: CommandEntry, argv: CommandArgs, db: number, databases: Databases): WatchCapture {
+    const keys = this.watchedKeysOf(entry, argv, db)
     if (entry.spec.flags.includes('module')) return { keys, opened: true, before: [] }
-    return { keys, opened: false, before: keys.map((key) => registry.get(key)).map((found) => [found, found?.version ?? 0, found?.expiresAt] as const) }
+    return { keys, opened: false, before: keys.map((id) => lookupWatched(databases, id)).map((found) => [found, found?.version ?? 0, found?.expiresAt] as const) }
   }
 
   /** After the write: touches what it changed (redis signalModifiedKey on a real change only). */
-  touchChanged(capture: WatchCapture, registry: FilterRegistry, succeeded: boolean): void {
-    capture.keys.forEach((key, i) => {
+  touchChanged(capture: WatchCapture, databases: Databases, succeeded: boolean): void {
+    capture.keys.forEach((id, i) => {
       if (capture.opened) {
-        if (succeeded) this.touch(key)
+        if (succeeded) this.touchId(id)
         return
       }
       const [entry, version, expiresAt] = capture.before[i]!
-      const now = registry.get(key)
-      if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt))) this.touch(key)
+      const now = lookupWatched(databases, id)
+      if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt))) this.touchId(id)
     })
   }
+}
+
+/** The entry a {@link watchId} names, unless expired (an expired one is deleted, which touches it). */
+function lookupWatched(databases: Databases, id: string): FilterEntry | undefined {
+  const { db, key } = splitWatchId(id)
+  return databases.has(db) ? databases.db(db).get(key) : undefined
 }
 
 /** What {@link WatchedKeys.capture} saw before a write. */
@@ -164,7 +192,7 @@ export function watch(ctx: CommandContext, argv: CommandArgs): void {
     const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
     // A key already expired is deleted now, so that it does not fail the EXEC (redis wk->expired).
     keyspace(ctx).get(key)
-    ctx.server.watchedKeys.watch(ctx.client, key)
+    ctx.server.watchedKeys.watch(ctx.client, ctx.client.db, key)
   }
   ctx.client.reply.simple('OK')
 }
@@ -187,7 +215,7 @@ export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: Comm
   const transaction = client.transaction
   if (transaction === undefined) throw new ReplyError('ERR EXEC without MULTI')
   // A watched key that expired since is deleted by this lookup, which touches it (redis isWatchedKeyExpired).
-  if (client.watch !== undefined) for (const key of client.watch.keys) server.registry.get(key)
+  if (client.watch !== undefined) for (const id of client.watch.keys) lookupWatched(server.databases, id)
   const touched = client.watch?.touched === true
   // redis execCommand unwatches first: the transaction's own writes do not matter.
   server.watchedKeys.unwatchAll(client)

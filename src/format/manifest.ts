@@ -9,8 +9,10 @@
  * log-open                      when segment 7 was on disk before this MANIFEST (a start without it refuses)
  * repl-id 8f3c...e1             the replication id and offset the data is at (written by SAVE and the
  * repl-offset 15290             final save, not by a background save: a replica continues from them)
+ * repl-db 3                     the database the stream is in there, when not 0 (redis repl-stream-db)
  * file 000000000003.bf 4242     one line per filter file: its name and size in bytes,
  * file 000000000004.bf 96 expire-at 1795000000000   and the key's expiry (Unix ms) when it has one
+ * file 000000000005.bf 96 db 3  and its database (SELECT's index) when it is not 0, before any expiry
  * end 1 0a1b2c3d                the count of file lines and the CRC-32 (hex) of all the text before `end`
  * ```
  */
@@ -30,6 +32,8 @@ export interface ManifestFile {
   readonly bytes: number
   /** The key's expiry, absolute Unix ms (EXPIRE and the like); absent: it has none. */
   readonly expiresAt?: number
+  /** The key's database (SELECT's index); absent: 0 (every MANIFEST before databases said none). */
+  readonly db?: number
 }
 
 /**
@@ -39,6 +43,12 @@ export interface ManifestFile {
 export interface ReplicationPosition {
   readonly replid: string
   readonly offset: number
+  /**
+   * The database the stream is in at that offset (a replica's: the last SELECT its master sent;
+   * redis's RDB field repl-stream-db): a replica continuing from it applies what follows there.
+   * Absent: 0.
+   */
+  readonly db?: number
 }
 
 /** What a MANIFEST says. `logOpen` is there only when true, `repl` only when written. */
@@ -63,15 +73,18 @@ export function isFilterFileName(name: string): boolean {
  * MANIFEST text: a magic line, `log-from <seq>` when there is a log (the first segment of the
  * append-only log the snapshot does not contain), then `log-open` when that segment was on disk
  * before this MANIFEST (the log was open: a start without it refuses), `file <name> <bytes>`
- * lines (`file <name> <bytes> expire-at <ms>` for a key with an expiry), and `end <count> <crc32
- * hex>`. `repl-id <40 hex>` and `repl-offset <n>` follow the log's lines when `repl` is given.
+ * lines (`db <index>` after them for a key of a database other than 0, `expire-at <ms>` last for
+ * a key with an expiry), and `end <count> <crc32
+ * hex>`. `repl-id <40 hex>` and `repl-offset <n>` follow the log's lines when `repl` is given,
+ * then `repl-db <n>` when its database is not 0.
  */
 export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false, repl?: ReplicationPosition): string {
   let body = `${MANIFEST_MAGIC}\n`
   if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
-  if (repl !== undefined) body += `repl-id ${repl.replid}\nrepl-offset ${repl.offset}\n`
-  for (const { file, bytes, expiresAt } of files) {
-    body += expiresAt === undefined ? `file ${file} ${bytes}\n` : `file ${file} ${bytes} expire-at ${expiresAt}\n`
+  if (repl !== undefined) body += `repl-id ${repl.replid}\nrepl-offset ${repl.offset}\n${(repl.db ?? 0) === 0 ? '' : `repl-db ${repl.db}\n`}`
+  for (const { file, bytes, expiresAt, db } of files) {
+    const inDb = db === undefined || db === 0 ? '' : ` db ${db}`
+    body += expiresAt === undefined ? `file ${file} ${bytes}${inDb}\n` : `file ${file} ${bytes}${inDb} expire-at ${expiresAt}\n`
   }
   const crc = crc32(latin1Bytes(body), 0)
   return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
@@ -109,15 +122,19 @@ export function parseManifestText(text: string): Manifest {
   if (replid && replOffset) {
     repl = { replid: replid[1]!, offset: Number(replOffset[1]) }
     lines = lines.slice(2)
+    const replDb = /^repl-db ([1-9]\d{0,15})$/.exec(lines[0] ?? '')
+    if (replDb) {
+      repl = { ...repl, db: Number(replDb[1]) }
+      lines = lines.slice(1)
+    }
   }
   for (const line of lines) {
     // An expiry may be negative (PEXPIREAT takes any 64-bit time), and is at most 2^63 - 1.
-    const match = /^file (\d{12}\.bf) (\d+)(?: expire-at (-?\d{1,19}))?$/.exec(line)
+    const match = /^file (\d{12}\.bf) (\d+)(?: db ([1-9]\d{0,15}))?(?: expire-at (-?\d{1,19}))?$/.exec(line)
     if (!match || seen.has(match[1]!)) throw new DecodeError('corrupt', `bad manifest line ${JSON.stringify(line)}`)
     seen.add(match[1]!)
-    const file = match[1]!
-    const bytes = Number(match[2])
-    files.push(match[3] === undefined ? { file, bytes } : { file, bytes, expiresAt: Number(match[3]) })
+    const file: ManifestFile = { file: match[1]!, bytes: Number(match[2]) }
+    files.push({ ...file, ...(match[3] === undefined ? {} : { db: Number(match[3]) }), ...(match[4] === undefined ? {} : { expiresAt: Number(match[4]) }) })
   }
   if (files.length !== Number(end[1])) throw new DecodeError('corrupt', 'manifest count mismatch')
   const manifest: Manifest = { files }

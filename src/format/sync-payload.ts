@@ -7,6 +7,8 @@
  *            a SAVE writes for that filter, its name inside; version 1 or 2 as SAVE chooses
  *          | u8 2, u64le T: the filter of the record just before expires at T (unix ms)
  *          | u8 3, u64le L, then L bytes: exactly one window filter file (format/window-file.ts)
+ *          | u8 4, u64le D: the filter records after it (types 1 and 3) are of database D (until
+ *            the next such record; before any, database 0: a payload of database 0 alone has none)
  * end     := u8 0
  * ```
  * Here: the framing (what the master's capture, store/registry-capture.ts, writes around each
@@ -31,6 +33,8 @@ export const RECORD_END = 0
 export const RECORD_FILTER = 1
 export const RECORD_EXPIRY = 2
 export const RECORD_WINDOW = 3
+/** Type 4, not 3: the window filters' record (apbf) took 3 first; both are in every payload's grammar. */
+export const RECORD_SELECT_DB = 4
 
 /** A filter record's prefix: its type byte and its u64 length. */
 export const RECORD_PREFIX_BYTES = 9
@@ -74,17 +78,26 @@ export function maxWindowFileBytes(limits: SyncPayloadLimits): number {
   return limits.maxFilterBytes + 96 + 40 * 65536 + MAX_SYNC_NAME_BYTES
 }
 
+/** The record putting the filter records after it in database `db` (redis RDB's SELECTDB). */
+export function encodeSelectDbRecord(db: number): Uint8Array {
+  if (!Number.isSafeInteger(db) || db < 0) throw new RangeError(`no database is ${db}`)
+  const record = new Uint8Array(RECORD_PREFIX_BYTES)
+  record[0] = RECORD_SELECT_DB
+  writeUint64(new DataView(record.buffer), 1, db)
+  return record
+}
+
 /** The end record. */
 export function encodeEndRecord(): Uint8Array {
   return Uint8Array.of(RECORD_END)
 }
 
 /**
- * Bytes of a payload carrying files of these lengths and `expiries` expiry records: magic, a
- * prefix per file, the files, the expiry records, the end.
+ * Bytes of a payload carrying files of these lengths, `expiries` expiry records and `selects`
+ * database records: magic, a prefix per file, the files, the other records, the end.
  */
-export function syncPayloadLength(fileLengths: Iterable<number>, expiries = 0): number {
-  let total = SYNC_MAGIC.length + 1 + expiries * RECORD_PREFIX_BYTES
+export function syncPayloadLength(fileLengths: Iterable<number>, expiries = 0, selects = 0): number {
+  let total = SYNC_MAGIC.length + 1 + (expiries + selects) * RECORD_PREFIX_BYTES
   for (const length of fileLengths) total += RECORD_PREFIX_BYTES + length
   return total
 }
@@ -124,7 +137,7 @@ type ReaderState = 'magic' | 'prefix' | 'file' | 'window' | 'end'
  * Decodes a payload from pieces of any size. Each whole filter is handed to `accept` as soon as
  * its last byte arrives, in payload order (with each layer's `setBits` when `countBits` is given:
  * filter-file-stream.ts). Throws {@link DecodeError} (and again on every later
- * push) on: a wrong magic; a record type other than 0 and 1 ("unknown record type N"); a record
+ * push) on: a wrong magic; a record type other than 0 to 4, or 3 with no `acceptWindow` ("unknown record type N"); a record
  * length no filter within the limits can have; an expiry past 2^53 ms or with no filter before it; a file that is not valid or does not fill its
  * record exactly; any byte after the end record. `accept` may throw too (a DecodeError of its own).
  */
@@ -150,6 +163,8 @@ export class SyncPayloadReader {
     private readonly acceptExpiry?: (expiresAtMs: number) => void,
     /** Takes a window filter record; without it, one is an unknown record type. */
     private readonly acceptWindow?: (record: WindowRecord) => void,
+    /** Takes a database record's index (the filters after it are of that database). */
+    private readonly acceptDb?: (db: number) => void,
   ) {}
 
   /** Whether the end record was seen. */
@@ -209,12 +224,13 @@ export class SyncPayloadReader {
   }
 
   private knownRecord(type: number): boolean {
-    return type === RECORD_FILTER || type === RECORD_EXPIRY || (type === RECORD_WINDOW && this.acceptWindow !== undefined)
+    return type === RECORD_FILTER || type === RECORD_EXPIRY || type === RECORD_SELECT_DB || (type === RECORD_WINDOW && this.acceptWindow !== undefined)
   }
 
   private startRecord(): void {
     const type = this.scratch[0]
     if (type === RECORD_EXPIRY) this.takeExpiry()
+    else if (type === RECORD_SELECT_DB) this.takeSelectDb()
     else if (type === RECORD_WINDOW) this.startWindow()
     else this.startFile()
   }
@@ -248,6 +264,13 @@ export class SyncPayloadReader {
     if (type !== RECORD_END) throw new DecodeError('corrupt', `unknown record type ${type} at byte ${this.position}`)
     this.state = 'end'
     return 1
+  }
+
+  private takeSelectDb(): void {
+    const db = readUint64(new DataView(this.scratch.buffer), 1)
+    const at = this.position + 1 - RECORD_PREFIX_BYTES
+    if (db === undefined || this.acceptDb === undefined) throw new DecodeError('corrupt', `database record at byte ${at}: no database ${db ?? 'over 2^53'}`)
+    this.acceptDb(db)
   }
 
   private takeExpiry(): void {

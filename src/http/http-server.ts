@@ -13,7 +13,7 @@ import type { ServerContext } from '../commands/context.js'
 import { requestRefusal, requestUser } from './http-acl.js'
 import { HttpSession } from './http-session.js'
 import { OriginalApi, parseOriginalTarget, type OriginalResponse } from './original-api.js'
-import { ServerMetrics } from './metrics.js'
+import { httpRegistry, ServerMetrics } from './metrics.js'
 import { filtersJson, listFilters, ListingQueryError, parseListingQuery, type ListingQuery } from './filters-json.js'
 import { OpsMeter, serverFigures } from './server-figures.js'
 import { STATUS_PAGE_POLICY, statusPage } from './status-page.js'
@@ -213,7 +213,7 @@ export class HttpFrontend {
       send(response, 400, `bad request: ${error.message}\n`)
       return
     }
-    const listing = listFilters(this.server.registry, query)
+    const listing = listFilters(httpRegistry(this.server), query)
     const headers: http.OutgoingHttpHeaders = { 'Cache-Control': 'no-store', 'X-Total-Count': listing.total }
     let body: Buffer
     if (path === '/filters') {

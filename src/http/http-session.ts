@@ -35,7 +35,8 @@ export class HttpSession implements ClientSession {
   // Authenticated by the listener, which sets `user` for each request (http-acl.ts).
   authenticated = true
   user = 'default'
-  db = 0
+  /** The HTTP API's database (config http-db): /add= and /contain= run in it. */
+  db: number
   transaction: Transaction | undefined = undefined
   watch: WatchState | undefined = undefined
   lastCommand = 'NULL'
@@ -49,6 +50,7 @@ export class HttpSession implements ClientSession {
     readonly id = 0,
   ) {
     this.context = { client: this, server }
+    this.db = server.config['http-db']
   }
 
   subscriptionCount(): number {

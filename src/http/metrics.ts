@@ -9,7 +9,7 @@
  * command table's counters (what INFO commandstats prints).
  */
 import { Counter, Gauge, Registry } from 'prom-client'
-import type { CommandContext } from '../commands/context.js'
+import type { CommandContext, ServerContext } from '../commands/context.js'
 import { infoText } from '../commands/info.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { filterHealth, type FilterHealth } from '../core/filter-health.js'
@@ -110,6 +110,11 @@ export function filtersForHealth(registry: FilterRegistry, count: number): { row
   return { rows: [...rows.values()], overTarget }
 }
 
+/** The database of the HTTP API (config http-db), whose filters /metrics lists one by one. */
+export function httpRegistry(server: ServerContext): FilterRegistry {
+  return server.databases.db(server.config['http-db'])
+}
+
 /** One server's /metrics: call `render()` per scrape. */
 export class ServerMetrics {
   readonly registry = new Registry()
@@ -127,6 +132,9 @@ export class ServerMetrics {
   private readonly connectedClients: Gauge
   private readonly filters: Gauge
   private readonly filtersExpiring: Gauge
+  private readonly dbKeys: Gauge
+  private readonly dbKeysExpiring: Gauge
+  private readonly httpDb: Gauge
   private readonly expiredKeys: Counter
   private readonly filterBytes: Gauge
   private readonly filterItems: Gauge
@@ -159,6 +167,10 @@ export class ServerMetrics {
     this.connectedClients = gauge('bfs_connected_clients', 'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)', ['protocol'])
     this.filters = gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
     this.filtersExpiring = gauge('bfs_filters_with_expiry', 'Filters (keys) with an expiry (INFO keyspace expires)')
+    // As redis_exporter's redis_db_keys{db="db0"} and redis_db_keys_expiring: a series per database holding keys.
+    this.dbKeys = gauge('bfs_db_keys', 'Filters (keys) held, by database (INFO keyspace dbN keys)', ['db'])
+    this.dbKeysExpiring = gauge('bfs_db_keys_expiring', 'Filters (keys) with an expiry, by database (INFO keyspace dbN expires)', ['db'])
+    this.httpDb = gauge('bfs_http_db', 'The database the HTTP API, the status page and the per-filter series here use (config http-db)')
     this.expiredKeys = counter('bfs_expired_keys_total', 'Keys deleted because they expired (INFO expired_keys)')
     this.filterBytes = gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
     this.filterItems = gauge('bfs_filter_items', 'Items added, for the filters holding the most (config metrics-top-filters)', ['filter'])
@@ -231,13 +243,10 @@ export class ServerMetrics {
       this.rejectedCommands.inc(labels, entry.rejectedCalls)
     }
 
-    // INFO keyspace's figures: keys a client can see, expired ones not yet deleted left out.
-    const keyspace = /^keys=(\d+),expires=(\d+)/.exec(info.get('db0') ?? '')
-    this.filters.set(keyspace === null ? 0 : Number(keyspace[1]))
-    this.filtersExpiring.set(keyspace === null ? 0 : Number(keyspace[2]))
+    this.refreshKeyspace(info)
     setGauge(this.filterBytes, 'bfs_filter_bytes')
     this.filterItems.reset()
-    for (const { name, items } of topFiltersByItems(server.registry, server.config['metrics-top-filters'])) {
+    for (const { name, items } of topFiltersByItems(httpRegistry(server), server.config['metrics-top-filters'])) {
       this.filterItems.set({ filter: filterLabel(name) }, items)
     }
 
@@ -260,10 +269,29 @@ export class ServerMetrics {
     }
   }
 
+  /** INFO keyspace's figures, per database and in all: keys a client can see, expired ones not yet deleted left out. */
+  private refreshKeyspace(info: Map<string, string>): void {
+    let keys = 0
+    let expiring = 0
+    this.dbKeys.reset()
+    this.dbKeysExpiring.reset()
+    for (const [field, value] of info) {
+      const figures = /^db\d+$/.test(field) ? /^keys=(\d+),expires=(\d+)/.exec(value) : null
+      if (figures === null) continue
+      this.dbKeys.set({ db: field }, Number(figures[1]))
+      this.dbKeysExpiring.set({ db: field }, Number(figures[2]))
+      keys += Number(figures[1])
+      expiring += Number(figures[2])
+    }
+    this.filters.set(keys)
+    this.filtersExpiring.set(expiring)
+    this.httpDb.set(this.ctx.server.config['http-db'])
+  }
+
   /** The health gauges (see {@link filtersForHealth}). */
   private refreshHealth(): void {
     const server = this.ctx.server
-    const { rows, overTarget } = filtersForHealth(server.registry, server.config['metrics-top-filters'])
+    const { rows, overTarget } = filtersForHealth(httpRegistry(server), server.config['metrics-top-filters'])
     for (const metric of [this.filterFill, this.filterEstimate, this.filterTarget, this.filterOverTarget]) metric.reset()
     for (const { name, health } of rows) {
       const labels = { filter: filterLabel(name) }

@@ -5,7 +5,7 @@
  */
 import type { CommandContext } from '../commands/context.js'
 import { human } from '../commands/info.js'
-import { readInfo } from './metrics.js'
+import { httpRegistry, readInfo } from './metrics.js'
 
 /** One figure: a label, its value as text, and whether it is a failure to show in colour. */
 export interface Figure {
@@ -77,7 +77,7 @@ export function serverFigures(ctx: CommandContext, meter: OpsMeter, nowMs = Date
     { label: 'ops/s', value: `${ops.perSecond.toFixed(1)} (${window})` },
     { label: 'clients', value: `${info.get('connected_clients')} RESP, ${info.get('bfs_http_connected_clients')} HTTP` },
     { label: 'memory', value: `${info.get('used_memory_human')} used, ${info.get('used_memory_rss_human')} RSS` },
-    { label: 'filters', value: `${ctx.server.registry.liveSize()}, ${human(Number(info.get('bfs_filter_bytes') ?? 0))} of bits` },
+    { label: `filters in db${ctx.server.config['http-db']}`, value: `${httpRegistry(ctx.server).liveSize()}, ${human(Number(info.get('bfs_filter_bytes') ?? 0))} of bits` },
     lastSave(info, nowMs),
     appendLog(info),
     { label: 'replication', value: `${info.get('role')}, ${replicas} replicas` },

@@ -17,7 +17,7 @@ import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
 import type { AttachedReplica } from './replica-peer.js'
 import { captureRegistry, type RegistryCapture } from '../store/registry-capture.js'
-import type { FilterRegistry } from '../store/registry.js'
+import type { Databases } from '../store/databases.js'
 
 export { captureRegistry, type RegistryCapture }
 
@@ -208,6 +208,6 @@ function closeQuietly(fd: number): void {
 }
 
 /** The capture for one sync: every filter, or none for replicas that asked for no data. */
-export function captureFor(registry: FilterRegistry, excludeData: boolean, empty: () => FilterRegistry): RegistryCapture {
-  return captureRegistry(excludeData ? empty() : registry)
+export function captureFor(databases: Databases, excludeData: boolean): RegistryCapture {
+  return captureRegistry(excludeData ? [] : databases.allEntries())
 }

@@ -9,7 +9,7 @@
  * (REPLCONF, PSYNC, SYNC, WAIT: commands/replication.ts) call it with the client's connection.
  */
 import { encodeRecord } from '../store/log-replay.js'
-import { FilterRegistry } from '../store/registry.js'
+import type { Databases } from '../store/databases.js'
 import type { Logger } from '../runtime/logger.js'
 import type { OutputBufferLimits } from '../runtime/config.js'
 import type { CommandArgs } from '../protocol/command-args.js'
@@ -19,7 +19,11 @@ import { AttachedReplica, nowSeconds, type PeerConnection } from './replica-peer
 import { FullSync, captureFor, type RegistryCapture } from './full-sync.js'
 import { WaitList } from './wait-list.js'
 
-const SELECT_0 = Buffer.from('*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n')
+/** `SELECT db` as a client sends it (redis replicationFeedSlaves' selectcmd). */
+function selectRecord(db: number): Buffer {
+  const index = String(db)
+  return Buffer.from(`*2\r\n$6\r\nSELECT\r\n$${index.length}\r\n${index}\r\n`)
+}
 /** redis shared.ping as replicationCron feeds it: lower case, 14 bytes. */
 const PING = Buffer.from('*1\r\n$4\r\nping\r\n')
 
@@ -46,7 +50,7 @@ export interface SyncCounters {
 
 export interface MasterSideOptions {
   readonly replication: ReplicationState
-  readonly registry: FilterRegistry
+  readonly databases: Databases
   readonly config: MasterConfig
   readonly log: Logger
   readonly stats: SyncCounters
@@ -65,8 +69,11 @@ export class MasterSide {
   private readonly replicas = new Map<PeerConnection, AttachedReplica>()
   /** What clients said with REPLCONF before they asked for a sync. */
   private readonly handshakes = new WeakMap<PeerConnection, AttachedReplica>()
-  /** redis slaveseldb == -1: the next record goes after a `SELECT 0`. */
-  private selectNeeded = true
+  /**
+   * redis server.slaveseldb: the database of the last record the stream carried; -1 (a new
+   * stream, a full sync, SLAVEOF NO ONE): the next record of a database goes after its SELECT.
+   */
+  private selectedDb = -1
   private fullSync: FullSync | undefined
   private detachBacklog: (() => void) | undefined
   private cronLoops = 0
@@ -96,18 +103,22 @@ export class MasterSide {
     return this.backlog !== undefined && this.replication.role === 'master'
   }
 
-  /** One propagated record (persistence's propagate), encoded as the RESP array a client sends. */
-  feedRecord(argv: CommandArgs | readonly Uint8Array[]): void {
-    if (this.selectNeeded) {
-      this.selectNeeded = false
-      this.replication.feed(SELECT_0)
+  /**
+   * One propagated record of database `db` (persistence's propagate; -1: of none),
+   * encoded as the RESP array a client sends, after a `SELECT db` when the stream's last
+   * database was another (redis replicationFeedSlaves).
+   */
+  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number): void {
+    if (db >= 0 && db !== this.selectedDb) {
+      this.selectedDb = db
+      this.replication.feed(selectRecord(db))
     }
     this.replication.feed(encodeRecord(argv))
   }
 
-  /** redis slaveseldb = -1 (SLAVEOF NO ONE, a full sync): the next record is preceded by SELECT 0. */
+  /** redis slaveseldb = -1 (SLAVEOF NO ONE, a full sync): the next record of a database is preceded by its SELECT. */
   requestSelect(): void {
-    this.selectNeeded = true
+    this.selectedDb = -1
   }
 
   /** The REPLCONF state of a client, made on first use. */
@@ -220,13 +231,13 @@ export class MasterSide {
     this.options.log.notice(`Starting BGSAVE for SYNC with target: ${diskless ? 'replicas sockets' : 'disk'}`)
     let capture: RegistryCapture
     try {
-      capture = captureFor(this.options.registry, excludeData, () => new FilterRegistry())
+      capture = captureFor(this.options.databases, excludeData)
     } catch (error) {
       this.refuseSync(group, error)
       return
     }
     const offset = this.replication.masterReplOffset
-    this.selectNeeded = true
+    this.selectedDb = -1
     for (const replica of group) {
       replica.waitingStart = false
       if (!replica.preSync) replica.peer.writeRaw(Buffer.from(`+FULLRESYNC ${this.replication.replid} ${offset}\r\n`))
@@ -324,7 +335,7 @@ export class MasterSide {
     const backlog = new Backlog(this.options.config['repl-backlog-size'], this.replication.masterReplOffset + 1)
     this.backlog = backlog
     this.detachBacklog = this.replication.attach((bytes) => backlog.append(bytes))
-    this.selectNeeded = true
+    this.selectedDb = -1
   }
 
   /** redis freeReplicationBacklog. */

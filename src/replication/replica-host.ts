@@ -13,7 +13,7 @@ import { encodeRecord } from '../store/log-replay.js'
 
 /** The full-sync payload's decoder (sync-payload's SyncPayloadDecoder has this shape). */
 export interface PayloadDecoder extends PayloadSink {
-  filters(): Iterable<{ name: Buffer; filter: StoredFilter }>
+  filters(): Iterable<{ name: Buffer; filter: StoredFilter; expiresAt?: number; db: number }>
 }
 
 /** The master link's client: the master's commands run in it (kind 'master'), replies discarded. */
@@ -43,7 +43,7 @@ export interface ReplicaLinkHost {
   openMasterSession(link: MasterLinkInfo): MasterSession
   newPayloadDecoder(): PayloadDecoder
   /** Empties the registry and fills it with a full sync's filters, in one turn. */
-  replaceDataset(filters: Iterable<{ name: Buffer; filter: StoredFilter; expiresAt?: number }>): void
+  replaceDataset(filters: Iterable<{ name: Buffer; filter: StoredFilter; expiresAt?: number; db: number }>): void
   /** redis disconnectSlaves: this node's own replicas are closed (they reconnect and PSYNC). */
   disconnectReplicas(): void
   /** redis disconnectAllBlockedClients: `-<text>` to every blocked client (WAIT), then closed. */

@@ -36,6 +36,19 @@ export class ReplicationState {
   masterReplOffset = 0
   /** Up to where (exclusive, +1 as redis counts) `replid2` is valid; -1: no second id. */
   secondReplOffset = -1
+  /**
+   * A replica's: the database its master's stream was in when the link to it last closed (the
+   * last SELECT it sent; redis keeps its cached master's db). A link that continues (+CONTINUE)
+   * applies the stream there; a full sync starts it at 0. Saved with the position (MANIFEST repl-db).
+   */
+  streamDb = 0
+
+  /** The position a snapshot recorded (its id, offset and stream database), at a start. */
+  restore(position: { readonly replid: string; readonly offset: number; readonly db?: number }): void {
+    this.replid = position.replid
+    this.masterReplOffset = position.offset
+    this.streamDb = position.db ?? 0
+  }
   private readonly sinks = new Set<StreamSink>()
 
   /** Adds bytes to the stream: counted in {@link masterReplOffset}, then handed to every sink in order. */

@@ -18,6 +18,8 @@ export interface Config {
   bind: string
   dir: string
   maxclients: number
+  /** How many databases SELECT chooses from, 0 to databases - 1 (redis `databases`; start-time only). */
+  databases: number
   /** Seconds a client may stay idle before it is closed; 0 = never (redis `timeout`). */
   timeout: number
   /** Seconds between TCP keep-alive probes on client sockets; 0 = off (redis `tcp-keepalive`). */
@@ -75,6 +77,8 @@ export interface Config {
   'http-bind': string
   /** The filter GET /add= and /contain= act on. */
   'http-filter': string
+  /** The database the HTTP API (/add=, /contain=, /filters, the status page, /metrics' filters) uses. */
+  'http-db': number
   /** Longest request target (path and query) in bytes; longer → 414. */
   'http-max-url-bytes': number
   /** Largest request head (request line and headers) in bytes; larger → 431 or 414. */
@@ -206,6 +210,8 @@ export const DEFAULT_OUTPUT_BUFFER_LIMITS: OutputBufferLimits = Object.freeze({
   replica: Object.freeze({ hard: 256 * 1024 ** 2, soft: 64 * 1024 ** 2, softSeconds: 60 }),
   pubsub: Object.freeze({ hard: 32 * 1024 ** 2, soft: 8 * 1024 ** 2, softSeconds: 60 }),
 })
+/** redis config.c: databases is 1..INT_MAX. */
+export const MAX_DATABASES = 2_147_483_647
 /** http-port -1: listen on any free port (tests); 0 leaves HTTP off. */
 export const HTTP_PORT_ANY = -1
 export const DEFAULT_HTTP_MAX_URL_BYTES = 8 * 1024
@@ -234,6 +240,7 @@ const ROWS = {
   port: { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 6381, mutable: false, description: 'TCP port (0 = any free port)' },
   bind: { kind: { type: 'string' }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated' },
   dir: { kind: { type: 'string' }, default: './data', mutable: false, description: 'data directory, created if missing' },
+  databases: { kind: { type: 'integer', min: 1, max: MAX_DATABASES }, default: 16, mutable: false, description: 'how many databases SELECT chooses from (0 to databases - 1)' },
   maxclients: { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: true, description: 'most simultaneous clients' },
   timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
   'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
@@ -264,6 +271,7 @@ const ROWS = {
   'http-port': { kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, default: 0, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
   'http-bind': { kind: { type: 'string' }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
   'http-filter': { kind: { type: 'string' }, default: 'bfs', mutable: true, description: 'filter of GET /add= and /contain=' },
+  'http-db': { kind: { type: 'integer', min: 0, max: MAX_DATABASES - 1 }, default: 0, mutable: false, description: 'database of the HTTP API, /filters and the filters /metrics lists (below databases)' },
   'http-max-url-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_URL_BYTES, unit: 'bytes', mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
   'http-max-header-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_HEADER_BYTES, unit: 'bytes', mutable: false, description: 'largest HTTP request head in bytes' },
   'http-headers-timeout-ms': { kind: { type: 'integer', min: 100, max: 3_600_000 }, default: 10_000, unit: 'milliseconds', mutable: false, description: 'milliseconds to receive an HTTP request head' },

@@ -11,7 +11,8 @@
  * - While the dataset loads nothing expires (redis keyIsExpired returns 0 while loading): a logged
  *   command may still touch a key that has expired since. Once loaded, a master deletes them.
  */
-import type { ExpiryMode, FilterRegistry } from '../store/registry.js'
+import type { ExpiryMode } from '../store/registry.js'
+import type { Databases } from '../store/databases.js'
 import { performance } from 'node:perf_hooks'
 import { ActiveExpiry, type CycleKind } from '../store/active-expiry.js'
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
@@ -23,7 +24,7 @@ import type { WatchedKeys } from '../commands/transaction.js'
 
 /** What the expiry needs from the server. */
 export interface ExpiryHost {
-  readonly registry: FilterRegistry
+  readonly databases: Databases
   readonly stats: Stats
   readonly replication: ReplicationState
   readonly persistence: Persistence
@@ -44,15 +45,15 @@ export class KeyExpiry {
   private readonly active: ActiveExpiry
 
   constructor(private readonly host: ExpiryHost) {
-    this.active = new ActiveExpiry(host.registry, host.stats)
-    host.registry.expiry = {
+    this.active = new ActiveExpiry(host.databases, host.stats)
+    host.databases.expiry = {
       now: Date.now,
       mode: () => this.mode(),
-      expired: (name) => {
+      expired: (name, db) => {
         host.stats.expiredKeys++
         // A WATCHed key that expires fails the EXEC (redis 7.0 answers a null array too).
-        if (host.watchedKeys.size > 0) host.watchedKeys.touch(name)
-        host.persistence.propagate([DEL, Buffer.from(name, 'latin1')])
+        if (host.watchedKeys.size > 0) host.watchedKeys.touch(db, name)
+        host.persistence.propagate([DEL, Buffer.from(name, 'latin1')], undefined, db)
       },
     }
   }
@@ -68,13 +69,16 @@ export class KeyExpiry {
   /** After the load at start: a master deletes the keys that expired while it was down. */
   loaded(): number {
     this.holding = false
-    const registry = this.host.registry
-    if (this.mode() !== 'delete' || registry.expiringCount === 0) return 0
+    if (this.mode() !== 'delete') return 0
     const now = Date.now()
-    const expired = [...registry.withExpiry()].filter((entry) => registry.isExpired(entry, now))
-    for (const entry of expired) registry.deleteExpired(entry)
-    this.host.stats.loadKeysExpired = expired.length
-    return expired.length
+    let deleted = 0
+    for (const registry of this.host.databases.made()) {
+      const expired = registry.withExpiry().filter((entry) => registry.isExpired(entry, now))
+      for (const entry of expired) registry.deleteExpired(entry)
+      deleted += expired.length
+    }
+    this.host.stats.loadKeysExpired = deleted
+    return deleted
   }
 
   /** serverCron's slow cycle. */

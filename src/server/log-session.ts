@@ -83,6 +83,8 @@ export function createReplaySession(server: ServerContext): ReplaySession {
       if (file !== currentFile) {
         revertOpenTransaction()
         currentFile = file
+        // Every segment starts in database 0 (store/append-log.ts writes a SELECT before any other).
+        session.db = 0
       }
       timedRead(server, () => dispatch(ctx, args.assign(argv)))
       const out = reply.take()

@@ -37,27 +37,34 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
     ownPort: () => server.port,
     openMasterSession: (link) => {
       const session = createMasterSession(server, server.allocateClientId(), link)
+      // The stream goes on in the database it was in (a full sync set it to 0).
+      session.client.db = server.replication.streamDb
       server.setMasterClient(session.client)
       return {
         run: (argv) => session.run(argv),
         touch: () => session.touch(),
-        close: () => server.setMasterClient(undefined),
+        close: () => {
+          server.replication.streamDb = session.client.db
+          server.setMasterClient(undefined)
+        },
       }
     },
     // No size limit: the master holds these filters already, and a replica that refused one would
     // only ask for the same full sync again (a snapshot load applies none either).
-    newPayloadDecoder: () => new SyncPayloadDecoder({ maxFilterBytes: 0 }),
+    newPayloadDecoder: () => new SyncPayloadDecoder({ maxFilterBytes: 0 }, server.databases.count),
     replaceDataset: (filters) => {
-      const { registry, watchedKeys } = server
+      const { databases, watchedKeys } = server
       // redis emptyData → signalFlushedDb: every WATCHed key, old or new, is touched.
-      for (const name of registry.names()) watchedKeys.touch(name)
-      registry.clear()
-      for (const { name, filter, expiresAt } of filters) {
+      for (const registry of databases.made()) for (const name of registry.names()) watchedKeys.touch(registry.index, name)
+      databases.clear()
+      server.replication.streamDb = 0
+      for (const { name, filter, expiresAt, db } of filters) {
         const key = FilterRegistry.nameOf(name)
+        const registry = databases.db(db)
         const entry = registry.set(key, filter)
         // Expired or not: a replica deletes a key only when its master's DEL comes.
         if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
-        watchedKeys.touch(key)
+        watchedKeys.touch(db, key)
       }
     },
     disconnectReplicas: () => masterSide.disconnectReplicas(),

@@ -18,7 +18,8 @@ import { loadUsersAtStart } from './acl-startup.js'
 import { MonitorHub } from '../commands/monitor.js'
 import { usedMemory } from '../commands/info.js'
 import { createLogger } from '../runtime/logger.js'
-import { FilterRegistry } from '../store/registry.js'
+import type { FilterRegistry } from '../store/registry.js'
+import { type Databases, databasesFor } from '../store/databases.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
 import { BUILTIN_COMMANDS } from '../commands/builtin.js'
 import type { Logger } from '../runtime/logger.js'
@@ -83,7 +84,9 @@ export interface ShutdownOptions {
 export class BfsServer extends EventEmitter implements ClientHost {
   readonly config: Config
   readonly configFile: string
-  readonly registry = new FilterRegistry()
+  /** Every database (store/databases.ts); `registry` is database 0 always (SWAPDB swaps keys, not registries). */
+  readonly databases: Databases
+  readonly registry: FilterRegistry
   readonly watchedKeys = new WatchedKeys()
   readonly stats = new Stats()
   readonly timer = new CommandTimer()
@@ -142,6 +145,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   constructor(options: ServerOptions = {}) {
     super()
     this.config = { ...DEFAULT_CONFIG, ...options.config }
+    this.databases = databasesFor(this.config)
+    this.registry = this.databases.db(0)
     this.configFile = options.configFile === undefined || options.configFile === '' ? '' : path.resolve(options.configFile)
     this.log = createLogger({ level: () => this.config.loglevel, file: this.config.logfile, sink: options.logSink })
     this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? []).map(defineCommand)])
@@ -150,14 +155,14 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.renamesCommands = this.config['rename-command'].length > 0
     this.persistence = new Persistence({
       config: this.config,
-      registry: this.registry,
+      databases: this.databases,
       log: this.log,
       currentWriter: () => this.currentClient,
-      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset }),
+      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset, db: this.masterClient?.db ?? this.replication.streamDb }),
       latency: this.latency,
     })
     this.expiry = new KeyExpiry(this)
-    this.masterSide = new MasterSide({ replication: this.replication, registry: this.registry, config: this.config, log: this.log, stats: this.stats })
+    this.masterSide = new MasterSide({ replication: this.replication, databases: this.databases, config: this.config, log: this.log, stats: this.stats })
     this.persistence.replicaFeed = this.masterSide
     this.replicaLink = new ReplicaLink(replicaLinkHost(this, {
       unblockAll: (text) => this.masterSide.unblockAll(text),
@@ -215,7 +220,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.resumeReplication()
     const expired = this.expiry.loaded()
     if (expired > 0) this.log.notice(`Deleted ${expired} key(s) that expired while the server was down`)
-    for (const line of loadedOverLimits(this.registry, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
+    for (const line of loadedOverLimits(this.databases, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
     this.cronTimer = setInterval(() => this.cron(Date.now()), CRON_INTERVAL_MS)
     this.cronTimer.unref()
     const addresses = this.config.bind.split(/\s+/).filter((address) => address !== '')
@@ -279,8 +284,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private resumeReplication(): void {
     const position = this.persistence.loadedPosition
     if (position === undefined) return
-    this.replication.replid = position.replid
-    this.replication.masterReplOffset = position.offset
+    this.replication.restore(position)
     this.replicaLink.hasHistory = true
     this.log.notice(`Replication id and offset restored from the snapshot: ${position.replid}:${position.offset}`)
   }
@@ -322,7 +326,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
     // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
     for (const client of this.clientSet) client.recheckOutputLimit()
-    if (this.config.maxmemory > 0) MemoryGuard.of(this.registry).recount()
+    if (this.config.maxmemory > 0) MemoryGuard.of(this.databases).recount()
     this.masterSide.cron()
   }
 

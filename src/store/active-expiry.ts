@@ -11,9 +11,13 @@
  *   the last loop stopped (redis's expires_cursor), and deletes those past it; the cycle goes on
  *   while more than `10 - (effort - 1)` percent of a sample was expired, checking the clock every
  *   16 loops.
+ * - Every database is visited in turn (redis's dbs_per_call, all of them here: a database without
+ *   keys with an expiry costs one check), from the one after where the last cycle stopped, within
+ *   the one time budget; each database keeps its cursor.
  */
 import { performance } from 'node:perf_hooks'
 import type { FilterRegistry } from './registry.js'
+import { Databases, type Dataset } from './databases.js'
 import type { Stats } from '../runtime/stats.js'
 
 const KEYS_PER_LOOP = 20
@@ -24,18 +28,21 @@ const ACCEPTABLE_STALE = 10
 /** Which of redis's two cycles: 'slow' (serverCron) or 'fast' (beforeSleep). */
 export type CycleKind = 'slow' | 'fast'
 
-/** The active expiry cycle of one registry, with its cursor and the INFO stats it keeps. */
+/** The active expiry cycle of a server's databases, with the INFO stats it keeps. */
 export class ActiveExpiry {
-  /** Where the walk over the keys with an expiry stopped: an index (redis expires_cursor). */
-  private cursor = 0
+  /** The database the next cycle starts with (redis's static current_db). */
+  private nextDb = 0
   /** The last cycle stopped at its time limit (redis timelimit_exit): a fast cycle may follow. */
   private timedOut = false
   private lastFastStartUs = 0
+  private readonly databases: Databases
 
   constructor(
-    private readonly registry: FilterRegistry,
+    dataset: Dataset,
     private readonly stats: Stats,
-  ) {}
+  ) {
+    this.databases = Databases.of(dataset)
+  }
 
   /**
    * One cycle, when the registry deletes expired keys now (a master, not loading). `hz` is the
@@ -43,8 +50,7 @@ export class ActiveExpiry {
    * @returns the keys it deleted
    */
   cycle(kind: CycleKind, effort: number, hz: number): number {
-    const registry = this.registry
-    if (registry.expiringCount === 0 || registry.expiry.mode() !== 'delete') return 0
+    if (this.databases.shared.expiring === 0 || this.databases.expiry.mode() !== 'delete') return 0
     const e = Math.min(10, Math.max(1, effort)) - 1
     const keysPerLoop = KEYS_PER_LOOP + (KEYS_PER_LOOP / 4) * e
     const fastDurationUs = FAST_DURATION_US + (FAST_DURATION_US / 4) * e
@@ -59,47 +65,59 @@ export class ActiveExpiry {
       this.lastFastStartUs = startUs
     }
     const timeLimitUs = kind === 'fast' ? fastDurationUs : ((SLOW_TIME_PERC + 2 * e) * 1_000_000) / hz / 100
-    let totalExpired = 0
-    let totalSampled = 0
+    const dbs = this.databases.made().filter((registry) => registry.expiringCount > 0)
+    const totals = { expired: 0, sampled: 0 }
     this.timedOut = false
-    for (let iteration = 1; ; iteration++) {
-      const { expired, sampled } = this.sample(Math.min(keysPerLoop, registry.expiringCount))
-      totalExpired += expired
-      totalSampled += sampled
-      if (registry.expiringCount === 0) break
-      if ((iteration & 0xf) === 0 && performance.now() * 1000 - startUs > timeLimitUs) {
-        this.timedOut = true
-        this.stats.expiredTimeCapReached++
-        break
-      }
-      if (sampled > 0 && (expired * 100) / sampled <= acceptableStale) break
+    const first = dbs.findIndex((registry) => registry.index >= this.nextDb)
+    for (let k = 0; k < dbs.length && !this.timedOut; k++) {
+      const registry = dbs[(Math.max(0, first) + k) % dbs.length]!
+      this.nextDb = registry.index + 1
+      this.cycleDb(registry, keysPerLoop, acceptableStale, () => performance.now() * 1000 - startUs > timeLimitUs, totals)
     }
+    const { expired: totalExpired, sampled: totalSampled } = totals
     this.stats.expireCycleMicros += Math.round(performance.now() * 1000 - startUs)
     const currentPerc = totalSampled > 0 ? totalExpired / totalSampled : 0
     this.stats.expiredStalePerc = currentPerc * 0.05 + this.stats.expiredStalePerc * 0.95
     return totalExpired
   }
 
-  /**
-   * Looks at up to `count` keys with an expiry from the cursor on, deleting those past it (a
-   * deletion moves the last key into the cursor's place: it is looked at next).
-   */
-  private sample(count: number): { expired: number; sampled: number } {
-    const registry = this.registry
-    const now = registry.expiry.now()
-    let expired = 0
-    let sampled = 0
-    while (sampled < count && registry.expiringCount > 0) {
-      if (this.cursor >= registry.expiringCount) this.cursor = 0
-      const entry = registry.expiringAt(this.cursor)!
-      sampled++
-      if (registry.isExpired(entry, now)) {
-        registry.deleteExpired(entry)
-        expired++
-      } else {
-        this.cursor++
+  /** One database's share of a cycle: samples until few were expired, or the time is up. */
+  private cycleDb(
+    registry: FilterRegistry, keysPerLoop: number, acceptableStale: number, overTime: () => boolean, totals: { expired: number; sampled: number },
+  ): void {
+    for (let iteration = 1; ; iteration++) {
+      const { expired, sampled } = sample(registry, Math.min(keysPerLoop, registry.expiringCount))
+      totals.expired += expired
+      totals.sampled += sampled
+      if (registry.expiringCount === 0) break
+      if ((iteration & 0xf) === 0 && overTime()) {
+        this.timedOut = true
+        this.stats.expiredTimeCapReached++
+        break
       }
+      if (sampled > 0 && (expired * 100) / sampled <= acceptableStale) break
     }
-    return { expired, sampled }
   }
+}
+
+/**
+ * Looks at up to `count` keys with an expiry from the database's cursor on, deleting those past
+ * it (a deletion moves the last key into the cursor's place: it is looked at next).
+ */
+function sample(registry: FilterRegistry, count: number): { expired: number; sampled: number } {
+  const now = registry.expiry.now()
+  let expired = 0
+  let sampled = 0
+  while (sampled < count && registry.expiringCount > 0) {
+    if (registry.expiryCursor >= registry.expiringCount) registry.expiryCursor = 0
+    const entry = registry.expiringAt(registry.expiryCursor)!
+    sampled++
+    if (registry.isExpired(entry, now)) {
+      registry.deleteExpired(entry)
+      expired++
+    } else {
+      registry.expiryCursor++
+    }
+  }
+  return { expired, sampled }
 }

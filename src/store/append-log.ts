@@ -46,6 +46,7 @@ export interface AppendLogOptions {
   latency?: LatencyMonitor
 }
 
+const SELECT = Buffer.from('SELECT')
 /** The record buffer's first size; it doubles as a turn needs, and goes back after a big turn. */
 const INITIAL_BUFFER_BYTES = 64 * 1024
 const KEEP_BUFFER_BYTES = 1024 * 1024
@@ -95,6 +96,7 @@ export class AppendLog {
 
   /** fsyncs the everysec timer skipped because one was still running (INFO aof_delayed_fsync). */
   delayedFsyncs = 0
+  private selectedDb = -1 // the open segment's last record's database (-1: unknown; redis aof_selected_db)
 
   constructor(private readonly options: AppendLogOptions) {}
 
@@ -138,9 +140,17 @@ export class AppendLog {
     return result
   }
 
-  /** Queues one command; it is written at the end of this event-loop turn. */
-  append(argv: CommandArgs | readonly Uint8Array[]): void {
+  /**
+   * Queues one command of database `db` (-1: of none), written at the end of this event-loop turn,
+   * after `SELECT db` when the segment's last record was of another database (redis
+   * aof_selected_db; a segment starts in database 0, as its replay does).
+   */
+  append(argv: CommandArgs | readonly Uint8Array[], db = -1): void {
     if (this.fd < 0) return
+    if (db >= 0 && db !== this.selectedDb) {
+      this.selectedDb = db
+      this.append([SELECT, Buffer.from(String(db))])
+    }
     const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
     const size = recordSize(args)
     this.reserve(size)
@@ -489,6 +499,8 @@ export class AppendLog {
     if (this.fd >= 0) this.retired.push(this.fd)
     this.fd = fd
     this.seq = seq
+    // A replay starts each segment in database 0; one written to before may end in any.
+    this.selectedDb = fstatSync(fd).size === 0 ? 0 : -1
     this.segmentBytes = 0
     this.partialTail = false
     if (!this.fsyncInFlight) this.closeRetired()

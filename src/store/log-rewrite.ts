@@ -10,13 +10,13 @@
  * Writes made during the snapshot are in segment n+1 and replay over it (for filters larger than
  * START_COPY_BYTES some of their bits may be in the snapshot already: such an add replays as 0).
  */
-import type { FilterRegistry } from './registry.js'
+import type { Dataset } from './databases.js'
 import type { AppendLog } from './append-log.js'
 import type { Logger } from '../runtime/logger.js'
 
 /** What the rewrite needs from the snapshot layer (snapshot.ts's SnapshotStore). */
 export interface SnapshotSaver {
-  saveAll(registry: FilterRegistry, options: { background: boolean; rewrite?: boolean }): Promise<unknown> | unknown
+  saveAll(registry: Dataset, options: { background: boolean; rewrite?: boolean }): Promise<unknown> | unknown
 }
 
 export type RewriteStart = 'started' | 'in-progress'
@@ -46,7 +46,7 @@ export class LogRewriter {
 
   constructor(
     private readonly log: AppendLog,
-    private readonly registry: FilterRegistry,
+    private readonly registry: Dataset,
     private readonly snapshots: SnapshotSaver,
     private readonly logger: Logger,
   ) {}

@@ -7,19 +7,22 @@
  * that a DEL, FLUSHALL or restore it did not see never leaves it wrong for long, and never makes
  * it refuse a command that fits.
  */
-import type { FilterRegistry } from './registry.js'
+/** What a guard counts: every database's bitmaps (store/databases.ts), or one registry's. */
+export interface BitmapHolder {
+  bitmapBytes(): number
+}
 
-const GUARDS = new WeakMap<FilterRegistry, MemoryGuard>()
+const GUARDS = new WeakMap<BitmapHolder, MemoryGuard>()
 
 export class MemoryGuard {
   private usedBytes = 0
 
-  private constructor(private readonly registry: FilterRegistry) {
+  private constructor(private readonly registry: BitmapHolder) {
     this.recount()
   }
 
-  /** The guard of a registry (one per registry, made on first use). */
-  static of(registry: FilterRegistry): MemoryGuard {
+  /** The guard of a server's databases (one per holder, made on first use). */
+  static of(registry: BitmapHolder): MemoryGuard {
     let guard = GUARDS.get(registry)
     if (guard === undefined) {
       guard = new MemoryGuard(registry)

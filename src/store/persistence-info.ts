@@ -10,7 +10,7 @@ export function persistenceInfo(server: Persistence): [string, string | number][
   const fields: [string, string | number][] = [
     ['loading', server.loading ? 1 : 0],
     ['async_loading', 0],
-    ['rdb_changes_since_last_save', server.registry.dirty],
+    ['rdb_changes_since_last_save', server.databases.dirty],
   ]
   const now = Date.now()
   fields.push(

@@ -26,7 +26,7 @@ import { AppendLog, listSegments, type FsyncPolicy } from './append-log.js'
 import { LogRewriter } from './log-rewrite.js'
 import { SnapshotStore, type CorruptPolicy } from './snapshot.js'
 import { SAVE_RETRY_DELAY_MS } from './save-schedule.js'
-import type { FilterRegistry } from './registry.js'
+import type { Databases } from './databases.js'
 import type { Logger } from '../runtime/logger.js'
 import { DurabilityGate, type LogWriter } from './durability-gate.js'
 import { diskErrorRefusal } from './disk-error.js'
@@ -51,7 +51,8 @@ export const REPLICAS_ONLY: PropagateTargets = Object.freeze({ log: false, repli
  */
 export interface ReplicaFeed {
   readonly wantsRecords: boolean
-  feedRecord(argv: CommandArgs | readonly Uint8Array[]): void
+  /** One record of database `db` (the stream says SELECT first when it changes, as redis's). */
+  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number): void
 }
 
 const MULTI_RECORD = [Buffer.from('MULTI')]
@@ -86,7 +87,7 @@ export interface LogReplay {
 
 export interface PersistenceOptions {
   config: PersistenceConfig
-  registry: FilterRegistry
+  databases: Databases
   log: Logger
   /** The client whose command is running, if any: its writes set its {@link LogWriter.logOffset}. */
   currentWriter: () => LogWriter | undefined
@@ -98,7 +99,7 @@ export interface PersistenceOptions {
 
 export class Persistence {
   readonly config: PersistenceConfig
-  readonly registry: FilterRegistry
+  readonly databases: Databases
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   loading = false
   /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
@@ -120,14 +121,19 @@ export class Persistence {
   private readonly replicationPosition: (() => ReplicationPosition) | undefined
   /** Whether EXEC's commands are running ({@link runTransaction}). */
   inTransaction = false
+  /**
+   * The database what is propagated now belongs to when {@link propagate} is given none: dispatch
+   * sets it to the running command's client's (redis propagates with c->db->id).
+   */
+  db = 0
   /** The records of the running transaction, copied, with where each goes (see {@link runTransaction}). */
-  private transactionRecords: { argv: Buffer[]; targets: PropagateTargets }[] = []
+  private transactionRecords: { argv: Buffer[]; targets: PropagateTargets; db: number }[] = []
   /** The replicas' stream, when the server has replication (see {@link ReplicaFeed}). */
   replicaFeed: ReplicaFeed | undefined = undefined
 
   constructor(options: PersistenceOptions) {
     this.config = options.config
-    this.registry = options.registry
+    this.databases = options.databases
     this.log = options.log
     this.currentWriter = options.currentWriter
     this.replicationPosition = options.replicationPosition
@@ -157,7 +163,7 @@ export class Persistence {
       latency: options.latency,
     })
     this.gate = new DurabilityGate(this.appendLog)
-    this.logRewriter = new LogRewriter(this.appendLog, this.registry, this.snapshots, this.log)
+    this.logRewriter = new LogRewriter(this.appendLog, this.databases, this.snapshots, this.log)
   }
 
   /** Loads what is on disk: the snapshot, then the log replayed over it through `replay`. */
@@ -175,7 +181,7 @@ export class Persistence {
   private async loadSnapshot(): Promise<void> {
     this.loading = true
     try {
-      const report = await this.snapshots.loadAll(this.registry)
+      const report = await this.snapshots.loadAll(this.databases)
       const seconds = (report.ms / 1000).toFixed(3)
       this.log.notice(`DB loaded from disk: ${report.filters} filters, ${report.bytes} bytes, ${Math.round(report.ms)} ms (${seconds} seconds)`)
     } finally {
@@ -216,7 +222,7 @@ export class Persistence {
     if (result.segments > 0) {
       this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
     }
-    this.logRewriter.baseSizeBytes = this.registry.bitmapBytes() + this.appendLog.currentSizeBytes
+    this.logRewriter.baseSizeBytes = this.databases.bitmapBytes() + this.appendLog.currentSizeBytes
     return result.records
   }
 
@@ -278,7 +284,7 @@ export class Persistence {
     if (on) {
       this.appendLog.openAt(Math.max(this.appendLog.nextSeqOnDisk() ?? 1, this.snapshots.logFrom ?? 1))
       this.config.appendonly = true
-      this.logRewriter.baseSizeBytes = this.registry.bitmapBytes()
+      this.logRewriter.baseSizeBytes = this.databases.bitmapBytes()
       this.logRewriter.baseWanted = true
       if (this.inTransaction) {
         // redis startAppendOnly in_exec: the rewrite is scheduled (logCron starts it).
@@ -310,7 +316,7 @@ export class Persistence {
    * hz 10), and once a second (`everySecond`) {@link logCron}.
    */
   cron(nowMs: number, everySecond: boolean): void {
-    this.snapshots.tick(this.registry, this.config.save, nowMs)
+    this.snapshots.tick(this.databases, this.config.save, nowMs)
     if (everySecond) this.logCron(nowMs)
   }
 
@@ -354,11 +360,13 @@ export class Persistence {
       this.inTransaction = false
       const records = this.transactionRecords
       this.transactionRecords = []
-      if (records.length === 1) this.propagate(records[0]!.argv, records[0]!.targets)
+      if (records.length === 1) this.propagate(records[0]!.argv, records[0]!.targets, records[0]!.db)
       else if (records.length > 1) {
-        this.propagate(MULTI_RECORD)
-        for (const record of records) this.propagate(record.argv, record.targets)
-        this.propagate(EXEC_RECORD)
+        // redis 7.0 propagatePendingCommands: MULTI in the first command's database (so a SELECT
+        // goes before it), EXEC in the last one's (so none goes before it).
+        this.propagate(MULTI_RECORD, undefined, records[0]!.db)
+        for (const record of records) this.propagate(record.argv, record.targets, record.db)
+        this.propagate(EXEC_RECORD, undefined, records[records.length - 1]!.db)
       }
     }
   }
@@ -367,24 +375,26 @@ export class Persistence {
    * Hands a change to the persistence layer, in the order it was applied: to the append-only log
    * (with appendonly yes) and to the replicas' stream (one propagation feeds both, as redis's). The log encodes its record at once, straight from the command's
    * arguments, so they need not outlive this call (a command's own `argv` may be passed);
-   * inside EXEC they are copied and kept for {@link runTransaction}'s end.
+   * inside EXEC they are copied and kept for {@link runTransaction}'s end. `db`: the database the
+   * record belongs to ({@link db} by default); the log and the stream carry a SELECT before a
+   * record whose database differs from the one before it, as redis's AOF and replication do.
    */
-  propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS): void {
+  propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS, db = this.db): void {
     const toLog = this.config.appendonly && targets.log
     const feed = this.replicaFeed
     const toReplicas = targets.replicas && feed !== undefined && feed.wantsRecords
     if (!toLog && !toReplicas) return
     if (this.inTransaction) {
       const copy = (argv instanceof CommandArgs ? argv.toArray() : [...argv]).map((arg) => Buffer.from(arg))
-      this.transactionRecords.push({ argv: copy, targets })
+      this.transactionRecords.push({ argv: copy, targets, db })
       return
     }
     if (toLog) {
-      this.appendLog.append(argv)
+      this.appendLog.append(argv, db)
       const writer = this.currentWriter()
       if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
     }
-    if (toReplicas) feed.feedRecord(argv)
+    if (toReplicas) feed.feedRecord(argv, db)
   }
 
   /**
@@ -395,7 +405,7 @@ export class Persistence {
     if (this.snapshots.inProgress) return true
     this.log.notice('Saving the final snapshot before exiting.')
     try {
-      this.snapshots.saveSync(this.registry)
+      this.snapshots.saveSync(this.databases)
     } catch {
       this.log.warning("Error trying to save the DB, can't exit.")
       return false
@@ -424,9 +434,9 @@ export class Persistence {
     await this.snapshots.abortBackground()
     // Nothing changed since the last save (SHUTDOWN and the signals save just before): no second
     // save, unless the replication position moved (pings move it, not the data).
-    if (save && this.snapshots.loaded && (this.registry.dirty > 0 || this.positionMoved())) {
+    if (save && this.snapshots.loaded && (this.databases.dirty > 0 || this.positionMoved())) {
       try {
-        this.snapshots.saveSync(this.registry)
+        this.snapshots.saveSync(this.databases)
       } catch (error) {
         saveError = error
         this.log.warning(`Error saving the final snapshot: ${(error as Error).message}`)

@@ -15,11 +15,11 @@ import type { FilterParts } from '../core/scalable-filter.js'
 import { encodedLength, fileVersionFor, recordProblem } from '../format/codec.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
 import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, writeLayerChecksum } from '../format/header.js'
-import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, encodeWindowRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
+import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, encodeSelectDbRecord, encodeWindowRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
 import { encodeWindowFile } from '../format/window-file.js'
 import { LayerCopy } from './layer-copy.js'
 import { nativeCrc32 } from './native-crc32.js'
-import { FilterRegistry } from './registry.js'
+import { type FilterEntry, FilterRegistry } from './registry.js'
 import { quotedName } from './snapshot-save.js'
 
 /** The largest piece one `next()` returns, whatever it is asked for. */
@@ -51,6 +51,8 @@ interface CapturedFilter {
   readonly copies: LayerCopy[]
   /** When the key expires (unix ms), if it does: an expiry record follows its file. */
   readonly expiresAt: number | undefined
+  /** Its database: a database record goes before it when the filter before it was of another. */
+  readonly db: number
 }
 
 /** What {@link PayloadCapture.next} works through, one after another. */
@@ -60,28 +62,30 @@ type Segment =
   | { readonly kind: 'bitmap'; readonly copy: LayerCopy; at: number }
 
 /**
- * Captures every filter of `registry` now (see the module comment). Throws, capturing nothing,
- * when a filter cannot be encoded (as SAVE refuses it).
+ * Captures every filter of `entries` now (every database's, store/databases.ts allEntries, or one
+ * registry's: database 0; see the module comment). Throws, capturing nothing, when a filter
+ * cannot be encoded (as SAVE refuses it).
  */
-export function captureRegistry(registry: FilterRegistry): RegistryCapture {
+export function captureRegistry(entries: FilterRegistry | Iterable<{ readonly db: number; readonly entry: FilterEntry }>): RegistryCapture {
+  const all = entries instanceof FilterRegistry ? [...entries.allEntries()].map((entry) => ({ db: entries.index, entry })) : [...entries]
   const filters: CapturedFilter[] = []
   // Every entry held, expired ones too (as redis's RDB): a replica deletes a key only when its
   // master's DEL comes, and a master's own expiry propagates that DEL after the capture point.
-  for (const entry of registry.allEntries()) {
+  for (const { db, entry } of all) {
     const name = FilterRegistry.bytesOf(entry.name)
     if (entry.kind === 'window') {
       const window = encodeWindowFile({ name, parts: entry.filter.toParts() }, nativeCrc32)
-      filters.push({ name, parts: undefined, window, copies: [], expiresAt: entry.expiresAt })
+      filters.push({ name, parts: undefined, window, copies: [], expiresAt: entry.expiresAt, db })
       continue
     }
     const parts = entry.filter.toParts()
     const problem = recordProblem({ name, parts })
     if (problem !== undefined) throw new Error(`filter ${quotedName(entry.name)} cannot be sent: ${problem}`)
-    filters.push({ name, parts, window: undefined, copies: [], expiresAt: entry.expiresAt })
+    filters.push({ name, parts, window: undefined, copies: [], expiresAt: entry.expiresAt, db })
   }
   // Guards go on only once every filter is known to encode: a refusal leaves none behind.
   let index = 0
-  for (const entry of registry.allEntries()) {
+  for (const { entry } of all) {
     const copies = filters[index++]!.copies
     if (entry.kind === 'bloom') copies.push(...entry.filter.layers.map((layer: BloomLayer) => new LayerCopy(layer)))
   }
@@ -99,7 +103,8 @@ class PayloadCapture implements RegistryCapture {
   constructor(private readonly filters: CapturedFilter[]) {
     const expiries = filters.filter((filter) => filter.expiresAt !== undefined).length
     const lengths = filters.map((filter) => filter.window?.length ?? encodedLength({ name: filter.name, parts: filter.parts! }))
-    this.totalBytes = syncPayloadLength(lengths, expiries)
+    const selects = filters.filter((filter, i) => filter.db !== (i === 0 ? 0 : filters[i - 1]!.db)).length
+    this.totalBytes = syncPayloadLength(lengths, expiries, selects)
     this.segments = payloadSegments(filters)
   }
 
@@ -169,7 +174,12 @@ class PayloadCapture implements RegistryCapture {
  */
 function* payloadSegments(filters: readonly CapturedFilter[]): Generator<Segment, void, undefined> {
   yield bytes(SYNC_MAGIC)
+  let db = 0
   for (const filter of filters) {
+    if (filter.db !== db) {
+      db = filter.db
+      yield bytes(encodeSelectDbRecord(db))
+    }
     if (filter.window !== undefined) yield* [bytes(encodeWindowRecordPrefix(filter.window.length)), bytes(filter.window)]
     else yield* bloomSegments(filter.name, filter.parts!, filter.copies)
     // Past 2^53 ms (285,000 years) a time is kept as the largest the record holds.

@@ -66,8 +66,8 @@ export type ExpiryMode = 'delete' | 'hide' | 'keep'
 export interface ExpiryPolicy {
   now(): number
   mode(): ExpiryMode
-  /** After a key was deleted because it expired: count it, propagate its DEL. */
-  expired(name: string): void
+  /** After a key was deleted because it expired: count it, propagate its DEL (in database `db`). */
+  expired(name: string, db: number): void
 }
 
 /** Without a server: the wall clock, and expired keys are deleted silently. */
@@ -80,27 +80,73 @@ function nameTooLong(): Error {
   return Object.assign(new Error(`a key longer than ${MAX_KEY_BYTES} bytes cannot be held`), { code: 'ERR_STRING_TOO_LONG' })
 }
 
-/** The named filters of one server (its keyspace), with the change counter save rules read. */
-export class FilterRegistry {
-  private readonly filters = new Map<string, FilterEntry>()
+/**
+ * What the databases of one server share (store/databases.ts): the change counter save rules read
+ * (redis server.dirty) and the expiry policy.
+ */
+export class KeyspaceShared {
+  dirty = 0
+  expiry: ExpiryPolicy = STANDALONE_EXPIRY
+  /** Keys with an expiry in every database (the active cycle's one check while there are none). */
+  expiring = 0
+}
+
+/** A view of what the databases of a server share: a database's registry, or all of them (store/databases.ts). */
+export abstract class KeyspaceView {
+  constructor(
+    /** What it shares with the other databases of its server. */
+    readonly shared: KeyspaceShared,
+  ) {}
+
+  /** The server's expiry policy (set by server/key-expiry.ts), shared by every database. */
+  get expiry(): ExpiryPolicy {
+    return this.shared.expiry
+  }
+
+  set expiry(policy: ExpiryPolicy) {
+    this.shared.expiry = policy
+  }
+
+  /** Changes since the last successful save (redis's server.dirty), counted for every database together. */
+  get dirty(): number {
+    return this.shared.dirty
+  }
+
+  set dirty(changes: number) {
+    this.shared.dirty = changes
+  }
+}
+
+/** The named filters of one database of a server (its keyspace), with the change counter save rules read. */
+export class FilterRegistry extends KeyspaceView {
+  private filters = new Map<string, FilterEntry>()
   /**
    * The entries with an expiry (redis db->expires). An array, removed from by moving the last
    * entry into the hole: a Set or Map rehashes all of itself when it shrinks by half, and a
    * million keys expiring together made that one deletion take 60 ms or more.
    */
-  private readonly expiring: FilterEntry[] = []
-  /** Set by the server (server/key-expiry.ts). */
-  expiry: ExpiryPolicy = STANDALONE_EXPIRY
-  /** Changes since the last successful save (redis's server.dirty). */
-  dirty = 0
+  private expiring: FilterEntry[] = []
+  /** Where the active expiry cycle's walk over {@link expiringAt} stopped (redis db->expires_cursor). */
+  expiryCursor = 0
   private nextSeq = 1
   /**
    * The last key {@link lookup} looked for, copied, and what it found (undefined: no such filter):
    * a run of commands on one key (the usual traffic) compares bytes instead of making a string and
    * hashing it for every command. Forgotten on every change to the Map.
    */
-  private readonly lastKey = new RememberedBytes()
+  private lastKey = new RememberedBytes()
   private lastEntry: FilterEntry | undefined
+
+  /**
+   * `index`: the database this is (SELECT's number); `shared`: what it shares with the other
+   * databases of its server (a registry made alone has its own).
+   */
+  constructor(
+    readonly index = 0,
+    shared = new KeyspaceShared(),
+  ) {
+    super(shared)
+  }
 
   /**
    * The name under which a raw key argument, `key[start, end)`, is stored.
@@ -150,7 +196,7 @@ export class FilterRegistry {
   /** Deletes an entry because it expired, and tells the policy (a DEL to propagate, a count). */
   deleteExpired(entry: FilterEntry): void {
     this.delete(entry.name)
-    this.expiry.expired(entry.name)
+    this.expiry.expired(entry.name, this.index)
   }
 
   /**
@@ -160,13 +206,17 @@ export class FilterRegistry {
   setExpiry(entry: FilterEntry, expiresAt: number | undefined): void {
     entry.expiresAt = expiresAt
     if (expiresAt === undefined) this.forgetExpiry(entry)
-    else if (entry.expiryIndex < 0) entry.expiryIndex = this.expiring.push(entry) - 1
-    this.dirty++
+    else if (entry.expiryIndex < 0) {
+      entry.expiryIndex = this.expiring.push(entry) - 1
+      this.shared.expiring++
+    }
+    this.shared.dirty++
   }
 
   private forgetExpiry(entry: FilterEntry): void {
     const index = entry.expiryIndex
     if (index < 0) return
+    this.shared.expiring--
     const last = this.expiring.pop()!
     if (last !== entry) {
       this.expiring[index] = last
@@ -224,14 +274,14 @@ export class FilterRegistry {
     const base = { name, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
     const entry: FilterEntry = filter instanceof WindowFilter ? { ...base, kind: 'window', filter } : { ...base, kind: 'bloom', filter }
     this.filters.set(name, entry)
-    this.dirty++
+    this.shared.dirty++
     return entry
   }
 
   /** Records that a filter changed (`changes` items added). */
   touch(entry: FilterEntry, changes = 1): void {
     entry.version++
-    this.dirty += changes
+    this.shared.dirty += changes
   }
 
   /** Deletes a filter, expired or not, with its expiry. */
@@ -242,7 +292,7 @@ export class FilterRegistry {
     if (entry === undefined) return false
     this.filters.delete(name)
     this.forgetExpiry(entry)
-    if (counted) this.dirty++
+    if (counted) this.shared.dirty++
     if (entry.kind === 'bloom' && holdsOwnArena(entry.filter)) reclaimSoon()
     return true
   }
@@ -318,6 +368,22 @@ export class FilterRegistry {
   /** Every entry held, expired or not (SAVE: redis's RDB holds expired keys, and the load drops them). */
   allEntries(): IterableIterator<FilterEntry> {
     return this.filters.values()
+  }
+
+  /**
+   * SWAPDB: this database takes the other's keys and the other this one's (redis
+   * dbSwapDatabases swaps the dicts, not the databases): every reference to either registry stays
+   * with its index.
+   */
+  swapContents(other: FilterRegistry): void {
+    const mine = [this.filters, this.expiring, this.expiryCursor, this.nextSeq, this.lastKey, this.lastEntry] as const
+    this.filters = other.filters
+    this.expiring = other.expiring
+    this.expiryCursor = other.expiryCursor
+    this.nextSeq = other.nextSeq
+    this.lastKey = other.lastKey
+    this.lastEntry = other.lastEntry
+    ;[other.filters, other.expiring, other.expiryCursor, other.nextSeq, other.lastKey, other.lastEntry] = mine
   }
 
   /** Bytes of bitmap held by all filters. */

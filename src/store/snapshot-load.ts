@@ -15,6 +15,7 @@ import { TEMP_SUFFIX } from './durable-file.js'
 import { readSnapshotFile } from './filter-file.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { FilterRegistry, type FilterEntry, type StoredFilter } from './registry.js'
+import type { Databases } from './databases.js'
 import { quotedName, type CommittedFile, type CommittedSnapshot } from './snapshot-save.js'
 
 const CORRUPT_SUFFIX = '.corrupt'
@@ -67,7 +68,7 @@ interface Load {
  * unless the policy is 'move-aside'.
  */
 export async function loadSnapshot(
-  snapshotDir: string, registry: FilterRegistry, policy: CorruptPolicy, log: Logger, logHoldsEveryWrite = false,
+  snapshotDir: string, databases: Databases, policy: CorruptPolicy, log: Logger, logHoldsEveryWrite = false,
 ): Promise<LoadedSnapshot> {
   const started = performance.now()
   const load: Load = { snapshotDir, policy, log, report: { filters: 0, bytes: 0, ms: 0, movedAside: [], strayFilesRemoved: 0 } }
@@ -75,7 +76,7 @@ export async function loadSnapshot(
   const manifestPath = path.join(snapshotDir, MANIFEST_FILE)
   const manifest = await readManifest(load, manifestPath)
   if (manifest === undefined) await moveAsideUnlisted(load, names, manifestPath, logHoldsEveryWrite)
-  const files = await loadFilterFiles(load, manifest?.files ?? [], registry)
+  const files = await loadFilterFiles(load, manifest?.files ?? [], databases)
   await removeStrayFiles(load, names, manifest)
   const logOpen = manifest?.logOpen === true
   const { report } = load
@@ -153,14 +154,21 @@ async function moveAsideUnlisted(load: Load, names: readonly string[], manifestP
 }
 
 /**
- * Loads each listed filter file into `registry`; a bad one (or a second filter of the same name)
- * is refused or, policy move-aside, moved aside. Returns the file of each filter loaded.
+ * Loads each listed filter file into its database; a bad one (or a second filter of the same name
+ * in one database) is refused or, policy move-aside, moved aside. Returns the file of each filter
+ * loaded. A filter of a database this server does not have refuses the start whatever the policy
+ * (redis rdbLoad: "FATAL: Data file was created with a Redis server configured to handle more than
+ * N databases"): the file is sound, and moving it aside would drop it.
  */
-async function loadFilterFiles(load: Load, files: readonly ManifestFile[], registry: FilterRegistry): Promise<Map<FilterEntry, CommittedFile>> {
+async function loadFilterFiles(load: Load, files: readonly ManifestFile[], databases: Databases): Promise<Map<FilterEntry, CommittedFile>> {
   const loaded = new Map<FilterEntry, CommittedFile>()
   const { report } = load
-  for (const { file, bytes, expiresAt } of files) {
+  for (const { file, bytes, expiresAt, db = 0 } of files) {
     const filePath = path.join(load.snapshotDir, file)
+    if (!databases.has(db)) {
+      throw new SnapshotLoadError(filePath, `its key is of database ${db}, and this server has ${databases.count} databases (raise databases to load it)`)
+    }
+    const registry = databases.db(db)
     let record: { name: Uint8Array }
     let filter: StoredFilter
     try {
@@ -181,7 +189,7 @@ async function loadFilterFiles(load: Load, files: readonly ManifestFile[], regis
     const entry = registry.set(name, filter)
     // Kept even when past: the log may still touch the key; the server deletes it once loaded.
     if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
-    loaded.set(entry, { file, bytes, version: entry.version, expiresAt })
+    loaded.set(entry, { file, bytes, version: entry.version, expiresAt, db })
     report.filters++
     report.bytes += bytes
   }

@@ -17,13 +17,14 @@ import path from 'node:path'
 import type { FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, recordProblem } from '../format/codec.js'
 import { encodeWindowFile } from '../format/window-file.js'
-import { formatManifest, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
+import { formatManifest, MANIFEST_FILE, type ManifestFile, type ReplicationPosition } from '../format/manifest.js'
 import {
   syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
 } from './durable-file.js'
 import { SLICE_BYTES, writeFilterFileAsync, type SliceWriter } from './filter-file-write.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { FilterRegistry, type FilterEntry } from './registry.js'
+import type { Databases } from './databases.js'
 
 /**
  * Bitmap bytes a background save copies when it begins (whole filters, in registry order, while
@@ -81,6 +82,8 @@ export interface CommittedFile {
   readonly version: number
   /** The key's expiry the MANIFEST lists with the file (it is not in the file). */
   readonly expiresAt?: number | undefined
+  /** The key's database the MANIFEST lists with the file (absent: 0). */
+  readonly db?: number | undefined
 }
 
 /** What the committed MANIFEST says. */
@@ -115,7 +118,7 @@ export interface PendingFile {
 
 export interface SavePlan {
   /** Every filter of the new snapshot in registry order, by file, with its expiry when captured. */
-  readonly records: { entry: FilterEntry; expiresAt: number | undefined; committed?: CommittedFile; pending?: PendingFile }[]
+  readonly records: { entry: FilterEntry; expiresAt: number | undefined; db: number; committed?: CommittedFile; pending?: PendingFile }[]
   readonly pending: PendingFile[]
   readonly dirtyAtStart: number
   readonly startedAtMs: number
@@ -133,25 +136,25 @@ export interface SavePlan {
  * filters (same FilterEntry, same version) keep their file. `newFile` names the next new file.
  */
 export function planSave(
-  registry: FilterRegistry, committed: CommittedSnapshot, background: boolean, newFile: () => string, appendLog?: SnapshotLogHooks,
+  databases: Databases, committed: CommittedSnapshot, background: boolean, newFile: () => string, appendLog?: SnapshotLogHooks,
   repl?: ReplicationPosition,
 ): SavePlan {
   const records: SavePlan['records'] = []
   const pending: PendingFile[] = []
   let copyBudget = background ? START_COPY_BYTES : 0
   // Keys past their expiry are saved too, with it (as redis's RDB): the load deletes them.
-  for (const entry of registry.allEntries()) {
+  for (const { db, entry } of databases.allEntries()) {
     const kept = committed.files.get(entry)
     const expiresAt = entry.expiresAt
     if (kept !== undefined && kept.version === entry.version) {
-      records.push({ entry, expiresAt, committed: kept })
+      records.push({ entry, expiresAt, db, committed: kept })
       continue
     }
     const name = FilterRegistry.bytesOf(entry.name)
     if (entry.kind === 'window') {
       const item: PendingFile = { entry, version: entry.version, name, window: encodeWindowFile({ name, parts: entry.filter.toParts() }, nativeCrc32), file: newFile(), size: 0 }
       pending.push(item)
-      records.push({ entry, expiresAt, pending: item })
+      records.push({ entry, expiresAt, db, pending: item })
       continue
     }
     let parts = entry.filter.toParts()
@@ -166,24 +169,24 @@ export function planSave(
     }
     const item: PendingFile = { entry, version: entry.version, name, parts, file: newFile(), size: 0 }
     pending.push(item)
-    records.push({ entry, expiresAt, pending: item })
+    records.push({ entry, expiresAt, db, pending: item })
   }
   // The start point, in the same turn as the capture above: later writes go to a new segment.
   const rotated = appendLog?.rotate()
   const logFrom = rotated ?? committed.logFrom
   const logOpen = rotated !== undefined && appendLog?.isOpen?.() === true
-  return { records, pending, dirtyAtStart: registry.dirty, startedAtMs: Date.now(), logFrom, logOpen, repl: background ? undefined : repl }
+  return { records, pending, dirtyAtStart: databases.dirty, startedAtMs: Date.now(), logFrom, logOpen, repl: background ? undefined : repl }
 }
 
 /** The snapshot the plan is once its MANIFEST is durable. */
 export function committedBy(plan: SavePlan): CommittedSnapshot {
   const files = new Map<FilterEntry, CommittedFile>()
   for (const record of plan.records) {
-    const expiresAt = record.expiresAt
-    if (record.committed !== undefined) files.set(record.entry, { ...record.committed, expiresAt })
+    const { expiresAt, db } = record
+    if (record.committed !== undefined) files.set(record.entry, { ...record.committed, expiresAt, db })
     else {
       const pending = record.pending!
-      files.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version, expiresAt })
+      files.set(record.entry, { file: pending.file, bytes: pending.size, version: pending.version, expiresAt, db })
     }
   }
   return { files, manifestCurrent: true, logFrom: plan.logFrom, logOpen: plan.logOpen, repl: plan.repl }
@@ -346,11 +349,11 @@ function obsoleteFiles(plan: SavePlan, committed: CommittedSnapshot): string[] {
 function manifestFor(plan: SavePlan, removed: readonly string[], committed: CommittedSnapshot): string | undefined {
   const unchanged =
     plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen &&
-    plan.records.every((record) => record.expiresAt === record.committed?.expiresAt) &&
-    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset
+    plan.records.every((record) => record.expiresAt === record.committed?.expiresAt && record.db === (record.committed?.db ?? 0)) &&
+    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset && plan.repl?.db === committed.repl?.db
   if (unchanged && committed.manifestCurrent) return undefined
-  const files = plan.records.map(({ committed: kept, pending, expiresAt }) => {
-    const file = kept !== undefined ? { file: kept.file, bytes: kept.bytes } : { file: pending!.file, bytes: pending!.size }
+  const files = plan.records.map(({ committed: kept, pending, expiresAt, db }): ManifestFile => {
+    const file = kept !== undefined ? { file: kept.file, bytes: kept.bytes, db } : { file: pending!.file, bytes: pending!.size, db }
     return expiresAt === undefined ? file : { ...file, expiresAt }
   })
   return formatManifest(files, plan.logFrom, plan.logOpen, plan.repl)

@@ -34,7 +34,7 @@ import type { Logger } from '../runtime/logger.js'
 import { filterFileName, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
 import { TEMP_SUFFIX } from './durable-file.js'
 import type { SliceWriter } from './filter-file-write.js'
-import { FilterRegistry } from './registry.js'
+import { Databases, type Dataset } from './databases.js'
 import { parseSaveRules, shouldSave } from './save-schedule.js'
 import { loadSnapshot, type CorruptPolicy, type LoadReport } from './snapshot-load.js'
 import {
@@ -157,15 +157,15 @@ export class SnapshotStore {
    * truncation or inconsistency, and naming the MANIFEST when it is missing while filter files are
    * there (it alone says which of them hold the data), unless the policy is 'move-aside'.
    */
-  async loadAll(registry: FilterRegistry): Promise<LoadReport> {
+  async loadAll(dataset: Dataset): Promise<LoadReport> {
     // The snapshot fills an empty dataset; a filter stored before start() would collide with its copy.
-    if (registry.size > 0) throw new Error('the registry must be empty when the snapshot loads: add filters after start()')
+    if (dataset.size > 0) throw new Error('the registry must be empty when the snapshot loads: add filters after start()')
     const policy = this.options.onCorrupt?.() ?? 'refuse'
     const uncommittedOnly = this.options.appendLog?.holdsEveryWrite?.() === true
-    const { committed, nextFileNumber, report } = await loadSnapshot(this.snapshotDir, registry, policy, this.log, uncommittedOnly)
+    const { committed, nextFileNumber, report } = await loadSnapshot(this.snapshotDir, Databases.of(dataset), policy, this.log, uncommittedOnly)
     this.committed = committed
     this.nextFileNumber = Math.max(this.nextFileNumber, nextFileNumber)
-    registry.dirty = 0
+    dataset.dirty = 0
     this.lastSaveMs = Date.now()
     this.lastLoad = report
     this.loaded = true
@@ -182,10 +182,10 @@ export class SnapshotStore {
    * `background: false` (SAVE) blocks until done and rejects while a background save runs.
    * Rejects on any I/O error; the previous snapshot then stays in place.
    */
-  saveAll(registry: FilterRegistry, options: { background: boolean; rewrite?: boolean }): Promise<SaveReport> {
+  saveAll(dataset: Dataset, options: { background: boolean; rewrite?: boolean }): Promise<SaveReport> {
     if (!options.background) {
       try {
-        return Promise.resolve(this.saveSync(registry))
+        return Promise.resolve(this.saveSync(dataset))
       } catch (error) {
         return Promise.reject(error)
       }
@@ -193,11 +193,11 @@ export class SnapshotStore {
     // A second background save (a log rewrite during BGSAVE) starts once the running one ends, so
     // that it holds every change made before this call.
     const running = this.job
-    if (running !== undefined) return running.catch(() => {}).then(() => this.saveAll(registry, options))
+    if (running !== undefined) return running.catch(() => {}).then(() => this.saveAll(dataset, options))
     let plan: SavePlan
     const planStarted = performance.now()
     try {
-      plan = this.plan(registry, true)
+      plan = this.plan(dataset, true)
     } catch (error) {
       this.lastAttemptMs = Date.now()
       this.afterFailure(true, error, options.rewrite === true)
@@ -207,7 +207,7 @@ export class SnapshotStore {
     this.abortRequested = false
     this.bgsaveStartedMs = plan.startedAtMs
     this.lastAttemptMs = plan.startedAtMs
-    const job = this.runBackground(registry, plan, writer, options.rewrite === true).finally(() => {
+    const job = this.runBackground(dataset, plan, writer, options.rewrite === true).finally(() => {
       this.job = undefined
       this.bgsaveStartedMs = undefined
     })
@@ -216,13 +216,13 @@ export class SnapshotStore {
   }
 
   /** SAVE: the whole save, synchronously. Throws when a background save is running or on I/O errors. */
-  saveSync(registry: FilterRegistry): SaveReport {
+  saveSync(dataset: Dataset): SaveReport {
     if (this.job !== undefined) throw new Error('Background save already in progress')
     this.lastAttemptMs = Date.now()
     try {
-      const plan = this.plan(registry, false)
+      const plan = this.plan(dataset, false)
       const { removed, bytesWritten } = runSync(commitSequence(plan, this.commitTarget(), syncSaveIo))
-      this.install(registry, plan)
+      this.install(dataset, plan)
       const report = saveReport(false, plan, removed, bytesWritten)
       this.afterSuccess(false, plan)
       return report
@@ -232,10 +232,10 @@ export class SnapshotStore {
     }
   }
 
-  private async runBackground(registry: FilterRegistry, plan: SavePlan, writer: SliceWriter, rewrite: boolean): Promise<SaveReport> {
+  private async runBackground(dataset: Dataset, plan: SavePlan, writer: SliceWriter, rewrite: boolean): Promise<SaveReport> {
     try {
       const { removed, bytesWritten } = await runAsync(commitSequence(plan, this.commitTarget(), backgroundSaveIo(writer)))
-      this.install(registry, plan)
+      this.install(dataset, plan)
       const report = saveReport(true, plan, removed, bytesWritten)
       this.lastBgsaveLongestStepMs = writer.longestStepMs
       this.afterSuccess(true, plan)
@@ -263,7 +263,7 @@ export class SnapshotStore {
    * The periodic check (redis serverCron): starts a background save when a `save` rule fires, or
    * when a BGSAVE SCHEDULE is waiting. Returns the save started, if any.
    */
-  tick(registry: FilterRegistry, rulesText: string, nowMs = Date.now()): Promise<SaveReport> | undefined {
+  tick(dataset: Dataset, rulesText: string, nowMs = Date.now()): Promise<SaveReport> | undefined {
     if (this.job !== undefined) return undefined
     let due = this.scheduled
     if (!due) {
@@ -276,16 +276,16 @@ export class SnapshotStore {
       due = shouldSave(rules, {
         nowMs,
         lastSaveMs: this.lastSaveMs,
-        dirty: registry.dirty,
+        dirty: dataset.dirty,
         lastAttemptMs: this.lastAttemptMs,
         lastAttemptFailed: this.lastAttemptFailed,
       })
-      if (due) this.log.notice(`${registry.dirty} changes since the last save. Saving...`)
+      if (due) this.log.notice(`${dataset.dirty} changes since the last save. Saving...`)
     }
     if (!due) return undefined
     this.scheduled = false
     this.log.notice('Background saving started')
-    const job = this.saveAll(registry, { background: true })
+    const job = this.saveAll(dataset, { background: true })
     job.catch(() => {})
     return job
   }
@@ -293,10 +293,10 @@ export class SnapshotStore {
   // ---------------------------------------------------------------- steps
 
   /** The save's plan (snapshot-save.ts planSave); refused until the snapshot on disk was loaded. */
-  private plan(registry: FilterRegistry, background: boolean): SavePlan {
+  private plan(dataset: Dataset, background: boolean): SavePlan {
     if (!this.loaded) throw new Error('the snapshot in dir was not loaded; refusing to overwrite it')
     const repl = background ? undefined : this.options.replicationPosition?.()
-    return planSave(registry, this.committed, background, () => filterFileName(this.nextFileNumber++), this.options.appendLog, repl)
+    return planSave(Databases.of(dataset), this.committed, background, () => filterFileName(this.nextFileNumber++), this.options.appendLog, repl)
   }
 
   private commitTarget(): CommitTarget {
@@ -304,7 +304,7 @@ export class SnapshotStore {
   }
 
   /** Makes the plan, whose MANIFEST is durable, the committed snapshot; the log may drop what it holds. */
-  private install(registry: FilterRegistry, plan: SavePlan): void {
+  private install(dataset: Dataset, plan: SavePlan): void {
     this.committed = committedBy(plan)
     if (plan.logFrom !== undefined && this.options.appendLog !== undefined) {
       try {
@@ -315,7 +315,7 @@ export class SnapshotStore {
       }
     }
     // Changes made while a background save ran stay counted (redis: dirty - dirty_before_bgsave).
-    registry.dirty = Math.max(0, registry.dirty - plan.dirtyAtStart)
+    dataset.dirty = Math.max(0, dataset.dirty - plan.dirtyAtStart)
   }
 
   private afterSuccess(background: boolean, plan: SavePlan): void {

@@ -17,6 +17,8 @@ import type { StoredFilter } from './registry.js'
 export interface SyncedFilter {
   readonly name: Buffer
   readonly filter: StoredFilter
+  /** Its database (a database record before it; 0 without). */
+  readonly db: number
   /** When it expires (unix ms), if it does: the key is created with it (an expiry record). */
   expiresAt?: number
 }
@@ -32,12 +34,18 @@ export class SyncPayloadDecoder {
   private readonly reader: SyncPayloadReader
   private readonly decoded = new Map<string, SyncedFilter>()
   private last: SyncedFilter | undefined
+  /** The database of the filter records that follow (the last database record's). */
+  private db = 0
 
-  /** `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit. */
-  constructor(limits: SyncPayloadLimits) {
+  /**
+   * `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit.
+   * `databases`: how many databases the replica has (a filter of another is refused).
+   */
+  constructor(limits: SyncPayloadLimits, private readonly databases = Number.MAX_SAFE_INTEGER) {
     this.reader = new SyncPayloadReader(
       { maxFilterBytes: limits.maxFilterBytes, allocate: allocateBitmap }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
       (record) => this.add(record),
+      (db) => this.selectDb(db),
     )
   }
 
@@ -63,17 +71,24 @@ export class SyncPayloadDecoder {
 
   private add(record: FilterRecord | WindowRecord): void {
     const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength)
-    const key = name.toString('latin1')
-    if (this.decoded.has(key)) throw new DecodeError('corrupt', `the payload holds two filters named ${JSON.stringify(key.slice(0, 64))}`)
+    const latin1 = name.toString('latin1')
+    const key = `${this.db}:${latin1}`
+    if (this.decoded.has(key)) throw new DecodeError('corrupt', `the payload holds two filters named ${JSON.stringify(latin1.slice(0, 64))} in database ${this.db}`)
     let filter: StoredFilter
     try {
       filter = 'kind' in record.parts ? WindowFilter.fromParts(record.parts) : ScalableBloomFilter.fromParts(record.parts)
     } catch (error) {
-      if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(key.slice(0, 64))}: ${error.message}`)
+      if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(latin1.slice(0, 64))}: ${error.message}`)
       throw error
     }
-    this.last = { name, filter }
+    this.last = { name, filter, db: this.db }
     this.decoded.set(key, this.last)
+  }
+
+  private selectDb(db: number): void {
+    // redis rdbLoad: "FATAL: Data file was created with a Redis server configured to handle more than %d databases".
+    if (db >= this.databases) throw new DecodeError('corrupt', `the payload holds database ${db}, and this server has ${this.databases} (databases)`)
+    this.db = db
   }
 
   private expire(expiresAt: number): void {

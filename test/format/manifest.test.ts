@@ -71,6 +71,25 @@ describe('formatManifest', () => {
     expect(() => parseManifestText(sealed('bfs-manifest 1\nfile 000000000003.bf 4242 expire-at 1.5\n', 1))).toThrow(DecodeError)
   })
 
+  it('writes the stream\'s database after the replication position when it is not 0 (repl-db)', () => {
+    const text = formatManifest(FILES, 7, true, { ...REPL, db: 3 })
+    expect(text).toContain(`repl-offset ${REPL.offset}\nrepl-db 3\nfile `)
+    expect(parseManifestText(text).repl).toEqual({ ...REPL, db: 3 })
+    expect(formatManifest(FILES, 7, true, { ...REPL, db: 0 })).toBe(GOLDEN_REPL)
+    expect(parseManifestText(GOLDEN_REPL).repl).toEqual(REPL)
+  })
+
+  it('writes a key\'s database before its expiry, only when it is not 0 (a MANIFEST of database 0 is as before)', () => {
+    const files = [{ file: '000000000003.bf', bytes: 4242, db: 3, expiresAt: 1795000000000 }, { file: '000000000012.bf', bytes: 102, db: 15 }, { file: '000000000013.bf', bytes: 9 }]
+    const text = sealed('bfs-manifest 1\nfile 000000000003.bf 4242 db 3 expire-at 1795000000000\nfile 000000000012.bf 102 db 15\nfile 000000000013.bf 9\n', 3)
+    expect(formatManifest(files)).toBe(text)
+    expect(parseManifestText(text)).toEqual({ files })
+    expect(formatManifest([{ file: '000000000013.bf', bytes: 9, db: 0 }])).toBe(formatManifest([{ file: '000000000013.bf', bytes: 9 }]))
+    for (const line of ['db 0', 'db -1', 'db 01', 'db', 'db x', 'expire-at 5 db 3']) {
+      expect(() => parseManifestText(sealed(`bfs-manifest 1\nfile 000000000003.bf 4242 ${line}\n`, 1))).toThrow(DecodeError)
+    }
+  })
+
   it('writes the replication position after the log lines (golden), and reads it back; old MANIFESTs have none', () => {
     expect(formatManifest(FILES, 7, true, REPL)).toBe(GOLDEN_REPL)
     expect(sealed(GOLDEN_REPL.slice(0, GOLDEN_REPL.indexOf('end ')), 2)).toBe(GOLDEN_REPL)

@@ -97,8 +97,8 @@ describe('the full-sync payload', () => {
   it('refuses a wrong magic, an unknown record type and bytes after the end', () => {
     const payload = payloadOf([RECORDS[0]!])
     expect(codeOf(() => read(edited(payload, (v) => v.setUint8(7, 0x32)), () => 3))).toBe('bad-magic')
-    const typed = decodeErrorOf(() => read(edited(payload, (v) => v.setUint8(8, 3)), () => 3))
-    expect(typed.message).toMatch(/^unknown record type 3 at byte 8/)
+    const typed = decodeErrorOf(() => read(edited(payload, (v) => v.setUint8(8, 5)), () => 3))
+    expect(typed.message).toMatch(/^unknown record type 5 at byte 8/)
     const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {})
     const refusal = decodeErrorOf(() => reader.push(text('BFSSYNC1\x07')))
     expect(decodeErrorOf(() => reader.push(Uint8Array.of(0)))).toBe(refusal) // and stays refused

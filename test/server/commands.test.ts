@@ -206,16 +206,6 @@ describe('AUTH', () => {
   })
 })
 
-describe('SELECT', () => {
-  it('SELECT 0 is fine, any other index is out of range', async () => {
-    expect(await conn.ask('SELECT', '0')).toBe('+OK\r\n')
-    expect(await conn.ask('SELECT', '1')).toBe('-ERR DB index is out of range\r\n')
-    expect(await conn.ask('SELECT', '-1')).toBe('-ERR DB index is out of range\r\n')
-    expect(await conn.ask('SELECT', 'x')).toBe('-ERR value is not an integer or out of range\r\n')
-    expect(await conn.ask('SELECT')).toBe("-ERR wrong number of arguments for 'select' command\r\n")
-  })
-})
-
 describe('CLIENT', () => {
   it('SETNAME / GETNAME', async () => {
     expect(await conn.ask('CLIENT', 'GETNAME')).toBe('$-1\r\n')

@@ -121,7 +121,7 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
         await say('CLIENT GETNAME', 'interactive\n')
         await say('BF.MADD sess a b', '1\n1\n')
         await say('BF.CARD sess', '3\n')
-        await say('SELECT 1', 'ERR DB index is out of range\n\n')
+        await say('SELECT 16', 'ERR DB index is out of range\n\n')
         session.child.stdin.end()
         expect(await session.waitExit()).toBe(0)
       } finally {

@@ -16,6 +16,8 @@ import { encodeSyncPayload } from '../../src/format/sync-payload.js'
 import { COPY_PIECE_BYTES } from '../../src/store/layer-copy.js'
 import { captureRegistry, MAX_PIECE_BYTES, type RegistryCapture } from '../../src/store/registry-capture.js'
 import { FilterRegistry } from '../../src/store/registry.js'
+import { Databases } from '../../src/store/databases.js'
+import { WindowFilter } from '../../src/core/window-filter.js'
 import { MANIFEST_FILE, nativeCrc32, parseManifest, SnapshotStore, SNAPSHOT_DIR } from '../../src/store/snapshot.js'
 import { SyncPayloadDecoder } from '../../src/store/sync-payload-decoder.js'
 import { seededRandom } from '../helpers/seeded-random.js'
@@ -152,6 +154,40 @@ describe('captureRegistry', () => {
     expect(payload.includes(record)).toBe(true)
     // An expiry record with no filter before it is refused.
     expect(() => decode(Buffer.concat([Buffer.from('BFSSYNC1', 'latin1'), record, Buffer.of(0)]), 4)).toThrow(/expiry record that follows no filter/)
+  })
+
+  it('puts a database record before the filters of another database than the one before; the replica decodes each in its database', () => {
+    const databases = new Databases(16)
+    databases.db(0).set('a', filterOf(SCALING, 3))
+    databases.db(5).set('a', filterOf(SCALING, 3, 'five'))
+    databases.db(5).set('b', filterOf(SCALING, 3))
+    databases.db(12).set('c', filterOf(SCALING, 3))
+    // A window filter (record type 3) in a database of its own and after a Bloom filter in one.
+    const window = new WindowFilter({ kind: 'count', errorRate: 0.01, capacity: 100 })
+    window.add(Buffer.from('w1'), 0, 2, 0)
+    databases.db(7).set('w', window)
+    databases.db(12).set('w', new WindowFilter({ kind: 'count', errorRate: 0.01, capacity: 100 }))
+    const payload = drain(captureRegistry(databases.allEntries()), 333)
+    const decoded = [...decode(payload, 41).filters()]
+    expect(decoded.map((f) => [f.db, f.name.toString('latin1')])).toEqual([[0, 'a'], [5, 'a'], [5, 'b'], [7, 'w'], [12, 'c'], [12, 'w']])
+    expect(bloomFilter(decoded[1]!.filter).has(Buffer.from('five:0'))).toBe(true)
+    expect(decoded[3]!.filter).toBeInstanceOf(WindowFilter)
+    expect((decoded[3]!.filter as WindowFilter).has(Buffer.from('w1'), 0, 2, 0)).toBe(true)
+    expect(decoded[5]!.filter).toBeInstanceOf(WindowFilter)
+    // The record: type 4 (3 is the window filter's) and the database as u64le, once per change of database.
+    const record = (db: number): Buffer => Buffer.concat([Buffer.of(4), Buffer.from(new BigUint64Array([BigInt(db)]).buffer)])
+    expect(payload.indexOf(record(5))).toBeGreaterThan(0)
+    expect(payload.indexOf(record(5), payload.indexOf(record(5)) + 1)).toBe(-1)
+    expect(payload.includes(record(12))).toBe(true)
+    // Database 0 alone: no record, the payload of a server before databases.
+    const only0 = new Databases(16)
+    only0.db(0).set('a', filterOf(SCALING, 3))
+    const payload0 = drain(captureRegistry(only0.allEntries()), 333)
+    expect(payload0[8]).toBe(1) // the first record after the magic is the filter's
+    expect(payload0.length).toBe(8 + 9 + encodeFilter({ name: Buffer.from('a'), parts: bloomOf(only0.db(0).get('a')).toParts() }, nativeCrc32).reduce((n, p) => n + p.length, 0) + 1)
+    // A replica with fewer databases refuses the payload.
+    const small = new SyncPayloadDecoder({ maxFilterBytes: 0 }, 8)
+    expect(() => small.push(payload)).toThrow('the payload holds database 12, and this server has 8 (databases)')
   })
 
   it('sends the magic and the end record alone for an empty registry', () => {
