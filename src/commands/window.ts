@@ -102,7 +102,7 @@ function growthRefusal(ctx: CommandContext, filter: WindowFilter, at: number): s
   const config = ctx.server.config
   const maxFilterBytes = config['max-filter-bytes']
   if (maxFilterBytes > 0 && filter.bitmapBytes() + bytes > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
-  const guard = MemoryGuard.of(ctx.server.registry)
+  const guard = MemoryGuard.of(ctx.server.databases)
   if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
   guard.allocated(bytes)
   return undefined

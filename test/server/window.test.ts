@@ -203,6 +203,31 @@ describe('window keys among the other keys', () => {
   })
 })
 
+describe('window filters in a database other than 0', () => {
+  it('count every database\'s bitmaps against maxmemory when a TIME window grows a slice', async () => {
+    const { port } = await start()
+    const redis = await redisOn(port)
+    try {
+      // A large Bloom filter in database 1, a small TIME window in database 0.
+      await redis.select(1)
+      expect(await redis.call('BF.RESERVE', 'big', '0.01', '1000000')).toBe('OK')
+      await redis.select(0)
+      expect(await redis.call('APBF.RESERVE', 'day', 'TIME', '0.01', '1000', '10')).toBe('OK')
+      const now = Date.now()
+      expect(await redis.call('APBF.ADDAT', 'day', String(now), 'a')).toEqual([1])
+      const used = Number(/bfs_filter_bytes:(\d+)/.exec(await redis.info('memory'))![1])
+      await redis.call('CONFIG', 'SET', 'maxmemory', String(used + 1))
+      // A new slice an hour later does not fit beside database 1's filter: the array ends with OOM.
+      const reply = (await redis.call('APBF.ADDAT', 'day', String(now + 3_600_000), 'b')) as unknown[]
+      expect(reply).toHaveLength(1)
+      expect(String(reply[0])).toMatch(/OOM /)
+      expect(await redis.call('APBF.EXISTS', 'day', 'a')).toEqual([1])
+    } finally {
+      redis.disconnect()
+    }
+  })
+})
+
 describe('a TIME window forgets', () => {
   it('items older than the window, as the times of the adds say', async () => {
     const { port } = await start()
