@@ -17,12 +17,11 @@ import type { AclUsers } from '../commands/acl-users.js'
 import { loadUsersAtStart } from './acl-startup.js'
 import { MonitorHub } from '../commands/monitor.js'
 import { usedMemory } from '../commands/info.js'
-import { createLogger } from '../runtime/logger.js'
+import { createLogger, type Logger } from '../runtime/logger.js'
 import type { FilterRegistry } from '../store/registry.js'
 import { type Databases, databasesFor } from '../store/databases.js'
 import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, type CommandTable } from '../commands/table.js'
 import { BUILTIN_COMMANDS } from '../commands/builtin.js'
-import type { Logger } from '../runtime/logger.js'
 import { DEFAULT_PARSER_LIMITS, type ParserLimits } from '../protocol/request-parser.js'
 import { applyRenames } from './rename-command.js'
 import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-checks.js'
@@ -129,11 +128,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private masterClient: ClientSession | undefined
   /** The client whose read is being run (set by the client), so that its writes are its own. */
   currentClient: Client | undefined = undefined
-  /**
-   * Clients with replies to send at the end of this event-loop turn, after every read of the turn
-   * ran (redis beforeSleep's handleClientsWithPendingWrites): a client process with many
-   * connections (redis-benchmark, a pool) is woken once per turn, not once per connection.
-   */
+  // Clients with replies to send at this turn's end, after every read of it (redis beforeSleep's
+  // handleClientsWithPendingWrites): a process with many connections is woken once per turn.
   private readonly flushQueue: Client[] = []
   private flushScheduled = false
   private readonly flushQueueNow = (): void => this.flushQueued()

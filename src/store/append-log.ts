@@ -19,12 +19,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
-import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, statSync, fstatSync, ftruncateSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, statSync, fstatSync, ftruncateSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
 import { recordSize, scanLog, writeRecord } from './log-replay.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import { listSegments, segmentName } from './log-segments.js'
+import { deleteSegmentsBelow, listSegments, segmentName, segmentsSize } from './log-segments.js'
 import { syncDirectorySync, tryUnlinkSync } from './durable-file.js'
 import { checkNoGap, replaySegments, type LoadOptions, type LoadResult } from './log-load.js'
 
@@ -398,19 +398,8 @@ export class AppendLog {
       }
       this.options.onProgress?.()
     }
-    let dropped = 0
-    for (const segment of listSegments(dir, baseName)) {
-      if (segment.seq >= seq || (this.fd >= 0 && segment.seq === this.seq)) continue
-      try {
-        const size = statSync(segment.file).size
-        unlinkSync(segment.file)
-        if (this.fd >= 0) this.currentSizeBytes -= size
-        dropped++
-      } catch (error) {
-        log.warning(`Cannot delete the append only file segment ${segment.file}: ${(error as Error).message}`)
-      }
-    }
-    if (dropped > 0) syncDirectorySync(dir)
+    const { dropped, bytes } = deleteSegmentsBelow(dir, baseName, seq, this.fd >= 0 ? this.seq : undefined, log)
+    if (this.fd >= 0) this.currentSizeBytes -= bytes
     return dropped
   }
 
@@ -424,9 +413,7 @@ export class AppendLog {
     this.openSegment(seq)
     // Segments of an earlier time with the log on are live until the next snapshot retires them
     // (dropBelow subtracts them then).
-    let size = 0
-    for (const segment of listSegments(this.options.dir, this.options.baseName)) size += statSync(segment.file).size
-    this.currentSizeBytes = size
+    this.currentSizeBytes = segmentsSize(this.options.dir, this.options.baseName)
   }
 
   /**

@@ -2,8 +2,10 @@
  * The append-only log's segment files in `dir`: their names (`<appendfilename>.<seq>.incr.aof`),
  * and listing them (durable-file.ts's directory fsync makes a created or deleted one survive a power loss).
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, statSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
+import type { Logger } from '../runtime/logger.js'
+import { syncDirectorySync } from './durable-file.js'
 
 const SEGMENT_SUFFIX = '.incr.aof'
 
@@ -23,4 +25,33 @@ export function listSegments(dir: string, baseName: string): { seq: number; file
     found.push({ seq: Number(middle), file: path.join(dir, name) })
   }
   return found.sort((a, b) => a.seq - b.seq)
+}
+
+/** Bytes of every segment in `dir`. */
+export function segmentsSize(dir: string, baseName: string): number {
+  let size = 0
+  for (const segment of listSegments(dir, baseName)) size += statSync(segment.file).size
+  return size
+}
+
+/**
+ * Deletes the segments below `seq` but the open one (`open`, if any), then fsyncs `dir` when any
+ * went. One that cannot be deleted is left with a warning. Returns how many went, and their bytes.
+ */
+export function deleteSegmentsBelow(dir: string, baseName: string, seq: number, open: number | undefined, log: Logger): { dropped: number; bytes: number } {
+  let dropped = 0
+  let bytes = 0
+  for (const segment of listSegments(dir, baseName)) {
+    if (segment.seq >= seq || segment.seq === open) continue
+    try {
+      const size = statSync(segment.file).size
+      unlinkSync(segment.file)
+      bytes += size
+      dropped++
+    } catch (error) {
+      log.warning(`Cannot delete the append only file segment ${segment.file}: ${(error as Error).message}`)
+    }
+  }
+  if (dropped > 0) syncDirectorySync(dir)
+  return { dropped, bytes }
 }
