@@ -119,6 +119,30 @@ describe('snapshots keep the database of every key', () => {
   })
 })
 
+describe('window filters (APBF.*) in databases', () => {
+  it('keep their database through SAVE and a restart, and through the log\'s replay', async () => {
+    const dir = makeTempDir()
+    const first = await boot(dir, { appendonly: true })
+    expect(await first.ask('SELECT', '5')).toBe('+OK\r\n')
+    expect(await first.ask('APBF.RESERVE', 'win', 'COUNT', '0.01', '100')).toBe('+OK\r\n')
+    expect(await first.ask('APBF.ADD', 'win', 'saved')).toBe('*1\r\n:1\r\n')
+    expect(await first.ask('PEXPIREAT', 'win', FAR)).toBe(':1\r\n')
+    expect(await first.ask('MOVE', 'win', '6')).toBe(':1\r\n')
+    expect(await first.ask('SAVE')).toBe('+OK\r\n')
+    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toMatch(new RegExp(`^file \\d{12}\\.bf \\d+ db 6 expire-at ${FAR}$`, 'm'))
+    // After the save, the log alone holds this add (in database 6, behind a SELECT).
+    expect(await first.ask('SELECT', '6')).toBe('+OK\r\n')
+    expect(await first.ask('APBF.ADD', 'win', 'logged')).toBe('*1\r\n:1\r\n')
+    await stop(first.server)
+    const second = await boot(dir, { appendonly: true })
+    expect(await second.ask('EXISTS', 'win')).toBe(':0\r\n')
+    expect(await second.ask('SELECT', '6')).toBe('+OK\r\n')
+    expect(await second.ask('TYPE', 'win')).toBe('+APBFcTYPE\r\n')
+    expect(await second.ask('APBF.EXISTS', 'win', 'saved', 'logged', 'never')).toBe('*3\r\n:1\r\n:1\r\n:0\r\n')
+    expect(await second.ask('PEXPIRETIME', 'win')).toBe(`:${FAR}\r\n`)
+  })
+})
+
 describe('the append-only log carries SELECT as redis\'s AOF', () => {
   it('a SELECT before a record of another database than the last one\'s; the replay puts each key back', async () => {
     const dir = makeTempDir()

@@ -139,6 +139,28 @@ describe('bfs replicating bfs', () => {
     expect(await reader.call('BF.EXISTS', 'two', 'z')).toBe(1)
   })
 
+  it('a window filter (APBF.*) travels in its database, in the full sync and in the stream', async () => {
+    const [master, replica] = [await node(), await node()]
+    const writer = open(master.port)
+    await writer.select(7)
+    expect(await writer.call('APBF.RESERVE', 'win', 'COUNT', '0.01', '100')).toBe('OK')
+    expect(await writer.call('APBF.ADD', 'win', 'synced')).toEqual([1])
+    await writer.select(8)
+    await writer.call('BF.ADD', 'bloom', 'x')
+    const reader = open(replica.port)
+    await reader.call('REPLICAOF', '127.0.0.1', String(master.port))
+    await linkUp(reader)
+    await writer.select(7)
+    expect(await writer.call('APBF.ADD', 'win', 'streamed')).toEqual([1])
+    expect(await writer.call('WAIT', '1', '10000')).toBe(1)
+    expect(await reader.call('INFO', 'keyspace')).toMatch(/^# Keyspace\r\ndb7:keys=1,expires=0,avg_ttl=0\r\ndb8:keys=1,expires=0,avg_ttl=0\r\n$/)
+    await reader.select(7)
+    expect(await reader.call('TYPE', 'win')).toBe('APBFcTYPE')
+    expect(await reader.call('APBF.EXISTS', 'win', 'synced', 'streamed', 'never')).toEqual([1, 1, 0])
+    await reader.select(8)
+    expect(await reader.call('BF.EXISTS', 'bloom', 'x')).toBe(1)
+  })
+
   it('after a cut link, +CONTINUE goes on in the database the stream was in', async () => {
     const [master, replica] = [await node(), await node()]
     const writer = open(master.port)
