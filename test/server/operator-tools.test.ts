@@ -4,11 +4,12 @@
  * refusal, COMMAND GETKEYS / GETKEYSANDFLAGS, CONFIG GET of the keys clients probe; then what only
  * bfs can show (its own event names, DEBUG with enable-debug-command yes).
  */
+import { rmSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
 import { askRaw } from '../helpers/redis-server.js'
 import { encodeCommand, type RawClient } from '../helpers/resp.js'
-import { startServer } from '../helpers/start-server.js'
+import { makeTempDir, startServer } from '../helpers/start-server.js'
 import { hasTool, runTool } from '../helpers/tools.js'
 
 const servers = besideRedis()
@@ -185,6 +186,37 @@ describe('bfs on its own', () => {
       await admin!.waitClosed()
     } finally {
       await bfs.stop()
+    }
+  })
+
+  it('DEBUG RELOAD saves and loads back every database, not database 0 alone', async () => {
+    const dir = makeTempDir()
+    const bfs = await startServer({ 'enable-debug-command': 'yes', dir })
+    try {
+      const client = await servers.connect(bfs.port)
+      await ask(client, 'BF.ADD', 'zero', 'a')
+      await ask(client, 'SELECT', '3')
+      await ask(client, 'BF.ADD', 'three', 'b')
+      await ask(client, 'APBF.RESERVE', 'window', 'COUNT', '0.01', '100')
+      await ask(client, 'APBF.ADD', 'window', 'c')
+      expect(await ask(client, 'DEBUG', 'RELOAD')).toBe('+OK\r\n')
+      expect(await ask(client, 'INFO', 'keyspace')).toMatch(/db0:keys=1,.*\r\ndb3:keys=2,/s)
+      expect(await ask(client, 'BF.EXISTS', 'three', 'b')).toBe(':1\r\n')
+      expect(await ask(client, 'APBF.EXISTS', 'window', 'c')).toBe('*1\r\n:1\r\n')
+      await ask(client, 'SELECT', '0')
+      expect(await ask(client, 'BF.EXISTS', 'zero', 'a')).toBe(':1\r\n')
+      // The snapshot it saved holds them too: a restart from it finds every key in its database.
+      await bfs.stop()
+      const again = await startServer({ dir })
+      try {
+        const second = await servers.connect(again.port)
+        expect(await ask(second, 'INFO', 'keyspace')).toMatch(/db0:keys=1,.*\r\ndb3:keys=2,/s)
+      } finally {
+        await again.stop()
+      }
+    } finally {
+      await bfs.stop()
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 
