@@ -33,7 +33,7 @@ export const RECORD_END = 0
 export const RECORD_FILTER = 1
 export const RECORD_EXPIRY = 2
 export const RECORD_WINDOW = 3
-/** Type 4, not 3: the window filters' record (apbf) took 3 first; both are in every payload's grammar. */
+/** Type 4, not 3: the window filters' record took 3 first; both are in every payload's grammar. */
 export const RECORD_SELECT_DB = 4
 
 /** A filter record's prefix: its type byte and its u64 length. */
