@@ -75,10 +75,7 @@ export class CommandTimer {
     this.count = 0
     const micros = (performance.now() - this.mark) * 1000
     const share = micros / count
-    for (let i = 0; i < count; i++) {
-      this.ran[i]!.micros += share
-      this.ranRows[i]!.counts.micros += share
-    }
+    for (let i = 0; i < count; i++) this.ranRows[i]!.counts.micros += share
     const latencyThreshold = server.config['latency-monitor-threshold']
     if (latencyThreshold > 0 && micros >= latencyThreshold * 1000) this.noteLatency(server, count, micros)
     if (this.loggable === 0) return

@@ -128,7 +128,6 @@ function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): v
     failed(ctx, entry, entry.row, error)
   }
   // As redis counts a call once it returned: an INFO inside the transaction does not see it.
-  entry.calls++
   entry.row.counts.calls++
   ctx.server.timer.ranCommand(ctx, entry, entry.row, argv)
   if (ctx.server.monitors.size !== 0 && !ctx.server.loading) ctx.server.monitors.feed(ctx, entry, argv)
@@ -140,7 +139,6 @@ function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs):
   const refusal = arityAccepts(row.spec, argv.length) ? queuedAclRefusal(ctx, entry, row, argv) : wrongArityText(row.fullName)
   if (refusal !== undefined) {
     ctx.server.stats.commandsProcessed++
-    entry.calls++
     row.counts.calls++
     failed(ctx, entry, row, new ReplyError(refusal))
     return
@@ -174,7 +172,6 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
   }
   // Counted once it returned, as redis call() does: INFO commandstats does not see itself, and
   // CONFIG RESETSTAT counts itself after the reset.
-  entry.calls++
   row.counts.calls++
   if (capture !== undefined) server.watchedKeys.touchChanged(capture, server.databases, succeeded)
   server.timer.ranCommand(ctx, entry, row, argv)
@@ -193,7 +190,6 @@ function refuseUnknown(ctx: CommandContext, text: string): undefined {
 }
 
 function failed(ctx: CommandContext, entry: CommandEntry, row: CommandRow, error: unknown): void {
-  entry.failedCalls++
   row.counts.failedCalls++
   const stats = ctx.server.stats
   if (error instanceof ReplyError) {
@@ -213,7 +209,6 @@ function failed(ctx: CommandContext, entry: CommandEntry, row: CommandRow, error
 
 function reject(ctx: CommandContext, entry: CommandEntry, row: CommandRow, text: string): CommandEntry {
   ctx.server.stats.commandsProcessed++
-  entry.rejectedCalls++
   row.counts.rejectedCalls++
   const sent = refuseInTransaction(ctx.client, entry, text, ctx.server)
   ctx.server.stats.countError(sent)

@@ -8,6 +8,7 @@ import { BFS_VERSION, REDIS_VERSION } from '../runtime/version.js'
 import { MODULE_NAME, MODULE_VERSION } from './modules.js'
 import { replicationInfo } from '../replication/replication-info.js'
 import { replicaInfoFields } from '../replication/replica-info.js'
+import { entryRows } from './table.js'
 import {
   clientsExtraFields, cpuExtraFields, memoryExtraFields, persistenceExtraFields, serverExtraFields, statsExtraFields,
 } from './info-exporter-fields.js'
@@ -128,13 +129,11 @@ const SECTIONS: Record<string, Section> = {
     for (const entry of ctx.server.commands) {
       // A container's subcommands one by one, as redis 7.0 (cmdstat_config|get); the container
       // itself when it ran alone (COMMAND). Timed as runtime/command-timer.ts says.
-      const rows = entry.subcommands === undefined ? [entry.row] : [entry.row, ...entry.subcommands.values()]
-      for (const row of rows) {
+      for (const row of entryRows(entry)) {
         const { calls, micros, rejectedCalls, failedCalls } = row.counts
         if (calls + rejectedCalls === 0) continue
-        const name = row === entry.row ? entry.lowerName : `${entry.lowerName}|${row.fullName.slice(row.fullName.indexOf('|') + 1)}`
         const perCall = calls === 0 ? 0 : micros / calls
-        fields.push([`cmdstat_${name}`, `calls=${calls},usec=${Math.floor(micros)},usec_per_call=${perCall.toFixed(2)},rejected_calls=${rejectedCalls},failed_calls=${failedCalls}`])
+        fields.push([`cmdstat_${row.fullName}`, `calls=${calls},usec=${Math.floor(micros)},usec_per_call=${perCall.toFixed(2)},rejected_calls=${rejectedCalls},failed_calls=${failedCalls}`])
       }
     }
     return fields

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CommandContext } from './context.js'
-import { containerOnly, type CommandEntry } from './table.js'
+import { containerOnly, entryRows, type CommandEntry } from './table.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, lowerAscii, text } from './args.js'
 import { globMatch } from './glob.js'
@@ -171,11 +171,7 @@ export function configResetstat(ctx: CommandContext): void {
   const reply = ctx.client.reply
   ctx.server.stats.reset()
   for (const entry of ctx.server.commands) {
-    entry.calls = 0
-    entry.micros = 0
-    entry.failedCalls = 0
-    entry.rejectedCalls = 0
-    for (const row of [entry.row, ...(entry.subcommands?.values() ?? [])]) Object.assign(row.counts, { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 })
+    for (const row of entryRows(entry)) Object.assign(row.counts, { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 })
   }
   reply.simple('OK')
 }

@@ -143,7 +143,7 @@ export interface RowCounts {
   rejectedCalls: number
 }
 
-/** A table row with its run-time counters (INFO commandstats). */
+/** A table row: the command's rows (each with its INFO commandstats counters) and what dispatch checks. */
 export interface CommandEntry {
   readonly spec: CommandSpec
   readonly lowerName: string
@@ -169,11 +169,23 @@ export interface CommandEntry {
   readonly refusedInTransaction: boolean
   /** Not in the SLOWLOG (the `skip_slowlog` flag: EXEC, whose commands are). */
   readonly skipsSlowlog: boolean
-  calls: number
-  /** Time spent running it, µs, fractional (INFO commandstats usec; runtime/command-timer.ts). */
-  micros: number
-  failedCalls: number
-  rejectedCalls: number
+}
+
+/** A command's counters over its own row and its subcommands' (the `/metrics` per-command totals). */
+export function entryCounts(entry: CommandEntry): RowCounts {
+  const total: RowCounts = { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 }
+  for (const row of entryRows(entry)) {
+    total.calls += row.counts.calls
+    total.micros += row.counts.micros
+    total.failedCalls += row.counts.failedCalls
+    total.rejectedCalls += row.counts.rejectedCalls
+  }
+  return total
+}
+
+/** A command's own row, then its subcommands' rows. */
+export function entryRows(entry: CommandEntry): CommandRow[] {
+  return [entry.row, ...(entry.subcommands?.values() ?? [])]
 }
 
 /** A command's own row or a subcommand's. */
@@ -214,10 +226,6 @@ function makeEntry(spec: CommandSpec): CommandEntry {
     refusedOverMaxmemoryInTransaction: !roles.includes('oom_exempt'),
     refusedInTransaction: flags.includes('no_multi'),
     skipsSlowlog: flags.includes('skip_slowlog'),
-    calls: 0,
-    micros: 0,
-    failedCalls: 0,
-    rejectedCalls: 0,
   }
 }
 

@@ -11,6 +11,7 @@
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { CommandContext, ServerContext } from '../commands/context.js'
 import { infoText } from '../commands/info.js'
+import { entryCounts } from '../commands/table.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { filterHealth, type FilterHealth } from '../core/filter-health.js'
 
@@ -236,11 +237,12 @@ export class ServerMetrics {
     this.failedCommands.reset()
     this.rejectedCommands.reset()
     for (const entry of server.commands) {
-      if (entry.calls + entry.rejectedCalls === 0) continue
+      const { calls, failedCalls, rejectedCalls } = entryCounts(entry)
+      if (calls + rejectedCalls === 0) continue
       const labels = { command: entry.lowerName }
-      this.commands.inc(labels, entry.calls)
-      this.failedCommands.inc(labels, entry.failedCalls)
-      this.rejectedCommands.inc(labels, entry.rejectedCalls)
+      this.commands.inc(labels, calls)
+      this.failedCommands.inc(labels, failedCalls)
+      this.rejectedCommands.inc(labels, rejectedCalls)
     }
 
     this.refreshKeyspace(info)
