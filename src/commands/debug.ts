@@ -8,7 +8,7 @@
 import { keyspace, type ClientSession, type CommandContext } from './context.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyError, subcommandSyntaxText } from './reply-error.js'
-import { FilterRegistry, storedSizeBytes } from '../store/registry.js'
+import { FilterRegistry } from '../store/registry.js'
 import { newReplid } from '../replication/replication-state.js'
 
 /** redis 7.0 server.c processCommand's refusal of a protected command. */
@@ -106,7 +106,7 @@ function debugObject(ctx: CommandContext, argv: CommandArgs): void {
   // redis shared.nokeyerr.
   if (entry === undefined) throw new ReplyError('ERR no such key')
   const address = `0x${(entry.seq + 0x7f0000000000).toString(16)}`
-  ctx.client.reply.simple(`Value at:${address} refcount:1 encoding:raw serializedlength:${storedSizeBytes(entry.filter)} lru:0 lru_seconds_idle:0`)
+  ctx.client.reply.simple(`Value at:${address} refcount:1 encoding:raw serializedlength:${entry.filter.sizeBytes()} lru:0 lru_seconds_idle:0`)
 }
 
 /**

@@ -6,7 +6,6 @@
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../core/sizing.js'
 import { MemoryGuard } from '../store/memory-guard.js'
-import { storedBitmapBytes } from '../store/registry.js'
 import type { Databases } from '../store/databases.js'
 import type { CommandContext } from './context.js'
 import { OOM } from './dispatch.js'
@@ -75,9 +74,7 @@ function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Ui
   const config = ctx.server.config
   const maxFilterBytes = config['max-filter-bytes']
   if (maxFilterBytes > 0) {
-    let total = bytes
-    for (const layer of layers) total += layer.bitmap.byteLength
-    if (total > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
+    if (bytes + filter.bitmapBytes() > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
   }
   const guard = MemoryGuard.of(ctx.server.databases)
   if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
@@ -109,7 +106,7 @@ export function loadedOverLimits(databases: Databases, maxmemory: number, maxFil
   if (maxFilterBytes > 0) {
     let over = 0
     for (const { entry } of databases.allEntries()) {
-      const bytes = storedBitmapBytes(entry.filter)
+      const bytes = entry.filter.bitmapBytes()
       if (bytes <= maxFilterBytes) continue
       if (over++ < MAX_NAMED_FILTERS) {
         lines.push(

@@ -2,7 +2,7 @@
  * Keyspace commands over the named filters, with redis 7.0's replies: a key holds a Bloom filter,
  * whose TYPE is RedisBloom's "MBbloom--", or a sliding-window filter (APBFcTYPE / APBFtTYPE).
  */
-import { FilterRegistry, storedSizeBytes, type FilterEntry } from '../store/registry.js'
+import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { isKeyword, parseInteger } from './args.js'
@@ -169,7 +169,7 @@ export function memoryUsage(ctx: CommandContext, argv: CommandArgs): void {
   }
   const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(2)))
   if (entry === undefined) reply.nullBulk()
-  else reply.integer(storedSizeBytes(entry.filter) + argv.get(2).length)
+  else reply.integer(entry.filter.sizeBytes() + argv.get(2).length)
 }
 
 /** MEMORY DOCTOR → redis's all-clear */

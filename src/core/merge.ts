@@ -128,9 +128,7 @@ function longest(sources: readonly ScalableBloomFilter[]): ScalableBloomFilter {
 
 /** Bitmap bytes the union of these sources holds: the layers of the longest one. */
 export function mergedBytes(sources: readonly ScalableBloomFilter[]): number {
-  let bytes = 0
-  for (const layer of longest(sources).layers) bytes += layer.bitmap.byteLength
-  return bytes
+  return longest(sources).bitmapBytes()
 }
 
 /** Layer `index` of the union: a new bitmap, the OR of every source's layer `index`. */

@@ -288,6 +288,18 @@ export class ScalableBloomFilter {
     return layer
   }
 
+  /** Bytes of bitmap its layers hold: what max-filter-bytes and maxmemory count. */
+  bitmapBytes(): number {
+    let total = 0
+    for (const layer of this.layerList) total += layer.bitmap.byteLength
+    return total
+  }
+
+  /** BF.INFO's Size, which MEMORY USAGE reports too. */
+  sizeBytes(): number {
+    return this.info().sizeBytes
+  }
+
   /** The numbers BF.INFO and BF.CARD report. */
   info(): FilterInfo {
     let capacity = 0

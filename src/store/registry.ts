@@ -41,19 +41,6 @@ export interface WindowEntry extends EntryBase {
 /** A key with its value, told apart by `kind`: commands of one family answer -WRONGTYPE on the other. */
 export type FilterEntry = BloomEntry | WindowEntry
 
-/** MEMORY USAGE's and BF.INFO's / APBF.INFO's Size of a stored filter. */
-export function storedSizeBytes(filter: StoredFilter): number {
-  return filter instanceof WindowFilter ? filter.sizeBytes() : filter.info().sizeBytes
-}
-
-/** Bytes of bitmap a stored filter holds (the memory guard's measure). */
-export function storedBitmapBytes(filter: StoredFilter): number {
-  if (filter instanceof WindowFilter) return filter.bitmapBytes()
-  let total = 0
-  for (const layer of filter.layers) total += layer.bitmap.byteLength
-  return total
-}
-
 /**
  * What happens to a key found past its expiry (redis expireIfNeeded):
  * - 'delete': it is deleted and {@link ExpiryPolicy.expired} told (a master);
@@ -389,7 +376,7 @@ export class FilterRegistry extends KeyspaceView {
   /** Bytes of bitmap held by all filters. */
   bitmapBytes(): number {
     let total = 0
-    for (const entry of this.filters.values()) total += storedBitmapBytes(entry.filter)
+    for (const entry of this.filters.values()) total += entry.filter.bitmapBytes()
     return total
   }
 }
