@@ -241,16 +241,16 @@ function writeSubcommandInfo(reply: CommandContext['client']['reply'], entry: Co
   const rows = [...entry.subcommands!.values()]
   reply.array(rows.length)
   for (const row of rows) {
-    const name = `${entry.lowerName}|${row.fullName.slice(row.fullName.indexOf('|') + 1)}`
-    const info = SUBCOMMAND_INFO[row.fullName] ?? { flags: entry.spec.flags, keys: [0, 0, 0], categories: aclCategories(entry) }
+    const info = SUBCOMMAND_INFO[row.fullName] ?? { flags: entry.spec.flags, keys: [0, 0, 0] }
+    const categories = categoriesOf(entry, row.fullName).map((category) => `@${category}`)
     reply.array(10)
-    reply.bulk(name)
+    reply.bulk(row.fullName)
     reply.integer(row.spec.reportedArity ?? row.spec.arity)
     reply.set(info.flags.length)
     for (const flag of info.flags) reply.simple(flag)
     for (const key of info.keys) reply.integer(key)
-    reply.set(info.categories.length)
-    for (const category of info.categories) reply.simple(category)
+    reply.set(categories.length)
+    for (const category of categories) reply.simple(category)
     writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(row.fullName))
     reply.set(0)
   }
