@@ -4,7 +4,7 @@ import { importsOf, sourceFiles } from '../helpers/source-tree.js'
 /**
  * The folders of src/ form a DAG: each may import only the folders listed for it (its own
  * included), `import type` and dynamic imports counted like any other. From the bottom:
- * core ← format ← protocol ← runtime ← store ← replication ← commands ← http ← server ← main.ts / index.ts.
+ * core ← format ← protocol ← runtime ← store ← replication ← cluster ← commands ← http ← server ← main.ts / index.ts.
  * library/ and tools/ sit on core, format and protocol; library may also use server for
  * createServer. Nothing imports main.ts.
  */
@@ -15,9 +15,10 @@ const BELOW: Record<string, readonly string[]> = {
   runtime: ['core', 'format', 'protocol'],
   store: ['core', 'format', 'protocol', 'runtime'],
   replication: ['core', 'format', 'protocol', 'runtime', 'store'],
-  commands: ['core', 'format', 'protocol', 'runtime', 'store', 'replication'],
-  http: ['core', 'format', 'protocol', 'runtime', 'store', 'replication', 'commands'],
-  server: ['core', 'format', 'protocol', 'runtime', 'store', 'replication', 'commands', 'http'],
+  cluster: ['core', 'format', 'protocol', 'runtime', 'store', 'replication'],
+  commands: ['core', 'format', 'protocol', 'runtime', 'store', 'replication', 'cluster'],
+  http: ['core', 'format', 'protocol', 'runtime', 'store', 'replication', 'cluster', 'commands'],
+  server: ['core', 'format', 'protocol', 'runtime', 'store', 'replication', 'cluster', 'commands', 'http'],
   library: ['core', 'format', 'protocol', 'server'],
   tools: ['core', 'format', 'protocol'],
 }
