@@ -137,6 +137,7 @@ function mergeGossipLine(state: ClusterState, sender: ClusterNode, line: NodeLin
   else node.failReports.delete(sender.id)
   // redis's FAIL message: a master that says `fail` makes this node agree, unless it reaches the node itself.
   if (line.fail && !node.fail && node.pfail) {
+    node.pfail = false
     node.fail = true
     node.failSinceMs = nowMs
     state.host.log.notice(`FAIL message received from ${sender.id} about ${node.id}`)

@@ -31,6 +31,8 @@ export interface ClusterHost {
   countKeysInSlot(slot: number): number
   /** The port clients reach this node at (the bound one). */
   listeningPort(): number
+  /** Empties the data (CLUSTER RESET of a replica, redis emptyData). */
+  emptyData(): void
 }
 
 /** An address met (CLUSTER MEET) whose node is not identified yet (redis's handshake node). */
@@ -256,6 +258,7 @@ export class ClusterState {
       this.myself.role = 'master'
       this.myself.masterId = undefined
       this.host.replicaLink.unsetMaster()
+      this.host.emptyData()
     }
     this.migratingTo.clear()
     this.importingFrom.clear()
