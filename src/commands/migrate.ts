@@ -20,7 +20,7 @@
  * target committed it. Such a target must be bfs.
  */
 import { performance } from 'node:perf_hooks'
-import { captureRegistry, MAX_PIECE_BYTES } from '../store/registry-capture.js'
+import { captureRegistry, MAX_PIECE_BYTES, type RegistryCapture } from '../store/registry-capture.js'
 import { encodeRecord } from '../store/log-replay.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import type { Databases } from '../store/databases.js'
@@ -33,8 +33,10 @@ import { LinkError, type MigrateLink, MigrateLinks } from './migrate-link.js'
 
 /** Above this many bitmap bytes a filter goes in parts (one RESTORE's CRC-64 and copy stay within a few ms). */
 export const SINGLE_RESTORE_MAX_BYTES = 2 * 1024 * 1024
-/** Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len). */
-export const PART_BYTES = 4 * 1024 * 1024
+/** Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len): a few ms of work on the target. */
+export const PART_BYTES = 1024 * 1024
+/** RESTORE-PARTs sent ahead of their replies. */
+const PARTS_IN_FLIGHT = 8
 /** Work of one turn of the event loop while a part is gathered. */
 const TURN_MS = 5
 
@@ -208,9 +210,9 @@ class Migration {
   }
 
   /**
-   * RESTORE-PART after RESTORE-PART, each awaited, from a capture of the filter taken now (its
-   * later writes wait anyway); a part is gathered a few ms at a time. The reply of the first
-   * part that fails, or of the last one.
+   * RESTORE-PART after RESTORE-PART from a capture of the filter taken now (its writes wait
+   * anyway), a part gathered a few ms at a time, up to PARTS_IN_FLIGHT parts sent ahead of their
+   * replies. The reply of the first part that failed, or of the last one.
    */
   private async restoreInParts(link: MigrateLink, key: Buffer, entry: FilterEntry): Promise<string> {
     const { timeoutMs, replace } = this.request
@@ -219,32 +221,25 @@ class Migration {
     const ttl = Buffer.from(String(entry.expiresAt ?? 0))
     const tail = replace ? [Buffer.from('REPLACE'), Buffer.from('ABSTTL')] : [Buffer.from('ABSTTL')]
     const capture = captureRegistry([{ db: this.client.db, entry }])
+    let inFlight = 0
+    let failed: string | undefined
+    let last = '+OK'
+    const readReply = async (): Promise<void> => {
+      last = await link.readLine(timeoutMs)
+      inFlight--
+      if (last.startsWith('-')) failed ??= last
+    }
     try {
-      let reply = '+OK'
-      let done = false
-      for (let seq = 0; !done; seq++) {
-        const pieces: Buffer[] = []
-        let have = 0
-        let turn = performance.now()
-        while (have < partBytes) {
-          const piece = capture.next(Math.min(MAX_PIECE_BYTES, partBytes - have))
-          if (piece === null) {
-            done = true
-            break
-          }
-          if (piece.length > 0) pieces.push(Buffer.from(piece))
-          have += piece.length
-          if (performance.now() - turn > TURN_MS) {
-            await new Promise((resolve) => setImmediate(resolve))
-            turn = performance.now()
-          }
-        }
-        if (have === 0 && seq > 0) break
-        await link.write(partCommand(key, ttl, id, seq, pieces, have, tail), timeoutMs)
-        reply = await link.readLine(timeoutMs)
-        if (reply.startsWith('-')) return reply
+      for (let seq = 0, done = false; !done && failed === undefined; seq++) {
+        const part = await gatherPart(capture, partBytes)
+        done = part.done
+        if (part.bytes === 0 && seq > 0) break
+        await link.write(partCommand(key, ttl, id, seq, part.pieces, part.bytes, tail), timeoutMs)
+        inFlight++
+        if (inFlight >= PARTS_IN_FLIGHT) await readReply()
       }
-      return reply
+      while (inFlight > 0) await readReply()
+      return failed ?? last
     } finally {
       capture.release()
     }
@@ -258,6 +253,25 @@ class Migration {
     this.server.watchedKeys.touch(db, name)
     this.server.persistence.propagate([Buffer.from('DEL'), key], undefined, db)
   }
+}
+
+/** The next part's pieces from the capture, a few ms of work per turn of the event loop; done at the payload's end. */
+async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<{ pieces: Buffer[]; bytes: number; done: boolean }> {
+  const pieces: Buffer[] = []
+  let bytes = 0
+  let turn = performance.now()
+  while (bytes < partBytes) {
+    const piece = capture.next(Math.min(MAX_PIECE_BYTES, partBytes - bytes))
+    if (piece === null) return { pieces, bytes, done: true }
+    // A fresh buffer per next(): sent as it is.
+    if (piece.length > 0) pieces.push(piece)
+    bytes += piece.length
+    if (performance.now() - turn > TURN_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      turn = performance.now()
+    }
+  }
+  return { pieces, bytes, done: false }
 }
 
 /** `RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
