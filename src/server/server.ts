@@ -418,7 +418,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   parserLimits(): Partial<ParserLimits> {
-    return DEFAULT_PARSER_LIMITS
+    const maxBulkBytes = this.config['proto-max-bulk-len']
+    return maxBulkBytes === DEFAULT_PARSER_LIMITS.maxBulkBytes ? DEFAULT_PARSER_LIMITS : { ...DEFAULT_PARSER_LIMITS, maxBulkBytes }
   }
 
   /**
