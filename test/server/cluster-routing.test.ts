@@ -3,7 +3,8 @@
  * -MOVED to the owner, -CROSSSLOT, -ASK while a slot migrates and the key is gone, ASKING for one
  * command on the importing node, -TRYAGAIN for several keys of an open slot with some missing,
  * replicas serving reads on READONLY connections only, -CLUSTERDOWN while a slot is unowned (and
- * reads with cluster-allow-reads-when-down), a refused command inside MULTI failing the EXEC.
+ * reads with cluster-allow-reads-when-down) and on a master cut off from the majority of masters,
+ * a refused command inside MULTI failing the EXEC.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
@@ -119,5 +120,19 @@ describe('routing between bfs nodes in cluster mode', () => {
     await owner.call('CONFIG', 'SET', 'cluster-allow-reads-when-down', 'no')
     expect(await client(a).call('CLUSTER', 'ADDSLOTS', free)).toBe('OK')
     await waitUntil('the state is ok again', async () => String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:ok'))
+  })
+
+  it('a master that cannot reach a majority of the masters for the node timeout refuses keys (redis clusterUpdateState)', async () => {
+    const owner = client(a)
+    const key = keyOn('a', 'p')
+    expect(await owner.call('BF.ADD', key, 'x')).toBe(1)
+    await owner.call('CONFIG', 'SET', 'cluster-node-timeout', '500')
+    await b.stop()
+    // b is only `fail?` (no majority of masters reports it), but a reaches 1 master of 2.
+    await waitUntil('b is flagged fail? and the state is fail', async () => {
+      const nodes = String(await owner.call('CLUSTER', 'NODES'))
+      return nodes.includes(`:${b.port}@`) && /master,fail\? /.test(nodes) && String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:fail')
+    }, { timeoutMs: 20_000 })
+    expect(await answer(owner.call('BF.ADD', key, 'y'))).toBe('CLUSTERDOWN The cluster is down')
   })
 })
