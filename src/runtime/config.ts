@@ -4,6 +4,7 @@
  * CONFIG GET/SET read and write the same table.
  */
 import { splitConfigLine } from './config-line.js'
+import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 
 export { ConfigError } from './config-values.js'
 import {
@@ -13,7 +14,7 @@ import {
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config {
+export interface Config extends ClusterConfig {
   port: number
   bind: string
   dir: string
@@ -26,6 +27,8 @@ export interface Config {
   'tcp-keepalive': number
   /** Bytes a client may hold in an unfinished command before it is closed (redis `client-query-buffer-limit`). */
   'client-query-buffer-limit': number
+  /** Largest bulk argument a client may send (redis `proto-max-bulk-len`); MIGRATE streams a larger filter in parts. */
+  'proto-max-bulk-len': number
   /**
    * Unsent replies a client may hold before it is closed, per client class as redis.conf writes
    * them (`normal|replica|pubsub <hard> <soft> <soft-seconds>`; a client's class is its redis
@@ -190,7 +193,7 @@ export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
 }
 
 /** A row as ROWS writes it, its name being its property's. */
-type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
+export type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
 
 export const MIN_PORT = 0
 export const MAX_PORT = 65535
@@ -245,6 +248,7 @@ const ROWS = {
   timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
   'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
   'client-query-buffer-limit': { kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES, unit: 'bytes', mutable: true, description: 'bytes of an unfinished command before the client is closed' },
+  'proto-max-bulk-len': { kind: { type: 'bytes', min: 1024 ** 2, max: 512 * 1024 ** 2 }, default: 512 * 1024 ** 2, unit: 'bytes', mutable: true, description: 'largest bulk argument a client may send (new connections); MIGRATE sends a larger filter in parts' },
   'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (classes normal, replica, pubsub), or one size for normal\'s hard limit; 0 = no limit' },
   maxmemory: { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'bytes', mutable: true, description: 'bytes of filter memory, 0 = no limit' },
   'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },
@@ -299,6 +303,7 @@ const ROWS = {
   aclfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)' },
   'acllog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)' },
   'acl-pubsub-default': { kind: { type: 'enum', values: ['allchannels', 'resetchannels'] }, default: 'resetchannels', mutable: true, description: 'pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0\'s default)' },
+  ...CLUSTER_CONFIG_ROWS,
   user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }
