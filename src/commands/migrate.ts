@@ -113,8 +113,8 @@ export function migrate(ctx: CommandContext, argv: CommandArgs): void {
       peer.reply.error(`ERR ${(error as Error).message}`)
     },
   ).finally(() => {
+    peer.unblock() // its reply first, then the writes that waited
     release()
-    peer.unblock()
   })
 }
 
@@ -123,6 +123,8 @@ class Migration {
   private readonly links: MigrateLinks
   /** Whether a key was acknowledged (no retry on a new connection after that). */
   private progressed = false
+  /** The replies of AUTH and SELECT (status lines; +OK for those not sent), read once. */
+  private prelude: () => Promise<string[]> = async () => ['+OK', '+OK']
 
   constructor(
     private readonly server: ServerContext,
@@ -164,8 +166,9 @@ class Migration {
     const select = link.lastDb !== db
     if (select) prelude.push(encodeRecord([Buffer.from('SELECT'), Buffer.from(String(db))]))
     if (prelude.length > 0) await link.write(prelude, timeoutMs)
-    const authReply = auth !== undefined ? await link.readLine(timeoutMs) : '+OK'
-    const selectReply = select ? await link.readLine(timeoutMs) : '+OK'
+    // Their replies are read before the first key's, after it was sent (redis writes it all, then reads).
+    let preludeReplies: Promise<string[]> | undefined
+    this.prelude = () => (preludeReplies ??= (async () => [auth !== undefined ? await link.readLine(timeoutMs) : '+OK', select ? await link.readLine(timeoutMs) : '+OK'])())
     let targetError: string | undefined
     for (const key of this.keys) {
       const name = FilterRegistry.nameOf(key)
@@ -178,7 +181,7 @@ class Migration {
         if (ttl < 1) ttl = 1
       }
       const reply = entry.filter.bitmapBytes() <= this.singleLimit() ? await this.restoreWhole(link, key, entry, ttl) : await this.restoreInParts(link, key, entry)
-      const failed = [authReply, selectReply, reply].find((line) => line.startsWith('-'))
+      const failed = [...(await this.prelude()), reply].find((line) => line.startsWith('-'))
       if (failed !== undefined) {
         link.lastDb = -1
         targetError ??= `ERR Target instance replied with error: ${failed.slice(1)}`
@@ -187,6 +190,7 @@ class Migration {
       this.progressed = true
       if (!this.request.copy) this.deleteMoved(name, key, entry)
     }
+    await this.prelude()
     if (targetError !== undefined) return targetError
     link.lastDb = db
     return undefined
@@ -206,6 +210,7 @@ class Migration {
     const args = [Buffer.from(this.restoreCommandName()), key, Buffer.from(String(ttl)), dumpPayloadOf(entry)]
     if (this.request.replace) args.push(Buffer.from('REPLACE'))
     await link.write([encodeRecord(args)], this.request.timeoutMs)
+    await this.prelude()
     return link.readLine(this.request.timeoutMs)
   }
 
@@ -225,6 +230,7 @@ class Migration {
     let failed: string | undefined
     let last = '+OK'
     const readReply = async (): Promise<void> => {
+      await this.prelude()
       last = await link.readLine(timeoutMs)
       inFlight--
       if (last.startsWith('-')) failed ??= last
