@@ -4,6 +4,7 @@
  * CONFIG GET/SET read and write the same table.
  */
 import { splitConfigLine } from './config-line.js'
+import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 
 export { ConfigError } from './config-values.js'
 import {
@@ -13,7 +14,7 @@ import {
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config {
+export interface Config extends ClusterConfig {
   port: number
   bind: string
   dir: string
@@ -192,7 +193,7 @@ export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
 }
 
 /** A row as ROWS writes it, its name being its property's. */
-type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
+export type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
 
 export const MIN_PORT = 0
 export const MAX_PORT = 65535
@@ -302,6 +303,7 @@ const ROWS = {
   aclfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)' },
   'acllog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)' },
   'acl-pubsub-default': { kind: { type: 'enum', values: ['allchannels', 'resetchannels'] }, default: 'resetchannels', mutable: true, description: 'pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0\'s default)' },
+  ...CLUSTER_CONFIG_ROWS,
   user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }

@@ -43,6 +43,7 @@ import { KeyExpiry } from './key-expiry.js'
 import { LatencyMonitor } from '../runtime/latency-monitor.js'
 import { EventLoopLatency } from './event-loop-latency.js'
 import { ClientPause } from '../commands/client-pause.js'
+import { openClusterState, startClusterGossip, type ClusterGossip, type ClusterState } from './cluster-wiring.js'
 
 /** The cron's tick (redis serverCron at hz 10): the `save` rules are checked at each. */
 const CRON_INTERVAL_MS = 100
@@ -120,6 +121,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly eventLoopLatency = new EventLoopLatency(this.latency)
   readonly pause = new ClientPause()
   activeExpireEnabled = true
+  cluster: ClusterState | undefined = undefined // cluster-enabled yes: made at start()
+  private clusterGossip: ClusterGossip | undefined
   /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
   readonly masterSide: MasterSide
   /** The link to this node's master while it is a replica (replication/replica-link.ts). */
@@ -209,6 +212,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   async start(): Promise<void> {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
+    if (this.config['cluster-enabled']) this.cluster = openClusterState(this, this.registry)
     await this.persistence.load(() => this.replaySession())
     // A replica by config is one from the first moment: it deletes no expired key itself (its
     // master's DEL does) and continues the position its snapshot recorded.
@@ -257,26 +261,21 @@ export class BfsServer extends EventEmitter implements ClientHost {
       if (httpWarning !== undefined) this.log.warning(`HTTP ${httpWarning}`)
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
+    if (this.cluster !== undefined) this.clusterGossip = startClusterGossip(this.cluster)
     this.log.notice('Ready to accept connections tcp')
     const master = this.config.replicaof.split(' ')
     if (master.length === 2) this.replicaLink.setMaster(master[0]!, Number(master[1]), { atStart: true })
   }
 
-  /**
-   * Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set,
-   * or on a replica (its final snapshot records the replication position, so that a restart
-   * continues with PSYNC instead of a full sync).
-   */
+  /** Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, else with save rules set or on a
+   * replica (its final snapshot records the replication position: a restart continues with PSYNC). */
   private shutdownSaves(options: ShutdownOptions): boolean {
     if (options.noSave) return false
     return options.save === true || this.config.save.trim() !== '' || this.replication.role === 'replica'
   }
 
-  /**
-   * The replication id and offset the loaded data is at (the snapshot's, when nothing was replayed
-   * over it): this node's again, and, on a replica, the history its PSYNC continues (redis
-   * restores them from its RDB).
-   */
+  /** The replication id and offset the loaded data is at (the snapshot's, when nothing was replayed over
+   * it): this node's again, and, on a replica, the history its PSYNC continues (redis: from its RDB). */
   private resumeReplication(): void {
     const position = this.persistence.loadedPosition
     if (position === undefined) return
@@ -313,10 +312,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.eventLoopLatency.tick()
   }
 
-  /**
-   * Once a second: close idle clients (`timeout`) and those past the soft output limit for too
-   * long, and recount filter memory (`maxmemory`).
-   */
+  /** Once a second: close idle clients (`timeout`) and those past the soft output limit for too long,
+   * and recount filter memory (`maxmemory`). */
   private housekeeping(nowMs: number): void {
     const closed = closeIdleClients(this.clientSet, nowMs, this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
@@ -467,6 +464,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         this.eventLoopLatency.stop()
         this.pause.close()
         this.replicaLink.close()
+        this.clusterGossip?.stop()
         // A listener's close callback waits for every connection to end: wait for it last.
         const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
         await this.http?.close()
