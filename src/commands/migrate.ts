@@ -202,7 +202,7 @@ class Migration {
 
   private restoreCommandName(): string {
     // redis sends RESTORE-ASKING in cluster mode (the slot is importing there), RESTORE otherwise.
-    return (this.server.config as unknown as Record<string, unknown>)['cluster-enabled'] === true ? 'RESTORE-ASKING' : 'RESTORE'
+    return this.server.config['cluster-enabled'] ? 'RESTORE-ASKING' : 'RESTORE'
   }
 
   /** One RESTORE with the whole payload; its reply line. */

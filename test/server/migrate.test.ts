@@ -207,3 +207,19 @@ describe('MIGRATE between bfs servers', () => {
     expect(((await target.callBuffer('DUMP', 'big')) as Buffer).equals(payload)).toBe(true)
   })
 })
+
+describe('MIGRATE\'s keys (redis db.c migrateGetKeys)', () => {
+  it('COMMAND GETKEYS answers as redis: the key, or the keys after KEYS (the empty key argument is none)', async () => {
+    const redis = await startRedisServer()
+    cleanups.push(() => redis.stop())
+    const [ours, theirs] = [open((await node()).port), open(redis.port)]
+    for (const line of [
+      ['MIGRATE', 'h', '1', '', '0', '5', 'KEYS', 'a', 'b'],
+      ['MIGRATE', 'h', '1', 'k', '0', '5'],
+      ['MIGRATE', 'h', '1', 'k', '0', '5', 'COPY', 'AUTH', 'keys'],
+      ['MIGRATE', 'h', '1', '', '0', '5', 'AUTH2', 'u', 'p', 'KEYS', 'c'],
+    ]) {
+      expect(await answer(ours, 'COMMAND', 'GETKEYS', ...line), line.join(' ')).toEqual(await answer(theirs, 'COMMAND', 'GETKEYS', ...line))
+    }
+  })
+})
