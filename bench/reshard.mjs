@@ -9,28 +9,13 @@
  *
  *   npm run build && node bench/reshard.mjs [sizeMiB=1024]
  */
-import { fork, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { spawn } from 'node:child_process'
 import Redis from 'ioredis'
 import { slotOf } from '../dist/core/key-slot.js'
+import { bigFilter, idleFloor, ms, smallFilters, startNode, stopNodes } from './migrate-nodes.mjs'
 
 const sizeMiB = Number(process.argv[2] ?? 1024)
-const here = path.dirname(fileURLToPath(import.meta.url))
 const SLOTS = 128
-
-function startNode(port) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-reshard-bench-'))
-  const child = fork(path.join(here, 'migrate-node.mjs'), [String(port), dir, 'cluster'], { stdio: 'inherit' })
-  const ask = (message) => new Promise((resolve) => {
-    child.once('message', resolve)
-    child.send(message)
-  })
-  const ready = new Promise((resolve) => child.once('message', resolve))
-  return { child, dir, ask, ready, port }
-}
 
 function run(command, args) {
   return new Promise((resolve) => {
@@ -49,8 +34,7 @@ function namesInFirstSlots(prefix, count) {
   return names
 }
 
-const ms = (value) => `${value.toFixed(1)} ms`
-const [nodeA, nodeB] = [startNode(27631), startNode(27632)]
+const [nodeA, nodeB] = [startNode(27631, true), startNode(27632, true)]
 await Promise.all([nodeA.ready, nodeB.ready])
 const a = new Redis(nodeA.port)
 const b = new Redis(nodeB.port)
@@ -63,17 +47,9 @@ try {
     if (check.code === 0 && !check.output.includes('[ERR]') && !check.output.includes('[WARNING]')) break
     await new Promise((resolve) => setTimeout(resolve, 300))
   }
-  const bitsPerItem = -Math.log(0.005) / (Math.LN2 * Math.LN2)
   const big = namesInFirstSlots('big:', 1)[0]
-  await a.call('BF.RESERVE', big, '0.01', String(Math.floor((sizeMiB * 1024 * 1024 * 8) / bitsPerItem)))
-  for (let i = 0; i < 100_000; i += 1000) await a.call('BF.MADD', big, ...Array.from({ length: 1000 }, (_, k) => `item:${i + k}`))
-  const pipeline = a.pipeline()
-  for (const name of namesInFirstSlots('small:', 1000)) {
-    pipeline.call('BF.RESERVE', name, '0.01', '1000')
-    pipeline.call('BF.MADD', name, ...Array.from({ length: 10 }, (_, k) => `x${k}`))
-  }
-  await pipeline.exec()
-  const size = Number(await a.call('BF.INFO', big, 'SIZE'))
+  const size = await bigFilter(a, big, sizeMiB)
+  await smallFilters(a, namesInFirstSlots('small:', 1000))
   const [idA, idB] = [String(await a.call('CLUSTER', 'MYID')), String(await b.call('CLUSTER', 'MYID'))]
   await Promise.all([nodeA.ask('reset'), nodeB.ask('reset')])
   const started = performance.now()
@@ -85,12 +61,9 @@ try {
   console.log(`reshard of ${SLOTS} slots holding 1 filter of ${(size / 2 ** 20).toFixed(0)} MiB and 1,000 small ones: rc ${reshard.code} in ${ms(elapsed)}; ` +
     `worst stall source ${ms(stallA.maxMs)}, target ${ms(stallB.maxMs)}; target DBSIZE ${await b.dbsize()}, source DBSIZE ${await a.dbsize()}, ` +
     `items on the target ${await b.call('BF.MEXISTS', big, 'item:0', 'item:99999')}`)
+  console.log(`  ${await idleFloor([nodeA, nodeB], elapsed)}`)
 } finally {
   a.disconnect()
   b.disconnect()
-  for (const node of [nodeA, nodeB]) {
-    node.child.send('stop')
-    await new Promise((resolve) => node.child.once('exit', resolve))
-    rmSync(node.dir, { recursive: true, force: true })
-  }
+  await stopNodes([nodeA, nodeB])
 }

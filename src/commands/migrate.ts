@@ -36,7 +36,7 @@ export const SINGLE_RESTORE_MAX_BYTES = 2 * 1024 * 1024
 /** Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len): a few ms of work on the target. */
 export const PART_BYTES = 1024 * 1024
 /** RESTORE-PARTs sent ahead of their replies. */
-const PARTS_IN_FLIGHT = 8
+const PARTS_IN_FLIGHT = 2
 /** Work of one turn of the event loop while a part is gathered. */
 const TURN_MS = 5
 

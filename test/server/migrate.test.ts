@@ -14,6 +14,7 @@ import { makeTempDir, startServer, type RunningServer } from '../helpers/start-s
 import { startRedisServer } from '../helpers/redis-server.js'
 import { infoFields, until } from '../helpers/replication-info.js'
 import { freePort } from '../helpers/tools.js'
+import { replyOrError } from '../helpers/reply-or-error.js'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {
@@ -32,12 +33,8 @@ function open(port: number, password?: string): Redis {
   return client
 }
 
-async function answer(client: Redis, ...args: (string | Buffer)[]): Promise<unknown> {
-  try {
-    return await client.call(args[0] as string, ...args.slice(1))
-  } catch (error) {
-    return (error as Error).message
-  }
+function answer(client: Redis, ...args: (string | Buffer)[]): Promise<unknown> {
+  return replyOrError(client, args)
 }
 
 async function pair(): Promise<{ source: Redis; target: Redis; port: string }> {
