@@ -109,8 +109,11 @@ export function migrate(ctx: CommandContext, argv: CommandArgs): void {
       else peer.reply.error(error)
     },
     (error: unknown) => {
-      ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
-      peer.reply.error(`ERR ${(error as Error).message}`)
+      if (error instanceof ReplyError) peer.reply.error(error.message)
+      else {
+        ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
+        peer.reply.error(`ERR ${(error as Error).message}`)
+      }
     },
   ).finally(() => {
     peer.unblock() // its reply first, then the writes that waited

@@ -73,6 +73,14 @@ describe('MIGRATE between bfs servers', () => {
     expect(await target.call('BF.EXISTS', 'db5', 'x')).toBe(1)
   })
 
+  it('to the node itself: the target (itself) answers BUSYKEY at once, the key stays', async () => {
+    const running = await node()
+    const source = open(running.port)
+    await source.call('BF.ADD', 'self', 'x')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(running.port), 'self', '0', '60000')).toBe('ERR Target instance replied with error: BUSYKEY Target key name already exists.')
+    expect(await source.call('BF.EXISTS', 'self', 'x')).toBe(1)
+  })
+
   it('answers redis\'s syntax errors', async () => {
     const { source } = await pair()
     await source.call('BF.ADD', 'a', 'x')
