@@ -5,6 +5,7 @@
  * bench/migrate-node.mjs), to move
  *   1. one filter of about sizeMiB (BF.RESERVE with the capacity that gives it; 100,000 items
  *      added), streamed in RESTORE-PART parts, then checked on the target (BF.INFO, items found);
+ *      (and what a DEL of such a filter costs alone: a full GC frees its memory);
  *   2. 1,000 small filters (BF.RESERVE 0.01 1000, 10 items each), 10 keys per MIGRATE ... KEYS
  *      as redis-cli --cluster reshard sends them.
  *
@@ -29,7 +30,12 @@ try {
   console.log(`1 filter of ${(size / 2 ** 20).toFixed(0)} MiB: ${reply} in ${ms(bigMs)} (${(size / 2 ** 20 / (bigMs / 1000)).toFixed(0)} MiB/s); ` +
     `worst stall source ${ms(bigSource.maxMs)}, target ${ms(bigTarget.maxMs)}; on the target: items found ${found}, exists on the source ${await a.exists('big')}`)
   console.log(`  ${await idleFloor([source, target], bigMs)}`)
+  // What deleting that filter costs on its own (the source pays it at the end of MIGRATE): the full
+  // collection that returns its memory to the system (store/memory-reclaim.ts), 100 ms later.
+  await target.ask('reset')
   await b.del('big')
+  await new Promise((resolve) => setTimeout(resolve, 2000))
+  console.log(`  DEL of it on the target alone, then 2 s: worst stall ${ms((await target.ask('report')).maxMs)}`)
 
   await smallFilters(a, Array.from({ length: 1000 }, (_, i) => `small:${i}`))
   await Promise.all([source.ask('reset'), target.ask('reset')])

@@ -33,8 +33,14 @@ import { LinkError, type MigrateLink, MigrateLinks } from './migrate-link.js'
 
 /** Above this many bitmap bytes a filter goes in parts (one RESTORE's CRC-64 and copy stay within a few ms). */
 export const SINGLE_RESTORE_MAX_BYTES = 2 * 1024 * 1024
-/** Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len): a few ms of work on the target. */
-export const PART_BYTES = 1024 * 1024
+/**
+ * Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len): a copy, a CRC-32 and a bit
+ * count of them on the target, first writes to fresh pages of its new bitmap included, within a
+ * few ms even on a loaded machine.
+ */
+export const PART_BYTES = 512 * 1024
+/** Bitmap bytes the source checksums or copies per step (first reads of untouched pages fault too). */
+const STEP_WORK_BYTES = 256 * 1024
 /** RESTORE-PARTs sent ahead of their replies. */
 const PARTS_IN_FLIGHT = 2
 /** Work of one turn of the event loop while a part is gathered. */
@@ -270,7 +276,7 @@ async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<
   let bytes = 0
   let turn = performance.now()
   while (bytes < partBytes) {
-    const piece = capture.next(Math.min(MAX_PIECE_BYTES, partBytes - bytes))
+    const piece = capture.next(Math.min(MAX_PIECE_BYTES, partBytes - bytes), STEP_WORK_BYTES)
     if (piece === null) return { pieces, bytes, done: true }
     // A fresh buffer per next(): sent as it is.
     if (piece.length > 0) pieces.push(piece)
