@@ -4,7 +4,7 @@
  * event-loop stall, on the source and on the target (each node's own monitorEventLoopDelay,
  * bench/migrate-node.mjs), to move
  *   1. one filter of about sizeMiB (BF.RESERVE with the capacity that gives it; 100,000 items
- *      added), streamed in RESTORE-PART parts, then checked on the target (BF.INFO, items found);
+ *      added), streamed in BFS.RESTORE-PART parts, then checked on the target (BF.INFO, items found);
  *      (and what a DEL of such a filter costs alone: a full GC frees its memory);
  *   2. 1,000 small filters (BF.RESERVE 0.01 1000, 10 items each), 10 keys per MIGRATE ... KEYS
  *      as redis-cli --cluster reshard sends them.

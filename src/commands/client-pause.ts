@@ -30,7 +30,7 @@ export interface PostponedClient {
 }
 
 /** Commands a key hold lets through (see ClientPause.touchesHeldKeys). */
-const RESTORES: ReadonlySet<string> = new Set(['RESTORE', 'RESTORE-ASKING', 'RESTORE-PART'])
+const RESTORES: ReadonlySet<string> = new Set(['RESTORE', 'RESTORE-ASKING', 'BFS.RESTORE-PART'])
 
 const RANK: Readonly<Record<PauseType, number>> = { off: 0, keys: 1, write: 2, all: 3 }
 

@@ -15,7 +15,7 @@
  * blocks the whole server for the same reason). Reads go on and see the key until it is deleted.
  *
  * A filter larger than one RESTORE should carry (above 2 MiB, or above `proto-max-bulk-len`) is
- * streamed in RESTORE-PART parts (restore-part.ts, docs/MIGRATE.md) from a copy-on-write capture
+ * streamed in BFS.RESTORE-PART parts (restore-part.ts, docs/MIGRATE.md) from a copy-on-write capture
  * (store/registry-capture.ts), a few ms of work per step: the key stays readable here until the
  * target committed it. Such a target must be bfs.
  */
@@ -34,14 +34,14 @@ import { LinkError, type MigrateLink, MigrateLinks } from './migrate-link.js'
 /** Above this many bitmap bytes a filter goes in parts (one RESTORE's CRC-64 and copy stay within a few ms). */
 export const SINGLE_RESTORE_MAX_BYTES = 2 * 1024 * 1024
 /**
- * Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len): a copy, a CRC-32 and a bit
+ * Bytes of one BFS.RESTORE-PART at most (and at most proto-max-bulk-len): a copy, a CRC-32 and a bit
  * count of them on the target, first writes to fresh pages of its new bitmap included, within a
  * few ms even on a loaded machine.
  */
 export const PART_BYTES = 512 * 1024
 /** Bitmap bytes the source checksums or copies per step (first reads of untouched pages fault too). */
 const STEP_WORK_BYTES = 256 * 1024
-/** RESTORE-PARTs sent ahead of their replies. */
+/** BFS.RESTORE-PARTs sent ahead of their replies. */
 const PARTS_IN_FLIGHT = 2
 /** Work of one turn of the event loop while a part is gathered. */
 const TURN_MS = 5
@@ -224,7 +224,7 @@ class Migration {
   }
 
   /**
-   * RESTORE-PART after RESTORE-PART from a capture of the filter taken now (its writes wait
+   * BFS.RESTORE-PART after BFS.RESTORE-PART from a capture of the filter taken now (its writes wait
    * anyway), a part gathered a few ms at a time, up to PARTS_IN_FLIGHT parts sent ahead of their
    * replies. The reply of the first part that failed, or of the last one.
    */
@@ -289,11 +289,11 @@ async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<
   return { pieces, bytes, done: false }
 }
 
-/** `RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
+/** `BFS.RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
 function partCommand(key: Buffer, ttl: Buffer, id: Buffer, seq: number, pieces: readonly Buffer[], bytes: number, tail: readonly Buffer[]): Buffer[] {
   const bulk = (arg: Buffer): Buffer[] => [Buffer.from(`$${arg.length}\r\n`), arg, CRLF]
   const out: Buffer[] = [Buffer.from(`*${6 + tail.length}\r\n`)]
-  for (const arg of [Buffer.from('RESTORE-PART'), key, ttl, id, Buffer.from(String(seq))]) out.push(...bulk(arg))
+  for (const arg of [Buffer.from('BFS.RESTORE-PART'), key, ttl, id, Buffer.from(String(seq))]) out.push(...bulk(arg))
   out.push(Buffer.from(`$${bytes}\r\n`), ...pieces, CRLF)
   for (const arg of tail) out.push(...bulk(arg))
   return out

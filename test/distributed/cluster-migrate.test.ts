@@ -1,6 +1,6 @@
 /**
  * `redis-cli --cluster reshard` of a slot holding a filter above `proto-max-bulk-len` (streamed in
- * RESTORE-PART parts) and 50 small ones, between two bfs nodes in cluster mode, while an ioredis
+ * BFS.RESTORE-PART parts) and 50 small ones, between two bfs nodes in cluster mode, while an ioredis
  * Cluster client keeps adding items to them: every acknowledged item is found through the cluster
  * afterwards, the keys and CLUSTER COUNTKEYSINSLOT moved with the slot, and `check` passes.
  */

@@ -3,7 +3,7 @@
  * replies): one key, KEYS, COPY, REPLACE, AUTH and AUTH2, NOKEY, BUSYKEY passed through, a dead
  * port and a silent target (IOERR), a real redis-server refusing the bfs payload (its error
  * passed through); a write racing a migration is held, not lost; a filter above a lowered
- * proto-max-bulk-len moves in RESTORE-PART parts and arrives byte for byte, on the target's
+ * proto-max-bulk-len moves in BFS.RESTORE-PART parts and arrives byte for byte, on the target's
  * replica and across its restart too, while the source's replica loses the key.
  */
 import net from 'node:net'
