@@ -44,7 +44,8 @@ try {
   await b.call('CLUSTER', 'MEET', '127.0.0.1', String(nodeA.port))
   for (;;) {
     const check = await run('redis-cli', ['--cluster', 'check', `127.0.0.1:${nodeA.port}`])
-    if (check.code === 0 && !check.output.includes('[ERR]') && !check.output.includes('[WARNING]')) break
+    const states = await Promise.all([a, b].map(async (client) => String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')))
+    if (check.code === 0 && !check.output.includes('[ERR]') && !check.output.includes('[WARNING]') && states.every(Boolean)) break
     await new Promise((resolve) => setTimeout(resolve, 300))
   }
   const big = namesInFirstSlots('big:', 1)[0]
