@@ -83,7 +83,7 @@ function handleEpochCollision(state: ClusterState, sender: ClusterNode): void {
   state.currentEpoch++
   myself.configEpoch = state.currentEpoch
   state.host.log.verbose(`WARNING: configEpoch collision with node ${sender.id}. configEpoch set to ${myself.configEpoch}`)
-  state.changed()
+  state.changed(true)
 }
 
 /** The slots a `myself` line claims, as a bitmap. */

@@ -246,7 +246,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       // With port 0 every address shares the port the first one got.
       port = (listener.address() as net.AddressInfo).port
       this.tcpServers.push(listener)
-      this.log.notice(`Running mode=standalone, port=${port}.`)
+      this.log.notice(`Running mode=${this.cluster === undefined ? 'standalone' : 'cluster'}, port=${port}.`)
       this.log.notice(`Listening on ${address}:${port}`)
     }
     this.boundPort = port

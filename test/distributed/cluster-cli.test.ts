@@ -1,17 +1,29 @@
 /**
  * The unmodified `redis-cli --cluster` (7.0.15) against bfs nodes in cluster mode (issue 20):
  * create with 3 masters and with --cluster-replicas 1, check, info, add-node (master and
- * --cluster-slave), reshard, rebalance, del-node, fix of an open slot and of an uncovered slot,
+ * --cluster-slave), reshard of slots holding filters while a client writes, rebalance, del-node, fix of an open slot and of an uncovered slot,
  * with `check` passing after each; a restarted node keeps its id and slots; a master killed with
  * no replica is marked fail by the others and the cluster's state turns fail.
  */
 import { afterAll, describe, expect, it } from 'vitest'
+import { Cluster } from 'ioredis'
+import { slotOf } from '../../src/core/key-slot.js'
 import type { ClusterNode } from '../helpers/cluster-nodes.js'
 import { waitUntil } from '../helpers/cluster-nodes.js'
 import { address, clusterCli, clusterInfo, clusterNodes, ModeCluster, waitCheckPasses } from '../helpers/cluster-mode.js'
 
 const modes = new ModeCluster()
 afterAll(() => modes.stopAll())
+
+/** `count` key names whose hash slots lie in [from, to]. */
+function keysInSlots(from: number, to: number, count: number): string[] {
+  const keys: string[] = []
+  for (let i = 0; keys.length < count; i++) {
+    const slot = slotOf(`filter:${i}`)
+    if (slot >= from && slot <= to) keys.push(`filter:${i}`)
+  }
+  return keys
+}
 
 /** The id of a node (CLUSTER MYID). */
 async function idOf(node: ClusterNode): Promise<string> {
@@ -66,13 +78,39 @@ describe('redis-cli --cluster against bfs nodes', () => {
     await waitCheckPasses(three[0]!)
   })
 
-  it('reshard moves slots to the new master, whose epoch is bumped; check passes after it', async () => {
+  it('reshard moves slots holding filters to the new master while a client writes; nothing acknowledged is lost', async () => {
     // From the master with 5462 slots: rebalancing back then takes one move (redis-cli's rounding).
     const [, source, , target] = three
-    const moved = await clusterCli('reshard', [address(source!), '--cluster-from', await idOf(source!), '--cluster-to', await idOf(target!), '--cluster-slots', '100', '--cluster-yes'], { timeoutMs: 60_000 })
-    expect(moved.code, moved.output).toBe(0)
+    const keys = keysInSlots(5461, 5560, 20)
+    const epochBefore = Number((await clusterInfo(target!)).get('cluster_my_epoch'))
+    const client = new Cluster([{ host: '127.0.0.1', port: source!.port }], { redisOptions: { maxRetriesPerRequest: 3 } })
+    client.on('error', () => {})
+    try {
+      for (const key of keys) await client.call('BF.ADD', key, 'first')
+      const acked: [string, string][] = []
+      let writing = true
+      const writer = (async () => {
+        for (let n = 0; writing; n++) {
+          const key = keys[n % keys.length]!
+          await client.call('BF.ADD', key, `item${n}`)
+          acked.push([key, `item${n}`])
+        }
+      })()
+      const moved = await clusterCli('reshard', [address(source!), '--cluster-from', await idOf(source!), '--cluster-to', await idOf(target!), '--cluster-slots', '100', '--cluster-yes'], { timeoutMs: 60_000 })
+      writing = false
+      await writer
+      expect(moved.code, moved.output).toBe(0)
+      expect(acked.length).toBeGreaterThan(0)
+      for (const [key, item] of acked) expect(await client.call('BF.EXISTS', key, item), `${key} ${item}`).toBe(1)
+      let held = 0
+      for (let slot = 5461; slot <= 5560; slot++) held += Number(await target!.command('CLUSTER', 'COUNTKEYSINSLOT', slot))
+      expect(held).toBe(keys.length)
+    } finally {
+      client.disconnect()
+    }
     await waitCheckPasses(source!)
     expect(await myselfLine(target!)).toMatch(/ connected 5461-5560$/)
+    expect(Number((await clusterInfo(target!)).get('cluster_my_epoch'))).toBeGreaterThan(epochBefore)
     // Every node, the replica of the target included, has the new owner.
     for (const node of three) expect(await clusterNodes(node)).toMatch(new RegExp(`${await idOf(target!)} .* 5461-5560\\n`))
   })

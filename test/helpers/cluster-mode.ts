@@ -7,21 +7,28 @@
  */
 import { spawn } from 'node:child_process'
 import net from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { Cluster, ClusterNode, waitUntil } from './cluster-nodes.js'
 
 /** The node timeout of the test nodes: a killed peer is `fail?` after it. */
 export const NODE_TIMEOUT_MS = 2000
 
+/** Whether `port` could be listened on a moment ago. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const probe = net.createServer()
+    probe.once('error', () => resolve(false))
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
+  })
+}
+
 /** A port below 50000 that was free a moment ago. */
 export async function freePortBelow50000(): Promise<number> {
   for (;;) {
     const port = 20000 + Math.floor(Math.random() * 29000)
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer()
-      probe.once('error', () => resolve(false))
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
-    })
-    if (free) return port
+    if (await portFree(port)) return port
   }
 }
 
@@ -118,4 +125,27 @@ export async function waitCheckPasses(node: ClusterNode, timeoutMs = 20_000): Pr
     },
     { timeoutMs, intervalMs: 300 },
   )
+}
+
+/** A real redis-server 7.0.15 in cluster mode (its own nodes.conf in a temporary directory), the reference. */
+export async function startRedisClusterNode(): Promise<{ readonly port: number; stop(): Promise<void> }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-redis-cluster-'))
+  let port = await freePortBelow50000()
+  // Its bus listens on port + 10000.
+  while (!(await portFree(port + 10000))) port = await freePortBelow50000()
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no',
+    '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'), '--dir', dir], { stdio: 'ignore' })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  await waitUntil('redis-server in cluster mode answers', async () => {
+    const run = await redisCli(['-p', String(port), 'PING'], { timeoutMs: 5000 })
+    return run.output.trim() === 'PONG'
+  }, { timeoutMs: 20_000 })
+  return {
+    port,
+    async stop() {
+      child.kill('SIGTERM')
+      await exited
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }
