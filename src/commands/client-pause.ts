@@ -76,7 +76,7 @@ export class ClientPause {
     // An unknown command is refused before redis looks at the pause.
     if (entry === undefined) return false
     if (this.type === 'all') return true
-    if (this.type === 'keys') return this.touchesHeldKeys(ctx, entry, argv.toArray()) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => this.touchesHeldKeys(ctx, queued.entry, queued.argv)) ?? false))
+    if (this.type === 'keys') return (entry.writes && this.touchesHeldKeys(ctx, entry, argv.toArray())) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => this.touchesHeldKeys(ctx, queued.entry, queued.argv)) ?? false))
     return mayReplicate(entry) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => mayReplicate(queued.entry)) ?? false))
   }
 

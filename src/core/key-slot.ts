@@ -40,7 +40,9 @@ export function keyHashSlot(bytes: Uint8Array, start = 0, end = bytes.length): n
   return crc16(bytes, start, end) & (CLUSTER_SLOTS - 1)
 }
 
+const UTF8 = new TextEncoder()
+
 /** The hash slot of a key given as a string (UTF-8, as a client sends it) or bytes. */
 export function slotOf(key: string | Uint8Array): number {
-  return keyHashSlot(typeof key === 'string' ? Buffer.from(key, 'utf8') : key)
+  return keyHashSlot(typeof key === 'string' ? UTF8.encode(key) : key)
 }
