@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 /**
- * One bfs node for bench/migrate.mjs: a server on the port given, with Node's event-loop delay
+ * One bfs node for bench/migrate.mjs (`cluster` as a third argument: in cluster mode): a server on the port given, with Node's event-loop delay
  * histogram (perf_hooks.monitorEventLoopDelay, 1 ms resolution) answering over the IPC channel:
  * 'reset' clears it, 'report' sends back its max and p99 in ms.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { createServer } from '../dist/server/server.js'
 
-const [port, dir] = process.argv.slice(2)
-const server = createServer({ config: { port: Number(port), dir, save: '', appendonly: false }, logSink: () => {} })
+const [port, dir, cluster] = process.argv.slice(2)
+const clusterConfig = cluster === 'cluster' ? { 'cluster-enabled': true, 'cluster-config-file': `${dir}/nodes.conf`, 'cluster-node-timeout': 5000 } : {}
+const server = createServer({ config: { port: Number(port), dir, save: '', appendonly: false, ...clusterConfig }, logSink: () => {} })
 await server.start()
 const delay = monitorEventLoopDelay({ resolution: 1 })
 delay.enable()

@@ -189,7 +189,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'FLUSHALL', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Removes all keys from all databases.', handler: flushall },
   { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushdb },
   { name: 'SWAPDB', arity: 3, flags: ['write', 'fast'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Swaps two Redis databases.', handler: swapdb },
-  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, RESTORE-PART (commands/migration-commands.ts)
+  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, BFS.RESTORE-PART (commands/migration-commands.ts)
   { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: containerOnly, subcommands: MEMORY_SUBCOMMANDS },
 
   // Connection.

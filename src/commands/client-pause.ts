@@ -29,6 +29,9 @@ export interface PostponedClient {
   resume(): void
 }
 
+/** Commands a key hold lets through (see ClientPause.touchesHeldKeys). */
+const RESTORES: ReadonlySet<string> = new Set(['RESTORE', 'RESTORE-ASKING', 'BFS.RESTORE-PART'])
+
 const RANK: Readonly<Record<PauseType, number>> = { off: 0, keys: 1, write: 2, all: 3 }
 
 export class ClientPause {
@@ -73,7 +76,7 @@ export class ClientPause {
     // An unknown command is refused before redis looks at the pause.
     if (entry === undefined) return false
     if (this.type === 'all') return true
-    if (this.type === 'keys') return this.touchesHeldKeys(ctx, entry, argv.toArray()) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => this.touchesHeldKeys(ctx, queued.entry, queued.argv)) ?? false))
+    if (this.type === 'keys') return (entry.writes && this.touchesHeldKeys(ctx, entry, argv.toArray())) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => this.touchesHeldKeys(ctx, queued.entry, queued.argv)) ?? false))
     return mayReplicate(entry) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => mayReplicate(queued.entry)) ?? false))
   }
 
@@ -104,9 +107,13 @@ export class ClientPause {
     }
   }
 
-  /** Whether a write touches a held key, or has no key (FLUSHALL, FLUSHDB, SWAPDB). */
+  /**
+   * Whether a write touches a held key, or has no key (FLUSHALL, FLUSHDB, SWAPDB). RESTORE and its
+   * kin are not held: one aimed at a key moving away answers BUSYKEY (a MIGRATE to this node
+   * itself, as redis), or replaces it, and then MIGRATE leaves the new filter in place.
+   */
   private touchesHeldKeys(ctx: CommandContext, entry: CommandEntry, args: readonly Buffer[]): boolean {
-    if (!entry.writes) return false
+    if (!entry.writes || RESTORES.has(entry.spec.name)) return false
     const positions = commandKeyPositions(ctx.server.commands, args)
     if (positions === undefined || positions.length === 0) return true
     for (const { pos } of positions) if (this.heldKeys.has(`${ctx.client.db}:${args[pos]!.toString('latin1')}`)) return true

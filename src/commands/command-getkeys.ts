@@ -108,7 +108,37 @@ function beginOf(keySpec: KeySpec, args: readonly Buffer[]): number | undefined 
 /** The key positions of a command line (cluster slots, ACL key patterns); undefined for an unknown command. */
 export function commandKeyPositions(table: CommandTable, args: readonly Buffer[]): KeyPosition[] | undefined {
   const row = resolve(table, args)
-  return row === undefined ? undefined : keyPositions(row.keySpecs, args)
+  return row === undefined ? undefined : positionsOf(row, args)
+}
+
+/** The key positions of a resolved row: its key specs', or its getkeys_proc's where redis uses one (MIGRATE). */
+function positionsOf(row: KeyedRow, args: readonly Buffer[]): KeyPosition[] {
+  return row.fullName === 'migrate' ? migrateKeyPositions(row, args) : keyPositions(row.keySpecs, args)
+}
+
+/**
+ * redis 7.0 db.c migrateGetKeys (MIGRATE's key specs are "incomplete", so redis asks it): the key
+ * argument, or with KEYS (found past AUTH's and AUTH2's arguments) the keys after it, none when
+ * the key argument is not empty. So `MIGRATE h p "" 0 t KEYS a b` has the keys a and b only.
+ */
+function migrateKeyPositions(row: KeyedRow, args: readonly Buffer[]): KeyPosition[] {
+  const flags = row.keySpecs[0]?.flags ?? MODULE_KEY_FLAGS
+  let first = 3
+  let count = 1
+  for (let i = 6; i < args.length; i++) {
+    const word = args[i]!.toString('latin1').toLowerCase()
+    if (word === 'auth') i++
+    else if (word === 'auth2') i += 2
+    else if (word === 'keys') {
+      if (args[3]!.length > 0) return []
+      first = i + 1
+      count = args.length - first
+      break
+    }
+  }
+  const found: KeyPosition[] = []
+  for (let pos = first; pos < first + count && pos < args.length; pos++) found.push({ pos, flags })
+  return found
 }
 
 function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): void {
@@ -118,7 +148,7 @@ function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): vo
   if (row === undefined) throw new ReplyError('ERR Invalid command specified')
   if (!hasKeys(row)) throw new ReplyError('ERR The command has no key arguments')
   if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError('ERR Invalid number of arguments specified for command')
-  const keys = keyPositions(row.keySpecs, args)
+  const keys = positionsOf(row, args)
   if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError('ERR Invalid arguments specified for command')
   const reply = ctx.client.reply
   reply.array(keys.length)

@@ -2,7 +2,7 @@
  * MIGRATE's connections to its targets (redis 7.0 cluster.c migrateGetSocket / migrateCloseSocket):
  * one cached connection per host:port, closed after 10 s unused (MIGRATE_SOCKET_CACHE_TTL), which
  * remembers the database it last SELECTed. Replies are read as lines: every reply MIGRATE reads
- * (AUTH, SELECT, RESTORE, RESTORE-PART) is a status or an error.
+ * (AUTH, SELECT, RESTORE, BFS.RESTORE-PART) is a status or an error.
  */
 import net from 'node:net'
 

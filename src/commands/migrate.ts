@@ -15,7 +15,7 @@
  * blocks the whole server for the same reason). Reads go on and see the key until it is deleted.
  *
  * A filter larger than one RESTORE should carry (above 2 MiB, or above `proto-max-bulk-len`) is
- * streamed in RESTORE-PART parts (restore-part.ts, docs/MIGRATE.md) from a copy-on-write capture
+ * streamed in BFS.RESTORE-PART parts (restore-part.ts, docs/MIGRATE.md) from a copy-on-write capture
  * (store/registry-capture.ts), a few ms of work per step: the key stays readable here until the
  * target committed it. Such a target must be bfs.
  */
@@ -33,10 +33,16 @@ import { LinkError, type MigrateLink, MigrateLinks } from './migrate-link.js'
 
 /** Above this many bitmap bytes a filter goes in parts (one RESTORE's CRC-64 and copy stay within a few ms). */
 export const SINGLE_RESTORE_MAX_BYTES = 2 * 1024 * 1024
-/** Bytes of one RESTORE-PART at most (and at most proto-max-bulk-len): a few ms of work on the target. */
-export const PART_BYTES = 1024 * 1024
-/** RESTORE-PARTs sent ahead of their replies. */
-const PARTS_IN_FLIGHT = 8
+/**
+ * Bytes of one BFS.RESTORE-PART at most (and at most proto-max-bulk-len): a copy, a CRC-32 and a bit
+ * count of them on the target, first writes to fresh pages of its new bitmap included, within a
+ * few ms even on a loaded machine.
+ */
+export const PART_BYTES = 512 * 1024
+/** Bitmap bytes the source checksums or copies per step (first reads of untouched pages fault too). */
+const STEP_WORK_BYTES = 256 * 1024
+/** BFS.RESTORE-PARTs sent ahead of their replies. */
+const PARTS_IN_FLIGHT = 2
 /** Work of one turn of the event loop while a part is gathered. */
 const TURN_MS = 5
 
@@ -109,12 +115,15 @@ export function migrate(ctx: CommandContext, argv: CommandArgs): void {
       else peer.reply.error(error)
     },
     (error: unknown) => {
-      ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
-      peer.reply.error(`ERR ${(error as Error).message}`)
+      if (error instanceof ReplyError) peer.reply.error(error.message)
+      else {
+        ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
+        peer.reply.error(`ERR ${(error as Error).message}`)
+      }
     },
   ).finally(() => {
+    peer.unblock() // its reply first, then the writes that waited
     release()
-    peer.unblock()
   })
 }
 
@@ -123,6 +132,8 @@ class Migration {
   private readonly links: MigrateLinks
   /** Whether a key was acknowledged (no retry on a new connection after that). */
   private progressed = false
+  /** The replies of AUTH and SELECT (status lines; +OK for those not sent), read once. */
+  private prelude: () => Promise<string[]> = async () => ['+OK', '+OK']
 
   constructor(
     private readonly server: ServerContext,
@@ -164,8 +175,9 @@ class Migration {
     const select = link.lastDb !== db
     if (select) prelude.push(encodeRecord([Buffer.from('SELECT'), Buffer.from(String(db))]))
     if (prelude.length > 0) await link.write(prelude, timeoutMs)
-    const authReply = auth !== undefined ? await link.readLine(timeoutMs) : '+OK'
-    const selectReply = select ? await link.readLine(timeoutMs) : '+OK'
+    // Their replies are read before the first key's, after it was sent (redis writes it all, then reads).
+    let preludeReplies: Promise<string[]> | undefined
+    this.prelude = () => (preludeReplies ??= (async () => [auth !== undefined ? await link.readLine(timeoutMs) : '+OK', select ? await link.readLine(timeoutMs) : '+OK'])())
     let targetError: string | undefined
     for (const key of this.keys) {
       const name = FilterRegistry.nameOf(key)
@@ -178,7 +190,7 @@ class Migration {
         if (ttl < 1) ttl = 1
       }
       const reply = entry.filter.bitmapBytes() <= this.singleLimit() ? await this.restoreWhole(link, key, entry, ttl) : await this.restoreInParts(link, key, entry)
-      const failed = [authReply, selectReply, reply].find((line) => line.startsWith('-'))
+      const failed = [...(await this.prelude()), reply].find((line) => line.startsWith('-'))
       if (failed !== undefined) {
         link.lastDb = -1
         targetError ??= `ERR Target instance replied with error: ${failed.slice(1)}`
@@ -187,6 +199,7 @@ class Migration {
       this.progressed = true
       if (!this.request.copy) this.deleteMoved(name, key, entry)
     }
+    await this.prelude()
     if (targetError !== undefined) return targetError
     link.lastDb = db
     return undefined
@@ -198,7 +211,7 @@ class Migration {
 
   private restoreCommandName(): string {
     // redis sends RESTORE-ASKING in cluster mode (the slot is importing there), RESTORE otherwise.
-    return (this.server.config as unknown as Record<string, unknown>)['cluster-enabled'] === true ? 'RESTORE-ASKING' : 'RESTORE'
+    return this.server.config['cluster-enabled'] ? 'RESTORE-ASKING' : 'RESTORE'
   }
 
   /** One RESTORE with the whole payload; its reply line. */
@@ -206,11 +219,12 @@ class Migration {
     const args = [Buffer.from(this.restoreCommandName()), key, Buffer.from(String(ttl)), dumpPayloadOf(entry)]
     if (this.request.replace) args.push(Buffer.from('REPLACE'))
     await link.write([encodeRecord(args)], this.request.timeoutMs)
+    await this.prelude()
     return link.readLine(this.request.timeoutMs)
   }
 
   /**
-   * RESTORE-PART after RESTORE-PART from a capture of the filter taken now (its writes wait
+   * BFS.RESTORE-PART after BFS.RESTORE-PART from a capture of the filter taken now (its writes wait
    * anyway), a part gathered a few ms at a time, up to PARTS_IN_FLIGHT parts sent ahead of their
    * replies. The reply of the first part that failed, or of the last one.
    */
@@ -225,6 +239,7 @@ class Migration {
     let failed: string | undefined
     let last = '+OK'
     const readReply = async (): Promise<void> => {
+      await this.prelude()
       last = await link.readLine(timeoutMs)
       inFlight--
       if (last.startsWith('-')) failed ??= last
@@ -261,7 +276,7 @@ async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<
   let bytes = 0
   let turn = performance.now()
   while (bytes < partBytes) {
-    const piece = capture.next(Math.min(MAX_PIECE_BYTES, partBytes - bytes))
+    const piece = capture.next(Math.min(MAX_PIECE_BYTES, partBytes - bytes), STEP_WORK_BYTES)
     if (piece === null) return { pieces, bytes, done: true }
     // A fresh buffer per next(): sent as it is.
     if (piece.length > 0) pieces.push(piece)
@@ -274,11 +289,11 @@ async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<
   return { pieces, bytes, done: false }
 }
 
-/** `RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
+/** `BFS.RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
 function partCommand(key: Buffer, ttl: Buffer, id: Buffer, seq: number, pieces: readonly Buffer[], bytes: number, tail: readonly Buffer[]): Buffer[] {
   const bulk = (arg: Buffer): Buffer[] => [Buffer.from(`$${arg.length}\r\n`), arg, CRLF]
   const out: Buffer[] = [Buffer.from(`*${6 + tail.length}\r\n`)]
-  for (const arg of [Buffer.from('RESTORE-PART'), key, ttl, id, Buffer.from(String(seq))]) out.push(...bulk(arg))
+  for (const arg of [Buffer.from('BFS.RESTORE-PART'), key, ttl, id, Buffer.from(String(seq))]) out.push(...bulk(arg))
   out.push(Buffer.from(`$${bytes}\r\n`), ...pieces, CRLF)
   for (const arg of tail) out.push(...bulk(arg))
   return out

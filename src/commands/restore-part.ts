@@ -1,7 +1,7 @@
 /**
- * RESTORE-PART, bfs's private command for a filter too large for one RESTORE (docs/MIGRATE.md):
+ * BFS.RESTORE-PART, bfs's private command for a filter too large for one RESTORE (docs/MIGRATE.md):
  *
- *     RESTORE-PART key ttl transfer-id seq data [REPLACE] [ABSTTL]
+ *     BFS.RESTORE-PART key ttl transfer-id seq data [REPLACE] [ABSTTL]
  *
  * The parts of one transfer, seq 0, 1, 2 ..., carry a full-sync payload (format/sync-payload.ts)
  * holding the one filter: part 0 starts a staging for the key (any earlier one is dropped), each
@@ -56,7 +56,7 @@ function durabilityFingerprint(server: ServerContext): string {
   return `${snapshots.saves}/${snapshots.inProgress}/${logRewriter.rewrites}/${logRewriter.inProgress}/${server.stats.syncFull}`
 }
 
-/** RESTORE-PART key ttl transfer-id seq data [REPLACE] [ABSTTL] → +OK */
+/** BFS.RESTORE-PART key ttl transfer-id seq data [REPLACE] [ABSTTL] → +OK */
 export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
   const options = parseRestoreOptions(argv, 6)
   const ttl = parseRestoreTtl(argv.get(2))
@@ -77,7 +77,7 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
     stagings.set(key, staging)
   } else if (staging === undefined || staging.id !== id || staging.nextSeq !== seq) {
     if (staging?.id === id) stagings.delete(key)
-    throw new ReplyError('ERR RESTORE-PART out of sequence: no such transfer, or a part is missing')
+    throw new ReplyError('ERR BFS.RESTORE-PART out of sequence: no such transfer, or a part is missing')
   }
   try {
     staging.decoder.push(argv.get(5))
@@ -100,7 +100,7 @@ function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: S
   const filters = [...staging.decoder.filters()]
   if (filters.length !== 1) throw new ReplyError(BAD_DATA_FORMAT)
   if (!replaying && durabilityFingerprint(ctx.server) !== staging.durability) {
-    throw new ReplyError('ERR RESTORE-PART interrupted: a save, a log rewrite or a full sync started during the transfer; MIGRATE again')
+    throw new ReplyError('ERR BFS.RESTORE-PART interrupted: a save, a log rewrite or a full sync started during the transfer; MIGRATE again')
   }
   if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
   const stored = storeRestored(ctx, name, filters[0]!.filter, ttl, options)

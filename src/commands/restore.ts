@@ -30,8 +30,10 @@ export const BAD_DATA_FORMAT = 'ERR Bad data format'
 /** The DUMP payload of a key's filter. @throws ReplyError when the filter cannot be encoded (as SAVE refuses it) */
 export function dumpPayloadOf(entry: FilterEntry): Buffer {
   try {
-    if (entry.kind === 'window') return encodeDumpPayload(DUMP_KIND_WINDOW, [encodeWindowFile({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32)])
-    return encodeDumpPayload(DUMP_KIND_BLOOM, encodeFilter({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32))
+    const payload = entry.kind === 'window'
+      ? encodeDumpPayload(DUMP_KIND_WINDOW, [encodeWindowFile({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32)])
+      : encodeDumpPayload(DUMP_KIND_BLOOM, encodeFilter({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32))
+    return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
   } catch (error) {
     if (error instanceof RangeError) throw new ReplyError(`ERR the filter cannot be dumped: ${error.message}`)
     throw error

@@ -23,10 +23,10 @@ export const DUMP_PAYLOAD_VERSION = 0xbf01
 export const DUMP_FRAMING_BYTES = 1 + 2 + 8
 
 /** The payload of a file of `kind`, given as pieces (a Bloom filter file's encodeFilter output). */
-export function encodeDumpPayload(kind: number, file: readonly Uint8Array[]): Buffer {
+export function encodeDumpPayload(kind: number, file: readonly Uint8Array[]): Uint8Array {
   let fileBytes = 0
   for (const piece of file) fileBytes += piece.length
-  const out = Buffer.allocUnsafe(fileBytes + DUMP_FRAMING_BYTES)
+  const out = new Uint8Array(fileBytes + DUMP_FRAMING_BYTES)
   out[0] = kind
   let at = 1
   for (const piece of file) {

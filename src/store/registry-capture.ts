@@ -34,8 +34,9 @@ export interface RegistryCapture {
    * The next piece of the payload, at most about `maxBytes` (never more than 2 MiB) and a few ms
    * of work; null at the end (and after {@link release}). A piece may be EMPTY while a large
    * layer is being checksummed before its header can be sent: only null means the end.
+   * `maxWork`: bitmap bytes to checksum or copy at most in this call (STEP_WORK_BYTES and less).
    */
-  next(maxBytes: number): Buffer | null
+  next(maxBytes: number, maxWork?: number): Buffer | null
   /** Total payload bytes (known up front: lets the disk form and progress reports use it). */
   readonly totalBytes: number
   /** Stop early: releases the copy-on-write state. Idempotent; next() returns null after it. */
@@ -108,15 +109,16 @@ class PayloadCapture implements RegistryCapture {
     this.segments = payloadSegments(filters)
   }
 
-  next(maxBytes: number): Buffer | null {
+  next(maxBytes: number, maxWork = STEP_WORK_BYTES): Buffer | null {
     if (this.finished) return null
     const asked = Math.max(1, Math.min(Math.floor(maxBytes) || 1, MAX_PIECE_BYTES))
     const out = new PieceBuilder(Math.min(asked, this.totalBytes - this.sent))
+    const budget = Math.max(1, Math.min(maxWork, STEP_WORK_BYTES))
     let work = 0
-    while (out.room > 0 && work < STEP_WORK_BYTES) {
+    while (out.room > 0 && work < budget) {
       const segment = this.current()
       if (segment === undefined) break
-      work += this.advance(segment, out, STEP_WORK_BYTES - work)
+      work += this.advance(segment, out, budget - work)
     }
     if (out.length === 0 && this.current() === undefined) {
       this.release()

@@ -12,6 +12,7 @@ import { besideRedis } from '../helpers/beside-redis.js'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
 import { infoFields, until } from '../helpers/replication-info.js'
 import { crc64, writeCrc64 } from '../../src/format/crc64.js'
+import { replyOrError } from '../helpers/reply-or-error.js'
 
 const servers = besideRedis()
 const clients: Redis[] = []
@@ -29,13 +30,9 @@ function open(port: number): Redis {
   return client
 }
 
-/** The reply, or the error's text, of a command. */
-async function answer(client: Redis, ...args: (string | Buffer)[]): Promise<unknown> {
-  try {
-    return await client.callBuffer(args[0] as string, ...args.slice(1))
-  } catch (error) {
-    return (error as Error).message
-  }
+/** The reply (bulk replies as Buffers), or the error's text, of a command. */
+function answer(client: Redis, ...args: (string | Buffer)[]): Promise<unknown> {
+  return replyOrError(client, args, true)
 }
 
 /** What bfs and redis-server answer to the same command (replies as text). */

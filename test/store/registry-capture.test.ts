@@ -315,3 +315,28 @@ describe('SyncPayloadDecoder', () => {
     expect([...decode(payload, 4096, 0).filters()]).toHaveLength(1)
   })
 })
+
+describe('captureRegistry next(maxBytes, maxWork)', () => {
+  it('checksums and copies at most maxWork bitmap bytes per call, the payload the same', () => {
+    const registry = new FilterRegistry()
+    const filter = new ScalableBloomFilter({ capacity: 1_000_000, errorRate: 0.01, expansion: 2, nonScaling: true }) // about 1.1 MiB
+    for (let i = 0; i < 1000; i++) filter.add(Buffer.from(`w${i}`))
+    registry.set('f', filter)
+    const readOut = (maxWork?: number): { pieces: number; bytes: Buffer } => {
+      const capture = captureRegistry(registry)
+      const pieces: Buffer[] = []
+      let calls = 0
+      for (let piece = capture.next(MAX_PIECE_BYTES, maxWork); piece !== null; piece = capture.next(MAX_PIECE_BYTES, maxWork)) {
+        calls++
+        pieces.push(piece)
+        if (maxWork !== undefined) expect(piece.length).toBeLessThanOrEqual(maxWork + 4096) // the bitmap part, with the small framing around it
+      }
+      return { pieces: calls, bytes: Buffer.concat(pieces) }
+    }
+    const whole = readOut()
+    const small = readOut(64 * 1024)
+    expect(small.bytes.equals(whole.bytes)).toBe(true)
+    // The bitmap is read twice (checksum, then copy), 64 KiB per call at most.
+    expect(small.pieces).toBeGreaterThanOrEqual(Math.floor((2 * filter.bitmapBytes()) / (64 * 1024)))
+  })
+})

@@ -64,7 +64,7 @@ export const BLOOM_DOCS: Readonly<Record<string, CommandDoc>> = {
     complexity: 'O(n), where n is the total size of the source filters in bits',
     arguments: [{ name: 'destkey', type: 'key' }, { name: 'sourcekey', type: 'key', flags: ['multiple'] }],
   },
-  'restore-part': {
+  'bfs.restore-part': {
     complexity: 'O(n), where n is the size of the part in bytes',
     arguments: [
       KEY, { name: 'ttl', type: 'integer' }, { name: 'transfer-id', type: 'string' }, { name: 'seq', type: 'integer' }, { name: 'data', type: 'string' },
