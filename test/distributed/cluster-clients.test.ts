@@ -167,6 +167,36 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
     expect(check.stdout).toContain('-> Redirected to slot')
   })
 
+  it('bloomCluster follows ASK while its key\'s slot migrates and MOVED once it has moved (it never pins a node)', async () => {
+    const [from, to] = [shards[0]!, shards[1]!]
+    let tag = ''
+    for (let n = 0; tag === ''; n++) {
+      const slot = slotOf(`mv${n}`)
+      if (slot >= from.first && slot <= from.last && Number(await from.master.command('CLUSTER', 'COUNTKEYSINSLOT', slot)) === 0) tag = `mv${n}`
+    }
+    const [slot, key] = [slotOf(tag), `{${tag}}:moving`]
+    const io = new IoCluster5([{ host: '127.0.0.1', port: from.master.port }])
+    try {
+      const bf = bloomCluster(io, Command5)
+      expect(await bf.exists(`{${tag}}:absent`, 'x')).toBe(0) // the slot map loaded, the slot on `from`
+      await to.master.command('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.masterId)
+      await from.master.command('CLUSTER', 'SETSLOT', slot, 'MIGRATING', String(await to.master.command('CLUSTER', 'MYID')))
+      await resetStats()
+      expect(await bf.add(key, 'x')).toBe(1) // not on `from`: -ASK, then ASKING + BF.ADD on `to`
+      expect(await bf.exists(key, 'x')).toBe(1)
+      expect(await sumInfo([from.master], 'errorstats', 'errorstat_ASK', /count=(\d+)/)).toBe(2)
+      const toId = String(await to.master.command('CLUSTER', 'MYID'))
+      await to.master.command('CLUSTER', 'SETSLOT', slot, 'NODE', toId)
+      await from.master.command('CLUSTER', 'SETSLOT', slot, 'NODE', toId)
+      expect(await bf.exists(key, 'x')).toBe(1) // the client's map still says `from`: -MOVED, followed
+      expect(await moved([from.master])).toBe(1)
+      expect(await bf.exists(key, 'x')).toBe(1) // ioredis took the new owner from the MOVED: no second one
+      expect(await moved([from.master])).toBe(1)
+    } finally {
+      io.disconnect()
+    }
+  })
+
   it('READONLY: a replica answers reads of its master\'s slots on a READONLY connection only, and MOVEs writes', async () => {
     const shard = shards[1]!
     const key = filterKeys('ro').find((name) => slotOf(name) >= shard.first && slotOf(name) <= shard.last)!
