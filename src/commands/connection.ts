@@ -101,7 +101,7 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
   reply.bulk('id')
   reply.integer(client.id)
   reply.bulk('mode')
-  reply.bulk('standalone')
+  reply.bulk(ctx.server.cluster === undefined ? 'standalone' : 'cluster')
   reply.bulk('role')
   reply.bulk('master')
   reply.bulk('modules')

@@ -4,6 +4,7 @@
  * CONFIG GET/SET read and write the same table.
  */
 import { splitConfigLine } from './config-line.js'
+import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 
 export { ConfigError } from './config-values.js'
 import {
@@ -13,7 +14,7 @@ import {
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config {
+export interface Config extends ClusterConfig {
   port: number
   bind: string
   dir: string
@@ -26,6 +27,8 @@ export interface Config {
   'tcp-keepalive': number
   /** Bytes a client may hold in an unfinished command before it is closed (redis `client-query-buffer-limit`). */
   'client-query-buffer-limit': number
+  /** Largest bulk argument a client may send (redis `proto-max-bulk-len`); MIGRATE streams a larger filter in parts. */
+  'proto-max-bulk-len': number
   /**
    * Unsent replies a client may hold before it is closed, per client class as redis.conf writes
    * them (`normal|replica|pubsub <hard> <soft> <soft-seconds>`; a client's class is its redis
@@ -132,20 +135,6 @@ export interface Config {
   'acl-pubsub-default': string
   /** `user <name> <rule> ...` lines of the config file, each as its words (file or flags only, as in Redis). */
   user: readonly (readonly string[])[]
-  /** Cluster mode (redis `cluster-enabled`; start-time only): slots, MOVED/ASK, CLUSTER, database 0 only. */
-  'cluster-enabled': boolean
-  /** The cluster state file, relative to `dir` (redis nodes.conf format). */
-  'cluster-config-file': string
-  /** Milliseconds a peer may stay silent before it is `fail?` (redis `cluster-node-timeout`). */
-  'cluster-node-timeout': number
-  /** The address and ports this node gives its peers and clients; ''/0 = found / its own. */
-  'cluster-announce-ip': string
-  'cluster-announce-port': number
-  'cluster-announce-bus-port': number
-  /** The cluster is down (-CLUSTERDOWN) while any slot is unowned or owned by a failed node. */
-  'cluster-require-full-coverage': boolean
-  /** While the cluster is down, read commands are still served. */
-  'cluster-allow-reads-when-down': boolean
 }
 
 /** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
@@ -204,7 +193,7 @@ export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
 }
 
 /** A row as ROWS writes it, its name being its property's. */
-type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
+export type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
 
 export const MIN_PORT = 0
 export const MAX_PORT = 65535
@@ -259,6 +248,7 @@ const ROWS = {
   timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
   'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
   'client-query-buffer-limit': { kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES, unit: 'bytes', mutable: true, description: 'bytes of an unfinished command before the client is closed' },
+  'proto-max-bulk-len': { kind: { type: 'bytes', min: 1024 ** 2, max: 512 * 1024 ** 2 }, default: 512 * 1024 ** 2, unit: 'bytes', mutable: true, description: 'largest bulk argument a client may send (new connections); MIGRATE sends a larger filter in parts' },
   'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (classes normal, replica, pubsub), or one size for normal\'s hard limit; 0 = no limit' },
   maxmemory: { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'bytes', mutable: true, description: 'bytes of filter memory, 0 = no limit' },
   'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },
@@ -313,14 +303,7 @@ const ROWS = {
   aclfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)' },
   'acllog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)' },
   'acl-pubsub-default': { kind: { type: 'enum', values: ['allchannels', 'resetchannels'] }, default: 'resetchannels', mutable: true, description: 'pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0\'s default)' },
-  'cluster-enabled': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'cluster mode: hash slots, MOVED/ASK redirections, the CLUSTER commands, database 0 only (docs/CLUSTER.md)' },
-  'cluster-config-file': { kind: { type: 'string' }, default: 'nodes.conf', mutable: false, description: 'file in dir where a cluster node keeps its id, epochs and slot map (Redis\'s nodes.conf format)' },
-  'cluster-node-timeout': { kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, default: 15000, unit: 'milliseconds', mutable: true, description: 'milliseconds a cluster peer may not answer before it is flagged fail?' },
-  'cluster-announce-ip': { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'address a cluster node gives its peers and clients, "" = the one they reach it at' },
-  'cluster-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a cluster node gives its peers and clients, 0 = its own port' },
-  'cluster-announce-bus-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'bus port a cluster node prints in CLUSTER NODES (bfs has no bus), 0 = port + 10000' },
-  'cluster-require-full-coverage': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'the cluster refuses keys (-CLUSTERDOWN) while a slot is unowned or its owner failed' },
-  'cluster-allow-reads-when-down': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'while the cluster is down, read commands are still served' },
+  ...CLUSTER_CONFIG_ROWS,
   user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }

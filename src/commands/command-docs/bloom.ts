@@ -69,6 +69,13 @@ export const BLOOM_DOCS: Readonly<Record<string, CommandDoc>> = {
       { flags: ['RO', 'access'], begin_search: { type: 'index', spec: { index: 2 } }, find_keys: { type: 'range', spec: { lastkey: -1, keystep: 1, limit: 0 } } },
     ],
   },
+  'restore-part': {
+    complexity: 'O(n), where n is the size of the part in bytes',
+    arguments: [
+      KEY, { name: 'ttl', type: 'integer' }, { name: 'transfer-id', type: 'string' }, { name: 'seq', type: 'integer' }, { name: 'data', type: 'string' },
+      { name: 'replace', type: 'pure-token', token: 'REPLACE', flags: OPTIONAL }, { name: 'absttl', type: 'pure-token', token: 'ABSTTL', flags: OPTIONAL },
+    ],
+  },
   'bf.save': { complexity: 'O(n), where n is the size of the filter in bits', arguments: [KEY, { name: 'path', type: 'string' }] },
   'bf.load': {
     complexity: 'O(n), where n is the size of the filter in bits',
