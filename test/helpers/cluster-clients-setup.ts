@@ -4,12 +4,18 @@
  * masters): CLUSTER ADDSLOTSRANGE of an equal share of the 16384 slots and SET-CONFIG-EPOCH on each
  * master, CLUSTER MEET of every node with the first, CLUSTER REPLICATE on each replica; then it
  * waits until every node's CLUSTER SLOTS shows every shard with all its replicas and CLUSTER INFO
- * says `cluster_state:ok`. The nodes are test/helpers/cluster-nodes.ts's processes (config file,
- * log, SIGKILL in stopAll()).
+ * says `cluster_state:ok`. The nodes are cluster-mode.ts's (ModeCluster: config file, log,
+ * SIGKILL in stopAll()).
  */
 import { CLUSTER_SLOTS } from '../../src/core/key-slot.js'
-import { Cluster, ClusterNode, parseInfo, waitUntil } from './cluster-nodes.js'
-import { freePort } from './tools.js'
+import { type ClusterNode, parseInfo, waitUntil } from './cluster-nodes.js'
+import type { ModeCluster } from './cluster-mode.js'
+
+/**
+ * The nodes' extra config: a node timeout longer than cluster-mode.ts's 2 s, so that a node busy
+ * with 100,000 items on 2 loaded cores is not flagged failing; no append-only log (not under test).
+ */
+const EXTRA = ['cluster-node-timeout 5000', 'appendonly no']
 
 /** One shard: its master, its replicas, their node ids and the slots it serves. */
 export interface Shard {
@@ -23,29 +29,6 @@ export interface Shard {
 /** CLUSTER SLOTS as the clients read it: [first, last, [host, port, id], ...replicas]. */
 type SlotsReply = [number, number, ...[string, number, ...unknown[]][]][]
 
-/** A port for a cluster node: free a moment ago, and low enough for its bus port (port + 10000) as Redis requires. */
-async function clusterPort(): Promise<number> {
-  for (;;) {
-    const port = await freePort()
-    if (port <= 55535) return port
-  }
-}
-
-/** A node in cluster mode, its nodes.conf beside its config file, started. */
-async function startClusterNode(cluster: Cluster, name: string): Promise<ClusterNode> {
-  for (let attempt = 1; ; attempt++) {
-    const node = new ClusterNode(cluster, name, await clusterPort(), {
-      extra: ['cluster-enabled yes', 'cluster-config-file nodes.conf', 'cluster-node-timeout 5000', 'appendonly no'],
-    })
-    try {
-      await node.start()
-      return node
-    } catch (error) {
-      if (attempt >= 3 || node.process?.exitCode === undefined) throw error
-    }
-  }
-}
-
 /** The first and last slot of shard `index` of `count` (redis-cli --cluster create's split). */
 export function shardRange(index: number, count: number): [number, number] {
   const per = CLUSTER_SLOTS / count
@@ -53,8 +36,8 @@ export function shardRange(index: number, count: number): [number, number] {
 }
 
 /** Starts and joins `masters` shards of one master and `replicas` replicas each. */
-export async function startShards(cluster: Cluster, masters: number, replicas = 0): Promise<Shard[]> {
-  const nodes = await Promise.all(Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(cluster, `node${i}`)))
+export async function startShards(cluster: ModeCluster, masters: number, replicas = 0): Promise<Shard[]> {
+  const nodes = await cluster.nodes(masters * (1 + replicas), EXTRA)
   const ids = await Promise.all(nodes.map(async (node) => String(await node.command('CLUSTER', 'MYID'))))
   const shards: Shard[] = []
   for (let i = 0; i < masters; i++) {
