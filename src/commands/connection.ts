@@ -125,6 +125,9 @@ export function reset(ctx: CommandContext): void {
   ctx.server.pubsub.unsubscribeAll(client)
   // and out of the monitor mode.
   stopMonitoring(ctx)
+  // Cluster mode: no READONLY, no pending ASKING.
+  client.clusterReadonly = false
+  client.asking = false
   client.reply.simple('RESET')
 }
 

@@ -82,6 +82,7 @@ describe('redis-cli --cluster against bfs nodes', () => {
     // From the master with 5462 slots: rebalancing back then takes one move (redis-cli's rounding).
     const [, source, , target] = three
     const keys = keysInSlots(5461, 5560, 20)
+    const epochBefore = Number((await clusterInfo(target!)).get('cluster_my_epoch'))
     const client = new Cluster([{ host: '127.0.0.1', port: source!.port }], { redisOptions: { maxRetriesPerRequest: 3 } })
     client.on('error', () => {})
     try {
@@ -109,6 +110,7 @@ describe('redis-cli --cluster against bfs nodes', () => {
     }
     await waitCheckPasses(source!)
     expect(await myselfLine(target!)).toMatch(/ connected 5461-5560$/)
+    expect(Number((await clusterInfo(target!)).get('cluster_my_epoch'))).toBeGreaterThan(epochBefore)
     // Every node, the replica of the target included, has the new owner.
     for (const node of three) expect(await clusterNodes(node)).toMatch(new RegExp(`${await idOf(target!)} .* 5461-5560\\n`))
   })

@@ -97,6 +97,10 @@ describe('routing between bfs nodes in cluster mode', () => {
     const otherKey = keyOn('b', 'r')
     expect(await reader.call('READONLY')).toBe('OK')
     expect(await answer(reader.call('BF.EXISTS', otherKey, 'x'))).toBe(`MOVED ${slotOf(otherKey)} 127.0.0.1:${b.port}`)
+    // RESET ends READONLY (redis clearClientConnectionState).
+    expect(await reader.call('BF.EXISTS', key, 'x')).toBe(1)
+    expect(await reader.call('RESET')).toBe('RESET')
+    expect(await answer(reader.call('BF.EXISTS', key, 'x'))).toBe(`MOVED ${slotOf(key)} 127.0.0.1:${a.port}`)
   })
 
   it('a refused command inside MULTI fails the EXEC', async () => {
