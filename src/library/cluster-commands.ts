@@ -11,6 +11,9 @@
  * with a node argument, which would turn off ioredis's handling of MOVED and ASK while a slot moves.
  *
  * ioredis stays the application's dependency, not bfs's: the helper takes its `Command` class.
+ * For batches, send BF.MADD / BF.MEXISTS or many calls at once (ioredis writes the commands in
+ * flight to each node together); ioredis's `cluster.pipeline()` cannot place BF.* commands, whose
+ * keys it does not know.
  *
  * ```ts
  * import { Cluster, Command } from 'ioredis'
