@@ -50,3 +50,6 @@ export { encodeFilter, decodeFilter, encodedLength } from './format/codec.js'
 export type { FilterRecord } from './format/codec.js'
 export { DecodeError } from './format/decode-error.js'
 export type { DecodeErrorCode } from './format/decode-error.js'
+/** BF.* and APBF.* through an ioredis `Cluster`, each command sent to its key's shard (library/cluster-commands.ts). */
+export { bloomCluster, clusterSlotOf, BLOOM_CLUSTER_COMMANDS } from './library/cluster-commands.js'
+export type { BloomCluster, BloomClusterOptions, BloomClusterCommandName, ClusterArgument, ClusterCommandLike, ClusterCommandClass, ClusterLike } from './library/cluster-commands.js'

@@ -180,7 +180,9 @@ function writeKeySpecPart(reply: ReplyWriter, part: KeySpecPart): void {
  */
 export function writeTipsAndKeySpecs(reply: ReplyWriter, entry: CommandEntry): void {
   const spec = entry.spec
-  const derived = spec.flags.includes('module') && spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
+  // A command with keys and no documented key specs (a module's, an extension's) shows the one its
+  // row derives, the spec COMMAND GETKEYS and the cluster's routing use (command-getkeys.ts).
+  const derived = spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
   writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(spec.name.toLowerCase()), derived)
 }
 

@@ -26,6 +26,8 @@ function snippet(heading: string): string {
 
 const SNIPPETS = {
   ioredis: snippet('## From Node (ioredis)'),
+  nodeRedisCluster: snippet('### node-redis'),
+  ioredisCluster: snippet("### ioredis, with bfs's helper"),
   library: snippet('## Using bfs as a library'),
   extension: snippet('### Adding your own command'),
 }

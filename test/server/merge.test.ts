@@ -183,12 +183,15 @@ describe('BF.MERGE', () => {
     expect(await ask(client, 'BF.MERGE', 'm', 'a', 'b')).toBe('+OK\r\n')
   })
 
-  it('is listed by COMMAND INFO as a write of keys 1 to the last', async () => {
+  it('is listed by COMMAND INFO as a write of keys 1 to the last, key specs as SUNIONSTORE\'s', async () => {
     const { port } = await start()
     const redis = await redisOn(port)
     try {
       expect(await redis.call('COMMAND', 'INFO', 'BF.MERGE')).toEqual([
-        ['bf.merge', -1, ['write', 'denyoom'], 1, -1, 1, ['@write', '@slow', '@bloom'], [], [], []],
+        ['bf.merge', -1, ['write', 'denyoom'], 1, -1, 1, ['@write', '@slow', '@bloom'], [], [
+          ['flags', ['OW', 'update'], 'begin_search', ['type', 'index', 'spec', ['index', 1]], 'find_keys', ['type', 'range', 'spec', ['lastkey', 0, 'keystep', 1, 'limit', 0]]],
+          ['flags', ['RO', 'access'], 'begin_search', ['type', 'index', 'spec', ['index', 2]], 'find_keys', ['type', 'range', 'spec', ['lastkey', -1, 'keystep', 1, 'limit', 0]]],
+        ], []],
       ])
     } finally {
       redis.disconnect()

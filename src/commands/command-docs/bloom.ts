@@ -63,6 +63,11 @@ export const BLOOM_DOCS: Readonly<Record<string, CommandDoc>> = {
   'bf.merge': {
     complexity: 'O(n), where n is the total size of the source filters in bits',
     arguments: [{ name: 'destkey', type: 'key' }, { name: 'sourcekey', type: 'key', flags: ['multiple'] }],
+    // As redis 7.0's SUNIONSTORE: the destination overwritten, the sources read (COMMAND INFO, GETKEYSANDFLAGS, ACL).
+    key_specs: [
+      { flags: ['OW', 'update'], begin_search: { type: 'index', spec: { index: 1 } }, find_keys: { type: 'range', spec: { lastkey: 0, keystep: 1, limit: 0 } } },
+      { flags: ['RO', 'access'], begin_search: { type: 'index', spec: { index: 2 } }, find_keys: { type: 'range', spec: { lastkey: -1, keystep: 1, limit: 0 } } },
+    ],
   },
   'bfs.restore-part': {
     complexity: 'O(n), where n is the size of the part in bytes',
