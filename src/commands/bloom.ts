@@ -190,7 +190,7 @@ function addItems(ctx: CommandContext, entry: BloomEntry, argv: CommandArgs, fir
     watchHealth(ctx.server.log, entry)
   }
   reply.array(error === undefined ? done : done + 1)
-  for (let i = 0; i < done; i++) reply.raw(outcomes[i] === 1 ? ONE : ZERO)
+  reply.zeroOrOne(outcomes, 0, done)
   if (error !== undefined) {
     ctx.server.stats.errorReplies++
     reply.error(error)
@@ -231,7 +231,7 @@ export function bfMexists(ctx: CommandContext, argv: CommandArgs): void {
       i++
     }
   }
-  for (let i = 0; i < count; i++) reply.raw(found[i] === 1 ? ONE : ZERO)
+  reply.zeroOrOne(found, 0, count)
 }
 
 /**

@@ -71,6 +71,13 @@ export interface BloomKernel {
     pairs: number, flags: number, from: number, n: number,
     bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
   ): number
+  /** hashItems, the n flags cleared, then checkLayer: a one-layer filter's check in one call. */
+  hashCheck(desc: number, n: number, pairs: number, flags: number, bitmap: number, bitCount: number, hashCount: number): number
+  /** hashItems, the n flags cleared, then addLayer from item 0: a one-layer filter's add in one call. */
+  hashAdd(
+    desc: number, n: number, pairs: number, flags: number,
+    bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
+  ): number
 }
 
 let compiled: object | undefined

@@ -41,7 +41,7 @@
 
   ;; For items 0..n-1 described at `desc` (u32 offset, u32 length each): the pair a, b at
   ;; pairs + 16 i, a = MurmurHash64A(item, 0xc6a4a7935bd1e995), b = MurmurHash64A(item, a).
-  (func (export "hashItems") (param $desc i32) (param $n i32) (param $pairs i32)
+  (func $hashItems (export "hashItems") (param $desc i32) (param $n i32) (param $pairs i32)
     (local $i i32) (local $p i32) (local $len i32) (local $a i64)
     (block $done
       (loop $items
@@ -118,7 +118,7 @@
 
   ;; For each item i < n whose flag is 0: flag 2 when the layer (bitmap, m bits, k hashes) has all
   ;; its positions. Returns how many it found.
-  (func (export "checkLayer") (param $pairs i32) (param $flags i32) (param $n i32)
+  (func $checkLayer (export "checkLayer") (param $pairs i32) (param $flags i32) (param $n i32)
     (param $bitmap i32) (param $mBits f64) (param $k i32) (result i32)
     (local $i i32) (local $m i64) (local $wrap i64) (local $found i32)
     (local.set $m (i64.trunc_f64_u (local.get $mBits)))
@@ -142,7 +142,7 @@
   ;; against `room`, the items the layer still takes) and 2 otherwise. Stops after the item that
   ;; fills the layer. Returns the index of the first item not handled; the bits turned on are
   ;; added to the u32 at `result`, the items flagged 1 to the u32 at result + 4.
-  (func (export "addLayer") (param $pairs i32) (param $flags i32) (param $from i32) (param $n i32)
+  (func $addLayer (export "addLayer") (param $pairs i32) (param $flags i32) (param $from i32) (param $n i32)
     (param $bitmap i32) (param $mBits f64) (param $k i32) (param $room i32) (param $result i32) (result i32)
     (local $i i32) (local $m i64) (local $wrap i64) (local $flipped i32) (local $bits i32) (local $added i32)
     (local.set $m (i64.trunc_f64_u (local.get $mBits)))
@@ -172,4 +172,31 @@
     (i32.store (local.get $result) (i32.add (i32.load (local.get $result)) (local.get $bits)))
     (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
     (local.get $i))
+
+  ;; Flags 0..n-1 at `flags` to 0.
+  (func $clearFlags (param $flags i32) (param $n i32)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $flags) (local.get $n)))
+    (block $done
+      (loop $bytes
+        (br_if $done (i32.ge_u (local.get $flags) (local.get $end)))
+        (i32.store8 (local.get $flags) (i32.const 0))
+        (local.set $flags (i32.add (local.get $flags) (i32.const 1)))
+        (br $bytes))))
+
+  ;; A command on a filter of one layer in one call: hashItems, the flags cleared, then
+  ;; checkLayer over the n items. Returns how many the layer has.
+  (func (export "hashCheck") (param $desc i32) (param $n i32) (param $pairs i32) (param $flags i32)
+    (param $bitmap i32) (param $mBits f64) (param $k i32) (result i32)
+    (call $hashItems (local.get $desc) (local.get $n) (local.get $pairs))
+    (call $clearFlags (local.get $flags) (local.get $n))
+    (call $checkLayer (local.get $pairs) (local.get $flags) (local.get $n) (local.get $bitmap) (local.get $mBits) (local.get $k)))
+
+  ;; Likewise hashItems, the flags cleared, then addLayer from item 0 (see addLayer).
+  (func (export "hashAdd") (param $desc i32) (param $n i32) (param $pairs i32) (param $flags i32)
+    (param $bitmap i32) (param $mBits f64) (param $k i32) (param $room i32) (param $result i32) (result i32)
+    (call $hashItems (local.get $desc) (local.get $n) (local.get $pairs))
+    (call $clearFlags (local.get $flags) (local.get $n))
+    (call $addLayer (local.get $pairs) (local.get $flags) (i32.const 0) (local.get $n)
+      (local.get $bitmap) (local.get $mBits) (local.get $k) (local.get $room) (local.get $result)))
 )

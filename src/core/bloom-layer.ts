@@ -79,6 +79,8 @@ export class BloomLayer {
    * plain array (a layer too large for one memory, or bytes a caller handed in).
    */
   readonly arena: Arena | undefined
+  /** Where the bitmap starts in its arena's memory (`bitmap.byteOffset`, read once). */
+  readonly bitmapOffset: number
   /** 2^64 mod bitCount: what a wrap of the C uint64 `a + i*b` removes from a position. */
   private readonly wrap: number
 
@@ -117,6 +119,7 @@ export class BloomLayer {
     this.setBits = init.setBits ?? countSetBits(bitmap)
     this.writeGuard = null
     this.arena = arenaOf(bitmap)
+    this.bitmapOffset = bitmap.byteOffset
     this.wrap = twoPow64Mod(bitCount)
   }
 

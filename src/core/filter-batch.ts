@@ -1,17 +1,20 @@
 /**
  * A whole command's items through the Bloom kernel (bloom-kernel.wat) in a few calls: the items
- * are copied once into the scratch area of the newest layer's arena, hashed there by one call
- * (RedisBloom's two MurmurHash64A per item), then each layer is walked by one call over all of
- * them (newest first for checks; for adds, the older layers are checked first, then the newest is
- * tested and set item by item, stopping at the item that fills it so the caller can grow the
- * filter). Positions and answers are exactly those of the JavaScript loops of bloom-layer.ts.
+ * are copied once into the scratch area of the newest layer's arena (one copy of the range they
+ * arrived in when the parser found the command in one read), then hashed there (RedisBloom's two
+ * MurmurHash64A per item) and each layer walked by one call over all of them (newest first for
+ * checks; for adds, the older layers are checked first, then the newest is tested and set item by
+ * item, stopping at the item that fills it so the caller can grow the filter). On a filter of one
+ * layer, the usual case, a command is one call: hashing and the walk together. Positions and
+ * answers are exactly those of the JavaScript loops of bloom-layer.ts.
  *
  * Scratch area of every arena (the first {@link SCRATCH_BYTES} of its memory):
  *   [0, 8)             the kernel's result words (bits turned on, items added)
  *   [64, +8 n)         item descriptors: u32 offset, u32 length
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
- *   [ITEMS, end - 8)   the items' bytes, back to back; the last 8 bytes stay zero
+ *   [ITEMS, end - 8)   the items' bytes: back to back, or as they lay in the read (RESP headers
+ *                      between them); 8 zero bytes after the last
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
@@ -42,7 +45,7 @@ export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 const LOOP_COPY_BYTES = 64
 
 /*
- * Every kernel call goes through one of these three sites, made megamorphic when the module loads
+ * Every kernel call goes through one of these five sites, made megamorphic when the module loads
  * by calls on two small arenas of their own: a call site that saw one kernel only would keep that
  * kernel's instance, and so its memory, alive in its feedback after the filter is gone (a deleted
  * 1 GiB filter would stay resident until another arena's kernel ran there).
@@ -59,10 +62,20 @@ function callAdd(arena: Arena, n: number, bitmap: number, bitCount: number, hash
   return arena.kernel.addLayer(PAIRS, FLAGS, 0, n, bitmap, bitCount, hashCount, room, RESULT)
 }
 
+function callHashCheck(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number): number {
+  return arena.kernel.hashCheck(DESC, n, PAIRS, FLAGS, bitmap, bitCount, hashCount)
+}
+
+function callHashAdd(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number, room: number): number {
+  return arena.kernel.hashAdd(DESC, n, PAIRS, FLAGS, bitmap, bitCount, hashCount, room, RESULT)
+}
+
 for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
   callHash(sentinel, 0)
   callCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
   callAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
+  callHashCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
+  callHashAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
 }
 
 /** Whether the kernel can serve these layers: every one is in an arena. */
@@ -72,10 +85,56 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
 }
 
 /**
- * Copies items[from, to) into `arena`'s scratch area, as many as fit, and hashes them.
+ * Copies items[from, to) into `arena`'s scratch area, as many as fit, with their descriptors (not
+ * hashed yet: the caller's first kernel call does that).
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
+  const run = runLength(items, from, to)
+  return run > 1 ? stageRun(arena, items, from, run) : stageEach(arena, items, from, to)
+}
+
+/**
+ * How many of items[from, to) lie in order in one array, the last ending at most
+ * {@link MAX_BATCH_ITEM_BYTES} after the first starts: a command the parser found whole in one
+ * read, whose items are staged by one copy of that range (the RESP headers between them ride along).
+ */
+function runLength(items: ItemList, from: number, to: number): number {
+  const source = items.bytes(from)
+  const first = items.start(from)
+  const last = Math.min(to, from + MAX_BATCH_ITEMS)
+  let end = items.end(from)
+  let i = from + 1
+  for (; i < last; i++) {
+    const start = items.start(i)
+    const next = items.end(i)
+    if (items.bytes(i) !== source || start < end || next - first > MAX_BATCH_ITEM_BYTES) break
+    end = next
+  }
+  return end - first > MAX_BATCH_ITEM_BYTES ? 0 : i - from
+}
+
+/** Stages the n items from `from` on, which {@link runLength} found in one range, by one copy. */
+function stageRun(arena: Arena, items: ItemList, from: number, n: number): number {
+  const source = items.bytes(from)
+  const first = items.start(from)
+  const end = items.end(from + n - 1)
+  const bytes = arena.bytes
+  bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
+  const words = arena.words
+  const shift = ITEMS - first
+  for (let j = 0; j < n; j++) {
+    const start = items.start(from + j)
+    words[(DESC >> 2) + 2 * j] = start + shift
+    words[(DESC >> 2) + 2 * j + 1] = items.end(from + j) - start
+  }
+  const at = end + shift
+  for (let j = 0; j < 8; j++) bytes[at + j] = 0
+  return n
+}
+
+/** Stages items from `from` on one by one, as many as fit. */
+function stageEach(arena: Arena, items: ItemList, from: number, to: number): number {
   const bytes = arena.bytes
   const words = arena.words
   let at = ITEMS
@@ -95,9 +154,14 @@ function stage(arena: Arena, items: ItemList, from: number, to: number): number 
     at += length
   }
   for (let j = 0; j < 8; j++) bytes[at + j] = 0
-  callHash(arena, n)
-  for (let j = 0; j < n; j++) bytes[FLAGS + j] = 0
   return n
+}
+
+/** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */
+function hashStaged(arena: Arena, n: number): void {
+  callHash(arena, n)
+  const bytes = arena.bytes
+  for (let j = 0; j < n; j++) bytes[FLAGS + j] = 0
 }
 
 /**
@@ -110,7 +174,7 @@ function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
     arena.bytes.set(home.bytes.subarray(PAIRS, PAIRS + 16 * n), PAIRS)
     arena.bytes.set(home.bytes.subarray(FLAGS, FLAGS + n), FLAGS)
   }
-  const found = callCheck(arena, n, layer.bitmap.byteOffset, layer.bitCount, layer.hashCount)
+  const found = callCheck(arena, n, layer.bitmapOffset, layer.bitCount, layer.hashCount)
   if (arena !== home) home.bytes.set(arena.bytes.subarray(FLAGS, FLAGS + n), FLAGS)
   return found
 }
@@ -122,13 +186,15 @@ function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
  *   for the scratch area (the caller answers it and calls again)
  */
 export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
-  const home = layers[layers.length - 1]!.arena!
+  const newest = layers[layers.length - 1]!
+  const home = newest.arena!
   let i = from
   while (i < to) {
     const n = stage(home, items, i, to)
     if (n === 0) break
-    let found = 0
-    for (let l = layers.length - 1; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
+    // The newest layer in the call that hashes, then the older ones while items are unanswered.
+    let found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+    for (let l = layers.length - 2; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
     const bytes = home.bytes
     for (let j = 0; j < n; j++) out[outAt + i - from + j] = bytes[FLAGS + j] === 2 ? 1 : 0
     i += n
@@ -150,14 +216,20 @@ export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: n
   while (i < to && newest.items < newest.capacity) {
     const n = stage(home, items, i, to)
     if (n === 0) break
-    // The older layers take no writes meanwhile: checking all n items against them up front
-    // answers as checking each just before its add.
-    for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
     const words = home.words
     words[RESULT] = 0
     words[RESULT + 1] = 0
     const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
-    const done = callAdd(home, n, newest.bitmap.byteOffset, newest.bitCount, newest.hashCount, room)
+    let done: number
+    if (layers.length === 1) {
+      done = callHashAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
+    } else {
+      // The older layers take no writes meanwhile: checking all n items against them up front
+      // answers as checking each just before its add.
+      hashStaged(home, n)
+      for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
+      done = callAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
+    }
     newest.setBits += words[RESULT]!
     newest.items += words[RESULT + 1]!
     const bytes = home.bytes

@@ -42,7 +42,8 @@ export class CommandArgs {
   push(source: Buffer, start: number, end: number): void {
     const i = this.length
     if (i === this.starts.length) this.grow()
-    this.sources[i] = source
+    // Nearly always the same read buffer as the last command's: no store, so no write barrier.
+    if (this.sources[i] !== source) this.sources[i] = source
     this.starts[i] = start
     this.ends[i] = end
     this.length = i + 1

@@ -274,6 +274,24 @@ export class ReplyWriter {
     this.offset = copyBytes(bytes, 0, bytes.length, this.buf, this.offset)
   }
 
+  /**
+   * `count` integer replies, `:1\r\n` where `values[from + i]` is 1 and `:0\r\n` otherwise (the
+   * same in RESP2 and RESP3): the per-item answers of BF.MADD/BF.MEXISTS written in one pass.
+   */
+  zeroOrOne(values: Uint8Array, from: number, count: number): void {
+    this.reserve(4 * count)
+    const buf = this.buf
+    let at = this.offset
+    for (let i = from; i < from + count; i++) {
+      buf[at] = INTEGER
+      buf[at + 1] = values[i] === 1 ? DIGIT_1 : DIGIT_0
+      buf[at + 2] = CR
+      buf[at + 3] = LF
+      at += 4
+    }
+    this.offset = at
+  }
+
   private null(): void {
     this.reserve(3)
     this.buf[this.offset++] = NULL

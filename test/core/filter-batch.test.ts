@@ -8,23 +8,35 @@ import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import type { FilterOptions } from '../../src/core/scalable-filter.js'
 import { toHex, utf8, vectors } from './vectors.js'
 
-/** Items as a command's arguments: each a range of one shared buffer, as the request parser leaves them. */
-function itemList(items: readonly Uint8Array[]): ItemList {
-  const total = items.reduce((sum, item) => sum + item.length, 0)
-  const buffer = new Uint8Array(total + 3)
+/**
+ * How a command's items lie: back to back in one buffer; in one buffer with a RESP header's worth
+ * of other bytes between them, as the request parser leaves a command read whole (one copy of the
+ * range stages them); or each in a buffer of its own (staged one by one).
+ */
+type Layout = 'packed' | 'headers' | 'separate'
+
+/** Items as a command's arguments, laid out as `layout` says. */
+function itemList(items: readonly Uint8Array[], layout: Layout = 'packed'): ItemList {
+  if (layout === 'separate') {
+    const copies = items.map((item) => Uint8Array.from(item))
+    return { bytes: (i) => copies[i]!, start: () => 0, end: (i) => copies[i]!.length }
+  }
+  const gap = layout === 'headers' ? 9 : 0
+  const total = items.reduce((sum, item) => sum + item.length + gap, 0)
+  const buffer = new Uint8Array(total + 3).fill(0xa5)
   const starts: number[] = []
   let at = 3
   for (const item of items) {
     starts.push(at)
     buffer.set(item, at)
-    at += item.length
+    at += item.length + gap
   }
   return { bytes: () => buffer, start: (i) => starts[i]!, end: (i) => starts[i]! + items[i]!.length }
 }
 
 /** BF.MADD as bloom.ts runs it: the kernel while it serves, one item the JavaScript way when not. */
-function addAll(filter: ScalableBloomFilter, items: readonly Uint8Array[]): number[] {
-  const list = itemList(items)
+function addAll(filter: ScalableBloomFilter, items: readonly Uint8Array[], layout: Layout = 'packed'): number[] {
+  const list = itemList(items, layout)
   const out = new Uint8Array(items.length)
   const results: number[] = []
   let kernelItems = 0
@@ -44,8 +56,8 @@ function addAll(filter: ScalableBloomFilter, items: readonly Uint8Array[]): numb
   return results
 }
 
-function hasAll(filter: ScalableBloomFilter, items: readonly Uint8Array[]): boolean[] {
-  const list = itemList(items)
+function hasAll(filter: ScalableBloomFilter, items: readonly Uint8Array[], layout: Layout = 'packed'): boolean[] {
+  const list = itemList(items, layout)
   const out = new Uint8Array(items.length)
   const results: boolean[] = []
   for (let i = 0; i < items.length;) {
@@ -84,14 +96,14 @@ describe('the Bloom kernel against RedisBloom 2.4 SBChain (golden chains)', () =
 })
 
 describe('the Bloom kernel beside the JavaScript loops', () => {
-  it('answers and sets exactly as add/has, across scale-ups, batches and item lengths', () => {
+  it.each(['packed', 'headers', 'separate'] as const)('answers and sets exactly as add/has, across scale-ups, batches and item lengths (items %s)', (layout) => {
     const viaKernel = new ScalableBloomFilter(options(700, 0.001, 3))
     const viaLoops = new ScalableBloomFilter(options(700, 0.001, 3))
     // Lengths 0..40 (every tail length), some long items, and more items than one call takes.
     const items = Array.from({ length: 3 * MAX_BATCH_ITEMS + 77 }, (_, i) => utf8(`item:${i}:`.padEnd(i % 41, 'x') + (i % 9 === 0 ? 'y'.repeat(300) : '')))
     items.push(...items.slice(0, 500)) // duplicates answer 0
     const expected = items.map((item) => viaLoops.add(item))
-    expect(addAll(viaKernel, items)).toEqual(expected)
+    expect(addAll(viaKernel, items, layout)).toEqual(expected)
     expect(viaKernel.layers.length).toBeGreaterThan(2)
     viaKernel.layers.forEach((layer, i) => {
       const twin = viaLoops.layers[i]!
@@ -100,7 +112,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
       expect(Buffer.compare(layer.bitmap, twin.bitmap)).toBe(0)
     })
     const probes = Array.from({ length: 5000 }, (_, i) => utf8(`probe-${i}`)).concat(items.slice(0, 2000))
-    expect(hasAll(viaKernel, probes)).toEqual(probes.map((item) => viaLoops.has(item)))
+    expect(hasAll(viaKernel, probes, layout)).toEqual(probes.map((item) => viaLoops.has(item)))
   })
 
   it('an item longer than one call takes is added the JavaScript way, the items around it by the kernel', () => {

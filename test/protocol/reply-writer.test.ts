@@ -59,6 +59,8 @@ describe('exact bytes', () => {
     ['raw', (w) => w.raw(shared.OK), '+OK\r\n', '+OK\r\n'],
     ['raw, large', (w) => w.raw(Buffer.alloc(100, 0x61)), 'a'.repeat(100), 'a'.repeat(100)],
     ['integer beyond 2^53', (w) => w.integer(1e20), ':100000000000000000000\r\n', ':100000000000000000000\r\n'],
+    ['zeroOrOne, a range', (w) => w.zeroOrOne(new Uint8Array([1, 1, 0, 1, 2, 0]), 1, 4), ':1\r\n:0\r\n:1\r\n:0\r\n', ':1\r\n:0\r\n:1\r\n:0\r\n'],
+    ['zeroOrOne, none', (w) => w.zeroOrOne(new Uint8Array([1]), 0, 0), '', ''],
   ]
   for (const [name, write, resp2, resp3] of cases) {
     test(name, () => {
@@ -66,6 +68,15 @@ describe('exact bytes', () => {
       expect(bytesOf(3, write)).toBe(resp3)
     })
   }
+
+  test('zeroOrOne past the first buffer: grown, nothing lost', () => {
+    const values = Uint8Array.from({ length: 10_000 }, (_, i) => (i % 3 === 0 ? 1 : 0))
+    const out = bytesOf(2, (w) => {
+      w.array(values.length)
+      w.zeroOrOne(values, 0, values.length)
+    })
+    expect(out).toBe(`*${values.length}\r\n` + Array.from(values, (v) => `:${v}\r\n`).join(''))
+  })
 
   test('a nested reply', () => {
     const out = bytesOf(3, (w) => {
