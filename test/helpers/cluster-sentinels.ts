@@ -49,7 +49,7 @@ export class Sentinel {
   }
 }
 
-function pairs(flat: string[]): Map<string, string> {
+export function pairs(flat: string[]): Map<string, string> {
   const map = new Map<string, string>()
   for (let i = 0; i + 1 < flat.length; i += 2) map.set(flat[i]!, flat[i + 1]!)
   return map
