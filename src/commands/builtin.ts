@@ -40,6 +40,7 @@ import {
 } from './client-extras.js'
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
 import { WINDOW_COMMANDS } from './window.js'
+import { CLUSTER_COMMANDS } from './cluster.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -243,5 +244,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'ROLE', arity: 1, flags: ['noscript', 'loading', 'stale', 'fast'], keys: NO_KEYS, group: 'server', since: '2.8.12', summary: 'Returns the replication role.', handler: role },
   // Access control (acl.ts).
   ACL_COMMAND,
+  // Cluster mode (cluster.ts): CLUSTER, READONLY, READWRITE, ASKING.
+  ...CLUSTER_COMMANDS,
   { name: 'SHUTDOWN', arity: -1, flags: ['admin', 'loading', 'stale', 'noscript', 'no_multi'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Synchronously saves the database(s) to disk and shuts down the server.', handler: shutdown },
 ]

@@ -23,6 +23,7 @@ import type { MasterSide } from '../replication/master-side.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
 import type { ReplicaLink } from '../replication/replica-link.js'
 import type { AclUsers } from './acl-users.js'
+import type { ClusterState } from '../cluster/cluster-state.js'
 
 /**
  * What a connection is to the server, beyond a client sending commands (redis CLIENT_SLAVE,
@@ -80,6 +81,10 @@ export interface ClientSession {
   subscriptions?: Subscriptions | undefined
   /** Its connection, for replication (raw writes, blocking in WAIT); none for HTTP and the log's replay. */
   readonly peer?: PeerConnection
+  /** Cluster mode: READONLY was sent (a replica serves it reads of its master's slots). */
+  clusterReadonly?: boolean
+  /** Cluster mode: ASKING was sent, for the next command only (an importing slot serves it). */
+  asking?: boolean
 }
 
 /** The server as handlers see it. */
@@ -144,6 +149,8 @@ export interface ServerContext {
   readonly httpClientCount?: number
   /** The ACL users, their check's fast-path flags and ACL LOG (acl-users.ts). */
   readonly acl: AclUsers
+  /** Cluster mode's state (cluster/cluster-state.ts): undefined when cluster-enabled is no. */
+  readonly cluster?: ClusterState | undefined
 }
 
 /** What a command handler receives: the client that sent the command and the server it runs in. */

@@ -38,6 +38,8 @@ function databaseArgument(ctx: CommandContext, bytes: Uint8Array, notInteger?: s
 
 /** SELECT index → +OK; the client's later commands use that database */
 export function select(ctx: CommandContext, argv: CommandArgs): void {
+  // redis 7.0 db.c selectCommand.
+  if (ctx.server.cluster !== undefined && intArgument(argv.get(1)) !== 0) throw new ReplyError('ERR SELECT is not allowed in cluster mode')
   ctx.client.db = databaseArgument(ctx, argv.get(1))
   ctx.client.reply.simple('OK')
 }
@@ -47,6 +49,8 @@ export function select(ctx: CommandContext, argv: CommandArgs): void {
  * already; the same database is an error (redis shared.sameobjecterr).
  */
 export function move(ctx: CommandContext, argv: CommandArgs): void {
+  // redis 7.0 db.c moveCommand.
+  if (ctx.server.cluster !== undefined) throw new ReplyError('ERR MOVE is not allowed in cluster mode')
   const to = databaseArgument(ctx, argv.get(2))
   if (to === ctx.client.db) throw new ReplyError('ERR source and destination objects are the same')
   const source = keyspace(ctx)
@@ -70,6 +74,8 @@ export function move(ctx: CommandContext, argv: CommandArgs): void {
  * in one of them is touched (redis touchAllWatchedKeysInDb, through dispatch's capture).
  */
 export function swapdb(ctx: CommandContext, argv: CommandArgs): void {
+  // redis 7.0 db.c swapdbCommand.
+  if (ctx.server.cluster !== undefined) throw new ReplyError('ERR SWAPDB is not allowed in cluster mode')
   const a = intArgument(argv.get(1), 'ERR invalid first DB index')
   const b = intArgument(argv.get(2), 'ERR invalid second DB index')
   const databases = ctx.server.databases

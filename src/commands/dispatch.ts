@@ -12,6 +12,7 @@ import { exec, queueCommand, refuseInTransaction } from './transaction.js'
 import { subscribedRefusal } from './pubsub.js'
 import { monitorRefusal } from './monitor.js'
 import { aclDenial, aclExecText, aclRefusal, logDenied } from './acl-check.js'
+import { clusterRefusal } from './cluster-routing.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -28,7 +29,8 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ??
-    (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ?? loadingRefusal(ctx, entry) ??
+    (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ??
+    (ctx.server.cluster === undefined ? undefined : clusterRefusal(ctx, entry, argv)) ?? loadingRefusal(ctx, entry) ??
     memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
     (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ?? subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, row, refusal)

@@ -142,6 +142,8 @@ const SECTIONS: Record<string, Section> = {
   errorstats: (ctx) => [...ctx.server.stats.errorCodes]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([code, count]): Field => [`errorstat_${code}`, `count=${count}`]),
+  // redis 7.0 genRedisInfoString: `# Cluster` (read by redis-cli --cluster to tell a cluster node).
+  cluster: (ctx) => [['cluster_enabled', ctx.server.cluster === undefined ? 0 : 1]],
   // redis 7.0 genRedisInfoString: a line per database holding keys, by index.
   keyspace: (ctx) => ctx.server.databases.made().flatMap((registry): Field[] => {
     const { keys, expires, avgTtlMs } = registry.keyspaceFigures()
@@ -149,7 +151,7 @@ const SECTIONS: Record<string, Section> = {
   }),
 }
 
-const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'keyspace']
+const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'cluster', 'keyspace']
 const ALL_SECTIONS = Object.keys(SECTIONS)
 
 /** The INFO text for the requested section names (none: the default sections). */

@@ -43,6 +43,9 @@ import { KeyExpiry } from './key-expiry.js'
 import { LatencyMonitor } from '../runtime/latency-monitor.js'
 import { EventLoopLatency } from './event-loop-latency.js'
 import { ClientPause } from '../commands/client-pause.js'
+import type { ClusterState } from '../cluster/cluster-state.js'
+import type { ClusterGossip } from '../cluster/cluster-gossip.js'
+import { openClusterState, startClusterGossip } from './cluster-wiring.js'
 
 /** The cron's tick (redis serverCron at hz 10): the `save` rules are checked at each. */
 const CRON_INTERVAL_MS = 100
@@ -120,6 +123,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly eventLoopLatency = new EventLoopLatency(this.latency)
   readonly pause = new ClientPause()
   activeExpireEnabled = true
+  /** Cluster mode's state (cluster-enabled yes), made at start(); undefined otherwise. */
+  cluster: ClusterState | undefined = undefined
+  private clusterGossip: ClusterGossip | undefined
   /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
   readonly masterSide: MasterSide
   /** The link to this node's master while it is a replica (replication/replica-link.ts). */
@@ -209,6 +215,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   async start(): Promise<void> {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
+    if (this.config['cluster-enabled']) this.cluster = openClusterState(this, this.registry)
     await this.persistence.load(() => this.replaySession())
     // A replica by config is one from the first moment: it deletes no expired key itself (its
     // master's DEL does) and continues the position its snapshot recorded.
@@ -257,6 +264,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       if (httpWarning !== undefined) this.log.warning(`HTTP ${httpWarning}`)
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
+    if (this.cluster !== undefined) this.clusterGossip = startClusterGossip(this.cluster)
     this.log.notice('Ready to accept connections tcp')
     const master = this.config.replicaof.split(' ')
     if (master.length === 2) this.replicaLink.setMaster(master[0]!, Number(master[1]), { atStart: true })
@@ -466,6 +474,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         this.eventLoopLatency.stop()
         this.pause.close()
         this.replicaLink.close()
+        this.clusterGossip?.stop()
         // A listener's close callback waits for every connection to end: wait for it last.
         const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
         await this.http?.close()

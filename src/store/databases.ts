@@ -19,20 +19,20 @@ export type Dataset = Databases | FilterRegistry
 export const DEFAULT_DATABASES = 16
 
 /**
- * How many databases the server has for its configured `databases`. The one place a cluster mode
- * (not built yet) will force a single database, database 0, as redis does (`cluster-enabled yes`
- * makes SELECT, MOVE and SWAPDB of any other index fail).
+ * How many databases the server has for its configured `databases`. The one place cluster mode
+ * forces a single database, database 0, as redis does (`cluster-enabled yes` makes SELECT of any
+ * other index, MOVE and SWAPDB fail: commands/databases.ts).
  */
-export function databaseCount(configured: number): number {
-  return configured
+export function databaseCount(configured: number, clusterEnabled = false): number {
+  return clusterEnabled ? 1 : configured
 }
 
 /**
  * The databases of a server configured so: `databases` of them (see {@link databaseCount}).
  * @throws ConfigError when `http-db` names none of them
  */
-export function databasesFor(config: { readonly databases: number; readonly 'http-db': number }): Databases {
-  const databases = new Databases(databaseCount(config.databases))
+export function databasesFor(config: { readonly databases: number; readonly 'http-db': number; readonly 'cluster-enabled'?: boolean }): Databases {
+  const databases = new Databases(databaseCount(config.databases, config['cluster-enabled']))
   if (!databases.has(config['http-db'])) {
     throw new ConfigError(`http-db ${config['http-db']}: no such database (databases is ${databases.count})`)
   }

@@ -7,6 +7,7 @@ import type { HealthWatch } from '../core/filter-health.js'
 import { WindowFilter } from '../core/window-filter.js'
 import { RememberedBytes } from '../protocol/same-bytes.js'
 import { holdsOwnArena, reclaimSoon } from './memory-reclaim.js'
+import { SlotIndex, slotOfName } from './slot-index.js'
 
 /** What a key holds: a Bloom filter (BF.*) or a sliding-window filter (APBF.*). */
 export type StoredFilter = ScalableBloomFilter | WindowFilter
@@ -123,6 +124,8 @@ export class FilterRegistry extends KeyspaceView {
    */
   private lastKey = new RememberedBytes()
   private lastEntry: FilterEntry | undefined
+  /** The keys of each hash slot, once {@link indexSlots} turned it on (cluster mode); else undefined. */
+  private slotIndex: SlotIndex | undefined
 
   /**
    * `index`: the database this is (SELECT's number); `shared`: what it shares with the other
@@ -261,6 +264,7 @@ export class FilterRegistry extends KeyspaceView {
     const base = { name, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
     const entry: FilterEntry = filter instanceof WindowFilter ? { ...base, kind: 'window', filter } : { ...base, kind: 'bloom', filter }
     this.filters.set(name, entry)
+    this.slotIndex?.add(name)
     this.shared.dirty++
     return entry
   }
@@ -278,6 +282,7 @@ export class FilterRegistry extends KeyspaceView {
     const entry = this.filters.get(name)
     if (entry === undefined) return false
     this.filters.delete(name)
+    this.slotIndex?.remove(name)
     this.forgetExpiry(entry)
     if (counted) this.shared.dirty++
     if (entry.kind === 'bloom' && holdsOwnArena(entry.filter)) reclaimSoon()
@@ -364,6 +369,8 @@ export class FilterRegistry extends KeyspaceView {
    */
   swapContents(other: FilterRegistry): void {
     const mine = [this.filters, this.expiring, this.expiryCursor, this.nextSeq, this.lastKey, this.lastEntry] as const
+    // The slot index describes the keys: rebuilt on each side rather than swapped (each keeps its own on/off).
+    const [mineIndexed, otherIndexed] = [this.slotIndex !== undefined, other.slotIndex !== undefined]
     this.filters = other.filters
     this.expiring = other.expiring
     this.expiryCursor = other.expiryCursor
@@ -371,6 +378,49 @@ export class FilterRegistry extends KeyspaceView {
     this.lastKey = other.lastKey
     this.lastEntry = other.lastEntry
     ;[other.filters, other.expiring, other.expiryCursor, other.nextSeq, other.lastKey, other.lastEntry] = mine
+    this.slotIndex = undefined
+    other.slotIndex = undefined
+    if (mineIndexed) this.indexSlots()
+    if (otherIndexed) other.indexSlots()
+  }
+
+  /**
+   * Keeps the keys of each hash slot from now on (cluster mode, database 0: redis slot_to_keys),
+   * for {@link countKeysInSlot} and {@link keysInSlot}; indexes the keys held now. Off by default,
+   * so that a server outside cluster mode pays nothing per key.
+   */
+  indexSlots(): void {
+    if (this.slotIndex !== undefined) return
+    const index = new SlotIndex()
+    for (const name of this.filters.keys()) index.add(name)
+    this.slotIndex = index
+  }
+
+  /** Whether {@link indexSlots} turned the slot index on. */
+  get slotsIndexed(): boolean {
+    return this.slotIndex !== undefined
+  }
+
+  /**
+   * How many keys hash to `slot` (0 .. 16383), expired ones not yet deleted included (redis
+   * countKeysInSlot). Without the index, a walk over every key.
+   */
+  countKeysInSlot(slot: number): number {
+    if (this.slotIndex !== undefined) return this.slotIndex.count(slot)
+    let count = 0
+    for (const name of this.filters.keys()) if (slotOfName(name) === slot) count++
+    return count
+  }
+
+  /** At most `count` names of keys that hash to `slot` (redis getKeysInSlot), oldest first. */
+  keysInSlot(slot: number, count: number): string[] {
+    if (this.slotIndex !== undefined) return this.slotIndex.names(slot, count)
+    const found: string[] = []
+    for (const name of this.filters.keys()) {
+      if (found.length >= count) break
+      if (slotOfName(name) === slot) found.push(name)
+    }
+    return found
   }
 
   /** Bytes of bitmap held by all filters. */

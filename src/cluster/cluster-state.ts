@@ -1,0 +1,302 @@
+/**
+ * What this node knows of the cluster (redis 7.0 cluster.h clusterState): the nodes by id, the
+ * owner of each of the 16384 hash slots, the slots this node is migrating or importing, the
+ * current epoch, the FORGET blacklist and the addresses met but not yet identified. Every change
+ * is saved to nodes.conf (nodes-conf.ts) before the replies of the turn go out, as redis's
+ * clusterBeforeSleep does. Peers are learned and failures marked by pulling CLUSTER NODES
+ * (cluster-gossip.ts, cluster-merge.ts, cluster-health.ts): docs/CLUSTER.md.
+ */
+import { randomBytes } from 'node:crypto'
+import path from 'node:path'
+import { CLUSTER_SLOTS } from '../core/key-slot.js'
+import type { Config } from '../runtime/config.js'
+import type { Logger } from '../runtime/logger.js'
+import type { ReplicaLink } from '../replication/replica-link.js'
+import type { ReplicationState } from '../replication/replication-state.js'
+import { ClusterNode } from './cluster-node.js'
+import { loadNodesConf, saveNodesConf } from './nodes-conf.js'
+
+/** redis CLUSTER_BLACKLIST_TTL: a forgotten node is not re-added for 60 s. */
+export const BLACKLIST_TTL_MS = 60_000
+
+/** What the cluster state needs of the server it runs in. */
+export interface ClusterHost {
+  readonly config: Config
+  readonly log: Logger
+  readonly replicaLink: ReplicaLink
+  readonly replication: ReplicationState
+  /** Keys held in database 0 (REPLICATE and RESET refuse a master that holds any). */
+  keyCount(): number
+  /** Keys of database 0 in `slot` (SETSLOT NODE refuses to give away a slot that has some). */
+  countKeysInSlot(slot: number): number
+  /** The port clients reach this node at (the bound one). */
+  listeningPort(): number
+}
+
+/** An address met (CLUSTER MEET) whose node is not identified yet (redis's handshake node). */
+export interface PendingMeet {
+  readonly host: string
+  readonly port: number
+  readonly cport: number
+  readonly sinceMs: number
+}
+
+/** A new random node id (redis getRandomHexChars over CLUSTER_NAMELEN). */
+export function newNodeId(): string {
+  return randomBytes(20).toString('hex')
+}
+
+export class ClusterState {
+  readonly nodes = new Map<string, ClusterNode>()
+  myself!: ClusterNode
+  currentEpoch = 0
+  lastVoteEpoch = 0
+  /** Slots this node (their owner) is giving to another master (SETSLOT MIGRATING). */
+  readonly migratingTo = new Map<number, ClusterNode>()
+  /** Slots this node is receiving from their owner (SETSLOT IMPORTING). */
+  readonly importingFrom = new Map<number, ClusterNode>()
+  /** Forgotten node ids, with when they may come back; ms. */
+  readonly blacklist = new Map<string, number>()
+  /** Addresses met by CLUSTER MEET whose node id is not known yet, by "host:port". */
+  readonly pendingMeets = new Map<string, PendingMeet>()
+  /** redis cluster->state: 'ok' serves keys; 'fail' answers -CLUSTERDOWN. */
+  state: 'ok' | 'fail' = 'fail'
+  /** Masters that own at least one slot (CLUSTER INFO cluster_size). */
+  size = 0
+  private readonly owners: (ClusterNode | undefined)[] = new Array<ClusterNode | undefined>(CLUSTER_SLOTS).fill(undefined)
+  private saveScheduled = false
+  readonly file: string
+
+  constructor(readonly host: ClusterHost) {
+    this.file = path.resolve(host.config.dir, host.config['cluster-config-file'])
+    const loaded = loadNodesConf(this.file, this)
+    if (loaded) host.log.notice(`Node configuration loaded, I'm ${this.myself!.id}`)
+    else {
+      this.myself = new ClusterNode(newNodeId(), '', 0, 0)
+      this.nodes.set(this.myself.id, this.myself)
+      host.log.notice(`No cluster configuration found, I'm ${this.myself.id}`)
+    }
+    this.refreshMyAddress()
+    this.saveConfig()
+  }
+
+  /** Myself's announced address: cluster-announce-ip/port/bus-port, else the bound port (+10000). */
+  refreshMyAddress(): void {
+    const config = this.host.config
+    const port = config['cluster-announce-port'] || this.host.listeningPort() || this.myself.port
+    if (config['cluster-announce-ip'] !== '') this.myself.ip = config['cluster-announce-ip']
+    this.myself.port = port
+    this.myself.cport = config['cluster-announce-bus-port'] || (port === 0 ? 0 : port + 10000)
+  }
+
+  /** Takes `ip` as myself's address when none is known yet (the address a peer reached us at). */
+  learnMyIp(ip: string): void {
+    if (this.myself.ip !== '' || ip === '') return
+    this.myself.ip = ip.startsWith('::ffff:') ? ip.slice(7) : ip
+    this.changed()
+  }
+
+  nodeById(id: string): ClusterNode | undefined {
+    return this.nodes.get(id)
+  }
+
+  nodeByAddress(host: string, port: number): ClusterNode | undefined {
+    for (const node of this.nodes.values()) if (node.ip === host && node.port === port) return node
+    return undefined
+  }
+
+  masters(): ClusterNode[] {
+    return [...this.nodes.values()].filter((node) => node.isMaster)
+  }
+
+  /** The replicas of `master`, as this node knows them. */
+  replicasOf(master: ClusterNode): ClusterNode[] {
+    return [...this.nodes.values()].filter((node) => !node.isMaster && node.masterId === master.id)
+  }
+
+  /** The master this node replicates, when it is a replica of a known node. */
+  myMaster(): ClusterNode | undefined {
+    return this.myself.masterId === undefined ? undefined : this.nodes.get(this.myself.masterId)
+  }
+
+  slotOwner(slot: number): ClusterNode | undefined {
+    return this.owners[slot]
+  }
+
+  /** Gives `slot` to `node` (undefined: unassigned), keeping each node's slot count. */
+  setSlotOwner(slot: number, node: ClusterNode | undefined): void {
+    const previous = this.owners[slot]
+    if (previous === node) return
+    if (previous !== undefined) previous.slotCount--
+    if (node !== undefined) node.slotCount++
+    this.owners[slot] = node
+  }
+
+  /** Whether `node` owns `slot`. */
+  owns(node: ClusterNode, slot: number): boolean {
+    return this.owners[slot] === node
+  }
+
+  /** The node's config epoch as CLUSTER NODES prints it: a replica's is its master's. */
+  printedEpoch(node: ClusterNode): number {
+    const master = node.isMaster || node.masterId === undefined ? undefined : this.nodes.get(node.masterId)
+    return master?.configEpoch ?? node.configEpoch
+  }
+
+  /** Adds a node learned from a peer, unless it is blacklisted; returns it (or the one already known). */
+  addNode(id: string, ip: string, port: number, cport: number, nowMs = Date.now()): ClusterNode | undefined {
+    const known = this.nodes.get(id)
+    if (known !== undefined) return known
+    if ((this.blacklist.get(id) ?? 0) > nowMs) return undefined
+    const node = new ClusterNode(id, ip, port, cport, nowMs)
+    this.nodes.set(id, node)
+    this.changed()
+    return node
+  }
+
+  /** CLUSTER FORGET (redis clusterBlacklistAddNode + clusterDelNode). */
+  forget(node: ClusterNode, nowMs = Date.now()): void {
+    this.blacklist.set(node.id, nowMs + BLACKLIST_TTL_MS)
+    this.deleteNode(node)
+  }
+
+  /** redis clusterDelNode: its slots unassigned, open slots towards it closed, its reports dropped. */
+  deleteNode(node: ClusterNode): void {
+    for (let slot = 0; slot < CLUSTER_SLOTS; slot++) if (this.owners[slot] === node) this.setSlotOwner(slot, undefined)
+    for (const [slot, peer] of this.migratingTo) if (peer === node) this.migratingTo.delete(slot)
+    for (const [slot, peer] of this.importingFrom) if (peer === node) this.importingFrom.delete(slot)
+    for (const other of this.nodes.values()) other.failReports.delete(node.id)
+    this.nodes.delete(node.id)
+    this.changed()
+  }
+
+  /** The largest config epoch known (redis clusterGetMaxEpoch), the current epoch included. */
+  maxEpoch(): number {
+    let max = this.currentEpoch
+    for (const node of this.nodes.values()) max = Math.max(max, node.configEpoch)
+    return max
+  }
+
+  /**
+   * redis clusterBumpConfigEpochWithoutConsensus: a new epoch for myself unless it already has the
+   * largest one. Returns whether it bumped.
+   */
+  bumpEpochWithoutConsensus(): boolean {
+    if (this.myself.configEpoch !== 0 && this.myself.configEpoch === this.maxEpoch()) return false
+    this.currentEpoch++
+    this.myself.configEpoch = this.currentEpoch
+    this.host.log.warning(`New configEpoch set to ${this.myself.configEpoch}`)
+    this.changed()
+    return true
+  }
+
+  /**
+   * redis clusterSetMaster: myself (with no slots) becomes a replica of `master`, and the
+   * replication link follows it.
+   */
+  setMaster(master: ClusterNode): void {
+    if (this.myself.isMaster) {
+      this.myself.role = 'replica'
+      this.migratingTo.clear()
+      this.importingFrom.clear()
+    }
+    this.myself.masterId = master.id
+    this.host.replicaLink.setMaster(master.ip, master.port)
+    this.changed()
+  }
+
+  /**
+   * CLUSTER REPLICATE's checks and change (redis 7.0 cluster.c): undefined when myself now
+   * replicates `nodeId`, else redis's error text.
+   */
+  replicate(nodeId: string): string | undefined {
+    const node = this.nodes.get(nodeId)
+    if (node === undefined) return `ERR Unknown node ${nodeId}`
+    if (node === this.myself) return "ERR Can't replicate myself"
+    if (!node.isMaster) return 'ERR I can only replicate a master, not a replica.'
+    if (this.myself.isMaster && (this.myself.slotCount !== 0 || this.host.keyCount() !== 0)) {
+      return 'ERR To set a master the node must be empty and without assigned slots.'
+    }
+    this.setMaster(node)
+    return undefined
+  }
+
+  /**
+   * redis clusterFailoverReplaceYourMaster: myself, a replica, becomes a master with a new config
+   * epoch and claims every slot of its former master. Returns false when myself is a master.
+   */
+  takeOver(): boolean {
+    const master = this.myMaster()
+    if (this.myself.isMaster) return false
+    this.myself.role = 'master'
+    this.myself.masterId = undefined
+    this.host.replicaLink.unsetMaster()
+    this.currentEpoch = Math.max(this.currentEpoch, this.maxEpoch()) + 1
+    this.myself.configEpoch = this.currentEpoch
+    if (master !== undefined) {
+      for (let slot = 0; slot < CLUSTER_SLOTS; slot++) if (this.owners[slot] === master) this.setSlotOwner(slot, this.myself)
+    }
+    this.host.log.warning(`Took over the slots of ${master?.id ?? 'my unknown master'}, configEpoch ${this.myself.configEpoch}`)
+    this.changed()
+    return true
+  }
+
+  /** A master that lost every slot to `winner` becomes its replica (redis clusterUpdateSlotsConfigWith). */
+  followWinner(winner: ClusterNode): void {
+    this.host.log.warning(`Configuration change detected. Reconfiguring myself as a replica of ${winner.id}`)
+    this.setMaster(winner)
+  }
+
+  /**
+   * CLUSTER RESET (redis clusterReset): a replica becomes an empty master; every slot and every
+   * other node forgotten; HARD also zeroes the epochs and takes a new id.
+   */
+  reset(hard: boolean): void {
+    if (!this.myself.isMaster) {
+      this.myself.role = 'master'
+      this.myself.masterId = undefined
+      this.host.replicaLink.unsetMaster()
+    }
+    this.migratingTo.clear()
+    this.importingFrom.clear()
+    for (let slot = 0; slot < CLUSTER_SLOTS; slot++) this.setSlotOwner(slot, undefined)
+    for (const node of [...this.nodes.values()]) if (node !== this.myself) this.deleteNode(node)
+    this.pendingMeets.clear()
+    if (hard) {
+      this.currentEpoch = 0
+      this.lastVoteEpoch = 0
+      this.myself.configEpoch = 0
+      this.nodes.delete(this.myself.id)
+      this.myself.id = newNodeId()
+      this.nodes.set(this.myself.id, this.myself)
+      this.host.log.notice(`Node hard reset, now I'm ${this.myself.id}`)
+    }
+    this.changed()
+  }
+
+  /** A change to save: nodes.conf is written once, before this turn's replies (redis CLUSTER_TODO_SAVE_CONFIG). */
+  changed(): void {
+    if (this.saveScheduled) return
+    this.saveScheduled = true
+    process.nextTick(() => {
+      this.saveScheduled = false
+      try {
+        this.saveConfig()
+      } catch (error) {
+        this.host.log.warning(`Could not save the cluster configuration: ${(error as Error).message}`)
+      }
+    })
+  }
+
+  /** Writes nodes.conf now, atomically (CLUSTER SAVECONFIG). @throws on a failed write */
+  saveConfig(): void {
+    saveNodesConf(this.file, this)
+  }
+
+  /** Every slot owned by `node`, in order. */
+  slotsOf(node: ClusterNode): number[] {
+    const slots: number[] = []
+    for (let slot = 0; slot < CLUSTER_SLOTS; slot++) if (this.owners[slot] === node) slots.push(slot)
+    return slots
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A connection from this node to a peer, for the pull of its CLUSTER NODES and for CLUSTER MEET:
+ * ordinary RESP2 over TCP, AUTH with masteruser/masterauth first when they are set, every request
+ * with a timeout (a peer that accepts but never answers must not stall the others: a stopped
+ * process does exactly that). Replies read: simple strings, errors, integers, bulk strings.
+ */
+import net from 'node:net'
+
+/** A reply as read: a string (simple or bulk), a number, null, or an error reply's text. */
+export type PeerReply = string | number | null | { readonly error: string }
+
+interface Waiter {
+  readonly resolve: (reply: PeerReply) => void
+  readonly reject: (error: Error) => void
+}
+
+const CRLF = Buffer.from('\r\n')
+
+function encode(args: readonly string[]): Buffer {
+  let text = `*${args.length}\r\n`
+  for (const arg of args) text += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`
+  return Buffer.from(text, 'utf8')
+}
+
+/** One reply at the start of `buffer`: the reply and the bytes it took, or undefined if not whole. */
+function readReply(buffer: Buffer): { reply: PeerReply; length: number } | undefined {
+  const lineEnd = buffer.indexOf(CRLF)
+  if (lineEnd === -1) return undefined
+  const type = String.fromCharCode(buffer[0]!)
+  const line = buffer.toString('utf8', 1, lineEnd)
+  if (type === '+') return { reply: line, length: lineEnd + 2 }
+  if (type === '-') return { reply: { error: line }, length: lineEnd + 2 }
+  if (type === ':') return { reply: Number(line), length: lineEnd + 2 }
+  if (type === '$') {
+    const size = Number(line)
+    if (size < 0) return { reply: null, length: lineEnd + 2 }
+    const end = lineEnd + 2 + size
+    if (buffer.length < end + 2) return undefined
+    return { reply: buffer.toString('utf8', lineEnd + 2, end), length: end + 2 }
+  }
+  throw new Error(`unexpected reply type ${JSON.stringify(type)}`)
+}
+
+export class PeerLink {
+  private socket: net.Socket | undefined
+  private buffer: Buffer = Buffer.alloc(0)
+  private readonly waiters: Waiter[] = []
+  /** Whether a request is under way (the pull sends one at a time per peer). */
+  busy = false
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+    /** The AUTH arguments to send first on each new connection, if any. */
+    private readonly auth: () => readonly string[] | undefined,
+  ) {}
+
+  /** The local address of the connection (this node's ip as the peer sees it), once connected. */
+  get localAddress(): string {
+    return this.socket?.localAddress ?? ''
+  }
+
+  /** Sends one command and waits for its reply, at most `timeoutMs` (then the connection is dropped). */
+  async request(args: readonly string[], timeoutMs: number): Promise<PeerReply> {
+    this.busy = true
+    const timer = setTimeout(() => this.drop(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs)
+    try {
+      if (this.socket === undefined) await this.connect()
+      return await this.send(args)
+    } finally {
+      clearTimeout(timer)
+      this.busy = false
+    }
+  }
+
+  private async connect(): Promise<void> {
+    const socket = net.createConnection({ host: this.host, port: this.port })
+    socket.setNoDelay(true)
+    this.socket = socket
+    socket.on('data', (chunk: Buffer) => this.onData(chunk))
+    socket.on('error', (error) => this.drop(error))
+    socket.on('close', () => this.drop(new Error('connection closed')))
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve)
+      this.waiters.push({ resolve: () => {}, reject })
+    })
+    this.waiters.shift()
+    const auth = this.auth()
+    if (auth !== undefined) {
+      const reply = await this.send(['AUTH', ...auth])
+      if (typeof reply === 'object' && reply !== null) throw new Error(`AUTH: ${reply.error}`)
+    }
+  }
+
+  private send(args: readonly string[]): Promise<PeerReply> {
+    const socket = this.socket
+    if (socket === undefined) return Promise.reject(new Error('not connected'))
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject })
+      socket.write(encode(args))
+    })
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk])
+    try {
+      for (;;) {
+        const read = readReply(this.buffer)
+        if (read === undefined) return
+        this.buffer = this.buffer.subarray(read.length)
+        this.waiters.shift()?.resolve(read.reply)
+      }
+    } catch (error) {
+      this.drop(error as Error)
+    }
+  }
+
+  /** Closes the connection; whatever waits fails with `error`. The next request reconnects. */
+  drop(error: Error): void {
+    const socket = this.socket
+    this.socket = undefined
+    this.buffer = Buffer.alloc(0)
+    socket?.destroy()
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error)
+  }
+
+  close(): void {
+    this.drop(new Error('closed'))
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Cluster mode's refusal in dispatch (redis 7.0 cluster.c getNodeByQuery and
+ * clusterRedirectClient, as processCommand calls them): a command whose keys hash to a slot this
+ * node does not serve is answered `-MOVED slot ip:port`; `-ASK` while the slot migrates and the key
+ * is gone; `-CROSSSLOT` for keys of different slots; `-TRYAGAIN` for several keys of an open slot
+ * of which some are missing; `-CLUSTERDOWN` when the slot is unowned or the cluster is down. A
+ * replica serves reads of its master's slots on READONLY connections; an importing slot serves a
+ * command after ASKING (or one with the `asking` flag, RESTORE-ASKING). The master's link and the
+ * log's replay are never redirected; a queued command is checked when queued, EXEC over them all.
+ * Key positions come from the command's key specs (command-getkeys.ts), planned once per row.
+ */
+import { keyspace, type CommandContext } from './context.js'
+import type { CommandArgs } from '../protocol/command-args.js'
+import { CommandArgs as Args } from '../protocol/command-args.js'
+import { rowOf, type CommandEntry, type CommandRow } from './table.js'
+import { commandKeyPositions } from './command-getkeys.js'
+import { COMMAND_DOCS } from './command-docs.js'
+import { keyHashSlot } from '../core/key-slot.js'
+import { FilterRegistry } from '../store/registry.js'
+import type { ClusterState } from '../cluster/cluster-state.js'
+
+/** How a row's keys are found: none, a [first, last, step] range, or the key specs in full. */
+type KeyPlan = { readonly kind: 'none' } | { readonly kind: 'range'; readonly first: number; readonly last: number; readonly step: number } | { readonly kind: 'specs' }
+
+const NONE: KeyPlan = { kind: 'none' }
+const SPECS: KeyPlan = { kind: 'specs' }
+const plans = new WeakMap<CommandRow, KeyPlan>()
+
+/** The plan of a row: its one index+range key spec (or an undocumented row's keys) as a range. */
+function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
+  let plan = plans.get(row)
+  if (plan !== undefined) return plan
+  const specs = COMMAND_DOCS.get(row.fullName)?.key_specs
+  if (specs === undefined || specs.length === 0) {
+    const keys = row === entry.row ? entry.spec.keys : undefined
+    plan = keys === undefined || keys[0] === 0 ? (row === entry.row ? NONE : SPECS) : { kind: 'range', first: keys[0], last: keys[1], step: keys[2] }
+  } else if (specs.length === 1 && specs[0]!.begin_search.type === 'index' && specs[0]!.find_keys.type === 'range' &&
+    Number(specs[0]!.find_keys.spec.limit) === 0 && !specs[0]!.flags.includes('not_key')) {
+    const first = Number(specs[0]!.begin_search.spec.index)
+    const lastkey = Number(specs[0]!.find_keys.spec.lastkey)
+    plan = { kind: 'range', first, last: lastkey < 0 ? lastkey : first + lastkey, step: Number(specs[0]!.find_keys.spec.keystep) }
+  } else plan = specs.every((spec) => spec.flags.includes('not_key')) ? NONE : SPECS
+  plans.set(row, plan)
+  return plan
+}
+
+/** The key positions of a command line by its plan. */
+function keyPositions(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): number[] {
+  const plan = planOf(entry, row)
+  if (plan.kind === 'none') return []
+  if (plan.kind === 'specs') return (commandKeyPositions(ctx.server.commands, argv.toArray()) ?? []).map((key) => key.pos)
+  const last = plan.last < 0 ? argv.length + plan.last : plan.last
+  const positions: number[] = []
+  for (let pos = plan.first; pos <= last && pos < argv.length; pos += Math.max(plan.step, 1)) positions.push(pos)
+  return positions
+}
+
+/** What the keys of a request (one command, or EXEC's queue) say about where it may run. */
+interface Query {
+  slot: number
+  firstKey: Buffer | undefined
+  multipleKeys: boolean
+  crossSlot: boolean
+  missing: number
+  existing: number
+  writes: boolean
+}
+
+/** Adds one command line's keys to the query; counts missing keys when the slot is open here. */
+function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: CommandEntry, argv: CommandArgs): void {
+  const row = rowOf(entry, argv)
+  if (row === undefined) return
+  query.writes ||= entry.writes
+  for (const pos of keyPositions(ctx, entry, row, argv)) {
+    const bytes = argv.bytes(pos)
+    const slot = keyHashSlot(bytes, argv.start(pos), argv.end(pos))
+    if (query.firstKey === undefined) {
+      query.firstKey = argv.get(pos)
+      query.slot = slot
+    } else if (!query.firstKey.equals(argv.get(pos))) {
+      if (slot !== query.slot) {
+        query.crossSlot = true
+        return
+      }
+      query.multipleKeys = true
+    }
+    if (state.migratingTo.has(slot) || state.importingFrom.has(slot)) {
+      if (keyspace(ctx).has(FilterRegistry.nameOf(bytes, argv.start(pos), argv.end(pos)))) query.existing++
+      else query.missing++
+    }
+  }
+}
+
+/** The query of a command, or of EXEC's queued commands. */
+function queryOf(ctx: CommandContext, state: ClusterState, entry: CommandEntry, argv: CommandArgs): Query {
+  const query: Query = { slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, missing: 0, existing: 0, writes: false }
+  if (!entry.isExec) addKeys(ctx, state, query, entry, argv)
+  else for (const queued of ctx.client.transaction?.queued ?? []) addKeys(ctx, state, query, queued.entry, Args.of(queued.argv))
+  return query
+}
+
+/** The refusal text for a command in cluster mode, or undefined when this node serves it. */
+export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): string | undefined {
+  const client = ctx.client
+  if (client.user === '') return undefined
+  const asking = client.asking === true
+  // redis resetClient: ASKING lasts one command (the whole transaction inside MULTI).
+  if (asking && client.transaction === undefined && entry.lowerName !== 'asking') client.asking = false
+  const state = ctx.server.cluster!
+  const query = queryOf(ctx, state, entry, argv)
+  if (query.crossSlot) return "CROSSSLOT Keys in request don't hash to the same slot"
+  if (query.firstKey === undefined) return undefined
+  return redirection(ctx, state, entry, query, asking)
+}
+
+/** getNodeByQuery's decision once the slot is known. */
+function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEntry, query: Query, asking: boolean): string | undefined {
+  const slot = query.slot
+  const owner = state.slotOwner(slot)
+  if (owner === undefined) return 'CLUSTERDOWN Hash slot not served'
+  const myself = state.myself
+  const migrating = owner === myself && state.migratingTo.has(slot)
+  const importing = !migrating && state.importingFrom.has(slot)
+  if (state.state !== 'ok') {
+    if (!ctx.server.config['cluster-allow-reads-when-down']) return 'CLUSTERDOWN The cluster is down'
+    if (query.writes) return 'CLUSTERDOWN The cluster is down and only accepts read commands'
+  }
+  if ((migrating || importing) && entry.lowerName === 'migrate') return undefined
+  if (migrating && query.missing > 0) {
+    if (query.existing > 0) return 'TRYAGAIN Multiple keys request during rehashing of slot'
+    const target = state.migratingTo.get(slot)!
+    return `ASK ${slot} ${target.ip}:${target.port}`
+  }
+  if (importing && (asking || entry.spec.flags.includes('asking'))) {
+    return query.multipleKeys && query.missing > 0 ? 'TRYAGAIN Multiple keys request during rehashing of slot' : undefined
+  }
+  if (ctx.client.clusterReadonly === true && !query.writes && !myself.isMaster && myself.masterId === owner.id) return undefined
+  return owner === myself ? undefined : `MOVED ${slot} ${owner.ip}:${owner.port}`
+}
