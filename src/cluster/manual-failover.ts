@@ -4,15 +4,15 @@
  *
  * 1. The replica connects to its master (authenticating with masteruser/masterauth, as its
  *    replication link does) and sends `CLIENT PAUSE <2 × 5000> WRITE` (redis pauses the master's
- *    writes for CLUSTER_MF_TIMEOUT × CLUSTER_MF_PAUSE_MULT), then `ROLE`, whose second element is
- *    the master's replication offset once nothing more can be written.
+ *    writes for CLUSTER_MF_TIMEOUT × CLUSTER_MF_PAUSE_MULT), then `INFO replication`, whose
+ *    master_repl_offset is final once nothing more can be written.
  * 2. The replica waits until its own applied offset reaches that one (redis "All master
  *    replication stream processed, manual failover can start."), at most CLUSTER_MF_TIMEOUT
  *    (5 s) from the request.
  * 3. It takes over: master, configEpoch = ++currentEpoch, its master's slots. No vote of the
  *    masters is asked (no election code is written here: docs/CLUSTER.md).
  * 4. The old master learns the higher epoch for its slots by pull gossip and becomes a replica of
- *    the new one. The replica watches it (ROLE) and, once it says `slave`, ends the pause with
+ *    the new one. The replica watches it (INFO's role) and, once it says `slave`, ends the pause with
  *    `CLIENT UNPAUSE`: the writes held there are then answered by a replica (-MOVED), never run
  *    by a master that lost its slots. If the old master never demotes itself, its pause ends on
  *    its own after 10 s, as in redis.
@@ -31,7 +31,7 @@ const POLL_MS = 10
 
 /** A RESP connection to another node: one command at a time, its reply (an error reply rejects). */
 export interface PeerCommands {
-  command(args: readonly string[]): Promise<unknown>
+  command(args: readonly string[]): Promise<string | number | null>
   close(): void
 }
 
@@ -86,7 +86,7 @@ export class ManualFailovers {
     try {
       peer = await beforeDeadline(this.host.connect(master.host, master.port), deadline)
       await beforeDeadline(peer.command(['CLIENT', 'PAUSE', String(MF_TIMEOUT_MS * MF_PAUSE_MULT), 'WRITE']), deadline)
-      const offset = masterOffset(await beforeDeadline(peer.command(['ROLE']), deadline))
+      const offset = masterOffset(await beforeDeadline(peer.command(['INFO', 'replication']), deadline))
       log.notice(`Received replication offset for paused master manual failover: ${offset}`)
       while (this.host.appliedOffset() < offset) {
         if (!this.live(token, master)) throw new Error('the manual failover was abandoned')
@@ -106,12 +106,12 @@ export class ManualFailovers {
     return true
   }
 
-  /** Step 4: CLIENT UNPAUSE on the old master once its ROLE says slave (or its pause is over). */
+  /** Step 4: CLIENT UNPAUSE on the old master once its INFO says role:slave (or its pause is over). */
   private async unpauseWhenDemoted(peer: PeerCommands, pauseEnd: number): Promise<void> {
     try {
       while (Date.now() < pauseEnd) {
-        const role = (await beforeDeadline(peer.command(['ROLE']), pauseEnd)) as unknown[]
-        if (String(role[0]) === 'slave') {
+        const info = String(await beforeDeadline(peer.command(['INFO', 'replication']), pauseEnd))
+        if (infoField(info, 'role') === 'slave') {
           await peer.command(['CLIENT', 'UNPAUSE'])
           this.host.log.notice('Manual failover: the old master is a replica now, its writes unpaused.')
           return
@@ -126,12 +126,20 @@ export class ManualFailovers {
   }
 }
 
-/** ROLE's reply on a master: ["master", offset, replicas]; anything else aborts the failover. */
-export function masterOffset(reply: unknown): number {
-  if (!Array.isArray(reply) || String(reply[0]) !== 'master' || typeof reply[1] !== 'number') {
-    throw new Error(`the master answered ROLE with ${JSON.stringify(reply)}`)
+/** The master's offset from its INFO replication; a node that is not a master aborts the failover. */
+export function masterOffset(info: unknown): number {
+  const text = String(info)
+  const offset = Number(infoField(text, 'master_repl_offset'))
+  if (infoField(text, 'role') !== 'master' || !Number.isSafeInteger(offset)) {
+    throw new Error(`the master's INFO replication says role:${infoField(text, 'role') ?? '?'}`)
   }
-  return reply[1]
+  return offset
+}
+
+/** A `field:value` line's value in an INFO reply. */
+function infoField(info: string, field: string): string | undefined {
+  const match = new RegExp(`(?:^|\\n)${field}:([^\\r\\n]*)`).exec(info)
+  return match?.[1]
 }
 
 function beforeDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {

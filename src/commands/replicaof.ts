@@ -7,9 +7,12 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import { isKeyword, parseInteger, text } from './args.js'
 import { ReplyError } from './reply-error.js'
 import { replicaRole } from '../replication/replica-info.js'
+import { clusterReplicaof } from './cluster-replicaof.js'
 
 /** REPLICAOF host port | NO ONE → +OK, or +OK Already connected to specified master */
 export function replicaof(ctx: CommandContext, argv: CommandArgs): void {
+  // Cluster mode: NO ONE is a takeover, host port a CLUSTER REPLICATE (cluster-replicaof.ts).
+  if (ctx.server.cluster !== undefined) return clusterReplicaof(ctx, argv)
   const link = ctx.server.replicaLink
   const client = ctx.client
   if (isKeyword(argv.get(1), 'NO') && isKeyword(argv.get(2), 'ONE')) {

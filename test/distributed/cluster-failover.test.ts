@@ -1,0 +1,120 @@
+/**
+ * Issue 20, failover through Sentinel in cluster mode: three shards of a bfs master and a bfs
+ * replica, made by the unmodified `redis-cli --cluster create --cluster-replicas 1`, three real
+ * redis-sentinel processes monitoring one master name per shard (shard-0, shard-1, shard-2), and
+ * a stream of BF.ADD + WAIT 1 through the cluster. kill -9 of one shard's master: Sentinel sends
+ * its replica SLAVEOF NO ONE (inside MULTI, with CONFIG REWRITE and CLIENT KILL), which in cluster
+ * mode is a takeover (a new config epoch, the master's slots); the claim spreads by pull gossip
+ * until every live node's CLUSTER SLOTS names the new master. The old master, restarted with its
+ * nodes.conf, sees the higher epoch for its slots and becomes a replica of the new master.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ClusterAckedWriter, missingThroughCluster } from '../helpers/cluster-acked-writer.js'
+import { Cluster, type ClusterNode, waitUntil } from '../helpers/cluster-nodes.js'
+import type { Sentinel } from '../helpers/cluster-sentinels.js'
+import { splitVoteAllowanceMs } from '../helpers/failover-scenario.js'
+import { CLUSTER_MODE_LINES, clusterNodes, clusterSlots, createShards, ownerIn, startShardSentinels, waitShardNewMaster, type Shard } from '../helpers/cluster-shards.js'
+import { hasTool } from '../helpers/tools.js'
+
+/** Issue 20: every live node's CLUSTER SLOTS names the new master within 10 s of the kill. */
+const SLOTS_LIMIT_MS = 10_000
+
+/** Filters whose slots fall in every shard (by CRC16: {a} → 15495, {b} → 3300, {c} → 7365, ...). */
+const FILTERS = ['acc{a}', 'acc{b}', 'acc{c}', 'acc{d}', 'acc{e}', 'acc{f}', 'acc{g}', 'acc{h}', 'acc{i}']
+
+describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mode: Sentinel per shard fails over a killed master', () => {
+  const figures: Record<string, number> = {}
+  const cluster = new Cluster()
+  let nodes: ClusterNode[] = []
+  let shards: Shard[] = []
+  let sentinels: Sentinel[] = []
+  let writer: ClusterAckedWriter
+  let killed: Shard
+  let killedAt = 0
+
+  beforeAll(async () => {
+    for (let i = 1; i <= 6; i++) nodes.push(await cluster.node(`node${i}`, { extra: CLUSTER_MODE_LINES }))
+    const createdAt = Date.now()
+    shards = await createShards(nodes)
+    figures.createMs = Date.now() - createdAt
+    sentinels = await startShardSentinels(cluster, shards)
+    writer = new ClusterAckedWriter(
+      nodes.map((node) => node.port),
+      FILTERS,
+    )
+    writer.start()
+  })
+
+  afterAll(async () => {
+    await writer?.stop()
+    await cluster.stopAll()
+    console.info(`cluster failover figures: ${JSON.stringify(figures)}`)
+  })
+
+  it('writes through every shard, each write acknowledged by its shard replica', async () => {
+    for (const shard of shards) await writer.waitAcked(10, 0, shard.master.port)
+  })
+
+  it('after kill -9 of a master, every live node names its replica in CLUSTER SLOTS within 10 s', async () => {
+    killed = shards[1]!
+    const slot = killed.slot
+    killedAt = Date.now()
+    await killed.master.kill()
+    const live = nodes.filter((node) => node !== killed.master)
+    let seen: (number | undefined)[] = []
+    await waitUntil(
+      () => `every live node names ${killed.replica.port} for slot ${slot} (they name ${seen.join(',')})`,
+      async () => {
+        seen = await Promise.all(live.map(async (node) => ownerIn(await clusterSlots(node.port), slot)))
+        return seen.every((port) => port === killed.replica.port)
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    )
+    figures.allSlotsNameNewMasterMs = Date.now() - killedAt
+    const sentinelMaster = await waitShardNewMaster(sentinels, killed.name, killed.master.port, 30_000)
+    figures.sentinelsNameNewMasterMs = Date.now() - killedAt
+    expect(sentinelMaster).toBe(killed.replica.port)
+    expect(figures.allSlotsNameNewMasterMs).toBeLessThanOrEqual(SLOTS_LIMIT_MS + splitVoteAllowanceMs(sentinels))
+    const myself = (await clusterNodes(killed.replica.port)).find((line) => line.flags.includes('myself'))!
+    expect(myself.flags).toContain('master')
+    // The new claim's epoch is the highest of the cluster (redis: configEpoch = ++currentEpoch).
+    const epochs = (await clusterNodes(killed.replica.port)).map((line) => line.configEpoch)
+    expect(myself.configEpoch).toBe(Math.max(...epochs))
+  })
+
+  it('the writer goes on through the new master', async () => {
+    const after = await writer.waitAcked(10, killedAt, killed.replica.port)
+    figures.firstAckedOnNewMasterMs = after[0]!.at - killedAt
+  })
+
+  it('the old master, restarted with its nodes.conf, rejoins as a replica of the new master', async () => {
+    const restartedAt = Date.now()
+    await killed.master.start()
+    const newMasterId = (await clusterNodes(killed.replica.port)).find((line) => line.flags.includes('myself'))!.id
+    await waitUntil(
+      `every node's CLUSTER NODES shows ${killed.master.name} as a slave of ${newMasterId}`,
+      async () => {
+        for (const node of nodes) {
+          const line = (await clusterNodes(node.port)).find((l) => l.port === killed.master.port)
+          if (line === undefined || !line.flags.includes('slave') || line.masterId !== newMasterId) return false
+        }
+        return true
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    )
+    await killed.master.waitLinkUp(killed.replica.port)
+    figures.rejoinMs = Date.now() - restartedAt
+    const role = (await killed.master.command('ROLE')) as [string, string, number, string]
+    expect([role[0], role[2], role[3]]).toEqual(['slave', killed.replica.port, 'connected'])
+  })
+
+  it('every WAIT-acknowledged write is found through the cluster', async () => {
+    await writer.stop()
+    Object.assign(figures, { acked: writer.acked.length, notAcked: writer.notAcked })
+    expect(writer.acked.length).toBeGreaterThan(0)
+    for (const node of nodes) {
+      expect(await missingThroughCluster(node.port, writer.acked)).toEqual([])
+    }
+  })
+})
+
