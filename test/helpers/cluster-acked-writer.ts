@@ -22,6 +22,8 @@ export interface ClusterAckedWrite {
 
 export class ClusterAckedWriter {
   readonly acked: ClusterAckedWrite[] = []
+  /** Writes BF.ADD answered, acknowledged by a replica or not (WAIT answered 0 without one). */
+  readonly answered: ClusterAckedWrite[] = []
   notAcked = 0
   readonly errors: string[] = []
   private ranges: SlotRange[] = []
@@ -60,6 +62,7 @@ export class ClusterAckedWriter {
     if (port === undefined) throw new Error(`no master for ${filter}'s slot`)
     const connection = this.connection(port)
     await connection.call('BF.ADD', filter, item)
+    this.answered.push({ filter, item, at: Date.now(), port })
     const acks = Number(await connection.call('WAIT', '1', '1000'))
     // No reconnection (retryStrategy null): both commands ran on the connection that took the write.
     if (acks >= 1 && connection.status === 'ready') this.acked.push({ filter, item, at: Date.now(), port })
@@ -88,11 +91,14 @@ export class ClusterAckedWriter {
     }
   }
 
-  /** Waits until `count` writes were acknowledged after `since` (ms), optionally by the master on `port`. */
-  async waitAcked(count: number, since = 0, port?: number): Promise<ClusterAckedWrite[]> {
-    const matching = (): ClusterAckedWrite[] => this.acked.filter((w) => w.at >= since && (port === undefined || w.port === port))
+  /**
+   * Waits until `count` writes were acknowledged (`answered`: only answered) after `since` (ms),
+   * optionally by the master on `port`.
+   */
+  async waitAcked(count: number, since = 0, port?: number, list: 'acked' | 'answered' = 'acked'): Promise<ClusterAckedWrite[]> {
+    const matching = (): ClusterAckedWrite[] => this[list].filter((w) => w.at >= since && (port === undefined || w.port === port))
     await waitUntil(
-      () => `${count} acknowledged writes${port === undefined ? '' : ` on ${port}`} (${this.progress()})`,
+      () => `${count} ${list} writes${port === undefined ? '' : ` on ${port}`} (${this.progress()})`,
       () => matching().length >= count,
       { timeoutMs: 60_000 },
     )

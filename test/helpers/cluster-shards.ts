@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { type Cluster, type ClusterNode, commandOn, startOnFreePort, waitUntil } from './cluster-nodes.js'
-import { pairs, SENTINEL_SETTINGS, Sentinel } from './cluster-sentinels.js'
+import { SENTINEL_SETTINGS, Sentinel } from './cluster-sentinels.js'
 import { runTool } from './tools.js'
 
 /** The config lines of a cluster-mode node (its nodes.conf next to node.conf, in its own dir). */
@@ -157,7 +157,7 @@ export async function startShardSentinels(cluster: Cluster, shards: readonly Sha
     async () => {
       for (const sentinel of sentinels) {
         for (const shard of shards) {
-          const master = pairs((await sentinel.command('SENTINEL', 'master', shard.name)) as string[])
+          const master = await sentinel.master(shard.name)
           if (master.get('port') !== String(shard.master.port) || master.get('flags') !== 'master') return false
           if (master.get('num-slaves') !== '1' || master.get('num-other-sentinels') !== String(count - 1)) return false
         }
@@ -167,16 +167,4 @@ export async function startShardSentinels(cluster: Cluster, shards: readonly Sha
     { timeoutMs: 60_000, intervalMs: 200 },
   )
   return sentinels
-}
-
-/** The master port every Sentinel names for `name` once they all agree on one other than `oldPort`. */
-export async function waitShardNewMaster(sentinels: readonly Sentinel[], name: string, oldPort: number, timeoutMs: number): Promise<number> {
-  return waitUntil(
-    `every Sentinel names a master of ${name} other than ${oldPort}`,
-    async () => {
-      const ports = await Promise.all(sentinels.map(async (s) => Number(((await s.command('SENTINEL', 'get-master-addr-by-name', name)) as string[])[1])))
-      return ports.every((port) => port === ports[0] && port !== oldPort) ? ports[0] : undefined
-    },
-    { timeoutMs, intervalMs: 100 },
-  )
 }
