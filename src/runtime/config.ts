@@ -4,6 +4,7 @@
  * CONFIG GET/SET read and write the same table.
  */
 import { splitConfigLine } from './config-line.js'
+import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 
 export { ConfigError } from './config-values.js'
 import {
@@ -13,7 +14,7 @@ import {
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config {
+export interface Config extends ClusterConfig {
   port: number
   bind: string
   dir: string
@@ -132,20 +133,6 @@ export interface Config {
   'acl-pubsub-default': string
   /** `user <name> <rule> ...` lines of the config file, each as its words (file or flags only, as in Redis). */
   user: readonly (readonly string[])[]
-  /** Cluster mode (redis `cluster-enabled`; start-time only): slots, MOVED/ASK, CLUSTER, database 0 only. */
-  'cluster-enabled': boolean
-  /** The cluster state file, relative to `dir` (redis nodes.conf format). */
-  'cluster-config-file': string
-  /** Milliseconds a peer may stay silent before it is `fail?` (redis `cluster-node-timeout`). */
-  'cluster-node-timeout': number
-  /** The address and ports this node gives its peers and clients; ''/0 = found / its own. */
-  'cluster-announce-ip': string
-  'cluster-announce-port': number
-  'cluster-announce-bus-port': number
-  /** The cluster is down (-CLUSTERDOWN) while any slot is unowned or owned by a failed node. */
-  'cluster-require-full-coverage': boolean
-  /** While the cluster is down, read commands are still served. */
-  'cluster-allow-reads-when-down': boolean
 }
 
 /** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
@@ -204,7 +191,7 @@ export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
 }
 
 /** A row as ROWS writes it, its name being its property's. */
-type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
+export type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
 
 export const MIN_PORT = 0
 export const MAX_PORT = 65535
@@ -313,14 +300,7 @@ const ROWS = {
   aclfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)' },
   'acllog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)' },
   'acl-pubsub-default': { kind: { type: 'enum', values: ['allchannels', 'resetchannels'] }, default: 'resetchannels', mutable: true, description: 'pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0\'s default)' },
-  'cluster-enabled': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'cluster mode: hash slots, MOVED/ASK redirections, the CLUSTER commands, database 0 only (docs/CLUSTER.md)' },
-  'cluster-config-file': { kind: { type: 'string' }, default: 'nodes.conf', mutable: false, description: 'file in dir where a cluster node keeps its id, epochs and slot map (Redis\'s nodes.conf format)' },
-  'cluster-node-timeout': { kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, default: 15000, unit: 'milliseconds', mutable: true, description: 'milliseconds a cluster peer may not answer before it is flagged fail?' },
-  'cluster-announce-ip': { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'address a cluster node gives its peers and clients, "" = the one they reach it at' },
-  'cluster-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a cluster node gives its peers and clients, 0 = its own port' },
-  'cluster-announce-bus-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'bus port a cluster node prints in CLUSTER NODES (bfs has no bus), 0 = port + 10000' },
-  'cluster-require-full-coverage': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'the cluster refuses keys (-CLUSTERDOWN) while a slot is unowned or its owner failed' },
-  'cluster-allow-reads-when-down': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'while the cluster is down, read commands are still served' },
+  ...CLUSTER_CONFIG_ROWS,
   user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<K> }

@@ -5,6 +5,8 @@
  */
 import { ClusterState, type ClusterHost } from '../cluster/cluster-state.js'
 import { ClusterGossip } from '../cluster/cluster-gossip.js'
+
+export type { ClusterState, ClusterGossip }
 import type { FilterRegistry } from '../store/registry.js'
 
 /** The state of a node in cluster mode; database 0's keys indexed by slot from now on. */

@@ -43,9 +43,7 @@ import { KeyExpiry } from './key-expiry.js'
 import { LatencyMonitor } from '../runtime/latency-monitor.js'
 import { EventLoopLatency } from './event-loop-latency.js'
 import { ClientPause } from '../commands/client-pause.js'
-import type { ClusterState } from '../cluster/cluster-state.js'
-import type { ClusterGossip } from '../cluster/cluster-gossip.js'
-import { openClusterState, startClusterGossip } from './cluster-wiring.js'
+import { openClusterState, startClusterGossip, type ClusterGossip, type ClusterState } from './cluster-wiring.js'
 
 /** The cron's tick (redis serverCron at hz 10): the `save` rules are checked at each. */
 const CRON_INTERVAL_MS = 100
@@ -123,8 +121,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly eventLoopLatency = new EventLoopLatency(this.latency)
   readonly pause = new ClientPause()
   activeExpireEnabled = true
-  /** Cluster mode's state (cluster-enabled yes), made at start(); undefined otherwise. */
-  cluster: ClusterState | undefined = undefined
+  cluster: ClusterState | undefined = undefined // cluster-enabled yes: made at start()
   private clusterGossip: ClusterGossip | undefined
   /** The master's side of replication: replicas, backlog, full syncs, WAIT. */
   readonly masterSide: MasterSide
@@ -270,21 +267,15 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (master.length === 2) this.replicaLink.setMaster(master[0]!, Number(master[1]), { atStart: true })
   }
 
-  /**
-   * Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, otherwise when save rules are set,
-   * or on a replica (its final snapshot records the replication position, so that a restart
-   * continues with PSYNC instead of a full sync).
-   */
+  /** Whether a shutdown saves: SAVE forces it, NOSAVE forbids it, else with save rules set or on a
+   * replica (its final snapshot records the replication position: a restart continues with PSYNC). */
   private shutdownSaves(options: ShutdownOptions): boolean {
     if (options.noSave) return false
     return options.save === true || this.config.save.trim() !== '' || this.replication.role === 'replica'
   }
 
-  /**
-   * The replication id and offset the loaded data is at (the snapshot's, when nothing was replayed
-   * over it): this node's again, and, on a replica, the history its PSYNC continues (redis
-   * restores them from its RDB).
-   */
+  /** The replication id and offset the loaded data is at (the snapshot's, when nothing was replayed over
+   * it): this node's again, and, on a replica, the history its PSYNC continues (redis: from its RDB). */
   private resumeReplication(): void {
     const position = this.persistence.loadedPosition
     if (position === undefined) return
@@ -321,10 +312,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.eventLoopLatency.tick()
   }
 
-  /**
-   * Once a second: close idle clients (`timeout`) and those past the soft output limit for too
-   * long, and recount filter memory (`maxmemory`).
-   */
+  /** Once a second: close idle clients (`timeout`) and those past the soft output limit for too long,
+   * and recount filter memory (`maxmemory`). */
   private housekeeping(nowMs: number): void {
     const closed = closeIdleClients(this.clientSet, nowMs, this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
