@@ -60,16 +60,7 @@ describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mo
     const slot = killed.slot
     killedAt = Date.now()
     await killed.master.kill()
-    const live = nodes.filter((node) => node !== killed.master)
-    let seen: (number | undefined)[] = []
-    await waitUntil(
-      () => `every live node names ${killed.replica.port} for slot ${slot} (they name ${seen.join(',')})`,
-      async () => {
-        seen = await Promise.all(live.map(async (node) => ownerIn(await clusterSlots(node.port), slot)))
-        return seen.every((port) => port === killed.replica.port)
-      },
-      { timeoutMs: 60_000, intervalMs: 100 },
-    )
+    await everyNodeNames(nodes.filter((node) => node !== killed.master), slot, killed.replica.port)
     figures.allSlotsNameNewMasterMs = Date.now() - killedAt
     const sentinelMaster = await waitNewMaster(sentinels, killed.master.port, 30_000, killed.name)
     figures.sentinelsNameNewMasterMs = Date.now() - killedAt
@@ -91,18 +82,7 @@ describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mo
   it('the old master, restarted with its nodes.conf, rejoins as a replica of the new master', async () => {
     const restartedAt = Date.now()
     await killed.master.start()
-    const newMasterId = (await clusterNodes(killed.replica.port)).find((line) => line.flags.includes('myself'))!.id
-    await waitUntil(
-      `every node's CLUSTER NODES shows ${killed.master.name} as a slave of ${newMasterId}`,
-      async () => {
-        for (const node of nodes) {
-          const line = (await clusterNodes(node.port)).find((l) => l.port === killed.master.port)
-          if (line === undefined || !line.flags.includes('slave') || line.masterId !== newMasterId) return false
-        }
-        return true
-      },
-      { timeoutMs: 60_000, intervalMs: 200 },
-    )
+    await everyNodeShowsReplica(nodes, killed.master, killed.replica)
     await killed.master.waitLinkUp(killed.replica.port)
     figures.rejoinMs = Date.now() - restartedAt
     const role = (await killed.master.command('ROLE')) as [string, string, number, string]
@@ -111,6 +91,18 @@ describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mo
     await writer.waitAcked(10, Date.now(), killed.replica.port)
     // And the Sentinels list it as a healthy replica of the shard (INFO says role:slave of the new master).
     await waitSentinelsSeeReplica(sentinels, killed.master.port, 60_000, killed.name)
+  })
+
+  it('SENTINEL FAILOVER of the shard gives the slots back to the old master, alive: every node follows', async () => {
+    const slot = killed.slot
+    const startedAt = Date.now()
+    expect(await sentinels[0]!.command('SENTINEL', 'FAILOVER', killed.name)).toBe('OK')
+    await everyNodeNames(nodes, slot, killed.master.port)
+    figures.sentinelFailoverAllSlotsMs = Date.now() - startedAt
+    await everyNodeShowsReplica(nodes, killed.replica, killed.master)
+    expect(await waitNewMaster(sentinels, killed.replica.port, 60_000, killed.name)).toBe(killed.master.port)
+    await killed.replica.waitLinkUp(killed.master.port)
+    await writer.waitAcked(5, Date.now(), killed.master.port)
   })
 
   it('every WAIT-acknowledged write is found through the cluster', async () => {
@@ -123,3 +115,31 @@ describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mo
   })
 })
 
+/** Waits until every one of `nodes` names the node on `port` as the master of `slot` in CLUSTER SLOTS. */
+async function everyNodeNames(nodes: readonly ClusterNode[], slot: number, port: number): Promise<void> {
+  let seen: (number | undefined)[] = []
+  await waitUntil(
+    () => `every node names ${port} for slot ${slot} (they name ${seen.join(',')})`,
+    async () => {
+      seen = await Promise.all(nodes.map(async (node) => ownerIn(await clusterSlots(node.port), slot)))
+      return seen.every((owner) => owner === port)
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  )
+}
+
+/** Waits until every one of `nodes` shows `replica` in CLUSTER NODES as a slave of `master`. */
+async function everyNodeShowsReplica(nodes: readonly ClusterNode[], replica: ClusterNode, master: ClusterNode): Promise<void> {
+  const masterId = (await clusterNodes(master.port)).find((line) => line.flags.includes('myself'))!.id
+  await waitUntil(
+    `every node's CLUSTER NODES shows ${replica.name} as a slave of ${master.name} (${masterId})`,
+    async () => {
+      for (const node of nodes) {
+        const line = (await clusterNodes(node.port)).find((l) => l.port === replica.port)
+        if (line === undefined || !line.flags.includes('slave') || line.masterId !== masterId) return false
+      }
+      return true
+    },
+    { timeoutMs: 60_000, intervalMs: 200 },
+  )
+}
