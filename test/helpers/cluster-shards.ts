@@ -121,7 +121,10 @@ export async function createShards(nodes: readonly ClusterNode[]): Promise<Shard
   return shards
 }
 
-/** The config of a Sentinel on `port` monitoring each shard's master under the shard's name. */
+/**
+ * The config of a Sentinel on `port` monitoring each shard's master under the shard's name (the
+ * README's cluster failover set-up writes these lines: test/docs/readme-cluster-failover.test.ts).
+ */
 export function shardSentinelLines(port: number, dir: string, shards: readonly { name: string; masterPort: number }[]): string[] {
   const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS
   return [
@@ -132,7 +135,6 @@ export function shardSentinelLines(port: number, dir: string, shards: readonly {
       `sentinel monitor ${name} 127.0.0.1 ${masterPort} ${quorum}`,
       `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
       `sentinel failover-timeout ${name} ${failoverTimeoutMs}`,
-      `sentinel parallel-syncs ${name} 1`,
     ]),
   ]
 }
