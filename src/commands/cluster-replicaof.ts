@@ -9,23 +9,19 @@
  * unmodified Sentinel cannot fail over a redis cluster node: README "Compatibility notes".
  */
 import type { CommandContext, ServerContext } from './context.js'
-import type { CommandArgs } from '../protocol/command-args.js'
-import { isKeyword, parseInteger, text } from './args.js'
 import { ReplyError } from './reply-error.js'
 
-/** REPLICAOF host port | NO ONE, in cluster mode → +OK */
-export function clusterReplicaof(ctx: CommandContext, argv: CommandArgs): void {
+/** REPLICAOF NO ONE in cluster mode → +OK; a replica takes its master's slots over */
+export function clusterReplicaofNoOne(ctx: CommandContext): void {
+  const { server, client } = ctx
+  if (!server.cluster!.myself.isMaster) takeOverMaster(server, `user request from 'id=${client.id} addr=${client.addr}'`)
+  client.reply.simple('OK')
+}
+
+/** REPLICAOF host port in cluster mode (its arguments checked by replicaof.ts) → +OK; CLUSTER REPLICATE of that node */
+export function clusterReplicaofAddress(ctx: CommandContext, host: string, port: number): void {
   const { server, client } = ctx
   const cluster = server.cluster!
-  if (isKeyword(argv.get(1), 'NO') && isKeyword(argv.get(2), 'ONE')) {
-    if (!cluster.myself.isMaster) takeOverMaster(server, `user request from 'id=${client.id} addr=${client.addr}'`)
-    client.reply.simple('OK')
-    return
-  }
-  if (client.kind === 'replica') throw new ReplyError('ERR Command is not valid when client is a replica.')
-  const port = parseInteger(argv.get(2))
-  if (port === undefined || port < 0 || port > 65535) throw new ReplyError('ERR Invalid master port')
-  const host = text(argv.get(1))
   const node = cluster.nodeByAddress(host, port)
   // cluster.c CLUSTER REPLICATE: "Unknown node <id>"; here the node is named by its address.
   if (node === undefined) throw new ReplyError(`ERR Unknown node ${host}:${port}`)

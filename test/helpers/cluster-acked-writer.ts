@@ -1,72 +1,52 @@
 /**
- * A writer through a cluster-mode bfs: one item at a time, `BF.ADD <filter> <item>` then
- * `WAIT 1 1000` on the same connection to the master that CLUSTER SLOTS names for the filter's
- * slot (a cluster client sends WAIT, which has no key, to any node: here it must follow its
- * write). An item counts as acknowledged when WAIT answered ≥ 1 on the connection that took the
- * write; those must survive a failover. On -MOVED or a lost connection the writer reads the slot
- * map again from any node that answers, and goes on with the next item.
+ * A writer through a cluster-mode bfs (an AckedWriter, acked-writer.ts): one item at a time,
+ * `BF.ADD <filter> <item>` then `WAIT 1 1000` on the same connection to the master that CLUSTER
+ * SLOTS names for the filter's slot (a cluster client sends WAIT, which has no key, to any node:
+ * here it must follow its write). An item counts as acknowledged when WAIT answered ≥ 1 on the
+ * connection that took the write; those must survive a failover. On -MOVED or a lost connection
+ * the writer reads the slot map again from any node that answers, and goes on with the next item.
  */
 import { Redis } from 'ioredis'
 import { slotOf } from '../../src/core/key-slot.js'
-import { sleep, waitUntil, withTimeout } from './cluster-nodes.js'
+import { AckedWriter, type AckedWrite } from './acked-writer.js'
+import { withTimeout } from './cluster-nodes.js'
 import { clusterSlots, ownerIn, type SlotRange } from './cluster-shards.js'
 
-export interface ClusterAckedWrite {
-  filter: string
-  item: string
-  /** When WAIT answered (Date.now()). */
-  at: number
-  /** The port of the master that acknowledged it. */
-  port: number
-}
-
-export class ClusterAckedWriter {
-  readonly acked: ClusterAckedWrite[] = []
-  /** Writes BF.ADD answered, acknowledged by a replica or not (WAIT answered 0 without one). */
-  readonly answered: ClusterAckedWrite[] = []
-  notAcked = 0
-  readonly errors: string[] = []
+export class ClusterAckedWriter extends AckedWriter {
+  /** Writes BF.ADD answered, acknowledged by a replica or not (WAIT answers 0 without one). */
+  readonly answered: AckedWrite[] = []
   private ranges: SlotRange[] = []
   private readonly connections = new Map<number, Redis>()
-  private stopped = false
-  private loop: Promise<void> | undefined
 
   /** `ports`: every node's port (the slot map is read from whichever answers); `filters`: the keys written, in turn. */
   constructor(
     private readonly ports: readonly number[],
     readonly filters: readonly string[],
-    readonly prefix = 'item',
-  ) {}
-
-  start(): void {
-    this.loop = (async () => {
-      await this.refresh()
-      for (let sequence = 0; !this.stopped; sequence++) {
-        const filter = this.filters[sequence % this.filters.length]!
-        const item = `${this.prefix}:${sequence}`
-        try {
-          await withTimeout(this.writeOnce(filter, item), 20_000, `write ${item}`)
-        } catch (error) {
-          this.notAcked++
-          if (this.errors.length < 50) this.errors.push(`${item}: ${(error as Error).message}`)
-          await this.refresh()
-          await sleep(100)
-        }
-        await sleep(20)
-      }
-    })()
+  ) {
+    super('item')
   }
 
-  private async writeOnce(filter: string, item: string): Promise<void> {
-    const port = ownerIn(this.ranges, slotOf(filter))
-    if (port === undefined) throw new Error(`no master for ${filter}'s slot`)
-    const connection = this.connection(port)
-    await connection.call('BF.ADD', filter, item)
-    this.answered.push({ filter, item, at: Date.now(), port })
-    const acks = Number(await connection.call('WAIT', '1', '1000'))
-    // No reconnection (retryStrategy null): both commands ran on the connection that took the write.
-    if (acks >= 1 && connection.status === 'ready') this.acked.push({ filter, item, at: Date.now(), port })
-    else this.notAcked++
+  /** The filter an item goes to: the filters in turn, by the item's sequence number. */
+  filterOf(item: string): string {
+    return this.filters[Number(item.slice(item.lastIndexOf(':') + 1)) % this.filters.length]!
+  }
+
+  protected writeOnce = async (item: string): Promise<number | undefined> => {
+    try {
+      if (this.ranges.length === 0) await this.refresh()
+      const filter = this.filterOf(item)
+      const port = ownerIn(this.ranges, slotOf(filter))
+      if (port === undefined) throw new Error(`no master for ${filter}'s slot`)
+      const connection = this.connection(port)
+      await connection.call('BF.ADD', filter, item)
+      this.answered.push({ item, at: Date.now(), port })
+      const acks = Number(await connection.call('WAIT', '1', '1000'))
+      // No reconnection (retryStrategy null): both commands ran on the connection that took the write.
+      return acks >= 1 && connection.status === 'ready' ? port : undefined
+    } catch (error) {
+      await this.refresh()
+      throw error
+    }
   }
 
   private connection(port: number): Redis {
@@ -91,28 +71,7 @@ export class ClusterAckedWriter {
     }
   }
 
-  /**
-   * Waits until `count` writes were acknowledged (`answered`: only answered) after `since` (ms),
-   * optionally by the master on `port`.
-   */
-  async waitAcked(count: number, since = 0, port?: number, list: 'acked' | 'answered' = 'acked'): Promise<ClusterAckedWrite[]> {
-    const matching = (): ClusterAckedWrite[] => this[list].filter((w) => w.at >= since && (port === undefined || w.port === port))
-    await waitUntil(
-      () => `${count} ${list} writes${port === undefined ? '' : ` on ${port}`} (${this.progress()})`,
-      () => matching().length >= count,
-      { timeoutMs: 60_000 },
-    )
-    return matching()
-  }
-
-  progress(): string {
-    const ports = [...new Set(this.acked.map((w) => w.port))].join(',')
-    return `${this.acked.length} acknowledged (ports ${ports}), ${this.notAcked} not; last errors: ${this.errors.slice(-3).join('; ')}`
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true
-    await withTimeout(this.loop ?? Promise.resolve(), 30_000, 'the writer loop ends').catch(() => {})
+  protected async close(): Promise<void> {
     for (const connection of this.connections.values()) connection.disconnect()
     this.connections.clear()
   }
@@ -122,11 +81,12 @@ export class ClusterAckedWriter {
  * The acknowledged writes that the cluster does not find: each filter's items are asked with
  * BF.MEXISTS of the master that CLUSTER SLOTS (of the node on `port`) names for the filter.
  */
-export async function missingThroughCluster(port: number, writes: readonly ClusterAckedWrite[]): Promise<string[]> {
+export async function missingThroughCluster(port: number, writer: ClusterAckedWriter, writes: readonly AckedWrite[]): Promise<string[]> {
   const ranges = await clusterSlots(port)
   const missing: string[] = []
-  for (const filter of new Set(writes.map((w) => w.filter))) {
-    const list = writes.filter((w) => w.filter === filter).map((w) => w.item)
+  for (const filter of writer.filters) {
+    const list = writes.map((w) => w.item).filter((item) => writer.filterOf(item) === filter)
+    if (list.length === 0) continue
     const owner = ownerIn(ranges, slotOf(filter))
     if (owner === undefined) throw new Error(`no master for ${filter}`)
     const client = new Redis({ port: owner, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 })
