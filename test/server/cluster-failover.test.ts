@@ -7,7 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { rmSync } from 'node:fs'
+import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
 import type { Config } from '../../src/runtime/config.js'
 import { until } from '../helpers/replication-info.js'
 import { parseNodes, type NodesLine } from '../helpers/cluster-shards.js'
@@ -50,10 +51,10 @@ async function lineOf(viewer: Node, subject: Node): Promise<NodesLine | undefine
   return (await nodesOf(viewer)).find((line) => line.id === subject.id)
 }
 
-/** `count` nodes that all know each other, the first owning every slot. */
-async function cluster(count: number): Promise<Node[]> {
+/** `count` nodes that all know each other, the first owning every slot (the second made with `secondConfig`). */
+async function cluster(count: number, secondConfig: Partial<Config> = {}): Promise<Node[]> {
   const nodes: Node[] = []
-  for (let i = 0; i < count; i++) nodes.push(await clusterNode())
+  for (let i = 0; i < count; i++) nodes.push(await clusterNode(i === 1 ? secondConfig : {}))
   await nodes[0]!.client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383')
   for (const node of nodes.slice(1)) await node.client.call('CLUSTER', 'MEET', '127.0.0.1', String(nodes[0]!.port))
   await until(async () => {
@@ -71,9 +72,9 @@ async function linkUp(replica: Node, master: Node): Promise<void> {
   }, `${replica.port} replicates ${master.port}`)
 }
 
-/** A master owning every slot and its replica (made by CLUSTER REPLICATE), with `items` in filter f. */
-async function shard(items: number, extra = 0): Promise<Node[]> {
-  const nodes = await cluster(2 + extra)
+/** A master owning every slot and its replica (made by CLUSTER REPLICATE, with `replicaConfig`), with `items` in filter f. */
+async function shard(items: number, extra = 0, replicaConfig: Partial<Config> = {}): Promise<Node[]> {
+  const nodes = await cluster(2 + extra, replicaConfig)
   const [master, replica] = nodes as [Node, Node]
   expect(await replica.client.call('CLUSTER', 'REPLICATE', master.id)).toBe('OK')
   await linkUp(replica, master)
@@ -257,5 +258,38 @@ describe('write fencing', () => {
     await nodes[2]!.running.stop()
     await until(async () => String(await alone.client.call('CLUSTER', 'INFO')).includes('cluster_state:fail'), 'cluster_state:fail', 30_000)
     await expect(alone.client.call('BF.ADD', 'acc{b}', 'cut-off')).rejects.toThrow('CLUSTERDOWN The cluster is down')
+  })
+})
+
+describe('restart after a failover', () => {
+  // Sentinel sends CONFIG REWRITE after each SLAVEOF, so a node's config file can name a master
+  // (replicaof) that a later takeover made its replica. In cluster mode nodes.conf says whom a
+  // node replicates: the stale line must not turn a master that owns slots into a replica.
+  it('a master whose config file still has a replicaof line starts as the master nodes.conf says it is', async () => {
+    // The replica's directory outlives its first run.
+    const dir = makeTempDir()
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const [master, replica] = (await shard(50, 0, { dir, appendonly: true })) as [Node, Node]
+    expect(await replica.client.call('CLUSTER', 'FAILOVER', 'TAKEOVER')).toBe('OK')
+    await seenAsReplica(master, master, replica)
+    await linkUp(master, replica)
+    const { port } = replica.running
+    await replica.running.stop()
+    const restarted = await startServer({
+      'cluster-enabled': true,
+      'cluster-node-timeout': 2000,
+      port,
+      dir,
+      appendonly: true,
+      replicaof: `127.0.0.1 ${master.port}`,
+    })
+    cleanups.push(() => restarted.stop())
+    const client = new Redis({ port, host: '127.0.0.1' })
+    cleanups.push(() => client.disconnect())
+    const node = { running: restarted, client, port, id: replica.id }
+    await expectOwnsAll(node)
+    expect(((await client.call('ROLE')) as unknown[])[0]).toBe('master')
+    expect(await client.call('BF.ADD', 'f', 'after-restart')).toBe(1)
+    expect(await missingOn(node, names('before', 50))).toEqual([])
   })
 })
