@@ -5,7 +5,8 @@
  * 1. The replica connects to its master (authenticating with masteruser/masterauth, as its
  *    replication link does) and sends `CLIENT PAUSE <2 × 5000> WRITE` (redis pauses the master's
  *    writes for CLUSTER_MF_TIMEOUT × CLUSTER_MF_PAUSE_MULT), then `INFO replication`, whose
- *    master_repl_offset is final once nothing more can be written.
+ *    master_repl_offset is final once nothing more can be written, and `CLUSTER INFO`, whose
+ *    current epoch the new config epoch must exceed (this node's pulls may be a round behind).
  * 2. The replica waits until its own applied offset reaches that one (redis "All master
  *    replication stream processed, manual failover can start."), at most CLUSTER_MF_TIMEOUT
  *    (5 s) from the request.
@@ -44,8 +45,11 @@ export interface ManualFailoverHost {
   appliedOffset(): number
   /** Whether this node is still a replica of the node the failover began with. */
   stillReplicaOf(masterId: string): boolean
-  /** The takeover: master, a new config epoch, the old master's slots; the replication link stopped. */
-  takeOver(): void
+  /**
+   * The takeover: master, a new config epoch (above `masterEpoch`, the master's current epoch),
+   * the old master's slots; the replication link stopped.
+   */
+  takeOver(masterEpoch: number): void
 }
 
 export interface FailoverMaster {
@@ -88,6 +92,8 @@ export class ManualFailovers {
       await beforeDeadline(peer.command(['CLIENT', 'PAUSE', String(MF_TIMEOUT_MS * MF_PAUSE_MULT), 'WRITE']), deadline)
       const offset = masterOffset(await beforeDeadline(peer.command(['INFO', 'replication']), deadline))
       log.notice(`Received replication offset for paused master manual failover: ${offset}`)
+      // The master's current epoch, in case this node's pulls have not seen its latest yet.
+      const epoch = Number(infoField(String(await beforeDeadline(peer.command(['CLUSTER', 'INFO']), deadline)), 'cluster_current_epoch'))
       while (this.host.appliedOffset() < offset) {
         if (!this.live(token, master)) throw new Error('the manual failover was abandoned')
         if (Date.now() > deadline) throw new Error('Manual failover timed out.')
@@ -95,7 +101,7 @@ export class ManualFailovers {
       }
       if (!this.live(token, master)) throw new Error('the manual failover was abandoned')
       log.notice('All master replication stream processed, manual failover can start.')
-      this.host.takeOver()
+      this.host.takeOver(Number.isSafeInteger(epoch) ? epoch : 0)
     } catch (error) {
       log.warning(`Manual failover aborted: ${(error as Error).message}`)
       peer?.command(['CLIENT', 'UNPAUSE']).catch(() => {})

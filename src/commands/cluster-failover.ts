@@ -53,7 +53,11 @@ function manualFailovers(server: ServerContext): ManualFailovers {
       connect: async (host, port) => peerCommands(server, host, port),
       appliedOffset: () => server.replicaLink.appliedOffset,
       stillReplicaOf: (masterId) => server.cluster?.myself.masterId === masterId && server.replication.role === 'replica',
-      takeOver: () => takeOverMaster(server, 'manual failover'),
+      takeOver: (masterEpoch) => {
+        const cluster = server.cluster!
+        if (masterEpoch > cluster.currentEpoch) cluster.currentEpoch = masterEpoch
+        takeOverMaster(server, 'manual failover')
+      },
     })
     failovers.set(server, failover)
   }
