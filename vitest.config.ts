@@ -19,6 +19,7 @@ const UNIT = [
   'test/protocol/{command-args,parser-fuzz,reply-writer,request-parser}.test.ts',
   'test/commands/{args,glob,table}.test.ts',
   'test/store/**/*.test.ts',
+  'test/cluster/**/*.test.ts',
   'test/runtime/**/*.test.ts',
   'test/docs/readme.test.ts',
   'test/http/query-value.test.ts',

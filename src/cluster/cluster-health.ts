@@ -30,7 +30,7 @@ export function markFailures(state: ClusterState, nowMs: number): void {
   for (const node of state.nodes.values()) {
     if (node === state.myself) continue
     const lastHeard = Math.max(node.pongReceivedMs, node.addedMs)
-    if (!node.pfail && nowMs - lastHeard > timeout) {
+    if (!node.pfail && !node.fail && nowMs - lastHeard > timeout) {
       node.pfail = true
       state.host.log.notice(`*** NODE ${node.id} possibly failing`)
     }
@@ -43,6 +43,7 @@ function markFailingIfNeeded(state: ClusterState, node: ClusterNode, nowMs: numb
   const quorum = Math.floor(state.size / 2) + 1
   const failures = failureReportCount(state, node, nowMs) + (state.myself.isMaster ? 1 : 0)
   if (failures < quorum) return
+  node.pfail = false
   node.fail = true
   node.failSinceMs = nowMs
   state.host.log.notice(`Marking node ${node.id} as failing (quorum reached).`)

@@ -83,7 +83,7 @@ function handleEpochCollision(state: ClusterState, sender: ClusterNode): void {
   state.currentEpoch++
   myself.configEpoch = state.currentEpoch
   state.host.log.verbose(`WARNING: configEpoch collision with node ${sender.id}. configEpoch set to ${myself.configEpoch}`)
-  state.changed()
+  state.changed(true)
 }
 
 /** The slots a `myself` line claims, as a bitmap. */
@@ -137,6 +137,7 @@ function mergeGossipLine(state: ClusterState, sender: ClusterNode, line: NodeLin
   else node.failReports.delete(sender.id)
   // redis's FAIL message: a master that says `fail` makes this node agree, unless it reaches the node itself.
   if (line.fail && !node.fail && node.pfail) {
+    node.pfail = false
     node.fail = true
     node.failSinceMs = nowMs
     state.host.log.notice(`FAIL message received from ${sender.id} about ${node.id}`)

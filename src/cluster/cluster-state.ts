@@ -31,6 +31,8 @@ export interface ClusterHost {
   countKeysInSlot(slot: number): number
   /** The port clients reach this node at (the bound one). */
   listeningPort(): number
+  /** Empties the data (CLUSTER RESET of a replica, redis emptyData). */
+  emptyData(): void
 }
 
 /** An address met (CLUSTER MEET) whose node is not identified yet (redis's handshake node). */
@@ -65,6 +67,7 @@ export class ClusterState {
   size = 0
   private readonly owners: (ClusterNode | undefined)[] = new Array<ClusterNode | undefined>(CLUSTER_SLOTS).fill(undefined)
   private saveScheduled = false
+  private saveDurably = false
   readonly file: string
 
   constructor(readonly host: ClusterHost) {
@@ -186,7 +189,7 @@ export class ClusterState {
     this.currentEpoch++
     this.myself.configEpoch = this.currentEpoch
     this.host.log.warning(`New configEpoch set to ${this.myself.configEpoch}`)
-    this.changed()
+    this.changed(true)
     return true
   }
 
@@ -202,7 +205,7 @@ export class ClusterState {
     }
     this.myself.masterId = master.id
     this.host.replicaLink.setMaster(master.ip, master.port)
-    this.changed()
+    this.changed(true)
   }
 
   /**
@@ -237,7 +240,7 @@ export class ClusterState {
       for (let slot = 0; slot < CLUSTER_SLOTS; slot++) if (this.owners[slot] === master) this.setSlotOwner(slot, this.myself)
     }
     this.host.log.warning(`Took over the slots of ${master?.id ?? 'my unknown master'}, configEpoch ${this.myself.configEpoch}`)
-    this.changed()
+    this.changed(true)
     return true
   }
 
@@ -256,6 +259,7 @@ export class ClusterState {
       this.myself.role = 'master'
       this.myself.masterId = undefined
       this.host.replicaLink.unsetMaster()
+      this.host.emptyData()
     }
     this.migratingTo.clear()
     this.importingFrom.clear()
@@ -274,23 +278,29 @@ export class ClusterState {
     this.changed()
   }
 
-  /** A change to save: nodes.conf is written once, before this turn's replies (redis CLUSTER_TODO_SAVE_CONFIG). */
-  changed(): void {
+  /**
+   * A change to save: nodes.conf is written once, before this turn's replies (redis
+   * CLUSTER_TODO_SAVE_CONFIG); fsynced too when `durable` (a new epoch: CLUSTER_TODO_FSYNC_CONFIG).
+   */
+  changed(durable = false): void {
+    this.saveDurably ||= durable
     if (this.saveScheduled) return
     this.saveScheduled = true
     process.nextTick(() => {
       this.saveScheduled = false
+      const fsync = this.saveDurably
+      this.saveDurably = false
       try {
-        this.saveConfig()
+        saveNodesConf(this.file, this, fsync)
       } catch (error) {
         this.host.log.warning(`Could not save the cluster configuration: ${(error as Error).message}`)
       }
     })
   }
 
-  /** Writes nodes.conf now, atomically (CLUSTER SAVECONFIG). @throws on a failed write */
+  /** Writes nodes.conf now, atomically and durably (CLUSTER SAVECONFIG). @throws on a failed write */
   saveConfig(): void {
-    saveNodesConf(this.file, this)
+    saveNodesConf(this.file, this, true)
   }
 
   /** Every slot owned by `node`, in order. */

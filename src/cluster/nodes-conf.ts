@@ -3,7 +3,7 @@
  * lastVoteEpoch M` (redis 7.0 cluster.c clusterGenNodesDescription, clusterSaveConfig,
  * clusterLoadConfig). A restarted node reads back its id, its epochs, every node and the slot map.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { replaceFileSync, TEMP_SUFFIX } from '../store/durable-file.js'
 import { ClusterNode } from './cluster-node.js'
 import type { ClusterState } from './cluster-state.js'
@@ -36,8 +36,12 @@ export function describeNodes(state: ClusterState): string {
   return text
 }
 
-/** Writes nodes.conf atomically (temp file, fsync, rename, fsync of the directory). */
-export function saveNodesConf(file: string, state: ClusterState): void {
+/**
+ * Writes nodes.conf atomically (a temp file renamed over it); `durable` also fsyncs the file and
+ * its directory, as redis clusterSaveConfig(do_fsync) does for epoch changes and SAVECONFIG (a
+ * reshard changes it 5 times a slot: an fsync each would make it crawl).
+ */
+export function saveNodesConf(file: string, state: ClusterState, durable: boolean): void {
   let text = ''
   for (const node of state.nodes.values()) {
     const line = describeNode(state, node)
@@ -45,7 +49,12 @@ export function saveNodesConf(file: string, state: ClusterState): void {
     text += (node === state.myself ? line : line.replace(/,fail\?|,fail/g, '')) + '\n'
   }
   text += `vars currentEpoch ${state.currentEpoch} lastVoteEpoch ${state.lastVoteEpoch}\n`
-  replaceFileSync(file, [Buffer.from(text, 'utf8')], file + TEMP_SUFFIX)
+  if (durable) {
+    replaceFileSync(file, [Buffer.from(text, 'utf8')], file + TEMP_SUFFIX)
+    return
+  }
+  writeFileSync(file + TEMP_SUFFIX, text)
+  renameSync(file + TEMP_SUFFIX, file)
 }
 
 /**

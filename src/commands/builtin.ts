@@ -41,6 +41,7 @@ import {
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
 import { WINDOW_COMMANDS } from './window.js'
 import { CLUSTER_COMMANDS } from './cluster.js'
+import { MIGRATION_COMMANDS } from './migration-commands.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -188,6 +189,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'FLUSHALL', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Removes all keys from all databases.', handler: flushall },
   { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushdb },
   { name: 'SWAPDB', arity: 3, flags: ['write', 'fast'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Swaps two Redis databases.', handler: swapdb },
+  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, RESTORE-PART (commands/migration-commands.ts)
   { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: containerOnly, subcommands: MEMORY_SUBCOMMANDS },
 
   // Connection.

@@ -16,10 +16,12 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import type { CommandEntry } from './table.js'
 import { ReplyError, subcommandSyntaxText } from './reply-error.js'
 import { parseInteger } from './args.js'
+import { commandKeyPositions } from './command-getkeys.js'
 
-export type PauseType = 'off' | 'write' | 'all'
-/** Why a pause is on: a client's CLIENT PAUSE, or DEBUG RELOAD holding everyone while it loads. */
-export type PausePurpose = 'client' | 'reload'
+/** 'keys': only writes to the keys MIGRATE is moving (and writes without keys) wait; see {@link ClientPause.holdKeys}. */
+export type PauseType = 'off' | 'keys' | 'write' | 'all'
+/** Why a pause is on: a client's CLIENT PAUSE, DEBUG RELOAD holding everyone while it loads, or a MIGRATE under way. */
+export type PausePurpose = 'client' | 'reload' | 'migrate'
 
 /** A client whose commands wait for the pause to end (server/client.ts). */
 export interface PostponedClient {
@@ -27,7 +29,7 @@ export interface PostponedClient {
   resume(): void
 }
 
-const RANK: Readonly<Record<PauseType, number>> = { off: 0, write: 1, all: 2 }
+const RANK: Readonly<Record<PauseType, number>> = { off: 0, keys: 1, write: 2, all: 3 }
 
 export class ClientPause {
   /** The strictest pause on now ('off': none): read once per command. */
@@ -37,6 +39,8 @@ export class ClientPause {
   private readonly purposes = new Map<PausePurpose, { type: PauseType; endMs: number }>()
   private readonly postponed = new Set<PostponedClient>()
   private timer: NodeJS.Timeout | undefined
+  /** The keys MIGRATE is moving, as `db:name`, with how many migrations hold each. */
+  private readonly heldKeys = new Map<string, number>()
 
   /** redis pauseClients: a purpose's pause, made stricter or longer, never shorter or looser. */
   pause(purpose: PausePurpose, endMs: number, type: PauseType): void {
@@ -69,7 +73,44 @@ export class ClientPause {
     // An unknown command is refused before redis looks at the pause.
     if (entry === undefined) return false
     if (this.type === 'all') return true
+    if (this.type === 'keys') return this.touchesHeldKeys(ctx, entry, argv.toArray()) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => this.touchesHeldKeys(ctx, queued.entry, queued.argv)) ?? false))
     return mayReplicate(entry) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => mayReplicate(queued.entry)) ?? false))
+  }
+
+  /**
+   * MIGRATE: until the returned release is called, every write to one of `names` (in database
+   * `db`), and every write without keys (FLUSHALL, SWAPDB...), waits as in a pause, with what its
+   * client sent after it; other commands go on. So no write lands on a key after its bytes left
+   * for the target and before its deletion here: held writes run after it, find no key, and are
+   * redirected (cluster routing) or create a new key (outside cluster mode), as after redis's
+   * MIGRATE, which blocks the whole server meanwhile. While keys are held nothing expires for real
+   * (as in any pause): a key cannot vanish under its own migration.
+   */
+  holdKeys(db: number, names: readonly string[]): () => void {
+    const keys = names.map((name) => `${db}:${name}`)
+    for (const key of keys) this.heldKeys.set(key, (this.heldKeys.get(key) ?? 0) + 1)
+    this.pause('migrate', Number.MAX_SAFE_INTEGER, 'keys')
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      for (const key of keys) {
+        const count = this.heldKeys.get(key)! - 1
+        if (count === 0) this.heldKeys.delete(key)
+        else this.heldKeys.set(key, count)
+      }
+      if (this.heldKeys.size === 0) this.unpause('migrate')
+      else this.resumeAll() // those waiting for a released key run; the others wait again
+    }
+  }
+
+  /** Whether a write touches a held key, or has no key (FLUSHALL, FLUSHDB, SWAPDB). */
+  private touchesHeldKeys(ctx: CommandContext, entry: CommandEntry, args: readonly Buffer[]): boolean {
+    if (!entry.writes) return false
+    const positions = commandKeyPositions(ctx.server.commands, args)
+    if (positions === undefined || positions.length === 0) return true
+    for (const { pos } of positions) if (this.heldKeys.has(`${ctx.client.db}:${args[pos]!.toString('latin1')}`)) return true
+    return false
   }
 
   /** A client waits for the end of the pause (redis blockClient(c, BLOCKED_POSTPONE)). */

@@ -46,6 +46,7 @@ function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
 
 /** The key positions of a command line by its plan. */
 function keyPositions(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): number[] {
+  if (entry.lowerName === 'migrate') return migrateKeyPositions(argv)
   const plan = planOf(entry, row)
   if (plan.kind === 'none') return []
   if (plan.kind === 'specs') return (commandKeyPositions(ctx.server.commands, argv.toArray()) ?? []).map((key) => key.pos)
@@ -55,12 +56,27 @@ function keyPositions(ctx: CommandContext, entry: CommandEntry, row: CommandRow,
   return positions
 }
 
+/**
+ * MIGRATE's keys (redis 7.0 db.c migrateGetKeys): its key argument, or, when that is "", the
+ * arguments after KEYS (the key specs alone would count the empty key too).
+ */
+function migrateKeyPositions(argv: CommandArgs): number[] {
+  if (argv.length < 6) return []
+  if (argv.byteLength(3) !== 0) return [3]
+  for (let i = 6; i < argv.length; i++) {
+    if (argv.isKeyword(i, 'KEYS')) return Array.from({ length: argv.length - i - 1 }, (_, n) => i + 1 + n)
+  }
+  return []
+}
+
 /** What the keys of a request (one command, or EXEC's queue) say about where it may run. */
 interface Query {
   slot: number
   firstKey: Buffer | undefined
   multipleKeys: boolean
   crossSlot: boolean
+  /** The first key's slot has no owner (redis answers that before looking at more keys). */
+  unbound: boolean
   missing: number
   existing: number
   writes: boolean
@@ -69,7 +85,7 @@ interface Query {
 /** Adds one command line's keys to the query; counts missing keys when the slot is open here. */
 function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: CommandEntry, argv: CommandArgs): void {
   const row = rowOf(entry, argv)
-  if (row === undefined) return
+  if (row === undefined || query.crossSlot || query.unbound) return
   query.writes ||= entry.writes
   for (const pos of keyPositions(ctx, entry, row, argv)) {
     const bytes = argv.bytes(pos)
@@ -77,6 +93,10 @@ function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: 
     if (query.firstKey === undefined) {
       query.firstKey = argv.get(pos)
       query.slot = slot
+      if (state.slotOwner(slot) === undefined) {
+        query.unbound = true
+        return
+      }
     } else if (!query.firstKey.equals(argv.get(pos))) {
       if (slot !== query.slot) {
         query.crossSlot = true
@@ -93,7 +113,7 @@ function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: 
 
 /** The query of a command, or of EXEC's queued commands. */
 function queryOf(ctx: CommandContext, state: ClusterState, entry: CommandEntry, argv: CommandArgs): Query {
-  const query: Query = { slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, missing: 0, existing: 0, writes: false }
+  const query: Query = { slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, unbound: false, missing: 0, existing: 0, writes: false }
   if (!entry.isExec) addKeys(ctx, state, query, entry, argv)
   else for (const queued of ctx.client.transaction?.queued ?? []) addKeys(ctx, state, query, queued.entry, Args.of(queued.argv))
   return query
@@ -108,6 +128,7 @@ export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: C
   if (asking && client.transaction === undefined && entry.lowerName !== 'asking') client.asking = false
   const state = ctx.server.cluster!
   const query = queryOf(ctx, state, entry, argv)
+  if (query.unbound) return 'CLUSTERDOWN Hash slot not served'
   if (query.crossSlot) return "CROSSSLOT Keys in request don't hash to the same slot"
   if (query.firstKey === undefined) return undefined
   return redirection(ctx, state, entry, query, asking)

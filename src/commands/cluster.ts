@@ -74,7 +74,7 @@ const CLUSTER_SUBCOMMANDS: readonly SubcommandSpec[] = [
 
 /** CLUSTER, READONLY, READWRITE and ASKING (redis 7.0 commands.def). */
 export const CLUSTER_COMMANDS: readonly CommandSpec[] = [
-  { name: 'CLUSTER', arity: -2, flags: ['loading', 'stale'], keys: [0, 0, 0], group: 'cluster', since: '3.0.0', summary: 'A container for cluster commands', handler: containerOnly, subcommands: CLUSTER_SUBCOMMANDS },
+  { name: 'CLUSTER', arity: -2, flags: ['stale'], keys: [0, 0, 0], group: 'cluster', since: '3.0.0', summary: 'A container for cluster commands', handler: containerOnly, subcommands: CLUSTER_SUBCOMMANDS },
   { name: 'READONLY', arity: 1, flags: ['fast', 'loading', 'stale'], keys: [0, 0, 0], group: 'cluster', since: '3.0.0', summary: 'Enables read queries for a connection to a cluster replica node', handler: readonly },
   { name: 'READWRITE', arity: 1, flags: ['fast', 'loading', 'stale'], keys: [0, 0, 0], group: 'cluster', since: '3.0.0', summary: 'Disables read queries for a connection to a cluster replica node', handler: readwrite },
   { name: 'ASKING', arity: 1, flags: ['fast'], keys: [0, 0, 0], group: 'cluster', since: '3.0.0', summary: 'Sent by cluster clients after an -ASK redirect', handler: asking },

@@ -101,7 +101,7 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
   reply.bulk('id')
   reply.integer(client.id)
   reply.bulk('mode')
-  reply.bulk('standalone')
+  reply.bulk(ctx.server.cluster === undefined ? 'standalone' : 'cluster')
   reply.bulk('role')
   reply.bulk('master')
   reply.bulk('modules')
@@ -125,6 +125,9 @@ export function reset(ctx: CommandContext): void {
   ctx.server.pubsub.unsubscribeAll(client)
   // and out of the monitor mode.
   stopMonitoring(ctx)
+  // Cluster mode: no READONLY, no pending ASKING.
+  client.clusterReadonly = false
+  client.asking = false
   client.reply.simple('RESET')
 }
 

@@ -22,7 +22,7 @@ const SECTIONS: Record<string, Section> = {
     return [
       ['redis_version', REDIS_VERSION],
       ['bfs_version', BFS_VERSION],
-      ['redis_mode', 'standalone'],
+      ['redis_mode', ctx.server.cluster === undefined ? 'standalone' : 'cluster'],
       ['os', `${os.type()} ${os.release()} ${os.arch()}`],
       ['arch_bits', 64],
       ['multiplexing_api', 'epoll'],

@@ -89,7 +89,6 @@ const REDIS_ONLY: readonly (readonly [string, string])[] = [
   ['proc-title-template', '{title} {listen-addr} {server-mode}'],
   ['propagation-error-behavior', 'ignore'],
   ['protected-mode', 'no'],
-  ['proto-max-bulk-len', '536870912'],
   ['rdb-del-sync-files', 'no'],
   ['rdb-save-incremental-fsync', 'yes'],
   ['rdbchecksum', 'yes'],

@@ -27,6 +27,8 @@ export interface Config extends ClusterConfig {
   'tcp-keepalive': number
   /** Bytes a client may hold in an unfinished command before it is closed (redis `client-query-buffer-limit`). */
   'client-query-buffer-limit': number
+  /** Largest bulk argument a client may send (redis `proto-max-bulk-len`); MIGRATE streams a larger filter in parts. */
+  'proto-max-bulk-len': number
   /**
    * Unsent replies a client may hold before it is closed, per client class as redis.conf writes
    * them (`normal|replica|pubsub <hard> <soft> <soft-seconds>`; a client's class is its redis
@@ -246,6 +248,7 @@ const ROWS = {
   timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
   'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
   'client-query-buffer-limit': { kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES, unit: 'bytes', mutable: true, description: 'bytes of an unfinished command before the client is closed' },
+  'proto-max-bulk-len': { kind: { type: 'bytes', min: 1024 ** 2, max: 512 * 1024 ** 2 }, default: 512 * 1024 ** 2, unit: 'bytes', mutable: true, description: 'largest bulk argument a client may send (new connections); MIGRATE sends a larger filter in parts' },
   'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (classes normal, replica, pubsub), or one size for normal\'s hard limit; 0 = no limit' },
   maxmemory: { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'bytes', mutable: true, description: 'bytes of filter memory, 0 = no limit' },
   'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },

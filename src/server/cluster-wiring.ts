@@ -20,6 +20,7 @@ export function openClusterState(host: Pick<ClusterHost, 'config' | 'log' | 'rep
     listeningPort: () => host.port,
     keyCount: () => registry.size,
     countKeysInSlot: (slot) => registry.countKeysInSlot(slot),
+    emptyData: () => void registry.clear(),
   })
 }
 

@@ -248,7 +248,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       // With port 0 every address shares the port the first one got.
       port = (listener.address() as net.AddressInfo).port
       this.tcpServers.push(listener)
-      this.log.notice(`Running mode=standalone, port=${port}.`)
+      this.log.notice(`Running mode=${this.cluster === undefined ? 'standalone' : 'cluster'}, port=${port}.`)
       this.log.notice(`Listening on ${address}:${port}`)
     }
     this.boundPort = port
@@ -420,7 +420,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   parserLimits(): Partial<ParserLimits> {
-    return DEFAULT_PARSER_LIMITS
+    const maxBulkBytes = this.config['proto-max-bulk-len']
+    return maxBulkBytes === DEFAULT_PARSER_LIMITS.maxBulkBytes ? DEFAULT_PARSER_LIMITS : { ...DEFAULT_PARSER_LIMITS, maxBulkBytes }
   }
 
   /**

@@ -64,6 +64,13 @@ export const BLOOM_DOCS: Readonly<Record<string, CommandDoc>> = {
     complexity: 'O(n), where n is the total size of the source filters in bits',
     arguments: [{ name: 'destkey', type: 'key' }, { name: 'sourcekey', type: 'key', flags: ['multiple'] }],
   },
+  'restore-part': {
+    complexity: 'O(n), where n is the size of the part in bytes',
+    arguments: [
+      KEY, { name: 'ttl', type: 'integer' }, { name: 'transfer-id', type: 'string' }, { name: 'seq', type: 'integer' }, { name: 'data', type: 'string' },
+      { name: 'replace', type: 'pure-token', token: 'REPLACE', flags: OPTIONAL }, { name: 'absttl', type: 'pure-token', token: 'ABSTTL', flags: OPTIONAL },
+    ],
+  },
   'bf.save': { complexity: 'O(n), where n is the size of the filter in bits', arguments: [KEY, { name: 'path', type: 'string' }] },
   'bf.load': {
     complexity: 'O(n), where n is the size of the filter in bits',
