@@ -47,8 +47,10 @@ describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mo
 
   afterAll(async () => {
     await writer?.stop()
+    // Sentinel's failover events, to tell a slow promotion's cause (a split vote, an abort) from bfs's.
+    const events = sentinels.flatMap((sentinel) => (sentinel.process?.logTail(400) ?? '').split('\n').filter((line) => /failover-abort|try-failover|elected-leader|promoted-slave/.test(line)))
     await cluster.stopAll()
-    console.info(`cluster failover figures: ${JSON.stringify(figures)}`)
+    console.info(`cluster failover figures: ${JSON.stringify(figures)}\nSentinel events:\n${events.join('\n')}`)
   })
 
   it('writes through every shard, each write acknowledged by its shard replica', async () => {
