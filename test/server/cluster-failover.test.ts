@@ -29,7 +29,7 @@ async function clusterNode(config: Partial<Config> = {}): Promise<Node> {
   const running = await startServer({ 'cluster-enabled': true, 'cluster-node-timeout': 2000, 'repl-diskless-sync-delay': 0, ...config })
   let stopped = false
   cleanups.push(() => (stopped ? undefined : running.stop()))
-  const client = new Redis({ port: running.port, host: '127.0.0.1' })
+  const client = new Redis({ port: running.port, host: '127.0.0.1', ...(config.requirepass ? { password: config.requirepass } : {}) })
   client.on('error', () => {})
   cleanups.push(() => client.disconnect())
   const id = String(await client.call('CLUSTER', 'MYID'))
@@ -51,10 +51,10 @@ async function lineOf(viewer: Node, subject: Node): Promise<NodesLine | undefine
   return (await nodesOf(viewer)).find((line) => line.id === subject.id)
 }
 
-/** `count` nodes that all know each other, the first owning every slot (the second made with `secondConfig`). */
-async function cluster(count: number, secondConfig: Partial<Config> = {}): Promise<Node[]> {
+/** `count` nodes that all know each other, the first owning every slot (node i made with `configs[i]`). */
+async function cluster(count: number, configs: readonly Partial<Config>[] = []): Promise<Node[]> {
   const nodes: Node[] = []
-  for (let i = 0; i < count; i++) nodes.push(await clusterNode(i === 1 ? secondConfig : {}))
+  for (let i = 0; i < count; i++) nodes.push(await clusterNode(configs[i]))
   await nodes[0]!.client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383')
   for (const node of nodes.slice(1)) await node.client.call('CLUSTER', 'MEET', '127.0.0.1', String(nodes[0]!.port))
   // Settled: every node knows every other, with the config epoch that node gives itself (the
@@ -76,9 +76,9 @@ async function linkUp(replica: Node, master: Node): Promise<void> {
   }, `${replica.port} replicates ${master.port}`)
 }
 
-/** A master owning every slot and its replica (made by CLUSTER REPLICATE, with `replicaConfig`), with `items` in filter f. */
-async function shard(items: number, extra = 0, replicaConfig: Partial<Config> = {}): Promise<Node[]> {
-  const nodes = await cluster(2 + extra, replicaConfig)
+/** A master owning every slot and its replica (made by CLUSTER REPLICATE; node i made with `configs[i]`), with `items` in filter f. */
+async function shard(items: number, extra = 0, configs: readonly Partial<Config>[] = []): Promise<Node[]> {
+  const nodes = await cluster(2 + extra, configs)
   const [master, replica] = nodes as [Node, Node]
   expect(await replica.client.call('CLUSTER', 'REPLICATE', master.id)).toBe('OK')
   await linkUp(replica, master)
@@ -234,6 +234,25 @@ describe('CLUSTER FAILOVER', () => {
     expect(await missingOn(master, [...names('before', 300), 'on-the-new-master'])).toEqual([])
   })
 
+  it('default, with requirepass on both: the replica authenticates to its master with masterauth', async () => {
+    const secured = { requirepass: 'shard-secret', masterauth: 'shard-secret' }
+    const [master, replica] = (await shard(100, 0, [secured, secured])) as [Node, Node]
+    expect(await replica.client.call('CLUSTER', 'FAILOVER')).toBe('OK')
+    await until(async () => (await lineOf(replica, replica))!.flags.includes('master'), 'the replica is a master')
+    await expectOwnsAll(replica)
+    await seenAsReplica(master, master, replica)
+    expect(await missingOn(replica, names('before', 100))).toEqual([])
+  })
+
+  it('default, against a master that refuses CLIENT PAUSE: abandoned, nothing changes', async () => {
+    const [master, replica] = (await shard(10, 0, [{ 'rename-command': [{ from: 'CLIENT', to: '' }] }])) as [Node, Node]
+    expect(await replica.client.call('CLUSTER', 'FAILOVER')).toBe('OK')
+    await until(async () => replica.running.logs.some((line) => line.includes('Manual failover aborted')), 'the failover is abandoned')
+    expect((await lineOf(replica, replica))!.flags).toEqual(['myself', 'slave'])
+    expect(await master.client.call('BF.ADD', 'f', 'still-the-master')).toBe(1)
+    expect(await master.client.call('WAIT', '1', '5000')).toBe(1)
+  })
+
   it('FORCE with the master alive takes over at once too', async () => {
     const [master, replica] = (await shard(10)) as [Node, Node]
     expect(await replica.client.call('CLUSTER', 'FAILOVER', 'FORCE')).toBe('OK')
@@ -250,7 +269,7 @@ describe('restart after a failover', () => {
     // The replica's directory outlives its first run.
     const dir = makeTempDir()
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-    const [master, replica] = (await shard(50, 0, { dir, appendonly: true })) as [Node, Node]
+    const [master, replica] = (await shard(50, 0, [{}, { dir, appendonly: true }])) as [Node, Node]
     expect(await replica.client.call('CLUSTER', 'FAILOVER', 'TAKEOVER')).toBe('OK')
     await seenAsReplica(master, master, replica)
     await linkUp(master, replica)
