@@ -11,8 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ClusterAckedWriter, missingThroughCluster } from '../helpers/cluster-acked-writer.js'
 import { Cluster, type ClusterNode, waitUntil } from '../helpers/cluster-nodes.js'
-import { waitNewMaster, waitSentinelsSeeReplica, type Sentinel } from '../helpers/cluster-sentinels.js'
-import { splitVoteAllowanceMs } from '../helpers/failover-scenario.js'
+import { SENTINEL_SETTINGS, waitNewMaster, waitSentinelsSeeReplica, type Sentinel } from '../helpers/cluster-sentinels.js'
 import { CLUSTER_MODE_LINES, clusterNodes, clusterSlots, createShards, ownerIn, startShardSentinels, type Shard } from '../helpers/cluster-shards.js'
 import { hasTool } from '../helpers/tools.js'
 
@@ -67,7 +66,9 @@ describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mo
     const sentinelMaster = await waitNewMaster(sentinels, killed.master.port, 30_000, killed.name)
     figures.sentinelsNameNewMasterMs = Date.now() - killedAt
     expect(sentinelMaster).toBe(killed.replica.port)
-    expect(figures.allSlotsNameNewMasterMs).toBeLessThanOrEqual(SLOTS_LIMIT_MS + splitVoteAllowanceMs(sentinels))
+    const allowance = sentinelRetryAllowanceMs(sentinels)
+    if (allowance > 0) figures.sentinelRetried = 1
+    expect(figures.allSlotsNameNewMasterMs).toBeLessThanOrEqual(SLOTS_LIMIT_MS + allowance)
     const myself = (await clusterNodes(killed.replica.port)).find((line) => line.flags.includes('myself'))!
     expect(myself.flags).toContain('master')
     // The new claim's epoch is the highest of the cluster (redis: configEpoch = ++currentEpoch).
@@ -145,4 +146,16 @@ async function everyNodeShowsReplica(nodes: readonly ClusterNode[], replica: Clu
     },
     { timeoutMs: 60_000, intervalMs: 200 },
   )
+}
+
+/**
+ * Sentinel's own wait before it tries a failover again: twice the failover-timeout, plus up to
+ * SENTINEL_MAX_DESYNC (1 s) (sentinel.c sentinelStartFailoverIfNeeded). It follows a split vote
+ * (`-failover-abort-not-elected`: no Sentinel got a majority) or a first try that found no replica
+ * it would promote yet (`-failover-abort-no-good-slave`); nothing bfs does shortens it, so the
+ * limit grows by that much only when a Sentinel logged one (the events are printed after the file).
+ */
+function sentinelRetryAllowanceMs(sentinels: readonly Sentinel[]): number {
+  const retried = sentinels.some((sentinel) => /-failover-abort-(not-elected|no-good-slave)/.test(sentinel.process?.logTail(1000) ?? ''))
+  return retried ? 2 * SENTINEL_SETTINGS.failoverTimeoutMs + 1000 : 0
 }

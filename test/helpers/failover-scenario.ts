@@ -21,7 +21,7 @@ export const PROMOTION_LIMIT_MS = 10_000
  * sentinelStartFailoverIfNeeded). Nothing the monitored server does can shorten it, so the limit
  * grows by that much only when a Sentinel logged the split vote.
  */
-export function splitVoteAllowanceMs(sentinels: readonly Sentinel[]): number {
+function splitVoteAllowanceMs(sentinels: readonly Sentinel[]): number {
   const splitVote = sentinels.some((sentinel) => {
     const log = path.join(path.dirname(sentinel.configFile), 'sentinel.log')
     return existsSync(log) && readFileSync(log, 'latin1').includes('-failover-abort-not-elected')
