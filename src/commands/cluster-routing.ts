@@ -10,8 +10,7 @@
  * Key positions come from the command's key specs (command-getkeys.ts), planned once per row.
  */
 import { keyspace, type CommandContext } from './context.js'
-import type { CommandArgs } from '../protocol/command-args.js'
-import { CommandArgs as Args } from '../protocol/command-args.js'
+import { CommandArgs } from '../protocol/command-args.js'
 import { rowOf, type CommandEntry, type CommandRow } from './table.js'
 import { commandKeyPositions } from './command-getkeys.js'
 import { COMMAND_DOCS } from './command-docs.js'
@@ -33,7 +32,7 @@ function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
   const specs = COMMAND_DOCS.get(row.fullName)?.key_specs
   if (specs === undefined || specs.length === 0) {
     const keys = row === entry.row ? entry.spec.keys : undefined
-    plan = keys === undefined || keys[0] === 0 ? (row === entry.row ? NONE : SPECS) : { kind: 'range', first: keys[0], last: keys[1], step: keys[2] }
+    plan = keys === undefined || keys[0] === 0 ? NONE : { kind: 'range', first: keys[0], last: keys[1], step: keys[2] }
   } else if (specs.length === 1 && specs[0]!.begin_search.type === 'index' && specs[0]!.find_keys.type === 'range' &&
     Number(specs[0]!.find_keys.spec.limit) === 0 && !specs[0]!.flags.includes('not_key')) {
     const first = Number(specs[0]!.begin_search.spec.index)
@@ -115,8 +114,22 @@ function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: 
 function queryOf(ctx: CommandContext, state: ClusterState, entry: CommandEntry, argv: CommandArgs): Query {
   const query: Query = { slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, unbound: false, missing: 0, existing: 0, writes: false }
   if (!entry.isExec) addKeys(ctx, state, query, entry, argv)
-  else for (const queued of ctx.client.transaction?.queued ?? []) addKeys(ctx, state, query, queued.entry, Args.of(queued.argv))
+  else for (const queued of ctx.client.transaction?.queued ?? []) addKeys(ctx, state, query, queued.entry, CommandArgs.of(queued.argv))
   return query
+}
+
+/**
+ * The common case without allocating: a command of one key (or none) whose slot this node owns,
+ * stable, while the cluster is ok. Anything else takes the full query.
+ */
+function servedAtOnce(state: ClusterState, entry: CommandEntry, argv: CommandArgs): boolean {
+  if (entry.isExec || (entry.subcommands !== undefined && argv.length >= 2)) return false
+  const plan = planOf(entry, entry.row)
+  if (plan.kind === 'none') return true
+  if (plan.kind !== 'range' || plan.first !== plan.last || plan.first >= argv.length || state.state !== 'ok') return false
+  const slot = keyHashSlot(argv.bytes(plan.first), argv.start(plan.first), argv.end(plan.first))
+  return state.slotOwner(slot) === state.myself && (state.migratingTo.size === 0 || !state.migratingTo.has(slot)) &&
+    (state.importingFrom.size === 0 || !state.importingFrom.has(slot))
 }
 
 /** The refusal text for a command in cluster mode, or undefined when this node serves it. */
@@ -127,6 +140,7 @@ export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: C
   // redis resetClient: ASKING lasts one command (the whole transaction inside MULTI).
   if (asking && client.transaction === undefined && entry.lowerName !== 'asking') client.asking = false
   const state = ctx.server.cluster!
+  if (servedAtOnce(state, entry, argv)) return undefined
   const query = queryOf(ctx, state, entry, argv)
   if (query.unbound) return 'CLUSTERDOWN Hash slot not served'
   if (query.crossSlot) return "CROSSSLOT Keys in request don't hash to the same slot"
