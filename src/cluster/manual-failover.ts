@@ -104,7 +104,8 @@ export class ManualFailovers {
       this.host.takeOver(Number.isSafeInteger(epoch) ? epoch : 0)
     } catch (error) {
       log.warning(`Manual failover aborted: ${(error as Error).message}`)
-      peer?.command(['CLIENT', 'UNPAUSE']).catch(() => {})
+      // A failover that a newer request replaced leaves the pause to that one.
+      if (token === this.current) peer?.command(['CLIENT', 'UNPAUSE']).catch(() => {})
       setTimeout(() => peer?.close(), 1000).unref()
       return false
     }
