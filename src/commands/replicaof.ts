@@ -7,12 +7,16 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import { isKeyword, parseInteger, text } from './args.js'
 import { ReplyError } from './reply-error.js'
 import { replicaRole } from '../replication/replica-info.js'
+import { clusterReplicaofAddress, clusterReplicaofNoOne } from './cluster-replicaof.js'
 
 /** REPLICAOF host port | NO ONE → +OK, or +OK Already connected to specified master */
 export function replicaof(ctx: CommandContext, argv: CommandArgs): void {
   const link = ctx.server.replicaLink
   const client = ctx.client
+  // Cluster mode: NO ONE is a takeover, host port a CLUSTER REPLICATE (cluster-replicaof.ts).
+  const cluster = ctx.server.cluster !== undefined
   if (isKeyword(argv.get(1), 'NO') && isKeyword(argv.get(2), 'ONE')) {
+    if (cluster) return clusterReplicaofNoOne(ctx)
     if (ctx.server.replication.role === 'replica') {
       link.unsetMaster()
       ctx.server.log.notice(`MASTER MODE enabled (user request from 'id=${client.id} addr=${client.addr}')`)
@@ -24,6 +28,7 @@ export function replicaof(ctx: CommandContext, argv: CommandArgs): void {
   const port = parseInteger(argv.get(2))
   if (port === undefined || port < 0 || port > 65535) throw new ReplyError('ERR Invalid master port')
   const host = text(argv.get(1))
+  if (cluster) return clusterReplicaofAddress(ctx, host, port)
   if (ctx.server.replication.role === 'replica' && link.masterHost.toLowerCase() === host.toLowerCase() && link.masterPort === port) {
     ctx.server.log.notice('REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.')
     client.reply.simple('OK Already connected to specified master')

@@ -213,6 +213,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.startedAtMs = Date.now()
     mkdirSync(this.config.dir, { recursive: true })
     if (this.config['cluster-enabled']) this.cluster = openClusterState(this, this.registry)
+    // Cluster mode: nodes.conf says whom a node replicates, not a replicaof line (stale after a takeover).
+    if (this.cluster !== undefined) this.config.replicaof = ''
     await this.persistence.load(() => this.replaySession())
     // A replica by config is one from the first moment: it deletes no expired key itself (its
     // master's DEL does) and continues the position its snapshot recorded.

@@ -32,20 +32,20 @@ export class Sentinel {
     return commandOn(this.port, args)
   }
 
-  /** The master's port by SENTINEL get-master-addr-by-name. */
-  async masterPort(): Promise<number> {
-    const [, port] = (await this.command('SENTINEL', 'get-master-addr-by-name', MASTER_NAME)) as [string, string]
+  /** The master's port by SENTINEL get-master-addr-by-name <name> (mymaster unless named). */
+  async masterPort(name = MASTER_NAME): Promise<number> {
+    const [, port] = (await this.command('SENTINEL', 'get-master-addr-by-name', name)) as [string, string]
     return Number(port)
   }
 
-  /** SENTINEL master mymaster as a map. */
-  async master(): Promise<Map<string, string>> {
-    return pairs((await this.command('SENTINEL', 'master', MASTER_NAME)) as string[])
+  /** SENTINEL master <name> (mymaster unless named) as a map. */
+  async master(name = MASTER_NAME): Promise<Map<string, string>> {
+    return pairs((await this.command('SENTINEL', 'master', name)) as string[])
   }
 
-  /** SENTINEL replicas mymaster, each as a map. */
-  async replicas(): Promise<Map<string, string>[]> {
-    return ((await this.command('SENTINEL', 'replicas', MASTER_NAME)) as string[][]).map(pairs)
+  /** SENTINEL replicas <name> (mymaster unless named), each as a map. */
+  async replicas(name = MASTER_NAME): Promise<Map<string, string>[]> {
+    return ((await this.command('SENTINEL', 'replicas', name)) as string[][]).map(pairs)
   }
 }
 
@@ -109,25 +109,25 @@ export async function waitSentinelsConverged(sentinels: readonly Sentinel[], mas
   )
 }
 
-/** Polls every Sentinel until they all name one master other than `oldPort`; returns its port. */
-export async function waitNewMaster(sentinels: readonly Sentinel[], oldPort: number, timeoutMs: number): Promise<number> {
+/** Polls every Sentinel until they all name one master of `name` (mymaster) other than `oldPort`; returns its port. */
+export async function waitNewMaster(sentinels: readonly Sentinel[], oldPort: number, timeoutMs: number, name = MASTER_NAME): Promise<number> {
   return waitUntil(
-    `every Sentinel names a master other than ${oldPort}`,
+    `every Sentinel names a master of ${name} other than ${oldPort}`,
     async () => {
-      const ports = await Promise.all(sentinels.map((sentinel) => sentinel.masterPort()))
+      const ports = await Promise.all(sentinels.map((sentinel) => sentinel.masterPort(name)))
       return ports.every((port) => port === ports[0] && port !== oldPort) ? ports[0] : undefined
     },
     { timeoutMs, intervalMs: 100 },
   )
 }
 
-/** Waits until every Sentinel lists the replica on `port` as healthy (no s_down, not disconnected). */
-export async function waitSentinelsSeeReplica(sentinels: readonly Sentinel[], port: number, timeoutMs = 60_000): Promise<void> {
+/** Waits until every Sentinel lists the replica on `port` of `name` (mymaster) as healthy (no s_down, not disconnected). */
+export async function waitSentinelsSeeReplica(sentinels: readonly Sentinel[], port: number, timeoutMs = 60_000, name = MASTER_NAME): Promise<void> {
   await waitUntil(
-    `every Sentinel lists 127.0.0.1:${port} as a healthy replica`,
+    `every Sentinel lists 127.0.0.1:${port} as a healthy replica of ${name}`,
     async () => {
       for (const sentinel of sentinels) {
-        const replica = (await sentinel.replicas()).find((r) => r.get('port') === String(port))
+        const replica = (await sentinel.replicas(name)).find((r) => r.get('port') === String(port))
         const flags = replica?.get('flags') ?? 'absent'
         if (flags.includes('s_down') || flags.includes('disconnected') || flags === 'absent') return false
       }
