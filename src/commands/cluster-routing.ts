@@ -7,7 +7,9 @@
  * replica serves reads of its master's slots on READONLY connections; an importing slot serves a
  * command after ASKING (or one with the `asking` flag, RESTORE-ASKING). The master's link and the
  * log's replay are never redirected; a queued command is checked when queued, EXEC over them all.
- * Key positions come from the command's key specs (command-getkeys.ts), planned once per row.
+ * Key positions come from the command's key specs (command-getkeys.ts), planned once per row; a
+ * row whose keys no single range gives (MIGRATE's migrateGetKeys rule among them) asks
+ * command-getkeys.ts for the line's keys.
  */
 import { keyspace, type CommandContext } from './context.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -45,7 +47,6 @@ function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
 
 /** The key positions of a command line by its plan. */
 function keyPositions(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): number[] {
-  if (entry.lowerName === 'migrate') return migrateKeyPositions(argv)
   const plan = planOf(entry, row)
   if (plan.kind === 'none') return []
   if (plan.kind === 'specs') return (commandKeyPositions(ctx.server.commands, argv.toArray()) ?? []).map((key) => key.pos)
@@ -53,19 +54,6 @@ function keyPositions(ctx: CommandContext, entry: CommandEntry, row: CommandRow,
   const positions: number[] = []
   for (let pos = plan.first; pos <= last && pos < argv.length; pos += Math.max(plan.step, 1)) positions.push(pos)
   return positions
-}
-
-/**
- * MIGRATE's keys (redis 7.0 db.c migrateGetKeys): its key argument, or, when that is "", the
- * arguments after KEYS (the key specs alone would count the empty key too).
- */
-function migrateKeyPositions(argv: CommandArgs): number[] {
-  if (argv.length < 6) return []
-  if (argv.byteLength(3) !== 0) return [3]
-  for (let i = 6; i < argv.length; i++) {
-    if (argv.isKeyword(i, 'KEYS')) return Array.from({ length: argv.length - i - 1 }, (_, n) => i + 1 + n)
-  }
-  return []
 }
 
 /** What the keys of a request (one command, or EXEC's queue) say about where it may run. */

@@ -60,9 +60,4 @@ export class SlotIndex {
     }
     return found
   }
-
-  /** Forgets every name. */
-  clear(): void {
-    this.slots.fill(undefined)
-  }
 }
