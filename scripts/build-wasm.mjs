@@ -8,14 +8,16 @@ import wabt from 'wabt'
 export const WASM_SOURCES = [
   { wat: 'murmur-hash.wat', module: 'murmur-wasm-module.ts', constant: 'MURMUR_WASM_MODULE' },
   { wat: 'bloom-kernel.wat', module: 'bloom-kernel-module.ts', constant: 'BLOOM_KERNEL_MODULE' },
+  { wat: 'bitmap-ops.wat', module: 'bitmap-ops-module.ts', constant: 'BITMAP_OPS_MODULE' },
 ]
 
 /** @returns the module bytes of the .wat source */
 export async function compileWat(source, name = 'murmur-hash.wat') {
   const toolkit = await wabt()
-  const module = toolkit.parseWat(name, source, { threads: true })
+  const features = { threads: true } // shared memories and atomics (the WebAssembly threads proposal)
+  const module = toolkit.parseWat(name, source, features)
   try {
-    module.validate()
+    module.validate(features)
     return Uint8Array.from(module.toBinary({}).buffer)
   } finally {
     module.destroy()

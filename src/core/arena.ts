@@ -25,6 +25,7 @@
  * which it took it without also keeping the bitmap itself.
  */
 
+import { BITMAP_OPS_MODULE } from './bitmap-ops-module.js'
 import { BLOOM_KERNEL_MODULE } from './bloom-kernel-module.js'
 
 // lib.dom.d.ts declares WebAssembly; this project compiles against ES2022 and Node's types only.
@@ -80,7 +81,16 @@ export interface BloomKernel {
   ): number
 }
 
+/** The exports of bitmap-ops.wat (bitmap-ops.ts calls them). */
+export interface BitmapOps {
+  orInto(dst: number, src: number, len: number): void
+  countBits(p: number, len: number): number
+  windowHas(desc: number, pair: number, table: number, k: number, live: number): number
+  windowAdd(desc: number, pair: number, table: number, k: number, live: number): number
+}
+
 let compiled: object | undefined
+let compiledOps: object | undefined
 
 /** One memory, its kernel and its allocation state. */
 export class Arena {
@@ -90,6 +100,8 @@ export class Arena {
   readonly words: Uint32Array
   /** The kernel bound to this memory. */
   readonly kernel: BloomKernel
+  /** The other bitmap operations (bitmap-ops.wat), bound to this memory and kernel. */
+  readonly ops: BitmapOps
   /** Regions handed out and not freed yet. */
   live = 0
   /** Bytes of those regions. */
@@ -100,10 +112,16 @@ export class Arena {
   private readonly freeBySize = new Map<number, number[]>()
 
   constructor(readonly byteLength: number, readonly own: boolean) {
-    const memory = new WebAssembly.Memory({ initial: byteLength / PAGE_BYTES, maximum: byteLength / PAGE_BYTES })
+    const pages = byteLength / PAGE_BYTES
+    // Shared (its buffer a SharedArrayBuffer), as both kernels import it, so that a second thread
+    // could run them on the same bitmaps (docs/WASM.md, "Shared memory"); Node 20 and 24 allow it.
+    const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
     compiled ??= new WebAssembly.Module(BLOOM_KERNEL_MODULE)
     const instance = new WebAssembly.Instance(compiled, { env: { memory } })
     this.kernel = instance.exports as unknown as BloomKernel
+    compiledOps ??= new WebAssembly.Module(BITMAP_OPS_MODULE)
+    const ops = new WebAssembly.Instance(compiledOps, { env: { memory }, bloom: { hashItems: this.kernel.hashItems } })
+    this.ops = ops.exports as unknown as BitmapOps
     this.bytes = new Uint8Array(memory.buffer)
     this.words = new Uint32Array(memory.buffer)
   }
@@ -222,6 +240,14 @@ function sharedArenaBytes(byteCount: number): number {
 /** The arena of a bitmap {@link allocateArenaBitmap} returned; undefined for any other array. */
 export function arenaOf(bitmap: Uint8Array): Arena | undefined {
   return ARENA_BITMAPS.has(bitmap) ? ARENA_OF.get(bitmap.buffer) : undefined
+}
+
+/**
+ * The arena whose memory `view` is a view of (any view: a bitmap, a subarray of one, a chunk), or
+ * undefined for an array outside the arenas.
+ */
+export function arenaOfView(view: Uint8Array): Arena | undefined {
+  return ARENA_OF.get(view.buffer)
 }
 
 /** What the arenas hold now (for INFO and the memory bench). */

@@ -7,6 +7,7 @@
  */
 
 import { allocateArenaBitmap } from './arena.js'
+import { countArenaBits } from './bitmap-ops.js'
 
 /**
  * Allocates a zeroed bitmap of `byteCount` bytes: in WebAssembly memory (arena.ts) where it fits
@@ -56,10 +57,16 @@ function byteBits(v: number): number {
 }
 
 /**
- * @returns the number of set bits in `bitmap[start, end)` (the whole bitmap by default), counted
- *   four bytes at a time where the bytes are aligned.
+ * @returns the number of set bits in `bitmap[start, end)` (the whole bitmap by default): by the
+ *   arena's kernel (bitmap-ops.ts) for a view of an arena, else counted four bytes at a time where
+ *   the bytes are aligned.
  */
 export function countSetBits(bitmap: Uint8Array, start = 0, end = bitmap.length): number {
+  return countArenaBits(bitmap, start, end) ?? countSetBitsLoop(bitmap, start, end)
+}
+
+/** {@link countSetBits} by the JavaScript loop, for any array (bench/bitmap-ops.ts compares them). */
+export function countSetBitsLoop(bitmap: Uint8Array, start = 0, end = bitmap.length): number {
   let count = 0
   let i = start
   while (i < end && ((bitmap.byteOffset + i) & 3) !== 0) count += byteBits(bitmap[i++])

@@ -10,7 +10,7 @@
 ;;
 ;; Flags: 0 nothing known yet, 1 added by this call, 2 present (some layer has every position).
 (module
-  (import "env" "memory" (memory 1 65536))
+  (import "env" "memory" (memory 1 65536 shared))
 
   (global $m i64 (i64.const 0xc6a4a7935bd1e995))
 

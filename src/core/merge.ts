@@ -7,6 +7,7 @@
  */
 
 import { allocateBitmap, countSetBits } from './bitmap.js'
+import { orBitmap } from './bitmap-ops.js'
 import type { BloomLayer } from './bloom-layer.js'
 import { ScalableBloomFilter } from './scalable-filter.js'
 import type { LayerParts } from './scalable-filter.js'
@@ -144,8 +145,7 @@ function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): Lay
       bitmap = allocateBitmap(layer.bitmap.length) // a copy, in an arena: the sources stay as they are
       bitmap.set(layer.bitmap)
     } else {
-      const bits = layer.bitmap
-      for (let j = 0; j < bits.length; j++) bitmap[j] = bitmap[j]! | bits[j]!
+      orBitmap(bitmap, layer.bitmap) // in the union's arena's kernel where it has one
     }
     items = Math.max(items, layer.items)
   }

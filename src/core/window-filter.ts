@@ -36,6 +36,7 @@
  * reads a clock): a log that records the time of each add replays to the same bits. Time never
  * goes back: an add stamped before the latest one seen counts as made at the latest.
  */
+import { windowCall, windowTable, type WindowTable } from './bitmap-ops.js'
 import { createHashPair, hashRedisBloom } from './hashing.js'
 import { chooseWindowShape, MAX_HASHES, MAX_GENERATIONS } from './window-sizing.js'
 import { expandHashes, WindowSlice, type SliceParts } from './window-slice.js'
@@ -125,6 +126,12 @@ function shapeFor(options: WindowOptions): { k: number; l: number } {
 const pair = createHashPair()
 let hashes = new Uint32Array(2 * MAX_HASHES)
 
+/**
+ * Each filter's slice table for the arena kernel (bitmap-ops.ts), built on first use after a
+ * shift; null when its slices keep the JavaScript loops (not all in one arena).
+ */
+const TABLES = new WeakMap<WindowFilter, WindowTable | null>()
+
 /** A sliding-window filter, COUNT or TIME (see the module comment): the value of an APBF.* key. */
 export class WindowFilter {
   readonly kind: WindowKind
@@ -167,8 +174,35 @@ export class WindowFilter {
 
   /** Whether the item `item[start, end)` is in the window at `now` (unix ms; ignored by COUNT). */
   has(item: Uint8Array, start: number, end: number, now: number): boolean {
+    const live = this.liveSlices(now)
+    const table = this.kernelTable()
+    const found = table === null ? undefined : windowCall(table, false, item, start, end, this.k, live)
+    if (found !== undefined) return found !== 0
     this.hashItem(item, start, end)
-    return this.findRun(this.liveSlices(now))
+    return this.findRun(live)
+  }
+
+  /** The slice table of the arena kernel, or null for the JavaScript loops. */
+  private kernelTable(): WindowTable | null {
+    let table = TABLES.get(this)
+    if (table === undefined) TABLES.set(this, (table = windowTable(this.slices) ?? null))
+    return table
+  }
+
+  /**
+   * The add's probes and sets: whether the item was in the window (`seen`), and whether setting
+   * its bits in the k newest slices changed one (`changed`). In the arena kernel where it can.
+   */
+  private probeAndSet(item: Uint8Array, start: number, end: number, live: number): number {
+    const table = this.kernelTable()
+    const done = table === null ? undefined : windowCall(table, true, item, start, end, this.k, live)
+    if (done !== undefined) return done
+    this.hashItem(item, start, end)
+    const seen = this.findRun(live)
+    let changed = false
+    const { k, slices } = this
+    for (let p = 0; p < k; p++) if (slices[p]!.set(hashes)) changed = true
+    return (seen ? 1 : 0) | (changed ? 2 : 0)
   }
 
   /**
@@ -182,11 +216,10 @@ export class WindowFilter {
       this.clock = now
     }
     this.beforeAdd(now)
-    this.hashItem(item, start, end)
-    const seen = this.findRun(this.liveSlices(now))
-    let changed = false
+    const outcome = this.probeAndSet(item, start, end, this.liveSlices(now))
+    const seen = (outcome & 1) !== 0
+    const changed = (outcome & 2) !== 0
     const { k, slices } = this
-    for (let p = 0; p < k; p++) if (slices[p]!.set(hashes)) changed = true
     const counted = changed || this.kind === 'count'
     for (let p = 0; p < k; p++) {
       const slice = slices[p]!
@@ -248,6 +281,7 @@ export class WindowFilter {
 
   /** COUNT: the oldest slice, emptied, becomes the newest. */
   private shiftCount(): void {
+    TABLES.delete(this) // the hash indexes move
     const slices = this.slices
     const oldest = slices.pop()!
     oldest.clear()
@@ -272,6 +306,7 @@ export class WindowFilter {
 
   /** TIME: retire the slices whose last add left the window, empty stale young ones, add a new newest one. */
   private shiftTime(now: number): void {
+    TABLES.delete(this) // slices retire, one is added
     const { k, slices } = this
     const target = this.nextTarget(now)
     const bytes = sliceBytes(k, target)

@@ -331,7 +331,8 @@ class MemorySnapshots implements SnapshotSaver {
 
 function cloneFilter(filter: ScalableBloomFilter): ScalableBloomFilter {
   const parts = filter.toParts()
-  return ScalableBloomFilter.fromParts(structuredClone(parts))
+  // Copies of the bitmaps: structuredClone of a view of an arena (a shared memory) shares its bytes.
+  return ScalableBloomFilter.fromParts({ ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) })
 }
 
 describe('LogRewriter', () => {
