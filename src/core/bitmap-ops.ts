@@ -8,8 +8,8 @@
  * Scratch area use (the first bytes of the arena, as filter-batch.ts; only within one call):
  *   [0, 256 KiB)        OR: a chunk of a source in another arena, copied in
  *   [64, 72)            window: the item's descriptor (u32 offset, u32 length)
- *   [128, 144)          window: its hash pair (u64 a, u64 b)
- *   [256, 64 KiB)       window: the slice table (u64 bit count, u32 offset, u32 hash index each)
+ *   [128, 528)          window: its hash pair (u64 a, u64 b), then up to 48 positions (u64)
+ *   [1024, 64 KiB)      window: the slice table (u64 bit count, u32 offset, u32 hash index each)
  *   [64 KiB, end - 8)   window: the item's bytes (8 bytes after it stay inside the scratch area)
  */
 
@@ -20,7 +20,7 @@ const MIN_KERNEL_COUNT_BYTES = 256
 
 const DESC = 64
 const PAIR = 128
-const TABLE = 256
+const TABLE = 1024
 const ITEM = 64 * 1024
 /** Slices a table holds; a window filter with more keeps the JavaScript loops. */
 export const MAX_TABLE_SLICES = (ITEM - TABLE) / 16
@@ -136,6 +136,9 @@ export function windowCall(table: WindowTable, add: boolean, item: Uint8Array, s
   const words = arena.words
   words[DESC / 4] = ITEM
   words[DESC / 4 + 1] = length
-  words.set(image, TABLE / 4)
+  // The slices the call reads: the first `live`, and the k newest for an add.
+  const used = 4 * (add ? Math.max(k, live) : live)
+  if (used === image.length) words.set(image, TABLE / 4)
+  else for (let w = 0; w < used; w++) words[TABLE / 4 + w] = image[w]!
   return callWindow(arena, add, k, live)
 }

@@ -52,12 +52,60 @@
 
   ;; The window filters' slice table, 16 bytes per slice, newest first: u64 bit count m, u32 bitmap
   ;; offset, u32 hash index i. The slice's position of the item whose pair (u64 a, u64 b) is at
-  ;; `pair` is (a + i·b) mod 2^64 mod m (window-slice.ts).
+  ;; `pair` is (a + i·b) mod 2^64 mod m (window-slice.ts). For slices of the first slice's size (all
+  ;; of a COUNT filter's, most of a TIME filter's) the k positions are worked out once per item by
+  ;; $positions into the k u64 after the pair; other slices take one $mod each.
+  (global $m0 (mut i64) (i64.const 0))
+
   (func $position (param $pair i32) (param $slice i32) (result i64)
-    (i64.rem_u
-      (i64.add (i64.load (local.get $pair))
-        (i64.mul (i64.extend_i32_u (i32.load offset=12 (local.get $slice))) (i64.load offset=8 (local.get $pair))))
-      (i64.load (local.get $slice))))
+    (local $m i64) (local $i i32)
+    (local.set $m (i64.load (local.get $slice)))
+    (local.set $i (i32.load offset=12 (local.get $slice)))
+    (if (i64.eq (local.get $m) (global.get $m0))
+      (then (return (i64.load offset=16 (i32.add (local.get $pair) (i32.shl (local.get $i) (i32.const 3)))))))
+    (call $mod
+      (i64.add (i64.load (local.get $pair)) (i64.mul (i64.extend_i32_u (local.get $i)) (i64.load offset=8 (local.get $pair))))
+      (local.get $m)))
+
+  ;; The k positions (a + i·b) mod 2^64 mod m0, i < k, for m0 the first slice's size, at pair + 16:
+  ;; three divisions, then steps `pos += b mod m0`, less 2^64 mod m0 when a + i·b wraps (as the
+  ;; Bloom kernel's $next).
+  (func $positions (param $pair i32) (param $table i32) (param $k i32)
+    (local $m i64) (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $wrap i64) (local $at i32)
+    (local.set $m (i64.load (local.get $table)))
+    (global.set $m0 (local.get $m))
+    (local.set $x (i64.load (local.get $pair)))
+    (local.set $b (i64.load offset=8 (local.get $pair)))
+    (local.set $pos (call $mod (local.get $x) (local.get $m)))
+    (local.set $step (call $mod (local.get $b) (local.get $m)))
+    (local.set $wrap (call $mod (i64.add (call $mod (i64.const -1) (local.get $m)) (i64.const 1)) (local.get $m)))
+    (local.set $at (i32.add (local.get $pair) (i32.const 16)))
+    (block $done
+      (loop $steps
+        (br_if $done (i32.eqz (local.get $k)))
+        (i64.store (local.get $at) (local.get $pos))
+        (local.set $x (i64.add (local.get $x) (local.get $b)))
+        (local.set $pos (i64.add (local.get $pos) (local.get $step)))
+        (local.set $pos (select (i64.sub (local.get $pos) (local.get $m)) (local.get $pos) (i64.ge_u (local.get $pos) (local.get $m))))
+        (local.set $pos (i64.sub (local.get $pos) (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b)))))
+        (local.set $pos (select (i64.add (local.get $pos) (local.get $m)) (local.get $pos) (i64.lt_s (local.get $pos) (i64.const 0))))
+        (local.set $at (i32.add (local.get $at) (i32.const 8)))
+        (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+        (br $steps))))
+
+  ;; x mod m, exact, for any u64 x and m in [1, 2^53): for m of 2^12 or more by one floating-point
+  ;; division (a 64-bit integer division costs several times as much), as hashing.ts `mod64`:
+  ;; the double nearest x is off by at most 2^11 and the rounded quotient by at most one more, so
+  ;; q = trunc(x / m) is the true quotient or one off either way; x - q·m, taken in wrapping
+  ;; 64-bit arithmetic, is then in [-m, 2m), brought into [0, m) by one correction. Smaller m: rem_u.
+  (func $mod (param $x i64) (param $m i64) (result i64)
+    (local $r i64)
+    (if (i64.lt_u (local.get $m) (i64.const 4096)) (then (return (i64.rem_u (local.get $x) (local.get $m)))))
+    (local.set $r (i64.sub (local.get $x)
+      (i64.mul (local.get $m)
+        (i64.trunc_f64_u (f64.floor (f64.div (f64.convert_i64_u (local.get $x)) (f64.convert_i64_u (local.get $m))))))))
+    (if (i64.lt_s (local.get $r) (i64.const 0)) (then (return (i64.add (local.get $r) (local.get $m)))))
+    (select (i64.sub (local.get $r) (local.get $m)) (local.get $r) (i64.ge_u (local.get $r) (local.get $m))))
 
   ;; Whether slice p of the table holds the item's bit.
   (func $test (param $pair i32) (param $table i32) (param $p i32) (result i32)
@@ -104,9 +152,11 @@
     (i32.const 0))
 
   ;; A window filter's check (APBF.EXISTS): the item described at `desc` (u32 offset, u32 length)
-  ;; hashed into `pair`, then findRun over the first `live` slices.
+  ;; hashed into `pair` (its k positions after it: 16 + 8 k bytes in all), then findRun over the
+  ;; first `live` slices.
   (func (export "windowHas") (param $desc i32) (param $pair i32) (param $table i32) (param $k i32) (param $live i32) (result i32)
     (call $hashItems (local.get $desc) (i32.const 1) (local.get $pair))
+    (call $positions (local.get $pair) (local.get $table) (local.get $k))
     (call $findRun (local.get $pair) (local.get $table) (local.get $k) (local.get $live)))
 
   ;; A window filter's add (APBF.ADD) after its shift: the item hashed as in windowHas, findRun over
@@ -116,6 +166,7 @@
     (local $seen i32) (local $changed i32) (local $p i32) (local $slice i32) (local $pos i64)
     (local $at i32) (local $mask i32) (local $old i32)
     (call $hashItems (local.get $desc) (i32.const 1) (local.get $pair))
+    (call $positions (local.get $pair) (local.get $table) (local.get $k))
     (local.set $seen (call $findRun (local.get $pair) (local.get $table) (local.get $k) (local.get $live)))
     (block $done
       (loop $slices

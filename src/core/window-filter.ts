@@ -175,6 +175,7 @@ export class WindowFilter {
   /** Whether the item `item[start, end)` is in the window at `now` (unix ms; ignored by COUNT). */
   has(item: Uint8Array, start: number, end: number, now: number): boolean {
     const live = this.liveSlices(now)
+    if (live < this.k) return false // no run of k slices to find (findRun would look at none)
     const table = this.kernelTable()
     const found = table === null ? undefined : windowCall(table, false, item, start, end, this.k, live)
     if (found !== undefined) return found !== 0

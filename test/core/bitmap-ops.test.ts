@@ -78,9 +78,11 @@ describe('the window filters in the arena kernel', () => {
     { kind: 'count', errorRate: 0.01, capacity: 500 },
     { kind: 'count', errorRate: 0.001, capacity: 2000 },
     { kind: 'time', errorRate: 0.01, capacity: 300, windowMs: 10_000 },
+    { kind: 'count', errorRate: 0.05, capacity: 40_000 }, // slices of 2^12 bits and more: the kernel's floating-point modulo
   ])('answers and bits as the JavaScript loops: $kind, $errorRate, $capacity', (options) => {
     const kernel = new WindowFilter(options)
     expect(windowTable(kernel.slices)).toBeDefined()
+    const sliceBits = kernel.slices.map((slice) => slice.bitCount)
     const loops = plainCopy(kernel)
     expect(windowTable(loops.slices)).toBeUndefined()
     const random = seededRandom(options.capacity)
@@ -92,6 +94,7 @@ describe('the window filters in the arena kernel', () => {
       else expect(kernel.has(item, 0, item.length, now)).toBe(loops.has(item, 0, item.length, now))
     }
     expect(kernel.slices.length).toBe(loops.slices.length)
+    if (options.capacity > 10_000) expect(Math.min(...sliceBits)).toBeGreaterThanOrEqual(4096)
     const a = kernel.toParts()
     const b = loops.toParts()
     expect({ ...a, slices: [] }).toEqual({ ...b, slices: [] })
