@@ -118,56 +118,50 @@ async function kernelVariant(kind) {
   return compileWat(source, `bloom-kernel-${kind}.wat`)
 }
 
-async function kernelBench() {
-  const layerBytes = 13_800_000
-  const bitCount = layerBytes * 8
-  const hashCount = 7
-  const n = 1024
-  const DESC = 64, PAIRS = DESC + n * 8, FLAGS = PAIRS + n * 16, ITEMS = FLAGS + n
-  const ways = []
-  // The items built as in the runs below, no kernel call: subtract it to see the kernel's own part.
-  const spare = new Uint8Array(SCRATCH_BYTES)
-  const spareWords = new Uint32Array(spare.buffer)
-  let spareCounter = 0
-  const buildOnly = () => {
+const N_ITEMS = 1024
+const DESC = 64, PAIRS = DESC + N_ITEMS * 8, FLAGS = PAIRS + N_ITEMS * 16, ITEMS = FLAGS + N_ITEMS
+
+/**
+ * 100 batches of N_ITEMS new 16-byte items written into `memory`'s scratch area as filter-batch.ts
+ * lays them out, each batch handed to `kernel` (hashItems + addLayer) when one is given.
+ */
+function addBatches(memory, kernel, bitCount, hashCount) {
+  const mem = new Uint8Array(memory.buffer)
+  const words = new Uint32Array(memory.buffer)
+  let counter = 0
+  return () => {
     for (let batch = 0; batch < 100; batch++) {
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < N_ITEMS; i++) {
         const at = ITEMS + 16 * i
-        const text = `k:${String(spareCounter++).padStart(14, '0')}`
-        for (let c = 0; c < 16; c++) spare[at + c] = text.charCodeAt(c)
-        spareWords[DESC / 4 + 2 * i] = at
-        spareWords[DESC / 4 + 2 * i + 1] = 16
+        const text = `k:${String(counter++).padStart(14, '0')}`
+        for (let c = 0; c < 16; c++) mem[at + c] = text.charCodeAt(c)
+        words[DESC / 4 + 2 * i] = at
+        words[DESC / 4 + 2 * i + 1] = 16
       }
-      spare.fill(0, FLAGS, FLAGS + n)
+      kernel?.hashItems(DESC, N_ITEMS, PAIRS)
+      mem.fill(0, FLAGS, FLAGS + N_ITEMS)
+      kernel?.addLayer(PAIRS, FLAGS, 0, N_ITEMS, SCRATCH_BYTES, bitCount, hashCount, N_ITEMS, 0)
     }
   }
+}
+
+async function kernelBench() {
+  const layerBytes = 13_800_000
+  const pages = Math.ceil((SCRATCH_BYTES + layerBytes) / 65536)
+  const ways = []
   for (const kind of ['plain', 'shared', 'atomic']) {
     const bytes = await kernelVariant(kind)
     if (bytes === undefined) { console.log(`\n(no ${kind} variant: bloom-kernel.wat's set changed)`); continue }
-    const pages = Math.ceil((SCRATCH_BYTES + layerBytes) / 65536)
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: kind !== 'plain' })
     const kernel = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports
-    const mem = new Uint8Array(memory.buffer)
-    const words = new Uint32Array(memory.buffer)
-    let counter = 0
-    const run = () => {
-      for (let batch = 0; batch < 100; batch++) {
-        for (let i = 0; i < n; i++) {
-          const at = ITEMS + 16 * i
-          const text = `k:${String(counter++).padStart(14, '0')}`
-          for (let c = 0; c < 16; c++) mem[at + c] = text.charCodeAt(c)
-          words[DESC / 4 + 2 * i] = at
-          words[DESC / 4 + 2 * i + 1] = 16
-        }
-        kernel.hashItems(DESC, n, PAIRS)
-        mem.fill(0, FLAGS, FLAGS + n)
-        kernel.addLayer(PAIRS, FLAGS, 0, n, SCRATCH_BYTES, bitCount, hashCount, n, 0)
-      }
-    }
-    ways.push({ name: `${kind} memory${kind === 'atomic' ? ' (shared), atomic sets' : ''}`, units: 100 * n, run, mem })
+    const name = `${kind} memory${kind === 'atomic' ? ' (shared), atomic sets' : ''}`
+    ways.push({ name, units: 100 * N_ITEMS, run: addBatches(memory, kernel, layerBytes * 8, 7), memory })
   }
-  compare('Bloom kernel adds (hashItems + addLayer, new 16-byte items, 13.8 MB layer, k = 7)', 'item', [...ways, { name: '(building the items only, no kernel)', units: 100 * n, run: buildOnly }])
-  const bits = ways.map((way) => way.mem.subarray(SCRATCH_BYTES, SCRATCH_BYTES + layerBytes))
+  // The items built as in those runs, no kernel call: subtract it to see the kernel's own part.
+  const spare = new WebAssembly.Memory({ initial: SCRATCH_BYTES / 65536, maximum: SCRATCH_BYTES / 65536 })
+  const buildOnly = { name: '(building the items only, no kernel)', units: 100 * N_ITEMS, run: addBatches(spare) }
+  compare('Bloom kernel adds (hashItems + addLayer, new 16-byte items, 13.8 MB layer, k = 7)', 'item', [...ways, buildOnly])
+  const bits = ways.map((way) => new Uint8Array(way.memory.buffer, SCRATCH_BYTES, layerBytes))
   for (const other of bits.slice(1)) if (Buffer.compare(bits[0], other) !== 0) throw new Error('the variants set different bits')
 }
 
