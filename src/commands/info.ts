@@ -9,6 +9,7 @@ import { MODULE_NAME, MODULE_VERSION } from './modules.js'
 import { replicationInfo } from '../replication/replication-info.js'
 import { replicaInfoFields } from '../replication/replica-info.js'
 import { entryRows } from './table.js'
+import { arenaMemory, probeArenaMemory } from '../core/arena.js'
 import {
   clientsExtraFields, cpuExtraFields, memoryExtraFields, persistenceExtraFields, serverExtraFields, statsExtraFields,
 } from './info-exporter-fields.js'
@@ -171,9 +172,42 @@ export function infoText(ctx: CommandContext, requested: readonly string[]): str
   return blocks.join('\r\n')
 }
 
-/** Memory in use as INFO's used_memory counts it: the JS heap in use, plus memory outside it (Buffers, filters). */
+/**
+ * Memory in use as INFO's used_memory counts it: the JS heap in use, plus memory outside it
+ * (Buffers, filters), with the arenas (core/arena.ts) at what they hand out (live bitmaps and
+ * their scratch areas) instead of their whole size, which the engine counts from their creation.
+ */
 export function usedMemory(usage: NodeJS.MemoryUsage = process.memoryUsage()): number {
-  return usage.heapUsed + usage.external + usage.arrayBuffers
+  const arenas = arenaMemory()
+  let used = usage.heapUsed + usage.external + usage.arrayBuffers + arenas.plain.used + arenas.shared.used
+  if (arenas.plain.reserved > 0 && countedAsExternal(false)) used -= arenas.plain.reserved
+  if (arenas.shared.reserved > 0 && countedAsExternal(true)) used -= arenas.shared.reserved
+  return Math.max(used, usage.heapUsed)
+}
+
+// ---- Whether the engine counts an arena's memory in `external`, measured once per kind ----
+
+const COUNTED_AS_EXTERNAL = new Map<boolean, boolean>()
+
+function countedAsExternal(shared: boolean): boolean {
+  let counted = COUNTED_AS_EXTERNAL.get(shared)
+  if (counted === undefined) {
+    counted = measureCounted(shared)
+    COUNTED_AS_EXTERNAL.set(shared, counted)
+  }
+  return counted
+}
+
+/** Whether a 4 MiB memory of the kind raises `external` by at least half its size. */
+function measureCounted(shared: boolean): boolean {
+  try {
+    const before = process.memoryUsage().external
+    const probe = probeArenaMemory(shared)
+    const grown = process.memoryUsage().external - before
+    return probe !== undefined && grown >= 2 * 1024 * 1024
+  } catch {
+    return false // the engine makes no memory of this kind: there is no arena of it either
+  }
 }
 
 /** Bytes as redis's bytesToHuman writes them: 512B, 1.50K, 2.00M. */

@@ -50,8 +50,8 @@ export const SHARED_ARENA_BYTES = 128 * 1024 * 1024
 /**
  * Size of the smallest shared arena: a new shared arena is four times the bitmap it is made for
  * (a power of two), from 4 MiB to {@link SHARED_ARENA_BYTES}. An arena's whole size counts as
- * `external` memory in `process.memoryUsage()` (INFO used_memory) from its creation, touched or
- * not, so a server with a few small filters does not report 128 MiB.
+ * `external` memory in `process.memoryUsage()` from its creation, touched or not (INFO
+ * used_memory counts its live regions instead: {@link arenaMemory}), and costs address space.
  */
 const MIN_SHARED_ARENA_BYTES = 4 * 1024 * 1024
 
@@ -225,6 +225,7 @@ export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
   const bitmap = new Uint8Array(arena.bytes.buffer, offset!, byteCount)
   ARENA_OF.set(arena.bytes.buffer, arena)
   ARENA_BITMAPS.add(bitmap)
+  noteArena(arena)
   // An own arena goes with its bitmap (nothing else holds it strongly: ARENA_OF is weak); a
   // shared arena's region is given back when the bitmap is collected.
   if (!arena.own) REGIONS.register(bitmap, { arena, offset: offset!, size: byteCount })
@@ -263,4 +264,54 @@ export function arenaStats(): ArenaStats {
   let sharedLiveBytes = 0
   for (const arena of shared) sharedLiveBytes += arena.liveBytes
   return { sharedArenas: shared.length, sharedLiveBytes }
+}
+
+// ---- Accounting: the arenas' sizes and what they hand out (INFO used_memory) ----
+
+/** The arenas {@link allocateArenaBitmap} made, for as long as each lives. */
+const NOTED = new WeakSet<Arena>()
+let noted: WeakRef<Arena>[] = []
+
+function noteArena(arena: Arena): void {
+  if (NOTED.has(arena)) return
+  NOTED.add(arena)
+  noted.push(new WeakRef(arena))
+}
+
+/** Bytes of arenas of one kind (plain memories, or `shared: true` ones). */
+export interface ArenaBytes {
+  /** The arenas' whole sizes: what the engine may count as external memory. */
+  reserved: number
+  /** What they hand out: live regions, and the scratch area of an arena holding any. */
+  used: number
+}
+
+/** The arenas alive now, by kind: a shared memory's buffer is a `SharedArrayBuffer`. */
+export function arenaMemory(): { plain: ArenaBytes; shared: ArenaBytes } {
+  const plain = { reserved: 0, used: 0 }
+  const sharedKind = { reserved: 0, used: 0 }
+  const alive: WeakRef<Arena>[] = []
+  for (const ref of noted) {
+    const arena = ref.deref()
+    if (arena === undefined) continue
+    alive.push(ref)
+    const kind = isShared(arena.bytes.buffer) ? sharedKind : plain
+    kind.reserved += arena.byteLength
+    if (arena.live > 0) kind.used += SCRATCH_BYTES + arena.liveBytes
+  }
+  noted = alive
+  return { plain, shared: sharedKind }
+}
+
+function isShared(buffer: ArrayBufferLike): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer
+}
+
+/**
+ * A fresh memory of 64 pages (4 MiB) of one kind, held by nobody: INFO measures once with it
+ * whether the engine counts such a memory in `external` (Node 20 counts a plain memory's whole
+ * size from its creation, a shared one not at all). Throws where the engine refuses the kind.
+ */
+export function probeArenaMemory(shared: boolean): object {
+  return new WebAssembly.Memory({ initial: 64, maximum: 64, shared })
 }

@@ -1,6 +1,8 @@
 /**
  * The `maxmemory` budget: bytes held by all filter bitmaps, kept as a running count so that the
- * check before a command is one comparison (redis reads zmalloc's counter the same way).
+ * check before a command is one comparison (redis reads zmalloc's counter the same way). A bitmap
+ * in a WebAssembly arena (core/arena.ts) counts at its own size, never at its arena's: the arena
+ * made for a small filter is four times its bitmap, and INFO used_memory counts it the same way.
  *
  * The count is raised by the allocations bfs makes on purpose (a new filter, a scale-up) and is
  * recounted exactly whenever it says "over", and by the server's once-a-second housekeeping, so
