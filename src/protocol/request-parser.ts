@@ -99,6 +99,12 @@ function exceedsInt64(buf: Uint8Array, start: number, negative: boolean): boolea
   return false
 }
 
+/** `buf.indexOf(byte, from)` within `buf[from, end)`: -1 when it is not there. */
+function indexBefore(buf: Buffer, byte: number, from: number, end: number): number {
+  const at = buf.indexOf(byte, from)
+  return at < end ? at : -1
+}
+
 /**
  * Incremental RESP request parser (one per client). Feed it chunks in arrival order with
  * {@link RequestParser.parse}; it calls back once per whole command.
@@ -157,17 +163,22 @@ export class RequestParser {
    * returns false, parsing stops and the rest of the input (this chunk and any later one) is
    * discarded (QUIT, a closing client).
    *
+   * `end` (default: all of it) is where the chunk's bytes end: a read into a larger buffer is
+   * parsed without a view of it made per read. Nothing past `end` is looked at.
+   *
    * @throws ProtocolError after delivering the commands that preceded the bad bytes; the parser
    *   then ignores all further input. An exception thrown by `onCommand` propagates and likewise
    *   leaves the parser closed.
    */
-  parse(chunk: Buffer, onCommand: CommandCallback): void {
+  parse(chunk: Buffer, onCommand: CommandCallback, end = chunk.length): void {
     if (this.closed) return
     try {
       let pos = 0
+      // Continuing a line or a bulk (rare with whole commands per read) works on a view of the bytes.
+      if (end !== chunk.length && (this.lineLength > 0 || this.received > 0)) chunk = chunk.subarray(0, end)
       if (this.lineLength > 0) pos = this.resumeLine(chunk, onCommand)
       else if (this.received > 0) pos = this.resumePayload(chunk, onCommand)
-      if (pos >= 0 && pos < chunk.length) this.parseFrom(chunk, pos, onCommand)
+      if (pos >= 0 && pos < end) this.parseFrom(chunk, pos, end, onCommand)
     } catch (error) {
       this.close()
       throw error
@@ -201,17 +212,16 @@ export class RequestParser {
   }
 
   /**
-   * The main loop over `buf[pos, buf.length)`. Whole lines and payloads are read in place; an
+   * The main loop over `buf[pos, end)`. Whole lines and payloads are read in place; an
    * incomplete tail is stashed (line scratch or payload) for the next chunk.
    * @returns false when onCommand asked to stop.
    */
-  private parseFrom(buf: Buffer, pos: number, onCommand: CommandCallback): boolean {
-    const end = buf.length
+  private parseFrom(buf: Buffer, pos: number, end: number, onCommand: CommandCallback): boolean {
     const limits = this.limits
     while (pos < end) {
       if (this.itemsLeft === 0) {
         if (buf[pos] !== ARRAY) {
-          pos = this.parseInline(buf, pos, onCommand)
+          pos = this.parseInline(buf, pos, end, onCommand)
           if (pos < 0) return false
           continue
         }
@@ -227,7 +237,7 @@ export class RequestParser {
           pos = j + 2
         } else {
           // Slow path: redis's exact order of checks.
-          const cr = buf.indexOf(CR, pos)
+          const cr = indexBefore(buf, CR, pos, end)
           if (cr < 0 || cr === end - 1) {
             if (cr < 0 && end - pos > limits.maxInlineBytes) this.fail(TOO_BIG_MBULK_COUNT)
             this.stashLine(buf, pos, end)
@@ -285,7 +295,7 @@ export class RequestParser {
    * @returns the position after the line, or -1 when it is not all here (stashed for the next chunk).
    */
   private slowBulkHeader(buf: Buffer, pos: number, end: number): number {
-    const cr = buf.indexOf(CR, pos)
+    const cr = indexBefore(buf, CR, pos, end)
     if (cr < 0 || cr === end - 1) {
       if (cr < 0 && end - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_BULK_COUNT)
       this.stashLine(buf, pos, end)
@@ -302,14 +312,14 @@ export class RequestParser {
 
   /**
    * One inline command at `buf[pos]`: the line ends at `\n`, with an optional `\r` before it.
-   * @returns the position after the line (buf.length when stashed), or -1 when told to stop.
+   * @returns the position after the line (`end` when stashed), or -1 when told to stop.
    */
-  private parseInline(buf: Buffer, pos: number, onCommand: CommandCallback): number {
-    const lf = buf.indexOf(LF, pos)
+  private parseInline(buf: Buffer, pos: number, end: number, onCommand: CommandCallback): number {
+    const lf = indexBefore(buf, LF, pos, end)
     if (lf < 0) {
-      if (buf.length - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_INLINE)
-      this.stashLine(buf, pos, buf.length)
-      return buf.length
+      if (end - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_INLINE)
+      this.stashLine(buf, pos, end)
+      return end
     }
     const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf
     const argv = splitArgs(buf, pos, lineEnd)
@@ -352,7 +362,7 @@ export class RequestParser {
     this.lineLength = 0
     if (this.line.length > KEEP_LINE_BYTES) this.line = EMPTY
     // Inline arguments are copies and count lines retain nothing, so reusing `line` later is safe.
-    if (!this.parseFrom(whole, 0, onCommand)) return -1
+    if (!this.parseFrom(whole, 0, whole.length, onCommand)) return -1
     return stop
   }
 

@@ -128,17 +128,20 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     this.host.replyReady(this)
   }
 
-  /** A read's bytes (see accept-connections.ts): valid only during the call, the parser copies what it keeps. */
-  onData(chunk: Buffer): void {
+  /**
+   * A read's bytes, `chunk[0, length)` (see accept-connections.ts): valid only during the call,
+   * the parser copies what it keeps.
+   */
+  onData(chunk: Buffer, length = chunk.length): void {
     if (this.state !== 'open') return
-    this.host.stats.netInputBytes += chunk.length
+    this.host.stats.netInputBytes += length
     this.host.stats.readsProcessed++
     this.lastInteractionMs = Date.now()
-    this.unparsedBytes += chunk.length
+    this.unparsedBytes += length
     this.host.currentClient = this
     const timed = this.host.timer.begin()
     try {
-      this.parser.parse(chunk, this.onCommand)
+      this.parser.parse(chunk, this.onCommand, length)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error
