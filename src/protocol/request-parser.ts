@@ -253,6 +253,15 @@ export class RequestParser {
 
       let length = this.bulkLength
       if (length < 0) {
+        // The usual case: the command's items lie whole in the chunk.
+        pos = this.wholeItems(buf, pos, end)
+        if (this.itemsLeft === 0) {
+          if (!this.deliver(onCommand)) return false
+          continue
+        }
+        if (pos >= end) return true
+      }
+      if (length < 0) {
         // Fast path: `$<digits>\r` plus one more byte, all here.
         let j = pos + 1
         length = -1
@@ -287,6 +296,38 @@ export class RequestParser {
       if (--this.itemsLeft === 0 && !this.deliver(onCommand)) return false
     }
     return true
+  }
+
+  /**
+   * The command's next items while each lies whole in `buf[pos, end)` behind a plain
+   * `$<digits>\r\n` header (no leading zero, within the limits), in a loop that keeps its state in
+   * locals. Stops before the first item that is not so (incomplete, or a header for the checks
+   * below). @returns the position after the items taken
+   */
+  private wholeItems(buf: Buffer, pos: number, end: number): number {
+    let left = this.itemsLeft
+    const args = this.args
+    const maxBulkBytes = this.limits.maxBulkBytes
+    while (left > 0 && pos + 3 < end && buf[pos] === BULK) {
+      let j = pos + 1
+      let c = buf[j]!
+      let length = 0
+      if (c >= DIGIT_1 && c <= DIGIT_9) {
+        length = c - DIGIT_0
+        while (++j < end && (c = buf[j]!) >= DIGIT_0 && c <= DIGIT_9) length = length * 10 + (c - DIGIT_0)
+      } else if (c === DIGIT_0) {
+        c = buf[++j]! // pos + 3 < end: j is within
+      } else {
+        break
+      }
+      const start = j + 2
+      if (c !== CR || j - pos >= 16 || length > maxBulkBytes || end - start < length + 2) break
+      args.push(buf, start, start + length)
+      pos = start + length + 2 // redis skips the trailing two bytes without looking at them
+      left--
+    }
+    this.itemsLeft = left
+    return pos
   }
 
   /**
