@@ -90,7 +90,9 @@ export class CommandTimer {
       server.slowlog.trim(maxLen)
     }
     // Lets go of the bytes (a parser's copy of a large command).
-    this.firstSources.fill(undefined, 0, Math.min(this.firstArgc, MAX_ARGC))
+    // A loop: Array.prototype.fill is a call into C++, dearer than the few stores of a usual read.
+    const sources = this.firstSources
+    for (let i = Math.min(this.firstArgc, MAX_ARGC) - 1; i >= 0; i--) sources[i] = undefined
     this.firstEntry = undefined
     this.firstClient = undefined
   }

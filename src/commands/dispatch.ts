@@ -27,6 +27,10 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   client.lastCommand = entry.lowerName
   const row = rowOf(entry, argv)
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
+  if (nothingRefuses(ctx, entry, row, argv.length)) {
+    run(ctx, entry, row, argv)
+    return entry
+  }
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ??
     (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ??
@@ -38,6 +42,26 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   else if (entry.isExec) runExec(ctx, entry, argv)
   else run(ctx, entry, row, argv)
   return entry
+}
+
+/**
+ * The usual case, in a few field reads and no calls: no transaction, the argument count fits, and
+ * nothing the refusal chain below looks at is on (authentication needed, ACL rules, cluster,
+ * loading, maxmemory, a disk error for a write, min-replicas for a write, a replica's role,
+ * MONITOR, the subscribed mode, EXEC). True only when every refusal would have found nothing; the
+ * chain itself decides every other case.
+ */
+function nothingRefuses(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argc: number): boolean {
+  const client = ctx.client
+  const server = ctx.server
+  const config = server.config
+  const acl = server.acl
+  return client.transaction === undefined && !entry.isExec && arityAccepts(row.spec, argc) &&
+    (client.authenticated || acl.defaultOpen) && acl.unrestricted && server.cluster === undefined &&
+    config.maxmemory <= 0 && server.replication.role === 'master' && !client.monitoring &&
+    client.subscriptions === undefined && !server.loading &&
+    (!entry.writes || config['min-replicas-to-write'] === 0) &&
+    (!entry.deniedOnDiskError || server.persistence.writeRefusal() === undefined)
 }
 
 /**

@@ -99,6 +99,12 @@ function exceedsInt64(buf: Uint8Array, start: number, negative: boolean): boolea
   return false
 }
 
+/** `buf.indexOf(byte, from)` within `buf[from, end)`: -1 when it is not there. */
+function indexBefore(buf: Buffer, byte: number, from: number, end: number): number {
+  const at = buf.indexOf(byte, from)
+  return at < end ? at : -1
+}
+
 /**
  * Incremental RESP request parser (one per client). Feed it chunks in arrival order with
  * {@link RequestParser.parse}; it calls back once per whole command.
@@ -157,17 +163,22 @@ export class RequestParser {
    * returns false, parsing stops and the rest of the input (this chunk and any later one) is
    * discarded (QUIT, a closing client).
    *
+   * `end` (default: all of it) is where the chunk's bytes end: a read into a larger buffer is
+   * parsed without a view of it made per read. Nothing past `end` is looked at.
+   *
    * @throws ProtocolError after delivering the commands that preceded the bad bytes; the parser
    *   then ignores all further input. An exception thrown by `onCommand` propagates and likewise
    *   leaves the parser closed.
    */
-  parse(chunk: Buffer, onCommand: CommandCallback): void {
+  parse(chunk: Buffer, onCommand: CommandCallback, end = chunk.length): void {
     if (this.closed) return
     try {
       let pos = 0
+      // Continuing a line or a bulk (rare with whole commands per read) works on a view of the bytes.
+      if (end !== chunk.length && (this.lineLength > 0 || this.received > 0)) chunk = chunk.subarray(0, end)
       if (this.lineLength > 0) pos = this.resumeLine(chunk, onCommand)
       else if (this.received > 0) pos = this.resumePayload(chunk, onCommand)
-      if (pos >= 0 && pos < chunk.length) this.parseFrom(chunk, pos, onCommand)
+      if (pos >= 0 && pos < end) this.parseFrom(chunk, pos, end, onCommand)
     } catch (error) {
       this.close()
       throw error
@@ -201,17 +212,16 @@ export class RequestParser {
   }
 
   /**
-   * The main loop over `buf[pos, buf.length)`. Whole lines and payloads are read in place; an
+   * The main loop over `buf[pos, end)`. Whole lines and payloads are read in place; an
    * incomplete tail is stashed (line scratch or payload) for the next chunk.
    * @returns false when onCommand asked to stop.
    */
-  private parseFrom(buf: Buffer, pos: number, onCommand: CommandCallback): boolean {
-    const end = buf.length
+  private parseFrom(buf: Buffer, pos: number, end: number, onCommand: CommandCallback): boolean {
     const limits = this.limits
     while (pos < end) {
       if (this.itemsLeft === 0) {
         if (buf[pos] !== ARRAY) {
-          pos = this.parseInline(buf, pos, onCommand)
+          pos = this.parseInline(buf, pos, end, onCommand)
           if (pos < 0) return false
           continue
         }
@@ -227,7 +237,7 @@ export class RequestParser {
           pos = j + 2
         } else {
           // Slow path: redis's exact order of checks.
-          const cr = buf.indexOf(CR, pos)
+          const cr = indexBefore(buf, CR, pos, end)
           if (cr < 0 || cr === end - 1) {
             if (cr < 0 && end - pos > limits.maxInlineBytes) this.fail(TOO_BIG_MBULK_COUNT)
             this.stashLine(buf, pos, end)
@@ -242,6 +252,15 @@ export class RequestParser {
       }
 
       let length = this.bulkLength
+      if (length < 0) {
+        // The usual case: the command's items lie whole in the chunk.
+        pos = this.wholeItems(buf, pos, end)
+        if (this.itemsLeft === 0) {
+          if (!this.deliver(onCommand)) return false
+          continue
+        }
+        if (pos >= end) return true
+      }
       if (length < 0) {
         // Fast path: `$<digits>\r` plus one more byte, all here.
         let j = pos + 1
@@ -280,12 +299,44 @@ export class RequestParser {
   }
 
   /**
+   * The command's next items while each lies whole in `buf[pos, end)` behind a plain
+   * `$<digits>\r\n` header (no leading zero, within the limits), in a loop that keeps its state in
+   * locals. Stops before the first item that is not so (incomplete, or a header for the checks
+   * below). @returns the position after the items taken
+   */
+  private wholeItems(buf: Buffer, pos: number, end: number): number {
+    let left = this.itemsLeft
+    const args = this.args
+    const maxBulkBytes = this.limits.maxBulkBytes
+    while (left > 0 && pos + 3 < end && buf[pos] === BULK) {
+      let j = pos + 1
+      let c = buf[j]!
+      let length = 0
+      if (c >= DIGIT_1 && c <= DIGIT_9) {
+        length = c - DIGIT_0
+        while (++j < end && (c = buf[j]!) >= DIGIT_0 && c <= DIGIT_9) length = length * 10 + (c - DIGIT_0)
+      } else if (c === DIGIT_0) {
+        c = buf[++j]! // pos + 3 < end: j is within
+      } else {
+        break
+      }
+      const start = j + 2
+      if (c !== CR || j - pos >= 16 || length > maxBulkBytes || end - start < length + 2) break
+      args.push(buf, start, start + length)
+      pos = start + length + 2 // redis skips the trailing two bytes without looking at them
+      left--
+    }
+    this.itemsLeft = left
+    return pos
+  }
+
+  /**
    * The `$<length>\r\n` line at `buf[pos]` that the fast path did not take, checked in redis's
    * order; sets bulkLength.
    * @returns the position after the line, or -1 when it is not all here (stashed for the next chunk).
    */
   private slowBulkHeader(buf: Buffer, pos: number, end: number): number {
-    const cr = buf.indexOf(CR, pos)
+    const cr = indexBefore(buf, CR, pos, end)
     if (cr < 0 || cr === end - 1) {
       if (cr < 0 && end - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_BULK_COUNT)
       this.stashLine(buf, pos, end)
@@ -302,14 +353,14 @@ export class RequestParser {
 
   /**
    * One inline command at `buf[pos]`: the line ends at `\n`, with an optional `\r` before it.
-   * @returns the position after the line (buf.length when stashed), or -1 when told to stop.
+   * @returns the position after the line (`end` when stashed), or -1 when told to stop.
    */
-  private parseInline(buf: Buffer, pos: number, onCommand: CommandCallback): number {
-    const lf = buf.indexOf(LF, pos)
+  private parseInline(buf: Buffer, pos: number, end: number, onCommand: CommandCallback): number {
+    const lf = indexBefore(buf, LF, pos, end)
     if (lf < 0) {
-      if (buf.length - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_INLINE)
-      this.stashLine(buf, pos, buf.length)
-      return buf.length
+      if (end - pos > this.limits.maxInlineBytes) this.fail(TOO_BIG_INLINE)
+      this.stashLine(buf, pos, end)
+      return end
     }
     const lineEnd = lf > pos && buf[lf - 1] === CR ? lf - 1 : lf
     const argv = splitArgs(buf, pos, lineEnd)
@@ -352,7 +403,7 @@ export class RequestParser {
     this.lineLength = 0
     if (this.line.length > KEEP_LINE_BYTES) this.line = EMPTY
     // Inline arguments are copies and count lines retain nothing, so reusing `line` later is safe.
-    if (!this.parseFrom(whole, 0, onCommand)) return -1
+    if (!this.parseFrom(whole, 0, whole.length, onCommand)) return -1
     return stop
   }
 

@@ -19,9 +19,9 @@
 import net from 'node:net'
 import { getSystemErrorName } from 'node:util'
 
-/** What reads go to: a client. */
+/** What reads go to: a client. A read's bytes are `chunk[0, length)`. */
 export interface ConnectionReader {
-  onData(chunk: Buffer): void
+  onData(chunk: Buffer, length: number): void
 }
 
 /** Size of the shared read buffer: libuv's usual read size. */
@@ -48,7 +48,7 @@ export function acceptConnections(
   if (!sharedBuffer || handle == null || typeof handle.onconnection !== 'function') {
     listener.on('connection', (socket) => {
       const reader = accept(socket)
-      if (reader !== undefined) socket.on('data', (chunk: Buffer) => reader.onData(chunk))
+      if (reader !== undefined) socket.on('data', (chunk: Buffer) => reader.onData(chunk, chunk.length))
     })
     return false
   }
@@ -66,7 +66,8 @@ export function acceptConnections(
       writable: true,
       onread: {
         buffer: sharedReadBuffer,
-        callback: (bytes: number): void => reader?.onData(sharedReadBuffer.subarray(0, bytes)),
+        // The shared buffer and the count, not a view of it: no object made per read.
+        callback: (bytes: number): void => reader?.onData(sharedReadBuffer, bytes),
       },
     }
     reader = accept(new net.Socket(options as net.SocketConstructorOpts))

@@ -128,17 +128,20 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     this.host.replyReady(this)
   }
 
-  /** A read's bytes (see accept-connections.ts): valid only during the call, the parser copies what it keeps. */
-  onData(chunk: Buffer): void {
+  /**
+   * A read's bytes, `chunk[0, length)` (see accept-connections.ts): valid only during the call,
+   * the parser copies what it keeps.
+   */
+  onData(chunk: Buffer, length = chunk.length): void {
     if (this.state !== 'open') return
-    this.host.stats.netInputBytes += chunk.length
+    this.host.stats.netInputBytes += length
     this.host.stats.readsProcessed++
     this.lastInteractionMs = Date.now()
-    this.unparsedBytes += chunk.length
+    this.unparsedBytes += length
     this.host.currentClient = this
     const timed = this.host.timer.begin()
     try {
-      this.parser.parse(chunk, this.onCommand)
+      this.parser.parse(chunk, this.onCommand, length)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error
@@ -163,8 +166,9 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
       this.blockedCommands.push(argv.toArray().map((arg) => Buffer.from(arg)))
       return true
     }
-    // Two length compares per command (isKeyword checks the length first).
-    if (argv.isKeyword(0, 'POST') || argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
+    // One byte compare per command: the keywords are looked at only after a P or an H, either case.
+    const initial = argv.bytes(0)[argv.start(0)]! | 0x20
+    if (initial === 0x70 ? argv.isKeyword(0, 'POST') : initial === 0x68 && argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
     // CLIENT PAUSE: one compare per command while no pause is on.
     if (this.host.pause.type !== 'off' && this.host.pause.holds(this.context, argv)) return this.postpone(argv)
     // CLIENT REPLY OFF / SKIP: one compare per command while replies are on.
@@ -308,6 +312,9 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   private checkOutputLimit(): boolean {
     // A replica's stream is bounded by the replica class, where it is held (replication/replica-peer.ts).
     if (this.kind === 'replica') return false
+    // Within the buffer redis leaves out, no limit can be passed (used <= 0 below): the usual case,
+    // decided without the client's class and limits.
+    if (this.softLimitSinceSeconds === 0 && this.reply.pendingBytes + this.socket.writableLength <= REPLY_CHUNK_BYTES) return false
     const type = clientType(this)
     const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'][type === 'master' ? 'normal' : type]
     if (hard === 0 && soft === 0) return false

@@ -47,6 +47,31 @@ describe('multibulk requests', () => {
     }
   })
 
+  test('a read given as the whole buffer and an end: nothing past the end is looked at', () => {
+    // What accept-connections.ts does: the shared buffer and a byte count, no view per read. Past
+    // the end lie whole commands and line ends, which the parser must not take for the read's.
+    const big = 'x'.repeat(40_000)
+    const input = Buffer.concat([
+      multibulk('BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'),
+      Buffer.from('PING inline\r\n'),
+      multibulk('BF.ADD', 'key', big.slice(0, 1000)),
+      Buffer.from('ECHO "quoted"\r\n'),
+    ])
+    const expected = [['BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'], ['PING', 'inline'], ['BF.ADD', 'key', big.slice(0, 1000)], ['ECHO', 'quoted']]
+    const decoy = multibulk('DECOY')
+    const shared = Buffer.alloc(input.length + 64 * 1024)
+    for (const step of [1, 3, 7, 100, 4096, 50_000]) {
+      const parser = new RequestParser()
+      const got: string[][] = []
+      for (let at = 0; at < input.length; at += step) {
+        for (let p = 0; p < shared.length; p += decoy.length) decoy.copy(shared, p)
+        const length = input.copy(shared, 0, at, Math.min(at + step, input.length))
+        parser.parse(shared, (args) => void got.push(args.toArray().map((item) => item.toString('latin1'))), length)
+      }
+      expect(got, `step ${step}`).toEqual(expected)
+    }
+  })
+
   test('an empty bulk and a zero-length argv item', () => {
     expect(asStrings(feed([multibulk('SET', 'k', '')]).commands)).toEqual([['SET', 'k', '']])
   })

@@ -31,9 +31,10 @@ async function listen(sharedBuffer: boolean): Promise<{ port: number; received: 
         return undefined
       }
       const reader: ConnectionReader = {
-        onData: (chunk) => {
-          received.get(id)!.push(Buffer.from(chunk))
-          socket.write(`${chunk.length}\n`)
+        // A read is chunk[0, length): the shared buffer itself on the onread path.
+        onData: (chunk, length) => {
+          received.get(id)!.push(Buffer.from(chunk.subarray(0, length)))
+          socket.write(`${length}\n`)
         },
       }
       return reader
