@@ -44,6 +44,9 @@ export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 /** Below this many bytes an item is copied by a loop (no subarray allocated). */
 const LOOP_COPY_BYTES = 64
 
+/** Below this many bytes a run of items is copied by a loop (no view allocated). */
+const RUN_LOOP_COPY_BYTES = 512
+
 /*
  * Every kernel call goes through one of these five sites, made megamorphic when the module loads
  * by calls on two small arenas of their own: a call site that saw one kernel only would keep that
@@ -90,47 +93,40 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
-  const run = runLength(items, from, to)
-  return run > 1 ? stageRun(arena, items, from, run) : stageEach(arena, items, from, to)
+  const run = stageRun(arena, items, from, to)
+  return run > 1 ? run : stageEach(arena, items, from, to)
 }
 
 /**
- * How many of items[from, to) lie in order in one array, the last ending at most
- * {@link MAX_BATCH_ITEM_BYTES} after the first starts: a command the parser found whole in one
- * read, whose items are staged by one copy of that range (the RESP headers between them ride along).
+ * Stages the items from `from` on that lie in order in one array, the last ending at most
+ * {@link MAX_BATCH_ITEM_BYTES} after the first starts (a command the parser found whole in one
+ * read), by one copy of that range: the RESP headers between them ride along. Descriptors are
+ * written in the same pass that finds the run's end.
+ * @returns how many it staged; below 2, nothing (the caller stages item by item)
  */
-function runLength(items: ItemList, from: number, to: number): number {
+function stageRun(arena: Arena, items: ItemList, from: number, to: number): number {
   const source = items.bytes(from)
   const first = items.start(from)
   const last = Math.min(to, from + MAX_BATCH_ITEMS)
-  let end = items.end(from)
-  let i = from + 1
+  const words = arena.words
+  const shift = ITEMS - first
+  let end = first
+  let i = from
   for (; i < last; i++) {
     const start = items.start(i)
     const next = items.end(i)
     if (items.bytes(i) !== source || start < end || next - first > MAX_BATCH_ITEM_BYTES) break
+    words[(DESC >> 2) + 2 * (i - from)] = start + shift
+    words[(DESC >> 2) + 2 * (i - from) + 1] = next - start
     end = next
   }
-  return end - first > MAX_BATCH_ITEM_BYTES ? 0 : i - from
-}
-
-/** Stages the n items from `from` on, which {@link runLength} found in one range, by one copy. */
-function stageRun(arena: Arena, items: ItemList, from: number, n: number): number {
-  const source = items.bytes(from)
-  const first = items.start(from)
-  const end = items.end(from + n - 1)
+  if (i - from < 2) return 0
   const bytes = arena.bytes
-  bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
-  const words = arena.words
-  const shift = ITEMS - first
-  for (let j = 0; j < n; j++) {
-    const start = items.start(from + j)
-    words[(DESC >> 2) + 2 * j] = start + shift
-    words[(DESC >> 2) + 2 * j + 1] = items.end(from + j) - start
-  }
+  if (end - first <= RUN_LOOP_COPY_BYTES) copyShort(bytes, ITEMS, source, first, end - first)
+  else bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
   const at = end + shift
   for (let j = 0; j < 8; j++) bytes[at + j] = 0
-  return n
+  return i - from
 }
 
 /** Stages items from `from` on one by one, as many as fit. */
@@ -144,17 +140,36 @@ function stageEach(arena: Arena, items: ItemList, from: number, to: number): num
     const start = items.start(i)
     const length = items.end(i) - start
     if (at + length > ITEMS_END) break
-    if (length <= LOOP_COPY_BYTES) {
-      for (let j = 0; j < length; j++) bytes[at + j] = source[start + j]!
-    } else {
-      bytes.set(source.subarray(start, start + length), at)
-    }
+    if (length <= LOOP_COPY_BYTES) copyShort(bytes, at, source, start, length)
+    else if (start === 0 && length === source.length) bytes.set(source, at)
+    else bytes.set(source.subarray(start, start + length), at)
     words[(DESC >> 2) + 2 * n] = at
     words[(DESC >> 2) + 2 * n + 1] = length
     at += length
   }
   for (let j = 0; j < 8; j++) bytes[at + j] = 0
   return n
+}
+
+/**
+ * source[start, start + length) into bytes from `at`: eight bytes a step, then the rest (a loop
+ * of one byte a step costs about twice as much for a 16-byte item).
+ */
+function copyShort(bytes: Uint8Array, at: number, source: Uint8Array, start: number, length: number): void {
+  let j = 0
+  for (; j + 8 <= length; j += 8) {
+    const from = start + j
+    const to = at + j
+    bytes[to] = source[from]!
+    bytes[to + 1] = source[from + 1]!
+    bytes[to + 2] = source[from + 2]!
+    bytes[to + 3] = source[from + 3]!
+    bytes[to + 4] = source[from + 4]!
+    bytes[to + 5] = source[from + 5]!
+    bytes[to + 6] = source[from + 6]!
+    bytes[to + 7] = source[from + 7]!
+  }
+  for (; j < length; j++) bytes[at + j] = source[start + j]!
 }
 
 /** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */
