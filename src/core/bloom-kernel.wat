@@ -181,7 +181,7 @@
     (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
     (local.get $i))
 
-;; A command on a filter of one layer in one call, item by item: its pair (hashItems), then
+  ;; A command on a filter of one layer in one call, item by item: its pair (hashItems), then
   ;; its flag, 2 when the layer has all its positions, else 0 (checkLayer with every flag 0 at
   ;; first). Hashing and probing in one pass: the next item's hash overlaps this one's loads.
   ;; Returns how many the layer has.

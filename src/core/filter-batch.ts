@@ -14,7 +14,8 @@
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
  *   [ITEMS, end - 8)   the items' bytes: back to back, or as they lay in the read (RESP headers
- *                      between them); 8 zero bytes after the last
+ *                      between them); 8 bytes of room after the last (the kernel loads an item's
+ *                      1..7 tail bytes as one 8-byte word and masks the rest off)
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
@@ -94,15 +95,16 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
   const run = stageRun(arena, items, from, to)
-  return run > 1 ? run : stageEach(arena, items, from, to)
+  return run === 1 && from + 1 < to ? stageEach(arena, items, from + 1, to, 1) : run
 }
 
 /**
  * Stages the items from `from` on that lie in order in one array, the last ending at most
  * {@link MAX_BATCH_ITEM_BYTES} after the first starts (a command the parser found whole in one
  * read), by one copy of that range: the RESP headers between them ride along. Descriptors are
- * written in the same pass that finds the run's end.
- * @returns how many it staged; below 2, nothing (the caller stages item by item)
+ * written in the same pass that finds the run's end. A run may be one item: a command of one, or
+ * items each in an array of their own (the caller stages the rest one by one).
+ * @returns how many it staged (0 when the first alone is too long for the scratch area)
  */
 function stageRun(arena: Arena, items: ItemList, from: number, to: number): number {
   const source = items.bytes(from)
@@ -120,21 +122,22 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
     words[(DESC >> 2) + 2 * (i - from) + 1] = next - start
     end = next
   }
-  if (i - from < 2) return 0
-  const bytes = arena.bytes
-  if (end - first <= RUN_LOOP_COPY_BYTES) copyShort(bytes, ITEMS, source, first, end - first)
-  else bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
-  const at = end + shift
-  for (let j = 0; j < 8; j++) bytes[at + j] = 0
+  if (i === from) return 0
+  if (end - first <= RUN_LOOP_COPY_BYTES) copyShort(arena.bytes, ITEMS, source, first, end - first)
+  else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
   return i - from
 }
 
-/** Stages items from `from` on one by one, as many as fit. */
-function stageEach(arena: Arena, items: ItemList, from: number, to: number): number {
+/**
+ * Stages items from `from` on one by one, as many as fit, after the `staged` items already there.
+ * @returns how many items the scratch area then holds
+ */
+function stageEach(arena: Arena, items: ItemList, from: number, to: number, staged: number): number {
   const bytes = arena.bytes
   const words = arena.words
-  let at = ITEMS
-  let n = 0
+  const last = (DESC >> 2) + 2 * (staged - 1)
+  let at = words[last]! + words[last + 1]!
+  let n = staged
   for (let i = from; i < to && n < MAX_BATCH_ITEMS; i++, n++) {
     const source = items.bytes(i)
     const start = items.start(i)
@@ -147,7 +150,6 @@ function stageEach(arena: Arena, items: ItemList, from: number, to: number): num
     words[(DESC >> 2) + 2 * n + 1] = length
     at += length
   }
-  for (let j = 0; j < 8; j++) bytes[at + j] = 0
   return n
 }
 
