@@ -66,16 +66,19 @@
   ;; bytes are loaded without a branch on any of them, so the loads of one item, and of the items
   ;; after it, are in flight together (a branch on each bit would be a coin toss for an absent
   ;; item in a fuller layer, and wait for its cache miss). The answer is bloom.c's either way.
-  ;; Positions step by additions: pos += b mod m, less 2^64 mod m when `x += b` wraps (x < b
-  ;; after it), each reduced into [0, m) by a select: no division after the first two.
+  ;; Positions step by additions: pos += b mod m, or (b - 2^64) mod m when `x += b` wraps (x < b
+  ;; after it), then one select brings pos back into [0, m): no division after the first two. A
+  ;; bit is read as bit (pos mod 32) of the little-endian word holding it (the shift takes the
+  ;; count mod 32 by itself); bitmaps are whole 8-byte words, so the word is inside the bitmap.
   (func $has (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
-    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $p i64) (local $all i32)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64) (local $all i32)
     (local.set $x (i64.load (local.get $pair)))
     (local.set $b (i64.load offset=8 (local.get $pair)))
     (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
     (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
     (local.set $all (i32.const 1))
-    ;; The first position alone, with an exit.
     (if (i32.eqz (local.get $k)) (then (return (i32.const 1))))
     (if (i32.eqz (i32.and
           (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
@@ -85,13 +88,11 @@
       (loop $probes
         (br_if $done (i32.eqz (local.get $k)))
         (local.set $all (i32.and (local.get $all) (i32.shr_u
-          (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
-          (i32.and (i32.wrap_i64 (local.get $pos)) (i32.const 7)))))
+          (i32.load (i32.add (local.get $bitmap) (i32.and (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3))) (i32.const -4))))
+          (i32.wrap_i64 (local.get $pos)))))
         (local.set $x (i64.add (local.get $x) (local.get $b)))
-        (local.set $p (i64.add (local.get $pos) (local.get $step)))
-        (local.set $p (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
-        (local.set $p (i64.sub (local.get $p) (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b)))))
-        (local.set $pos (select (i64.add (local.get $p) (local.get $m)) (local.get $p) (i64.lt_s (local.get $p) (i64.const 0))))
+        (local.set $p (i64.add (local.get $pos) (select (local.get $stepw) (local.get $step) (i64.lt_u (local.get $x) (local.get $b)))))
+        (local.set $pos (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
         (local.set $k (i32.sub (local.get $k) (i32.const 1)))
         (br $probes)))
     (i32.and (local.get $all) (i32.const 1)))
@@ -100,12 +101,14 @@
   ;; turned on (0: every one was set already). No branch on a bit's old value; each byte is read
   ;; after the previous position's write (two positions may share a byte, or be the same bit).
   (func $set (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
-    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $p i64)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64)
     (local $at i32) (local $bit i32) (local $old i32) (local $flipped i32)
     (local.set $x (i64.load (local.get $pair)))
     (local.set $b (i64.load offset=8 (local.get $pair)))
     (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
     (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
     (block $done
       (loop $probes
         (br_if $done (i32.eqz (local.get $k)))
@@ -116,10 +119,8 @@
         (local.set $flipped (i32.add (local.get $flipped)
           (i32.xor (i32.and (i32.shr_u (local.get $old) (local.get $bit)) (i32.const 1)) (i32.const 1))))
         (local.set $x (i64.add (local.get $x) (local.get $b)))
-        (local.set $p (i64.add (local.get $pos) (local.get $step)))
-        (local.set $p (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
-        (local.set $p (i64.sub (local.get $p) (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b)))))
-        (local.set $pos (select (i64.add (local.get $p) (local.get $m)) (local.get $p) (i64.lt_s (local.get $p) (i64.const 0))))
+        (local.set $p (i64.add (local.get $pos) (select (local.get $stepw) (local.get $step) (i64.lt_u (local.get $x) (local.get $b)))))
+        (local.set $pos (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
         (local.set $k (i32.sub (local.get $k) (i32.const 1)))
         (br $probes)))
     (local.get $flipped))

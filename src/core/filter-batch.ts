@@ -13,8 +13,8 @@
  *   [64, +8 n)         item descriptors: u32 offset, u32 length
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
- *   [ITEMS, end - 8)   the items' bytes: back to back, or as they lay in the read (RESP headers
- *                      between them); 8 bytes of room after the last (the kernel loads an item's
+ *   [ITEMS, end - 8)   the items' bytes: each from a multiple of 4, or as they lay in the read
+ *                      (RESP headers between them); 8 bytes of room after the last (the kernel loads an item's
  *                      1..7 tail bytes as one 8-byte word and masks the rest off)
  */
 
@@ -42,11 +42,11 @@ const ITEMS_END = SCRATCH_BYTES - 8
 /** Bytes of items one call takes; a single longer item goes the JavaScript way. */
 export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 
-/** Below this many bytes an item is copied by a loop (no subarray allocated). */
+/** Up to this many bytes an item is copied by a loop (no subarray allocated). */
 const LOOP_COPY_BYTES = 64
 
-/** Below this many bytes a run of items is copied by a loop (no view allocated). */
-const RUN_LOOP_COPY_BYTES = 512
+/** Up to this many bytes a run of items is copied by a loop (no view allocated). */
+const RUN_LOOP_COPY_BYTES = 64
 
 /*
  * Every kernel call goes through one of these five sites, made megamorphic when the module loads
@@ -123,7 +123,7 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
     end = next
   }
   if (i === from) return 0
-  if (end - first <= RUN_LOOP_COPY_BYTES) copyShort(arena.bytes, ITEMS, source, first, end - first)
+  if (end - first <= RUN_LOOP_COPY_BYTES) copyWords(words, ITEMS, source, first, end - first)
   else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
   return i - from
 }
@@ -136,42 +136,40 @@ function stageEach(arena: Arena, items: ItemList, from: number, to: number, stag
   const bytes = arena.bytes
   const words = arena.words
   const last = (DESC >> 2) + 2 * (staged - 1)
-  let at = words[last]! + words[last + 1]!
+  let at = (words[last]! + words[last + 1]! + 3) & ~3
   let n = staged
   for (let i = from; i < to && n < MAX_BATCH_ITEMS; i++, n++) {
     const source = items.bytes(i)
     const start = items.start(i)
     const length = items.end(i) - start
     if (at + length > ITEMS_END) break
-    if (length <= LOOP_COPY_BYTES) copyShort(bytes, at, source, start, length)
+    if (length <= LOOP_COPY_BYTES) copyWords(words, at, source, start, length)
     else if (start === 0 && length === source.length) bytes.set(source, at)
     else bytes.set(source.subarray(start, start + length), at)
     words[(DESC >> 2) + 2 * n] = at
     words[(DESC >> 2) + 2 * n + 1] = length
-    at += length
+    at = (at + length + 3) & ~3
   }
   return n
 }
 
 /**
- * source[start, start + length) into bytes from `at`: eight bytes a step, then the rest (a loop
- * of one byte a step costs about twice as much for a 16-byte item).
+ * source[start, start + length) into the scratch area from byte `at`, a multiple of 4: four bytes
+ * a store, gathered little-endian (as murmur-hash.ts feeds its module); the last word may carry up
+ * to 3 bytes of garbage past the item (the kernel masks them off; the next item overwrites them).
  */
-function copyShort(bytes: Uint8Array, at: number, source: Uint8Array, start: number, length: number): void {
-  let j = 0
-  for (; j + 8 <= length; j += 8) {
-    const from = start + j
-    const to = at + j
-    bytes[to] = source[from]!
-    bytes[to + 1] = source[from + 1]!
-    bytes[to + 2] = source[from + 2]!
-    bytes[to + 3] = source[from + 3]!
-    bytes[to + 4] = source[from + 4]!
-    bytes[to + 5] = source[from + 5]!
-    bytes[to + 6] = source[from + 6]!
-    bytes[to + 7] = source[from + 7]!
+function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: number, length: number): void {
+  let word = at >> 2
+  let p = start
+  const end = start + length
+  for (const whole = end - 3; p < whole; p += 4) {
+    words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
   }
-  for (; j < length; j++) bytes[at + j] = source[start + j]!
+  if (p < end) {
+    let last = 0
+    for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
+    words[word] = last
+  }
 }
 
 /** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */
