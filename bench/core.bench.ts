@@ -8,7 +8,14 @@
  * Bloom kernel over an arena bitmap (core/filter-batch.ts) one item per call (BF.ADD, BF.EXISTS)
  * and ten per call (BF.MADD, BF.MEXISTS ×10: items/s is the column to compare).
  *
- * Run: npm run bench:core       (BENCH_SECONDS=2 for longer samples)
+ * Then the same three ways again as CPU time per item (process.cpuUsage, which other processes on
+ * the cores inflate far less than wall time), in rounds that alternate between the ways, medians
+ * of the rounds, and the kernel's ratio to the JavaScript loops: the figure to compare on a busy
+ * machine. There the kernel's items lie two ways: each in a Buffer of its own, as above, and in one
+ * buffer with RESP headers between them, as the request parser leaves a command read whole.
+ *
+ * Run: npm run bench:core       (BENCH_SECONDS=2 for longer samples; CORE_ROUNDS=15 for more
+ *                                rounds; CORE_CPU_ONLY=1 for the CPU-time table alone)
  */
 import { BloomFilter } from 'bloomfilter'
 import { allocateBitmap } from '../src/core/bitmap.js'
@@ -34,7 +41,9 @@ const hashCases: BenchCase[] = [16, 64, 256].flatMap((size) => {
     { name: `pair ${size} B (JS)`, fn: () => murmurHash64AChainedJs(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out) },
   ]
 })
-runSuite('MurmurHash64A', hashCases)
+/** CORE_CPU_ONLY=1: only the CPU-time table at the end. */
+const cpuOnly = process.env.CORE_CPU_ONLY !== undefined
+if (!cpuOnly) runSuite('MurmurHash64A', hashCases)
 
 /**
  * A one-layer bfs filter of about `bits` bits that never fills: its capacity is set above any
@@ -70,7 +79,7 @@ function batches(per: number, run: (from: number, to: number) => number): () => 
     at = at + 2 * per > ITEM_COUNT ? 0 : at + per
   }
 }
-for (const bits of [1e3, 1e5, 1e7, 1e8]) {
+for (const bits of cpuOnly ? [] : [1e3, 1e5, 1e7, 1e8]) {
   const loops = bfsFilter(bits, false)
   const kernel = bfsFilter(bits, true)
   const theirs = new BloomFilter(Math.ceil(bits / 64) * 64, hashCount)
@@ -87,4 +96,64 @@ for (const bits of [1e3, 1e5, 1e7, 1e8]) {
     { name: 'bfs has (kernel, 10 per call)', items: 10, fn: batches(10, has) },
     { name: 'bloomfilter test', fn: () => void theirs.test(itemTexts[at[3]++ & (ITEM_COUNT - 1)]!) },
   ])
+}
+
+/** Items of 16 bytes in one buffer as a read holds them: `$16\r\n<item>\r\n` each. */
+function itemsInOneRead(): ItemList {
+  const read = Buffer.alloc(ITEM_COUNT * 23)
+  for (let i = 0; i < ITEM_COUNT; i++) {
+    read.write('$16\r\n', i * 23, 'latin1')
+    items[i]!.copy(read, i * 23 + 5)
+    read.write('\r\n', i * 23 + 21, 'latin1')
+  }
+  return { bytes: () => read, start: (i) => i * 23 + 5, end: (i) => i * 23 + 21 }
+}
+
+/** CPU ns per item of `run` over all the items twice. */
+function cpuPerItem(run: () => void): number {
+  const started = process.cpuUsage()
+  run()
+  run()
+  const used = process.cpuUsage(started)
+  return ((used.user + used.system) * 1000) / (2 * ITEM_COUNT)
+}
+
+const median = (values: number[]): number => [...values].sort((p, q) => p - q)[Math.floor(values.length / 2)]!
+const rounds = Number(process.env.CORE_ROUNDS ?? 9)
+const oneRead = itemsInOneRead()
+console.log(`\n### CPU ns per item, median of ${rounds} alternating rounds (x: items/s against the JavaScript loops)\n`)
+console.log('| bits | way | add ns | add x | has ns | has x |')
+console.log('|---:|---|---:|---:|---:|---:|')
+for (const bits of [1e5, 1e7, 1e8]) {
+  const loops = bfsFilter(bits, false)
+  const kernel = bfsFilter(bits, true)
+  const over = (list: ItemList, per: number) => ({
+    add: () => { for (let i = 0; i + per <= ITEM_COUNT; i += per) kernel.addMany(list, i, i + per, outcomes, 0) },
+    has: () => { for (let i = 0; i + per <= ITEM_COUNT; i += per) kernel.hasMany(list, i, i + per, outcomes, 0) },
+  })
+  const ways: Array<{ name: string; add: () => void; has: () => void }> = [
+    {
+      name: 'JavaScript loops',
+      add: () => { for (let i = 0; i < ITEM_COUNT; i++) loops.add(items[i]!) },
+      has: () => { for (let i = 0; i < ITEM_COUNT; i++) loops.has(items[i]!) },
+    },
+    { name: 'kernel, 1 per call', ...over(list, 1) },
+    { name: 'kernel, 10 per call', ...over(list, 10) },
+    { name: 'kernel, 10 per call, one read', ...over(oneRead, 10) },
+  ]
+  for (const way of ways) for (let warm = 0; warm < 5; warm++) { way.add(); way.has() }
+  const times = ways.map(() => ({ add: [] as number[], has: [] as number[] }))
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? ways.map((_, w) => w) : ways.map((_, w) => ways.length - 1 - w)
+    for (const w of order) {
+      times[w]!.add.push(cpuPerItem(ways[w]!.add))
+      times[w]!.has.push(cpuPerItem(ways[w]!.has))
+    }
+  }
+  const base = { add: median(times[0]!.add), has: median(times[0]!.has) }
+  ways.forEach((way, w) => {
+    const add = median(times[w]!.add)
+    const has = median(times[w]!.has)
+    console.log(`| ${bits.toExponential(0)} | ${way.name} | ${add.toFixed(1)} | ${(base.add / add).toFixed(2)} | ${has.toFixed(1)} | ${(base.has / has).toFixed(2)} |`)
+  })
 }

@@ -56,50 +56,59 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $items))))
 
-  ;; (pos + step - (wrapped ? 2^64 mod m : 0)) mod m for pos, step, wrap in [0, m): the next
-  ;; position of `x += b` without a division, branch-free (a branch here would be a coin toss).
-  (func $next (param $pos i64) (param $step i64) (param $minus i64) (param $m i64) (result i64)
-    (local $p i64)
-    (local.set $p (i64.add (local.get $pos) (local.get $step)))
-    (local.set $p (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
-    (local.set $p (i64.sub (local.get $p) (local.get $minus)))
-    (select (i64.add (local.get $p) (local.get $m)) (local.get $p) (i64.lt_s (local.get $p) (i64.const 0))))
-
-  ;; 2^64 mod m.
+  ;; 2^64 mod m: (2^64 - m) mod m, one division.
   (func $wrapOf (param $m i64) (result i64)
-    (i64.rem_u (i64.add (i64.rem_u (i64.const -1) (local.get $m)) (i64.const 1)) (local.get $m)))
+    (i64.rem_u (i64.sub (i64.const 0) (local.get $m)) (local.get $m)))
 
   ;; Whether every one of the k positions of the pair at `pair` is set in the bitmap at `bitmap`
-  ;; of m bits (bloom.c `bloom_check_h`); stops at the first clear bit.
+  ;; of m bits (bloom.c `bloom_check_h`). It returns early only when the first position is clear
+  ;; (nearly every absent item while the layer is sparse: a well-predicted exit); the other k - 1
+  ;; bytes are loaded without a branch on any of them, so the loads of one item, and of the items
+  ;; after it, are in flight together (a branch on each bit would be a coin toss for an absent
+  ;; item in a fuller layer, and wait for its cache miss). The answer is bloom.c's either way.
+  ;; Positions step by additions: pos += b mod m, or (b - 2^64) mod m when `x += b` wraps (x < b
+  ;; after it), then one select brings pos back into [0, m): no division after the first two. A
+  ;; bit is read as bit (pos mod 32) of the little-endian word holding it (the shift takes the
+  ;; count mod 32 by itself); bitmaps are whole 8-byte words, so the word is inside the bitmap.
   (func $has (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
-    (local $x i64) (local $b i64) (local $pos i64) (local $step i64)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64) (local $all i32)
     (local.set $x (i64.load (local.get $pair)))
     (local.set $b (i64.load offset=8 (local.get $pair)))
     (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
     (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
-    (block $no
+    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
+    (local.set $all (i32.const 1))
+    (if (i32.eqz (local.get $k)) (then (return (i32.const 1))))
+    (if (i32.eqz (i32.and
+          (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
+          (i32.shl (i32.const 1) (i32.and (i32.wrap_i64 (local.get $pos)) (i32.const 7)))))
+      (then (return (i32.const 0))))
+    (block $done
       (loop $probes
-        (br_if $no (i32.eqz (local.get $k)))
-        (if (i32.eqz (i32.and
-              (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
-              (i32.shl (i32.const 1) (i32.and (i32.wrap_i64 (local.get $pos)) (i32.const 7)))))
-          (then (return (i32.const 0))))
+        (br_if $done (i32.eqz (local.get $k)))
+        (local.set $all (i32.and (local.get $all) (i32.shr_u
+          (i32.load (i32.add (local.get $bitmap) (i32.and (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3))) (i32.const -4))))
+          (i32.wrap_i64 (local.get $pos)))))
         (local.set $x (i64.add (local.get $x) (local.get $b)))
-        (local.set $pos (call $next (local.get $pos) (local.get $step)
-          (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b))) (local.get $m)))
+        (local.set $p (i64.add (local.get $pos) (select (local.get $stepw) (local.get $step) (i64.lt_u (local.get $x) (local.get $b)))))
+        (local.set $pos (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
         (local.set $k (i32.sub (local.get $k) (i32.const 1)))
         (br $probes)))
-    (i32.const 1))
+    (i32.and (local.get $all) (i32.const 1)))
 
   ;; Sets the k positions of the pair at `pair` (bloom.c `bloom_add_h`); returns the bits it
-  ;; turned on (0: every one was set already). No branch on a bit's old value.
+  ;; turned on (0: every one was set already). No branch on a bit's old value; each byte is read
+  ;; after the previous position's write (two positions may share a byte, or be the same bit).
   (func $set (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
-    (local $x i64) (local $b i64) (local $pos i64) (local $step i64)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64)
     (local $at i32) (local $bit i32) (local $old i32) (local $flipped i32)
     (local.set $x (i64.load (local.get $pair)))
     (local.set $b (i64.load offset=8 (local.get $pair)))
     (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
     (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
     (block $done
       (loop $probes
         (br_if $done (i32.eqz (local.get $k)))
@@ -110,8 +119,8 @@
         (local.set $flipped (i32.add (local.get $flipped)
           (i32.xor (i32.and (i32.shr_u (local.get $old) (local.get $bit)) (i32.const 1)) (i32.const 1))))
         (local.set $x (i64.add (local.get $x) (local.get $b)))
-        (local.set $pos (call $next (local.get $pos) (local.get $step)
-          (select (local.get $wrap) (i64.const 0) (i64.lt_u (local.get $x) (local.get $b))) (local.get $m)))
+        (local.set $p (i64.add (local.get $pos) (select (local.get $stepw) (local.get $step) (i64.lt_u (local.get $x) (local.get $b)))))
+        (local.set $pos (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
         (local.set $k (i32.sub (local.get $k) (i32.const 1)))
         (br $probes)))
     (local.get $flipped))
@@ -173,30 +182,63 @@
     (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
     (local.get $i))
 
-  ;; Flags 0..n-1 at `flags` to 0.
-  (func $clearFlags (param $flags i32) (param $n i32)
-    (local $end i32)
-    (local.set $end (i32.add (local.get $flags) (local.get $n)))
-    (block $done
-      (loop $bytes
-        (br_if $done (i32.ge_u (local.get $flags) (local.get $end)))
-        (i32.store8 (local.get $flags) (i32.const 0))
-        (local.set $flags (i32.add (local.get $flags) (i32.const 1)))
-        (br $bytes))))
-
-  ;; A command on a filter of one layer in one call: hashItems, the flags cleared, then
-  ;; checkLayer over the n items. Returns how many the layer has.
+  ;; A command on a filter of one layer in one call, item by item: its pair (hashItems), then
+  ;; its flag, 2 when the layer has all its positions, else 0 (checkLayer with every flag 0 at
+  ;; first). Hashing and probing in one pass: the next item's hash overlaps this one's loads.
+  ;; Returns how many the layer has.
   (func (export "hashCheck") (param $desc i32) (param $n i32) (param $pairs i32) (param $flags i32)
     (param $bitmap i32) (param $mBits f64) (param $k i32) (result i32)
-    (call $hashItems (local.get $desc) (local.get $n) (local.get $pairs))
-    (call $clearFlags (local.get $flags) (local.get $n))
-    (call $checkLayer (local.get $pairs) (local.get $flags) (local.get $n) (local.get $bitmap) (local.get $mBits) (local.get $k)))
+    (local $i i32) (local $m i64) (local $wrap i64) (local $p i32) (local $len i32) (local $a i64) (local $in i32) (local $found i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $p (i32.load (local.get $desc)))
+        (local.set $len (i32.load offset=4 (local.get $desc)))
+        (local.set $a (call $murmur64a (local.get $p) (local.get $len) (global.get $m)))
+        (i64.store (local.get $pairs) (local.get $a))
+        (i64.store offset=8 (local.get $pairs) (call $murmur64a (local.get $p) (local.get $len) (local.get $a)))
+        (local.set $in (call $has (local.get $pairs) (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
+        (i32.store8 (i32.add (local.get $flags) (local.get $i)) (i32.shl (local.get $in) (i32.const 1)))
+        (local.set $found (i32.add (local.get $found) (local.get $in)))
+        (local.set $desc (i32.add (local.get $desc) (i32.const 8)))
+        (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items)))
+    (local.get $found))
 
-  ;; Likewise hashItems, the flags cleared, then addLayer from item 0 (see addLayer).
+  ;; Likewise for an add, item by item: its pair, then addLayer's step for it (every flag 0 at
+  ;; first): set when the layer lacks one of its positions, flagged 1, counted against `room`;
+  ;; flagged 2 otherwise. Stops after the item that fills the layer; returns the index of the
+  ;; first item not handled, and adds to the result words as addLayer does.
   (func (export "hashAdd") (param $desc i32) (param $n i32) (param $pairs i32) (param $flags i32)
     (param $bitmap i32) (param $mBits f64) (param $k i32) (param $room i32) (param $result i32) (result i32)
-    (call $hashItems (local.get $desc) (local.get $n) (local.get $pairs))
-    (call $clearFlags (local.get $flags) (local.get $n))
-    (call $addLayer (local.get $pairs) (local.get $flags) (i32.const 0) (local.get $n)
-      (local.get $bitmap) (local.get $mBits) (local.get $k) (local.get $room) (local.get $result)))
+    (local $i i32) (local $m i64) (local $wrap i64) (local $p i32) (local $len i32) (local $a i64)
+    (local $flipped i32) (local $bits i32) (local $added i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (br_if $done (i32.ge_u (local.get $added) (local.get $room)))
+        (local.set $p (i32.load (local.get $desc)))
+        (local.set $len (i32.load offset=4 (local.get $desc)))
+        (local.set $a (call $murmur64a (local.get $p) (local.get $len) (global.get $m)))
+        (i64.store (local.get $pairs) (local.get $a))
+        (i64.store offset=8 (local.get $pairs) (call $murmur64a (local.get $p) (local.get $len) (local.get $a)))
+        ;; Present already: no write, so no cache line is dirtied (bloom.c test_bit_set_bit).
+        (local.set $flipped (i32.const 0))
+        (if (i32.eqz (call $has (local.get $pairs) (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
+          (then (local.set $flipped (call $set (local.get $pairs) (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))))
+        (local.set $bits (i32.add (local.get $bits) (local.get $flipped)))
+        (local.set $added (i32.add (local.get $added) (i32.ne (local.get $flipped) (i32.const 0))))
+        (i32.store8 (i32.add (local.get $flags) (local.get $i)) (select (i32.const 1) (i32.const 2) (local.get $flipped)))
+        (local.set $desc (i32.add (local.get $desc) (i32.const 8)))
+        (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items)))
+    (i32.store (local.get $result) (i32.add (i32.load (local.get $result)) (local.get $bits)))
+    (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
+    (local.get $i))
 )

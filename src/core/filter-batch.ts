@@ -13,8 +13,9 @@
  *   [64, +8 n)         item descriptors: u32 offset, u32 length
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
- *   [ITEMS, end - 8)   the items' bytes: back to back, or as they lay in the read (RESP headers
- *                      between them); 8 zero bytes after the last
+ *   [ITEMS, end - 8)   the items' bytes: each from a multiple of 4, or as they lay in the read
+ *                      (RESP headers between them); 8 bytes of room after the last (the kernel loads an item's
+ *                      1..7 tail bytes as one 8-byte word and masks the rest off)
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
@@ -41,8 +42,11 @@ const ITEMS_END = SCRATCH_BYTES - 8
 /** Bytes of items one call takes; a single longer item goes the JavaScript way. */
 export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 
-/** Below this many bytes an item is copied by a loop (no subarray allocated). */
+/** Up to this many bytes an item is copied by a loop (no subarray allocated). */
 const LOOP_COPY_BYTES = 64
+
+/** Up to this many bytes a run of items is copied by a loop (no view allocated). */
+const RUN_LOOP_COPY_BYTES = 64
 
 /*
  * Every kernel call goes through one of these five sites, made megamorphic when the module loads
@@ -90,71 +94,82 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
-  const run = runLength(items, from, to)
-  return run > 1 ? stageRun(arena, items, from, run) : stageEach(arena, items, from, to)
+  const run = stageRun(arena, items, from, to)
+  return run === 1 && from + 1 < to ? stageEach(arena, items, from + 1, to, 1) : run
 }
 
 /**
- * How many of items[from, to) lie in order in one array, the last ending at most
- * {@link MAX_BATCH_ITEM_BYTES} after the first starts: a command the parser found whole in one
- * read, whose items are staged by one copy of that range (the RESP headers between them ride along).
+ * Stages the items from `from` on that lie in order in one array, the last ending at most
+ * {@link MAX_BATCH_ITEM_BYTES} after the first starts (a command the parser found whole in one
+ * read), by one copy of that range: the RESP headers between them ride along. Descriptors are
+ * written in the same pass that finds the run's end. A run may be one item: a command of one, or
+ * items each in an array of their own (the caller stages the rest one by one).
+ * @returns how many it staged (0 when the first alone is too long for the scratch area)
  */
-function runLength(items: ItemList, from: number, to: number): number {
+function stageRun(arena: Arena, items: ItemList, from: number, to: number): number {
   const source = items.bytes(from)
   const first = items.start(from)
   const last = Math.min(to, from + MAX_BATCH_ITEMS)
-  let end = items.end(from)
-  let i = from + 1
+  const words = arena.words
+  const shift = ITEMS - first
+  let end = first
+  let i = from
   for (; i < last; i++) {
     const start = items.start(i)
     const next = items.end(i)
     if (items.bytes(i) !== source || start < end || next - first > MAX_BATCH_ITEM_BYTES) break
+    words[(DESC >> 2) + 2 * (i - from)] = start + shift
+    words[(DESC >> 2) + 2 * (i - from) + 1] = next - start
     end = next
   }
-  return end - first > MAX_BATCH_ITEM_BYTES ? 0 : i - from
+  if (i === from) return 0
+  if (end - first <= RUN_LOOP_COPY_BYTES) copyWords(words, ITEMS, source, first, end - first)
+  else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
+  return i - from
 }
 
-/** Stages the n items from `from` on, which {@link runLength} found in one range, by one copy. */
-function stageRun(arena: Arena, items: ItemList, from: number, n: number): number {
-  const source = items.bytes(from)
-  const first = items.start(from)
-  const end = items.end(from + n - 1)
-  const bytes = arena.bytes
-  bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
-  const words = arena.words
-  const shift = ITEMS - first
-  for (let j = 0; j < n; j++) {
-    const start = items.start(from + j)
-    words[(DESC >> 2) + 2 * j] = start + shift
-    words[(DESC >> 2) + 2 * j + 1] = items.end(from + j) - start
-  }
-  const at = end + shift
-  for (let j = 0; j < 8; j++) bytes[at + j] = 0
-  return n
-}
-
-/** Stages items from `from` on one by one, as many as fit. */
-function stageEach(arena: Arena, items: ItemList, from: number, to: number): number {
+/**
+ * Stages items from `from` on one by one, as many as fit, after the `staged` items already there.
+ * @returns how many items the scratch area then holds
+ */
+function stageEach(arena: Arena, items: ItemList, from: number, to: number, staged: number): number {
   const bytes = arena.bytes
   const words = arena.words
-  let at = ITEMS
-  let n = 0
+  const last = (DESC >> 2) + 2 * (staged - 1)
+  let at = (words[last]! + words[last + 1]! + 3) & ~3
+  let n = staged
   for (let i = from; i < to && n < MAX_BATCH_ITEMS; i++, n++) {
     const source = items.bytes(i)
     const start = items.start(i)
     const length = items.end(i) - start
     if (at + length > ITEMS_END) break
-    if (length <= LOOP_COPY_BYTES) {
-      for (let j = 0; j < length; j++) bytes[at + j] = source[start + j]!
-    } else {
-      bytes.set(source.subarray(start, start + length), at)
-    }
+    if (length <= LOOP_COPY_BYTES) copyWords(words, at, source, start, length)
+    else if (start === 0 && length === source.length) bytes.set(source, at)
+    else bytes.set(source.subarray(start, start + length), at)
     words[(DESC >> 2) + 2 * n] = at
     words[(DESC >> 2) + 2 * n + 1] = length
-    at += length
+    at = (at + length + 3) & ~3
   }
-  for (let j = 0; j < 8; j++) bytes[at + j] = 0
   return n
+}
+
+/**
+ * source[start, start + length) into the scratch area from byte `at`, a multiple of 4: four bytes
+ * a store, gathered little-endian (as murmur-hash.ts feeds its module); the last word may carry up
+ * to 3 bytes of garbage past the item (the kernel masks them off; the next item overwrites them).
+ */
+function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: number, length: number): void {
+  let word = at >> 2
+  let p = start
+  const end = start + length
+  for (const whole = end - 3; p < whole; p += 4) {
+    words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
+  }
+  if (p < end) {
+    let last = 0
+    for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
+    words[word] = last
+  }
 }
 
 /** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */
