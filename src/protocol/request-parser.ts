@@ -260,9 +260,7 @@ export class RequestParser {
           continue
         }
         if (pos >= end) return true
-      }
-      if (length < 0) {
-        // Fast path: `$<digits>\r` plus one more byte, all here.
+        // Else a `$<digits>\r` line plus one more byte, all here; or the slow path.
         let j = pos + 1
         length = -1
         let c = 0
