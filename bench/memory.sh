@@ -32,8 +32,10 @@ sleep 1
 FULL_KB=$(rss_kb)
 ITEMS=$(redis-cli -p "$PORT" BF.CARD mem)
 SIZE=$(redis-cli -p "$PORT" BF.INFO mem SIZE)
+# INFO used_memory counts the arena at its live bitmap, not at the 64 MiB arena made for it.
+USED=$(redis-cli -p "$PORT" INFO memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
 
-awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v items="$ITEMS" -v size="$SIZE" 'BEGIN {
+awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v items="$ITEMS" -v size="$SIZE" -v used="$USED" 'BEGIN {
   mb = 1024 * 1024
   printf "| measure | MB |\n|---|---:|\n"
   printf "| RSS at start (empty) | %.1f |\n", idle * 1024 / mb
@@ -41,6 +43,7 @@ awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v items="$ITEMS" -v size="$SIZE" 'BEG
   printf "| RSS after BF.RESERVE 10M @ 0.01 + adds | %.1f |\n", full * 1024 / mb
   over = full * 1024 / mb - size / mb
   printf "| RSS - bitmap (fixed overhead, limit 60) | %.1f %s |\n", over, (over <= 60 ? "ok" : "OVER")
+  printf "| INFO used_memory | %.1f |\n", used / mb
 }'
 
 BEFORE_KB=$(rss_kb)
