@@ -7,17 +7,21 @@
 # (glibc hugepages on, --max-semi-space-size=1).
 #
 # Usage: bench/memory.sh      (loopback only; about ten seconds)
+#   BFS_ROOT=<checkout>  measure that checkout's dist/ (built beforehand) instead of building this one
+#                        (A/B runs of two builds, alternating)
+#   SKIP_BIG=1           stop after the 10M filter (no 1 GiB filter, no DEL)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in redis-benchmark redis-cli; do
   command -v "$tool" >/dev/null || { echo "$tool not found (apt-get install -y redis-tools)" >&2; exit 1; }
 done
-npm run build --silent
+if [ -z "${BFS_ROOT:-}" ]; then npm run build --silent; fi
+MAIN="${BFS_ROOT:-.}/dist/main.js"
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 PORT=$(free_port)
 DIR=$(mktemp -d)
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 dist/main.js --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
+GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
 BFS_PID=$!
 cleanup() { kill "$BFS_PID" 2>/dev/null && wait "$BFS_PID" 2>/dev/null; rm -rf "$DIR"; }
 trap cleanup EXIT
@@ -32,8 +36,10 @@ sleep 1
 FULL_KB=$(rss_kb)
 ITEMS=$(redis-cli -p "$PORT" BF.CARD mem)
 SIZE=$(redis-cli -p "$PORT" BF.INFO mem SIZE)
+# INFO used_memory counts the arena at its live bitmap, not at the 64 MiB arena made for it.
+USED=$(redis-cli -p "$PORT" INFO memory | tr -d '\r' | awk -F: '$1 == "used_memory" { print $2 }')
 
-awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v items="$ITEMS" -v size="$SIZE" 'BEGIN {
+awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v items="$ITEMS" -v size="$SIZE" -v used="$USED" 'BEGIN {
   mb = 1024 * 1024
   printf "| measure | MB |\n|---|---:|\n"
   printf "| RSS at start (empty) | %.1f |\n", idle * 1024 / mb
@@ -41,8 +47,10 @@ awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v items="$ITEMS" -v size="$SIZE" 'BEG
   printf "| RSS after BF.RESERVE 10M @ 0.01 + adds | %.1f |\n", full * 1024 / mb
   over = full * 1024 / mb - size / mb
   printf "| RSS - bitmap (fixed overhead, limit 60) | %.1f %s |\n", over, (over <= 60 ? "ok" : "OVER")
+  printf "| INFO used_memory | %.1f |\n", used / mb
 }'
 
+[ -n "${SKIP_BIG:-}" ] && exit 0
 BEFORE_KB=$(rss_kb)
 redis-cli -p "$PORT" BF.RESERVE big 0.01 860000000 >/dev/null
 BIG=$(redis-cli -p "$PORT" BF.INFO big SIZE)
