@@ -69,7 +69,8 @@
   ;; Positions step by additions: pos += b mod m, or (b - 2^64) mod m when `x += b` wraps (x < b
   ;; after it), then one select brings pos back into [0, m): no division after the first two. A
   ;; bit is read as bit (pos mod 32) of the little-endian word holding it (the shift takes the
-  ;; count mod 32 by itself); bitmaps are whole 8-byte words, so the word is inside the bitmap.
+  ;; count mod 32 by itself). The word is inside the bitmap: the kernel serves RedisBloom layers
+  ;; only, whole 64-bit words each (scalable-filter.ts refuses others).
   (func $has (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
     (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64) (local $all i32)
     (local.set $x (i64.load (local.get $pair)))
