@@ -69,7 +69,8 @@
   ;; Positions step by additions: pos += b mod m, or (b - 2^64) mod m when `x += b` wraps (x < b
   ;; after it), then one select brings pos back into [0, m): no division after the first two. A
   ;; bit is read as bit (pos mod 32) of the little-endian word holding it (the shift takes the
-  ;; count mod 32 by itself); bitmaps are whole 8-byte words, so the word is inside the bitmap.
+  ;; count mod 32 by itself). The word is inside the bitmap: the kernel serves RedisBloom layers
+  ;; only, whole 64-bit words each (scalable-filter.ts refuses others).
   (func $has (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
     (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64) (local $all i32)
     (local.set $x (i64.load (local.get $pair)))
@@ -182,51 +183,43 @@
     (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
     (local.get $i))
 
-  ;; A command on a filter of one layer in one call, item by item: its pair (hashItems), then
-  ;; its flag, 2 when the layer has all its positions, else 0 (checkLayer with every flag 0 at
-  ;; first). Hashing and probing in one pass: the next item's hash overlaps this one's loads.
-  ;; Returns how many the layer has.
+  ;; A command on a filter of one layer in one call: hashItems, then each item's flag, 2 when the
+  ;; layer has all its positions, else 0 (checkLayer with every flag 0 at first, so no pass
+  ;; clears them). Hashing every item before the first probe leaves the probe loop short enough
+  ;; that several items' cache misses are in flight together (hashing and probing item by item
+  ;; was slower on layers beyond the caches). Returns how many the layer has.
   (func (export "hashCheck") (param $desc i32) (param $n i32) (param $pairs i32) (param $flags i32)
     (param $bitmap i32) (param $mBits f64) (param $k i32) (result i32)
-    (local $i i32) (local $m i64) (local $wrap i64) (local $p i32) (local $len i32) (local $a i64) (local $in i32) (local $found i32)
+    (local $i i32) (local $m i64) (local $wrap i64) (local $in i32) (local $found i32)
     (local.set $m (i64.trunc_f64_u (local.get $mBits)))
     (local.set $wrap (call $wrapOf (local.get $m)))
+    (call $hashItems (local.get $desc) (local.get $n) (local.get $pairs))
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (local.set $p (i32.load (local.get $desc)))
-        (local.set $len (i32.load offset=4 (local.get $desc)))
-        (local.set $a (call $murmur64a (local.get $p) (local.get $len) (global.get $m)))
-        (i64.store (local.get $pairs) (local.get $a))
-        (i64.store offset=8 (local.get $pairs) (call $murmur64a (local.get $p) (local.get $len) (local.get $a)))
         (local.set $in (call $has (local.get $pairs) (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
         (i32.store8 (i32.add (local.get $flags) (local.get $i)) (i32.shl (local.get $in) (i32.const 1)))
         (local.set $found (i32.add (local.get $found) (local.get $in)))
-        (local.set $desc (i32.add (local.get $desc) (i32.const 8)))
         (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $items)))
     (local.get $found))
 
-  ;; Likewise for an add, item by item: its pair, then addLayer's step for it (every flag 0 at
-  ;; first): set when the layer lacks one of its positions, flagged 1, counted against `room`;
-  ;; flagged 2 otherwise. Stops after the item that fills the layer; returns the index of the
-  ;; first item not handled, and adds to the result words as addLayer does.
+  ;; Likewise for an add: hashItems, then addLayer's step for each item (every flag 0 at first):
+  ;; set when the layer lacks one of its positions, flagged 1, counted against `room`; flagged 2
+  ;; otherwise. Stops after the item that fills the layer; returns the index of the first item
+  ;; not handled, and adds to the result words as addLayer does.
   (func (export "hashAdd") (param $desc i32) (param $n i32) (param $pairs i32) (param $flags i32)
     (param $bitmap i32) (param $mBits f64) (param $k i32) (param $room i32) (param $result i32) (result i32)
-    (local $i i32) (local $m i64) (local $wrap i64) (local $p i32) (local $len i32) (local $a i64)
+    (local $i i32) (local $m i64) (local $wrap i64)
     (local $flipped i32) (local $bits i32) (local $added i32)
     (local.set $m (i64.trunc_f64_u (local.get $mBits)))
     (local.set $wrap (call $wrapOf (local.get $m)))
+    (call $hashItems (local.get $desc) (local.get $n) (local.get $pairs))
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
         (br_if $done (i32.ge_u (local.get $added) (local.get $room)))
-        (local.set $p (i32.load (local.get $desc)))
-        (local.set $len (i32.load offset=4 (local.get $desc)))
-        (local.set $a (call $murmur64a (local.get $p) (local.get $len) (global.get $m)))
-        (i64.store (local.get $pairs) (local.get $a))
-        (i64.store offset=8 (local.get $pairs) (call $murmur64a (local.get $p) (local.get $len) (local.get $a)))
         ;; Present already: no write, so no cache line is dirtied (bloom.c test_bit_set_bit).
         (local.set $flipped (i32.const 0))
         (if (i32.eqz (call $has (local.get $pairs) (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap)))
@@ -234,7 +227,6 @@
         (local.set $bits (i32.add (local.get $bits) (local.get $flipped)))
         (local.set $added (i32.add (local.get $added) (i32.ne (local.get $flipped) (i32.const 0))))
         (i32.store8 (i32.add (local.get $flags) (local.get $i)) (select (i32.const 1) (i32.const 2) (local.get $flipped)))
-        (local.set $desc (i32.add (local.get $desc) (i32.const 8)))
         (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $items)))

@@ -14,8 +14,8 @@
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
  *   [ITEMS, end - 8)   the items' bytes: each from a multiple of 4, or as they lay in the read
- *                      (RESP headers between them); 8 bytes of room after the last (the kernel loads an item's
- *                      1..7 tail bytes as one 8-byte word and masks the rest off)
+ *                      (RESP headers between them); 8 bytes of room after the last (the kernel
+ *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off)
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
@@ -155,8 +155,8 @@ function stageEach(arena: Arena, items: ItemList, from: number, to: number, stag
 
 /**
  * source[start, start + length) into the scratch area from byte `at`, a multiple of 4: four bytes
- * a store, gathered little-endian (as murmur-hash.ts feeds its module); the last word may carry up
- * to 3 bytes of garbage past the item (the kernel masks them off; the next item overwrites them).
+ * a store, gathered little-endian (as murmur-hash.ts feeds its module); the last word is filled
+ * out with zeros (up to 3 bytes past the item, where the next item starts on the next word).
  */
 function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: number, length: number): void {
   let word = at >> 2
