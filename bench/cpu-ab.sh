@@ -23,7 +23,7 @@ free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1
 for checkout in "$@"; do
   PORT[$checkout]=$(free_port)
   DIRS[$checkout]=$(mktemp -d)
-  (cd "$checkout" && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 exec node --max-semi-space-size=1 dist/main.js --bind 127.0.0.1 \
+  (cd "$checkout" && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 exec node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 \
     --port "${PORT[$checkout]}" --dir "${DIRS[$checkout]}" --save '' --appendonly no --loglevel warning >/dev/null 2>&1) &
   PID[$checkout]=$!
 done

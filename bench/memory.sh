@@ -21,7 +21,7 @@ MAIN="${BFS_ROOT:-.}/dist/main.js"
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 PORT=$(free_port)
 DIR=$(mktemp -d)
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
+GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
 BFS_PID=$!
 cleanup() { kill "$BFS_PID" 2>/dev/null && wait "$BFS_PID" 2>/dev/null; rm -rf "$DIR"; }
 trap cleanup EXIT

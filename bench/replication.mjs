@@ -90,7 +90,7 @@ async function startNode(name, replicaOf) {
   writeFileSync(conf, lines.join('\n') + '\n')
   const log = openSync(path.join(nodeDir, 'node.log'), 'a')
   const [command, args] =
-    KIND === 'bfs' ? [process.execPath, ['--max-semi-space-size=1', path.join(ROOT, 'dist/main.js'), conf]] : ['redis-server', [conf]]
+    KIND === 'bfs' ? [process.execPath, ['--max-semi-space-size=1', '--optimize-for-size', path.join(ROOT, 'dist/main.js'), conf]] : ['redis-server', [conf]]
   const child = spawn(command, args, { stdio: ['ignore', log, log], env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' } })
   children.push(child)
   await waitUntil(`${name} answers PING`, async () => {

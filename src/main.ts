@@ -1,15 +1,16 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size
 /**
  * The bfs command line: `bfs [path/to/bfs.conf] [--key value ...]`, like redis-server.
  * SIGINT and SIGTERM shut down gracefully (saving when save rules are set) and exit 0.
  *
  * It runs with V8's young generation capped at 1 MB (`--max-semi-space-size=1`, in the shebang and
  * in `npm start`): the hot path allocates nothing per command, so a small young generation costs
- * no throughput and keeps the process at its bitmaps plus about 57 MB (bench/README.md, Memory).
- * Both also set `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`: glibc 2.35 and later then ask for
- * transparent huge pages for the large allocations that hold bitmaps (in the kernel's `madvise`
- * THP mode; `always` does so anyway), so random probes miss the TLB far less (BF.MEXISTS ×10
- * +10 to 16% in five paired runs). Elsewhere the variable is ignored.
+ * no throughput. Both also pass `--optimize-for-size` (V8 keeps less code and metadata: about
+ * 3 MB less RSS beside a 10M-item filter, and CPU per request within ±4 % on every row of
+ * bench/cpu-ab.sh; bench/README.md, "Memory with the arenas") and set
+ * `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, which asks glibc for transparent huge pages on its
+ * large allocations. Bitmaps now live in WebAssembly memories that V8 maps itself, so that
+ * variable reaches only the layers too large for an arena (docs/WASM.md); elsewhere it is ignored.
  */
 import { readFileSync } from 'node:fs'
 import { ConfigError, loadConfig } from './runtime/config.js'
