@@ -196,7 +196,7 @@ function dropIfSpare(arena: Arena): void {
  * A zeroed bitmap of `byteCount` bytes in an arena (see the module comment for which), or
  * undefined when it takes the plain-array path: too large for a memory, or the engine refused one.
  */
-export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
+export function allocateArenaBitmap(byteCount: number, near?: Uint8Array): Uint8Array | undefined {
   if (byteCount === 0 || byteCount > MAX_ARENA_BITMAP_BYTES) return undefined
   let arena: Arena | undefined
   let offset: number | undefined
@@ -205,7 +205,9 @@ export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
       arena = new Arena(Math.ceil((SCRATCH_BYTES + byteCount) / PAGE_BYTES) * PAGE_BYTES, true)
       offset = arena.take(byteCount)
     } else {
-      for (const candidate of shared) {
+      // The arena of `near` first, when it is shared: a window filter's new slice beside the others.
+      const preferred = near === undefined ? undefined : ARENA_OF.get(near.buffer)
+      for (const candidate of preferred !== undefined && !preferred.own ? [preferred, ...shared] : shared) {
         offset = candidate.take(byteCount)
         if (offset !== undefined) {
           arena = candidate
@@ -222,14 +224,56 @@ export function allocateArenaBitmap(byteCount: number): Uint8Array | undefined {
     if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
     throw error
   }
-  const bitmap = new Uint8Array(arena.bytes.buffer, offset!, byteCount)
+  return handOut(arena, offset!, byteCount)
+}
+
+/** The bitmap of a region just taken from `arena`, known to the kernel and freed with it. */
+function handOut(arena: Arena, offset: number, byteCount: number): Uint8Array {
+  const bitmap = new Uint8Array(arena.bytes.buffer, offset, byteCount)
   ARENA_OF.set(arena.bytes.buffer, arena)
   ARENA_BITMAPS.add(bitmap)
   noteArena(arena)
   // An own arena goes with its bitmap (nothing else holds it strongly: ARENA_OF is weak); a
   // shared arena's region is given back when the bitmap is collected.
-  if (!arena.own) REGIONS.register(bitmap, { arena, offset: offset!, size: byteCount })
+  if (!arena.own) REGIONS.register(bitmap, { arena, offset, size: byteCount })
   return bitmap
+}
+
+/**
+ * `count` zeroed bitmaps of `byteCount` bytes, all in one shared arena: a window filter's slices,
+ * which the window kernel serves only while they share an arena (bitmap-ops.ts windowTable). One
+ * by one, the first slices could fill the open arena's last room and the rest land in another.
+ * Undefined when together they are too large for a shared arena or the engine refused one (then
+ * each takes {@link allocateArenaBitmap}'s way).
+ */
+export function allocateArenaBitmapGroup(byteCount: number, count: number): Uint8Array[] | undefined {
+  if (byteCount === 0 || count === 0 || roundUp(byteCount) * count >= OWN_ARENA_BYTES) return undefined
+  try {
+    for (const candidate of shared) {
+      const offsets = takeAll(candidate, byteCount, count)
+      if (offsets !== undefined) return offsets.map((offset) => handOut(candidate, offset, byteCount))
+    }
+    const arena = new Arena(sharedArenaBytes(roundUp(byteCount) * count), false)
+    shared.push(arena)
+    return takeAll(arena, byteCount, count)!.map((offset) => handOut(arena, offset, byteCount))
+  } catch (error) {
+    if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
+    throw error
+  }
+}
+
+/** `count` regions of `size` bytes from `arena`, or none (what was taken is given back). */
+function takeAll(arena: Arena, size: number, count: number): number[] | undefined {
+  const offsets: number[] = []
+  for (let i = 0; i < count; i++) {
+    const offset = arena.take(size)
+    if (offset === undefined) {
+      for (const taken of offsets) arena.release(taken, size)
+      return undefined
+    }
+    offsets.push(offset)
+  }
+  return offsets
 }
 
 function sharedArenaBytes(byteCount: number): number {

@@ -6,21 +6,34 @@
  * and not `>>> 3`; `i & 7` stays correct for every integer below 2^53 because 2^32 is a multiple of 8.
  */
 
-import { allocateArenaBitmap } from './arena.js'
+import { allocateArenaBitmap, allocateArenaBitmapGroup } from './arena.js'
 import { countArenaBits } from './bitmap-ops.js'
 
 /**
  * Allocates a zeroed bitmap of `byteCount` bytes: in WebAssembly memory (arena.ts) where it fits
- * one, a plain array otherwise.
+ * one, a plain array otherwise. A shared arena holding `near` is tried first.
  *
  * @throws RangeError when `byteCount` is not a non-negative safe integer or the runtime cannot
  *   allocate that much
  */
-export function allocateBitmap(byteCount: number): Uint8Array {
+export function allocateBitmap(byteCount: number, near?: Uint8Array): Uint8Array {
+  checkByteCount(byteCount)
+  return allocateArenaBitmap(byteCount, near) ?? new Uint8Array(byteCount)
+}
+
+/**
+ * `count` zeroed bitmaps of `byteCount` bytes, in one arena when they fit in a shared one
+ * (arena.ts allocateArenaBitmapGroup), else each as {@link allocateBitmap} places it.
+ */
+export function allocateBitmaps(byteCount: number, count: number): Uint8Array[] {
+  checkByteCount(byteCount)
+  return allocateArenaBitmapGroup(byteCount, count) ?? Array.from({ length: count }, () => allocateBitmap(byteCount))
+}
+
+function checkByteCount(byteCount: number): void {
   if (!Number.isSafeInteger(byteCount) || byteCount < 0) {
     throw new RangeError(`byteCount must be a non-negative integer, got ${byteCount}`)
   }
-  return allocateArenaBitmap(byteCount) ?? new Uint8Array(byteCount)
 }
 
 /** @returns whether bit `index` is set. `index` must be below `bitmap.length * 8`. */

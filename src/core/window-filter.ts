@@ -162,8 +162,8 @@ export class WindowFilter {
     const bytes = sliceBytes(k, this.target)
     if (bytes > MAX_SLICE_BYTES) throw new RangeError('slices would exceed 1 GiB')
     const count = this.kind === 'count' ? k + l : k
-    this.slices = []
-    for (let p = 0; p < count; p++) this.slices.push(WindowSlice.allocate(p % k, bytes))
+    // In one arena when they fit in one: the window kernel serves a filter whose slices share an arena.
+    this.slices = WindowSlice.allocateAll(count, k, bytes)
     this.genLimit = this.kind === 'count' ? this.target : this.fillLimit()
   }
 
@@ -324,7 +324,7 @@ export class WindowFilter {
       spare.hashIndex = hashIndex
       fresh = spare
     } else {
-      fresh = WindowSlice.allocate(hashIndex, bytes)
+      fresh = WindowSlice.allocate(hashIndex, bytes, slices[0]?.bitmap)
     }
     slices.unshift(fresh)
     this.target = target

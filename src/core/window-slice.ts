@@ -7,7 +7,7 @@
  * BF.ADD's filters, one per slice instead of k in one bitmap (the partitioned Bloom filter the
  * APBF paper builds on).
  */
-import { allocateBitmap, countSetBits, setBit, testBit } from './bitmap.js'
+import { allocateBitmap, allocateBitmaps, countSetBits, setBit, testBit } from './bitmap.js'
 import { carryOut, mod64 } from './hashing.js'
 
 /** A slice's state as stored (snapshot files, the full-sync payload). */
@@ -38,9 +38,17 @@ export class WindowSlice implements SliceParts {
     this.bitCount = bitmap.length * 8
   }
 
-  /** A zeroed slice of `bytes` bytes. @throws RangeError when they cannot be allocated */
-  static allocate(hashIndex: number, bytes: number): WindowSlice {
-    return new WindowSlice(hashIndex, allocateBitmap(bytes))
+  /**
+   * A zeroed slice of `bytes` bytes, in the arena of `near` (another slice of its filter) when it
+   * has room. @throws RangeError when they cannot be allocated
+   */
+  static allocate(hashIndex: number, bytes: number, near?: Uint8Array): WindowSlice {
+    return new WindowSlice(hashIndex, allocateBitmap(bytes, near))
+  }
+
+  /** A new filter's `count` zeroed slices of `bytes` bytes, hash indexes 0..k-1 in turn, in one arena when they fit. */
+  static allocateAll(count: number, k: number, bytes: number): WindowSlice[] {
+    return allocateBitmaps(bytes, count).map((bitmap, p) => new WindowSlice(p % k, bitmap))
   }
 
   static fromParts(parts: SliceParts): WindowSlice {
