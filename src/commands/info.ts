@@ -179,34 +179,28 @@ export function infoText(ctx: CommandContext, requested: readonly string[]): str
  */
 export function usedMemory(usage: NodeJS.MemoryUsage = process.memoryUsage()): number {
   const arenas = arenaMemory()
-  let used = usage.heapUsed + usage.external + usage.arrayBuffers + arenas.plain.used + arenas.shared.used
-  if (arenas.plain.reserved > 0 && countedAsExternal(false)) used -= arenas.plain.reserved
-  if (arenas.shared.reserved > 0 && countedAsExternal(true)) used -= arenas.shared.reserved
+  let used = usage.heapUsed + usage.external + usage.arrayBuffers + arenas.used
+  if (arenas.reserved > 0 && arenasCountedAsExternal()) used -= arenas.reserved
   return Math.max(used, usage.heapUsed)
 }
 
-// ---- Whether the engine counts an arena's memory in `external`, measured once per kind ----
+/** Whether the engine counts an arena's memory in `external`: measured once. */
+let countedAsExternal: boolean | undefined
 
-const COUNTED_AS_EXTERNAL = new Map<boolean, boolean>()
-
-function countedAsExternal(shared: boolean): boolean {
-  let counted = COUNTED_AS_EXTERNAL.get(shared)
-  if (counted === undefined) {
-    counted = measureCounted(shared)
-    COUNTED_AS_EXTERNAL.set(shared, counted)
-  }
-  return counted
+function arenasCountedAsExternal(): boolean {
+  countedAsExternal ??= measureCounted()
+  return countedAsExternal
 }
 
-/** Whether a 4 MiB memory of the kind raises `external` by at least half its size. */
-function measureCounted(shared: boolean): boolean {
+/** Whether a 4 MiB memory of the arenas' kind raises `external` by at least half its size. */
+function measureCounted(): boolean {
   try {
     const before = process.memoryUsage().external
-    const probe = probeArenaMemory(shared)
+    const probe = probeArenaMemory()
     const grown = process.memoryUsage().external - before
     return probe !== undefined && grown >= 2 * 1024 * 1024
   } catch {
-    return false // the engine makes no memory of this kind: there is no arena of it either
+    return false // the engine makes no such memory: there is no arena either
   }
 }
 

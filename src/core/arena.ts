@@ -322,7 +322,7 @@ function noteArena(arena: Arena): void {
   noted.push(new WeakRef(arena))
 }
 
-/** Bytes of arenas of one kind (plain memories, or `shared: true` ones). */
+/** Bytes of the arenas. */
 export interface ArenaBytes {
   /** The arenas' whole sizes: what the engine may count as external memory. */
   reserved: number
@@ -330,32 +330,26 @@ export interface ArenaBytes {
   used: number
 }
 
-/** The arenas alive now, by kind: a shared memory's buffer is a `SharedArrayBuffer`. */
-export function arenaMemory(): { plain: ArenaBytes; shared: ArenaBytes } {
-  const plain = { reserved: 0, used: 0 }
-  const sharedKind = { reserved: 0, used: 0 }
+/** The arenas alive now (every one a shared memory: its buffer is a `SharedArrayBuffer`). */
+export function arenaMemory(): ArenaBytes {
+  const bytes = { reserved: 0, used: 0 }
   const alive: WeakRef<Arena>[] = []
   for (const ref of noted) {
     const arena = ref.deref()
     if (arena === undefined) continue
     alive.push(ref)
-    const kind = isShared(arena.bytes.buffer) ? sharedKind : plain
-    kind.reserved += arena.byteLength
-    if (arena.live > 0) kind.used += SCRATCH_BYTES + arena.liveBytes
+    bytes.reserved += arena.byteLength
+    if (arena.live > 0) bytes.used += SCRATCH_BYTES + arena.liveBytes
   }
   noted = alive
-  return { plain, shared: sharedKind }
-}
-
-function isShared(buffer: ArrayBufferLike): boolean {
-  return typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer
+  return bytes
 }
 
 /**
- * A fresh memory of 64 pages (4 MiB) of one kind, held by nobody: INFO measures once with it
- * whether the engine counts such a memory in `external` (Node 20 counts a plain memory's whole
- * size from its creation, a shared one not at all). Throws where the engine refuses the kind.
+ * A fresh memory of 64 pages (4 MiB), shared as arenas are, held by nobody: INFO measures once
+ * with it whether the engine counts such a memory in `external` (Node 20 does not count a shared
+ * one; it counts a plain one's whole size from its creation).
  */
-export function probeArenaMemory(shared: boolean): object {
-  return new WebAssembly.Memory({ initial: 64, maximum: 64, shared })
+export function probeArenaMemory(): object {
+  return new WebAssembly.Memory({ initial: 64, maximum: 64, shared: true })
 }
