@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config'
  * - unit: every test that starts no server and needs no build (the pure core, the format, the
  *   protocol, the commands' unit tests, the store against a temporary directory), imported from
  *   src/ through vitest's TypeScript transform: `npm run test:unit`, the inner loop.
+ * - unit-fresh: the unit tests that need the arenas' module state fresh (FRESH_ARENAS below).
  * - slow: the tests that take long or hold much memory: `npm run test:slow`. They run after the
  *   others, one file at a time, so that `npm test` never holds two of them at once.
  * - server: everything else (real servers over real sockets, child processes, the built package).
@@ -25,6 +26,10 @@ const UNIT = [
   'test/http/query-value.test.ts',
 ]
 const DISTRIBUTED = ['test/distributed/**/*.test.ts']
+// Unit tests that say where the arenas place bitmaps (core/arena.ts keeps its arenas in module
+// state): they need the arenas as their file leaves them, not as the unit files before them in
+// the same worker left them (`isolate: false` shares module state between files).
+const FRESH_ARENAS = ['test/core/arena.test.ts', 'test/core/window-arena.test.ts', 'test/core/bitmap-ops.test.ts']
 const SLOW = [
   'test/store/huge-filter.test.ts', // a CRC over 4 GiB, a snapshot of a filter of more than 2^32 bits
   'test/docs/readme-snippets.test.ts', // type-checks and runs the README's code against the build
@@ -43,7 +48,8 @@ export default defineConfig({
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT, exclude: SLOW, isolate: false } },
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: [...SLOW, ...FRESH_ARENAS], isolate: false } },
+      { extends: true, test: { name: 'unit-fresh', include: FRESH_ARENAS } },
       { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED] } },
       { extends: true, test: { name: 'slow', include: SLOW, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       {

@@ -1,7 +1,8 @@
 /**
  * A window filter's slices and the arenas: the window kernel serves a filter only while all its
  * slices share one arena (bitmap-ops.ts windowTable), so a new filter's slices are taken together.
- * In a file of its own: the arenas start empty, so the room left in each is known.
+ * In a file of its own, with fresh module state (vitest.config.ts FRESH_ARENAS): the arenas start
+ * empty, so the room left in each is known.
  */
 import { describe, expect, it } from 'vitest'
 import { arenaOf, SCRATCH_BYTES } from '../../src/core/arena.js'
