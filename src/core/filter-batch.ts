@@ -15,7 +15,9 @@
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
  *   [ITEMS, end - 8)   the items' bytes: each from a multiple of 4, or as they lay in the read
  *                      (RESP headers between them); 8 bytes of room after the last (the kernel
- *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off)
+ *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off).
+ *                      Not used for items that already lie in the arena past the scratch area:
+ *                      the descriptors point at them there.
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
@@ -94,8 +96,46 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
+  if (items.bytes(from).buffer === arena.bytes.buffer) {
+    const described = describeInPlace(arena, items, from, to)
+    if (described > 0) return described
+  }
   const run = stageRun(arena, items, from, to)
   return run === 1 && from + 1 < to ? stageEach(arena, items, from + 1, to, 1) : run
+}
+
+/**
+ * Items that already lie in `arena`'s memory past its scratch area (a read that landed in the
+ * arena: bench/read-in-arena.mjs) are read where they lie: only their descriptors are written,
+ * nothing is copied. An item must end 8 bytes before the memory does (the kernel loads its tail
+ * as one 8-byte word).
+ * @returns how many it described, from `from` on (0 when the first does not lie so)
+ */
+function describeInPlace(arena: Arena, items: ItemList, from: number, to: number): number {
+  const words = arena.words
+  const memory = arena.bytes.buffer
+  const limit = arena.byteLength - 8
+  const last = Math.min(to, from + MAX_BATCH_ITEMS)
+  // A typed array's buffer and byteOffset cost a call each: read once per array (a command read
+  // whole has all its items in one).
+  let source: Uint8Array | undefined
+  let base = 0
+  let i = from
+  for (; i < last; i++) {
+    const bytes = items.bytes(i)
+    if (bytes !== source) {
+      if (bytes.buffer !== memory) break
+      source = bytes
+      base = bytes.byteOffset
+    }
+    const start = items.start(i)
+    const at = base + start
+    const length = items.end(i) - start
+    if (at < SCRATCH_BYTES || at + length > limit) break
+    words[(DESC >> 2) + 2 * (i - from)] = at
+    words[(DESC >> 2) + 2 * (i - from) + 1] = length
+  }
+  return i - from
 }
 
 /**
