@@ -67,24 +67,26 @@
   ;; after it, are in flight together (a branch on each bit would be a coin toss for an absent
   ;; item in a fuller layer, and wait for its cache miss). The answer is bloom.c's either way.
   ;; Positions step by additions: pos += b mod m, or (b - 2^64) mod m when `x += b` wraps (x < b
-  ;; after it), then one select brings pos back into [0, m): no division after the first two. A
+  ;; after it), then one select brings pos back into [0, m): no division after the first two (one
+  ;; for an item whose first position is clear: the step is computed after that bit). A
   ;; bit is read as bit (pos mod 32) of the little-endian word holding it (the shift takes the
   ;; count mod 32 by itself). The word is inside the bitmap: the kernel serves RedisBloom layers
   ;; only, whole 64-bit words each (scalable-filter.ts refuses others).
   (func $has (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64) (result i32)
     (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64) (local $all i32)
-    (local.set $x (i64.load (local.get $pair)))
-    (local.set $b (i64.load offset=8 (local.get $pair)))
-    (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
-    (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
-    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
-    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
-    (local.set $all (i32.const 1))
     (if (i32.eqz (local.get $k)) (then (return (i32.const 1))))
+    (local.set $x (i64.load (local.get $pair)))
+    (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
     (if (i32.eqz (i32.and
           (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $pos) (i64.const 3)))))
           (i32.shl (i32.const 1) (i32.and (i32.wrap_i64 (local.get $pos)) (i32.const 7)))))
       (then (return (i32.const 0))))
+    ;; The step only now: an item whose first position is clear costs one division, not two.
+    (local.set $b (i64.load offset=8 (local.get $pair)))
+    (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
+    (local.set $all (i32.const 1))
     (block $done
       (loop $probes
         (br_if $done (i32.eqz (local.get $k)))

@@ -44,11 +44,23 @@ const ITEMS_END = SCRATCH_BYTES - 8
 /** Bytes of items one call takes; a single longer item goes the JavaScript way. */
 export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 
-/** Up to this many bytes an item is copied by a loop (no subarray allocated). */
-const LOOP_COPY_BYTES = 64
+/**
+ * Up to this many bytes an item, or a run of items, is copied by {@link copyWords}, four bytes a
+ * load, rather than through a view of it made for the copy: in the server, making that view cost
+ * BF.MEXISTS ×10 a quarter of its CPU time (bench/README.md, "Staging without a view").
+ */
+const LOOP_COPY_BYTES = 2048
+/**
+ * Arrays up to this size are remembered from one command to the next (their DataView, that they
+ * lie outside the arenas): the shared read buffer is. A larger one (the parser's holder of one
+ * long command) is not kept alive so.
+ */
+const KEPT_ARRAY_BYTES = 1024 * 1024
+/** Up to this many bytes an item is gathered byte by byte: no DataView made for its array. */
+const BYTE_COPY_BYTES = 16
 
-/** Up to this many bytes a run of items is copied by a loop (no view allocated). */
-const RUN_LOOP_COPY_BYTES = 64
+/** An array known to lie outside every arena (see {@link stage}). */
+let outside: Uint8Array | undefined
 
 /*
  * Every kernel call goes through one of these five sites, made megamorphic when the module loads
@@ -96,9 +108,17 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
-  if (items.bytes(from).buffer === arena.bytes.buffer) {
-    const described = describeInPlace(arena, items, from, to)
-    if (described > 0) return described
+  // Items in the arena are read in place. An array known to lie outside every arena (the shared
+  // read buffer, nearly always) is not asked for its buffer again: that costs a call each time.
+  const source = items.bytes(from)
+  if (source !== outside) {
+    const buffer = source.buffer
+    if (buffer === arena.bytes.buffer) {
+      const described = describeInPlace(arena, items, from, to)
+      if (described > 0) return described
+    } else if (!(buffer instanceof SharedArrayBuffer) && source.byteLength <= KEPT_ARRAY_BYTES) {
+      outside = source // every arena is a shared memory
+    }
   }
   const run = stageRun(arena, items, from, to)
   return run === 1 && from + 1 < to ? stageEach(arena, items, from + 1, to, 1) : run
@@ -163,7 +183,7 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
     end = next
   }
   if (i === from) return 0
-  if (end - first <= RUN_LOOP_COPY_BYTES) copyWords(words, ITEMS, source, first, end - first)
+  if (end - first <= LOOP_COPY_BYTES) copyWords(words, ITEMS, source, first, end - first)
   else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
   return i - from
 }
@@ -202,14 +222,34 @@ function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: nu
   let word = at >> 2
   let p = start
   const end = start + length
-  for (const whole = end - 3; p < whole; p += 4) {
-    words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
+  if (length > BYTE_COPY_BYTES || source === viewed) {
+    const view = viewOf(source)
+    for (const whole = end - 3; p < whole; p += 4) words[word++] = view.getUint32(p, true)
+  } else {
+    for (const whole = end - 3; p < whole; p += 4) {
+      words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
+    }
   }
   if (p < end) {
     let last = 0
     for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
     words[word] = last
   }
+}
+
+/** The array {@link viewOf} last made a view of, and that view. */
+let viewed: Uint8Array | undefined
+let viewedAs: DataView | undefined
+
+/** A DataView of all of `source`: the last one made when it is the same array (no allocation). */
+function viewOf(source: Uint8Array): DataView {
+  if (source === viewed) return viewedAs!
+  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
+  if (source.byteLength <= KEPT_ARRAY_BYTES) {
+    viewed = source
+    viewedAs = view
+  }
+  return view
 }
 
 /** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */
