@@ -15,9 +15,7 @@
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
  *   [ITEMS, end - 8)   the items' bytes: each from a multiple of 4, or as they lay in the read
  *                      (RESP headers between them); 8 bytes of room after the last (the kernel
- *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off).
- *                      Not used for items that already lie in the arena past the scratch area:
- *                      the descriptors point at them there.
+ *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off)
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
@@ -44,23 +42,21 @@ const ITEMS_END = SCRATCH_BYTES - 8
 /** Bytes of items one call takes; a single longer item goes the JavaScript way. */
 export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 
-/**
- * Up to this many bytes an item, or a run of items, is copied by {@link copyWords}, four bytes a
- * load, rather than through a view of it made for the copy: in the server, making that view cost
- * BF.MEXISTS ×10 a quarter of its CPU time (bench/README.md, "Staging without a view").
- */
-const LOOP_COPY_BYTES = 2048
-/**
- * Arrays up to this size are remembered from one command to the next (their DataView, that they
- * lie outside the arenas): the shared read buffer is. A larger one (the parser's holder of one
- * long command) is not kept alive so.
- */
-const KEPT_ARRAY_BYTES = 1024 * 1024
-/** Up to this many bytes an item is gathered byte by byte: no DataView made for its array. */
-const BYTE_COPY_BYTES = 16
+/** Up to this many bytes an item is copied by a loop (no subarray allocated). */
+const LOOP_COPY_BYTES = 64
 
-/** An array known to lie outside every arena (see {@link stage}). */
-let outside: Uint8Array | undefined
+/**
+ * Up to this many bytes a run of items is copied four bytes a load through a DataView of the
+ * array it lies in, kept from one command to the next while it is the same array (the shared
+ * read buffer always is); beyond, through a view made for the copy. A view made per command was
+ * 7.7 % of the server's samples under BF.MEXISTS ×10 (bench/README.md, "Staging without a view").
+ */
+const RUN_LOOP_COPY_BYTES = 2048
+/**
+ * Arrays up to this size keep their DataView for the next run; a larger one (the parser's holder
+ * of one long command) is not kept alive so.
+ */
+const KEPT_VIEW_BYTES = 1024 * 1024
 
 /*
  * Every kernel call goes through one of these five sites, made megamorphic when the module loads
@@ -108,54 +104,8 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
 function stage(arena: Arena, items: ItemList, from: number, to: number): number {
-  // Items in the arena are read in place. An array known to lie outside every arena (the shared
-  // read buffer, nearly always) is not asked for its buffer again: that costs a call each time.
-  const source = items.bytes(from)
-  if (source !== outside) {
-    const buffer = source.buffer
-    if (buffer === arena.bytes.buffer) {
-      const described = describeInPlace(arena, items, from, to)
-      if (described > 0) return described
-    } else if (!(buffer instanceof SharedArrayBuffer) && source.byteLength <= KEPT_ARRAY_BYTES) {
-      outside = source // every arena is a shared memory
-    }
-  }
   const run = stageRun(arena, items, from, to)
   return run === 1 && from + 1 < to ? stageEach(arena, items, from + 1, to, 1) : run
-}
-
-/**
- * Items that already lie in `arena`'s memory past its scratch area (a read that landed in the
- * arena: bench/read-in-arena.mjs) are read where they lie: only their descriptors are written,
- * nothing is copied. An item must end 8 bytes before the memory does (the kernel loads its tail
- * as one 8-byte word).
- * @returns how many it described, from `from` on (0 when the first does not lie so)
- */
-function describeInPlace(arena: Arena, items: ItemList, from: number, to: number): number {
-  const words = arena.words
-  const memory = arena.bytes.buffer
-  const limit = arena.byteLength - 8
-  const last = Math.min(to, from + MAX_BATCH_ITEMS)
-  // A typed array's buffer and byteOffset cost a call each: read once per array (a command read
-  // whole has all its items in one).
-  let source: Uint8Array | undefined
-  let base = 0
-  let i = from
-  for (; i < last; i++) {
-    const bytes = items.bytes(i)
-    if (bytes !== source) {
-      if (bytes.buffer !== memory) break
-      source = bytes
-      base = bytes.byteOffset
-    }
-    const start = items.start(i)
-    const at = base + start
-    const length = items.end(i) - start
-    if (at < SCRATCH_BYTES || at + length > limit) break
-    words[(DESC >> 2) + 2 * (i - from)] = at
-    words[(DESC >> 2) + 2 * (i - from) + 1] = length
-  }
-  return i - from
 }
 
 /**
@@ -183,8 +133,14 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
     end = next
   }
   if (i === from) return 0
-  if (end - first <= LOOP_COPY_BYTES) copyWords(words, ITEMS, source, first, end - first)
-  else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
+  const length = end - first
+  if (source === viewed) copyRun(words, ITEMS, viewedAs!, source, first, length)
+  else if (length <= LOOP_COPY_BYTES) copyWords(words, ITEMS, source, first, length)
+  else if (length <= RUN_LOOP_COPY_BYTES && source.byteLength <= KEPT_VIEW_BYTES) {
+    viewed = source
+    viewedAs = new DataView(source.buffer, source.byteOffset, source.byteLength)
+    copyRun(words, ITEMS, viewedAs, source, first, length)
+  } else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
   return i - from
 }
 
@@ -222,13 +178,8 @@ function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: nu
   let word = at >> 2
   let p = start
   const end = start + length
-  if (length > BYTE_COPY_BYTES || source === viewed) {
-    const view = viewOf(source)
-    for (const whole = end - 3; p < whole; p += 4) words[word++] = view.getUint32(p, true)
-  } else {
-    for (const whole = end - 3; p < whole; p += 4) {
-      words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
-    }
+  for (const whole = end - 3; p < whole; p += 4) {
+    words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
   }
   if (p < end) {
     let last = 0
@@ -237,19 +188,25 @@ function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: nu
   }
 }
 
-/** The array {@link viewOf} last made a view of, and that view. */
+/**
+ * The array a run was last copied from through a DataView (stageRun), and that view: kept, so
+ * that the next run from the same array allocates nothing (a typed array's buffer, byteOffset and
+ * byteLength are each a call, too).
+ */
 let viewed: Uint8Array | undefined
 let viewedAs: DataView | undefined
 
-/** A DataView of all of `source`: the last one made when it is the same array (no allocation). */
-function viewOf(source: Uint8Array): DataView {
-  if (source === viewed) return viewedAs!
-  const view = new DataView(source.buffer, source.byteOffset, source.byteLength)
-  if (source.byteLength <= KEPT_ARRAY_BYTES) {
-    viewed = source
-    viewedAs = view
+/** {@link copyWords}, four bytes a load through `view`, a DataView of all of `source`. */
+function copyRun(words: Uint32Array, at: number, view: DataView, source: Uint8Array, start: number, length: number): void {
+  let word = at >> 2
+  let p = start
+  const end = start + length
+  for (const whole = end - 3; p < whole; p += 4) words[word++] = view.getUint32(p, true)
+  if (p < end) {
+    let last = 0
+    for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
+    words[word] = last
   }
-  return view
 }
 
 /** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */
