@@ -29,9 +29,7 @@ const DISTRIBUTED = ['test/distributed/**/*.test.ts']
 // Unit tests that say where the arenas place bitmaps (core/arena.ts keeps its arenas in module
 // state): they need the arenas as their file leaves them, not as the unit files before them in
 // the same worker left them (`isolate: false` shares module state between files).
-const FRESH_ARENAS = [
-  'test/core/arena.test.ts', 'test/core/window-arena.test.ts', 'test/core/bitmap-ops.test.ts', 'test/core/filter-batch.test.ts',
-]
+const FRESH_ARENAS = ['test/core/arena.test.ts', 'test/core/window-arena.test.ts', 'test/core/bitmap-ops.test.ts']
 const SLOW = [
   'test/store/huge-filter.test.ts', // a CRC over 4 GiB, a snapshot of a filter of more than 2^32 bits
   'test/docs/readme-snippets.test.ts', // type-checks and runs the README's code against the build

@@ -187,21 +187,18 @@ export function usedMemory(usage: NodeJS.MemoryUsage = process.memoryUsage()): n
 /** Whether the engine counts an arena's memory in `external`: measured once. */
 let countedAsExternal: boolean | undefined
 
+/** Whether a 4 MiB memory of the arenas' kind raised `external` by at least half its size. */
 function arenasCountedAsExternal(): boolean {
-  countedAsExternal ??= measureCounted()
-  return countedAsExternal
-}
-
-/** Whether a 4 MiB memory of the arenas' kind raises `external` by at least half its size. */
-function measureCounted(): boolean {
-  try {
-    const before = process.memoryUsage().external
-    const probe = probeArenaMemory()
-    const grown = process.memoryUsage().external - before
-    return probe !== undefined && grown >= 2 * 1024 * 1024
-  } catch {
-    return false // the engine makes no such memory: there is no arena either
+  if (countedAsExternal === undefined) {
+    try {
+      const before = process.memoryUsage().external
+      const probe = probeArenaMemory()
+      countedAsExternal = probe !== undefined && process.memoryUsage().external - before >= 2 * 1024 * 1024
+    } catch {
+      countedAsExternal = false // the engine makes no such memory: there is no arena either
+    }
   }
+  return countedAsExternal
 }
 
 /** Bytes as redis's bytesToHuman writes them: 512B, 1.50K, 2.00M. */

@@ -195,36 +195,51 @@ function dropIfSpare(arena: Arena): void {
 /**
  * A zeroed bitmap of `byteCount` bytes in an arena (see the module comment for which), or
  * undefined when it takes the plain-array path: too large for a memory, or the engine refused one.
+ * A shared arena holding `near` is tried first (a window filter's new slice beside the others).
  */
 export function allocateArenaBitmap(byteCount: number, near?: Uint8Array): Uint8Array | undefined {
   if (byteCount === 0 || byteCount > MAX_ARENA_BITMAP_BYTES) return undefined
-  let arena: Arena | undefined
-  let offset: number | undefined
+  if (byteCount < OWN_ARENA_BYTES) return takeShared(byteCount, 1, near)?.[0]
   try {
-    if (byteCount >= OWN_ARENA_BYTES) {
-      arena = new Arena(Math.ceil((SCRATCH_BYTES + byteCount) / PAGE_BYTES) * PAGE_BYTES, true)
-      offset = arena.take(byteCount)
-    } else {
-      // The arena of `near` first, when it is shared: a window filter's new slice beside the others.
-      const preferred = near === undefined ? undefined : ARENA_OF.get(near.buffer)
-      for (const candidate of preferred !== undefined && !preferred.own ? [preferred, ...shared] : shared) {
-        offset = candidate.take(byteCount)
-        if (offset !== undefined) {
-          arena = candidate
-          break
-        }
-      }
-      if (arena === undefined) {
-        arena = new Arena(sharedArenaBytes(byteCount), false)
-        shared.push(arena)
-        offset = arena.take(byteCount)
-      }
-    }
+    const arena = new Arena(Math.ceil((SCRATCH_BYTES + byteCount) / PAGE_BYTES) * PAGE_BYTES, true)
+    return handOut(arena, arena.take(byteCount)!, byteCount)
   } catch (error) {
     if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
     throw error
   }
-  return handOut(arena, offset!, byteCount)
+}
+
+/**
+ * `count` zeroed bitmaps of `byteCount` bytes, all in one shared arena: a window filter's slices,
+ * which the window kernel serves only while they share an arena (bitmap-ops.ts windowTable). One
+ * by one, the first slices could fill the open arena's last room and the rest land in another.
+ * Undefined when together they are too large for a shared arena or the engine refused one (then
+ * each takes {@link allocateArenaBitmap}'s way).
+ */
+export function allocateArenaBitmapGroup(byteCount: number, count: number): Uint8Array[] | undefined {
+  if (byteCount === 0 || count === 0 || roundUp(byteCount) * count >= OWN_ARENA_BYTES) return undefined
+  return takeShared(byteCount, count)
+}
+
+/**
+ * `count` regions of `byteCount` bytes from one shared arena, as bitmaps: the arena of `near`
+ * first when it is shared, then the others oldest first, then a new one. Undefined when the
+ * engine refused a new arena.
+ */
+function takeShared(byteCount: number, count: number, near?: Uint8Array): Uint8Array[] | undefined {
+  try {
+    const preferred = near === undefined ? undefined : ARENA_OF.get(near.buffer)
+    for (const candidate of preferred !== undefined && !preferred.own ? [preferred, ...shared] : shared) {
+      const offsets = takeAll(candidate, byteCount, count)
+      if (offsets !== undefined) return offsets.map((offset) => handOut(candidate, offset, byteCount))
+    }
+    const arena = new Arena(sharedArenaBytes(roundUp(byteCount) * count), false)
+    shared.push(arena)
+    return takeAll(arena, byteCount, count)!.map((offset) => handOut(arena, offset, byteCount))
+  } catch (error) {
+    if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
+    throw error
+  }
 }
 
 /** The bitmap of a region just taken from `arena`, known to the kernel and freed with it. */
@@ -237,29 +252,6 @@ function handOut(arena: Arena, offset: number, byteCount: number): Uint8Array {
   // shared arena's region is given back when the bitmap is collected.
   if (!arena.own) REGIONS.register(bitmap, { arena, offset, size: byteCount })
   return bitmap
-}
-
-/**
- * `count` zeroed bitmaps of `byteCount` bytes, all in one shared arena: a window filter's slices,
- * which the window kernel serves only while they share an arena (bitmap-ops.ts windowTable). One
- * by one, the first slices could fill the open arena's last room and the rest land in another.
- * Undefined when together they are too large for a shared arena or the engine refused one (then
- * each takes {@link allocateArenaBitmap}'s way).
- */
-export function allocateArenaBitmapGroup(byteCount: number, count: number): Uint8Array[] | undefined {
-  if (byteCount === 0 || count === 0 || roundUp(byteCount) * count >= OWN_ARENA_BYTES) return undefined
-  try {
-    for (const candidate of shared) {
-      const offsets = takeAll(candidate, byteCount, count)
-      if (offsets !== undefined) return offsets.map((offset) => handOut(candidate, offset, byteCount))
-    }
-    const arena = new Arena(sharedArenaBytes(roundUp(byteCount) * count), false)
-    shared.push(arena)
-    return takeAll(arena, byteCount, count)!.map((offset) => handOut(arena, offset, byteCount))
-  } catch (error) {
-    if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
-    throw error
-  }
 }
 
 /** `count` regions of `size` bytes from `arena`, or none (what was taken is given back). */

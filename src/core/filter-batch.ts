@@ -46,10 +46,11 @@ export const MAX_BATCH_ITEM_BYTES = ITEMS_END - ITEMS
 const LOOP_COPY_BYTES = 64
 
 /**
- * Up to this many bytes a run of items is copied four bytes a load through a DataView of the
- * array it lies in, kept from one command to the next while it is the same array (the shared
- * read buffer always is); beyond, through a view made for the copy. A view made per command was
- * 7.7 % of the server's samples under BF.MEXISTS ×10 (bench/README.md, "Staging without a view").
+ * A run of items from the array of the last run (the shared read buffer, nearly always) is copied
+ * four bytes a load through the DataView kept for it; from another array, a run of more than
+ * {@link LOOP_COPY_BYTES} and up to this many bytes makes that view (and keeps it), a longer one
+ * is copied through a view made for the copy. A view made per command was 7.7 % of the server's
+ * samples under BF.MEXISTS ×10 (bench/README.md, "Staging without a view").
  */
 const RUN_LOOP_COPY_BYTES = 2048
 /**
@@ -140,7 +141,7 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
     viewed = source
     viewedAs = new DataView(source.buffer, source.byteOffset, source.byteLength)
     copyRun(words, ITEMS, viewedAs, source, first, length)
-  } else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, end - first), ITEMS)
+  } else arena.bytes.set(new Uint8Array(source.buffer, source.byteOffset + first, length), ITEMS)
   return i - from
 }
 
@@ -181,11 +182,14 @@ function copyWords(words: Uint32Array, at: number, source: Uint8Array, start: nu
   for (const whole = end - 3; p < whole; p += 4) {
     words[word++] = source[p]! | (source[p + 1]! << 8) | (source[p + 2]! << 16) | (source[p + 3]! << 24)
   }
-  if (p < end) {
-    let last = 0
-    for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
-    words[word] = last
-  }
+  if (p < end) words[word] = tailWord(source, p, end)
+}
+
+/** The 1–3 bytes source[p, end) as a little-endian word, zeros above them. */
+function tailWord(source: Uint8Array, p: number, end: number): number {
+  let last = 0
+  for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
+  return last
 }
 
 /**
@@ -202,11 +206,7 @@ function copyRun(words: Uint32Array, at: number, view: DataView, source: Uint8Ar
   let p = start
   const end = start + length
   for (const whole = end - 3; p < whole; p += 4) words[word++] = view.getUint32(p, true)
-  if (p < end) {
-    let last = 0
-    for (let shift = 0; p < end; p++, shift += 8) last |= source[p]! << shift
-    words[word] = last
-  }
+  if (p < end) words[word] = tailWord(source, p, end)
 }
 
 /** Hashes the n staged items of `arena` and clears their flags (for a walk of several calls). */

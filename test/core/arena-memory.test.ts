@@ -6,14 +6,12 @@
 import { describe, expect, it } from 'vitest'
 import { allocateArenaBitmap, arenaMemory, arenaOf, OWN_ARENA_BYTES, SCRATCH_BYTES } from '../../src/core/arena.js'
 
-const total = () => arenaMemory()
-
 describe('arenaMemory', () => {
   it('counts a small bitmap at its size (rounded to a cache line), its shared arena at its whole size', () => {
-    const before = total()
+    const before = arenaMemory()
     const bitmap = allocateArenaBitmap(100_000)!
     const arena = arenaOf(bitmap)!
-    const after = total()
+    const after = arenaMemory()
     expect(arena.own).toBe(false)
     const scratch = arena.live === 1 ? SCRATCH_BYTES : 0 // the first region of an arena brings its scratch area
     expect(after.used - before.used).toBe(Math.ceil(100_000 / 64) * 64 + scratch)
@@ -23,9 +21,9 @@ describe('arenaMemory', () => {
   })
 
   it('counts an arena of its own at its bitmap and scratch area', () => {
-    const before = total()
+    const before = arenaMemory()
     const bitmap = allocateArenaBitmap(OWN_ARENA_BYTES)!
-    const after = total()
+    const after = arenaMemory()
     expect(arenaOf(bitmap)!.own).toBe(true)
     expect(after.used - before.used).toBe(OWN_ARENA_BYTES + SCRATCH_BYTES)
     expect(after.reserved - before.reserved).toBe(OWN_ARENA_BYTES + SCRATCH_BYTES)
