@@ -15,6 +15,7 @@ import { ONE, ZERO } from '../protocol/shared-replies.js'
 import { reserveFilterBytes, scaleUpRefusal } from './filter-budget.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { watchHealth } from './health-watch.js'
+import { checkLater } from './check-batch.js'
 
 /** The options a new filter is made with. */
 export interface CreateOptions {
@@ -203,6 +204,8 @@ export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
   let found = false
   if (entry !== undefined) {
     const filter = entry.filter
+    // One of a read's BF.EXISTS commands, answered with the others (check-batch.ts).
+    if (checkLater(ctx.client, entry, argv, 2)) return
     found = filter.hasMany(argv, 2, 3, itemOutcomes, 0) === 3 ? itemOutcomes[0] === 1 : filter.has(argv.bytes(2), argv.start(2), argv.end(2))
   }
   ctx.client.reply.raw(found ? ONE : ZERO)

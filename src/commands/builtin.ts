@@ -156,7 +156,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.ADD', arity: 3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds an item to a Bloom Filter', handler: bfAdd },
   { name: 'BF.MADD', arity: -3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfMadd },
   { name: 'BF.INSERT', arity: -4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfInsert },
-  { name: 'BF.EXISTS', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether an item exists in a Bloom Filter', handler: bfExists },
+  { name: 'BF.EXISTS', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether an item exists in a Bloom Filter', handler: bfExists, answersTogether: true },
   { name: 'BF.MEXISTS', arity: -3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether one or more items exist in a Bloom Filter', handler: bfMexists },
   { name: 'BF.INFO', arity: -2, maxArgs: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Returns information about a Bloom Filter', handler: bfInfo },
   { name: 'BF.CARD', arity: 2, flags: BF_READ, ...BF, since: '2.4.4', summary: 'Returns the cardinality of a Bloom filter', handler: bfCard },

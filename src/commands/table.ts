@@ -84,13 +84,19 @@ export interface CommandSpec extends RowSpec {
   readonly subcommands?: readonly SubcommandSpec[]
   /** Its part in a transaction; none: queued between MULTI and EXEC, refused there over maxmemory. */
   readonly roles?: readonly TransactionRole[]
+  /**
+   * Its reply may be answered after the commands that follow it in the same read
+   * (check-batch.ts: BF.EXISTS): the one command before which dispatch does not settle the
+   * waiting answers.
+   */
+  readonly answersTogether?: boolean
 }
 
 /**
  * A command as an embedding program declares it: a {@link CommandSpec} whose descriptive fields
  * may be left out. {@link defineCommand} fills them in.
  */
-export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since' | 'handler' | 'subcommands' | 'roles' | 'help'> {
+export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since' | 'handler' | 'subcommands' | 'roles' | 'help' | 'answersTogether'> {
   readonly handler: ExtensionHandler
   /** [firstKey, lastKey, step]; default [0, 0, 0] (no key). A one-key command is [1, 1, 1]. */
   readonly keys?: readonly [number, number, number]
@@ -169,6 +175,8 @@ export interface CommandEntry {
   readonly refusedInTransaction: boolean
   /** Not in the SLOWLOG (the `skip_slowlog` flag: EXEC, whose commands are). */
   readonly skipsSlowlog: boolean
+  /** {@link CommandSpec.answersTogether}. */
+  readonly answersTogether: boolean
 }
 
 /** A command's counters over its own row and its subcommands' (the `/metrics` per-command totals). */
@@ -226,6 +234,7 @@ function makeEntry(spec: CommandSpec): CommandEntry {
     refusedOverMaxmemoryInTransaction: !roles.includes('oom_exempt'),
     refusedInTransaction: flags.includes('no_multi'),
     skipsSlowlog: flags.includes('skip_slowlog'),
+    answersTogether: spec.answersTogether === true,
   }
 }
 

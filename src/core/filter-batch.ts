@@ -150,24 +150,32 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
  * @returns how many items the scratch area then holds
  */
 function stageEach(arena: Arena, items: ItemList, from: number, to: number, staged: number): number {
-  const bytes = arena.bytes
+  let n = staged
+  for (let i = from; i < to && n < MAX_BATCH_ITEMS && stageItem(arena, items, i, n); i++) n++
+  return n
+}
+
+/**
+ * Stages item i of `items` after the `staged` items already in `arena`'s scratch area (from a
+ * multiple of 4, with its descriptor): stageEach's step, and a batch that commands fill one item
+ * each (the checks of one read, commands/check-batch.ts).
+ * @returns false when it does not fit (nothing staged)
+ */
+export function stageItem(arena: Arena, items: ItemList, i: number, staged: number): boolean {
+  if (staged >= MAX_BATCH_ITEMS) return false
   const words = arena.words
   const last = (DESC >> 2) + 2 * (staged - 1)
-  let at = (words[last]! + words[last + 1]! + 3) & ~3
-  let n = staged
-  for (let i = from; i < to && n < MAX_BATCH_ITEMS; i++, n++) {
-    const source = items.bytes(i)
-    const start = items.start(i)
-    const length = items.end(i) - start
-    if (at + length > ITEMS_END) break
-    if (length <= LOOP_COPY_BYTES) copyWords(words, at, source, start, length)
-    else if (start === 0 && length === source.length) bytes.set(source, at)
-    else bytes.set(source.subarray(start, start + length), at)
-    words[(DESC >> 2) + 2 * n] = at
-    words[(DESC >> 2) + 2 * n + 1] = length
-    at = (at + length + 3) & ~3
-  }
-  return n
+  const at = staged === 0 ? ITEMS : (words[last]! + words[last + 1]! + 3) & ~3
+  const source = items.bytes(i)
+  const start = items.start(i)
+  const length = items.end(i) - start
+  if (at + length > ITEMS_END) return false
+  if (length <= LOOP_COPY_BYTES) copyWords(words, at, source, start, length)
+  else if (start === 0 && length === source.length) arena.bytes.set(source, at)
+  else arena.bytes.set(source.subarray(start, start + length), at)
+  words[(DESC >> 2) + 2 * staged] = at
+  words[(DESC >> 2) + 2 * staged + 1] = length
+  return true
 }
 
 /**
@@ -238,20 +246,29 @@ function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
  *   for the scratch area (the caller answers it and calls again)
  */
 export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
-  const newest = layers[layers.length - 1]!
-  const home = newest.arena!
+  const home = layers[layers.length - 1]!.arena!
   let i = from
   while (i < to) {
     const n = stage(home, items, i, to)
     if (n === 0) break
-    // The newest layer in the call that hashes, then the older ones while items are unanswered.
-    let found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
-    for (let l = layers.length - 2; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
-    const bytes = home.bytes
-    for (let j = 0; j < n; j++) out[outAt + i - from + j] = bytes[FLAGS + j] === 2 ? 1 : 0
+    checkStaged(layers, n, out, outAt + i - from)
     i += n
   }
   return i
+}
+
+/**
+ * sb.c `SBChain_Check` for the n items staged in the newest layer's arena: `out[outAt + j]` = 1
+ * when staged item j may be present, 0 when not. The newest layer in the call that hashes, then
+ * the older ones while items are unanswered.
+ */
+export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8Array, outAt: number): void {
+  const newest = layers[layers.length - 1]!
+  const home = newest.arena!
+  let found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+  for (let l = layers.length - 2; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
+  const bytes = home.bytes
+  for (let j = 0; j < n; j++) out[outAt + j] = bytes[FLAGS + j] === 2 ? 1 : 0
 }
 
 /**

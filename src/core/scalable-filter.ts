@@ -6,7 +6,7 @@
 
 import { BloomLayer } from './bloom-layer.js'
 import { NON_SCALING_FULL, TOO_LARGE } from './filter-error.js'
-import { addBatch, hasBatch, kernelServes } from './filter-batch.js'
+import { addBatch, checkStaged, hasBatch, kernelServes, stageItem } from './filter-batch.js'
 import type { ItemList } from './filter-batch.js'
 import type { FilterError } from './filter-error.js'
 import { createHashPair, hashRedisBloom, hashSeeded, REDISBLOOM_HASHING } from './hashing.js'
@@ -268,6 +268,24 @@ export class ScalableBloomFilter {
     const layers = this.layerList
     if (this.seeded || !kernelServes(layers)) return from
     return hasBatch(layers, items, from, to, out, outAt)
+  }
+
+  /**
+   * Stages item i of `items` for a later {@link checkStaged}, after the `staged` items staged
+   * before it since the last: checks that commands of one read add one item each to
+   * (commands/check-batch.ts). Nothing may change the filter until checkStaged.
+   *
+   * @returns false when the kernel does not serve this filter or the item does not fit: the
+   *   caller answers it with {@link has}, after checkStaged for those staged before it
+   */
+  stageCheck(items: ItemList, i: number, staged: number): boolean {
+    const layers = this.layerList
+    return !this.seeded && kernelServes(layers) && stageItem(layers[layers.length - 1]!.arena!, items, i, staged)
+  }
+
+  /** {@link hasMany}'s answers for the n items {@link stageCheck} staged: `out[j]` for item j. */
+  checkStaged(n: number, out: Uint8Array): void {
+    checkStaged(this.layerList, n, out, 0)
   }
 
   // sb.c SBChain_Add: a new link of entries * growth items at error * ERROR_TIGHTENING_RATIO.

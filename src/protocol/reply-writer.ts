@@ -26,6 +26,9 @@ const FALSE = 0x66 // f
 const COLON = 0x3a // :
 const SPACE = 0x20 // ' '
 
+/** One 0: {@link ReplyWriter.integerLater}'s placeholder. */
+const NO_VALUES = new Uint8Array(1)
+
 /** RESP version a client speaks: 2 by default, 3 after `HELLO 3`. */
 export type Protocol = 2 | 3
 
@@ -108,6 +111,8 @@ export class ReplyWriter {
   protocol: Protocol = 2
   private buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES)
   private offset = 0
+  /** Fills in the replies {@link integerLater} left open; runs before output is taken or dropped. */
+  private settle: (() => void) | undefined = undefined
 
   /** Bytes written and not yet taken. */
   get pendingBytes(): number {
@@ -116,6 +121,7 @@ export class ReplyWriter {
 
   /** Drops what was written after `offset` (a `pendingBytes` read before): CLIENT REPLY OFF / SKIP. */
   truncate(offset: number): void {
+    if (this.settle !== undefined) this.settleNow()
     if (offset < this.offset) this.offset = offset
   }
 
@@ -124,6 +130,7 @@ export class ReplyWriter {
    * and starts afresh, or returns undefined when nothing is pending.
    */
   take(): Buffer | undefined {
+    if (this.settle !== undefined) this.settleNow()
     const length = this.offset
     if (length === 0) return undefined
     this.offset = 0
@@ -135,6 +142,36 @@ export class ReplyWriter {
     const out = this.buf.subarray(0, length)
     this.buf = Buffer.allocUnsafe(INITIAL_BYTES)
     return out
+  }
+
+  /**
+   * `:0\r\n`, an integer reply of 0 or 1 whose digit is set later by {@link answer}: the answer
+   * of a command run together with the ones after it (commands/check-batch.ts). `settle`, which
+   * answers it, runs before the output is next taken or truncated unless {@link settled} was
+   * called first.
+   * @returns where it is, for {@link answer}
+   */
+  integerLater(settle: () => void): number {
+    const at = this.offset
+    this.zeroOrOne(NO_VALUES, 0, 1)
+    this.settle = settle
+    return at
+  }
+
+  /** Sets the reply {@link integerLater} left at `at` to `:1` when `one`. */
+  answer(at: number, one: boolean): void {
+    this.buf[at + 1] = one ? DIGIT_1 : DIGIT_0
+  }
+
+  /** The replies left open are answered: nothing to run before a take. */
+  settled(): void {
+    this.settle = undefined
+  }
+
+  private settleNow(): void {
+    const settle = this.settle!
+    this.settle = undefined
+    settle()
   }
 
   /** `+text\r\n`: a status reply; `text` must not hold CR or LF. */

@@ -9,6 +9,7 @@ import { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
+import { beginRead, endRead } from '../commands/check-batch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
 import type { Subscriptions } from '../commands/pubsub-hub.js'
 import { clientType } from '../commands/connection.js'
@@ -140,6 +141,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     this.unparsedBytes += length
     this.host.currentClient = this
     const timed = this.host.timer.begin()
+    beginRead()
     try {
       this.parser.parse(chunk, this.onCommand, length)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
@@ -152,6 +154,8 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
       this.reply.error(`ERR ${error.message}`, 'latin1')
       this.closeAfterReply()
     } finally {
+      // The read's BF.EXISTS answers that wait (check-batch.ts), before anything else can run.
+      endRead()
       this.host.currentClient = undefined
       if (timed) this.host.timer.end(this.host)
     }

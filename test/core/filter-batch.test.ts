@@ -151,6 +151,44 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
     expect(hasAll(filter, [utf8('a'), long, utf8('b'), utf8('c')])).toEqual([true, true, true, false])
   })
 
+  it('items staged one by one across commands (stageCheck) are answered as has() answers them, until the scratch area is full', () => {
+    const filter = new ScalableBloomFilter(options(300, 0.01, 2))
+    const members = Array.from({ length: 1000 }, (_, i) => utf8(`m${i}:`.padEnd(i % 90, 'q')))
+    addAll(filter, members)
+    expect(filter.layers.length).toBeGreaterThan(2)
+    const probes = members.slice(0, 600).concat(Array.from({ length: 600 }, (_, i) => utf8(`absent-${i}`)))
+    // Each probe from a read of its own, as each BF.EXISTS command's item is.
+    const reads = probes.map((probe) => itemList([probe], 'headers'))
+    const out = new Uint8Array(MAX_BATCH_ITEMS)
+    let staged = 0
+    let answered = 0
+    const settle = (): void => {
+      filter.checkStaged(staged, out)
+      for (let j = 0; j < staged; j++) expect(out[j] === 1).toBe(filter.has(probes[answered + j]!))
+      answered += staged
+      staged = 0
+    }
+    for (let i = 0; i < probes.length; i++) {
+      if (!filter.stageCheck(reads[i]!, 0, staged)) {
+        settle()
+        expect(filter.stageCheck(reads[i]!, 0, 0)).toBe(true)
+      }
+      staged++
+    }
+    settle()
+    expect(answered).toBe(probes.length)
+    // Full: the 1025th item, or an item past the scratch area's bytes, is not taken.
+    const one = itemList([utf8('x')])
+    for (let j = 0; j < MAX_BATCH_ITEMS; j++) expect(filter.stageCheck(one, 0, j)).toBe(true)
+    expect(filter.stageCheck(one, 0, MAX_BATCH_ITEMS)).toBe(false)
+    const long = itemList([new Uint8Array(MAX_BATCH_ITEM_BYTES - 100)])
+    expect(filter.stageCheck(long, 0, 0)).toBe(true)
+    expect(filter.stageCheck(long, 0, 1)).toBe(false)
+    // Seed-format filters (other hashing) are not the kernel's.
+    const seeded = new ScalableBloomFilter({ ...options(100, 0.01), hashing: { kind: 'seeded', seed: 7 } })
+    expect(seeded.stageCheck(one, 0, 0)).toBe(false)
+  })
+
   it('a capture reading the newest layer keeps adds on the JavaScript path; checks stay on the kernel', () => {
     const filter = new ScalableBloomFilter(options(100, 0.01))
     const list = itemList([utf8('a')])

@@ -233,3 +233,33 @@ describe('shared replies', () => {
     expect(() => shared.integerReply(1.5)).toThrow(RangeError)
   })
 })
+
+describe('integers answered later (BF.EXISTS checks of one read, commands/check-batch.ts)', () => {
+  test('each placeholder gets its digit; the settle runs before a take or a truncate, once', () => {
+    const writer = new ReplyWriter()
+    const answers: Array<[number, boolean]> = []
+    let settles = 0
+    const settle = (): void => {
+      settles++
+      writer.settled()
+      for (const [at, one] of answers) writer.answer(at, one)
+    }
+    writer.simple('OK')
+    answers.push([writer.integerLater(settle), true])
+    writer.bulk('x')
+    answers.push([writer.integerLater(settle), false])
+    // Enough after them that the buffer grows and moves: offsets stay right.
+    writer.bulk('y'.repeat(40_000))
+    answers.push([writer.integerLater(settle), true])
+    expect(writer.take()!.toString('latin1')).toBe(`+OK\r\n:1\r\n$1\r\nx\r\n:0\r\n$40000\r\n${'y'.repeat(40_000)}\r\n:1\r\n`)
+    expect(settles).toBe(1)
+    expect(writer.take()).toBeUndefined()
+    expect(settles).toBe(1)
+    answers.length = 0
+    const mark = writer.pendingBytes
+    answers.push([writer.integerLater(settle), true])
+    writer.truncate(mark)
+    expect(settles).toBe(2)
+    expect(writer.take()).toBeUndefined()
+  })
+})
