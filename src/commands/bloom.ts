@@ -15,7 +15,7 @@ import { ONE, ZERO } from '../protocol/shared-replies.js'
 import { reserveFilterBytes, scaleUpRefusal } from './filter-budget.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { watchHealth } from './health-watch.js'
-import { checkLater } from './check-batch.js'
+import { addLater, beforeLookup, checkLater } from './read-batch.js'
 
 /** The options a new filter is made with. */
 export interface CreateOptions {
@@ -121,7 +121,10 @@ let itemOutcomes = new Uint8Array(64)
 
 /** BF.ADD key item → :1 added, :0 maybe present */
 export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
+  beforeLookup(argv)
   const entry = filterForAdd(ctx, argv)
+  // One of a read's BF.ADD commands, added with the others (read-batch.ts).
+  if (addLater(ctx, entry, argv)) return
   let outcome: AddOutcome
   if (entry.filter.addMany(argv, 2, 3, itemOutcomes, 0) === 3) {
     outcome = itemOutcomes[0] === 1 ? 1 : 0
@@ -200,12 +203,13 @@ function addItems(ctx: CommandContext, entry: BloomEntry, argv: CommandArgs, fir
 
 /** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
 export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
+  beforeLookup(argv)
   const entry = lookupForCheck(ctx, argv)
   let found = false
   if (entry !== undefined) {
     const filter = entry.filter
-    // One of a read's BF.EXISTS commands, answered with the others (check-batch.ts).
-    if (checkLater(ctx.client, entry, argv, 2)) return
+    // One of a read's BF.EXISTS commands, answered with the others (read-batch.ts).
+    if (checkLater(ctx, entry, argv)) return
     found = filter.hasMany(argv, 2, 3, itemOutcomes, 0) === 3 ? itemOutcomes[0] === 1 : filter.has(argv.bytes(2), argv.start(2), argv.end(2))
   }
   ctx.client.reply.raw(found ? ONE : ZERO)

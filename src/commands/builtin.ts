@@ -153,7 +153,7 @@ const SUBSCRIBING = ['pubsub', 'noscript', 'loading', 'stale'] as const
 export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   // RedisBloom 2.4 (src/rebloom.c RedisModule_OnLoad); arity as each handler checks it, reported as -1.
   { name: 'BF.RESERVE', arity: -4, maxArgs: 7, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Creates a new Bloom Filter', handler: bfReserve },
-  { name: 'BF.ADD', arity: 3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds an item to a Bloom Filter', handler: bfAdd },
+  { name: 'BF.ADD', arity: 3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds an item to a Bloom Filter', handler: bfAdd, answersTogether: true },
   { name: 'BF.MADD', arity: -3, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfMadd },
   { name: 'BF.INSERT', arity: -4, flags: BF_WRITE, ...BF, since: '1.0.0', summary: 'Adds one or more items to a Bloom Filter. A filter will be created if it does not exist', handler: bfInsert },
   { name: 'BF.EXISTS', arity: 3, flags: BF_READ, ...BF, since: '1.0.0', summary: 'Checks whether an item exists in a Bloom Filter', handler: bfExists, answersTogether: true },

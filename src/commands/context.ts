@@ -67,6 +67,8 @@ export interface ClientSession {
   watch?: WatchState | undefined
   /** 'normal' unless it is a replica's stream or the link to our master ({@link ClientKind}). */
   kind: ClientKind
+  /** The replication offset after its last write (redis woff): what its WAIT waits for. */
+  replOffset: number
   /** Channels, patterns and shard channels it is subscribed to (0: none; CLIENT LIST's P flag, type pubsub). */
   subscriptionCount(): number
   /** In the MONITOR mode (monitor.ts): CLIENT LIST's O flag. */

@@ -13,7 +13,7 @@ import { subscribedRefusal } from './pubsub.js'
 import { monitorRefusal } from './monitor.js'
 import { aclDenial, aclExecText, aclRefusal, logDenied } from './acl-check.js'
 import { clusterRefusal } from './cluster-routing.js'
-import { checksPending, settleChecks } from './check-batch.js'
+import { batchPending, settleBatch } from './read-batch.js'
 
 const NOAUTH = 'NOAUTH Authentication required.'
 const LOADING = 'LOADING Redis is loading the dataset in memory'
@@ -29,12 +29,12 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   const row = rowOf(entry, argv)
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
   if (nothingRefuses(ctx, entry, row, argv.length)) {
-    // Checks answered together (check-batch.ts) are answered before any other command runs.
-    if (!entry.answersTogether && checksPending()) settleChecks()
+    // A read's checks and adds run together (read-batch.ts), settled before any other command runs.
+    if (!entry.answersTogether && batchPending()) settleBatch()
     run(ctx, entry, row, argv)
     return entry
   }
-  if (checksPending()) settleChecks()
+  if (batchPending()) settleBatch()
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
   const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ??
     (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ??

@@ -85,9 +85,8 @@ export interface CommandSpec extends RowSpec {
   /** Its part in a transaction; none: queued between MULTI and EXEC, refused there over maxmemory. */
   readonly roles?: readonly TransactionRole[]
   /**
-   * Its reply may be answered after the commands that follow it in the same read
-   * (check-batch.ts: BF.EXISTS): the one command before which dispatch does not settle the
-   * waiting answers.
+   * It may run after the commands that follow it in the same read (read-batch.ts: BF.EXISTS
+   * and BF.ADD): dispatch does not settle a waiting batch before it.
    */
   readonly answersTogether?: boolean
 }

@@ -158,7 +158,7 @@ function stageEach(arena: Arena, items: ItemList, from: number, to: number, stag
 /**
  * Stages item i of `items` after the `staged` items already in `arena`'s scratch area (from a
  * multiple of 4, with its descriptor): stageEach's step, and a batch that commands fill one item
- * each (the checks of one read, commands/check-batch.ts).
+ * each (the checks and adds of one read, commands/read-batch.ts).
  * @returns false when it does not fit (nothing staged)
  */
 export function stageItem(arena: Arena, items: ItemList, i: number, staged: number): boolean {
@@ -285,26 +285,45 @@ export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: n
   while (i < to && newest.items < newest.capacity) {
     const n = stage(home, items, i, to)
     if (n === 0) break
-    const words = home.words
-    words[RESULT] = 0
-    words[RESULT + 1] = 0
-    const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
-    let done: number
-    if (layers.length === 1) {
-      done = callHashAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
-    } else {
-      // The older layers take no writes meanwhile: checking all n items against them up front
-      // answers as checking each just before its add.
-      hashStaged(home, n)
-      for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
-      done = callAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
-    }
-    newest.setBits += words[RESULT]!
-    newest.items += words[RESULT + 1]!
-    const bytes = home.bytes
-    for (let j = 0; j < done; j++) out[outAt + i - from + j] = bytes[FLAGS + j] === 1 ? 1 : 0
+    const done = addStaged(layers, n, out, outAt + i - from)
     i += done
     if (done < n) break
   }
   return i
+}
+
+/**
+ * sb.c `SBChain_Add` for the n items staged in the newest layer's arena, while that layer has
+ * room: `out[outAt + j]` = 1 when staged item j was added, 0 when some layer already had it.
+ * @returns how many it handled: n, or less when the newest layer filled up
+ */
+export function addStaged(layers: readonly BloomLayer[], n: number, out: Uint8Array, outAt: number): number {
+  const newest = layers[layers.length - 1]!
+  const home = newest.arena!
+  const words = home.words
+  words[RESULT] = 0
+  words[RESULT + 1] = 0
+  const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
+  let done: number
+  if (layers.length === 1) {
+    done = callHashAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
+  } else {
+    // The older layers take no writes meanwhile: checking all n items against them up front
+    // answers as checking each just before its add.
+    hashStaged(home, n)
+    for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
+    done = callAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
+  }
+  newest.setBits += words[RESULT]!
+  newest.items += words[RESULT + 1]!
+  const bytes = home.bytes
+  for (let j = 0; j < done; j++) out[outAt + j] = bytes[FLAGS + j] === 1 ? 1 : 0
+  return done
+}
+
+/** Staged item j of `arena`'s scratch area, as a view (valid until the next staging there). */
+export function stagedItem(arena: Arena, j: number): Uint8Array {
+  const words = arena.words
+  const at = words[(DESC >> 2) + 2 * j]!
+  return arena.bytes.subarray(at, at + words[(DESC >> 2) + 2 * j + 1]!)
 }

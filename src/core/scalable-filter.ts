@@ -6,7 +6,7 @@
 
 import { BloomLayer } from './bloom-layer.js'
 import { NON_SCALING_FULL, TOO_LARGE } from './filter-error.js'
-import { addBatch, checkStaged, hasBatch, kernelServes, stageItem } from './filter-batch.js'
+import { addBatch, addStaged, checkStaged, hasBatch, kernelServes, stagedItem, stageItem } from './filter-batch.js'
 import type { ItemList } from './filter-batch.js'
 import type { FilterError } from './filter-error.js'
 import { createHashPair, hashRedisBloom, hashSeeded, REDISBLOOM_HASHING } from './hashing.js'
@@ -273,7 +273,7 @@ export class ScalableBloomFilter {
   /**
    * Stages item i of `items` for a later {@link checkStaged}, after the `staged` items staged
    * before it since the last: checks that commands of one read add one item each to
-   * (commands/check-batch.ts). Nothing may change the filter until checkStaged.
+   * (commands/read-batch.ts). Nothing may change the filter until checkStaged.
    *
    * @returns false when the kernel does not serve this filter or the item does not fit: the
    *   caller answers it with {@link has}, after checkStaged for those staged before it
@@ -286,6 +286,33 @@ export class ScalableBloomFilter {
   /** {@link hasMany}'s answers for the n items {@link stageCheck} staged: `out[j]` for item j. */
   checkStaged(n: number, out: Uint8Array): void {
     checkStaged(this.layerList, n, out, 0)
+  }
+
+  /**
+   * Stages item i of `items` for a later {@link addStaged}, after the `staged` items staged before
+   * it: adds that commands of one read make one item each. Only while the newest layer has room
+   * for all of them (no scale-up, no error) and no capture reads it; nothing may change the filter
+   * until addStaged.
+   *
+   * @returns false when the kernel cannot take it so: the caller adds it with {@link addMany} or
+   *   {@link add}, after addStaged for those staged before it
+   */
+  stageAdd(items: ItemList, i: number, staged: number): boolean {
+    const layers = this.layerList
+    const newest = layers[layers.length - 1]!
+    return !this.seeded && newest.writeGuard === null && newest.items + staged < newest.capacity && kernelServes(layers) &&
+      stageItem(newest.arena!, items, i, staged)
+  }
+
+  /** {@link addMany} for the n items {@link stageAdd} staged: `out[j]` = 1 when item j was added. */
+  addStaged(n: number, out: Uint8Array): void {
+    addStaged(this.layerList, n, out, 0)
+  }
+
+  /** Staged item j's bytes, right after {@link addStaged} (a view, valid until the next staging). */
+  stagedItem(j: number): Uint8Array {
+    const layers = this.layerList
+    return stagedItem(layers[layers.length - 1]!.arena!, j)
   }
 
   // sb.c SBChain_Add: a new link of entries * growth items at error * ERROR_TIGHTENING_RATIO.

@@ -41,6 +41,7 @@ export class HttpSession implements ClientSession {
   watch: WatchState | undefined = undefined
   lastCommand = 'NULL'
   readonly kind = 'normal'
+  replOffset = 0
   private readonly context: CommandContext
   private readonly args = new CommandArgs()
 

@@ -9,7 +9,7 @@ import { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { dispatch } from '../commands/dispatch.js'
-import { beginRead, endRead } from '../commands/check-batch.js'
+import { beginRead, endRead } from '../commands/read-batch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
 import type { Subscriptions } from '../commands/pubsub-hub.js'
 import { clientType } from '../commands/connection.js'
@@ -154,7 +154,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
       this.reply.error(`ERR ${error.message}`, 'latin1')
       this.closeAfterReply()
     } finally {
-      // The read's BF.EXISTS answers that wait (check-batch.ts), before anything else can run.
+      // The read's checks and adds that wait (read-batch.ts), before anything else can run.
       endRead()
       this.host.currentClient = undefined
       if (timed) this.host.timer.end(this.host)

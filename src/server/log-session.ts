@@ -46,6 +46,7 @@ export function internalSession(
     transaction: undefined,
     watch: undefined,
     lastCommand: 'NULL',
+    replOffset: 0,
     subscriptionCount: () => 0,
     closeAfterReply: fields.kill,
     outputBytes: () => 0,

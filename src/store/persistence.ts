@@ -379,6 +379,11 @@ export class Persistence {
    * record belongs to ({@link db} by default); the log and the stream carry a SELECT before a
    * record whose database differs from the one before it, as redis's AOF and replication do.
    */
+  /** Whether {@link propagate} writes anywhere (the log is on, or a replica takes records). */
+  get propagates(): boolean {
+    return this.config.appendonly || this.replicaFeed?.wantsRecords === true
+  }
+
   propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS, db = this.db): void {
     const toLog = this.config.appendonly && targets.log
     const feed = this.replicaFeed

@@ -189,6 +189,43 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
     expect(seeded.stageCheck(one, 0, 0)).toBe(false)
   })
 
+  it('adds staged one by one (stageAdd) add as add() does, and only while the newest layer has room for all of them', () => {
+    const viaKernel = new ScalableBloomFilter(options(50, 0.01, 2))
+    const viaLoops = new ScalableBloomFilter(options(50, 0.01, 2))
+    const items = Array.from({ length: 400 }, (_, i) => utf8(`a${i % 300}:`.padEnd(i % 70, 'w')))
+    const out = new Uint8Array(MAX_BATCH_ITEMS)
+    let staged = 0
+    let done = 0
+    const settle = (): void => {
+      viaKernel.addStaged(staged, out)
+      for (let j = 0; j < staged; j++) expect(out[j]).toBe(viaLoops.add(items[done + j]!))
+      done += staged
+      staged = 0
+    }
+    for (let i = 0; i < items.length; i++) {
+      const list = itemList([items[i]!], 'headers')
+      if (viaKernel.stageAdd(list, 0, staged)) {
+        staged++
+        continue
+      }
+      settle()
+      const newest = viaKernel.layers[viaKernel.layers.length - 1]!
+      // Refused only when the newest layer could fill within the batch: then add() grows it.
+      if (!viaKernel.stageAdd(list, 0, 0)) {
+        expect(newest.items + 1).toBeGreaterThanOrEqual(newest.capacity)
+        expect(viaKernel.add(items[i]!)).toBe(viaLoops.add(items[i]!))
+        done++
+      } else staged++
+    }
+    settle()
+    expect(done).toBe(items.length)
+    expect(viaKernel.layers.length).toBeGreaterThan(2)
+    viaKernel.layers.forEach((layer, i) => {
+      expect(layer.items).toBe(viaLoops.layers[i]!.items)
+      expect(Buffer.compare(layer.bitmap, viaLoops.layers[i]!.bitmap)).toBe(0)
+    })
+  })
+
   it('a capture reading the newest layer keeps adds on the JavaScript path; checks stay on the kernel', () => {
     const filter = new ScalableBloomFilter(options(100, 0.01))
     const list = itemList([utf8('a')])

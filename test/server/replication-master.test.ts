@@ -311,6 +311,26 @@ describe('WAIT', () => {
     link.close()
   })
 
+  it('WAIT after adds run together in the same read (read-batch.ts) waits for all of their records', async () => {
+    const { port } = await start()
+    await reserve(port, 'f')
+    const link = await replica(port)
+    const sync = await readDisklessSync(link)
+    link.write(command('REPLCONF', 'ACK', String(sync.offset)))
+    await until(async () => (field(await info(port, 'replication'), 'slave0')?.includes('online') ? true : undefined), 'online')
+    const client = await RawClient.connect(port)
+    client.write(Buffer.concat([command('BF.ADD', 'f', 'a'), command('BF.ADD', 'f', 'b'), command('BF.ADD', 'f', 'a'), command('WAIT', '1', '0'), command('PING')]))
+    const records = SELECT_0 + command('BF.ADD', 'f', 'a').toString('latin1') + command('BF.ADD', 'f', 'b').toString('latin1')
+    const stream = (await link.read(records.length + GETACK.length)).toString('latin1')
+    expect(stream).toBe(records + GETACK)
+    expect((await client.read(12)).toString('latin1')).toBe(':1\r\n:1\r\n:0\r\n')
+    expect(field(await info(port, 'clients'), 'blocked_clients')).toBe('1')
+    link.write(command('REPLCONF', 'ACK', String(records.length)))
+    expect((await client.read(11)).toString('latin1')).toBe(':1\r\n+PONG\r\n')
+    client.close()
+    link.close()
+  })
+
   it('a timeout past a timer\'s range (WAIT 1 9999999999999) keeps the client blocked instead of firing at once', async () => {
     const { port, server } = await start()
     const client = await RawClient.connect(port)

@@ -1,14 +1,18 @@
 /**
- * The BF.EXISTS commands of one read are answered together (commands/check-batch.ts): what a
- * client reads must be exactly what it reads when it sends each command on its own and waits for
- * the reply. A seeded mix of checks, adds, deletes, other filters and other commands goes to one
- * server in one write and to another one command at a time; the replies must be equal, one by one.
+ * The single-item BF.EXISTS and BF.ADD commands of one read run together (commands/read-batch.ts):
+ * what a client reads, and what the append-only log records, must be exactly what they are when
+ * each command is sent on its own and its reply awaited. A seeded mix of checks, adds, deletes,
+ * other filters and other commands goes to one server in one write and to another one command at
+ * a time; the replies must be equal one by one, and the two logs byte for byte.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { seededRandom } from '../helpers/seeded-random.js'
+import { setReadBatching } from '../../src/commands/read-batch.js'
 
 /** redis-parser is CommonJS without types: the part used here. */
 type RespParserClass = new (options: {
@@ -55,9 +59,13 @@ class Replies {
   }
 }
 
-/** Each command on its own, waiting for its reply before the next is sent. */
+/**
+ * Each command on its own, waiting for its reply before the next is sent, with batching off: the
+ * reference (the servers run in this process, so the switch holds for both while this runs).
+ */
 async function oneByOne(port: number, commands: readonly (readonly (string | Buffer)[])[]): Promise<string[]> {
   const replies = await Replies.connect(port)
+  setReadBatching(false)
   try {
     for (let i = 0; i < commands.length; i++) {
       replies.client.write(encodeCommand(commands[i]!))
@@ -65,6 +73,7 @@ async function oneByOne(port: number, commands: readonly (readonly (string | Buf
     }
     return replies.got
   } finally {
+    setReadBatching(true)
     replies.client.close()
   }
 }
@@ -109,7 +118,7 @@ function mix(seed: number, count: number): (string | Buffer)[][] {
     const run = roll < 0.65 ? 1 + Math.floor(random() * 40) : roll < 0.8 ? 1 + Math.floor(random() * 8) : 1
     for (let r = 0; r < run && commands.length < count; r++) {
       if (roll < 0.65) commands.push(['BF.EXISTS', key, pick(items)])
-      else if (roll < 0.8) commands.push(['BF.ADD', key, pick(items)])
+      else if (roll < 0.8) commands.push([pick(['BF.ADD', 'BF.ADD', 'bf.add', 'Bf.Add']), key, pick(items)])
       else if (roll < 0.83) commands.push(['BF.MADD', key, pick(items), pick(items), pick(items)])
       else if (roll < 0.86) commands.push(['BF.MEXISTS', key, pick(items), pick(items)])
       else if (roll < 0.87) commands.push(['BF.INSERT', key, 'CAPACITY', '50', 'ITEMS', pick(items)])
@@ -129,20 +138,31 @@ function mix(seed: number, count: number): (string | Buffer)[][] {
   return commands
 }
 
+/**
+ * A server's append-only log, every file of it in name order, with PEXPIREAT's absolute times
+ * (which differ between two runs) masked.
+ */
+function logOf(running: RunningServer): string {
+  const files = readdirSync(running.dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.aof')).sort()
+  expect(files.length).toBeGreaterThan(0)
+  const text = files.map((name) => readFileSync(path.join(running.dir, name), 'latin1')).join('')
+  return text.replace(/(\$9\r\nPEXPIREAT\r\n\$\d+\r\n[^\r]*\r\n)\$\d+\r\n\d+\r\n/gi, '$1T\r\n')
+}
+
 let sequential: RunningServer
 let pipelined: RunningServer
 
 beforeAll(async () => {
-  ;[sequential, pipelined] = await Promise.all([startServer(), startServer()])
+  ;[sequential, pipelined] = await Promise.all([startServer({ appendonly: true }), startServer({ appendonly: true })])
 })
 
 afterAll(async () => {
   await Promise.all([sequential?.stop(), pipelined?.stop()])
 })
 
-describe('BF.EXISTS answered together with the rest of its read', () => {
+describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => {
   for (const seed of [1, 2, 3]) {
-    test(`a mixed pipeline gets the replies of the same commands one by one (seed ${seed})`, async () => {
+    test(`a mixed pipeline gets the replies and the log of the same commands one by one (seed ${seed})`, async () => {
       const commands = [['SELECT', '0'], ['FLUSHALL'], ...mix(seed, 2500)]
       const expected = await oneByOne(sequential.port, commands)
       const got = await allAtOnce(pipelined.port, commands)
@@ -150,9 +170,20 @@ describe('BF.EXISTS answered together with the rest of its read', () => {
       for (let i = 0; i < commands.length; i++) {
         if (got[i] !== expected[i]) expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
       }
-      // The mix did check items a filter had and ones it had not.
+      // The mix did check items a filter had and ones it had not, and added some.
       expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
       expect(expected.filter((reply) => reply === ':0').length).toBeGreaterThan(100)
+      // Every reply to a write came after its record reached the log file.
+      const log = logOf(sequential)
+      expect(log).toContain('$6\r\nBF.ADD\r\n')
+      expect(logOf(pipelined) === log).toBe(true)
+      // And as many changes counted (what save rules and INFO see).
+      const [changes, pipelinedChanges] = await Promise.all([sequential, pipelined].map(async (running) => {
+        const info = await oneByOne(running.port, [['INFO', 'persistence']])
+        return /rdb_changes_since_last_save:(\d+)/.exec(info[0]!)?.[1]
+      }))
+      expect(Number(changes)).toBeGreaterThan(100)
+      expect(pipelinedChanges).toBe(changes)
     })
   }
 
