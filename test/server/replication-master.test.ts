@@ -290,7 +290,8 @@ describe('WAIT', () => {
     client.close()
   })
 
-  it('blocks the client (its next command waits too), sends REPLCONF GETACK *, and answers once the ACK covers its write', async () => {
+  /** A master with filter f, a replica link online at its offset, and a client. */
+  async function onlineReplicaAndClient(): Promise<{ port: number; link: RawClient; client: RawClient }> {
     const { port } = await start()
     await reserve(port, 'f')
     const link = await replica(port)
@@ -298,6 +299,11 @@ describe('WAIT', () => {
     link.write(command('REPLCONF', 'ACK', String(sync.offset)))
     await until(async () => (field(await info(port, 'replication'), 'slave0')?.includes('online') ? true : undefined), 'online')
     const client = await RawClient.connect(port)
+    return { port, link, client }
+  }
+
+  it('blocks the client (its next command waits too), sends REPLCONF GETACK *, and answers once the ACK covers its write', async () => {
+    const { port, link, client } = await onlineReplicaAndClient()
     expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
     client.write(Buffer.concat([command('WAIT', '1', '0'), command('PING')]))
     const record = SELECT_0 + command('BF.ADD', 'f', 'x').toString('latin1')
@@ -312,13 +318,7 @@ describe('WAIT', () => {
   })
 
   it('WAIT after adds run together in the same read (read-batch.ts) waits for all of their records', async () => {
-    const { port } = await start()
-    await reserve(port, 'f')
-    const link = await replica(port)
-    const sync = await readDisklessSync(link)
-    link.write(command('REPLCONF', 'ACK', String(sync.offset)))
-    await until(async () => (field(await info(port, 'replication'), 'slave0')?.includes('online') ? true : undefined), 'online')
-    const client = await RawClient.connect(port)
+    const { port, link, client } = await onlineReplicaAndClient()
     client.write(Buffer.concat([command('BF.ADD', 'f', 'a'), command('BF.ADD', 'f', 'b'), command('BF.ADD', 'f', 'a'), command('WAIT', '1', '0'), command('PING')]))
     const records = SELECT_0 + command('BF.ADD', 'f', 'a').toString('latin1') + command('BF.ADD', 'f', 'b').toString('latin1')
     const stream = (await link.read(records.length + GETACK.length)).toString('latin1')
