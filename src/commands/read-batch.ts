@@ -19,7 +19,7 @@
  * When a batch of adds is settled, each item a command added is propagated as that command
  * (`BF.ADD key item`, spelled as the client spelled it), in order, as BF.ADD does itself.
  *
- * Commands join a batch only during a client's read, outside MULTI/EXEC, with replies on (CLIENT
+ * Commands join a batch only during their own client's read, outside MULTI/EXEC, with replies on (CLIENT
  * REPLY), from an ordinary client, on a key without a time to live (a lookup could expire it
  * meanwhile). Adds also need: no WATCHed key anywhere, a newest layer with room for every item
  * of the batch (no scale-up, so no error), no capture reading it, and the name spelled `BF.ADD`
@@ -34,8 +34,8 @@ import { keyspace, type CommandContext } from './context.js'
 import type { BloomEntry } from '../store/registry.js'
 import { watchHealth } from './health-watch.js'
 
-/** Whether a client's read is being run (client.ts): a batch is settled before it ends. */
-let reading = false
+/** The client whose read is being run (client.ts), while it is: only its commands join a batch. */
+let reader: CommandContext | undefined
 /** The batch: its commands' context (one client), key, kind and size (set while it has items). */
 let context: CommandContext | undefined
 let entry: BloomEntry | undefined
@@ -61,14 +61,17 @@ export function setReadBatching(on: boolean): void {
   enabled = on
 }
 
-/** A client's read begins: its BF.EXISTS and BF.ADD commands may run together. */
-export function beginRead(): void {
-  reading = enabled
+/**
+ * A client's read begins: its BF.EXISTS and BF.ADD commands may run together (not another
+ * client's that it unblocks meanwhile: those run at once, their replies sent after them).
+ */
+export function beginRead(ctx: CommandContext): void {
+  reader = enabled ? ctx : undefined
 }
 
 /** The read's commands are done: the batch is settled now. */
 export function endRead(): void {
-  reading = false
+  reader = undefined
   settleBatch()
 }
 
@@ -120,7 +123,7 @@ export function addLater(ctx: CommandContext, target: BloomEntry, argv: CommandA
 function join(ctx: CommandContext, target: BloomEntry, add: boolean): boolean {
   if (count !== 0 && (target !== entry || ctx !== context || add !== adding)) settleBatch()
   const client = ctx.client
-  if (!reading || client.transaction !== undefined || client.replyMode !== undefined || client.kind !== 'normal' || target.expiresAt !== undefined) {
+  if (ctx !== reader || client.transaction !== undefined || client.replyMode !== undefined || client.kind !== 'normal' || target.expiresAt !== undefined) {
     settleBatch()
     return false
   }

@@ -141,7 +141,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     this.unparsedBytes += length
     this.host.currentClient = this
     const timed = this.host.timer.begin()
-    beginRead()
+    beginRead(this.context)
     try {
       this.parser.parse(chunk, this.onCommand, length)
       if (this.unparsedBytes > this.host.config['client-query-buffer-limit']) this.checkQueryBuffer()
