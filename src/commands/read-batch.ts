@@ -32,6 +32,7 @@ import type { ItemList } from '../core/filter-batch.js'
 import { MAX_BATCH_ITEMS } from '../core/filter-batch.js'
 import { keyspace, type CommandContext } from './context.js'
 import type { BloomEntry } from '../store/registry.js'
+import { RememberedBytes } from '../protocol/same-bytes.js'
 import { watchHealth } from './health-watch.js'
 
 /** The client whose read is being run (client.ts), while it is: only its commands join a batch. */
@@ -39,9 +40,8 @@ let reader: CommandContext | undefined
 /** The batch: its commands' context (one client), key, kind and size (set while it has items). */
 let context: CommandContext | undefined
 let entry: BloomEntry | undefined
-/** The last batch's key name and bytes (kept: the next batch is nearly always on the same key). */
-let keyName = ''
-let keyBytes: Buffer = Buffer.alloc(0)
+/** The batch's key as the commands sent it (a key too long to keep is never matched: settled). */
+const batchKey = new RememberedBytes()
 let adding = false
 let count = 0
 /** For adds: the name as spelled (one of {@link ADD_SPELLINGS}). */
@@ -86,7 +86,7 @@ export function batchPending(): boolean {
  * creates a missing filter) that must follow the batch's records.
  */
 export function beforeLookup(argv: CommandArgs): void {
-  if (count !== 0 && adding && !isKey(argv)) settleBatch()
+  if (count !== 0 && adding && !batchKey.matches(argv.bytes(1), argv.start(1), argv.end(1))) settleBatch()
 }
 
 /**
@@ -96,7 +96,7 @@ export function beforeLookup(argv: CommandArgs): void {
  */
 export function checkLater(ctx: CommandContext, target: BloomEntry, argv: CommandArgs): boolean {
   if (!join(ctx, target, false)) return false
-  if (target.filter.stageCheck(argv, 2, count)) return staged(ctx, target, false)
+  if (target.filter.stageCheck(argv, 2, count)) return staged(ctx, target, argv, false)
   settleBatch()
   return false
 }
@@ -111,7 +111,7 @@ export function addLater(ctx: CommandContext, target: BloomEntry, argv: CommandA
   if (count !== 0 && spelling !== addName) settleBatch()
   if (!join(ctx, target, true)) return false
   addName = spelling
-  if (target.filter.stageAdd(argv, 2, count)) return staged(ctx, target, true)
+  if (target.filter.stageAdd(argv, 2, count)) return staged(ctx, target, argv, true)
   settleBatch()
   return false
 }
@@ -131,27 +131,14 @@ function join(ctx: CommandContext, target: BloomEntry, add: boolean): boolean {
 }
 
 /** The command's item is staged: its reply becomes a placeholder (the first one opens the batch). */
-function staged(ctx: CommandContext, target: BloomEntry, add: boolean): true {
+function staged(ctx: CommandContext, target: BloomEntry, argv: CommandArgs, add: boolean): true {
   if (count === 0) {
     context = ctx
     entry = target
     adding = add
-    if (target.name !== keyName) {
-      keyName = target.name
-      keyBytes = Buffer.from(keyName, 'latin1')
-    }
+    if (add) batchKey.remember(argv.bytes(1), argv.start(1), argv.end(1))
   }
   replyAt[count++] = ctx.client.reply.integerLater(settleBatch)
-  return true
-}
-
-/** Whether argv[1] is the batch's key. */
-function isKey(argv: CommandArgs): boolean {
-  const bytes = argv.bytes(1)
-  const start = argv.start(1)
-  const length = keyBytes.length
-  if (argv.end(1) - start !== length) return false
-  for (let i = 0; i < length; i++) if (bytes[start + i] !== keyBytes[i]) return false
   return true
 }
 
@@ -195,7 +182,8 @@ function addAll(ctx: CommandContext, target: BloomEntry, n: number): void {
   const server = ctx.server
   if (server.persistence.propagates) {
     server.persistence.db = ctx.client.db
-    const record: Uint8Array[] = [addName!, keyBytes, keyBytes]
+    const key = Buffer.from(target.name, 'latin1')
+    const record: Uint8Array[] = [addName!, key, key]
     for (let j = 0; j < n; j++) {
       if (outcomes[j] !== 1) continue
       record[2] = filter.stagedItem(j)

@@ -151,7 +151,7 @@ function stageRun(arena: Arena, items: ItemList, from: number, to: number): numb
  */
 function stageEach(arena: Arena, items: ItemList, from: number, to: number, staged: number): number {
   let n = staged
-  for (let i = from; i < to && n < MAX_BATCH_ITEMS && stageItem(arena, items, i, n); i++) n++
+  for (let i = from; i < to && stageItem(arena, items, i, n); i++) n++
   return n
 }
 

@@ -371,6 +371,11 @@ export class Persistence {
     }
   }
 
+  /** Whether {@link propagate} writes anywhere (the log is on, or a replica takes records). */
+  get propagates(): boolean {
+    return this.config.appendonly || this.replicaFeed?.wantsRecords === true
+  }
+
   /**
    * Hands a change to the persistence layer, in the order it was applied: to the append-only log
    * (with appendonly yes) and to the replicas' stream (one propagation feeds both, as redis's). The log encodes its record at once, straight from the command's
@@ -379,11 +384,6 @@ export class Persistence {
    * record belongs to ({@link db} by default); the log and the stream carry a SELECT before a
    * record whose database differs from the one before it, as redis's AOF and replication do.
    */
-  /** Whether {@link propagate} writes anywhere (the log is on, or a replica takes records). */
-  get propagates(): boolean {
-    return this.config.appendonly || this.replicaFeed?.wantsRecords === true
-  }
-
   propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS, db = this.db): void {
     const toLog = this.config.appendonly && targets.log
     const feed = this.replicaFeed
