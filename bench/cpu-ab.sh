@@ -5,6 +5,8 @@
 #
 # Usage: bench/cpu-ab.sh ROUNDS CHECKOUT_A CHECKOUT_B [...]
 #   CMDS='BF.ADD:bench:__rand_int__ PING' PIPELINE=1 REQUESTS=200000 bench/cpu-ab.sh 7 /path/to/old /path/to/new
+# APPENDONLY=yes runs them with the append-only log on (everysec); KEYSPACE sets -r (1000000: after
+# the warm-up most adds find their item; 1000000000: nearly every add is new, and logged).
 # (':' separates the words of a command.) Prints one line per run: round|command|checkout|µs/request,
 # then the medians. Loopback only; needs redis-benchmark and redis-cli.
 set -euo pipefail
@@ -13,6 +15,8 @@ shift
 CMDS=${CMDS:-BF.ADD:bench:__rand_int__ BF.EXISTS:bench:__rand_int__ PING}
 REQUESTS=${REQUESTS:-1000000}
 PIPELINE=${PIPELINE:-16}
+APPENDONLY=${APPENDONLY:-no}
+KEYSPACE=${KEYSPACE:-1000000}
 declare -A PID PORT DIRS
 cleanup() {
   for c in "${!PID[@]}"; do kill "${PID[$c]}" 2>/dev/null || true; done
@@ -24,7 +28,7 @@ for checkout in "$@"; do
   PORT[$checkout]=$(free_port)
   DIRS[$checkout]=$(mktemp -d)
   (cd "$checkout" && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 exec node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 \
-    --port "${PORT[$checkout]}" --dir "${DIRS[$checkout]}" --save '' --appendonly no --loglevel warning >/dev/null 2>&1) &
+    --port "${PORT[$checkout]}" --dir "${DIRS[$checkout]}" --save '' --appendonly "$APPENDONLY" --loglevel warning >/dev/null 2>&1) &
   PID[$checkout]=$!
 done
 for checkout in "$@"; do
@@ -41,7 +45,7 @@ for round in $(seq "$ROUNDS"); do
     for checkout in "$@"; do
       before=$(cpu "${PID[$checkout]}")
       # shellcheck disable=SC2086
-      redis-benchmark -p "${PORT[$checkout]}" -c 50 -P "$PIPELINE" -n "$REQUESTS" -r 1000000 -q ${cmd//:/ } >/dev/null 2>&1
+      redis-benchmark -p "${PORT[$checkout]}" -c 50 -P "$PIPELINE" -n "$REQUESTS" -r "$KEYSPACE" -q ${cmd//:/ } >/dev/null 2>&1
       after=$(cpu "${PID[$checkout]}")
       awk -v r="$round" -v c="${cmd%%:*}" -v k="$checkout" -v a="$before" -v b="$after" -v t="$tick" -v n="$REQUESTS" \
         'BEGIN { printf "%s|%s|%s|%.3f\n", r, c, k, (b - a) / t / n * 1e6 }' | tee -a "$results"

@@ -27,7 +27,7 @@
  * original name).
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
-import type { CommandArgs } from '../protocol/command-args.js'
+import { CommandArgs } from '../protocol/command-args.js'
 import type { ItemList } from '../core/filter-batch.js'
 import { MAX_BATCH_ITEMS } from '../core/filter-batch.js'
 import { keyspace, type CommandContext } from './context.js'
@@ -182,11 +182,22 @@ function addAll(ctx: CommandContext, target: BloomEntry, n: number): void {
   const server = ctx.server
   if (server.persistence.propagates) {
     server.persistence.db = ctx.client.db
+    // Each record in a CommandArgs, as BF.ADD's own argv: the log and the replicas' stream encode
+    // it in place, and propagate applies rename-command as it does for a client's command. The
+    // items are read where they were staged; made per settle, so that nothing here keeps a view
+    // of the arena after it.
+    const name = addName!
     const key = Buffer.from(target.name, 'latin1')
-    const record: Uint8Array[] = [addName!, key, key]
+    const staged = filter.stagedItems()
+    const memory = staged.bytes(0)
+    const source = Buffer.from(memory.buffer, memory.byteOffset, staged.end(n - 1))
+    const record = new CommandArgs()
     for (let j = 0; j < n; j++) {
       if (outcomes[j] !== 1) continue
-      record[2] = filter.stagedItem(j)
+      record.clear()
+      record.push(name, 0, name.length)
+      record.push(key, 0, key.length)
+      record.push(source, staged.start(j), staged.end(j))
       server.propagate(record)
     }
     // What its WAIT waits for (client.ts sets it after each command, before these records).

@@ -321,9 +321,16 @@ export function addStaged(layers: readonly BloomLayer[], n: number, out: Uint8Ar
   return done
 }
 
-/** Staged item j of `arena`'s scratch area, as a view (valid until the next staging there). */
-export function stagedItem(arena: Arena, j: number): Uint8Array {
+/**
+ * The items staged in `arena`'s scratch area, where they lie there (no view made per item): valid
+ * until the next staging in that arena.
+ */
+export function stagedItems(arena: Arena): ItemList {
   const words = arena.words
-  const at = words[(DESC >> 2) + 2 * j]!
-  return arena.bytes.subarray(at, at + words[(DESC >> 2) + 2 * j + 1]!)
+  const bytes = arena.bytes
+  return {
+    bytes: () => bytes,
+    start: (j) => words[(DESC >> 2) + 2 * j]!,
+    end: (j) => words[(DESC >> 2) + 2 * j]! + words[(DESC >> 2) + 2 * j + 1]!,
+  }
 }

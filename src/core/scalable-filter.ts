@@ -6,7 +6,7 @@
 
 import { BloomLayer } from './bloom-layer.js'
 import { NON_SCALING_FULL, TOO_LARGE } from './filter-error.js'
-import { addBatch, addStaged, checkStaged, hasBatch, kernelServes, stagedItem, stageItem } from './filter-batch.js'
+import { addBatch, addStaged, checkStaged, hasBatch, kernelServes, stagedItems, stageItem } from './filter-batch.js'
 import type { ItemList } from './filter-batch.js'
 import type { FilterError } from './filter-error.js'
 import { createHashPair, hashRedisBloom, hashSeeded, REDISBLOOM_HASHING } from './hashing.js'
@@ -309,10 +309,10 @@ export class ScalableBloomFilter {
     addStaged(this.layerList, n, out, 0)
   }
 
-  /** Staged item j's bytes, right after {@link addStaged} (a view, valid until the next staging). */
-  stagedItem(j: number): Uint8Array {
+  /** The items staged, where they lie, right after {@link addStaged} (valid until the next staging). */
+  stagedItems(): ItemList {
     const layers = this.layerList
-    return stagedItem(layers[layers.length - 1]!.arena!, j)
+    return stagedItems(layers[layers.length - 1]!.arena!)
   }
 
   // sb.c SBChain_Add: a new link of entries * growth items at error * ERROR_TIGHTENING_RATIO.

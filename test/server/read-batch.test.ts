@@ -173,7 +173,7 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
       // The mix did check items a filter had and ones it had not, and added some.
       expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
       expect(expected.filter((reply) => reply === ':0').length).toBeGreaterThan(100)
-      // Every reply to a write came after its record reached the log file.
+      // The two logs hold the same records, byte for byte.
       const log = logOf(sequential)
       expect(log).toContain('$6\r\nBF.ADD\r\n')
       expect(logOf(pipelined) === log).toBe(true)
