@@ -160,16 +160,54 @@ export function randomkey(ctx: CommandContext): void {
   }
 }
 
-/** MEMORY USAGE key [SAMPLES n] → bytes (BF.INFO Size), or null */
+/** MEMORY USAGE key [SAMPLES count] → bytes (BF.INFO Size and the key's own, as redis counts them), or null */
 export function memoryUsage(ctx: CommandContext, argv: CommandArgs): void {
-  const reply = ctx.client.reply
-  if (argv.length !== 3 && argv.length !== 5) throw new ReplyError(ERR.SYNTAX)
-  if (argv.length === 5 && (!argv.isKeyword(3, 'SAMPLES') || parseInteger(argv.get(4)) === undefined)) {
-    throw new ReplyError(ERR.SYNTAX)
+  // redis 7.0 object.c memoryCommand: the options first, each SAMPLES with its count (which
+  // changes nothing here: a filter's size is exact), then the key.
+  for (let i = 3; i < argv.length; i++) {
+    if (!argv.isKeyword(i, 'SAMPLES') || i + 1 >= argv.length) throw new ReplyError(ERR.SYNTAX)
+    const samples = parseInteger(argv.get(++i))
+    if (samples === undefined) throw new ReplyError(ERR.NOT_INTEGER)
+    if (samples < 0) throw new ReplyError(ERR.SYNTAX)
   }
-  const entry = keyspace(ctx).get(FilterRegistry.nameOf(argv.get(2)))
+  const key = argv.get(2)
+  const entry = keyspace(ctx).get(FilterRegistry.nameOf(key))
+  const reply = ctx.client.reply
   if (entry === undefined) reply.nullBulk()
-  else reply.integer(entry.filter.sizeBytes() + argv.get(2).length)
+  else reply.integer(entry.filter.sizeBytes() + keyEntryBytes(key.length, ctx.server.cluster !== undefined))
+}
+
+/** redis 7.0 dict.h: a dictEntry's bytes (key, value, next). */
+const DICT_ENTRY_BYTES = 24
+/** redis 7.0 cluster mode's clusterDictEntryMetadata (the slot's key list: prev, next) on each dictEntry. */
+const CLUSTER_ENTRY_METADATA_BYTES = 16
+
+/**
+ * What redis 7.0 memoryCommand adds to a value's own size (RedisBloom's mem_usage: BF.INFO's
+ * Size): the key's sds as the allocator sizes it (sdsZmallocSize), its dictEntry and, in cluster
+ * mode, the entry's metadata.
+ */
+export function keyEntryBytes(keyLength: number, cluster: boolean): number {
+  const sds = allocationClass(sdsHeaderBytes(keyLength) + keyLength + 1)
+  return sds + DICT_ENTRY_BYTES + (cluster ? CLUSTER_ENTRY_METADATA_BYTES : 0)
+}
+
+/** redis sds.c sdsReqType's header for a string of this length (sdshdr5, 8, 16, 32, 64; an empty one is sdshdr8). */
+function sdsHeaderBytes(length: number): number {
+  if (length < 32) return length === 0 ? 3 : 1
+  if (length < 0x100) return 3
+  if (length < 0x10000) return 5
+  return length < 2 ** 32 ? 9 : 17
+}
+
+/** jemalloc's size class for a request (zmalloc_size): 8, 16 to 128 by 16, then four classes per doubling. */
+export function allocationClass(bytes: number): number {
+  if (bytes <= 8) return 8
+  if (bytes <= 128) return Math.ceil(bytes / 16) * 16
+  let group = 128
+  while (group * 2 < bytes) group *= 2
+  const step = group / 4
+  return Math.ceil(bytes / step) * step
 }
 
 /** MEMORY DOCTOR → redis's all-clear */

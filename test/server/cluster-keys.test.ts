@@ -2,7 +2,8 @@
  * CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT on a bfs node in cluster mode (the per-slot key index,
  * store/slot-index.ts) beside a real redis-server 7.0.15 node in cluster mode, both owning every
  * slot: the same counts and keys for the same key names (hash tags, binary names), kept through
- * DEL, RENAME, expiry and FLUSHALL, and redis's errors word for word.
+ * DEL, RENAME, expiry and FLUSHALL, and redis's errors word for word; and MEMORY USAGE's part for
+ * the key, which in cluster mode counts the dictEntry's slot metadata as redis 7.0 does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
@@ -72,6 +73,22 @@ describe('CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT', () => {
       ['GETKEYSINSLOT', '0', '99999999999'],
     ]) {
       expect(await replyOrError(ours, ['CLUSTER', ...args]), args.join(' ')).toEqual(await replyOrError(theirs, ['CLUSTER', ...args]))
+    }
+  })
+})
+
+describe('MEMORY USAGE in cluster mode', () => {
+  it('the key\'s part in cluster mode is redis\'s, dictEntry metadata included (16 bytes more than without)', async () => {
+    await theirs.set('k', 'v')
+    const redisBase = Number(await theirs.call('MEMORY', 'USAGE', 'k'))
+    for (const length of [1, 6, 7, 31, 32, 42, 253]) {
+      const key = 'k'.repeat(length)
+      await ours.call('BF.ADD', key, 'x')
+      await theirs.set(key, 'v')
+      const size = ((await ours.call('BF.INFO', key, 'SIZE')) as number[])[0]!
+      const redisPart = Number(await theirs.call('MEMORY', 'USAGE', key)) - redisBase
+      // Without cluster mode, a 1-byte key's part is 8 (its sds) + 24 (the dictEntry).
+      expect(Number(await ours.call('MEMORY', 'USAGE', key)) - size, `key of ${length} bytes`).toBe(8 + 24 + 16 + redisPart)
     }
   })
 })
