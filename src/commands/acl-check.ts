@@ -1,9 +1,11 @@
 /**
  * The ACL check dispatch runs after authentication (redis 7.0 server.c processCommand →
  * ACLCheckAllPerm, acl.c ACLSelectorCheckCmd): the command (or subcommand, or an allowed first
- * argument), then the keys at the table row's key positions (the access each needs: redis's key
- * specs for its own commands, the flags for BF.* and extensions), then the channels of PUBLISH and
- * the SUBSCRIBEs. A denial is logged in ACL LOG and answered with redis's texts.
+ * argument), then the keys COMMAND GETKEYS finds (command-getkeys.ts: the key specs, a
+ * subcommand's and MIGRATE's KEYS included), each for the access its own key spec needs (redis
+ * ACLSelectorCheckKey; for BF.* and extensions, which no key spec documents, the command's flags),
+ * then the channels of PUBLISH and the SUBSCRIBEs. A denial is logged in ACL LOG and answered with
+ * redis's texts.
  */
 import type { CommandContext } from './context.js'
 import type { CommandEntry, CommandRow } from './table.js'
@@ -11,7 +13,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import type { AclUser } from './acl-user.js'
 import { KEY_READ, KEY_WRITE, type AclSelector } from './acl-selector.js'
 import type { AclDenial } from './acl-log.js'
-import { COMMAND_DOCS } from './command-docs.js'
+import { keyPlanOf, planKeyPositions, type KeyPlan } from './command-getkeys.js'
 import { globMatch } from './glob.js'
 import { clientInfoLine } from './connection.js'
 
@@ -34,33 +36,51 @@ const CHANNEL_ARGS: ReadonlyMap<string, { readonly last: number; readonly patter
   ['psubscribe', { last: -1, pattern: true }],
 ])
 
-/** A command whose key positions are not keys to ACL. */
-const NO_KEYS = -1
-
-/** The access the keys of a command need (redis ACLSelectorCheckKey's key_flags), by command name. */
-const KEY_ACCESS = new Map<string, number>()
-
-function keyAccess(entry: CommandEntry, fullName: string): number {
-  const known = KEY_ACCESS.get(fullName)
-  if (known !== undefined) return known
-  const specs = COMMAND_DOCS.get(fullName)?.key_specs
+/** redis ACLSelectorCheckKey's key_flags from a key spec's flags: read for access; write for insert, delete, update. */
+function accessOf(flags: readonly string[]): number {
   let access = 0
-  // Shard channels are keys to the table (their slots), channels to ACL (redis's not_key key specs).
-  if (entry.spec.flags.includes('pubsub')) access = NO_KEYS
-  else if (specs !== undefined) {
-    for (const spec of specs) {
-      for (const flag of spec.flags) {
-        if (flag === 'access') access |= KEY_READ
-        if (flag === 'insert' || flag === 'delete' || flag === 'update') access |= KEY_WRITE
-      }
-    }
-  } else {
+  for (const flag of flags) {
+    if (flag === 'access') access |= KEY_READ
+    else if (flag === 'insert' || flag === 'delete' || flag === 'update') access |= KEY_WRITE
+  }
+  return access
+}
+
+/** The access of a plan's one range of keys, by plan. */
+const RANGE_ACCESS = new WeakMap<KeyPlan, number>()
+
+function rangeAccess(entry: CommandEntry, plan: Extract<KeyPlan, { kind: 'range' }>): number {
+  let access = RANGE_ACCESS.get(plan)
+  if (access !== undefined) return access
+  if (!plan.derived) access = accessOf(plan.flags)
+  else {
     // A module command's keys are RW ACCESS UPDATE in redis; bfs asks of a read-only one read access only.
+    access = 0
     if (entry.spec.flags.includes('readonly') || entry.spec.flags.includes('write')) access |= KEY_READ
     if (entry.spec.flags.includes('write')) access |= KEY_WRITE
   }
-  KEY_ACCESS.set(fullName, access)
+  RANGE_ACCESS.set(plan, access)
   return access
+}
+
+/** The first key of the line the selector may not touch as its key spec asks, or undefined. */
+function keyDenial(user: AclSelector, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
+  // Shard channels are keys to the table (their slots), channels to ACL (redis's not_key key specs).
+  if (user.allKeys || entry.spec.flags.includes('pubsub')) return undefined
+  const plan = keyPlanOf(entry, row)
+  if (plan.kind === 'none') return undefined
+  if (plan.kind === 'range') {
+    const access = rangeAccess(entry, plan)
+    const end = plan.last < 0 ? argv.length + plan.last : plan.last
+    for (let i = plan.first; i <= end && i < argv.length; i += plan.step) {
+      if (!keyAllowed(user, argv.get(i), access)) return { reason: 'key', index: i }
+    }
+    return undefined
+  }
+  for (const key of planKeyPositions(plan, argv.toArray())) {
+    if (!keyAllowed(user, argv.get(key.pos), accessOf(key.flags))) return { reason: 'key', index: key.pos }
+  }
+  return undefined
 }
 
 function commandAllowed(user: AclSelector, entry: CommandEntry, row: CommandRow, argv: CommandArgs): boolean {
@@ -111,14 +131,8 @@ const REASON_RANK = { command: 1, key: 2, channel: 4 } as const
 /** redis ACLSelectorCheckCmd for one selector; undefined when allowed. */
 function selectorDenial(user: AclSelector, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
   if (!commandAllowed(user, entry, row, argv)) return { reason: 'command', index: 0 }
-  const [first, last, step] = entry.spec.keys
-  const access = user.allKeys || first === 0 ? NO_KEYS : keyAccess(entry, row.fullName)
-  if (access !== NO_KEYS) {
-    const end = last < 0 ? argv.length + last : last
-    for (let i = first; i <= end && i < argv.length; i += step) {
-      if (!keyAllowed(user, argv.get(i), access)) return { reason: 'key', index: i }
-    }
-  }
+  const keyDenied = keyDenial(user, entry, row, argv)
+  if (keyDenied !== undefined) return keyDenied
   const channels = user.allChannels ? undefined : CHANNEL_ARGS.get(entry.spec.name.toLowerCase())
   if (channels !== undefined) {
     const end = channels.last < 0 ? argv.length - 1 : channels.last

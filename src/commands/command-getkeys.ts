@@ -3,11 +3,13 @@
  * the key arguments of a command line, found from the command's key specs (command-docs/, redis
  * 7.0's own) or, for a command without any (BF.*, an extension's), from its row's
  * [first, last, step] with a module's flags (RW access update), as redis derives a module
- * command's spec. {@link commandKeyPositions} is the same search for other callers (cluster).
+ * command's spec. {@link commandKeyPositions} is the same search for other callers (cluster), and
+ * {@link keyPlanOf} / {@link planKeyPositions} the same per row, worked out once, for dispatch's
+ * ACL check (redis ACLSelectorCheckCmd takes its keys from getKeysFromCommandWithSpecs too).
  */
 import type { CommandContext } from './context.js'
 import type { CommandArgs } from '../protocol/command-args.js'
-import type { CommandEntry, CommandTable } from './table.js'
+import type { CommandEntry, CommandRow, CommandTable } from './table.js'
 import type { KeySpec } from './command-docs/doc-types.js'
 import { COMMAND_DOCS } from './command-docs.js'
 import { ReplyError } from './reply-error.js'
@@ -46,16 +48,19 @@ function resolve(table: CommandTable, args: readonly Buffer[]): KeyedRow | undef
   if (entry === undefined) return undefined
   if (entry.subcommands !== undefined && args.length >= 2) {
     const row = entry.subcommands.get(args[1]!.toString('latin1').toLowerCase())
-    if (row === undefined) return undefined
-    return { fullName: row.fullName, arity: row.spec.reportedArity ?? row.spec.arity, noMandatoryKeys: false, keySpecs: keySpecsOf(row.fullName, SUBCOMMAND_KEYS[row.fullName]) }
+    return row === undefined ? undefined : keyedRow(entry, row)
   }
-  return commandRow(entry)
+  return keyedRow(entry, entry.row)
 }
 
-function commandRow(entry: CommandEntry): KeyedRow {
+/** A row's key specs under its own name (`migrate`, `memory|usage`), whatever rename-command called it. */
+function keyedRow(entry: CommandEntry, row: CommandRow): KeyedRow {
+  if (row !== entry.row) {
+    return { fullName: row.fullName, arity: row.spec.reportedArity ?? row.spec.arity, noMandatoryKeys: false, keySpecs: keySpecsOf(row.fullName, SUBCOMMAND_KEYS[row.fullName]) }
+  }
   const spec = entry.spec
   const arity = spec.flags.includes('module') ? -1 : spec.reportedArity ?? spec.arity
-  return { fullName: entry.lowerName, arity, noMandatoryKeys: spec.flags.includes('no_mandatory_keys'), keySpecs: keySpecsOf(spec.name.toLowerCase(), spec.keys) }
+  return { fullName: row.fullName, arity, noMandatoryKeys: spec.flags.includes('no_mandatory_keys'), keySpecs: keySpecsOf(row.fullName, spec.keys) }
 }
 
 /** redis doesCommandHaveKeys: a key spec that is not all `not_key`. */
@@ -109,6 +114,48 @@ function beginOf(keySpec: KeySpec, args: readonly Buffer[]): number | undefined 
 export function commandKeyPositions(table: CommandTable, args: readonly Buffer[]): KeyPosition[] | undefined {
   const row = resolve(table, args)
   return row === undefined ? undefined : positionsOf(row, args)
+}
+
+/**
+ * How a row's keys are found, worked out once per row: none; one key spec that is a plain range
+ * (most commands: its [first, last, step], a negative last counting from the end, and its flags;
+ * `derived` when no key spec documents the row, as for BF.* and an extension's commands); or the
+ * key specs in full, searched over each line ({@link planKeyPositions}).
+ */
+export type KeyPlan =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'range'; readonly first: number; readonly last: number; readonly step: number; readonly flags: readonly string[]; readonly derived: boolean }
+  | { readonly kind: 'specs'; readonly row: KeyedRow }
+
+const NO_KEY_PLAN: KeyPlan = { kind: 'none' }
+const plans = new WeakMap<CommandRow, KeyPlan>()
+
+/** The key plan of a command's row (its own, or one of its subcommands'). */
+export function keyPlanOf(entry: CommandEntry, row: CommandRow): KeyPlan {
+  let plan = plans.get(row)
+  if (plan === undefined) {
+    plan = makePlan(keyedRow(entry, row))
+    plans.set(row, plan)
+  }
+  return plan
+}
+
+function makePlan(row: KeyedRow): KeyPlan {
+  const specs = row.keySpecs.filter((keySpec) => !keySpec.flags.includes('not_key'))
+  if (specs.length === 0) return NO_KEY_PLAN
+  const only = specs[0]!
+  if (specs.length > 1 || row.fullName === 'migrate' || only.begin_search.type !== 'index' || only.find_keys.type !== 'range' || Number(only.find_keys.spec.limit) > 1) {
+    return { kind: 'specs', row }
+  }
+  const first = Number(only.begin_search.spec.index)
+  const lastkey = Number(only.find_keys.spec.lastkey)
+  const derived = !(COMMAND_DOCS.get(row.fullName)?.key_specs?.length ?? 0)
+  return { kind: 'range', first, last: lastkey < 0 ? lastkey : first + lastkey, step: Math.max(Number(only.find_keys.spec.keystep), 1), flags: only.flags, derived }
+}
+
+/** The key positions of a line under a `specs` plan. */
+export function planKeyPositions(plan: Extract<KeyPlan, { kind: 'specs' }>, args: readonly Buffer[]): KeyPosition[] {
+  return positionsOf(plan.row, args)
 }
 
 /** The key positions of a resolved row: its key specs', or its getkeys_proc's where redis uses one (MIGRATE). */

@@ -2,7 +2,8 @@
  * ACL beside a real redis-server 7.0.15: the same commands to both, the same bytes back. One
  * user per rule kind (ACL GETUSER and ACL LIST describe it), every SETUSER error, every denial
  * kind (command, subcommand, key read/write, channel, pattern channel, first argument), ACL DRYRUN,
- * ACL LOG's fields, ACL CAT per category for the commands both have, and the subcommands' errors.
+ * ACL LOG's fields, ACL CAT per category for the commands both have, and the subcommands' errors;
+ * the keys checked are those COMMAND GETKEYS names, for every row of the table.
  */
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
@@ -91,6 +92,71 @@ describe('ACL beside redis-server 7.0.15', () => {
       ['DEL', 'w:1', 'sel:1'], ['PUBLISH', 'news', 'm'], ['TYPE', 'other']]
     await same(['AUTH', 'sel', 'x'], ...commands)
     for (const command of commands) await same(['ACL', 'DRYRUN', 'sel', ...command])
+  })
+
+  it('keys as COMMAND GETKEYS finds them (MEMORY USAGE, MIGRATE ... KEYS), each checked for its own key spec\'s access (RENAME)', async () => {
+    await same(['ACL', 'LOG', 'RESET'], ['ACL', 'SETUSER', 'keyed', 'on', 'nopass', '~allowed:*', '+@all'],
+      ['ACL', 'SETUSER', 'split', 'on', 'nopass', '%RW~src:*', '%W~dst:*', '%R~ro:*', '+@all'])
+    const migrate = ['MIGRATE', '127.0.0.1', '1']
+    const keyed = [['MEMORY', 'USAGE', 'secret'], ['MEMORY', 'USAGE', 'allowed:1'], ['MEMORY', 'USAGE', 'secret', 'SAMPLES', '5'],
+      [...migrate, '', '0', '100', 'KEYS', 'allowed:1'], [...migrate, '', '0', '100', 'KEYS', 'allowed:1', 'secret'],
+      [...migrate, '', '0', '100', 'AUTH', 'pw', 'KEYS', 'secret'], [...migrate, 'secret', '0', '100'], [...migrate, 'allowed:1', '0', '100']]
+    // RENAME's source is RW access delete (read and write), its destination OW update (write only).
+    const split = [['RENAME', 'src:1', 'dst:1'], ['RENAMENX', 'src:1', 'dst:1'], ['RENAME', 'dst:1', 'src:1'], ['MEMORY', 'USAGE', 'dst:1'],
+      ['TTL', 'dst:1'], ['DEL', 'ro:1'], ['EXISTS', 'dst:1']]
+    await same(['AUTH', 'keyed', 'x'], ...keyed)
+    await same(['AUTH', 'split', 'x'], ...split)
+    for (const command of keyed) await same(['ACL', 'DRYRUN', 'keyed', ...command])
+    for (const command of split) await same(['ACL', 'DRYRUN', 'split', ...command])
+    const [bfsLog, redisLog] = await both([['ACL', 'LOG']])
+    const objects = (reply: string): string[] => [...reply.matchAll(/\$6\r\nobject\r\n\$\d+\r\n([^\r]*)/g)].map((m) => m[1]!)
+    expect(objects(bfsLog![0]!)).toEqual(objects(redisLog![0]!))
+    expect(objects(bfsLog![0]!)).toContain('secret')
+    // BF.MERGE (bfs's own) by its key specs: the destination OW update, the sources RO access.
+    const bfs = await servers.connect(servers.bfs.port)
+    const dryrun = async (...line: string[]): Promise<string> => (await askRaw(bfs, 'ACL', 'DRYRUN', 'split', ...line)).toString('latin1')
+    expect(await dryrun('BF.MERGE', 'dst:1', 'src:1', 'ro:1')).toBe('+OK\r\n')
+    expect(await dryrun('BF.MERGE', 'dst:1', 'ro:1', 'dst:2')).toBe("$54\r\nThis user has no permissions to access the 'dst:2' key\r\n")
+    expect(await dryrun('BF.MERGE', 'ro:1', 'src:1')).toBe("$53\r\nThis user has no permissions to access the 'ro:1' key\r\n")
+  })
+
+  it('every command: a key argument is refused exactly where COMMAND GETKEYS finds one, as redis does for those it has', async () => {
+    await same(['ACL', 'SETUSER', 'audit', 'on', 'nopass', '~allowed:*', 'allchannels', '+@all'])
+    const bfs = await servers.connect(servers.bfs.port)
+    const redis = await servers.connect(servers.redis.port)
+    const text = async (client: RawClient, ...args: string[]): Promise<string> => (await askRaw(client, ...args)).toString('latin1')
+    const names = (reply: string): string[] => [...reply.matchAll(/\$\d+\r\n([^\r]*)\r\n/g)].map((m) => m[1]!)
+    const lines: { name: string; line: string[] }[] = []
+    const rows: string[] = []
+    for (const name of names(await text(bfs, 'COMMAND', 'LIST'))) {
+      const info = await text(bfs, 'COMMAND', 'INFO', name)
+      // A container's subcommands appear in its row as `name|sub`.
+      const subs = names(info).filter((word) => word.startsWith(`${name}|`)).map((word) => word.split('|'))
+      for (const head of subs.length > 0 ? subs : [[name]]) {
+        rows.push(head.join('|'))
+        // The shortest line (up to 5 more arguments) the row accepts, every argument a key name.
+        for (let extra = 0; extra <= 5; extra++) {
+          const line = [...head, ...Array.from({ length: extra }, (_, i) => `allowed:${i}`)]
+          if ((await text(bfs, 'ACL', 'DRYRUN', 'audit', ...line)) !== '+OK\r\n') continue
+          lines.push({ name: head.join('|'), line })
+          break
+        }
+      }
+    }
+    const checked: string[] = []
+    for (const { name, line } of lines) {
+      const secret = line.map((word) => word.replace(/^allowed:/, 'secret:'))
+      const keys = names(await text(bfs, 'COMMAND', 'GETKEYS', ...secret)).filter((word) => word.startsWith('secret:'))
+      const denial = `This user has no permissions to access the '${keys[0]}' key`
+      const expected = keys.length === 0 ? '+OK\r\n' : `$${denial.length}\r\n${denial}\r\n`
+      expect(await text(bfs, 'ACL', 'DRYRUN', 'audit', ...secret), secret.join(' ')).toBe(expected)
+      const redisHas = (await text(redis, 'COMMAND', 'INFO', name)) !== '*1\r\n$-1\r\n'
+      if (redisHas) expect(expected, `redis: ${secret.join(' ')}`).toBe(await text(redis, 'ACL', 'DRYRUN', 'audit', ...secret))
+      if (keys.length > 0) checked.push(name)
+    }
+    // Every row of the table was tried.
+    expect(rows.filter((row) => !lines.some((line) => line.name === row))).toEqual([])
+    expect(checked).toEqual(expect.arrayContaining(['memory|usage', 'migrate', 'rename', 'bf.merge', 'bf.add', 'apbf.add', 'bfs.restore-part']))
   })
 
   it('a denied command inside MULTI fails the EXEC; AUTH failures are logged with their user', async () => {
