@@ -62,6 +62,12 @@ describe('routing between bfs nodes in cluster mode', () => {
     expect(await client(b).call('BF.ADD', key, 'x')).toBe(1)
     expect(await answer(client(a).call('DEL', keyOn('a'), keyOn('b')))).toBe("CROSSSLOT Keys in request don't hash to the same slot")
     expect(await client(a).call('DEL', `{${keyOn('a')}}1`, `{${keyOn('a')}}2`)).toBe(0)
+    // The keys COMMAND GETKEYS names, past the first argument too: a subcommand's, MIGRATE's KEYS, BF.MERGE's sources.
+    expect(await answer(client(a).call('MEMORY', 'USAGE', key))).toBe(`MOVED ${slotOf(key)} 127.0.0.1:${b.port}`)
+    const crossSlot = "CROSSSLOT Keys in request don't hash to the same slot"
+    expect(await answer(client(a).call('MIGRATE', '127.0.0.1', '1', '', '0', '100', 'KEYS', keyOn('a'), key))).toBe(crossSlot)
+    expect(await answer(client(a).call('BF.MERGE', keyOn('a'), keyOn('a'), key))).toBe(crossSlot)
+    expect(await answer(client(a).call('RENAME', keyOn('a'), key))).toBe(crossSlot)
   })
 
   it('while a slot migrates: present keys are served, missing ones ASKed; ASKING serves one command on the importer', async () => {
