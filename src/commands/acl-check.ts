@@ -101,6 +101,16 @@ function keyAllowed(user: AclSelector, key: Buffer, access: number): boolean {
   return false
 }
 
+/**
+ * Whether the user may read the key by its key patterns, its own or any selector's (the check a
+ * RESP read of that key makes of them): what the HTTP views may show it.
+ */
+export function keyReadable(user: AclUser, key: Buffer): boolean {
+  if (user.unrestricted) return true
+  for (const selector of [user, ...user.selectors]) if (selector.allKeys || keyAllowed(selector, key, KEY_READ)) return true
+  return false
+}
+
 /** redis ACLCheckChannelAgainstList: a pattern subscription must be one of the selector's patterns as it is; a channel must match one. */
 export function channelAllowed(user: AclSelector, channel: Buffer, pattern: boolean): boolean {
   for (const allowed of user.channels) {

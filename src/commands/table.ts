@@ -333,6 +333,11 @@ export class CommandTable {
     return this.entries.size
   }
 
+  /** A command by the name it was added with, renamed or disabled too (what a permission check names: ACL rules name these). */
+  original(lowerName: string): CommandEntry | undefined {
+    return this.originals.get(lowerName)
+  }
+
   /** Every command under the name it was added with, renamed or disabled ones too (ACL rules name these, as redis's orig_commands). */
   originalEntries(): IterableIterator<CommandEntry> {
     return this.originals.values()

@@ -1,6 +1,6 @@
 /**
- * The filter listing behind GET /filters (JSON) and the status page (GET /): every filter's
- * figures from BF.INFO and core/filter-health.ts, sorted and paged by the query string
+ * The filter listing behind GET /filters (JSON) and the status page (GET /): the figures from
+ * BF.INFO and core/filter-health.ts of every filter the user may read, sorted and paged by the query string
  * `?limit=&offset=&sort=name|bytes|estimatedErrorRate`.
  *
  * Orders: `name` ascending by the name's bytes (the default), `bytes` descending (the largest
@@ -135,9 +135,12 @@ function byName(a: { name: string }, b: { name: string }): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
 }
 
-/** Every filter in the query's order, with the key it was sorted by computed once. */
-function sortedEntries(registry: FilterRegistry, sort: FilterSort): { entry: BloomEntry; health?: FilterHealth }[] {
-  const all = [...registry.bloomEntries()]
+/** Which keys a listing may show (the HTTP user's readable ones); undefined: every key. */
+export type KeyFilter = ((name: string) => boolean) | undefined
+
+/** Every filter shown, in the query's order, with the key it was sorted by computed once. */
+function sortedEntries(registry: FilterRegistry, sort: FilterSort, shown: KeyFilter): { entry: BloomEntry; health?: FilterHealth }[] {
+  const all = [...registry.bloomEntries()].filter((entry) => shown === undefined || shown(entry.name))
   if (sort === 'name') return all.sort(byName).map((entry) => ({ entry }))
   if (sort === 'bytes') {
     const keyed = all.map((entry) => ({ entry, name: entry.name, bytes: entry.filter.info().sizeBytes }))
@@ -147,9 +150,9 @@ function sortedEntries(registry: FilterRegistry, sort: FilterSort): { entry: Blo
   return keyed.sort((a, b) => b.health.estimatedErrorRate - a.health.estimatedErrorRate || byName(a, b))
 }
 
-/** One page of the registry's filters, in the query's order. */
-export function listFilters(registry: FilterRegistry, query: ListingQuery): Listing {
-  const sorted = sortedEntries(registry, query.sort)
+/** One page of the registry's filters (those `shown`), in the query's order. */
+export function listFilters(registry: FilterRegistry, query: ListingQuery, shown?: KeyFilter): Listing {
+  const sorted = sortedEntries(registry, query.sort, shown)
   const page = sorted.slice(query.offset, query.offset + query.limit)
   return {
     total: sorted.length,

@@ -2,13 +2,16 @@
  * Who an HTTP request runs as: HTTP Basic credentials name any ACL user (checked as AUTH checks
  * them: on, password or nopass; a failure is in ACL LOG), no credentials the default user while it
  * needs no password. That user's permissions apply: /add= and /contain= through dispatch's own
- * check (BF.ADD, BF.EXISTS), /metrics as INFO, the status page and its listing as SCAN; a denial
- * is in ACL LOG, and answered 403 with the NOPERM text.
+ * check (BF.ADD, BF.EXISTS), /metrics as INFO, the status page and its listing as SCAN (the
+ * commands themselves, whatever rename-command called them; a check that cannot be made refuses); a
+ * denial is in ACL LOG, and answered 403 with the NOPERM text. The listings and /metrics' series per
+ * filter show only the keys the user may read.
  */
 import type { CommandContext } from '../commands/context.js'
 import type { AclUser } from '../commands/acl-user.js'
 import { DEFAULT_USER } from '../commands/acl-users.js'
-import { aclDenial, denialText, logDenial, logDenied } from '../commands/acl-check.js'
+import { aclDenial, denialText, keyReadable, logDenial, logDenied, nopermCommandText } from '../commands/acl-check.js'
+import { FilterRegistry } from '../store/registry.js'
 import { rowOf } from '../commands/table.js'
 import { CommandArgs } from '../protocol/command-args.js'
 
@@ -30,18 +33,32 @@ export function requestUser(ctx: CommandContext, authorization: string | undefin
 }
 
 /**
- * Whether the session's user may run `argv` (INFO for /metrics, SCAN for the listings): undefined,
- * or the NOPERM text (the denial logged), as dispatch would answer the command.
+ * Whether the session's user may run `argv` (INFO for /metrics, SCAN for the listings), the command
+ * named by its own name (renamed or disabled, it is still the permission asked): undefined, or the
+ * NOPERM text (the denial logged), as dispatch would answer the command.
  */
 export function requestRefusal(ctx: CommandContext, argv: readonly Buffer[]): string | undefined {
   const user = ctx.server.acl.get(ctx.client.user)
-  if (user === undefined || user.unrestricted) return undefined
+  if (user?.unrestricted === true) return undefined
+  const name = argv[0]!.toString('latin1').toLowerCase()
   const args = CommandArgs.of(argv)
-  const entry = ctx.server.commands.lookup(argv[0]!)
+  const entry = ctx.server.commands.original(name)
   const row = entry === undefined ? undefined : rowOf(entry, args)
-  if (entry === undefined || row === undefined) return undefined
+  // No user, no such command: nothing allows the request.
+  if (user === undefined || entry === undefined || row === undefined) return nopermCommandText(name)
   const denied = aclDenial(user, entry, row, args)
   if (denied === undefined) return undefined
   logDenied(ctx, denied, row, args)
   return denialText(denied, row)
+}
+
+/**
+ * Which filters the session's user may see in the listings and /metrics' series per filter: the
+ * keys it may read (undefined: every key). Nothing when the user is gone.
+ */
+export function readableFilters(ctx: CommandContext): ((name: string) => boolean) | undefined {
+  const user = ctx.server.acl.get(ctx.client.user)
+  if (user === undefined) return () => false
+  if (user.unrestricted || user.allKeys) return undefined
+  return (name) => keyReadable(user, FilterRegistry.bytesOf(name))
 }

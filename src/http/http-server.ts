@@ -1,16 +1,17 @@
 /**
  * The optional HTTP listener (config http-port): the original API (original-api.ts), GET /healthz,
  * GET /metrics, the status page GET / (status-page.ts) and its listing GET /filters
- * (filters-json.ts). It shares the process's one thread with RESP, so every way a client could hold
- * it is bounded: the request head's size (http-max-header-bytes, enforced by Node's parser), the
- * target's length (http-max-url-bytes → 414), the time to send a head (http-headers-timeout-ms),
- * idle keep-alive time and the number of connections. Handlers are synchronous and small; nothing
+ * (filters-json.ts), each as the request's ACL user may see it (http-acl.ts). It shares the
+ * process's one thread with RESP, so every way a client could hold it is bounded: the request
+ * head's size (http-max-header-bytes, enforced by Node's parser), the target's length
+ * (http-max-url-bytes → 414), the time to send a head (http-headers-timeout-ms), idle keep-alive
+ * time and the number of connections. Handlers are synchronous and small; nothing
  * waits on a slow HTTP client except that client's own socket.
  */
 import http from 'node:http'
 import type net from 'node:net'
 import type { ServerContext } from '../commands/context.js'
-import { requestRefusal, requestUser } from './http-acl.js'
+import { readableFilters, requestRefusal, requestUser } from './http-acl.js'
 import { HttpSession } from './http-session.js'
 import { OriginalApi, parseOriginalTarget, type OriginalResponse } from './original-api.js'
 import { httpRegistry, ServerMetrics } from './metrics.js'
@@ -189,7 +190,7 @@ export class HttpFrontend {
   }
 
   private sendMetrics(response: http.ServerResponse): void {
-    this.metrics.render().then(
+    this.metrics.render(readableFilters(this.session.commandContext)).then(
       (text) => {
         const body = Buffer.from(text, 'utf8')
         response.writeHead(200, { 'Content-Type': this.metrics.contentType, 'Content-Length': body.length })
@@ -213,7 +214,7 @@ export class HttpFrontend {
       send(response, 400, `bad request: ${error.message}\n`)
       return
     }
-    const listing = listFilters(httpRegistry(this.server), query)
+    const listing = listFilters(httpRegistry(this.server), query, readableFilters(this.session.commandContext))
     const headers: http.OutgoingHttpHeaders = { 'Cache-Control': 'no-store', 'X-Total-Count': listing.total }
     let body: Buffer
     if (path === '/filters') {

@@ -12,7 +12,7 @@ import { Counter, Gauge, Registry } from 'prom-client'
 import type { CommandContext, ServerContext } from '../commands/context.js'
 import { infoText } from '../commands/info.js'
 import { entryCounts } from '../commands/table.js'
-import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import { FilterRegistry, type BloomEntry, type FilterEntry } from '../store/registry.js'
 import { filterHealth, type FilterHealth } from '../core/filter-health.js'
 
 /** INFO sections /metrics reads. */
@@ -76,9 +76,17 @@ function topBy<T>(entries: Iterable<T>, count: number, score: (entry: T) => numb
   return top
 }
 
-/** The `count` filters holding the most items, largest first. */
-export function topFiltersByItems(registry: FilterRegistry, count: number): { name: string; items: number }[] {
-  return topBy(registry.bloomEntries(), count, (entry) => entry.filter.info().items).map(({ entry, score }) => ({ name: entry.name, items: score }))
+/** Which filters a scrape may show one by one (the HTTP user's readable keys); undefined: every one. */
+export type FilterShown = ((name: string) => boolean) | undefined
+
+/** The registry's filters a scrape may show. */
+function* shownEntries(registry: FilterRegistry, shown: FilterShown): Iterable<BloomEntry> {
+  for (const entry of registry.bloomEntries()) if (shown === undefined || shown(entry.name)) yield entry
+}
+
+/** The `count` filters (of those shown) holding the most items, largest first. */
+export function topFiltersByItems(registry: FilterRegistry, count: number, shown?: FilterShown): { name: string; items: number }[] {
+  return topBy(shownEntries(registry, shown), count, (entry) => entry.filter.info().items).map(({ entry, score }) => ({ name: entry.name, items: score }))
 }
 
 /** A filter's health as /metrics shows it. */
@@ -93,13 +101,14 @@ interface HealthRow {
  * and how many filters in all are over their target. The estimate comes from each layer's live
  * count of set bits, so this reads no bitmap.
  */
-export function filtersForHealth(registry: FilterRegistry, count: number): { rows: HealthRow[]; overTarget: number } {
+export function filtersForHealth(registry: FilterRegistry, count: number, shown?: FilterShown): { rows: HealthRow[]; overTarget: number } {
   const healths = new Map<FilterEntry, FilterHealth>()
   let overTarget = 0
   for (const entry of registry.bloomEntries()) {
     const health = filterHealth(entry.filter)
-    healths.set(entry, health)
     if (health.verdict === 'over target') overTarget++
+    // The count is of all filters (as INFO's figures are); the rows only of those shown.
+    if (shown === undefined || shown(entry.name)) healths.set(entry, health)
   }
   const largest = topBy(healths.keys(), count, (entry) => healths.get(entry)!.items)
   const worst = topBy(healths.keys(), count, (entry) => {
@@ -190,17 +199,21 @@ export class ServerMetrics {
     return this.registry.contentType
   }
 
-  /** The text of one scrape. Scrapes run one after another so none sees another's half-set values. */
-  render(): Promise<string> {
+  /**
+   * The text of one scrape, its series per filter for the filters `shown` (the scraping user's
+   * readable keys; taken now, as the scrape may wait behind another). Scrapes run one after
+   * another so none sees another's half-set values.
+   */
+  render(shown?: FilterShown): Promise<string> {
     const next = this.queue.then(() => {
-      this.refresh()
+      this.refresh(shown)
       return this.registry.metrics()
     })
     this.queue = next.catch(() => undefined)
     return next
   }
 
-  private refresh(): void {
+  private refresh(shown: FilterShown): void {
     const server = this.ctx.server
     const info = readInfo(this.ctx)
     const number = (field: string): number | undefined => {
@@ -248,11 +261,11 @@ export class ServerMetrics {
     this.refreshKeyspace(info)
     setGauge(this.filterBytes, 'bfs_filter_bytes')
     this.filterItems.reset()
-    for (const { name, items } of topFiltersByItems(httpRegistry(server), server.config['metrics-top-filters'])) {
+    for (const { name, items } of topFiltersByItems(httpRegistry(server), server.config['metrics-top-filters'], shown)) {
       this.filterItems.set({ filter: filterLabel(name) }, items)
     }
 
-    this.refreshHealth()
+    this.refreshHealth(shown)
 
     for (const [field, raw] of persistenceFields(this.ctx)) {
       const value = persistenceValue(raw)
@@ -291,9 +304,9 @@ export class ServerMetrics {
   }
 
   /** The health gauges (see {@link filtersForHealth}). */
-  private refreshHealth(): void {
+  private refreshHealth(shown: FilterShown): void {
     const server = this.ctx.server
-    const { rows, overTarget } = filtersForHealth(httpRegistry(server), server.config['metrics-top-filters'])
+    const { rows, overTarget } = filtersForHealth(httpRegistry(server), server.config['metrics-top-filters'], shown)
     for (const metric of [this.filterFill, this.filterEstimate, this.filterTarget, this.filterOverTarget]) metric.reset()
     for (const { name, health } of rows) {
       const labels = { filter: filterLabel(name) }
