@@ -126,7 +126,7 @@ export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: C
   if (client.user === '') return undefined
   const asking = client.asking === true
   // redis resetClient: ASKING lasts one command (the whole transaction inside MULTI).
-  if (asking && client.transaction === undefined && entry.lowerName !== 'asking') client.asking = false
+  if (asking && client.transaction === undefined && entry.row.fullName !== 'asking') client.asking = false
   const state = ctx.server.cluster!
   if (servedAtOnce(state, entry, argv)) return undefined
   const query = queryOf(ctx, state, entry, argv)
@@ -148,7 +148,7 @@ function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEnt
     if (!ctx.server.config['cluster-allow-reads-when-down']) return 'CLUSTERDOWN The cluster is down'
     if (query.writes) return 'CLUSTERDOWN The cluster is down and only accepts read commands'
   }
-  if ((migrating || importing) && entry.lowerName === 'migrate') return undefined
+  if ((migrating || importing) && entry.row.fullName === 'migrate') return undefined
   if (migrating && query.missing > 0) {
     if (query.existing > 0) return 'TRYAGAIN Multiple keys request during rehashing of slot'
     const target = state.migratingTo.get(slot)!
