@@ -33,6 +33,8 @@ export interface ClusterHost {
   listeningPort(): number
   /** Empties the data (CLUSTER RESET of a replica, redis emptyData). */
   emptyData(): void
+  /** A slot this node's shard served went to another (or none): its shard channels' subscribers are let go. */
+  shardSlotLeft?(slot: number): void
 }
 
 /** An address met (CLUSTER MEET) whose node is not identified yet (redis's handshake node). */
@@ -126,13 +128,18 @@ export class ClusterState {
     return this.owners[slot]
   }
 
-  /** Gives `slot` to `node` (undefined: unassigned), keeping each node's slot count. */
+  /**
+   * Gives `slot` to `node` (undefined: unassigned), keeping each node's slot count. A slot taken
+   * from this node's shard (itself or the master it replicates) lets its shard channels'
+   * subscribers go (redis clusterDelSlot).
+   */
   setSlotOwner(slot: number, node: ClusterNode | undefined): void {
     const previous = this.owners[slot]
     if (previous === node) return
     if (previous !== undefined) previous.slotCount--
     if (node !== undefined) node.slotCount++
     this.owners[slot] = node
+    if (previous !== undefined && (previous === this.myself || previous.id === this.myself.masterId)) this.host.shardSlotLeft?.(slot)
   }
 
   /** Whether `node` owns `slot`. */

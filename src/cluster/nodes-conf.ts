@@ -3,11 +3,11 @@
  * lastVoteEpoch M` (redis 7.0 cluster.c clusterGenNodesDescription, clusterSaveConfig,
  * clusterLoadConfig). A restarted node reads back its id, its epochs, every node and the slot map.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { replaceFileSync, TEMP_SUFFIX } from '../store/durable-file.js'
-import { ClusterNode } from './cluster-node.js'
+import { ClusterNode, isNodeId } from './cluster-node.js'
 import type { ClusterState } from './cluster-state.js'
-import { parseNodeLines } from './nodes-line.js'
+import { parseNodeLine, type NodeLine } from './nodes-line.js'
 import { rangeToken, slotRanges } from './slot-ranges.js'
 
 /** One node's line (redis clusterGenNodeDescription), without its newline. */
@@ -39,7 +39,9 @@ export function describeNodes(state: ClusterState): string {
 /**
  * Writes nodes.conf atomically (a temp file renamed over it); `durable` also fsyncs the file and
  * its directory, as redis clusterSaveConfig(do_fsync) does for epoch changes and SAVECONFIG (a
- * reshard changes it 5 times a slot: an fsync each would make it crawl).
+ * reshard changes it 5 times a slot: an fsync each would make it crawl). The temp file is this
+ * node's own and is opened truncated, not exclusively: one left by a kill between its write and
+ * its rename is simply written over, never a reason to fail a save or a start.
  */
 export function saveNodesConf(file: string, state: ClusterState, durable: boolean): void {
   let text = ''
@@ -50,24 +52,87 @@ export function saveNodesConf(file: string, state: ClusterState, durable: boolea
   }
   text += `vars currentEpoch ${state.currentEpoch} lastVoteEpoch ${state.lastVoteEpoch}\n`
   if (durable) {
-    replaceFileSync(file, [Buffer.from(text, 'utf8')], file + TEMP_SUFFIX)
+    replaceFileSync(file, [Buffer.from(text, 'utf8')], file + TEMP_SUFFIX, 'w')
     return
   }
   writeFileSync(file + TEMP_SUFFIX, text)
   renameSync(file + TEMP_SUFFIX, file)
 }
 
+/** A nodes.conf that is there and not empty, but that no node could have written whole. */
+export class CorruptNodesConfError extends Error {
+  constructor(file: string, reason: string) {
+    // redis clusterLoadConfig's words, then where and why.
+    super(`Unrecoverable error: corrupted cluster config file. ${file}: ${reason}`)
+  }
+}
+
+/** The flags redis 7.0 writes to or accepts from nodes.conf (clusterLoadConfig). */
+const NODE_FLAGS = new Set(['myself', 'master', 'slave', 'fail?', 'fail', 'handshake', 'noaddr', 'nofailover', 'noflags'])
+
+/** Why one line of nodes.conf is no node line, or undefined when it is one. */
+function nodeLineFault(text: string): string | undefined {
+  const fields = text.trim().split(/\s+/)
+  if (fields.length < 8) return `${fields.length} fields where a node line has at least 8`
+  const unknown = fields[2]!.split(',').find((flag) => !NODE_FLAGS.has(flag))
+  if (unknown !== undefined) return `unknown flag '${unknown}'`
+  if (fields[3] !== '-' && !isNodeId(fields[3]!)) return `'${fields[3]}' is no master id`
+  if (!fields.slice(4, 7).every((field) => /^\d+$/.test(field))) return 'a ping, pong or epoch field is no number'
+  if (fields[7] !== 'connected' && fields[7] !== 'disconnected') return `link state '${fields[7]}'`
+  return parseNodeLine(text) === undefined ? 'a bad node id, address or slot' : undefined
+}
+
+/**
+ * The node lines and the epochs of nodes.conf's text. Every line must be one redis 7.0 would load
+ * (clusterLoadConfig: any line it cannot parse, or no `myself`, is "corrupted cluster config
+ * file"); blank lines are skipped.
+ * @throws CorruptNodesConfError naming the line and what is wrong with it
+ */
+function parseNodesConf(file: string, text: string): { lines: NodeLine[]; vars: Map<string, number> } {
+  const lines: NodeLine[] = []
+  const vars = new Map<string, number>()
+  const rows = text.split('\n')
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!.trim()
+    if (row === '') continue
+    const fault = (reason: string): CorruptNodesConfError => new CorruptNodesConfError(file, `line ${i + 1}: ${reason}`)
+    const fields = row.split(/\s+/)
+    if (fields[0] === 'vars') {
+      // A cut line leaves a name without its value.
+      if (fields.length % 2 === 0) throw fault('a vars line with a name and no value')
+      for (let j = 1; j < fields.length; j += 2) {
+        if (!/^\d+$/.test(fields[j + 1]!)) throw fault(`vars ${fields[j]} '${fields[j + 1]}' is no number`)
+        vars.set(fields[j]!, Number(fields[j + 1]))
+      }
+      continue
+    }
+    const reason = nodeLineFault(row)
+    if (reason !== undefined) throw fault(reason)
+    const line = parseNodeLine(row)!
+    if (line.myself && lines.some((seen) => seen.myself)) throw fault('a second myself line')
+    lines.push(line)
+  }
+  if (!lines.some((line) => line.myself)) throw new CorruptNodesConfError(file, 'no myself line')
+  return { lines, vars }
+}
+
 /**
  * Reads nodes.conf into `state` (nodes, myself, slot owners, open slots, epochs). Returns false
- * when there is no file or it names no `myself`.
+ * when there is no file or it is empty (a new node, as in redis 7.0).
+ * @throws CorruptNodesConfError on a file not empty that is not whole (torn, cut, overwritten):
+ *   the node must not start as a new one and write over it (redis refuses to start)
  * @throws Error on a file that cannot be read
  */
 export function loadNodesConf(file: string, state: ClusterState): boolean {
-  if (!existsSync(file)) return false
-  const text = readFileSync(file, 'utf8')
-  const lines = parseNodeLines(text)
-  const mine = lines.find((line) => line.myself)
-  if (mine === undefined) return false
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+  if (text.length === 0) return false
+  const { lines, vars } = parseNodesConf(file, text)
   for (const line of lines) {
     const node = new ClusterNode(line.id, line.ip, line.port, line.cport)
     node.role = line.role
@@ -88,10 +153,8 @@ export function loadNodesConf(file: string, state: ClusterState): boolean {
   }
   // A replica's printed epoch is its master's: its own is not in the file (redis neither keeps it).
   for (const node of state.nodes.values()) if (!node.isMaster) node.configEpoch = 0
-  const vars = /^vars (.*)$/m.exec(text)?.[1]?.split(' ') ?? []
-  for (let i = 0; i + 1 < vars.length; i += 2) {
-    if (vars[i] === 'currentEpoch') state.currentEpoch = Number(vars[i + 1]) || 0
-    if (vars[i] === 'lastVoteEpoch') state.lastVoteEpoch = Number(vars[i + 1]) || 0
-  }
+  // redis: a currentEpoch below a node's epoch (a hand edit) is raised to it.
+  state.currentEpoch = Math.max(vars.get('currentEpoch') ?? 0, ...[...state.nodes.values()].map((node) => node.configEpoch))
+  state.lastVoteEpoch = vars.get('lastVoteEpoch') ?? 0
   return true
 }

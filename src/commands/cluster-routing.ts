@@ -9,7 +9,12 @@
  * log's replay are never redirected; a queued command is checked when queued, EXEC over them all.
  * Key positions come from the command's key specs (command-getkeys.ts), planned once per row; a
  * row whose keys no single range gives (MIGRATE's migrateGetKeys rule among them) asks
- * command-getkeys.ts for the line's keys.
+ * command-getkeys.ts for the line's keys. A shard channel (SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE) is
+ * routed as a key, though its key spec says `not_key` (redis getKeysFromCommand takes it from the
+ * legacy range): -MOVED to its slot's owner, -CROSSSLOT for channels of several slots; never
+ * -ASK or -TRYAGAIN (no key is looked up: the channel stays on the owner until the slot has
+ * moved), served while the cluster is down (`cluster-allow-pubsubshard-when-down yes`), and on a
+ * replica of the owner without READONLY.
  */
 import { keyspace, type CommandContext } from './context.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -36,11 +41,11 @@ function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
     const keys = row === entry.row ? entry.spec.keys : undefined
     plan = keys === undefined || keys[0] === 0 ? NONE : { kind: 'range', first: keys[0], last: keys[1], step: keys[2] }
   } else if (specs.length === 1 && specs[0]!.begin_search.type === 'index' && specs[0]!.find_keys.type === 'range' &&
-    Number(specs[0]!.find_keys.spec.limit) === 0 && !specs[0]!.flags.includes('not_key')) {
+    Number(specs[0]!.find_keys.spec.limit) === 0) {
     const first = Number(specs[0]!.begin_search.spec.index)
     const lastkey = Number(specs[0]!.find_keys.spec.lastkey)
     plan = { kind: 'range', first, last: lastkey < 0 ? lastkey : first + lastkey, step: Number(specs[0]!.find_keys.spec.keystep) }
-  } else plan = specs.every((spec) => spec.flags.includes('not_key')) ? NONE : SPECS
+  } else plan = SPECS
   plans.set(row, plan)
   return plan
 }
@@ -67,7 +72,12 @@ interface Query {
   missing: number
   existing: number
   writes: boolean
+  /** A shard channel command (redis is_pubsubshard): its channels are looked up as no key. */
+  shardChannels: boolean
 }
+
+/** The commands whose arguments are shard channels (redis getNodeByQuery's is_pubsubshard). */
+const SHARD_CHANNEL_COMMANDS = new Set(['SPUBLISH', 'SSUBSCRIBE', 'SUNSUBSCRIBE'])
 
 /** Adds one command line's keys to the query; counts missing keys when the slot is open here. */
 function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: CommandEntry, argv: CommandArgs): void {
@@ -91,7 +101,7 @@ function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: 
       }
       query.multipleKeys = true
     }
-    if (state.migratingTo.has(slot) || state.importingFrom.has(slot)) {
+    if (!query.shardChannels && (state.migratingTo.has(slot) || state.importingFrom.has(slot))) {
       if (keyspace(ctx).has(FilterRegistry.nameOf(bytes, argv.start(pos), argv.end(pos)))) query.existing++
       else query.missing++
     }
@@ -100,7 +110,10 @@ function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: 
 
 /** The query of a command, or of EXEC's queued commands. */
 function queryOf(ctx: CommandContext, state: ClusterState, entry: CommandEntry, argv: CommandArgs): Query {
-  const query: Query = { slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, unbound: false, missing: 0, existing: 0, writes: false }
+  const query: Query = {
+    slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, unbound: false, missing: 0, existing: 0, writes: false,
+    shardChannels: SHARD_CHANNEL_COMMANDS.has(entry.spec.name),
+  }
   if (!entry.isExec) addKeys(ctx, state, query, entry, argv)
   else for (const queued of ctx.client.transaction?.queued ?? []) addKeys(ctx, state, query, queued.entry, CommandArgs.of(queued.argv))
   return query
@@ -144,7 +157,8 @@ function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEnt
   const myself = state.myself
   const migrating = owner === myself && state.migratingTo.has(slot)
   const importing = !migrating && state.importingFrom.has(slot)
-  if (state.state !== 'ok') {
+  // cluster-allow-pubsubshard-when-down is yes in bfs: shard channels are served while down.
+  if (state.state !== 'ok' && !query.shardChannels) {
     if (!ctx.server.config['cluster-allow-reads-when-down']) return 'CLUSTERDOWN The cluster is down'
     if (query.writes) return 'CLUSTERDOWN The cluster is down and only accepts read commands'
   }
@@ -157,6 +171,6 @@ function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEnt
   if (importing && (asking || entry.spec.flags.includes('asking'))) {
     return query.multipleKeys && query.missing > 0 ? 'TRYAGAIN Multiple keys request during rehashing of slot' : undefined
   }
-  if (ctx.client.clusterReadonly === true && !query.writes && !myself.isMaster && myself.masterId === owner.id) return undefined
+  if ((ctx.client.clusterReadonly === true || query.shardChannels) && !query.writes && !myself.isMaster && myself.masterId === owner.id) return undefined
   return owner === myself ? undefined : `MOVED ${slot} ${owner.ip}:${owner.port}`
 }

@@ -6,6 +6,7 @@
  */
 import type { ClientSession } from './context.js'
 import { globMatch } from './glob.js'
+import { keyHashSlot } from '../core/key-slot.js'
 
 /**
  * The three namespaces (redis pubsubtype: pubSubType, the patterns, pubSubShardType): each has
@@ -51,6 +52,7 @@ interface Topic {
 const MESSAGE = Buffer.from('$7\r\nmessage\r\n')
 const PMESSAGE = Buffer.from('$8\r\npmessage\r\n')
 const SMESSAGE = Buffer.from('$8\r\nsmessage\r\n')
+const SUNSUBSCRIBE = Buffer.from('$12\r\nsunsubscribe\r\n')
 
 /** Names up to this long are read into a key byte by byte (cheaper than a call into Buffer's C++). */
 const SHORT_NAME_BYTES = 32
@@ -118,6 +120,29 @@ export class PubSubHub {
       for (const name of [...subscriptions[kind].values()]) this.unsubscribe(client, kind, name)
     }
     client.subscriptions = undefined
+  }
+
+  /**
+   * Cluster mode, a slot no longer served here (redis removeChannelsInSlot): every client leaves
+   * the shard channels of `slot`, each told by a `sunsubscribe` message, as an SUNSUBSCRIBE would
+   * confirm it, so that it subscribes again at the slot's new owner.
+   */
+  unsubscribeSlot(slot: number): void {
+    const topics = this.topics.shardChannels
+    if (topics.size === 0) return
+    for (const topic of [...topics.values()]) {
+      if (keyHashSlot(topic.name) !== slot) continue
+      for (const client of [...topic.clients]) {
+        this.unsubscribe(client, 'shardChannels', topic.name)
+        if (!this.target.receives(client)) continue
+        const reply = client.reply
+        reply.push(3)
+        reply.raw(SUNSUBSCRIBE)
+        reply.bulk(topic.name)
+        reply.integer(client.subscriptions?.shardChannels.size ?? 0)
+        this.target.pushed(client)
+      }
+    }
   }
 
   /**

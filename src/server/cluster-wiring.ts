@@ -8,9 +8,13 @@ import { ClusterGossip } from '../cluster/cluster-gossip.js'
 
 export type { ClusterState, ClusterGossip }
 import type { FilterRegistry } from '../store/registry.js'
+import type { PubSubHub } from '../commands/pubsub-hub.js'
 
 /** The state of a node in cluster mode; database 0's keys indexed by slot from now on. */
-export function openClusterState(host: Pick<ClusterHost, 'config' | 'log' | 'replicaLink' | 'replication'> & { readonly port: number }, registry: FilterRegistry): ClusterState {
+export function openClusterState(
+  host: Pick<ClusterHost, 'config' | 'log' | 'replicaLink' | 'replication'> & { readonly port: number; readonly pubsub: PubSubHub },
+  registry: FilterRegistry,
+): ClusterState {
   registry.indexSlots()
   return new ClusterState({
     config: host.config,
@@ -21,6 +25,7 @@ export function openClusterState(host: Pick<ClusterHost, 'config' | 'log' | 'rep
     keyCount: () => registry.size,
     countKeysInSlot: (slot) => registry.countKeysInSlot(slot),
     emptyData: () => void registry.clear(),
+    shardSlotLeft: (slot) => host.pubsub.unsubscribeSlot(slot),
   })
 }
 

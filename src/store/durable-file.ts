@@ -88,12 +88,13 @@ export async function syncDirectory(dir: string): Promise<void> {
 /**
  * Replaces `target` atomically with the pieces: a temp file in the same directory → fsync →
  * rename → fsync of the directory. Returns the bytes written. The temp file is deleted when a
- * step before the rename fails.
+ * step before the rename fails. It is created exclusively unless `tempFlags` is 'w': a caller
+ * whose temp name is fixed (its own file, which a kill may have left) has it written over.
  */
-export function replaceFileSync(target: string, pieces: readonly Uint8Array[], temp: string): number {
+export function replaceFileSync(target: string, pieces: readonly Uint8Array[], temp: string, tempFlags: 'wx' | 'w' = 'wx'): number {
   let total: number
   try {
-    total = writePiecesSync(temp, pieces)
+    total = writePiecesSync(temp, pieces, tempFlags)
     renameSync(temp, target)
   } catch (error) {
     tryUnlinkSync(temp)

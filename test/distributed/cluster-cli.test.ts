@@ -10,7 +10,7 @@ import { Cluster } from 'ioredis'
 import { slotOf } from '../../src/core/key-slot.js'
 import type { ClusterNode } from '../helpers/cluster-nodes.js'
 import { waitUntil } from '../helpers/cluster-nodes.js'
-import { address, clusterCli, clusterInfo, clusterNodes, ModeCluster, waitCheckPasses } from '../helpers/cluster-mode.js'
+import { address, clusterCli, clusterInfo, clusterNodes, ModeCluster, waitCheckPasses, waitJoined } from '../helpers/cluster-mode.js'
 
 const modes = new ModeCluster()
 afterAll(() => modes.stopAll())
@@ -69,13 +69,12 @@ describe('redis-cli --cluster against bfs nodes', () => {
     expect(added.code, added.output).toBe(0)
     expect(added.output).toContain('[OK] New node added correctly.')
     const masterId = await idOf(master!)
-    for (const node of three) await waitUntil('every node knows the new master', async () => (await clusterNodes(node)).includes(masterId))
-    await waitCheckPasses(three[0]!)
+    await waitJoined([...three, master!])
     const slave = await clusterCli('add-node', [address(replica!), address(three[0]!), '--cluster-slave', '--cluster-master-id', masterId], { timeoutMs: 60_000 })
     expect(slave.code, slave.output).toBe(0)
     await waitUntil('the new replica replicates the new master', async () => (await myselfLine(replica!)).includes(`slave ${masterId}`))
     three.push(master!, replica!)
-    await waitCheckPasses(three[0]!)
+    await waitJoined(three)
   })
 
   it('reshard moves slots holding filters to the new master (largest epoch) while a client writes; nothing acknowledged is lost', async () => {

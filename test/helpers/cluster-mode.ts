@@ -127,6 +127,38 @@ export async function waitCheckPasses(node: ClusterNode, timeoutMs = 20_000): Pr
   )
 }
 
+/**
+ * Waits until `nodes` form one cluster as the tools see it: each lists every other in its CLUSTER
+ * NODES, then `--cluster check` passes from the first and each says cluster_state:ok. The first
+ * wait is the one that matters: check and cluster_state:ok both hold while a master with every
+ * slot has not yet heard of a node without slots (check compares only nodes that own slots, and
+ * the state counts only those), and `--cluster reshard` or `add-node --cluster-master-id` from that
+ * master then answers "The specified node (<id>) is not known or not a master".
+ */
+export async function waitJoined(nodes: readonly ClusterNode[], timeoutMs = 20_000): Promise<void> {
+  const ids = await Promise.all(nodes.map(async (node) => String(await node.command('CLUSTER', 'MYID'))))
+  let missing = ''
+  await waitUntil(
+    () => `every node lists the ${nodes.length} nodes in CLUSTER NODES (last: ${missing})`,
+    async () => {
+      for (const node of nodes) {
+        const listed = await clusterNodes(node)
+        const unknown = ids.filter((id) => !listed.includes(id))
+        if (unknown.length > 0) {
+          missing = `${address(node)} does not list ${unknown.join(', ')}`
+          return false
+        }
+      }
+      return true
+    },
+    { timeoutMs },
+  )
+  await waitCheckPasses(nodes[0]!, timeoutMs)
+  for (const node of nodes) {
+    await waitUntil(`${address(node)} says cluster_state:ok`, async () => (await clusterInfo(node)).get('cluster_state') === 'ok', { timeoutMs })
+  }
+}
+
 /** A real redis-server 7.0.15 in cluster mode (its own nodes.conf in a temporary directory), the reference. */
 export async function startRedisClusterNode(): Promise<{ readonly port: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'bfs-redis-cluster-'))

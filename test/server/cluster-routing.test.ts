@@ -4,13 +4,16 @@
  * command on the importing node, -TRYAGAIN for several keys of an open slot with some missing,
  * replicas serving reads on READONLY connections only, -CLUSTERDOWN while a slot is unowned (and
  * reads with cluster-allow-reads-when-down) and on a master cut off from the majority of masters,
- * a refused command inside MULTI failing the EXEC.
+ * a refused command inside MULTI failing the EXEC; shard channels (SPUBLISH, SSUBSCRIBE,
+ * SUNSUBSCRIBE) routed as keys, with redis 7.0.15's replies in the same cases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { slotOf } from '../../src/core/key-slot.js'
 import { waitUntil } from '../helpers/cluster-nodes.js'
+import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { replyEnd } from '../helpers/tools.js'
 
 let a: RunningServer
 let b: RunningServer
@@ -116,6 +119,94 @@ describe('routing between bfs nodes in cluster mode', () => {
     expect(await answer(raw.call('EXEC'))).toMatch(/^EXECABORT/)
   })
 
+  it('a shard channel is routed as a key: MOVED off its owner, CROSSSLOT across slots, served on a replica of the owner', async () => {
+    const channel = keyOn('b', 'ch')
+    const moved = `-MOVED ${slotOf(channel)} 127.0.0.1:${b.port}\r\n`
+    // Each reply read whole before the next command (redis 7.0.15 answers the same in each case).
+    const ask = async (raw: RawClient, ...args: string[]): Promise<string> => {
+      raw.write(encodeCommand(args))
+      return (await raw.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')
+    }
+    const onA = await RawClient.connect(a.port)
+    const onB = await RawClient.connect(b.port)
+    const onReplica = await RawClient.connect(replica.port)
+    try {
+      expect(await ask(onA, 'SPUBLISH', channel, 'lost')).toBe(moved)
+      expect(await ask(onA, 'SSUBSCRIBE', channel)).toBe(moved)
+      expect(await ask(onA, 'SUNSUBSCRIBE', channel)).toBe(moved)
+      // No channel, no slot: served anywhere.
+      expect(await ask(onA, 'SUNSUBSCRIBE')).toBe('*3\r\n$12\r\nsunsubscribe\r\n$-1\r\n:0\r\n')
+      // On the owner the subscriber gets what is published there.
+      expect(await ask(onB, 'SSUBSCRIBE', channel)).toBe(`*3\r\n$10\r\nssubscribe\r\n$${channel.length}\r\n${channel}\r\n:1\r\n`)
+      expect(await client(b).call('SPUBLISH', channel, 'hello')).toBe(1)
+      expect((await onB.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')).toBe(`*3\r\n$8\r\nsmessage\r\n$${channel.length}\r\n${channel}\r\n$5\r\nhello\r\n`)
+      // Channels of two slots in one SSUBSCRIBE; two of one slot (a hash tag) are fine.
+      const other = keyOn('b', 'other')
+      expect(slotOf(other)).not.toBe(slotOf(channel))
+      expect(await answer(client(b).call('SSUBSCRIBE', channel, other))).toBe("CROSSSLOT Keys in request don't hash to the same slot")
+      expect(await ask(onB, 'SUNSUBSCRIBE', channel)).toBe(`*3\r\n$12\r\nsunsubscribe\r\n$${channel.length}\r\n${channel}\r\n:0\r\n`)
+      // A replica serves its master's shard channels without READONLY, and MOVEs the others.
+      const mine = keyOn('a', 'ch')
+      expect(await ask(onReplica, 'SPUBLISH', mine, 'x')).toBe(':0\r\n')
+      expect(await ask(onReplica, 'SSUBSCRIBE', mine)).toBe(`*3\r\n$10\r\nssubscribe\r\n$${mine.length}\r\n${mine}\r\n:1\r\n`)
+      expect(await ask(onReplica, 'SSUBSCRIBE', channel)).toBe(moved)
+    } finally {
+      for (const raw of [onA, onB, onReplica]) raw.close()
+    }
+  })
+
+  it('while a slot migrates a shard channel stays on its owner (no ASK); the importer serves it after ASKING only', async () => {
+    const [aId, bId] = await Promise.all([client(a).call('CLUSTER', 'MYID'), client(b).call('CLUSTER', 'MYID')])
+    const channel = keyOn('a', 'mch')
+    const slot = slotOf(channel)
+    expect(await client(b).call('CLUSTER', 'SETSLOT', String(slot), 'IMPORTING', String(aId))).toBe('OK')
+    expect(await client(a).call('CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', String(bId))).toBe('OK')
+    try {
+      expect(await client(a).call('SPUBLISH', channel, 'x')).toBe(0)
+      const importer = client(b)
+      expect(await answer(importer.call('SPUBLISH', channel, 'x'))).toBe(`MOVED ${slot} 127.0.0.1:${a.port}`)
+      expect(await importer.call('ASKING')).toBe('OK')
+      expect(await importer.call('SPUBLISH', channel, 'x')).toBe(0)
+    } finally {
+      for (const server of [a, b]) await client(server).call('CLUSTER', 'SETSLOT', String(slot), 'STABLE')
+    }
+  })
+
+  it('a slot moved away lets its shard channels\' subscribers go, on the old owner and its replica, with a sunsubscribe message', async () => {
+    const [aId, bId] = (await Promise.all([client(a).call('CLUSTER', 'MYID'), client(b).call('CLUSTER', 'MYID')])).map(String) as [string, string]
+    const channel = keyOn('a', 'gone')
+    const slot = String(slotOf(channel))
+    const confirmed = `*3\r\n$10\r\nssubscribe\r\n$${channel.length}\r\n${channel}\r\n:1\r\n`
+    const released = `*3\r\n$12\r\nsunsubscribe\r\n$${channel.length}\r\n${channel}\r\n:0\r\n`
+    const whole = (bytes: Buffer): boolean => replyEnd(bytes) === bytes.length
+    /** The slot moved from `from` to `to` as a reshard moves it (the importer's SETSLOT NODE first: a new epoch). */
+    const move = async (from: RunningServer, fromId: string, to: RunningServer, toId: string): Promise<void> => {
+      await client(to).call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId)
+      await client(from).call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId)
+      await client(to).call('CLUSTER', 'SETSLOT', slot, 'NODE', toId)
+      await client(from).call('CLUSTER', 'SETSLOT', slot, 'NODE', toId)
+    }
+    const subscribers = await Promise.all([RawClient.connect(a.port), RawClient.connect(replica.port)])
+    try {
+      for (const raw of subscribers) {
+        raw.write(encodeCommand(['SSUBSCRIBE', channel]))
+        expect((await raw.readUntil(whole)).toString('latin1')).toBe(confirmed)
+      }
+      await move(a, aId, b, bId)
+      // The replica learns the new owner by the pull.
+      for (const raw of subscribers) expect((await raw.readUntil(whole, 20_000)).toString('latin1')).toBe(released)
+      expect(await client(a).call('PUBSUB', 'SHARDNUMSUB', channel)).toEqual([channel, 0])
+      expect(await answer(client(a).call('SPUBLISH', channel, 'x'))).toBe(`MOVED ${slot} 127.0.0.1:${b.port}`)
+    } finally {
+      for (const raw of subscribers) raw.close()
+      await move(b, bId, a, aId)
+      await waitUntil('every node has the slot back on a', async () => {
+        for (const server of [a, b, replica]) if ((await answer(client(server).call('SPUBLISH', channel, 'x'))) === `MOVED ${slot} 127.0.0.1:${b.port}`) return false
+        return true
+      }, { timeoutMs: 20_000 })
+    }
+  })
+
   it('with a slot unowned the cluster is down: keys refused, reads served with cluster-allow-reads-when-down', async () => {
     const key = keyOn('a', 'd')
     await client(a).call('BF.ADD', key, 'x')
@@ -124,6 +215,8 @@ describe('routing between bfs nodes in cluster mode', () => {
     const owner = client(a)
     await waitUntil('the state is fail', async () => String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:fail'))
     expect(await answer(owner.call('BF.EXISTS', key, 'x'))).toBe('CLUSTERDOWN The cluster is down')
+    // Shard channels are served while down (cluster-allow-pubsubshard-when-down yes, as in redis).
+    expect(await owner.call('SPUBLISH', key, 'x')).toBe(0)
     await owner.call('CONFIG', 'SET', 'cluster-allow-reads-when-down', 'yes')
     expect(await owner.call('BF.EXISTS', key, 'x')).toBe(1)
     expect(await answer(owner.call('BF.ADD', key, 'y'))).toBe('CLUSTERDOWN The cluster is down and only accepts read commands')
