@@ -365,6 +365,26 @@ describe('the expiry on disk', () => {
     expect(await ask(c, 'TTL', 'p')).toBe(':-1\r\n')
   })
 
+  it('a replay applies a logged RESTORE whose expiry has passed since, and the PERSIST after it (nothing expires while loading)', async () => {
+    const dir = tempDir()
+    let running = await start({ dir, appendonly: true })
+    let c = await connect(running.port)
+    await ask(c, 'BF.ADD', 'src', 'a')
+    const dumped = await ask(c, 'DUMP', 'src')
+    const payload = Buffer.from(dumped.slice(dumped.indexOf('\r\n') + 2, -2), 'latin1')
+    running.server.registry.expiry.now = () => 0 // nothing expires before the stop
+    const expiresAt = Date.now() + 200
+    c.write(encodeCommand(['RESTORE', 'k', String(expiresAt), payload, 'ABSTTL']))
+    expect((await c.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')).toBe('+OK\r\n')
+    expect(await ask(c, 'PERSIST', 'k')).toBe(':1\r\n')
+    await running.stop()
+    while (Date.now() <= expiresAt + 5) await new Promise((resolve) => setTimeout(resolve, 20))
+    running = await start({ dir, appendonly: true })
+    c = await connect(running.port)
+    expect(await ask(c, 'TTL', 'k')).toBe(':-1\r\n')
+    expect(await ask(c, 'BF.EXISTS', 'k', 'a')).toBe(':1\r\n')
+  })
+
   for (const appendonly of [false, true]) {
     it(`a key that expired while the server was down is gone after the load (${appendonly ? 'log' : 'snapshot'}), and a DEL is logged`, async () => {
       const dir = tempDir()
