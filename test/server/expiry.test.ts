@@ -435,6 +435,9 @@ describe('on a replica', () => {
     expect(await ask(c, 'TTL', 'k')).toBe(':-2\r\n')
     expect(await ask(c, 'DBSIZE')).toBe(':1\r\n')
     expect(await ask(c, 'KEYS', '*')).toBe('*1\r\n$5\r\nother\r\n')
+    expect(await ask(c, 'SCAN', '0')).toBe('*2\r\n$1\r\n0\r\n*1\r\n$5\r\nother\r\n')
+    expect(await ask(c, 'RANDOMKEY')).toBe('$5\r\nother\r\n')
+    expect(await ask(c, 'BF.EXISTS', 'k', 'a')).toBe(':0\r\n')
     await new Promise((resolve) => setTimeout(resolve, 300)) // three cron ticks: the active cycle must not run here
     expect(running.server.registry.peek('k')).toBeDefined()
     expect(infoField(await ask(c, 'INFO', 'stats'), 'expired_keys')).toBe('0')
@@ -444,5 +447,19 @@ describe('on a replica', () => {
     expect(await ask(link, 'TTL', 'k')).toBe(':0\r\n')
     expect(await ask(link, 'DEL', 'k')).toBe(':1\r\n')
     expect(running.server.registry.peek('k')).toBeUndefined()
+  })
+
+  it('a writable replica\'s own write meets an expired key as missing: BF.ADD makes a new key without expiry', async () => {
+    const running = await start({ 'replica-read-only': false })
+    const c = await connect(running.port)
+    await ask(c, 'BF.ADD', 'k', 'a')
+    await ask(c, 'PEXPIRE', 'k', '100000')
+    running.server.replication.role = 'replica'
+    advanceClock(running, 200_000)
+    // redis 7.0 deletes the key for a write on a writable replica (lookupKey's force_delete_expired), then adds.
+    expect(await ask(c, 'BF.ADD', 'k', 'b')).toBe(':1\r\n')
+    expect(await ask(c, 'TTL', 'k')).toBe(':-1\r\n')
+    expect(await ask(c, 'BF.MEXISTS', 'k', 'a', 'b')).toBe('*2\r\n:0\r\n:1\r\n')
+    expect(await ask(c, 'PERSIST', 'k')).toBe(':0\r\n')
   })
 })
