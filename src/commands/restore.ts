@@ -114,10 +114,11 @@ export function parseRestoreTtl(bytes: Uint8Array): number {
 export function storeRestored(ctx: CommandContext, name: string, filter: StoredFilter, ttl: number, options: RestoreOptions): { propagate: 'restore' | 'del' | 'none'; expiresAt: number | undefined } {
   const registry = keyspace(ctx)
   const deleted = options.replace ? registry.delete(name) : false
-  const expiresAt = ttl === 0 ? undefined : options.absttl ? ttl : ttl + Date.now()
-  // redis checkAlreadyExpired: not while loading, not on a replica (its master's DEL comes).
-  const mayExpire = ctx.client.kind !== 'master' && !ctx.server.loading
-  if (expiresAt !== undefined && mayExpire && expiresAt <= Date.now()) return { propagate: deleted ? 'del' : 'none', expiresAt }
+  const now = registry.expiry.now()
+  const expiresAt = ttl === 0 ? undefined : options.absttl ? ttl : ttl + now
+  // redis checkAlreadyExpired: not while loading (the log's replay included), nor on a replica
+  // (its master's DEL comes): only where the expiry policy deletes, as EXPIRE's (expiry.ts).
+  if (expiresAt !== undefined && expiresAt <= now && registry.expiry.mode() === 'delete') return { propagate: deleted ? 'del' : 'none', expiresAt }
   const entry = registry.set(name, filter)
   if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
   return { propagate: 'restore', expiresAt }

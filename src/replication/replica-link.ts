@@ -278,11 +278,22 @@ export class ReplicaLink {
       // The ACK covers what came before the GETACK; its own bytes count after (redis replconfCommand).
       this.sendAck()
     } else {
-      const error = this.session!.run(argv)
+      const error = this.runFromMaster(argv)
       if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv[0]!.toString('latin1')}: ${error}`)
     }
     this.host.replication.feed(command.bytes)
     this.session?.touch()
+  }
+
+  /** One command of the stream, run with every key as it is (no expiry by this node's clock). */
+  private runFromMaster(argv: Buffer[]): string | undefined {
+    const replication = this.host.replication
+    replication.applyingMasterStream = true
+    try {
+      return this.session!.run(argv)
+    } finally {
+      replication.applyingMasterStream = false
+    }
   }
 
   private sendAck(): void {

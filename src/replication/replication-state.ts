@@ -42,6 +42,12 @@ export class ReplicationState {
    * applies the stream there; a full sync starts it at 0. Saved with the position (MANIFEST repl-db).
    */
   streamDb = 0
+  /**
+   * A replica's: true while a command of its master's stream runs (redis `server.current_client
+   * == server.master`). Expiry sees every key as it is then (server/key-expiry.ts): a key past
+   * its time by this node's clock is still live for its master, whose DEL alone removes it.
+   */
+  applyingMasterStream = false
 
   /** The position a snapshot recorded (its id, offset and stream database), at a start. */
   restore(position: { readonly replid: string; readonly offset: number; readonly db?: number }): void {

@@ -63,7 +63,8 @@ export class KeyExpiry {
     // While paused the dataset stays as it is: an expired key reads as missing, is not deleted,
     // and the active cycle stops, as redis expireIfNeeded and activeExpireCycle do.
     if (this.host.replication.role !== 'replica') return this.host.pause.paused() ? 'hide' : 'delete'
-    return this.host.currentClient?.kind === 'master' ? 'keep' : 'hide'
+    // redis expireIfNeeded: "not expired" for the master's client, whatever this node's clock says.
+    return this.host.replication.applyingMasterStream || this.host.currentClient?.kind === 'master' ? 'keep' : 'hide'
   }
 
   /** After the load at start: a master deletes the keys that expired while it was down. */

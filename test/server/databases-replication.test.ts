@@ -48,20 +48,37 @@ async function rawReplica(port: number): Promise<RawClient> {
   while (!head.includes(mark)) head += (await link.readUntil((bytes) => bytes.length > 0)).toString('latin1')
   const rest = head.slice(head.indexOf(mark) + 40)
   expect(rest).toBe('') // nothing written yet
+  await online(port, link)
   return link
 }
 
 /**
- * The first `length` bytes of the stream. Both servers put a diskless replica online at its first
- * ACK once the payload is sent (redis repl_put_online_on_ack): it ACKs until the stream comes.
+ * Waits until the master lists the raw replica online, ACKing meanwhile. redis-server's full sync
+ * ends only once it has reaped the child that wrote the payload (its cron, after the last byte was
+ * sent), and a FLUSHALL before then kills that child and closes the replica's link (redis 7.0
+ * flushAllDataAndResetRDB → killRDBChild, then "SYNC failed"); bfs puts it online at its first ACK.
+ */
+async function online(port: number, link: RawClient): Promise<void> {
+  const admin = open(port)
+  await until(async () => {
+    link.write(encodeCommand(['REPLCONF', 'ACK', '0']))
+    return /\r\nslave0:[^\r]*,state=online,/.test((await admin.info('replication')) as string)
+  }, 'the raw replica online')
+}
+
+/**
+ * The first `length` bytes of the stream. redis starts an online diskless replica's stream at its
+ * next ACK (repl_start_cmd_stream_on_ack): it ACKs until the stream comes.
  */
 async function streamOf(link: RawClient, length: number): Promise<Buffer> {
   for (let attempt = 0; ; attempt++) {
     link.write(encodeCommand(['REPLCONF', 'ACK', '0']))
     try {
-      return await link.read(length, 500)
+      const stream = await link.read(length, 500)
+      if (link.closed && stream.length < length) throw new Error(`the master closed the link after ${JSON.stringify(stream.toString('latin1'))}`)
+      return stream
     } catch (error) {
-      if (attempt === 40) throw error
+      if (attempt === 40 || link.closed) throw error
     }
   }
 }

@@ -365,6 +365,26 @@ describe('the expiry on disk', () => {
     expect(await ask(c, 'TTL', 'p')).toBe(':-1\r\n')
   })
 
+  it('a replay applies a logged RESTORE whose expiry has passed since, and the PERSIST after it (nothing expires while loading)', async () => {
+    const dir = tempDir()
+    let running = await start({ dir, appendonly: true })
+    let c = await connect(running.port)
+    await ask(c, 'BF.ADD', 'src', 'a')
+    const dumped = await ask(c, 'DUMP', 'src')
+    const payload = Buffer.from(dumped.slice(dumped.indexOf('\r\n') + 2, -2), 'latin1')
+    running.server.registry.expiry.now = () => 0 // nothing expires before the stop
+    const expiresAt = Date.now() + 200
+    c.write(encodeCommand(['RESTORE', 'k', String(expiresAt), payload, 'ABSTTL']))
+    expect((await c.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')).toBe('+OK\r\n')
+    expect(await ask(c, 'PERSIST', 'k')).toBe(':1\r\n')
+    await running.stop()
+    while (Date.now() <= expiresAt + 5) await new Promise((resolve) => setTimeout(resolve, 20))
+    running = await start({ dir, appendonly: true })
+    c = await connect(running.port)
+    expect(await ask(c, 'TTL', 'k')).toBe(':-1\r\n')
+    expect(await ask(c, 'BF.EXISTS', 'k', 'a')).toBe(':1\r\n')
+  })
+
   for (const appendonly of [false, true]) {
     it(`a key that expired while the server was down is gone after the load (${appendonly ? 'log' : 'snapshot'}), and a DEL is logged`, async () => {
       const dir = tempDir()
@@ -415,6 +435,9 @@ describe('on a replica', () => {
     expect(await ask(c, 'TTL', 'k')).toBe(':-2\r\n')
     expect(await ask(c, 'DBSIZE')).toBe(':1\r\n')
     expect(await ask(c, 'KEYS', '*')).toBe('*1\r\n$5\r\nother\r\n')
+    expect(await ask(c, 'SCAN', '0')).toBe('*2\r\n$1\r\n0\r\n*1\r\n$5\r\nother\r\n')
+    expect(await ask(c, 'RANDOMKEY')).toBe('$5\r\nother\r\n')
+    expect(await ask(c, 'BF.EXISTS', 'k', 'a')).toBe(':0\r\n')
     await new Promise((resolve) => setTimeout(resolve, 300)) // three cron ticks: the active cycle must not run here
     expect(running.server.registry.peek('k')).toBeDefined()
     expect(infoField(await ask(c, 'INFO', 'stats'), 'expired_keys')).toBe('0')
@@ -424,5 +447,19 @@ describe('on a replica', () => {
     expect(await ask(link, 'TTL', 'k')).toBe(':0\r\n')
     expect(await ask(link, 'DEL', 'k')).toBe(':1\r\n')
     expect(running.server.registry.peek('k')).toBeUndefined()
+  })
+
+  it('a writable replica\'s own write meets an expired key as missing: BF.ADD makes a new key without expiry', async () => {
+    const running = await start({ 'replica-read-only': false })
+    const c = await connect(running.port)
+    await ask(c, 'BF.ADD', 'k', 'a')
+    await ask(c, 'PEXPIRE', 'k', '100000')
+    running.server.replication.role = 'replica'
+    advanceClock(running, 200_000)
+    // redis 7.0 deletes the key for a write on a writable replica (lookupKey's force_delete_expired), then adds.
+    expect(await ask(c, 'BF.ADD', 'k', 'b')).toBe(':1\r\n')
+    expect(await ask(c, 'TTL', 'k')).toBe(':-1\r\n')
+    expect(await ask(c, 'BF.MEXISTS', 'k', 'a', 'b')).toBe('*2\r\n:0\r\n:1\r\n')
+    expect(await ask(c, 'PERSIST', 'k')).toBe(':0\r\n')
   })
 })
