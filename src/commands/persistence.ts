@@ -11,9 +11,10 @@ import { decodeFilter, encodeFilter, type FilterRecord } from '../format/codec.j
 import { readFilterFile } from '../store/filter-file.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
-import { resolveSafePath, UnsafePathError } from '../store/safe-path.js'
+import { UnsafePathError } from '../store/safe-path.js'
+import { resolveClientPath } from '../store/owned-files.js'
 import {
-  nativeCrc32, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
+  nativeCrc32, writeFilterFileSync, type SnapshotStore,
 } from '../store/snapshot.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
@@ -63,12 +64,8 @@ export function lastsave(ctx: CommandContext): void {
 
 function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { absolute: string; relative: string } {
   try {
-    const { config, configFile } = ctx.server
-    // The log's segments and their .corrupt copies; the snapshot's files and temporaries are in
-    // its directory (RESERVED_NAMES). redis has no aclfile-like file here yet.
-    const logPrefix = `${config.appendfilename}.`
-    const ownFiles = [{ path: configFile, what: 'config file' }, { path: config.logfile, what: 'logfile' }]
-    return resolveSafePath(ctx.server.persistence.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix], ownFiles)
+    // Every file bfs owns is refused (store/owned-files.ts).
+    return resolveClientPath(ctx.server.config, ctx.server.configFile, raw, mode)
   } catch (error) {
     if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
     throw error
