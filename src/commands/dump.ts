@@ -18,6 +18,7 @@ import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { watchHealth } from './health-watch.js'
+import { openedForWrite } from './transaction.js'
 
 /** SBChain_LoadEncodedChunk's refusals, worded as src/sb.c words them. */
 const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
@@ -55,6 +56,7 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
   const iterator = parseInteger(argv.get(2))
   if (iterator === undefined) throw new ReplyError(ERR.LOADCHUNK_ITERATOR)
   const data = argv.get(3)
+  openedForWrite(ctx)
   const name = FilterRegistry.nameOf(argv.get(1))
   const registry = keyspace(ctx)
   const entry = bloomOrWrongType(registry.get(name))

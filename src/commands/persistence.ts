@@ -13,6 +13,7 @@ import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
 import { UnsafePathError } from '../store/safe-path.js'
 import { resolveClientPath } from '../store/owned-files.js'
+import { openedForWrite } from './transaction.js'
 import {
   nativeCrc32, writeFilterFileSync, type SnapshotStore,
 } from '../store/snapshot.js'
@@ -107,6 +108,8 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
     else if (argv.isKeyword(3, BF_LOAD_CONTENTS)) replace = inline = true
     else throw new ReplyError(ERR.SYNTAX)
   }
+  // Opened for writing as a BF.* command opens its key (transaction.ts openedForWrite).
+  openedForWrite(ctx)
   const name = FilterRegistry.nameOf(argv.get(1))
   const registry = keyspace(ctx)
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
