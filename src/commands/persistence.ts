@@ -3,7 +3,9 @@
  * which write and read one filter as a header-plus-bitmap file under `dir`. The snapshot itself is
  * store/snapshot.ts; SHUTDOWN's SAVE/NOSAVE are handled by the server's shutdown().
  */
+import { statSync } from 'node:fs'
 import { bloomOrWrongType } from './key-kind.js'
+import { replacedBytes, reserveLoadBytes } from './filter-budget.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
@@ -88,6 +90,15 @@ export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.simple('OK')
 }
 
+/** The size of a file BF.LOAD is about to read. */
+function fileSize(source: { absolute: string; relative: string }): number {
+  try {
+    return statSync(source.absolute).size
+  } catch (error) {
+    throw new ReplyError(`ERR cannot read ${source.relative}: ${(error as Error).message}`)
+  }
+}
+
 /**
  * The append-only log's form of BF.LOAD: `BF.LOAD key <file contents> CONTENTS`, which loads the
  * bytes given (replacing the key) instead of reading a file. A BF.LOAD is logged this way so that
@@ -114,6 +125,8 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   const registry = keyspace(ctx)
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   const source = inline ? { absolute: '', relative: 'contents' } : safePath(ctx, argv.get(2), 'read')
+  // Counted against maxmemory before anything is read: the file's size bounds its bitmaps.
+  reserveLoadBytes(ctx, inline ? argv.get(2).length : fileSize(source), replacedBytes(ctx, name, replace))
   let bytes: Uint8Array | undefined
   let filter: ScalableBloomFilter
   try {

@@ -315,13 +315,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** Once a second: close idle clients (`timeout`) and those past the soft output limit for too long,
-   * and recount filter memory (`maxmemory`). */
+   * drop BFS.RESTORE-PART stagings abandoned for minutes, and recount filter memory (`maxmemory`). */
   private housekeeping(nowMs: number): void {
     const closed = closeIdleClients(this.clientSet, nowMs, this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
     // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
     for (const client of this.clientSet) client.recheckOutputLimit()
-    if (this.config.maxmemory > 0) MemoryGuard.of(this.databases).recount()
+    MemoryGuard.of(this.databases).housekeeping(nowMs, this.config.maxmemory)
     this.masterSide.cron()
   }
 
