@@ -4,11 +4,13 @@
  * segments, the temporary file of a full sync on disk. Anywhere: the config file and each file a
  * configuration key names ({@link FILE_KEYS}), with its temporaries (`<name>.<anything>` beside it:
  * CONFIG REWRITE's, ACL SAVE's, nodes.conf's). A new file is one row here, and every check that
- * consults the list covers it.
+ * consults the list covers it: a client's path ({@link resolveClientPath}) and the start
+ * ({@link prepareDataDirectory}: no two of them one file).
  */
+import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import type { Config } from '../runtime/config.js'
-import { resolveSafePath, type OwnFile, type SafePath } from './safe-path.js'
+import { resolveOwnPath, resolveSafePath, type OwnFile, type SafePath } from './safe-path.js'
 import { SNAPSHOT_DIR } from './snapshot.js'
 
 /** The name prefix of a full sync's temporary file in `dir` (replication/full-sync.ts, disk mode). */
@@ -63,4 +65,34 @@ export function ownedFiles(config: Config, configFile: string): OwnedFiles {
 export function resolveClientPath(config: Config, configFile: string, raw: Uint8Array, mode: 'read' | 'write'): SafePath {
   const own = ownedFiles(config, configFile)
   return resolveSafePath(config.dir, raw, mode, own.directories, own.prefixes, own.files)
+}
+
+/**
+ * What makes two of bfs's files one, or undefined: two configured files at one path, or one
+ * where bfs keeps others (inside the snapshot directory, named as a log segment in `dir`). Either
+ * would overwrite the other.
+ */
+export function ownFileClash(config: Config, configFile: string): string | undefined {
+  const own = ownedFiles(config, configFile)
+  const root = resolveOwnPath(config.dir)
+  const seen: { what: string; at: string }[] = []
+  for (const file of own.files) {
+    if (file.path === '') continue
+    const at = resolveOwnPath(file.path)
+    const same = seen.find((other) => other.at === at)
+    if (same !== undefined) return `the ${same.what} and the ${file.what} are the same file: ${at}`
+    seen.push({ what: file.what, at })
+    const inside = own.directories.find((name) => !path.relative(path.join(root, name), at).startsWith('..'))
+    if (inside !== undefined) return `the ${file.what} (${at}) is inside bfs's own '${inside}' directory`
+    const prefix = own.prefixes.find((start) => path.dirname(at) === root && path.basename(at).startsWith(start))
+    if (prefix !== undefined) return `the ${file.what} (${at}) is named as bfs's own files in dir (${prefix}*)`
+  }
+  return undefined
+}
+
+/** At start: creates `dir`, and refuses a configuration {@link ownFileClash} finds. @throws Error */
+export function prepareDataDirectory(config: Config, configFile: string): void {
+  mkdirSync(config.dir, { recursive: true })
+  const clash = ownFileClash(config, configFile)
+  if (clash !== undefined) throw new Error(`bfs's own files clash: ${clash}`)
 }

@@ -117,7 +117,7 @@ export function resolveSafePath(
 }
 
 /** Where an own file is, or would be once created: symlinks on the way resolved. */
-function resolveOwnPath(file: string): string {
+export function resolveOwnPath(file: string): string {
   const absolute = path.resolve(file)
   try {
     return realpathSync(absolute)
