@@ -15,6 +15,13 @@
  * payload; so when one of those started while a staging was open here, the commit is refused
  * (the source's MIGRATE fails and keeps the key; run it again) rather than leave a key that a
  * restart or a replica would not have.
+ *
+ * A staging's memory counts against `maxmemory` from the part that declares it (each filter
+ * record's length, before it is allocated: -OOM past the limit, the staging dropped) until the
+ * commit moves it into the keyspace, or it is dropped (a part out of sequence, bad data, a new
+ * part 0 for its key, {@link ABANDONED_MS} without a part). At most {@link MAX_OPEN_STAGINGS} are
+ * open at once; part 0 of another key past that is refused. Neither limit applies to what the
+ * master's stream or the log's replay applies (the master accepted it).
  */
 import { SyncPayloadDecoder } from '../store/sync-payload-decoder.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -25,9 +32,17 @@ import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { BAD_DATA_FORMAT, BUSYKEY, parseRestoreOptions, parseRestoreTtl, storeRestored } from './restore.js'
+import { reserveLoadBytes } from './filter-budget.js'
+import { MemoryGuard } from '../store/memory-guard.js'
 
-/** A staging left without a part this long is dropped at the next part 0 of any key. */
+/** A staging left without a part this long is dropped (the next part 0, the server's housekeeping). */
 const ABANDONED_MS = 5 * 60 * 1000
+/**
+ * Most stagings open at once on a server: a MIGRATE moves one key at a time, so this leaves room
+ * for several sources migrating to one target together, and bounds what a client can hold open.
+ */
+export const MAX_OPEN_STAGINGS = 16
+const TOO_MANY_STAGINGS = `ERR BFS.RESTORE-PART too many transfers open (${MAX_OPEN_STAGINGS}): finish or abandon one first`
 
 interface Staging {
   readonly id: string
@@ -36,16 +51,43 @@ interface Staging {
   /** What must not move between the first part and the commit (see the module comment). */
   readonly durability: string
   lastPartMs: number
+  /** Bytes counted against maxmemory for it so far. */
+  bytes: number
+  /** The part being decoded: what its memory is checked against (its client's maxmemory). */
+  ctx: CommandContext
 }
 
-/** The open stagings of each server (by its databases: the log's replay view shares them), by `db:name`. */
-const STAGINGS = new WeakMap<Databases, Map<string, Staging>>()
+/** The open stagings of a server, by `db:name`, and their bytes for its memory guard. */
+class Stagings extends Map<string, Staging> {
+  bitmapBytes(): number {
+    let bytes = 0
+    for (const staging of this.values()) bytes += staging.bytes
+    return bytes
+  }
 
-function stagingsOf(server: ServerContext): Map<string, Staging> {
-  let stagings = STAGINGS.get(server.databases)
+  /** Drops a staging, its memory no longer counted. */
+  drop(key: string): void {
+    const staging = this.get(key)
+    if (staging === undefined) return
+    this.delete(key)
+    MemoryGuard.of(staging.ctx.server.databases).released(staging.bytes)
+  }
+
+  /** Drops the stagings without a part for {@link ABANDONED_MS} (part 0, the memory guard's housekeeping). */
+  dropAbandoned(nowMs: number): void {
+    for (const [key, staging] of this) if (nowMs - staging.lastPartMs > ABANDONED_MS) this.drop(key)
+  }
+}
+
+/** The open stagings of each server (by its databases: the log's replay view shares them). */
+const STAGINGS = new WeakMap<Databases, Stagings>()
+
+function stagingsOf(databases: Databases): Stagings {
+  let stagings = STAGINGS.get(databases)
   if (stagings === undefined) {
-    stagings = new Map()
-    STAGINGS.set(server.databases, stagings)
+    stagings = new Stagings()
+    STAGINGS.set(databases, stagings)
+    MemoryGuard.of(databases).holdOutside(stagings)
   }
   return stagings
 }
@@ -65,34 +107,55 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
   if (seq === undefined || seq < 0) throw new ReplyError(ERR.NOT_INTEGER)
   const name = FilterRegistry.nameOf(argv.get(1))
   const key = `${ctx.client.db}:${name}`
-  const stagings = stagingsOf(ctx.server)
+  const stagings = stagingsOf(ctx.server.databases)
   // The source's own link and the log's replay run whatever the master accepted.
   const replaying = ctx.client.kind === 'master' || ctx.client.user === ''
   let staging = stagings.get(key)
   if (seq === 0) {
     if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
-    dropAbandoned(stagings)
-    const maxFilterBytes = replaying ? 0 : ctx.server.config['max-filter-bytes']
-    staging = { id, nextSeq: 0, decoder: new SyncPayloadDecoder({ maxFilterBytes }, ctx.server.databases.count), durability: durabilityFingerprint(ctx.server), lastPartMs: Date.now() }
+    stagings.dropAbandoned(Date.now())
+    stagings.drop(key)
+    if (!replaying && stagings.size >= MAX_OPEN_STAGINGS) throw new ReplyError(TOO_MANY_STAGINGS)
+    staging = startStaging(ctx, id, replaying)
     stagings.set(key, staging)
   } else if (staging === undefined || staging.id !== id || staging.nextSeq !== seq) {
-    if (staging?.id === id) stagings.delete(key)
+    if (staging?.id === id) stagings.drop(key)
     throw new ReplyError('ERR BFS.RESTORE-PART out of sequence: no such transfer, or a part is missing')
   }
+  staging.ctx = ctx
   try {
     staging.decoder.push(argv.get(5))
   } catch (error) {
-    stagings.delete(key)
+    stagings.drop(key)
     if (error instanceof DecodeError || error instanceof RangeError) throw new ReplyError(BAD_DATA_FORMAT)
     throw error
   }
   staging.nextSeq++
   staging.lastPartMs = Date.now()
   if (staging.decoder.done) {
+    // Its memory moves into the keyspace with the filter (counted there from now on), or is
+    // given back when the commit is refused.
     stagings.delete(key)
-    commit(ctx, argv, name, staging, ttl, options, replaying)
+    try {
+      commit(ctx, argv, name, staging, ttl, options, replaying)
+    } catch (error) {
+      MemoryGuard.of(ctx.server.databases).released(staging.bytes)
+      throw error
+    }
   } else ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
+}
+
+/** A new staging: each record is counted against maxmemory (-OOM past it) before it is allocated. */
+function startStaging(ctx: CommandContext, id: string, replaying: boolean): Staging {
+  const maxFilterBytes = replaying ? 0 : ctx.server.config['max-filter-bytes']
+  const reserve = (bytes: number): void => {
+    reserveLoadBytes(staging.ctx, bytes)
+    staging.bytes += bytes
+  }
+  const decoder = new SyncPayloadDecoder({ maxFilterBytes, reserve }, ctx.server.databases.count)
+  const staging: Staging = { id, nextSeq: 0, decoder, durability: durabilityFingerprint(ctx.server), lastPartMs: Date.now(), bytes: 0, ctx }
+  return staging
 }
 
 /** The last part: the filter is stored as RESTORE stores it, and the part propagated (replicas commit with it). */
@@ -107,9 +170,4 @@ function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: S
   ctx.server.propagate(argv)
   // A replica keeps what its stream restores, expired or not: the master's DEL removes it.
   if (stored.propagate !== 'restore') ctx.server.propagate([Buffer.from('DEL'), argv.get(1)])
-}
-
-function dropAbandoned(stagings: Map<string, Staging>): void {
-  const now = Date.now()
-  for (const [key, staging] of stagings) if (now - staging.lastPartMs > ABANDONED_MS) stagings.delete(key)
 }

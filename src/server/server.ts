@@ -4,7 +4,7 @@
  */
 import net from 'node:net'
 import { EventEmitter } from 'node:events'
-import { mkdirSync } from 'node:fs'
+import { prepareDataDirectory } from '../store/owned-files.js'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Client, PUSH_TO_CLIENT, type ClientHost } from './client.js'
@@ -208,10 +208,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return this.http?.clientCount ?? 0
   }
 
-  /** Creates the data directory, loads what is on disk, then accepts connections. */
+  /** Creates the data directory (refusing a clash of bfs's own files), loads what is on disk, then accepts connections. */
   async start(): Promise<void> {
     this.startedAtMs = Date.now()
-    mkdirSync(this.config.dir, { recursive: true })
+    prepareDataDirectory(this.config, this.configFile)
     if (this.config['cluster-enabled']) this.cluster = openClusterState(this, this.registry)
     // Cluster mode: nodes.conf says whom a node replicates, not a replicaof line (stale after a takeover).
     if (this.cluster !== undefined) this.config.replicaof = ''
@@ -315,13 +315,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** Once a second: close idle clients (`timeout`) and those past the soft output limit for too long,
-   * and recount filter memory (`maxmemory`). */
+   * drop BFS.RESTORE-PART stagings abandoned for minutes, and recount filter memory (`maxmemory`). */
   private housekeeping(nowMs: number): void {
     const closed = closeIdleClients(this.clientSet, nowMs, this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
     // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
     for (const client of this.clientSet) client.recheckOutputLimit()
-    if (this.config.maxmemory > 0) MemoryGuard.of(this.databases).recount()
+    MemoryGuard.of(this.databases).housekeeping(nowMs, this.config.maxmemory)
     this.masterSide.cron()
   }
 

@@ -49,10 +49,8 @@ export { nativeCrc32 } from './native-crc32.js'
 export { SnapshotLoadError, type CorruptPolicy, type LoadReport } from './snapshot-load.js'
 export { START_COPY_BYTES, type SaveReport, type SnapshotLogHooks } from './snapshot-save.js'
 
-/** The snapshot's directory under `dir`. BF.SAVE and BF.LOAD may not reach into it. */
+/** The snapshot's directory under `dir`. BF.SAVE and BF.LOAD may not reach into it (store/owned-files.ts). */
 export const SNAPSHOT_DIR = 'snapshot'
-/** Top-level names under `dir` that belong to bfs (the append-only log may add its own). */
-export const RESERVED_NAMES: string[] = [SNAPSHOT_DIR]
 
 export interface SnapshotOptions {
   /** The data directory (`dir`); the snapshot lives in its `snapshot/` subdirectory. */
