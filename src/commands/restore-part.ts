@@ -11,10 +11,15 @@
  * commit. Each part's work is bounded by its size, so a 1 GiB filter never holds the loop long.
  *
  * Replicas and the append-only log get every part, verbatim, as it is accepted: they stage and
- * commit at the same part. A staging is not in a snapshot, a log rewrite or a full sync's
- * payload; so when one of those started while a staging was open here, the commit is refused
- * (the source's MIGRATE fails and keeps the key; run it again) rather than leave a key that a
- * restart or a replica would not have.
+ * commit at the same part. A staging is in no snapshot, log rewrite or full sync's payload, so the
+ * parts before such a start point are not in what follows it (the log moves to a new segment when
+ * a snapshot captures its data, and drops the older ones once it commits; a replica's stream
+ * follows its full sync's capture). A commit after one of those therefore propagates the whole
+ * filter again, as parts 0, 1, ... of the same transfer in its own turn, instead of its last part:
+ * the log and the replicas then hold the key whether the save, rewrite or sync finished before the
+ * commit or not, and no background save or rewrite ever fails the transfer. A replay (of the log,
+ * or of a replica's stream) that meets a later part of a staging begun before its start point has
+ * no staging for it and takes it as done: the whole filter follows at the commit.
  */
 import { SyncPayloadDecoder } from '../store/sync-payload-decoder.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -25,6 +30,8 @@ import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { BAD_DATA_FORMAT, BUSYKEY, parseRestoreOptions, parseRestoreTtl, storeRestored } from './restore.js'
+import { captureRegistry } from '../store/registry-capture.js'
+import { PART_BYTES } from './migrate.js'
 
 /** A staging left without a part this long is dropped at the next part 0 of any key. */
 const ABANDONED_MS = 5 * 60 * 1000
@@ -33,8 +40,8 @@ interface Staging {
   readonly id: string
   nextSeq: number
   readonly decoder: SyncPayloadDecoder
-  /** What must not move between the first part and the commit (see the module comment). */
-  readonly durability: string
+  /** Where the propagated records started when the first part came (see {@link propagationEpoch}). */
+  readonly epoch: string
   lastPartMs: number
 }
 
@@ -50,10 +57,14 @@ function stagingsOf(server: ServerContext): Map<string, Staging> {
   return stagings
 }
 
-/** Saves, log rewrites and full syncs started or done: a staging's parts are in none of them. */
-function durabilityFingerprint(server: ServerContext): string {
-  const { snapshots, logRewriter } = server.persistence
-  return `${snapshots.saves}/${snapshots.inProgress}/${logRewriter.rewrites}/${logRewriter.inProgress}/${server.stats.syncFull}`
+/**
+ * Changes when what the parts were propagated to restarts without them: the log's open segment
+ * (a snapshot's start point opens the next one; turning the log on opens one) and the full syncs
+ * captured for replicas.
+ */
+function propagationEpoch(server: ServerContext): string {
+  const log = server.persistence.appendLog
+  return `${log.isOpen ? log.segmentSeq : 0}/${server.masterSide.syncCaptures}`
 }
 
 /** BFS.RESTORE-PART key ttl transfer-id seq data [REPLACE] [ABSTTL] → +OK */
@@ -73,8 +84,12 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
     if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
     dropAbandoned(stagings)
     const maxFilterBytes = replaying ? 0 : ctx.server.config['max-filter-bytes']
-    staging = { id, nextSeq: 0, decoder: new SyncPayloadDecoder({ maxFilterBytes }, ctx.server.databases.count), durability: durabilityFingerprint(ctx.server), lastPartMs: Date.now() }
+    staging = { id, nextSeq: 0, decoder: new SyncPayloadDecoder({ maxFilterBytes }, ctx.server.databases.count), epoch: propagationEpoch(ctx.server), lastPartMs: Date.now() }
     stagings.set(key, staging)
+  } else if (staging === undefined && replaying) {
+    // Its first parts came before this replay's start point (see the module comment).
+    ctx.client.reply.simple('OK')
+    return
   } else if (staging === undefined || staging.id !== id || staging.nextSeq !== seq) {
     if (staging?.id === id) stagings.delete(key)
     throw new ReplyError('ERR BFS.RESTORE-PART out of sequence: no such transfer, or a part is missing')
@@ -90,23 +105,52 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
   staging.lastPartMs = Date.now()
   if (staging.decoder.done) {
     stagings.delete(key)
-    commit(ctx, argv, name, staging, ttl, options, replaying)
+    commit(ctx, argv, name, staging, ttl, options)
   } else ctx.server.propagate(argv)
   ctx.client.reply.simple('OK')
 }
 
-/** The last part: the filter is stored as RESTORE stores it, and the part propagated (replicas commit with it). */
-function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: Staging, ttl: number, options: { replace: boolean; absttl: boolean }, replaying: boolean): void {
+/** The last part: the filter is stored as RESTORE stores it, and propagated (replicas commit with it). */
+function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: Staging, ttl: number, options: { replace: boolean; absttl: boolean }): void {
   const filters = [...staging.decoder.filters()]
   if (filters.length !== 1) throw new ReplyError(BAD_DATA_FORMAT)
-  if (!replaying && durabilityFingerprint(ctx.server) !== staging.durability) {
-    throw new ReplyError('ERR BFS.RESTORE-PART interrupted: a save, a log rewrite or a full sync started during the transfer; MIGRATE again')
-  }
   if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
   const stored = storeRestored(ctx, name, filters[0]!.filter, ttl, options)
-  ctx.server.propagate(argv)
+  if (propagationEpoch(ctx.server) === staging.epoch) ctx.server.propagate(argv)
+  else if (stored.propagate === 'restore' && ctx.server.persistence.propagates) propagateWhole(ctx, argv, name, stored.expiresAt, options.replace)
   // A replica keeps what its stream restores, expired or not: the master's DEL removes it.
   if (stored.propagate !== 'restore') ctx.server.propagate([Buffer.from('DEL'), argv.get(1)])
+}
+
+/**
+ * The stored filter propagated as a whole transfer, parts 0, 1, ... of `argv`'s transfer id, read
+ * from a capture of it in this turn (nothing can change it meanwhile), with its absolute expiry.
+ */
+function propagateWhole(ctx: CommandContext, argv: CommandArgs, name: string, expiresAt: number | undefined, replace: boolean): void {
+  const entry = keyspace(ctx).peek(name)
+  if (entry === undefined) return
+  const capture = captureRegistry([{ db: ctx.client.db, entry }])
+  const partBytes = Math.min(PART_BYTES, ctx.server.config['proto-max-bulk-len'])
+  const head = [Buffer.from('BFS.RESTORE-PART'), Buffer.from(argv.get(1)), Buffer.from(String(expiresAt ?? 0)), Buffer.from(argv.get(3))]
+  const tail = replace ? [Buffer.from('REPLACE'), Buffer.from('ABSTTL')] : [Buffer.from('ABSTTL')]
+  let seq = 0
+  let pieces: Buffer[] = []
+  let bytes = 0
+  const send = (): void => {
+    ctx.server.propagate([...head, Buffer.from(String(seq++)), Buffer.concat(pieces, bytes), ...tail])
+    pieces = []
+    bytes = 0
+  }
+  try {
+    for (let piece = capture.next(partBytes); piece !== null; piece = capture.next(partBytes - bytes)) {
+      pieces.push(piece)
+      bytes += piece.length
+      if (bytes >= partBytes) send()
+    }
+    if (bytes > 0) send()
+  } finally {
+    capture.release()
+  }
 }
 
 function dropAbandoned(stagings: Map<string, Staging>): void {

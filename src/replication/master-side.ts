@@ -75,6 +75,8 @@ export class MasterSide {
    */
   private selectedDb = -1
   private fullSync: FullSync | undefined
+  /** Full-sync captures taken: each a point the replicas' stream restarts from (restore-part.ts reads it). */
+  syncCaptures = 0
   private detachBacklog: (() => void) | undefined
   private cronLoops = 0
   private noReplicasSinceSeconds = nowSeconds()
@@ -236,6 +238,7 @@ export class MasterSide {
       this.refuseSync(group, error)
       return
     }
+    this.syncCaptures++
     const offset = this.replication.masterReplOffset
     this.selectedDb = -1
     for (const replica of group) {
