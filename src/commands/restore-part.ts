@@ -8,7 +8,8 @@
  * part is decoded as it comes (store/sync-payload-decoder.ts: every header checked before its
  * bitmap is allocated, each bitmap filled and checksummed in place), and the part that completes
  * the payload commits it as RESTORE would (BUSYKEY, TTL, REPLACE). Nothing is visible before the
- * commit. Each part's work is bounded by its size, so a 1 GiB filter never holds the loop long.
+ * commit. Each part's work is bounded by its size, so a 1 GiB filter never holds the loop long,
+ * but for a commit below that propagates the whole filter again (about as long as a RESTORE of it).
  *
  * Replicas and the append-only log get every part, verbatim, as it is accepted: they stage and
  * commit at the same part. A staging is in no snapshot, log rewrite or full sync's payload, so the
@@ -17,7 +18,8 @@
  * follows its full sync's capture). A commit after one of those therefore propagates the whole
  * filter again, as parts 0, 1, ... of the same transfer in its own turn, instead of its last part:
  * the log and the replicas then hold the key whether the save, rewrite or sync finished before the
- * commit or not, and no background save or rewrite ever fails the transfer. A replay (of the log,
+ * commit or not, and no background save or rewrite ever fails the transfer. A full sync waits for
+ * an active transfer to commit ({@link stagingActive}), so that one rarely needs it. A replay (of the log,
  * or of a replica's stream) that meets a later part of a staging begun before its start point has
  * no staging for it and takes it as done: the whole filter follows at the commit.
  */
@@ -35,6 +37,8 @@ import { PART_BYTES } from './migrate.js'
 
 /** A staging left without a part this long is dropped at the next part 0 of any key. */
 const ABANDONED_MS = 5 * 60 * 1000
+/** A full sync waits for a staging that had a part this recently (see {@link stagingActive}). */
+const ACTIVE_MS = 10_000
 
 interface Staging {
   readonly id: string
@@ -53,8 +57,25 @@ function stagingsOf(server: ServerContext): Map<string, Staging> {
   if (stagings === undefined) {
     stagings = new Map()
     STAGINGS.set(server.databases, stagings)
+    const databases = server.databases
+    server.masterSide.holdSync ??= () => stagingActive(databases)
   }
   return stagings
+}
+
+/**
+ * Whether a transfer is staging on this server (a part came in the last 10 s): a full sync to a
+ * replica waits until it committed (MasterSide.holdSync), so that the payload holds the key. A
+ * replica's sub-replicas need that: their stream is this replica's master's, verbatim, and has no
+ * room for the whole filter again. Past 10 s without a part the sync goes on (on a master, the
+ * commit then propagates the whole filter again).
+ */
+function stagingActive(databases: Databases): boolean {
+  const stagings = STAGINGS.get(databases)
+  if (stagings === undefined || stagings.size === 0) return false
+  const now = Date.now()
+  for (const staging of stagings.values()) if (now - staging.lastPartMs < ACTIVE_MS) return true
+  return false
 }
 
 /**
@@ -137,7 +158,7 @@ function propagateWhole(ctx: CommandContext, argv: CommandArgs, name: string, ex
   let pieces: Buffer[] = []
   let bytes = 0
   const send = (): void => {
-    ctx.server.propagate([...head, Buffer.from(String(seq++)), Buffer.concat(pieces, bytes), ...tail])
+    ctx.server.propagate([...head, Buffer.from(String(seq++)), pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), ...tail])
     pieces = []
     bytes = 0
   }

@@ -3,7 +3,8 @@
  * parts (MIGRATE of a large filter, docs/MIGRATE.md): started between two parts (by hand, or the
  * automatic rewrite once the parts pushed the log past auto-aof-rewrite-min-size), the commit is
  * answered +OK, and the key survives kill -9 and a restart from the log whether the rewrite had
- * finished at the commit or not; a replica that synced in full between two parts gets the key.
+ * finished at the commit or not; a replica that synced in full between two parts gets the key,
+ * and so does a replica of a replica whose full sync was asked for during the transfer.
  * The parts are sent by the test itself, so each interruption falls exactly between two of them.
  * The source side too: MIGRATE of such a filter while the source saves or rewrites succeeds, and
  * BF.LOADCHUNK sequences across a rewrite survive a kill -9. The target is a child bfs
@@ -148,7 +149,7 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     await restartAndCompare(dir, port, expected, target.bfs)
   }, 120_000)
 
-  it('a replica that synced in full between two parts gets the key; so does one attached all along', async () => {
+  it('a replica that synced in full between two parts (the transfer paused past the 10 s a sync waits for it) gets the key; so does one attached all along', async () => {
     const target = await startServer({ 'repl-diskless-sync-delay': 0 })
     servers.push(target)
     const [late, early] = [await startServer({}), await startServer({})]
@@ -158,11 +159,12 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     const [lateClient, earlyClient] = [new Redis({ port: late.port, host: '127.0.0.1' }), new Redis({ port: early.port, host: '127.0.0.1' })]
     clients.push(raw, redis, lateClient, earlyClient)
     const linkUp = async (client: Redis): Promise<void> =>
-      until(async () => (await infoFields(client, 'replication')).get('master_link_status') === 'up', 'link up')
+      until(async () => (await infoFields(client, 'replication')).get('master_link_status') === 'up', 'link up', 60_000)
     await earlyClient.call('REPLICAOF', '127.0.0.1', String(target.port))
     await linkUp(earlyClient)
     expect(await sendParts(raw, 0, 3)).toEqual(['+OK', '+OK', '+OK'])
     await lateClient.call('REPLICAOF', '127.0.0.1', String(target.port))
+    // Its sync waits for the staging while parts come; 10 s without one, it goes ahead.
     await linkUp(lateClient)
     expect(await sendParts(raw, 3, PARTS.length)).toEqual(PARTS.slice(3).map(() => '+OK'))
     expect(await redis.call('WAIT', '2', '10000')).toBe(2)
@@ -170,6 +172,29 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     expect(expected[1]).toBe(ITEMS)
     expect(await state(lateClient)).toEqual(expected)
     expect(await state(earlyClient)).toEqual(expected)
+  }, 120_000)
+
+  it('a replica of a replica that asks for a full sync during a transfer gets the key: its sync waits for the commit', async () => {
+    const target = await startServer({})
+    const middle = await startServer({ 'repl-diskless-sync-delay': 0 })
+    const leaf = await startServer({})
+    servers.push(target, middle, leaf)
+    const raw = await RawClient.connect(target.port)
+    const [redis, middleClient, leafClient] = [target, middle, leaf].map((server) => new Redis({ port: server.port, host: '127.0.0.1' })) as [Redis, Redis, Redis]
+    clients.push(raw, redis, middleClient, leafClient)
+    await middleClient.call('REPLICAOF', '127.0.0.1', String(target.port))
+    await until(async () => (await infoFields(middleClient, 'replication')).get('master_link_status') === 'up', 'middle link up')
+    expect(await sendParts(raw, 0, 3)).toEqual(['+OK', '+OK', '+OK'])
+    expect(await redis.call('WAIT', '1', '10000')).toBe(1) // the middle one stages them too
+    await leafClient.call('REPLICAOF', '127.0.0.1', String(middle.port))
+    // Its stream will be the target's, verbatim: the parts before its sync point are in neither.
+    await until(async () => (await infoFields(middleClient, 'stats')).get('sync_full') === '1', 'the leaf asked for a full sync')
+    expect(await sendParts(raw, 3, PARTS.length)).toEqual(PARTS.slice(3).map(() => '+OK'))
+    const expected = await state(redis)
+    expect(expected[1]).toBe(ITEMS)
+    await until(async () => (await leafClient.exists('big')) === 1, 'the leaf has the key')
+    expect(await state(leafClient)).toEqual(expected)
+    expect(await state(middleClient)).toEqual(expected)
   }, 120_000)
 
   it('MIGRATE of the filter from a server that starts a rewrite or a save with it: +OK, the target has it', async () => {
