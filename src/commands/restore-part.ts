@@ -33,6 +33,7 @@ import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { BAD_DATA_FORMAT, BUSYKEY, parseRestoreOptions, parseRestoreTtl, storeRestored } from './restore.js'
 import { captureRegistry } from '../store/registry-capture.js'
+import { quotedName } from '../store/snapshot-save.js'
 import { PART_BYTES } from './migrate.js'
 
 /** A staging left without a part this long is dropped at the next part 0 of any key. */
@@ -59,16 +60,18 @@ function stagingsOf(server: ServerContext): Map<string, Staging> {
     STAGINGS.set(server.databases, stagings)
     const databases = server.databases
     server.masterSide.holdSync ??= () => stagingActive(databases)
+    server.persistence.holdAutomaticSaves ??= () => stagingActive(databases)
   }
   return stagings
 }
 
 /**
- * Whether a transfer is staging on this server (a part came in the last 10 s): a full sync to a
- * replica waits until it committed (MasterSide.holdSync), so that the payload holds the key. A
- * replica's sub-replicas need that: their stream is this replica's master's, verbatim, and has no
- * room for the whole filter again. Past 10 s without a part the sync goes on (on a master, the
- * commit then propagates the whole filter again).
+ * Whether a transfer is staging on this server (a part came in the last 10 s). A full sync to a
+ * replica waits until it committed (MasterSide.holdSync), so that the payload holds the key: a
+ * replica's sub-replicas need that, their stream being this replica's master's, verbatim, with no
+ * room for the whole filter again. The `save` rules and the automatic rewrite wait too
+ * (Persistence.holdAutomaticSaves), sparing the commit the whole filter again. Past 10 s without
+ * a part they go on.
  */
 function stagingActive(databases: Databases): boolean {
   const stagings = STAGINGS.get(databases)
@@ -138,7 +141,10 @@ function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: S
   if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
   const stored = storeRestored(ctx, name, filters[0]!.filter, ttl, options)
   if (propagationEpoch(ctx.server) === staging.epoch) ctx.server.propagate(argv)
-  else if (stored.propagate === 'restore' && ctx.server.persistence.propagates) propagateWhole(ctx, argv, name, stored.expiresAt, options.replace)
+  else if (stored.propagate === 'restore' && ctx.server.persistence.propagates) {
+    ctx.server.log.notice(`BFS.RESTORE-PART: a snapshot or a full sync took its start point during the transfer of ${quotedName(name)}; the whole filter is propagated again`)
+    propagateWhole(ctx, argv, name, stored.expiresAt, options.replace)
+  }
   // A replica keeps what its stream restores, expired or not: the master's DEL removes it.
   if (stored.propagate !== 'restore') ctx.server.propagate([Buffer.from('DEL'), argv.get(1)])
 }

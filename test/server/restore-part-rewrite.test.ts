@@ -1,9 +1,9 @@
 /**
  * A background save, a log rewrite or a full sync never fails a transfer in BFS.RESTORE-PART
  * parts (MIGRATE of a large filter, docs/MIGRATE.md): started between two parts (by hand, or the
- * automatic rewrite once the parts pushed the log past auto-aof-rewrite-min-size), the commit is
- * answered +OK, and the key survives kill -9 and a restart from the log whether the rewrite had
- * finished at the commit or not; a replica that synced in full between two parts gets the key,
+ * automatic rewrite once the parts pushed the log past auto-aof-rewrite-min-size: it waits for
+ * the commit while parts come), the commit is answered +OK, and the key survives kill -9 and a
+ * restart from the log whether the rewrite had finished at the commit or not; a replica that synced in full between two parts gets the key,
  * and so does a replica of a replica whose full sync was asked for during the transfer.
  * The parts are sent by the test itself, so each interruption falls exactly between two of them.
  * The source side too: MIGRATE of such a filter while the source saves or rewrites succeeds, and
@@ -113,6 +113,7 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
       await target.redis.call(interruption)
       await backgroundIdle(target.redis)
       expect(await sendParts(target.raw, 3, PARTS.length)).toEqual(PARTS.slice(3).map(() => '+OK'))
+      expect(target.bfs.stdout + target.bfs.stderr).toMatch(/propagated again/)
       const expected = await state(target.redis)
       expect(expected[1]).toBe(ITEMS)
       await restartAndCompare(dir, port, expected, target.bfs)
@@ -134,16 +135,32 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     }, 120_000)
   }
 
-  it('the automatic rewrite, started by the parts themselves past auto-aof-rewrite-min-size: +OK, and the key survives kill -9', async () => {
+  it('the automatic rewrite waits while the parts push the log past auto-aof-rewrite-min-size, and runs after the commit', async () => {
+    const dir = makeTempDir('bfs-part-')
+    dirs.push(dir)
+    const port = await freePort()
+    const target = await startChild(dir, port, ['--auto-aof-rewrite-min-size', '1mb', '--auto-aof-rewrite-percentage', '100'])
+    for (let seq = 0; seq < PARTS.length; seq++) expect(await sendParts(target.raw, seq, seq + 1)).toEqual(['+OK'])
+    await until(async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1', 'the automatic rewrite ran')
+    await backgroundIdle(target.redis)
+    // The commit logged its last part only: no snapshot took its start point during the transfer.
+    expect(target.bfs.stdout + target.bfs.stderr).not.toMatch(/propagated again/)
+    const expected = await state(target.redis)
+    expect(expected[1]).toBe(ITEMS)
+    await restartAndCompare(dir, port, expected, target.bfs)
+  }, 120_000)
+
+  it('the automatic rewrite during a transfer paused past 10 s: +OK, the whole filter logged again, and the key survives kill -9', async () => {
     const dir = makeTempDir('bfs-part-')
     dirs.push(dir)
     const port = await freePort()
     const target = await startChild(dir, port, ['--auto-aof-rewrite-min-size', '1mb', '--auto-aof-rewrite-percentage', '100'])
     expect(await sendParts(target.raw, 0, 5)).toEqual(PARTS.slice(0, 5).map(() => '+OK'))
-    // The once-a-second check finds the log over 1 MiB: a rewrite starts, and ends.
-    await until(async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1', 'the automatic rewrite ran')
+    // The once-a-second check finds the log over 1 MiB: a rewrite starts once no part came for 10 s.
+    await until(async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1', 'the automatic rewrite ran', 60_000)
     await backgroundIdle(target.redis)
     expect(await sendParts(target.raw, 5, PARTS.length)).toEqual(PARTS.slice(5).map(() => '+OK'))
+    expect(target.bfs.stdout + target.bfs.stderr).toMatch(/propagated again/)
     const expected = await state(target.redis)
     expect(expected[1]).toBe(ITEMS)
     await restartAndCompare(dir, port, expected, target.bfs)
