@@ -38,7 +38,7 @@ import { Databases, type Dataset } from './databases.js'
 import { parseSaveRules, shouldSave } from './save-schedule.js'
 import { loadSnapshot, type CorruptPolicy, type LoadReport } from './snapshot-load.js'
 import {
-  backgroundSaveIo, commitSequence, committedBy, NO_SNAPSHOT, planSave, runAsync, runSync, saveReport, syncSaveIo,
+  backgroundSaveIo, commitSequence, committedBy, NO_SNAPSHOT, planSave, releasePlan, runAsync, runSync, saveReport, syncSaveIo,
   type CommitTarget, type CommittedSnapshot, type SavePlan, type SaveReport, type SnapshotLogHooks,
 } from './snapshot-save.js'
 
@@ -241,6 +241,8 @@ export class SnapshotStore {
     } catch (error) {
       this.afterFailure(true, error, rewrite)
       throw error
+    } finally {
+      releasePlan(plan)
     }
   }
 
