@@ -251,8 +251,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
       const { HttpFrontend } = await import('../http/http-server.js')
       this.http = new HttpFrontend(this)
       const httpAddresses = httpBind.split(/\s+/).filter((address) => address !== '')
-      // The HTTP listener takes /add= from anyone who can reach it, just as RESP does.
-      const httpWarning = this.config['http-bind'].trim() === '' ? undefined : openBindWarning(httpAddresses, this.config.requirepass)
+      // The HTTP listener takes /add= from anyone who can reach it (no protected mode): warned
+      // about unless RESP's warning already named the same addresses.
+      const httpWarning = this.config['http-bind'].trim() === '' && !this.config['protected-mode'] ? undefined : openBindWarning(httpAddresses, this.config.requirepass)
       if (httpWarning !== undefined) this.log.warning(`HTTP ${httpWarning}`)
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
@@ -338,7 +339,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       socket.end('-ERR max number of clients reached\r\n')
       return undefined
     }
-    const client = new Client(this.nextClientId++, socket, this)
+    const client = new Client(this.nextClientId++, socket, this, unix ? this.config.unixsocket : undefined)
     this.clientSet.add(client)
     return client
   }

@@ -109,16 +109,21 @@ describe('the process directives', () => {
     expect(existsSync(pidfile)).toBe(false)
   })
 
-  it('unixsocket with unixsocketperm: listens there too, with those permissions; the file goes at exit', async () => {
+  it('unixsocket with unixsocketperm: listens there too, with those permissions, its clients local and named by its path; the file goes at exit', async () => {
     const data = subdir()
     const socketPath = path.join(data, 'bfs.sock')
-    const { bfs, port } = await startChildServer(['--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--unixsocket', socketPath, '--unixsocketperm', '700'])
+    const { bfs, port } = await startChildServer(['--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--unixsocket', socketPath, '--unixsocketperm', '700', '--enable-debug-command', 'local'])
     try {
       const stat = statSync(socketPath)
       expect(stat.isSocket()).toBe(true)
       expect(stat.mode & 0o777).toBe(0o700)
       expect(await askSocket({ path: socketPath }, ['PING'])).toBe('+PONG\r\n')
       expect(await askSocket({ path: socketPath }, ['BF.ADD', 'f', 'a'])).toBe(':1\r\n')
+      // As redis: both ends named by the socket's path, flag U, and local (DEBUG with enable-debug-command local).
+      const info = await askSocket({ path: socketPath }, ['CLIENT', 'INFO'])
+      expect(info).toContain(` addr=${socketPath}:0 laddr=${socketPath}:0 `)
+      expect(info).toContain(' flags=U ')
+      expect(await askSocket({ path: socketPath }, ['DEBUG', 'SLEEP', '0'])).toBe('+OK\r\n')
       expect(await ask(port, ['BF.EXISTS', 'f', 'a'])).toBe(':1\r\n')
       expect(await ask(port, ['CONFIG', 'GET', 'unixsocketperm'])).toBe('*2\r\n$14\r\nunixsocketperm\r\n$3\r\n700\r\n')
       if (hasTool('redis-cli')) {
