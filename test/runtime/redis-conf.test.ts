@@ -14,7 +14,7 @@ import { bindAddresses } from '../../src/server/listeners.js'
 import { isLocalPeer, protectedModeRefuses } from '../../src/server/startup-checks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 // @ts-expect-error: a plain .mjs build script, without type declarations
-import { staleReason } from '../../scripts/build-if-stale.mjs'
+import { staleReason } from '../../scripts/start.mjs'
 
 const FIXTURES = new URL('../fixtures/', import.meta.url)
 const UPSTREAM = readFileSync(new URL('redis-7.0.15.conf', FIXTURES), 'utf8')
@@ -201,7 +201,7 @@ describe('protected mode (redis 7.0.15 networking.c)', () => {
   })
 })
 
-describe('npm start builds only when the build is stale (scripts/build-if-stale.mjs)', () => {
+describe('npm start builds only when the build is stale (scripts/start.mjs)', () => {
   it('no dist: build; dist newer than every source: none; a source or tsconfig newer: build', () => {
     const root = makeTempDir('bfs-stale-')
     dirs.push(root)
@@ -225,8 +225,8 @@ describe('npm start builds only when the build is stale (scripts/build-if-stale.
     expect(staleReason(root)).toBe('sources changed since the last build')
   })
 
-  it('npm start runs it, then node with the same flags as before', () => {
+  it('npm start runs it under the node flags and glibc tunables it always had', () => {
     const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts as Record<string, string>
-    expect(scripts.start).toBe('node scripts/build-if-stale.mjs && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size dist/main.js')
+    expect(scripts.start).toBe('GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size scripts/start.mjs')
   })
 })
