@@ -66,6 +66,8 @@ export async function listenTcp(addresses: readonly BindAddress[], port: number,
         log.verbose(`Skipping the optional bind address ${host}: ${code}`)
         continue
       }
+      // The start fails: the listeners already open close with it.
+      for (const open of listeners) open.close()
       throw error
     }
     // After listening, an accept error (EMFILE past `ulimit -n`) must not crash the process.

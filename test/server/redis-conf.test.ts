@@ -137,6 +137,21 @@ describe('the process directives', () => {
     expect(existsSync(socketPath)).toBe(false)
   })
 
+  it('bind: an address the machine lacks is skipped when marked `-` (as redis), and stops the start when not', async () => {
+    // 203.0.113.0/24 is TEST-NET-3: documentation only, on no machine's interface.
+    const data = subdir()
+    const { bfs, port } = await startChildServer(['--port', '0', '--bind', '127.0.0.1', '-203.0.113.77', '--dir', data, '--save', '', '--appendonly', 'no'])
+    try {
+      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+    } finally {
+      bfs.child.kill('SIGTERM')
+    }
+    expect(await bfs.waitExit()).toBe(0)
+    const result = await runTool(process.execPath, [BFS_MAIN, '--port', '0', '--bind', '127.0.0.1', '203.0.113.77', '--dir', data, '--save', '', '--appendonly', 'no'])
+    expect(result.code).toBe(1)
+    expect(result.stdout + result.stderr).toContain('EADDRNOTAVAIL')
+  })
+
   it('daemonize yes: the command returns 0 at once, the server runs on in the background until stopped by its pidfile', async () => {
     const data = subdir()
     const pidfile = path.join(data, 'bfs.pid')
