@@ -15,6 +15,8 @@ import { makeTempDir } from '../helpers/start-server.js'
 import { encodeCommand } from '../helpers/resp.js'
 import { InteractiveTool, freePort, hasTool, replyEnd, runTool } from '../helpers/tools.js'
 import { BFS_MAIN, startChildServer } from '../helpers/child-server.js'
+// @ts-expect-error: a plain .mjs build script, without type declarations
+import { staleReason } from '../../scripts/start.mjs'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const FIXTURES = ['redis-7.0.15.conf', 'redis-7.0.15-debian.conf'].map((name) => path.join(ROOT, 'test', 'fixtures', name))
@@ -184,6 +186,30 @@ describe('the process directives', () => {
       expect(existsSync(path.join(data, 'bfs.pid'))).toBe(false)
     } finally {
       blocker.close()
+    }
+  })
+})
+
+describe('npm start', () => {
+  it('with a current build, starts the server without building (same node flags), and it answers', async () => {
+    // What the README's start does once `npm install` (prepare) has built.
+    if (staleReason(ROOT) !== undefined) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
+    const data = subdir()
+    const npm = InteractiveTool.start('npm', ['start', '--prefix', ROOT, '--silent', '--', '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no'])
+    try {
+      await npm.waitFor((output) => output.includes('Ready to accept connections'))
+      const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(npm.stdout)![1])
+      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+      expect(npm.stdout + npm.stderr).not.toContain('building')
+      const pid = Number(/^(\d+):M /m.exec(npm.stdout)![1])
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
+        expect.arrayContaining(['--max-semi-space-size=1', '--optimize-for-size', 'scripts/start.mjs']),
+      )
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('GLIBC_TUNABLES=glibc.malloc.hugetlb=1')
+      await ask(port, ['SHUTDOWN', 'NOSAVE'])
+      expect(await npm.waitExit()).toBe(0)
+    } finally {
+      npm.kill()
     }
   })
 })
