@@ -262,6 +262,24 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
   })
 })
 
+describe('supervised upstart', () => {
+  it('with UPSTART_JOB set: the server stops itself (SIGSTOP) once listening, for upstart\'s `expect stop`, and runs on after SIGCONT', async () => {
+    const data = subdir()
+    const bfs = InteractiveTool.start(process.execPath, [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'upstart'], { ...process.env, UPSTART_JOB: 'bfs' })
+    try {
+      await bfs.waitFor((output) => output.includes('supervised by upstart, will stop to signal readiness.'))
+      const state = (): string => readFileSync(`/proc/${bfs.child.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]!
+      await until(() => state() === 'T', 'the server to stop itself')
+      bfs.child.kill('SIGCONT')
+      const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout)![1])
+      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+    } finally {
+      bfs.child.kill('SIGTERM')
+    }
+    expect(await bfs.waitExit()).toBe(0)
+  })
+})
+
 /** An IPv4 address of this machine other than loopback, if it has one. */
 const external = Object.values(os.networkInterfaces()).flat().find((address) => address !== undefined && address.family === 'IPv4' && !address.internal)?.address
 
