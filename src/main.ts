@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs'
 import { ConfigError, loadConfig } from './runtime/config.js'
 import { createServer } from './server/server.js'
 import { BFS_VERSION } from './runtime/version.js'
+import { usageText } from './runtime/usage.js'
 
 async function main(args: string[]): Promise<number> {
   if (args[0] === '--version' || args[0] === '-v') {
@@ -23,7 +24,7 @@ async function main(args: string[]): Promise<number> {
     return 0
   }
   if (args[0] === '--help' || args[0] === '-h') {
-    process.stdout.write('Usage: bfs [/path/to/bfs.conf] [--key value ...]\n')
+    process.stdout.write(usageText())
     return 0
   }
   let fileText: string | undefined
