@@ -11,6 +11,8 @@
 # Environment: BFS_DEBIAN_MIRROR (default: the first Debian mirror in /etc/apt/sources.list*),
 # BFS_NODE_VERSION (default 24), BFS_NPM_VERSION (default 11), BFS_BASE_REBUILD=1 to remake an
 # existing tag (otherwise a tag already present is kept: the base changes only with these inputs),
+# BFS_BASE_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/bfs-base; "" for none): a folder where the
+# image is saved once made and loaded from when the tag is missing (a fresh podman store),
 # BFS_BASE_CA_FILE (default: $NODE_EXTRA_CA_CERTS when set): a CA bundle copied into the base and
 # named in its NODE_EXTRA_CA_CERTS, for networks that reach the npm registry through a TLS proxy.
 # Needs root (or a user mmdebstrap's unshare mode works for), mmdebstrap, podman and npm.
@@ -20,9 +22,18 @@ tag=${1:-localhost/bfs-base:bookworm-node24}
 node_version=${BFS_NODE_VERSION:-24}
 npm_version=${BFS_NPM_VERSION:-11}
 
-if [ "${BFS_BASE_REBUILD:-0}" != 1 ] && podman image exists "$tag"; then
-  echo "make-base: $tag exists (BFS_BASE_REBUILD=1 remakes it)"
-  exit 0
+cache_dir=${BFS_BASE_CACHE-${XDG_CACHE_HOME:-$HOME/.cache}/bfs-base}
+cache_file=
+[ -z "$cache_dir" ] || cache_file="$cache_dir/$(printf '%s' "$tag" | tr -c 'A-Za-z0-9._-' '_')-node$node_version-npm$npm_version.tar"
+if [ "${BFS_BASE_REBUILD:-0}" != 1 ]; then
+  if podman image exists "$tag"; then
+    echo "make-base: $tag exists (BFS_BASE_REBUILD=1 remakes it)"
+    exit 0
+  fi
+  if [ -n "$cache_file" ] && [ -f "$cache_file" ] && podman load --quiet --input "$cache_file" >/dev/null && podman image exists "$tag"; then
+    echo "make-base: $tag loaded from $cache_file"
+    exit 0
+  fi
 fi
 
 mirror=${BFS_DEBIAN_MIRROR:-}
@@ -66,3 +77,8 @@ podman import \
   "$work/rootfs.tar" "$tag" >/dev/null
 version=$(podman run --rm --runtime runc --network host --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 "$tag" node --version)
 echo "make-base: $tag (node $version)"
+if [ -n "$cache_file" ]; then
+  mkdir -p "$cache_dir"
+  rm -f "$cache_file"
+  podman save --quiet --output "$cache_file.tmp" "$tag" && mv "$cache_file.tmp" "$cache_file" || echo "make-base: could not save $tag to $cache_file" >&2
+fi
