@@ -32,7 +32,7 @@ async function podman(args: readonly string[], timeoutMs = 120_000): Promise<Too
 async function startContainer(port: number): Promise<{ name: string; client: Redis }> {
   const name = `bfs-test-${suffix}-${containers.length}`
   containers.push(name)
-  await podman(['run', '-d', '--name', name, ...LIMITS, '-v', `${volume}:/data`, '-e', `BFS_HEALTH_PORT=${port}`, IMAGE, '--port', String(port)])
+  await podman(['run', '-d', '--name', name, ...LIMITS, '-v', `${volume}:/data`, IMAGE, '--port', String(port)])
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
   client.on('error', () => {}) // refused while the container starts: the poll below retries
   await until(async () => {
