@@ -19,6 +19,7 @@ import { ignoredWarning } from './runtime/config-ignored.js'
 import { DEFAULT_DAEMON_PIDFILE } from './runtime/config-process.js'
 import { createServer, type BfsServer } from './server/server.js'
 import { BFS_VERSION } from './runtime/version.js'
+import { usageText } from './runtime/usage.js'
 import {
   DAEMON_CHILD_ENV, daemonize, notifySystemd, removePidFile, reportToStarter, signalReady, supervisor, writePidFile,
 } from './server/supervision.js'
@@ -40,7 +41,7 @@ async function main(args: string[]): Promise<number> {
     return 0
   }
   if (args[0] === '--help' || args[0] === '-h') {
-    process.stdout.write('Usage: bfs [/path/to/bfs.conf] [--key value ...]\n')
+    process.stdout.write(usageText())
     return 0
   }
   let fileText: string | undefined
