@@ -204,7 +204,7 @@ describe('npm start', () => {
       expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
         expect.arrayContaining(['--max-semi-space-size=1', '--optimize-for-size', 'scripts/start.mjs']),
       )
-      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('GLIBC_TUNABLES=glibc.malloc.hugetlb=1')
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384')
       await ask(port, ['SHUTDOWN', 'NOSAVE'])
       expect(await npm.waitExit()).toBe(0)
     } finally {
