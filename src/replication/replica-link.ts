@@ -18,9 +18,6 @@ import { encodeCommand, type MasterSession, type ReplicaLinkHost, type PayloadDe
 
 export type LinkState = 'none' | 'connect' | 'connecting' | 'handshake' | 'transfer' | 'connected'
 
-const GETACK = Buffer.from('GETACK')
-const REPLCONF = Buffer.from('REPLCONF')
-
 export class ReplicaLink {
   state: LinkState = 'none'
   masterHost = ''
@@ -264,25 +261,28 @@ export class ReplicaLink {
   /** The write stream: each command applied, then its bytes fed to our own stream. */
   private streamData(chunk: Buffer): void {
     const socket = this.socket
-    this.stream.push(chunk, (command) => {
-      this.apply(command)
-      return this.socket === socket && this.state === 'connected'
+    const session = this.session!
+    session.read(() => {
+      this.stream.push(chunk, (command) => {
+        this.apply(session, command)
+        return this.socket === socket && this.state === 'connected'
+      })
     })
   }
 
-  private apply(command: StreamCommand): void {
+  private apply(session: MasterSession, command: StreamCommand): void {
     const argv = command.argv
     if (argv.length === 0) {
       // `*0`: no command (redis skips it); its bytes still count.
-    } else if (argv.length >= 2 && isWord(argv[0]!, REPLCONF) && isWord(argv[1]!, GETACK)) {
+    } else if (argv.length >= 2 && argv.isKeyword(0, 'REPLCONF') && argv.isKeyword(1, 'GETACK')) {
       // The ACK covers what came before the GETACK; its own bytes count after (redis replconfCommand).
+      session.settle()
       this.sendAck()
     } else {
-      const error = this.session!.run(argv)
-      if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv[0]!.toString('latin1')}: ${error}`)
+      const error = session.run(argv)
+      if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv.latin1(0)}: ${error}`)
     }
-    this.host.replication.feed(command.bytes)
-    this.session?.touch()
+    this.host.replication.stage(command.bytes)
   }
 
   private sendAck(): void {
@@ -316,11 +316,4 @@ export class ReplicaLink {
     this.session = undefined
     session?.close()
   }
-}
-
-/** Whether `arg` is `word`, ignoring ASCII case (`word` in upper case). */
-function isWord(arg: Buffer, word: Buffer): boolean {
-  if (arg.length !== word.length) return false
-  for (let i = 0; i < arg.length; i++) if ((arg[i]! & 0xdf) !== word[i]) return false
-  return true
 }
