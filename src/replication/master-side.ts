@@ -118,24 +118,24 @@ export class MasterSide {
    * encoded as the RESP array a client sends, after a `SELECT db` when the stream's last
    * database was another (redis replicationFeedSlaves).
    */
-  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number, encoded?: Buffer): void {
+  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number, encoded?: Buffer, start = 0, end = 0): void {
     if (db >= 0 && db !== this.selectedDb) {
       this.selectedDb = db
       this.replication.stage(selectRecord(db))
     }
-    this.replication.stage(encoded ?? this.encode(argv))
+    if (encoded !== undefined) this.replication.stage(encoded, start, end)
+    else this.stageEncoded(argv)
   }
 
-  /** A record's bytes in {@link scratch}, reused (the stream's sinks copy what they keep). */
-  private encode(argv: CommandArgs | readonly Uint8Array[]): Buffer {
+  /** Stages a record encoded in {@link scratch}, reused (staging copies it). */
+  private stageEncoded(argv: CommandArgs | readonly Uint8Array[]): void {
     const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
     const size = recordSize(args)
     if (size > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(size, this.scratch.length * 2))
     writeRecord(args, this.scratch, 0)
-    const out = this.scratch.subarray(0, size)
+    this.replication.stage(this.scratch, 0, size)
     // A large record's room is not kept.
     if (this.scratch.length > SCRATCH_KEEP_BYTES) this.scratch = Buffer.allocUnsafe(SCRATCH_BYTES)
-    return out
   }
 
   /** redis slaveseldb = -1 (SLAVEOF NO ONE, a full sync): the next record of a database is preceded by its SELECT. */

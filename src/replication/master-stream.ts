@@ -12,13 +12,20 @@
 import { CommandArgs } from '../protocol/command-args.js'
 
 /**
- * One command of the stream: its arguments, and the bytes it took (`*N\r\n` to its last `\r\n`).
- * Both are views of the bytes read, valid only during the callback (as a client's CommandArgs):
- * whatever outlives it must be copied.
+ * One command of the stream: its arguments, and the bytes it took (`*N\r\n` to its last `\r\n`),
+ * `source[start, end)`. One instance, refilled for each command: it and its arguments are valid
+ * only during the callback (as a client's CommandArgs), whatever outlives it must be copied.
  */
-export interface StreamCommand {
-  readonly argv: CommandArgs
-  readonly bytes: Buffer
+export class StreamCommand {
+  readonly argv = new CommandArgs()
+  source: Buffer = EMPTY
+  start = 0
+  end = 0
+
+  /** Its bytes, as a view. */
+  get bytes(): Buffer {
+    return this.source.subarray(this.start, this.end)
+  }
 }
 
 export class MasterStreamError extends Error {
@@ -31,6 +38,9 @@ const MAX_ARRAY_LENGTH = 1024 * 1024
 /** A `*`/`$` line longer than this without its CRLF is not a count line (redis PROTO_INLINE_MAX_SIZE). */
 const MAX_LINE_BYTES = 64 * 1024
 
+/** Reads up to this size may stay referenced by the reused command's arguments until the next. */
+const KEEP_READ_BYTES = 1024 * 1024
+const EMPTY = Buffer.alloc(0)
 const CR = 0x0d
 const LF = 0x0a
 const MINUS = 0x2d // -
@@ -56,7 +66,7 @@ export class MasterStreamReader {
   private partsBytes = 0
   private needBytes = 0
   /** The command handed to the callback, refilled for each (no allocation per command). */
-  private readonly args = new CommandArgs()
+  private command = new StreamCommand()
 
   /** Bytes read that no whole command holds yet (redis read_reploff − reploff). */
   get bufferedBytes(): number {
@@ -95,15 +105,20 @@ export class MasterStreamReader {
     }
     let pos = 0
     const pending = this.pending
+    const command = this.command
+    command.source = pending
     for (;;) {
       const end = this.commandEnd(pending, pos)
       if (end < 0) break
-      splitCommand(pending, pos, this.args)
-      const bytes = pending.subarray(pos, end)
-      pos = end
-      if (!onCommand({ argv: this.args, bytes })) break
+      splitCommand(pending, pos, command.argv)
+      command.start = pos
+      command.end = pos = end
+      if (!onCommand(command)) break
     }
-    this.args.clear()
+    command.argv.clear()
+    command.source = EMPTY
+    // Its arguments still point into what was read: a large read is not kept by them.
+    if (pending.length > KEEP_READ_BYTES) this.command = new StreamCommand()
     // What is left is copied: the chunk's memory is the socket's to reuse.
     this.pending = pos === this.pending.length ? Buffer.alloc(0) : Buffer.from(this.pending.subarray(pos))
     this.scanned -= pos

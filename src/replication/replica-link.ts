@@ -5,9 +5,10 @@
  * States, as redis repl_state: 'none' (a master), 'connect' (to connect at the next cron),
  * 'connecting', 'handshake' (PING, AUTH, REPLCONF, PSYNC: handshake.ts), 'transfer' (a full
  * sync's payload: sync-transfer.ts), 'connected' (the write stream, applied command by command
- * through the server's dispatch in a session of kind 'master', each command's bytes then fed
- * verbatim to this node's own stream: its backlog and sub-replicas see the top master's bytes and
- * offsets). `REPLCONF ACK <offset>` goes every second and at once on `REPLCONF GETACK *`.
+ * through the server's dispatch in a session of kind 'master', each read's commands as a client's
+ * read, each command's bytes then fed verbatim to this node's own stream: its backlog and
+ * sub-replicas see the top master's bytes and offsets). `REPLCONF ACK <offset>` goes every second
+ * and at once on `REPLCONF GETACK *`.
  * A link that drops is retried about every second, with `PSYNC <replid> <offset+1>` first.
  */
 import net from 'node:net'
@@ -282,7 +283,7 @@ export class ReplicaLink {
       const error = session.run(argv)
       if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv.latin1(0)}: ${error}`)
     }
-    this.host.replication.stage(command.bytes)
+    this.host.replication.stage(command.source, command.start, command.end)
   }
 
   private sendAck(): void {

@@ -74,18 +74,18 @@ export class ReplicationState {
 
   /**
    * {@link feed} for the many small pieces of a turn (each record, each command a replica
-   * applies): counted in {@link masterReplOffset} at once, copied, and handed to the sinks
-   * together, once, at the end of the turn, or before anything else reaches them (a feed, an
-   * attach or detach, a new position, the backlog read: {@link drain}). One copy per piece
-   * instead of one per sink, and the sinks' work once per turn.
+   * applies), `bytes[start, end)`: counted in {@link masterReplOffset} at once, copied, and
+   * handed to the sinks together, once, at the end of the turn, or before anything else reaches
+   * them (a feed, an attach or detach, a new position, the backlog read: {@link drain}). One copy
+   * per piece instead of one per sink, and the sinks' work once per turn.
    */
-  stage(bytes: Buffer): void {
-    const length = bytes.length
+  stage(bytes: Buffer, start = 0, end = bytes.length): void {
+    const length = end - start
     this.masterReplOffset += length
     if (this.sinks.size === 0) return
     const needed = this.stagedBytes + length
     if (needed > this.staged.length) this.growStaged(needed)
-    bytes.copy(this.staged, this.stagedBytes)
+    bytes.copy(this.staged, this.stagedBytes, start, end)
     this.stagedBytes = needed
     if (!this.drainScheduled) {
       this.drainScheduled = true
@@ -100,8 +100,9 @@ export class ReplicationState {
     this.stagedBytes = 0
     const out = this.staged.subarray(0, length)
     for (const sink of this.sinks) sink(out)
-    // A turn's unusually large room is not kept.
-    if (this.staged.length > STAGED_KEEP_BYTES) this.staged = Buffer.allocUnsafe(STAGED_BYTES)
+    // Large room is kept while turns need it (a replica catching up reads megabytes a turn),
+    // and let go after the first turn that does not.
+    if (this.staged.length > STAGED_KEEP_BYTES && length <= STAGED_KEEP_BYTES) this.staged = Buffer.allocUnsafe(STAGED_BYTES)
   }
 
   private growStaged(needed: number): void {

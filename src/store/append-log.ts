@@ -57,7 +57,8 @@ export class AppendLog {
   /** Records appended this turn and not yet written: `buffer[0, bufferLength)`. */
   private buffer: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
   private bufferLength = 0
-  private lastRecordStart = 0 // where the last append's record starts in `buffer` (lastRecord)
+  /** The record {@link append} just queued, in place: `bytes[start, end)` (valid until the next append or write; none: closed). */
+  readonly lastRecord: { bytes: Buffer | undefined; start: number; end: number } = { bytes: undefined, start: 0, end: 0 }
   private flushScheduled = false
   private fsyncInFlight = false
   /** fds of rotated-out segments, closed once the fsync that may still use them returns. */
@@ -147,6 +148,7 @@ export class AppendLog {
    * aof_selected_db; a segment starts in database 0, as its replay does).
    */
   append(argv: CommandArgs | readonly Uint8Array[], db = -1): void {
+    this.lastRecord.bytes = undefined
     if (this.fd < 0) return
     if (db >= 0 && db !== this.selectedDb) {
       this.selectedDb = db
@@ -155,21 +157,15 @@ export class AppendLog {
     const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
     const size = recordSize(args)
     this.reserve(size)
-    this.lastRecordStart = this.bufferLength
-    this.bufferLength = writeRecord(args, this.buffer, this.bufferLength)
+    const last = this.lastRecord
+    last.start = this.bufferLength
+    this.bufferLength = last.end = writeRecord(args, this.buffer, this.bufferLength)
+    last.bytes = this.buffer
     this.appendedBytes += size
     if (!this.flushScheduled) {
       this.flushScheduled = true
       setImmediate(() => this.flush())
     }
-  }
-
-  /**
-   * The record {@link append} just queued, in place (valid until the next append or write: the
-   * replicas' stream takes these bytes rather than encode it again); undefined when the log is closed.
-   */
-  lastRecord(): Buffer | undefined {
-    return this.fd < 0 ? undefined : this.buffer.subarray(this.lastRecordStart, this.bufferLength)
   }
 
   private reserve(bytes: number): void {
