@@ -29,6 +29,7 @@ export const BAD_DATA_FORMAT = 'ERR Bad data format'
 
 /** The DUMP payload of a key's filter. @throws ReplyError when the filter cannot be encoded (as SAVE refuses it) */
 export function dumpPayloadOf(entry: FilterEntry): Buffer {
+  if (entry.kind === 'cuckoo') throw new ReplyError('ERR the filter cannot be dumped: Cuckoo filters have no DUMP payload yet')
   try {
     const payload = entry.kind === 'window'
       ? encodeDumpPayload(DUMP_KIND_WINDOW, [encodeWindowFile({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32)])

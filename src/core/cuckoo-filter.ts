@@ -149,6 +149,11 @@ export class CuckooFilter implements CuckooSettings {
     return bytes
   }
 
+  /** Bytes of buckets, as memory accounting counts every kind of filter (the name the Bloom filters' bitmaps gave it). */
+  bitmapBytes(): number {
+    return this.bucketBytes()
+  }
+
   /** CF.INFO "Size" (rebloom.c CFSize): sizeof(CuckooFilter) 40 + sizeof(SubCF) 16 per sub-filter + the buckets. */
   sizeBytes(): number {
     return 40 + 16 * this.subFilters.length + this.bucketBytes()

@@ -79,6 +79,7 @@ export function captureRegistry(entries: FilterRegistry | Iterable<{ readonly db
       filters.push({ name, parts: undefined, window, copies: [], expiresAt: entry.expiresAt, db })
       continue
     }
+    if (entry.kind === 'cuckoo') throw new Error(`filter ${quotedName(entry.name)} cannot be sent: Cuckoo filters have no file yet`)
     const parts = entry.filter.toParts()
     const problem = recordProblem({ name, parts })
     if (problem !== undefined) throw new Error(`filter ${quotedName(entry.name)} cannot be sent: ${problem}`)

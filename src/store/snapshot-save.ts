@@ -157,6 +157,7 @@ export function planSave(
       records.push({ entry, expiresAt, db, pending: item })
       continue
     }
+    if (entry.kind === 'cuckoo') throw new Error(`filter ${quotedName(entry.name)} cannot be saved: Cuckoo filters have no file yet`)
     let parts = entry.filter.toParts()
     const bitmapBytes = parts.layers.reduce((sum, layer) => sum + layer.bitmap.length, 0)
     if (bitmapBytes <= copyBudget) {
