@@ -84,6 +84,13 @@ export function subFilterBytes(settings: CuckooSettings, index: number): number 
   return bytes <= MAX_SUB_FILTER_BYTES ? bytes : Infinity
 }
 
+/** Everything a filter holds, as a file stores it: its settings, counters and sub-filters' buckets (views, not copies). */
+export interface CuckooParts extends CuckooSettings {
+  readonly numItems: bigint
+  readonly numDeletes: bigint
+  readonly subFilters: readonly Uint8Array[]
+}
+
 // The hash of the item being looked up: [hi, lo] (and the chained second hash, unused).
 const hashOut = new Uint32Array(4)
 // Lookup parameters of the current command (commands run one at a time).
@@ -135,6 +142,23 @@ export class CuckooFilter implements CuckooSettings {
       if (data.length !== subFilterBytes(settings, i)) throw new RangeError(`sub-filter ${i} has the wrong size`)
     })
     this.subFilters = subFilters
+  }
+
+  /**
+   * The filter `parts` describe, holding their buckets (not copied).
+   * @throws RangeError for parts out of RedisBloom's bounds (see the constructor)
+   */
+  static fromParts(parts: CuckooParts): CuckooFilter {
+    const filter = new CuckooFilter(parts, [...parts.subFilters])
+    filter.numItems = BigInt.asUintN(64, parts.numItems)
+    filter.numDeletes = BigInt.asUintN(64, parts.numDeletes)
+    return filter
+  }
+
+  /** Its parts, the buckets as views (a file encoder copies them). */
+  toParts(): CuckooParts {
+    const { numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes } = this
+    return { numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes, subFilters: this.subFilters }
   }
 
   /** Number of sub-filters (CF.INFO "Number of filters"). */

@@ -64,24 +64,39 @@ export function decodeCuckooHeader(bytes: Uint8Array, maxBytes: number): CuckooH
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const numBuckets = view.getBigUint64(8, true)
   const numFilters = view.getBigUint64(24, true)
-  const bucketSize = view.getUint16(32, true)
-  const maxIterations = view.getUint16(34, true)
-  const expansion = view.getUint16(36, true)
-  if (bucketSize < 1 || bucketSize > 255 || maxIterations < 1) return 'invalid'
-  if (numBuckets === 0n || (numBuckets & (numBuckets - 1n)) !== 0n) return 'invalid'
-  if (numFilters < 1n || numFilters > BigInt(MAX_CUCKOO_FILTERS)) return 'invalid'
-  if (expansion === 0 ? numFilters > 1n : (expansion & (expansion - 1)) !== 0) return 'invalid'
-  if (numBuckets > BigInt(MAX_CUCKOO_SUB_FILTER_BYTES)) return 'too-large'
+  if (numFilters > BigInt(MAX_CUCKOO_FILTERS)) return 'invalid'
   const header: CuckooHeader = {
     numItems: view.getBigUint64(0, true),
-    numBuckets: Number(numBuckets),
+    // Powers of two stay exact as doubles; 3 stands for any other count (refused as such below).
+    numBuckets: numBuckets !== 0n && (numBuckets & (numBuckets - 1n)) === 0n ? Number(numBuckets) : 3,
     numDeletes: view.getBigUint64(16, true),
     numFilters: Number(numFilters),
-    bucketSize,
-    maxIterations,
-    expansion,
+    bucketSize: view.getUint16(32, true),
+    maxIterations: view.getUint16(34, true),
+    expansion: view.getUint16(36, true),
   }
-  return cuckooSubFilterSizes(header, header.numFilters, maxBytes) === undefined ? 'too-large' : header
+  return cuckooSettingsProblem(header, header.numFilters, maxBytes) ?? header
+}
+
+/**
+ * Why a filter with these settings and `count` sub-filters cannot be made (see
+ * {@link CuckooHeaderProblem}), or undefined. `maxBytes` bounds all its buckets (0: no bound).
+ */
+export function cuckooSettingsProblem(
+  settings: Pick<CuckooHeader, 'numBuckets' | 'bucketSize' | 'maxIterations' | 'expansion'>,
+  count: number,
+  maxBytes: number,
+): CuckooHeaderProblem | undefined {
+  const { numBuckets, bucketSize, maxIterations, expansion } = settings
+  if (bucketSize < 1 || bucketSize > 255 || maxIterations < 1 || maxIterations > 0xffff) return 'invalid'
+  if (!(Number.isInteger(numBuckets) && numBuckets >= 1 && isPowerOfTwo(numBuckets))) return 'invalid'
+  if (count < 1 || count > MAX_CUCKOO_FILTERS) return 'invalid'
+  if (expansion === 0 ? count > 1 : !(expansion <= 32768 && isPowerOfTwo(expansion))) return 'invalid'
+  return cuckooSubFilterSizes(settings, count, maxBytes) === undefined ? 'too-large' : undefined
+}
+
+function isPowerOfTwo(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && 2 ** Math.round(Math.log2(n)) === n
 }
 
 /**
