@@ -25,6 +25,12 @@ export const CF_DEFAULT_EXPANSION = 1
 export const CF_MAX_BUCKET_SIZE = 255
 export const CF_MAX_ITERATIONS = 65535
 export const CF_MAX_EXPANSION = 32768
+/**
+ * Most bytes of buckets one filter holds, all sub-filters together: its file, a DUMP payload and
+ * a full-sync record are each one array, which Node 20 caps at 2^32 bytes (format/limits.ts
+ * MAX_CUCKOO_FILTER_BYTES, the same bound). RedisBloom has none.
+ */
+export const MAX_CUCKOO_BYTES = 2 ** 31
 /** Most sub-filters: a u16 in RedisBloom's CuckooFilter. */
 export const CF_MAX_FILTERS = 0xffff
 
@@ -78,10 +84,10 @@ export function reserveSettings(capacity: number, bucketSize: number, maxIterati
   }
 }
 
-/** Bytes of buckets sub-filter `index` holds, or Infinity past what one sub-filter may be. */
+/** Bytes of buckets sub-filter `index` holds, or Infinity past what one sub-filter or one filter may be. */
 export function subFilterBytes(settings: CuckooSettings, index: number): number {
   const bytes = subFilterBuckets(settings, index) * settings.bucketSize
-  return bytes <= MAX_SUB_FILTER_BYTES ? bytes : Infinity
+  return bytes <= MAX_SUB_FILTER_BYTES && bytes <= MAX_CUCKOO_BYTES ? bytes : Infinity
 }
 
 /** Everything a filter holds, as a file stores it: its settings, counters and sub-filters' buckets (views, not copies). */
@@ -138,9 +144,12 @@ export class CuckooFilter implements CuckooSettings {
     }
     if (subFilters.length < 1 || subFilters.length > CF_MAX_FILTERS) throw new RangeError('sub-filter count out of range')
     if (this.expansion === 0 && subFilters.length > 1) throw new RangeError('a filter with expansion 0 has one sub-filter')
+    let total = 0
     subFilters.forEach((data, i) => {
       if (data.length !== subFilterBytes(settings, i)) throw new RangeError(`sub-filter ${i} has the wrong size`)
+      total += data.length
     })
+    if (total > MAX_CUCKOO_BYTES) throw new RangeError(`${total} bytes of buckets, more than 2^31`)
     this.subFilters = subFilters
   }
 
@@ -323,7 +332,7 @@ export class CuckooFilter implements CuckooSettings {
   private grow(canGrow: GrowthCheck | undefined): boolean {
     if (this.subFilters.length >= CF_MAX_FILTERS) return false
     const bytes = subFilterBytes(this, this.subFilters.length)
-    if (bytes === Infinity || (canGrow !== undefined && !canGrow(bytes))) return false
+    if (bytes === Infinity || this.bucketBytes() + bytes > MAX_CUCKOO_BYTES || (canGrow !== undefined && !canGrow(bytes))) return false
     let data: Uint8Array
     try {
       data = new Uint8Array(bytes)

@@ -10,7 +10,7 @@
  * RedisBloom does), a larger one in pieces of 16 MiB. LOADCHUNK takes the cursor SCANDUMP
  * returned with the chunk, so the chunk starts at byte `cursor - length - 1`.
  */
-import { MAX_CUCKOO_FILTERS, MAX_CUCKOO_SUB_FILTER_BYTES } from './limits.js'
+import { MAX_CUCKOO_FILTER_BYTES, MAX_CUCKOO_FILTERS, MAX_CUCKOO_SUB_FILTER_BYTES } from './limits.js'
 
 /** sizeof(CFHeader). */
 export const CF_HEADER_BYTES = 38
@@ -50,7 +50,8 @@ export function encodeCuckooHeader(header: CuckooHeader): Uint8Array {
  *   with several sub-filters), and what bfs refuses besides: more than 65535 sub-filters (RedisBloom
  *   truncates the u64 to its u16), an expansion that is not a power of two (RedisBloom takes it,
  *   and its later sub-filters then lose items after kicks);
- * - `too-large`: a sub-filter of more than 2^32 bytes, or more than `maxBytes` in all.
+ * - `too-large`: a sub-filter of more than 2^32 bytes, more than 2^31 bytes in all (limits.ts
+ *   MAX_CUCKOO_FILTER_BYTES), or more than `maxBytes` in all.
  */
 export type CuckooHeaderProblem = 'invalid' | 'too-large'
 
@@ -102,7 +103,7 @@ function isPowerOfTwo(n: number): boolean {
 /**
  * Bytes of each of the first `count` sub-filters of a filter with these settings (sub-filter i
  * has numBuckets * expansion^i buckets), or undefined when one passes 2^32 bytes or all of them
- * pass `maxBytes` (0: no limit).
+ * pass 2^31 bytes or `maxBytes` (0: no limit).
  */
 export function cuckooSubFilterSizes(
   settings: Pick<CuckooHeader, 'numBuckets' | 'bucketSize' | 'expansion'>,
@@ -115,7 +116,7 @@ export function cuckooSubFilterSizes(
   for (let i = 0; i < count; i++) {
     if (bytes > MAX_CUCKOO_SUB_FILTER_BYTES) return undefined
     total += bytes
-    if (maxBytes > 0 && total > maxBytes) return undefined
+    if (total > MAX_CUCKOO_FILTER_BYTES || (maxBytes > 0 && total > maxBytes)) return undefined
     sizes.push(bytes)
     bytes *= settings.expansion
   }

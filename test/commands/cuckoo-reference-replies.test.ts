@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { loadReferenceCases } from '../helpers/reference-replies.js'
-import { CUCKOO_DEFINITIONS } from '../helpers/cuckoo-commands.js'
 
 // bfs holds filters only: no SET, so no string key to answer -WRONGTYPE on (CF.EXISTS and
 // CF.SCANDUMP on it answer as on a missing key, and stay).
@@ -20,7 +19,7 @@ describe.each([2, 3] as const)('CF reference replies over RESP%i', (protocol) =>
   let client: RawClient
 
   beforeAll(async () => {
-    running = await startServer({}, { commands: CUCKOO_DEFINITIONS })
+    running = await startServer()
     client = await RawClient.connect(running.port)
     if (protocol === 3) {
       client.write(encodeCommand(['HELLO', '3']))

@@ -9,7 +9,8 @@ import {
 } from '../../src/core/cuckoo-filter.js'
 import { MAX_SUB_FILTER_BYTES, altHash, bucketIndex, fingerprintOf, kickInsert } from '../../src/core/cuckoo-buckets.js'
 import { murmurHash64ABig } from '../../src/core/murmur-hash.js'
-import { MAX_CUCKOO_SUB_FILTER_BYTES } from '../../src/format/limits.js'
+import { MAX_CUCKOO_FILTER_BYTES, MAX_CUCKOO_SUB_FILTER_BYTES } from '../../src/format/limits.js'
+import { MAX_CUCKOO_BYTES } from '../../src/core/cuckoo-filter.js'
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text)
 
@@ -73,6 +74,7 @@ describe('RedisBloom arithmetic', () => {
 
   it('bounds sub-filters as the format does', () => {
     expect(MAX_SUB_FILTER_BYTES).toBe(MAX_CUCKOO_SUB_FILTER_BYTES)
+    expect(MAX_CUCKOO_BYTES).toBe(MAX_CUCKOO_FILTER_BYTES)
   })
 })
 

@@ -58,8 +58,8 @@ describe('the CF.SCANDUMP header', () => {
 
   it('refuses sizes before anything is allocated', () => {
     expect(decodeCuckooHeader(withField(8, 2 ** 40, 8), 0)).toBe('too-large')
-    expect(decodeCuckooHeader(withField(8, 2 ** 32, 8), 0)).toBe('too-large') // 2^32 bytes is the most, bucket size 2
-    expect(decodeCuckooHeader(withField(8, 2 ** 31, 8), 0)).not.toBe('too-large')
+    expect(decodeCuckooHeader(withField(8, 2 ** 31, 8), 0)).toBe('too-large') // 2^31 bytes is the most, bucket size 2
+    expect(decodeCuckooHeader(withField(8, 2 ** 30, 8), 0)).not.toBe('too-large')
     expect(decodeCuckooHeader(withField(8, 2 ** 20, 8), 2 ** 21 - 1)).toBe('too-large')
     expect(decodeCuckooHeader(withField(8, 2 ** 20, 8), 2 ** 21)).not.toBe('too-large')
     const growing = withField(24, 40, 8)

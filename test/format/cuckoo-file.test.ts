@@ -81,3 +81,17 @@ describe('Cuckoo filter file', () => {
     }
   })
 })
+
+describe('in a sync payload', () => {
+  it('travels as a record of type 3 (a whole file, told by its magic), in pieces of any size', async () => {
+    const { SYNC_MAGIC, SyncPayloadReader, encodeEndRecord, encodeWindowRecordPrefix } = await import('../../src/format/sync-payload.js')
+    const small = encodeCuckooFile({ name, parts: SMALL })
+    const big = encodeCuckooFile({ name, parts: grown().toParts() })
+    const payload = Buffer.concat([SYNC_MAGIC, encodeWindowRecordPrefix(small.length), small, encodeWindowRecordPrefix(big.length), big, encodeEndRecord()])
+    const got: unknown[] = []
+    const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {}, undefined, undefined, undefined, (record) => got.push(record.parts))
+    for (let at = 0; at < payload.length; at += 5) reader.push(payload.subarray(at, at + 5))
+    expect(reader.done).toBe(true)
+    expect(got).toEqual([decodeCuckooFile(small).parts, decodeCuckooFile(big).parts])
+  })
+})

@@ -9,14 +9,13 @@ import { Redis } from 'ioredis'
 import { exchange } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
 import { replyOrError } from '../helpers/reply-or-error.js'
-import { CUCKOO_DEFINITIONS } from '../helpers/cuckoo-commands.js'
 import type { Config } from '../../src/runtime/config.js'
 
 const { start, connect } = serverPerTest()
 const clients: Redis[] = []
 
 async function redis(config: Partial<Config> = {}): Promise<{ client: Redis; port: number }> {
-  const { port } = await start(config, { commands: CUCKOO_DEFINITIONS })
+  const { port } = await start(config)
   const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true })
   await client.connect()
   clients.push(client)
@@ -52,7 +51,7 @@ async function close(): Promise<void> {
 
 describe('where RedisBloom 2.4.23 crashes or loses data', () => {
   it('answers an option keyword as CF.RESERVE\'s last argument with an error (RedisBloom reads past its arguments and crashes)', async () => {
-    const { port } = await start({}, { commands: CUCKOO_DEFINITIONS })
+    const { port } = await start()
     const raw = await connect(port)
     expect(await exchange(raw, [['CF.RESERVE', 'kept', '100']], '+OK\r\n')).toBe('+OK\r\n')
     const cases: [string[], string][] = [
