@@ -51,8 +51,8 @@ export function categoriesFromFlags(flags: readonly CommandFlag[]): string[] {
  */
 export function categoriesOf(entry: CommandEntry, fullName: string): readonly string[] {
   // RedisBloom's module group ('bf': BFS.HEALTH, an extension declared in it) is in @bloom too.
-  const bloom = isBloomCommand(entry.spec.name) || entry.spec.group === 'bf'
-  const cuckoo = isCuckooCommand(entry.spec.name) || entry.spec.group === 'cf'
+  const cuckoo = isCuckooCommand(entry.spec.name)
+  const bloom = isBloomCommand(entry.spec.name) || (entry.spec.group === 'bf' && !cuckoo)
   const redis = bloom || cuckoo ? undefined : REDIS_ACL_CATEGORIES[fullName]
   const categories = redis !== undefined ? [...redis] : categoriesFromFlags(entry.spec.flags)
   if (bloom) categories.push('bloom')

@@ -10,7 +10,8 @@ import { cfLoadchunk, cfScandump } from './cuckoo-chunks.js'
 
 const WRITE = ['write', 'denyoom', 'module'] as const
 const READ = ['readonly', 'fast', 'module'] as const
-const ROW = { keys: [1, 1, 1], group: 'cf', reportedArity: -1 } as const
+// Group 'bf': RedisBloom's module, as COMMAND DOCS reports its commands (group module, module bf).
+const ROW = { keys: [1, 1, 1], group: 'bf', reportedArity: -1 } as const
 
 export const CUCKOO_COMMANDS: readonly CommandSpec[] = [
   { name: 'CF.RESERVE', arity: -3, flags: WRITE, ...ROW, since: '1.0.0', summary: 'Creates a new Cuckoo Filter', handler: cfReserve },

@@ -160,4 +160,30 @@ describe('limits and keys', () => {
     expect(await replyOrError(client, ['CF.INFO', 'd'])).toBe('ERR not found')
     await close()
   })
+
+  it('puts CF.* in ACL @cuckoo (RedisBloom 8\'s category), not @bloom, with @read/@write by flags', async () => {
+    const { client, port } = await redis()
+    const cuckoo = ((await client.call('ACL', 'CAT', 'cuckoo')) as string[]).sort()
+    expect(cuckoo).toEqual(['cf.add', 'cf.addnx', 'cf.compact', 'cf.count', 'cf.debug', 'cf.del', 'cf.exists', 'cf.info', 'cf.insert', 'cf.insertnx', 'cf.loadchunk', 'cf.mexists', 'cf.reserve', 'cf.scandump'])
+    expect((await client.call('ACL', 'CAT', 'bloom')) as string[]).not.toContain('cf.add')
+    expect((await client.call('ACL', 'CAT', 'write')) as string[]).toContain('cf.compact')
+    expect((await client.call('ACL', 'CAT', 'read')) as string[]).toContain('cf.exists')
+    await client.call('ACL', 'SETUSER', 'cuckoos', 'on', '>pw', '~*', '+@cuckoo')
+    const user = new Redis({ port, host: '127.0.0.1', username: 'cuckoos', password: 'pw', lazyConnect: true })
+    await user.connect()
+    clients.push(user)
+    expect(await user.call('CF.ADD', 'c', 'x')).toBe(1)
+    expect(String(await replyOrError(user, ['BF.ADD', 'b', 'x']))).toMatch(/^NOPERM/)
+    await close()
+  })
+
+  it('answers MEMORY USAGE as RedisBloom\'s CFMemUsage (CF.INFO Size) plus the key', async () => {
+    const { client } = await redis()
+    await client.call('CF.RESERVE', 'c', '1000')
+    await client.call('BF.RESERVE', 'b', '0.01', '1000')
+    const bloomSize = ((await client.call('BF.INFO', 'b', 'SIZE')) as number[])[0]!
+    const overhead = Number(await client.call('MEMORY', 'USAGE', 'b')) - bloomSize
+    expect(await client.call('MEMORY', 'USAGE', 'c')).toBe(1080 + overhead)
+    await close()
+  })
 })
