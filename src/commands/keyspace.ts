@@ -1,6 +1,7 @@
 /**
  * Keyspace commands over the named filters, with redis 7.0's replies: a key holds a Bloom filter,
- * whose TYPE is RedisBloom's "MBbloom--", or a sliding-window filter (APBFcTYPE / APBFtTYPE).
+ * whose TYPE is RedisBloom's "MBbloom--", a Cuckoo filter ("MBbloomCF"), or a sliding-window
+ * filter (APBFcTYPE / APBFtTYPE).
  */
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { keyspace, type CommandContext } from './context.js'
