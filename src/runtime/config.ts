@@ -5,6 +5,7 @@
  */
 import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 import { PROCESS_CONFIG_ROWS, type ProcessConfig } from './config-process.js'
+import { TLS_CONFIG_ROWS, type TlsConfig } from './config-tls.js'
 
 export { ConfigError } from './config-values.js'
 import {
@@ -14,7 +15,7 @@ import {
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config extends ClusterConfig, ProcessConfig {
+export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   port: number
   bind: string
   dir: string
@@ -244,6 +245,7 @@ export const isFileOnly = (spec: ConfigKeySpec): boolean => spec.kind.type === '
 const ROWS = {
   port: { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 6381, mutable: false, description: 'TCP port (0 = any free port)' },
   bind: { kind: { type: 'string', words: true }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated; `-` before one: skipped if the machine lacks it, `*` all IPv4, `::*` all IPv6 (as Redis)' },
+  ...TLS_CONFIG_ROWS,
   ...PROCESS_CONFIG_ROWS,
   dir: { kind: { type: 'string' }, default: './data', mutable: false, description: 'data directory, created if missing' },
   databases: { kind: { type: 'integer', min: 1, max: MAX_DATABASES }, default: 16, mutable: false, description: 'how many databases SELECT chooses from (0 to databases - 1)' },

@@ -1,0 +1,78 @@
+/**
+ * Opening every RESP listener at start: the plaintext TCP port on each `bind` address (none when
+ * `port` is 0 beside a TLS port, as in Redis), the TLS port (tls-listeners.ts), and the Unix
+ * socket, each routed to the server's accept.
+ */
+import type net from 'node:net'
+import type { Config } from '../runtime/config.js'
+import type { Logger } from '../runtime/logger.js'
+import { TlsConfigError, tlsEnabled } from '../runtime/tls-context.js'
+import { acceptConnections, type ConnectionReader } from './accept-connections.js'
+import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
+import { openBindWarning } from './startup-checks.js'
+import { TlsListeners } from './tls-listeners.js'
+
+/** What start() listens on. */
+export interface OpenListeners {
+  /** The plaintext TCP listeners and the Unix socket's. */
+  readonly listeners: net.Server[]
+  readonly tls: TlsListeners | undefined
+  /** The plaintext TCP port (0 with no plaintext listener). */
+  readonly port: number
+  /** The addresses listened on. */
+  readonly hosts: string[]
+}
+
+/** A new connection: its reader, or undefined when refused. */
+export type Accept = (socket: net.Socket, unix: boolean) => ConnectionReader | undefined
+
+/** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
+export async function openListeners(config: Config, log: Logger, cluster: boolean, accept: Accept): Promise<OpenListeners> {
+  const addresses = bindAddresses(config.bind)
+  // In protected mode (redis 7.0) only local clients are served while there is no password.
+  const bindWarning = config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), config.requirepass)
+  if (bindWarning !== undefined) log.warning(bindWarning)
+  const withTls = tlsEnabled(config)
+  let tls: TlsListeners | undefined
+  if (withTls) {
+    try {
+      tls = new TlsListeners(config, log)
+    } catch (error) {
+      if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`)
+      throw error
+    }
+  }
+  // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
+  const plaintext = !withTls || config.port !== 0
+  if (!plaintext && cluster) throw new Error('cluster mode needs the plaintext port (tls-cluster is not supported): set port beside tls-port')
+  const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => accept(socket, unix))
+  const listeners: net.Server[] = []
+  let port = 0
+  const hosts: string[] = []
+  const mode = `Running mode=${cluster ? 'cluster' : 'standalone'}`
+  if (plaintext) {
+    const tcp = await listenTcp(addresses, config.port, wire(false), log)
+    listeners.push(...tcp.listeners)
+    port = tcp.port
+    hosts.push(...tcp.hosts)
+    for (const host of tcp.hosts) {
+      log.notice(`${mode}, port=${port}.`)
+      log.notice(`Listening on ${host}:${port}`)
+    }
+  }
+  if (tls !== undefined) {
+    try {
+      await tls.listen(addresses, config['tls-port'], (socket) => accept(socket, false))
+    } catch (error) {
+      for (const listener of listeners) listener.close()
+      throw error
+    }
+    for (const host of tls.hosts) {
+      log.notice(`${mode}, tls-port=${tls.port}.`)
+      log.notice(`Listening on ${host}:${tls.port} (TLS)`)
+    }
+    if (hosts.length === 0) hosts.push(...tls.hosts)
+  }
+  if (config.unixsocket !== '') listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
+  return { listeners, tls, port, hosts }
+}

@@ -1,0 +1,117 @@
+/**
+ * The TLS port (tls-port): one TLS listener per `bind` address, whose connections, once their
+ * handshake is done, are served by the same Client as a plaintext one (the TLS socket is a
+ * net.Socket, read through 'data'). The plaintext listeners are untouched: TLS costs nothing on
+ * their path. A handshake that fails (plaintext bytes, no certificate under tls-auth-clients
+ * yes, an untrusted one) closes that connection only and logs why, as redis does. CONFIG SET of
+ * a TLS key replaces every listener's context for new connections, or changes nothing.
+ */
+import tls from 'node:tls'
+import type net from 'node:net'
+import type { Logger } from '../runtime/logger.js'
+import type { Config } from '../runtime/config.js'
+import { tlsServerSetup, type TlsServerSetup } from '../runtime/tls-context.js'
+import type { BindAddress } from './listeners.js'
+import type { ConnectionReader } from './accept-connections.js'
+
+/** The errors of an address the machine does not have (listeners.ts skips them for `-` addresses). */
+const MISSING_ADDRESS = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EPROTONOSUPPORT'])
+
+function listen(listener: tls.Server, options: net.ListenOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    listener.once('error', reject)
+    listener.listen(options, () => {
+      listener.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+/** Whether a connection under tls-auth-clients optional presented a certificate that did not verify. */
+function badOptionalCertificate(socket: tls.TLSSocket): boolean {
+  if (socket.authorized) return false
+  const peer = socket.getPeerCertificate()
+  return peer !== null && Object.keys(peer).length > 0
+}
+
+/** " (addr=ip:port)" while the socket still knows its peer. */
+function peerOf(socket: tls.TLSSocket): string {
+  return socket.remoteAddress === undefined ? '' : ` (addr=${socket.remoteAddress}:${socket.remotePort ?? 0})`
+}
+
+/** The TLS listeners and the setup they were made with. */
+export class TlsListeners {
+  readonly listeners: tls.Server[] = []
+  readonly hosts: string[] = []
+  port = 0
+  private setup: TlsServerSetup
+
+  /** @throws TlsConfigError when `config`'s TLS keys cannot be used */
+  constructor(config: Config, private readonly log: Logger) {
+    this.setup = tlsServerSetup(config)
+  }
+
+  /**
+   * A listener on each address (port -1: the free port the first one got, for all); `accept`
+   * gets each connection once its handshake is done, and returns its reader (undefined: refused).
+   */
+  async listen(addresses: readonly BindAddress[], port: number, accept: (socket: net.Socket) => ConnectionReader | undefined): Promise<void> {
+    let boundPort = port === -1 ? 0 : port
+    for (const { host, optional } of addresses) {
+      const listener = tls.createServer(this.setup.options)
+      try {
+        await listen(listener, { port: boundPort, host, backlog: 4096, ipv6Only: host.includes(':') })
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? ''
+        if (optional && MISSING_ADDRESS.has(code)) continue
+        this.close()
+        throw error
+      }
+      this.wire(listener, accept)
+      boundPort = (listener.address() as net.AddressInfo).port
+      this.listeners.push(listener)
+      this.hosts.push(host)
+    }
+    if (this.listeners.length === 0 && addresses.length > 0) throw new Error(`none of the bind addresses (${addresses.map((address) => address.host).join(' ')}) exists on this machine`)
+    this.port = boundPort
+  }
+
+  private wire(listener: tls.Server, accept: (socket: net.Socket) => ConnectionReader | undefined): void {
+    listener.on('error', (error) => this.log.warning(`Accepting a client connection: ${error.message}`))
+    // redis networking.c clientAcceptHandler: a connection whose handshake fails is closed and logged.
+    listener.on('tlsClientError', (error, socket) => {
+      // A certificate that did not verify ends the handshake without an error of its own (Node: "socket hang up").
+      const why = !socket.authorizationError ? error.message.trim() : `certificate verify failed: ${String(socket.authorizationError)}`
+      this.log.warning(`Error accepting a client connection: ${why}${peerOf(socket)}`)
+      socket.destroy()
+    })
+    listener.on('secureConnection', (socket: tls.TLSSocket) => {
+      if (this.setup.optionalClientCert && badOptionalCertificate(socket)) {
+        this.log.warning(`Error accepting a client connection: certificate verify failed: ${String(socket.authorizationError)}${peerOf(socket)}`)
+        socket.destroy()
+        return
+      }
+      const reader = accept(socket)
+      if (reader !== undefined) socket.on('data', (chunk: Buffer) => reader.onData(chunk, chunk.length))
+    })
+  }
+
+  /**
+   * New connections use `config`'s TLS keys from now on; connections already open keep theirs.
+   * @throws TlsConfigError, with every listener left as it was
+   */
+  reconfigure(config: Config): void {
+    const setup = tlsServerSetup(config)
+    for (const listener of this.listeners) {
+      listener.setSecureContext(setup.options)
+      // Node's server reads these for each new connection; setSecureContext leaves them as they were.
+      Object.assign(listener, { requestCert: setup.options.requestCert, rejectUnauthorized: setup.options.rejectUnauthorized })
+    }
+    this.setup = setup
+  }
+
+  /** Stops listening; `closed` resolves once every connection of theirs has ended. */
+  close(): Promise<void>[] {
+    return this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve())))
+  }
+}
