@@ -43,8 +43,8 @@ const GROUPS: readonly IgnoredGroup[] = [
     names: ['repl-diskless-load', 'repl-diskless-sync-max-replicas', 'repl-disable-tcp-nodelay', 'propagation-error-behavior', 'replica-ignore-disk-write-errors', 'cluster-allow-pubsubshard-when-down', 'cluster-allow-replica-migration', 'cluster-announce-hostname', 'cluster-announce-tls-port', 'cluster-link-sendbuf-limit', 'cluster-migration-barrier', 'cluster-port', 'cluster-preferred-endpoint-type', 'cluster-replica-no-failover', 'cluster-slave-no-failover', 'cluster-replica-validity-factor', 'cluster-slave-validity-factor'],
   },
   {
-    reason: 'TLS between nodes, which bfs does not have (its replication and cluster links are plain TCP)',
-    names: ['tls-replication', 'tls-cluster'],
+    reason: 'TLS between cluster nodes, which bfs does not have (its cluster links are plain TCP)',
+    names: ['tls-cluster'],
   },
 ]
 
@@ -55,8 +55,7 @@ const GROUP_OF = new Map<string, IgnoredGroup>(GROUPS.flatMap((group) => group.n
  * too) and why bfs cannot honour another.
  */
 const REFUSED: ReadonlyMap<string, { readonly allowed: readonly string[]; readonly why: string }> = new Map([
-  ['tls-replication', { allowed: ['no'], why: 'bfs serves TLS to clients (tls-port) but its replication links are plain TCP' }],
-  ['tls-cluster', { allowed: ['no'], why: 'bfs serves TLS to clients (tls-port) but its cluster links are plain TCP' }],
+  ['tls-cluster', { allowed: ['no'], why: 'bfs serves TLS to clients (tls-port) and replicas (tls-replication) but its cluster links are plain TCP' }],
   ['maxmemory-policy', { allowed: ['noeviction'], why: 'bfs never evicts keys: past maxmemory, writes get -OOM' }],
   ['syslog-enabled', { allowed: ['no'], why: 'bfs cannot log to syslog: use logfile, or standard output under systemd' }],
   ['notify-keyspace-events', { allowed: [''], why: 'bfs publishes no keyspace notifications' }],

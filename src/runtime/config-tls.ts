@@ -35,6 +35,8 @@ export interface TlsConfig {
   'tls-session-caching': boolean
   'tls-session-cache-size': number
   'tls-session-cache-timeout': number
+  /** A replica connects to its master over TLS, and announces its TLS port. */
+  'tls-replication': boolean
 }
 
 type TlsKey = keyof TlsConfig
@@ -64,4 +66,5 @@ export const TLS_CONFIG_ROWS = {
   'tls-session-caching': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'TLS session resumption (through session tickets, as Node resumes sessions)' },
   'tls-session-cache-size': { kind: { type: 'integer', min: 0, max: INT_MAX }, default: 20480, mutable: true, description: 'accepted for redis.conf; Node resumes sessions through tickets, which need no server-side cache' },
   'tls-session-cache-timeout': { kind: { type: 'integer', min: 0, max: INT_MAX }, default: 300, unit: 'seconds', mutable: true, description: 'seconds a TLS session may be resumed for' },
+  'tls-replication': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'a replica connects to its master\'s TLS port over TLS (certificate: tls-client-cert-file, else tls-cert-file) and announces its own tls-port (REPLCONF listening-port); new links' },
 } satisfies { readonly [K in TlsKey]: ConfigRow<K> }

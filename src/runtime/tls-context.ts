@@ -31,9 +31,20 @@ const PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const
 /** The OpenSSL option that turns each of {@link PROTOCOLS} off. */
 const NO_PROTOCOL = [constants.SSL_OP_NO_TLSv1, constants.SSL_OP_NO_TLSv1_1, constants.SSL_OP_NO_TLSv1_2, constants.SSL_OP_NO_TLSv1_3]
 
-/** Whether TLS is in use at all: a TLS port (redis: tls_port || tls_replication || tls_cluster). */
+/** Whether TLS is in use at all (redis: tls_port || tls_replication || tls_cluster). */
 export function tlsEnabled(config: Config): boolean {
-  return config['tls-port'] !== 0
+  return config['tls-port'] !== 0 || config['tls-replication']
+}
+
+/**
+ * Checks every TLS setting `config` uses: the listener's (with a TLS port) and the client's (with
+ * tls-replication), as redis tlsConfigure makes both contexts. @throws TlsConfigError
+ */
+export function checkTlsConfig(config: Config): TlsServerSetup | undefined {
+  requireOwnCertificate(config)
+  const setup = config['tls-port'] !== 0 ? tlsServerSetup(config) : undefined
+  if (config['tls-replication']) tlsClientOptions(config)
+  return setup
 }
 
 /**
@@ -127,15 +138,20 @@ function commonOptions(config: Config): tls.SecureContextOptions {
   return { ...protocols, ciphers, ca }
 }
 
+/** redis tlsConfigure: a certificate and key are required whenever TLS is used, even by a replica alone. */
+function requireOwnCertificate(config: Config): void {
+  if (config['tls-cert-file'] === '') throw new TlsConfigError('No tls-cert-file configured!')
+  if (config['tls-key-file'] === '') throw new TlsConfigError('No tls-key-file configured!')
+}
+
 /**
  * The TLS listener's options for `config`, every file read now.
  * @throws TlsConfigError
  */
 export function tlsServerSetup(config: Config): TlsServerSetup {
-  if (config['tls-cert-file'] === '') throw new TlsConfigError('No tls-cert-file configured!')
-  if (config['tls-key-file'] === '') throw new TlsConfigError('No tls-key-file configured!')
+  requireOwnCertificate(config)
   const auth = config['tls-auth-clients']
-  if (auth !== 'no' && config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
+  if ((auth !== 'no' || config['tls-replication']) && config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
     throw new TlsConfigError('Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!')
   }
   const common = commonOptions(config)
@@ -165,6 +181,7 @@ export function tlsServerSetup(config: Config): TlsServerSetup {
  * @throws TlsConfigError
  */
 export function tlsClientOptions(config: Config): tls.ConnectionOptions {
+  requireOwnCertificate(config)
   if (config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
     throw new TlsConfigError('Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!')
   }

@@ -6,7 +6,7 @@
 import type net from 'node:net'
 import type { Config } from '../runtime/config.js'
 import type { Logger } from '../runtime/logger.js'
-import { TlsConfigError, tlsEnabled } from '../runtime/tls-context.js'
+import { TlsConfigError, checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
 import { acceptConnections, type ConnectionReader } from './accept-connections.js'
 import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
 import { openBindWarning } from './startup-checks.js'
@@ -32,18 +32,18 @@ export async function openListeners(config: Config, log: Logger, cluster: boolea
   // In protected mode (redis 7.0) only local clients are served while there is no password.
   const bindWarning = config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), config.requirepass)
   if (bindWarning !== undefined) log.warning(bindWarning)
-  const withTls = tlsEnabled(config)
   let tls: TlsListeners | undefined
-  if (withTls) {
+  if (tlsEnabled(config)) {
     try {
-      tls = new TlsListeners(config, log)
+      const setup = checkTlsConfig(config)
+      if (setup !== undefined) tls = new TlsListeners(setup, log)
     } catch (error) {
       if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`)
       throw error
     }
   }
   // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
-  const plaintext = !withTls || config.port !== 0
+  const plaintext = tls === undefined || config.port !== 0
   if (!plaintext && cluster) throw new Error('cluster mode needs the plaintext port (tls-cluster is not supported): set port beside tls-port')
   const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => accept(socket, unix))
   const listeners: net.Server[] = []

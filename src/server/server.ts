@@ -26,6 +26,7 @@ import { applyRenames } from './rename-command.js'
 import { checkOpenFiles, isLocalPeer, openBindWarning, protectedModeRefuses, readOpenFilesLimit } from './startup-checks.js'
 import { openListeners } from './open-listeners.js'
 import type { TlsListeners } from './tls-listeners.js'
+import { checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
 import { ERR } from '../commands/reply-error.js'
 import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
@@ -208,7 +209,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   /** CONFIG SET of a TLS key: new TLS connections use `next` (no-op without a TLS port, as redis applyTlsCfg). @throws TlsConfigError, the old context kept */
   reconfigureTls(next: Config): void {
-    this.tls?.reconfigure(next)
+    const setup = tlsEnabled(next) ? checkTlsConfig(next) : undefined
+    if (setup !== undefined) this.tls?.reconfigure(setup)
   }
 
   /** HTTP port actually bound (0 when http-port is 0, i.e. off). */

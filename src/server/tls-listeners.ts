@@ -9,8 +9,7 @@
 import tls from 'node:tls'
 import type net from 'node:net'
 import type { Logger } from '../runtime/logger.js'
-import type { Config } from '../runtime/config.js'
-import { tlsServerSetup, type TlsServerSetup } from '../runtime/tls-context.js'
+import type { TlsServerSetup } from '../runtime/tls-context.js'
 import type { BindAddress } from './listeners.js'
 import type { ConnectionReader } from './accept-connections.js'
 
@@ -44,12 +43,8 @@ export class TlsListeners {
   readonly listeners: tls.Server[] = []
   readonly hosts: string[] = []
   port = 0
-  private setup: TlsServerSetup
 
-  /** @throws TlsConfigError when `config`'s TLS keys cannot be used */
-  constructor(config: Config, private readonly log: Logger) {
-    this.setup = tlsServerSetup(config)
-  }
+  constructor(private setup: TlsServerSetup, private readonly log: Logger) {}
 
   /**
    * A listener on each address (port -1: the free port the first one got, for all); `accept`
@@ -96,12 +91,8 @@ export class TlsListeners {
     })
   }
 
-  /**
-   * New connections use `config`'s TLS keys from now on; connections already open keep theirs.
-   * @throws TlsConfigError, with every listener left as it was
-   */
-  reconfigure(config: Config): void {
-    const setup = tlsServerSetup(config)
+  /** New connections use `setup` (checked: runtime/tls-context.ts) from now on; connections already open keep theirs. */
+  reconfigure(setup: TlsServerSetup): void {
     for (const listener of this.listeners) {
       listener.setSecureContext(setup.options)
       // Node's server reads these for each new connection; setSecureContext leaves them as they were.

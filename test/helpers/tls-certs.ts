@@ -16,6 +16,9 @@ export interface TestCerts {
   readonly serverKey: string
   readonly clientCert: string
   readonly clientKey: string
+  /** With no usage restriction (redis's redis.crt): a node's certificate as server and as client. */
+  readonly genericCert: string
+  readonly genericKey: string
   /** Signed by a CA the server does not trust. */
   readonly untrustedCert: string
   readonly untrustedKey: string
@@ -54,13 +57,15 @@ export async function makeTestCerts(): Promise<TestCerts> {
   writeFileSync(
     path.join(dir, 'openssl.cnf'),
     '[ server_cert ]\nkeyUsage = digitalSignature, keyEncipherment\nextendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1, DNS:localhost\n' +
-      '[ client_cert ]\nkeyUsage = digitalSignature, keyEncipherment\nextendedKeyUsage = clientAuth\n',
+      '[ client_cert ]\nkeyUsage = digitalSignature, keyEncipherment\nextendedKeyUsage = clientAuth\n' +
+      '[ generic_cert ]\nsubjectAltName = IP:127.0.0.1, DNS:localhost\n',
   )
   const at = (name: string) => path.join(dir, name)
   await selfSigned(dir, 'ca', 'Certificate Authority')
   await selfSigned(dir, 'other-ca', 'Untrusted Authority')
   await signed(dir, 'ca', at('server.crt'), at('server.key'), 'Server-only', 'server_cert')
   await signed(dir, 'ca', at('client.crt'), at('client.key'), 'Client-only', 'client_cert')
+  await signed(dir, 'ca', at('generic.crt'), at('generic.key'), 'Generic-cert', 'generic_cert')
   await signed(dir, 'other-ca', at('untrusted.crt'), at('untrusted.key'), 'Untrusted', 'client_cert')
   return {
     dir,
@@ -69,6 +74,8 @@ export async function makeTestCerts(): Promise<TestCerts> {
     serverKey: at('server.key'),
     clientCert: at('client.crt'),
     clientKey: at('client.key'),
+    genericCert: at('generic.crt'),
+    genericKey: at('generic.key'),
     untrustedCert: at('untrusted.crt'),
     untrustedKey: at('untrusted.key'),
     renewServer: (cert, key, cn) => signed(dir, 'ca', cert, key, cn, 'server_cert'),

@@ -162,7 +162,6 @@ describe('directives bfs ignores or refuses', () => {
   })
 
   it.each([
-    ['tls-replication yes', 'replication links are plain TCP'],
     ['tls-cluster yes', 'cluster links are plain TCP'],
     ['maxmemory-policy allkeys-lru', 'never evicts'],
     ['syslog-enabled yes', 'syslog'],
@@ -177,7 +176,7 @@ describe('directives bfs ignores or refuses', () => {
   })
 
   it('the values bfs can honour pass: tls-port (a key of its own), noeviction, syslog-enabled no, ""', () => {
-    expect(() => loadConfig('tls-port 6380\ntls-replication no\nmaxmemory-policy noeviction\nsyslog-enabled no\nnotify-keyspace-events ""\nshutdown-on-sigterm default')).not.toThrow()
+    expect(() => loadConfig('tls-port 6380\ntls-replication yes\ntls-cluster no\nmaxmemory-policy noeviction\nsyslog-enabled no\nnotify-keyspace-events ""\nshutdown-on-sigterm default')).not.toThrow()
   })
 
   it('a key neither bfs nor redis 7.0 has is still unknown', () => {
