@@ -4,7 +4,7 @@
  * TLS files, and TLS between nodes still refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { copyFileSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import tls from 'node:tls'
 import { Redis } from 'ioredis'
@@ -116,6 +116,12 @@ describe('CONFIG SET of the TLS keys', () => {
     await expect(redis.call('BF.SAVE', 'f', 'live.crt')).rejects.toThrow("ERR path is bfs's own TLS certificate")
     await expect(redis.call('BF.SAVE', 'f', 'ca.crt')).rejects.toThrow("ERR path is bfs's own TLS CA certificate")
     await expect(redis.call('BF.SAVE', 'f', 'live.key')).rejects.toThrow("ERR path is bfs's own TLS key")
+    // Every file of tls-ca-cert-dir is read as a CA certificate at the next reload.
+    mkdirSync(path.join(dir, 'cas'))
+    copyFileSync(certs.caCert, path.join(dir, 'cas', 'ca.pem'))
+    expect(await redis.call('CONFIG', 'SET', 'tls-ca-cert-dir', path.join(dir, 'cas'))).toBe('OK')
+    await expect(redis.call('BF.SAVE', 'f', 'cas/new.pem')).rejects.toThrow("ERR path is inside bfs's own 'cas' directory")
+    expect(await redis.call('CONFIG', 'SET', 'tls-ca-cert-dir', '')).toBe('OK')
   })
 })
 
