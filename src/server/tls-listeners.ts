@@ -43,6 +43,11 @@ export class TlsListeners {
   readonly listeners: tls.Server[] = []
   readonly hosts: string[] = []
   port = 0
+  /**
+   * Connections still in their TLS handshake (the TCP sockets under them): not clients yet, so
+   * the server's close would not end them, and a listener's close waits for every connection.
+   */
+  private readonly handshaking = new Set<net.Socket>()
 
   constructor(private setup: TlsServerSetup, private readonly log: Logger) {}
 
@@ -80,7 +85,13 @@ export class TlsListeners {
       this.log.warning(`Error accepting a client connection: ${why}${peerOf(socket)}`)
       socket.destroy()
     })
+    listener.on('connection', (raw: net.Socket) => {
+      this.handshaking.add(raw)
+      raw.once('close', () => this.handshaking.delete(raw))
+    })
     listener.on('secureConnection', (socket: tls.TLSSocket) => {
+      // Node's TLS socket keeps the TCP socket it wraps as _parent.
+      this.handshaking.delete((socket as unknown as { _parent?: net.Socket })._parent!)
       if (this.setup.optionalClientCert && badOptionalCertificate(socket)) {
         this.log.warning(`Error accepting a client connection: certificate verify failed: ${String(socket.authorizationError)}${peerOf(socket)}`)
         socket.destroy()
@@ -101,8 +112,10 @@ export class TlsListeners {
     this.setup = setup
   }
 
-  /** Stops listening; `closed` resolves once every connection of theirs has ended. */
+  /** Stops listening and drops the handshakes under way; each promise resolves once its listener's connections have all ended. */
   close(): Promise<void>[] {
-    return this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve())))
+    const closed = this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve())))
+    for (const raw of this.handshaking) raw.destroy()
+    return closed
   }
 }

@@ -151,6 +151,13 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     }
   })
 
+  it('closing the server ends a connection still in its TLS handshake (Node would wait 120 s for it)', async () => {
+    const bfs = await startServer(tlsConfig())
+    const silent = await RawClient.connect(bfs.server.tlsPort)
+    await bfs.stop()
+    await silent.waitClosed()
+  }, 30_000)
+
   it('reads the TLS keys from a config file, and still refuses TLS between cluster nodes', () => {
     const text = `tls-port 6390\ntls-cert-file "${certs.serverCert}"\ntls-auth-clients optional\ntls-protocols "TLSv1.2 TLSv1.3"\ntls-session-cache-timeout 60\n`
     const { config, ignored } = readConfig(text)
