@@ -79,6 +79,8 @@ export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   'http-port': number
   /** HTTP listen address(es); '' = the same as `bind`. */
   'http-bind': string
+  /** The HTTP port serves HTTPS, with tls-cert-file and tls-key-file (no client certificate asked: HTTP Basic is its authentication). */
+  'http-tls': boolean
   /** The filter GET /add= and /contain= act on. */
   'http-filter': string
   /** The database the HTTP API (/add=, /contain=, /filters, the status page, /metrics' filters) uses. */
@@ -279,6 +281,7 @@ const ROWS = {
   'auto-aof-rewrite-min-size': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 64 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
   'http-port': { kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, default: 0, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
   'http-bind': { kind: { type: 'string', words: true }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
+  'http-tls': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'the HTTP port serves HTTPS with tls-cert-file and tls-key-file (reloaded with them; no client certificate asked, /healthz needs none)' },
   'http-filter': { kind: { type: 'string' }, default: 'bfs', mutable: true, description: 'filter of GET /add= and /contain=' },
   'http-db': { kind: { type: 'integer', min: 0, max: MAX_DATABASES - 1 }, default: 0, mutable: false, description: 'database of the HTTP API, /filters and the filters /metrics lists (below databases)' },
   'http-max-url-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_URL_BYTES, unit: 'bytes', mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },

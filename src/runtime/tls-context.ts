@@ -176,6 +176,19 @@ export function tlsServerSetup(config: Config): TlsServerSetup {
 }
 
 /**
+ * The HTTPS listener's options (http-tls): the server's certificate and key, the protocols and
+ * ciphers; no client certificate is asked for (HTTP Basic authenticates, and a load balancer's
+ * /healthz has none). @throws TlsConfigError
+ */
+export function tlsHttpsOptions(config: Config): tls.TlsOptions {
+  requireOwnCertificate(config)
+  const { ca: _ca, ...common } = commonOptions(config)
+  const options = { ...common, ...certificateAndKey(config['tls-cert-file'], config['tls-key-file'], config['tls-key-file-pass']), honorCipherOrder: config['tls-prefer-server-ciphers'] }
+  tryContext(options, 'Failed to configure TLS')
+  return options
+}
+
+/**
  * The options bfs connects with as a TLS client (tls-client-cert-file, else tls-cert-file): the
  * peer's certificate must chain to the CA; its name is not checked, as redis does not.
  * @throws TlsConfigError

@@ -203,13 +203,12 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** The TLS port actually bound (0 without one). */
-  get tlsPort(): number {
-    return this.tls?.port ?? 0
-  }
+  get tlsPort(): number { return this.tls?.port ?? 0 }
 
   /** CONFIG SET of a TLS key: new TLS connections use `next` (no-op without a TLS port, as redis applyTlsCfg). @throws TlsConfigError, the old context kept */
   reconfigureTls(next: Config): void {
     const setup = tlsEnabled(next) ? checkTlsConfig(next) : undefined
+    this.http?.reconfigureTls(next) // checked before anything changes
     if (setup !== undefined) this.tls?.reconfigure(setup)
   }
 
