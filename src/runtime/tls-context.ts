@@ -33,7 +33,12 @@ const NO_PROTOCOL = [constants.SSL_OP_NO_TLSv1, constants.SSL_OP_NO_TLSv1_1, con
 
 /** Whether TLS is in use at all (redis: tls_port || tls_replication || tls_cluster). */
 export function tlsEnabled(config: Config): boolean {
-  return config['tls-port'] !== 0 || config['tls-replication']
+  return config['tls-port'] !== 0 || config['tls-replication'] || config['tls-cluster']
+}
+
+/** The TLS options of a link to another node under tls-cluster (gossip, MIGRATE), undefined without it. @throws TlsConfigError */
+export function clusterLinkTls(config: Config): tls.ConnectionOptions | undefined {
+  return config['tls-cluster'] ? tlsClientOptions(config) : undefined
 }
 
 /**
@@ -43,7 +48,7 @@ export function tlsEnabled(config: Config): boolean {
 export function checkTlsConfig(config: Config): TlsServerSetup | undefined {
   requireOwnCertificate(config)
   const setup = config['tls-port'] !== 0 ? tlsServerSetup(config) : undefined
-  if (config['tls-replication']) tlsClientOptions(config)
+  if (config['tls-replication'] || config['tls-cluster']) tlsClientOptions(config)
   return setup
 }
 
@@ -151,7 +156,7 @@ function requireOwnCertificate(config: Config): void {
 export function tlsServerSetup(config: Config): TlsServerSetup {
   requireOwnCertificate(config)
   const auth = config['tls-auth-clients']
-  if ((auth !== 'no' || config['tls-replication']) && config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
+  if ((auth !== 'no' || config['tls-replication'] || config['tls-cluster']) && config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
     throw new TlsConfigError('Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!')
   }
   const common = commonOptions(config)

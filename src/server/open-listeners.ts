@@ -26,6 +26,19 @@ export interface OpenListeners {
 /** A new connection: its reader, or undefined when refused. */
 export type Accept = (socket: net.Socket, unix: boolean) => ConnectionReader | undefined
 
+/**
+ * Cluster mode gives one port per node everywhere (nodes.conf, CLUSTER NODES, MOVED): the
+ * plaintext one, or under tls-cluster the TLS one, with no plaintext port beside it (bfs does not
+ * yet give TLS clients and plaintext ones each their own port, as Redis does).
+ */
+function checkClusterPorts(config: Config, plaintext: boolean): void {
+  if (!config['tls-cluster'] && !plaintext) throw new Error('cluster mode without tls-cluster needs the plaintext port: set port beside tls-port (or tls-cluster yes)')
+  if (!config['tls-cluster']) return
+  if (config['tls-port'] === 0) throw new Error('tls-cluster yes needs a tls-port')
+  if (plaintext) throw new Error('tls-cluster yes needs port 0 (TLS-only nodes): bfs does not give plaintext clients a port of their own in a TLS cluster')
+  if (!config['tls-replication']) throw new Error('tls-cluster yes needs tls-replication yes (a replica connects to its master\'s TLS port)')
+}
+
 /** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
 export async function openListeners(config: Config, log: Logger, cluster: boolean, accept: Accept): Promise<OpenListeners> {
   const addresses = bindAddresses(config.bind)
@@ -44,7 +57,7 @@ export async function openListeners(config: Config, log: Logger, cluster: boolea
   }
   // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
   const plaintext = tls === undefined || config.port !== 0
-  if (!plaintext && cluster) throw new Error('cluster mode needs the plaintext port (tls-cluster is not supported): set port beside tls-port')
+  if (cluster) checkClusterPorts(config, plaintext)
   const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => accept(socket, unix))
   const listeners: net.Server[] = []
   let port = 0

@@ -162,7 +162,6 @@ describe('directives bfs ignores or refuses', () => {
   })
 
   it.each([
-    ['tls-cluster yes', 'cluster links are plain TCP'],
     ['maxmemory-policy allkeys-lru', 'never evicts'],
     ['syslog-enabled yes', 'syslog'],
     ['notify-keyspace-events Ex', 'keyspace notifications'],

@@ -151,6 +151,13 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     }
   })
 
+  it('a cluster node has one port: the plaintext one, or under tls-cluster the TLS one alone', async () => {
+    const cluster = { 'cluster-enabled': true, 'tls-replication': true }
+    await expect(startServer(tlsConfig({ ...cluster, 'tls-cluster': true, port: await freePort() }))).rejects.toThrow('tls-cluster yes needs port 0 (TLS-only nodes)')
+    await expect(startServer(tlsConfig({ ...cluster, 'tls-cluster': true, 'tls-replication': false }))).rejects.toThrow('tls-cluster yes needs tls-replication yes')
+    await expect(startServer(tlsConfig(cluster))).rejects.toThrow('cluster mode without tls-cluster needs the plaintext port')
+  })
+
   it('closing the server ends a connection still in its TLS handshake (Node would wait 120 s for it)', async () => {
     const bfs = await startServer(tlsConfig())
     const silent = await RawClient.connect(bfs.server.tlsPort)
@@ -158,7 +165,7 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     await silent.waitClosed()
   }, 30_000)
 
-  it('reads the TLS keys from a config file, and still refuses TLS between cluster nodes', () => {
+  it('reads the TLS keys from a config file, tls-replication and tls-cluster included', () => {
     const text = `tls-port 6390\ntls-cert-file "${certs.serverCert}"\ntls-auth-clients optional\ntls-protocols "TLSv1.2 TLSv1.3"\ntls-session-cache-timeout 60\n`
     const { config, ignored } = readConfig(text)
     expect(config['tls-port']).toBe(6390)
@@ -166,7 +173,7 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     expect(config['tls-protocols']).toBe('TLSv1.2 TLSv1.3')
     expect(ignored).toEqual([])
     expect(readConfig('tls-replication yes\n').config['tls-replication']).toBe(true)
-    expect(() => readConfig('tls-cluster yes\n')).toThrow('cannot be honoured')
+    expect(readConfig('tls-cluster yes\n').config['tls-cluster']).toBe(true)
     expect(() => readConfig('tls-auth-clients maybe\n')).toThrow('argument(s) must be one of the following: yes, no, optional')
   })
 })
