@@ -6,6 +6,7 @@
 import type net from 'node:net'
 import type { Config } from '../runtime/config.js'
 import type { Logger } from '../runtime/logger.js'
+import type { Stats } from '../runtime/stats.js'
 import { TlsConfigError, checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
 import { acceptConnections, type ConnectionReader } from './accept-connections.js'
 import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
@@ -26,6 +27,13 @@ export interface OpenListeners {
 /** A new connection: its reader, or undefined when refused. */
 export type Accept = (socket: net.Socket, unix: boolean) => ConnectionReader | undefined
 
+/** What the listeners need from the server: its accept, and its client count and stats for the TLS port's maxclients. */
+export interface ListenerHost {
+  readonly accept: Accept
+  readonly clientCount: () => number
+  readonly stats: Stats
+}
+
 /**
  * Cluster mode gives one port per node everywhere (nodes.conf, CLUSTER NODES, MOVED): the
  * plaintext one, or under tls-cluster the TLS one, with no plaintext port beside it (bfs does not
@@ -40,7 +48,8 @@ function checkClusterPorts(config: Config, plaintext: boolean): void {
 }
 
 /** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
-export async function openListeners(config: Config, log: Logger, cluster: boolean, accept: Accept): Promise<OpenListeners> {
+export async function openListeners(config: Config, log: Logger, cluster: boolean, host: ListenerHost): Promise<OpenListeners> {
+  const accept = host.accept
   const addresses = bindAddresses(config.bind)
   // In protected mode (redis 7.0) only local clients are served while there is no password.
   const bindWarning = config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), config.requirepass)
@@ -49,7 +58,13 @@ export async function openListeners(config: Config, log: Logger, cluster: boolea
   if (tlsEnabled(config)) {
     try {
       const setup = checkTlsConfig(config)
-      if (setup !== undefined) tls = new TlsListeners(setup, log)
+      // A connection in its handshake counts against maxclients, as in redis.
+      const admits = (handshaking: number): boolean => {
+        if (host.clientCount() + handshaking < config.maxclients) return true
+        host.stats.rejectedConnections++
+        return false
+      }
+      if (setup !== undefined) tls = new TlsListeners(setup, log, admits)
     } catch (error) {
       if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`)
       throw error

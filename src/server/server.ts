@@ -242,7 +242,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
     for (const line of fds.warnings) this.log.warning(line)
     this.config.maxclients = fds.maxclients
-    const open = await openListeners(this.config, this.log, this.cluster !== undefined, (socket, unix) => this.accept(socket, unix))
+    const open = await openListeners(this.config, this.log, this.cluster !== undefined, { accept: (socket, unix) => this.accept(socket, unix), clientCount: () => this.clientSet.size, stats: this.stats })
     this.tcpServers.push(...open.listeners)
     this.tls = open.tls
     this.boundPort = open.port

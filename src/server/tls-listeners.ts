@@ -49,7 +49,18 @@ export class TlsListeners {
    */
   private readonly handshaking = new Set<net.Socket>()
 
-  constructor(private setup: TlsServerSetup, private readonly log: Logger) {}
+  /** Connections dropped before their handshake (maxclients): not logged as failed handshakes. */
+  private readonly dropped = new WeakSet<net.Socket>()
+
+  /**
+   * @param admits whether one more connection may start its handshake, given those under way (redis
+   *   acceptCommonHandler counts a TLS connection against maxclients from its accept)
+   */
+  constructor(
+    private setup: TlsServerSetup,
+    private readonly log: Logger,
+    private readonly admits: (handshaking: number) => boolean = () => true,
+  ) {}
 
   /**
    * A listener on each address (port -1: the free port the first one got, for all); `accept`
@@ -80,12 +91,19 @@ export class TlsListeners {
     listener.on('error', (error) => this.log.warning(`Accepting a client connection: ${error.message}`))
     // redis networking.c clientAcceptHandler: a connection whose handshake fails is closed and logged.
     listener.on('tlsClientError', (error, socket) => {
+      if (this.dropped.has((socket as unknown as { _parent?: net.Socket })._parent!)) return
       // A certificate that did not verify ends the handshake without an error of its own (Node: "socket hang up").
       const why = !socket.authorizationError ? error.message.trim() : `certificate verify failed: ${String(socket.authorizationError)}`
       this.log.warning(`Error accepting a client connection: ${why}${peerOf(socket)}`)
       socket.destroy()
     })
     listener.on('connection', (raw: net.Socket) => {
+      if (!this.admits(this.handshaking.size)) {
+        // redis: "for TLS connections, no handshake was done yet so nothing is written and the connection will just drop".
+        this.dropped.add(raw)
+        raw.destroy()
+        return
+      }
       this.handshaking.add(raw)
       raw.once('close', () => this.handshaking.delete(raw))
     })

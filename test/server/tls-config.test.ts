@@ -165,6 +165,22 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     await silent.waitClosed()
   }, 30_000)
 
+  it('connections still in their handshake count against maxclients, as in Redis', async () => {
+    const bfs = await startServer(tlsConfig({ maxclients: 2, port: await freePort() }))
+    const silent = [await RawClient.connect(bfs.server.tlsPort), await RawClient.connect(bfs.server.tlsPort)]
+    try {
+      // The third is dropped before its handshake; the plaintext port still counts clients only.
+      const third = await RawClient.connect(bfs.server.tlsPort)
+      await third.waitClosed()
+      const info = new Redis({ host: '127.0.0.1', port: bfs.port, maxRetriesPerRequest: 0 })
+      expect(String(await info.info('stats'))).toMatch(/rejected_connections:1\r\n/)
+      info.disconnect()
+    } finally {
+      for (const client of silent) client.close()
+      await bfs.stop()
+    }
+  })
+
   it('reads the TLS keys from a config file, tls-replication and tls-cluster included', () => {
     const text = `tls-port 6390\ntls-cert-file "${certs.serverCert}"\ntls-auth-clients optional\ntls-protocols "TLSv1.2 TLSv1.3"\ntls-session-cache-timeout 60\n`
     const { config, ignored } = readConfig(text)
