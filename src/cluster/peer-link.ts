@@ -1,10 +1,11 @@
 /**
  * A connection from this node to a peer, for the pull of its CLUSTER NODES and for CLUSTER MEET:
- * ordinary RESP2 over TCP, AUTH with masteruser/masterauth first when they are set, every request
+ * ordinary RESP2 over TCP (TLS under tls-cluster), AUTH with masteruser/masterauth first when they are set, every request
  * with a timeout (a peer that accepts but never answers must not stall the others: a stopped
  * process does exactly that). Replies read: simple strings, errors, integers, bulk strings.
  */
 import net from 'node:net'
+import tls from 'node:tls'
 
 /** A reply as read: a string (simple or bulk), a number, null, or an error reply's text. */
 export type PeerReply = string | number | null | { readonly error: string }
@@ -53,6 +54,8 @@ export class PeerLink {
     readonly port: number,
     /** The AUTH arguments to send first on each new connection, if any. */
     private readonly auth: () => readonly string[] | undefined,
+    /** TLS options for each new connection (tls-cluster), undefined for plain TCP; may throw (files that do not load). */
+    private readonly tlsOptions: () => tls.ConnectionOptions | undefined = () => undefined,
   ) {}
 
   /** The local address of the connection (this node's ip as the peer sees it), once connected. */
@@ -74,14 +77,15 @@ export class PeerLink {
   }
 
   private async connect(): Promise<void> {
-    const socket = net.createConnection({ host: this.host, port: this.port })
+    const secure = this.tlsOptions()
+    const socket = secure === undefined ? net.createConnection({ host: this.host, port: this.port }) : tls.connect({ host: this.host, port: this.port, ...secure })
     socket.setNoDelay(true)
     this.socket = socket
     socket.on('data', (chunk: Buffer) => this.onData(chunk))
     socket.on('error', (error) => this.drop(error))
     socket.on('close', () => this.drop(new Error('connection closed')))
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve)
+      socket.once(secure === undefined ? 'connect' : 'secureConnect', resolve)
       this.waiters.push({ resolve: () => {}, reject })
     })
     this.waiters.shift()

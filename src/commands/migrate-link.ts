@@ -5,6 +5,9 @@
  * (AUTH, SELECT, RESTORE, BFS.RESTORE-PART) is a status or an error.
  */
 import net from 'node:net'
+import tls from 'node:tls'
+import type { Config } from '../runtime/config.js'
+import { clusterLinkTls } from '../runtime/tls-context.js'
 
 /** redis MIGRATE_SOCKET_CACHE_TTL: a cached connection unused this long is closed. */
 const CACHE_TTL_MS = 10_000
@@ -44,14 +47,15 @@ export class MigrateLink {
     socket.on('close', fail)
   }
 
-  static connect(host: string, port: number, timeoutMs: number): Promise<MigrateLink> {
+  /** @param secure TLS options (redis: under tls-cluster), undefined for plain TCP */
+  static connect(host: string, port: number, timeoutMs: number, secure?: tls.ConnectionOptions): Promise<MigrateLink> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port })
+      const socket = secure === undefined ? net.connect({ host, port }) : tls.connect({ host, port, ...secure })
       const timer = setTimeout(() => {
         socket.destroy()
         reject(new LinkError('connecting', true))
       }, timeoutMs)
-      socket.once('connect', () => {
+      socket.once(secure === undefined ? 'connect' : 'secureConnect', () => {
         clearTimeout(timer)
         socket.removeAllListeners('error')
         resolve(new MigrateLink(socket))
@@ -121,13 +125,20 @@ export class MigrateLinks {
   private sweeper: NodeJS.Timeout | undefined
 
   /** The cached connection to host:port, or a new one (redis migrateGetSocket). */
-  async get(host: string, port: number, timeoutMs: number): Promise<{ link: MigrateLink; cached: boolean }> {
+  async get(host: string, port: number, timeoutMs: number, config: Config): Promise<{ link: MigrateLink; cached: boolean }> {
     const name = `${host}:${port}`
     const cached = this.links.get(name)
     if (cached !== undefined && !cached.closed) return { link: cached, cached: true }
     if (cached !== undefined) this.links.delete(name)
     if (this.links.size >= CACHE_ITEMS) this.closeOldest()
-    const link = await MigrateLink.connect(host, port, timeoutMs)
+    let secure: tls.ConnectionOptions | undefined
+    try {
+      secure = clusterLinkTls(config)
+    } catch {
+      // tls-cluster's files do not load: no connection can be made.
+      throw new LinkError('connecting', false)
+    }
+    const link = await MigrateLink.connect(host, port, timeoutMs, secure)
     link.socket.unref() // a cached connection keeps no process alive
     this.links.set(name, link)
     this.sweeper ??= setInterval(() => this.sweep(), 1000).unref()

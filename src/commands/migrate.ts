@@ -169,7 +169,7 @@ class Migration {
   private async attempt(): Promise<string | undefined> {
     const { host, port, timeoutMs, db, auth } = this.request
     if (port < 0 || port > 65535) throw new LinkError('writing', false)
-    const { link } = await this.links.get(host, port, timeoutMs)
+    const { link } = await this.links.get(host, port, timeoutMs, this.server.config)
     const prelude: Buffer[] = []
     if (auth !== undefined) prelude.push(encodeRecord([Buffer.from('AUTH'), ...auth]))
     const select = link.lastDb !== db

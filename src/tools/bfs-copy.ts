@@ -7,15 +7,17 @@
  * goes with it.
  *
  *   bfs-copy --from host:port --to host:port [--from-user u] [--from-pass x] [--to-user u]
- *            [--to-pass y] [--replace] [--parallel n] [pattern ...]
+ *            [--to-pass y] [--replace] [--parallel n]
+ *            [--tls|--from-tls|--to-tls [--cacert f] [--cert f --key f]] [pattern ...]
  *
  * Filters are listed with SCAN ... TYPE for each filter type (a pattern without glob characters
  * names one filter, whose TYPE is asked); each Bloom filter copy is header first, then chunks, with
  * the next chunk read from the source while the previous one is written to the target. Exit
  * status: 0 all copied, 1 some filter failed, 2 bad usage or an endpoint that cannot be reached.
  */
+import type tls from 'node:tls'
 import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
-import { readArgs } from './cli-args.js'
+import { readArgs, tlsConnectOptions, tlsOptionTable, type TlsArgs } from './cli-args.js'
 import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
@@ -54,6 +56,10 @@ options:
   --replace               overwrite filters that exist on the target (DEL first);
                           without it an existing target key fails that filter
   --parallel n            filters copied at once (default ${DEFAULT_PARALLEL})
+  --tls                   connect to both over TLS (as redis-cli --tls); --from-tls
+                          or --to-tls: only to that one; with:
+  --cacert file           CA certificate(s) the servers' certificates must chain to
+  --cert file, --key file client certificate and its key
   -h, --help              this text
 `
 
@@ -62,6 +68,8 @@ interface Endpoint {
   port: number
   password?: string
   username?: string
+  /** Over TLS with these options. */
+  tls?: tls.ConnectionOptions
 }
 
 interface CopyOptions {
@@ -110,7 +118,19 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   }
   let replace = false
   let parallel = DEFAULT_PARALLEL
+  const tlsArgs: TlsArgs = { tls: false }
+  const tlsSides = { from: false, to: false }
   const patterns = readArgs(args, {
+    ...tlsOptionTable(tlsArgs),
+    '--tls': () => {
+      tlsArgs.tls = tlsSides.from = tlsSides.to = true
+    },
+    '--from-tls': () => {
+      tlsArgs.tls = tlsSides.from = true
+    },
+    '--to-tls': () => {
+      tlsArgs.tls = tlsSides.to = true
+    },
     '--from': (value, flag) => {
       from = parseEndpoint(value(), flag)
     },
@@ -143,6 +163,9 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   if (to === undefined) throw new SetupError('--to is required')
   setAuth(from, fromUser, fromPassword, '--from')
   setAuth(to, toUser, toPassword, '--to')
+  const tlsOptions = tlsConnectOptions(tlsArgs)
+  if (tlsSides.from) from.tls = tlsOptions
+  if (tlsSides.to) to.tls = tlsOptions
   if (from.host === to.host && from.port === to.port) throw new SetupError('--from and --to are the same endpoint')
   return { from, to, replace, parallel, patterns: patterns.length === 0 ? ['*'] : patterns }
 }
@@ -380,7 +403,7 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
   const connect = async (endpoint: Endpoint, role: string): Promise<RespClient> => {
     let client: RespClient
     try {
-      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password, username: endpoint.username })
+      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password, username: endpoint.username, tls: endpoint.tls })
     } catch (error) {
       throw new SetupError(`cannot connect to the ${role} ${describe(endpoint)}: ${errorText(error)}`)
     }

@@ -7,6 +7,7 @@
  * `RespClient` ties it to a node:net socket.
  */
 import net from 'node:net'
+import tls from 'node:tls'
 
 const SIMPLE = 0x2b // +
 const ERROR = 0x2d // -
@@ -233,6 +234,8 @@ export interface ConnectOptions {
   username?: string
   /** Give up connecting after this long; default 10 000 ms. */
   connectTimeoutMs?: number
+  /** Connect over TLS with these options (CA, client certificate: cli-args.ts tlsOptions). */
+  tls?: tls.ConnectionOptions
 }
 
 interface Pending {
@@ -276,14 +279,15 @@ export class RespClient {
   static connect(host: string, port: number, options: ConnectOptions = {}): Promise<RespClient> {
     const timeoutMs = options.connectTimeoutMs ?? 10_000
     return new Promise<RespClient>((resolve, reject) => {
-      const socket = net.connect({ host, port })
+      const socket = options.tls === undefined ? net.connect({ host, port }) : tls.connect({ host, port, ...options.tls })
       const timer = setTimeout(() => socket.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
       const onError = (error: Error): void => {
         clearTimeout(timer)
         reject(error)
       }
       socket.once('error', onError)
-      socket.once('connect', () => {
+      // Over TLS, usable once the TLS handshake is done and the server's certificate checked.
+      socket.once(options.tls === undefined ? 'connect' : 'secureConnect', () => {
         clearTimeout(timer)
         socket.off('error', onError)
         resolve(new RespClient(socket))
