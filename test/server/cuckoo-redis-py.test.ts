@@ -1,5 +1,5 @@
 /**
- * redis-py's own CF assertions run by redis-py itself against a real bfs: test/clients/
+ * redis-py's own CF assertions run by redis-py itself against a real bfs: test/fixtures/
  * redis_py_cf.py mirrors test_bloom.py's test_create and test_bf_reserve CF lines,
  * test_cf_add_and_insert and test_cf_exists_and_del, and is run by a Python that has redis-py
  * (Debian's python3-redis: `python3`, or /usr/bin/python3 when `python3` is another
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { runTool } from '../helpers/tools.js'
 
-const SCRIPT = fileURLToPath(new URL('../clients/redis_py_cf.py', import.meta.url))
+const SCRIPT = fileURLToPath(new URL('../fixtures/redis_py_cf.py', import.meta.url))
 
 /** The first Python that imports redis-py, or undefined. */
 function pythonWithRedis(): string | undefined {
