@@ -137,9 +137,7 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   let port = BFS_DEFAULT_PORT
   let password = process.env.BFS_IMPORT_PASSWORD
   let username = process.env.BFS_IMPORT_USER
-  const setPassword = (value: () => string): void => {
-    password = value()
-  }
+  const setPassword = (value: () => string): string => (password = value())
   let batch = DEFAULT_BATCH
   let window = DEFAULT_WINDOW
   let capacity: number | undefined
