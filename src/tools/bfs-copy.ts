@@ -14,7 +14,8 @@
  * the next chunk read from the source while the previous one is written to the target. Exit
  * status: 0 all copied, 1 some filter failed, 2 bad usage or an endpoint that cannot be reached.
  */
-import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
+import { RespClient } from './resp-client.js'
+import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 import { readArgs } from './cli-args.js'
 import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
