@@ -1,5 +1,5 @@
 /** Server commands: COMMAND, INFO, CONFIG, TIME, MODULE, SHUTDOWN, as redis 7.0 answers them. */
-import { REDIS_ONLY_CONFIG } from '../runtime/config-redis-only.js'
+import { INERT_CONFIG } from '../runtime/config-inert.js'
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -124,17 +124,17 @@ export function configGet(ctx: CommandContext, argv: CommandArgs): void {
     if (!/[[*?]/.test(given)) {
       const lower = given.toLowerCase()
       const entry = configName(given)
-      const redisOnly = REDIS_ONLY_CONFIG.get(lower)
+      const inert = INERT_CONFIG.get(lower)
       if (found.has(lower)) continue
       if (entry !== undefined) found.set(lower, own(given, entry.spec.name))
-      else if (redisOnly !== undefined) found.set(lower, { name: given, value: () => redisOnly })
+      else if (inert !== undefined) found.set(lower, { name: given, value: () => inert })
       continue
     }
     for (const entry of CONFIG_NAMES) {
       if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, own(entry.name, entry.spec.name))
     }
-    // The redis 7.0 keys bfs has no behaviour for (runtime/config-redis-only.ts).
-    for (const [name, value] of REDIS_ONLY_CONFIG) {
+    // The redis 7.0 keys bfs has no behaviour for (runtime/config-inert.ts).
+    for (const [name, value] of INERT_CONFIG) {
       if (!found.has(name) && globMatch(pattern, Buffer.from(name), true)) found.set(name, { name, value: () => value })
     }
   }

@@ -2,7 +2,7 @@
  * GET /metrics: the server's figures in the Prometheus text format, through prom-client with a
  * registry of its own per server (several servers in one process never share a metric).
  *
- * Every figure INFO shows is read from INFO's own text (infoText), so /metrics and INFO cannot
+ * Every figure INFO shows is read from INFO's own fields (infoFields), so /metrics and INFO cannot
  * disagree, and fields other sections add later (persistence: last snapshot, append-log status)
  * appear here without a change: a numeric INFO persistence field `x` becomes the gauge `bfs_x`,
  * an `ok`/`err` status becomes 1/0, anything else is left out. Commands by name come from the
@@ -10,7 +10,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { CommandContext, ServerContext } from '../commands/context.js'
-import { infoText } from '../commands/info.js'
+import { infoFields } from '../commands/info.js'
 import { entryCounts } from '../commands/table.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import type { FilterHealth } from '../core/filter-health.js'
@@ -20,20 +20,9 @@ import { ReplicationMetrics } from './replication-metrics.js'
 /** INFO sections /metrics reads. */
 const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace']
 
-/** Parses INFO text (`# Section`, `field:value` lines) into one map; later sections win. */
-export function parseInfo(text: string): Map<string, string> {
-  const fields = new Map<string, string>()
-  for (const line of text.split('\r\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const colon = line.indexOf(':')
-    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1))
-  }
-  return fields
-}
-
-/** The named INFO sections of a server, as a field map. */
+/** The named INFO sections of a server, as a field map (each value as INFO prints it). */
 export function readInfo(ctx: CommandContext, sections: readonly string[] = INFO_SECTIONS): Map<string, string> {
-  return parseInfo(infoText(ctx, sections))
+  return infoFields(ctx, sections)
 }
 
 /** Persistence fields as they appear in INFO persistence, in order; parsed by `persistenceValue`. */

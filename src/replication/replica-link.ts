@@ -17,7 +17,8 @@ import { tlsClientOptions } from '../runtime/tls-context.js'
 import { Handshake, type HandshakeOutcome } from './handshake.js'
 import { SyncTransfer } from './sync-transfer.js'
 import { MasterStreamReader, type StreamCommand } from './master-stream.js'
-import { encodeCommand, type MasterSession, type ReplicaLinkHost, type PayloadDecoder } from './replica-host.js'
+import type { MasterSession, ReplicaLinkHost, PayloadDecoder } from './replica-host.js'
+import { encodeCommand } from '../protocol/command-encoder.js'
 
 export type LinkState = 'none' | 'connect' | 'connecting' | 'handshake' | 'transfer' | 'connected'
 

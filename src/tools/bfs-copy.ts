@@ -18,7 +18,8 @@
  * status: 0 all copied, 1 some filter failed, 2 bad usage or an endpoint that cannot be reached.
  */
 import type tls from 'node:tls'
-import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
+import { RespClient } from './resp-client.js'
+import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 import { readArgs, tlsConnectOptions, tlsOptionTable, type TlsArgs } from './cli-args.js'
 import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'

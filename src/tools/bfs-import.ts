@@ -15,7 +15,9 @@
 import { createReadStream, fstatSync, statSync } from 'node:fs'
 import type tls from 'node:tls'
 import type { Readable } from 'node:stream'
-import { RespClient, RespReplyError, type RespArg, type RespValue } from './resp-client.js'
+import { RespClient } from './resp-client.js'
+import type { CommandArg } from '../protocol/command-encoder.js'
+import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 import { readArgs, tlsConnectOptions, tlsOptionTable, type TlsArgs } from './cli-args.js'
 import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
@@ -376,7 +378,7 @@ class Importer {
   private flush(): void {
     const items = this.batchItems
     this.batchItems = []
-    const argv: RespArg[] = ['BF.MADD', this.options.filter, ...items]
+    const argv: CommandArg[] = ['BF.MADD', this.options.filter, ...items]
     const done = this.client.send(argv).then(
       (reply) => this.settle(items.length, reply),
       (error: Error) => this.fail(items.length, error),
@@ -430,7 +432,7 @@ async function prepare(options: ImportOptions, warn: (line: string) => void): Pr
     await client.send(['PING'])
     if (options.create !== undefined) {
       const { capacity, errorRate, expansion, nonScaling } = options.create
-      const argv: RespArg[] = ['BF.RESERVE', options.filter, String(errorRate), capacity]
+      const argv: CommandArg[] = ['BF.RESERVE', options.filter, String(errorRate), capacity]
       if (expansion !== undefined) argv.push('EXPANSION', expansion)
       if (nonScaling) argv.push('NONSCALING')
       try {
