@@ -27,6 +27,7 @@
 
 import { BITMAP_OPS_MODULE } from './bitmap-ops-module.js'
 import { BLOOM_KERNEL_MODULE } from './bloom-kernel-module.js'
+import { PiecedBitmap } from './pieced-bitmap.js'
 
 // lib.dom.d.ts declares WebAssembly; this project compiles against ES2022 and Node's types only.
 declare const WebAssembly: {
@@ -61,6 +62,14 @@ const MAX_PAGES = 65536
 /** Largest bitmap an arena holds: 4 GiB less the scratch area. */
 export const MAX_ARENA_BITMAP_BYTES = MAX_PAGES * PAGE_BYTES - SCRATCH_BYTES
 
+/**
+ * A layer larger than {@link MAX_ARENA_BITMAP_BYTES} is split in pieces of this many bytes, each
+ * in an arena of its own (the largest one memory holds on every Node version, a whole number of
+ * cache lines): a 5 GiB layer is two pieces, a 12 GB one three. The kernel runs once per piece
+ * (filter-batch.ts).
+ */
+export const PIECE_BYTES = MAX_ARENA_BITMAP_BYTES
+
 /** Regions start on a cache line. */
 const ALIGN = 64
 
@@ -79,6 +88,13 @@ export interface BloomKernel {
     desc: number, n: number, pairs: number, flags: number,
     bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
   ): number
+  /** A check's pass over one piece of a layer (bits [lo, lo + span) at `bitmap`): flag 0 → 3 when absent there. */
+  checkPiece(pairs: number, flags: number, n: number, bitmap: number, bitCount: number, hashCount: number, lo: number, span: number): void
+  /** An add's pass over one piece: flag → 1 when it turned a bit on there (flag 2 left alone). */
+  addPiece(
+    pairs: number, flags: number, n: number,
+    bitmap: number, bitCount: number, hashCount: number, lo: number, span: number, result: number,
+  ): void
 }
 
 /** The exports of bitmap-ops.wat (bitmap-ops.ts calls them). */
@@ -207,6 +223,26 @@ export function allocateArenaBitmap(byteCount: number, near?: Uint8Array): Uint8
     if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
     throw error
   }
+}
+
+/**
+ * A zeroed bitmap of `byteCount` bytes in pieces of `pieceBytes` (the last one shorter), each in
+ * an arena of its own: a layer larger than one memory. Undefined when the engine refused a
+ * memory (the pieces taken so far go with the garbage collector).
+ */
+export function allocatePieces(byteCount: number, pieceBytes = PIECE_BYTES): PiecedBitmap | undefined {
+  const pieces: Uint8Array[] = []
+  try {
+    for (let at = 0; at < byteCount; at += pieceBytes) {
+      const size = Math.min(pieceBytes, byteCount - at)
+      const arena = new Arena(Math.ceil((SCRATCH_BYTES + size) / PAGE_BYTES) * PAGE_BYTES, true)
+      pieces.push(handOut(arena, arena.take(size)!, size))
+    }
+  } catch (error) {
+    if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
+    throw error
+  }
+  return new PiecedBitmap(pieces, pieceBytes)
 }
 
 /**

@@ -235,4 +235,93 @@
     (i32.store (local.get $result) (i32.add (i32.load (local.get $result)) (local.get $bits)))
     (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
     (local.get $i))
+
+  ;; ---- Layers of several pieces (arena.ts allocatePieces): a layer larger than one memory ----
+  ;; Its bitmap is split in pieces of whole 64-byte lines, each in a memory of its own; the piece
+  ;; in this memory holds the layer's bits [lo, lo + span), from byte `bitmap`. Positions are
+  ;; bloom.c's over the whole layer (m bits), stepped as $has and $set step them; only those in
+  ;; this piece are read or written. A check or an add is one call per piece, the flags carrying
+  ;; the outcome from one piece to the next (filter-batch.ts).
+
+  ;; The in-piece positions of the pair at `pair`: with $write 0, 1 when one of them is clear
+  ;; (stops there); with $write 1, each set, and the bits turned on returned.
+  (func $pieceProbe (param $pair i32) (param $bitmap i32) (param $m i64) (param $k i32) (param $wrap i64)
+    (param $lo i64) (param $span i64) (param $write i32) (result i32)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64)
+    (local $rel i64) (local $at i32) (local $bit i32) (local $old i32) (local $flipped i32)
+    (local.set $x (i64.load (local.get $pair)))
+    (local.set $b (i64.load offset=8 (local.get $pair)))
+    (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
+    (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+    (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+    (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
+    (block $done
+      (loop $probes
+        (br_if $done (i32.eqz (local.get $k)))
+        (local.set $rel (i64.sub (local.get $pos) (local.get $lo)))
+        (if (i64.lt_u (local.get $rel) (local.get $span))
+          (then
+            (local.set $at (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $rel) (i64.const 3)))))
+            (local.set $bit (i32.and (i32.wrap_i64 (local.get $rel)) (i32.const 7)))
+            (local.set $old (i32.load8_u (local.get $at)))
+            (if (local.get $write)
+              (then
+                (i32.store8 (local.get $at) (i32.or (local.get $old) (i32.shl (i32.const 1) (local.get $bit))))
+                (local.set $flipped (i32.add (local.get $flipped)
+                  (i32.xor (i32.and (i32.shr_u (local.get $old) (local.get $bit)) (i32.const 1)) (i32.const 1)))))
+              (else
+                (if (i32.eqz (i32.and (i32.shr_u (local.get $old) (local.get $bit)) (i32.const 1)))
+                  (then (return (i32.const 1))))))))
+        (local.set $x (i64.add (local.get $x) (local.get $b)))
+        (local.set $p (i64.add (local.get $pos) (select (local.get $stepw) (local.get $step) (i64.lt_u (local.get $x) (local.get $b)))))
+        (local.set $pos (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
+        (local.set $k (i32.sub (local.get $k) (i32.const 1)))
+        (br $probes)))
+    (local.get $flipped))
+
+  ;; A check's pass over one piece: each item i < n whose flag is 0 gets flag 3 when one of its
+  ;; positions in the piece is clear. After every piece, 0 means present (filter-batch.ts).
+  (func (export "checkPiece") (param $pairs i32) (param $flags i32) (param $n i32)
+    (param $bitmap i32) (param $mBits f64) (param $k i32) (param $loBits f64) (param $spanBits f64)
+    (local $i i32) (local $m i64) (local $wrap i64) (local $lo i64) (local $span i64)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (local.set $lo (i64.trunc_f64_u (local.get $loBits)))
+    (local.set $span (i64.trunc_f64_u (local.get $spanBits)))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.eqz (i32.load8_u (i32.add (local.get $flags) (local.get $i))))
+          (then
+            (if (call $pieceProbe (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+                  (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap) (local.get $lo) (local.get $span) (i32.const 0))
+              (then (i32.store8 (i32.add (local.get $flags) (local.get $i)) (i32.const 3))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items))))
+
+  ;; An add's pass over one piece: each item i < n not flagged 2 (an older layer has it) has its
+  ;; positions in the piece set, and is flagged 1 when that turned a bit on. The bits turned on
+  ;; are added to the u32 at `result`. Items in the order given, so a repeated item finds the
+  ;; bits its first occurrence set, in this piece as in every other.
+  (func (export "addPiece") (param $pairs i32) (param $flags i32) (param $n i32)
+    (param $bitmap i32) (param $mBits f64) (param $k i32) (param $loBits f64) (param $spanBits f64) (param $result i32)
+    (local $i i32) (local $m i64) (local $wrap i64) (local $lo i64) (local $span i64) (local $flipped i32) (local $bits i32)
+    (local $at i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (local.set $lo (i64.trunc_f64_u (local.get $loBits)))
+    (local.set $span (i64.trunc_f64_u (local.get $spanBits)))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $at (i32.add (local.get $flags) (local.get $i)))
+        (if (i32.ne (i32.load8_u (local.get $at)) (i32.const 2))
+          (then
+            (local.set $flipped (call $pieceProbe (i32.add (local.get $pairs) (i32.shl (local.get $i) (i32.const 4)))
+              (local.get $bitmap) (local.get $m) (local.get $k) (local.get $wrap) (local.get $lo) (local.get $span) (i32.const 1)))
+            (if (local.get $flipped) (then (i32.store8 (local.get $at) (i32.const 1))))
+            (local.set $bits (i32.add (local.get $bits) (local.get $flipped)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items)))
+    (i32.store (local.get $result) (i32.add (i32.load (local.get $result)) (local.get $bits))))
 )

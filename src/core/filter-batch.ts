@@ -10,6 +10,7 @@
  *
  * Scratch area of every arena (the first {@link SCRATCH_BYTES} of its memory):
  *   [0, 8)             the kernel's result words (bits turned on, items added)
+ *   [8, 12)            bits turned on by one addPiece call (a layer in pieces)
  *   [64, +8 n)         item descriptors: u32 offset, u32 length
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
@@ -19,7 +20,7 @@
  */
 
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
-import type { BloomLayer } from './bloom-layer.js'
+import type { BloomLayer, LayerPiece } from './bloom-layer.js'
 
 /** A command's items, read where they are (the request parser's CommandArgs fits). */
 export interface ItemList {
@@ -32,6 +33,8 @@ export interface ItemList {
 }
 
 const RESULT = 0
+/** The bits turned on by one addPiece call (its pieces' arenas each have one). */
+const PIECE_RESULT = 8
 const DESC = 64
 /** Items one kernel call takes at most; a longer command takes several. */
 export const MAX_BATCH_ITEMS = 1024
@@ -85,7 +88,21 @@ function callHashAdd(arena: Arena, n: number, bitmap: number, bitCount: number, 
   return arena.kernel.hashAdd(DESC, n, PAIRS, FLAGS, bitmap, bitCount, hashCount, room, RESULT)
 }
 
+function callCheckPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
+  arena.kernel.checkPiece(PAIRS + 16 * at, FLAGS + at, n, piece.offset, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits)
+}
+
+function callAddPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
+  arena.kernel.addPiece(
+    PAIRS + 16 * at, FLAGS + at, n, piece.offset, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, PIECE_RESULT,
+  )
+}
+
 for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
+  const shape = { bitCount: 64, hashCount: 1 } as BloomLayer
+  const piece = { arena: sentinel, offset: SCRATCH_BYTES, firstBit: 0, bits: 64 }
+  callCheckPiece(sentinel, 0, 0, shape, piece)
+  callAddPiece(sentinel, 0, 0, shape, piece)
   callHash(sentinel, 0)
   callCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
   callAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
@@ -93,9 +110,9 @@ for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(S
   callHashAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
 }
 
-/** Whether the kernel can serve these layers: every one is in an arena. */
+/** Whether the kernel can serve these layers: every one is in an arena (or in pieces in arenas). */
 export function kernelServes(layers: readonly BloomLayer[]): boolean {
-  for (let i = 0; i < layers.length; i++) if (layers[i]!.arena === undefined) return false
+  for (let i = 0; i < layers.length; i++) if (layers[i]!.home === undefined) return false
   return true
 }
 
@@ -229,6 +246,7 @@ function hashStaged(arena: Arena, n: number): void {
  * and flags copied there and the flags back when it is another one).
  */
 function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
+  if (layer.pieces !== undefined) return checkPieces(home, layer, layer.pieces, n)
   const arena = layer.arena!
   if (arena !== home) {
     arena.bytes.set(home.bytes.subarray(PAIRS, PAIRS + 16 * n), PAIRS)
@@ -240,13 +258,75 @@ function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
 }
 
 /**
+ * Runs `call` on staged items [at, at + count) of `home` in `arena`, the arena of one piece of a
+ * layer: their pairs and flags copied there and the flags back when it is another one.
+ */
+function inPiece(home: Arena, arena: Arena, at: number, count: number, call: () => void): void {
+  if (arena !== home) {
+    arena.bytes.set(home.bytes.subarray(PAIRS + 16 * at, PAIRS + 16 * (at + count)), PAIRS + 16 * at)
+    arena.bytes.set(home.bytes.subarray(FLAGS + at, FLAGS + at + count), FLAGS + at)
+  }
+  call()
+  if (arena !== home) home.bytes.set(arena.bytes.subarray(FLAGS + at, FLAGS + at + count), FLAGS + at)
+}
+
+/**
+ * {@link checkLayer} for a layer in pieces: one checkPiece call per piece (an item flagged 3 in
+ * one piece is skipped by the next), then flag 0 (every position set) becomes 2, 3 becomes 0.
+ */
+function checkPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[], n: number): number {
+  for (const piece of pieces) inPiece(home, piece.arena, 0, n, () => callCheckPiece(piece.arena, 0, n, layer, piece))
+  const bytes = home.bytes
+  let found = 0
+  for (let j = 0; j < n; j++) {
+    const flag = bytes[FLAGS + j]
+    if (flag === 0) {
+      bytes[FLAGS + j] = 2
+      found++
+    } else if (flag === 3) bytes[FLAGS + j] = 0
+  }
+  return found
+}
+
+/**
+ * addLayer for a layer in pieces, over the n staged items (flags 0, or 2 where an older layer has
+ * the item): one addPiece call per piece, items in order in each, so each item's bits turned on
+ * add up over the pieces to what one pass item by item gives. At most `room` items per round:
+ * the round can then fill the layer only at its last item, where addLayer would stop too.
+ * Adds to the result words as addLayer does; returns the items handled.
+ */
+function addPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[], n: number, room: number): number {
+  const bytes = home.bytes
+  let i = 0
+  while (i < n && room > 0) {
+    const count = Math.min(n - i, room)
+    for (const piece of pieces) {
+      const words = piece.arena.words
+      words[PIECE_RESULT >> 2] = 0
+      inPiece(home, piece.arena, i, count, () => callAddPiece(piece.arena, i, count, layer, piece))
+      home.words[RESULT >> 2] += words[PIECE_RESULT >> 2]!
+    }
+    let added = 0
+    for (let j = i; j < i + count; j++) {
+      const flag = bytes[FLAGS + j]
+      if (flag === 1) added++
+      else if (flag === 0) bytes[FLAGS + j] = 2
+    }
+    home.words[(RESULT >> 2) + 1] += added
+    room -= added
+    i += count
+  }
+  return i
+}
+
+/**
  * sb.c `SBChain_Check` for items[from, to): `out[outAt + j]` = 1 when item `from + j` may be
  * present, 0 when not. Layers must pass {@link kernelServes}.
  * @returns the index of the first item not answered: `to`, or less when an item is too long
  *   for the scratch area (the caller answers it and calls again)
  */
 export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
-  const home = layers[layers.length - 1]!.arena!
+  const home = layers[layers.length - 1]!.home!
   let i = from
   while (i < to) {
     const n = stage(home, items, i, to)
@@ -264,8 +344,13 @@ export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: n
  */
 export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8Array, outAt: number): void {
   const newest = layers[layers.length - 1]!
-  const home = newest.arena!
-  let found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+  const home = newest.home!
+  let found: number
+  if (newest.pieces === undefined) found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+  else {
+    hashStaged(home, n)
+    found = checkPieces(home, newest, newest.pieces, n)
+  }
   for (let l = layers.length - 2; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
   const bytes = home.bytes
   for (let j = 0; j < n; j++) out[outAt + j] = bytes[FLAGS + j] === 2 ? 1 : 0
@@ -280,7 +365,7 @@ export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8
  */
 export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
   const newest = layers[layers.length - 1]!
-  const home = newest.arena!
+  const home = newest.home!
   let i = from
   while (i < to && newest.items < newest.capacity) {
     const n = stage(home, items, i, to)
@@ -299,13 +384,17 @@ export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: n
  */
 export function addStaged(layers: readonly BloomLayer[], n: number, out: Uint8Array, outAt: number): number {
   const newest = layers[layers.length - 1]!
-  const home = newest.arena!
+  const home = newest.home!
   const words = home.words
   words[RESULT] = 0
   words[RESULT + 1] = 0
   const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
   let done: number
-  if (layers.length === 1) {
+  if (newest.pieces !== undefined) {
+    hashStaged(home, n)
+    for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
+    done = addPieces(home, newest, newest.pieces, n, room)
+  } else if (layers.length === 1) {
     done = callHashAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
   } else {
     // The older layers take no writes meanwhile: checking all n items against them up front

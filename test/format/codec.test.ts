@@ -190,7 +190,7 @@ describe('filter file: round trips', () => {
     record.parts.layers.forEach((layer, i) => expect(pieces[2 * i + 1]).toBe(layer.bitmap))
     const file = concat(pieces)
     const decoded = decodeFilter(file)
-    for (const layer of decoded.parts.layers) expect(layer.bitmap.buffer).toBe(file.buffer)
+    for (const layer of decoded.parts.layers) expect((layer.bitmap as Uint8Array).buffer).toBe(file.buffer)
     expect(decoded.name.buffer).not.toBe(file.buffer)
   })
 
@@ -201,9 +201,9 @@ describe('filter file: round trips', () => {
     layers.forEach((layer, i) => {
       const header = encodeLayerHeader(layer, hashing, i, layers.length)
       let crc = checksumLayerHeader(header)
-      for (let at = 0; at < layer.bitmap.length; at += 5) crc = zlibCrc32(layer.bitmap.subarray(at, at + 5), crc)
+      for (let at = 0; at < (layer.bitmap as Uint8Array).length; at += 5) crc = zlibCrc32((layer.bitmap as Uint8Array).subarray(at, at + 5), crc)
       writeLayerChecksum(header, crc)
-      pieces.push(header, layer.bitmap)
+      pieces.push(header, (layer.bitmap as Uint8Array))
     })
     pieces.push(encodeFileTrailer({ name: record.name, expansion: record.parts.expansion, nonScaling: false }))
     expect(toHex(concat(pieces))).toBe(toHex(encodeBytes(record)))

@@ -87,7 +87,7 @@ async function payloadFromSave(registry: FilterRegistry): Promise<Buffer> {
 function payloadNow(registry: FilterRegistry): Buffer {
   const files = [...registry.entries()].map((entry) => {
     const parts = bloomOf(entry).toParts()
-    const copy = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
+    const copy = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) }
     return encodeFilter({ name: FilterRegistry.bytesOf(entry.name), parts: copy }, nativeCrc32).map((piece) => piece.slice())
   })
   return Buffer.concat(encodeSyncPayload(files))
@@ -124,7 +124,7 @@ describe('captureRegistry', () => {
       expect(filter.info()).toEqual(live.info())
       expect(filter.hashing).toEqual(live.hashing)
       filter.layers.forEach((layer, i) => {
-        expect(Buffer.from(layer.bitmap).equals(live.layers[i]!.bitmap)).toBe(true)
+        expect(Buffer.from((layer.bitmap as Uint8Array)).equals((live.layers[i]!.bitmap as Uint8Array))).toBe(true)
         expect(layer.setBits).toBe(live.layers[i]!.setBits) // counted chunk by chunk as the bytes came
         expect(layer.setBits).toBe(countSetBits(layer.bitmap))
       })

@@ -187,8 +187,8 @@ describe('SnapshotStore', () => {
       const before = bloomOf(a.registry.get(name))
       const after = bloomOf(b.registry.get(name))
       expect(after.info()).toEqual(before.info())
-      expect(after.toParts().layers.map((l) => Buffer.from(l.bitmap).toString('hex'))).toEqual(
-        before.toParts().layers.map((l) => Buffer.from(l.bitmap).toString('hex')),
+      expect(after.toParts().layers.map((l) => Buffer.from((l.bitmap as Uint8Array)).toString('hex'))).toEqual(
+        before.toParts().layers.map((l) => Buffer.from((l.bitmap as Uint8Array)).toString('hex')),
       )
       for (const item of range(name, 600)) expect(after.has(Buffer.from(item))).toBe(before.has(Buffer.from(item)))
     }
