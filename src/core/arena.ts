@@ -9,9 +9,11 @@
  * - from 64 MiB up to {@link MAX_ARENA_BITMAP_BYTES} (4 GiB less the scratch area): an arena of
  *   its own, sized to the bitmap, which the garbage collector returns to the system once the
  *   filter is gone (DEL, FLUSHALL, an overwrite): a memory cannot shrink, but it can be dropped;
- * - larger (only a layer of the last 256 KiB below 4 GiB: Node 20's arrays stop at 4 GiB), or when
- *   the engine refuses a memory: a plain `Uint8Array`, probed by the JavaScript loops of
- *   bloom-layer.ts, as before arenas.
+ * - larger: a Bloom layer is split in pieces of {@link PIECE_BYTES}, each in an arena of its own
+ *   ({@link allocatePieces}, bitmap.ts allocateLayerBitmap; core/pieced-bitmap.ts), on every Node
+ *   version; a window slice that large stays a plain `Uint8Array` (Node 24 only);
+ * - when the engine refuses a memory up to that size: a plain `Uint8Array`, probed by the
+ *   JavaScript loops of bloom-layer.ts, as before arenas (a layer in pieces is refused instead).
  *
  * Stale views cannot exist: an arena is created at its final size (`initial` = `maximum`, and the
  * kernel has no `memory.grow`), so its `ArrayBuffer` is never detached and a view of it stays
