@@ -65,12 +65,18 @@ const MAX_PAGES = 65536
 export const MAX_ARENA_BITMAP_BYTES = MAX_PAGES * PAGE_BYTES - SCRATCH_BYTES
 
 /**
- * A layer larger than {@link MAX_ARENA_BITMAP_BYTES} is split in pieces of this many bytes, each
- * in an arena of its own (the largest one memory holds on every Node version, a whole number of
- * cache lines): a 5 GiB layer is two pieces, a 12 GB one three. The kernel runs once per piece
- * (filter-batch.ts).
+ * Bytes before each piece of a layer in pieces, after the scratch area: where the kernel lists the
+ * positions that fall in the piece (bloom-kernel.wat checkPiece, addPiece), 8 bytes each.
  */
-export const PIECE_BYTES = MAX_ARENA_BITMAP_BYTES
+export const PIECE_LIST_BYTES = 256 * 1024
+
+/**
+ * A layer larger than {@link MAX_ARENA_BITMAP_BYTES} is split in pieces of this many bytes, each
+ * in an arena of its own (the largest one memory holds on every Node version beside the scratch
+ * and list areas, a whole number of cache lines): a 5 GiB layer is two pieces, a 12 GB one three.
+ * The kernel runs once per piece (filter-batch.ts).
+ */
+export const PIECE_BYTES = MAX_ARENA_BITMAP_BYTES - PIECE_LIST_BYTES
 
 /** Regions start on a cache line. */
 const ALIGN = 64
@@ -91,12 +97,15 @@ export interface BloomKernel {
     bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
   ): number
   /** A check's pass over one piece of a layer (bits [lo, lo + span) at `bitmap`): flag 0 → 3 when absent there. */
-  checkPiece(pairs: number, flags: number, n: number, bitmap: number, bitCount: number, hashCount: number, lo: number, span: number): void
-  /** An add's pass over one piece: flag → 1 when it turned a bit on there (flag 2 left alone). */
-  addPiece(
-    pairs: number, flags: number, n: number,
-    bitmap: number, bitCount: number, hashCount: number, lo: number, span: number, result: number,
+  checkPiece(
+    pairs: number, flags: number, n: number, bitCount: number, hashCount: number, lo: number, span: number, list: number, bitmap: number,
   ): void
+  /** Before a check's passes: flag 0 → 3 for the items whose first position is in the piece and clear. */
+  checkFirst(pairs: number, flags: number, n: number, bitCount: number, lo: number, span: number, list: number, bitmap: number): void
+  /** An add's pass over one piece: flag → 1 when it turned a bit on there (flag 2 left alone); the bits turned on. */
+  addPiece(
+    pairs: number, flags: number, n: number, bitCount: number, hashCount: number, lo: number, span: number, list: number, bitmap: number,
+  ): number
 }
 
 /** The exports of bitmap-ops.wat (bitmap-ops.ts calls them). */
@@ -237,7 +246,9 @@ export function allocatePieces(byteCount: number, pieceBytes = PIECE_BYTES): Pie
   try {
     for (let at = 0; at < byteCount; at += pieceBytes) {
       const size = Math.min(pieceBytes, byteCount - at)
-      const arena = new Arena(Math.ceil((SCRATCH_BYTES + size) / PAGE_BYTES) * PAGE_BYTES, true)
+      const arena = new Arena(Math.ceil((SCRATCH_BYTES + PIECE_LIST_BYTES + size) / PAGE_BYTES) * PAGE_BYTES, true)
+      arena.take(PIECE_LIST_BYTES) // at SCRATCH_BYTES: the list area (pieceList)
+      PIECE_ARENAS.add(arena)
       pieces.push(handOut(arena, arena.take(size)!, size))
     }
   } catch (error) {
@@ -245,6 +256,14 @@ export function allocatePieces(byteCount: number, pieceBytes = PIECE_BYTES): Pie
     throw error
   }
   return new PiecedBitmap(pieces, pieceBytes)
+}
+
+/** The arenas {@link allocatePieces} made: each has a list area at {@link SCRATCH_BYTES}. */
+const PIECE_ARENAS = new WeakSet<Arena>()
+
+/** Where the list area of a piece's arena starts, or undefined for an arena without one. */
+export function pieceList(arena: Arena): number | undefined {
+  return PIECE_ARENAS.has(arena) ? SCRATCH_BYTES : undefined
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 
 import type { Arena } from './arena.js'
-import { arenaOf } from './arena.js'
+import { arenaOf, pieceList } from './arena.js'
 import { allocateLayerBitmap, countSetBits } from './bitmap.js'
 import { carryOut, mod64, twoPow64Mod } from './hashing.js'
 import { type Bitmap, PiecedBitmap, writeBitmap } from './pieced-bitmap.js'
@@ -329,20 +329,23 @@ export interface LayerPiece {
   readonly arena: Arena
   /** Where the piece starts in that arena's memory. */
   readonly offset: number
+  /** Where the arena's list area starts (arena.ts PIECE_LIST_BYTES). */
+  readonly list: number
   /** The layer's first bit in this piece. */
   readonly firstBit: number
   /** Bits in this piece. */
   readonly bits: number
 }
 
-/** The pieces of `bitmap` with their arenas, or undefined when one is outside the arenas. */
+/** The pieces of `bitmap` with their arenas, or undefined when one is not in a piece's arena. */
 function layerPieces(bitmap: PiecedBitmap): LayerPiece[] | undefined {
   const pieces: LayerPiece[] = []
   for (let p = 0; p < bitmap.pieces.length; p++) {
     const piece = bitmap.pieces[p]!
     const arena = arenaOf(piece)
-    if (arena === undefined) return undefined
-    pieces.push({ arena, offset: piece.byteOffset, firstBit: p * bitmap.pieceBytes * 8, bits: piece.length * 8 })
+    const list = arena === undefined ? undefined : pieceList(arena)
+    if (arena === undefined || list === undefined) return undefined
+    pieces.push({ arena, offset: piece.byteOffset, list, firstBit: p * bitmap.pieceBytes * 8, bits: piece.length * 8 })
   }
   return pieces
 }

@@ -10,7 +10,6 @@
  *
  * Scratch area of every arena (the first {@link SCRATCH_BYTES} of its memory):
  *   [0, 8)             the kernel's result words (bits turned on, items added)
- *   [8, 12)            bits turned on by one addPiece call (a layer in pieces)
  *   [64, +8 n)         item descriptors: u32 offset, u32 length
  *   [PAIRS, +16 n)     hash pairs a, b (u64 each)
  *   [FLAGS, +n)        one byte per item (bloom-kernel.wat: 0 unknown, 1 added, 2 present)
@@ -19,7 +18,7 @@
  *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off)
  */
 
-import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
+import { Arena, PAGE_BYTES, PIECE_LIST_BYTES, SCRATCH_BYTES } from './arena.js'
 import type { BloomLayer, LayerPiece } from './bloom-layer.js'
 
 /** A command's items, read where they are (the request parser's CommandArgs fits). */
@@ -33,8 +32,6 @@ export interface ItemList {
 }
 
 const RESULT = 0
-/** The bits turned on by one addPiece call (its pieces' arenas each have one). */
-const PIECE_RESULT = 8
 const DESC = 64
 /** Items one kernel call takes at most; a longer command takes several. */
 export const MAX_BATCH_ITEMS = 1024
@@ -89,19 +86,22 @@ function callHashAdd(arena: Arena, n: number, bitmap: number, bitCount: number, 
 }
 
 function callCheckPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
-  arena.kernel.checkPiece(PAIRS + 16 * at, FLAGS + at, n, piece.offset, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits)
+  arena.kernel.checkPiece(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, piece.list, piece.offset)
 }
 
-function callAddPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
-  arena.kernel.addPiece(
-    PAIRS + 16 * at, FLAGS + at, n, piece.offset, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, PIECE_RESULT,
-  )
+function callCheckFirst(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
+  arena.kernel.checkFirst(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+}
+
+function callAddPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): number {
+  return arena.kernel.addPiece(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, piece.list, piece.offset)
 }
 
 for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
   const shape = { bitCount: 64, hashCount: 1 } as BloomLayer
-  const piece = { arena: sentinel, offset: SCRATCH_BYTES, firstBit: 0, bits: 64 }
+  const piece = { arena: sentinel, offset: SCRATCH_BYTES, list: SCRATCH_BYTES, firstBit: 0, bits: 64 }
   callCheckPiece(sentinel, 0, 0, shape, piece)
+  callCheckFirst(sentinel, 0, 0, shape, piece)
   callAddPiece(sentinel, 0, 0, shape, piece)
   callHash(sentinel, 0)
   callCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
@@ -271,11 +271,25 @@ function inPiece(home: Arena, arena: Arena, at: number, count: number, call: () 
 }
 
 /**
- * {@link checkLayer} for a layer in pieces: one checkPiece call per piece (an item flagged 3 in
- * one piece is skipped by the next), then flag 0 (every position set) becomes 2, 3 becomes 0.
+ * Items per piece pass: each lists at most k positions in the piece's list area (one entry more
+ * is written past the last, bloom-kernel.wat listPiece).
+ */
+function roundItems(layer: BloomLayer): number {
+  return Math.max(1, Math.floor((PIECE_LIST_BYTES / 8 - 1) / Math.max(1, layer.hashCount)))
+}
+
+/**
+ * {@link checkLayer} for a layer in pieces: one checkFirst call per piece (the items whose first
+ * position is clear), then one checkPiece call per piece (an item flagged 3 is skipped by the
+ * next), then flag 0 (every position set) becomes 2, 3 becomes 0.
  */
 function checkPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[], n: number): number {
-  for (const piece of pieces) inPiece(home, piece.arena, 0, n, () => callCheckPiece(piece.arena, 0, n, layer, piece))
+  for (const piece of pieces) inPiece(home, piece.arena, 0, n, () => callCheckFirst(piece.arena, 0, n, layer, piece))
+  const round = roundItems(layer)
+  for (let i = 0; i < n; i += round) {
+    const count = Math.min(round, n - i)
+    for (const piece of pieces) inPiece(home, piece.arena, i, count, () => callCheckPiece(piece.arena, i, count, layer, piece))
+  }
   const bytes = home.bytes
   let found = 0
   for (let j = 0; j < n; j++) {
@@ -297,14 +311,14 @@ function checkPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece
  */
 function addPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[], n: number, room: number): number {
   const bytes = home.bytes
+  const round = roundItems(layer)
   let i = 0
   while (i < n && room > 0) {
-    const count = Math.min(n - i, room)
+    const count = Math.min(n - i, room, round)
     for (const piece of pieces) {
-      const words = piece.arena.words
-      words[PIECE_RESULT >> 2] = 0
-      inPiece(home, piece.arena, i, count, () => callAddPiece(piece.arena, i, count, layer, piece))
-      home.words[RESULT >> 2] += words[PIECE_RESULT >> 2]!
+      inPiece(home, piece.arena, i, count, () => {
+        home.words[RESULT >> 2] += callAddPiece(piece.arena, i, count, layer, piece)
+      })
     }
     let added = 0
     for (let j = i; j < i + count; j++) {

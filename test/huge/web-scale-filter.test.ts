@@ -26,8 +26,8 @@ const CAPACITY = 3_000_000_000
 const ERROR_RATE = 0.001
 /** RedisBloom's SCANDUMP chunk (sb.c MAX_SCANDUMP_SIZE). */
 const CHUNK = 16 * 1024 * 1024
-/** Where bfs's first piece ends (core/arena.ts PIECE_BYTES: 4 GiB less the scratch area). */
-const SEAM = 2 ** 32 - 256 * 1024
+/** Where bfs's first piece ends (core/arena.ts PIECE_BYTES: 4 GiB less the scratch and list areas). */
+const SEAM = 2 ** 32 - 512 * 1024
 const geometry = layerGeometry(CAPACITY, ERROR_RATE)
 const m = geometry.bitCount
 const k = geometry.hashCount
