@@ -209,7 +209,7 @@ function readBitmap(source: ByteSource, start: number, byteCount: number, layer:
     return source.readBitmap !== undefined ? source.readBitmap(start, byteCount) : source.read(start, byteCount)
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)
+      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes cannot be allocated here`)
     }
     throw error
   }

@@ -212,7 +212,7 @@ function allocate(byteCount: number, layer: number, allocator?: (byteCount: numb
     return allocator !== undefined ? allocator(byteCount) : new Uint8Array(byteCount)
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)
+      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes cannot be allocated here`)
     }
     throw error
   }

@@ -1,7 +1,8 @@
 /**
  * Reading one filter file (a snapshot's, or BF.LOAD's) piece by piece: every header, bitmap and
  * trailer is read into its own array once its size has been checked against the file's, so a
- * file larger than one array can be (4 GiB on Node 20) loads as long as each layer fits in one.
+ * file larger than one array can be (4 GiB on Node 20) loads; a layer larger than one memory is
+ * read into its pieces (core/pieced-bitmap.ts).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { allocateLayerBitmap } from '../core/bitmap.js'

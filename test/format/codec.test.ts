@@ -363,7 +363,7 @@ describe('decodeFilter from a ByteSource (a file read piece by piece)', () => {
     expect(Math.max(...reads.map(([, count]) => count))).toBeLessThan(whole.length)
   })
 
-  it('turns a bitmap larger than one array can be into a DecodeError', () => {
+  it('turns a bitmap that cannot be allocated into a DecodeError', () => {
     const huge = EXAMPLE_FILE.slice(0, HEADER_BYTES)
     const view = new DataView(huge.buffer)
     view.setUint32(OFFSET.filterSizeHigh, 1, true) // 4 GiB + the low word
@@ -377,6 +377,6 @@ describe('decodeFilter from a ByteSource (a file read piece by piece)', () => {
     }
     expect(caught).toBeInstanceOf(DecodeError)
     expect((caught as DecodeError).code).toBe('corrupt')
-    expect((caught as DecodeError).message).toMatch(/^layer 0 of \d+ bytes is larger than one array can be here$/)
+    expect((caught as DecodeError).message).toMatch(/^layer 0 of \d+ bytes cannot be allocated here$/)
   })
 })
