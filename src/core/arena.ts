@@ -258,6 +258,24 @@ export function allocatePieces(byteCount: number, pieceBytes = PIECE_BYTES): Pie
   return new PiecedBitmap(pieces, pieceBytes)
 }
 
+/**
+ * Most bytes one layer in pieces may have: the machine's memory, told by the server at start
+ * (store/databases.ts); unbounded before. Each piece is a memory of its own, which the kernel
+ * commits only page by page as it is written, so nothing else stops a reserve of terabytes that
+ * the first adds would then take the machine down with (RedisBloom #699).
+ */
+let maxPiecedBytes = Infinity
+
+/** Sets the bound of {@link allocatePieces} (Infinity: none). */
+export function limitPiecedLayers(bytes: number): void {
+  maxPiecedBytes = bytes
+}
+
+/** The bound {@link limitPiecedLayers} set. */
+export function piecedLayerLimit(): number {
+  return maxPiecedBytes
+}
+
 /** The arenas {@link allocatePieces} made: each has a list area at {@link SCRATCH_BYTES}. */
 const PIECE_ARENAS = new WeakSet<Arena>()
 

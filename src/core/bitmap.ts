@@ -6,7 +6,7 @@
  * and not `>>> 3`; `i & 7` stays correct for every integer below 2^53 because 2^32 is a multiple of 8.
  */
 
-import { allocateArenaBitmap, allocateArenaBitmapGroup, allocatePieces, MAX_ARENA_BITMAP_BYTES } from './arena.js'
+import { allocateArenaBitmap, allocateArenaBitmapGroup, allocatePieces, MAX_ARENA_BITMAP_BYTES, piecedLayerLimit } from './arena.js'
 import { countArenaBits } from './bitmap-ops.js'
 import { type Bitmap, bitmapSlices } from './pieced-bitmap.js'
 
@@ -26,12 +26,16 @@ export function allocateBitmap(byteCount: number, near?: Uint8Array): Uint8Array
  * A zeroed bitmap for a Bloom layer: {@link allocateBitmap}'s up to one memory's size, pieces in
  * memories of their own beyond it (arena.ts allocatePieces), on every Node version.
  *
- * @throws RangeError when `byteCount` is bad, or the engine refused a memory for a piece (the
- *   message says which): never a silent fallback to another path
+ * @throws RangeError when `byteCount` is bad, larger than the machine's memory (arena.ts
+ *   limitPiecedLayers), or the engine refused a memory for a piece (the message says which):
+ *   never a silent fallback to another path
  */
 export function allocateLayerBitmap(byteCount: number): Bitmap {
   checkByteCount(byteCount)
   if (byteCount <= MAX_ARENA_BITMAP_BYTES) return allocateBitmap(byteCount)
+  if (byteCount > piecedLayerLimit()) {
+    throw new RangeError(`a layer of ${byteCount} bytes is larger than this machine's memory (${piecedLayerLimit()} bytes)`)
+  }
   const pieces = allocatePieces(byteCount)
   if (pieces === undefined) {
     throw new RangeError(`the runtime refused a WebAssembly memory for a layer of ${byteCount} bytes`)

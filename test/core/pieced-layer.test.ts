@@ -5,8 +5,8 @@
  * those of the same filter in one array, on the kernel's path and on the JavaScript loops.
  */
 import { describe, expect, it } from 'vitest'
-import { allocatePieces } from '../../src/core/arena.js'
-import { allocateBitmap, countSetBits } from '../../src/core/bitmap.js'
+import { allocatePieces, limitPiecedLayers, piecedLayerLimit } from '../../src/core/arena.js'
+import { allocateBitmap, allocateLayerBitmap, countSetBits } from '../../src/core/bitmap.js'
 import type { ItemList } from '../../src/core/filter-batch.js'
 import { isFilterError } from '../../src/core/filter-error.js'
 import { bitmapRange, bitmapSlices, copyBitmap, PiecedBitmap, writeBitmap } from '../../src/core/pieced-bitmap.js'
@@ -158,3 +158,16 @@ function plainPieces(bytes: number, pieceBytes: number): PiecedBitmap {
   for (let at = 0; at < bytes; at += pieceBytes) pieces.push(new Uint8Array(Math.min(pieceBytes, bytes - at)))
   return new PiecedBitmap(pieces, pieceBytes)
 }
+
+describe('a layer larger than the machine', () => {
+  it('is refused with an error that says so, before any memory is taken', () => {
+    const before = piecedLayerLimit()
+    limitPiecedLayers(8 * 2 ** 30)
+    try {
+      expect(() => allocateLayerBitmap(9 * 2 ** 30)).toThrow(/^a layer of 9663676416 bytes is larger than this machine's memory \(8589934592 bytes\)$/)
+      expect(() => new ScalableBloomFilter({ capacity: 5_000_000_000, errorRate: 0.001, expansion: 2, nonScaling: true })).toThrow(RangeError)
+    } finally {
+      limitPiecedLayers(before)
+    }
+  })
+})
