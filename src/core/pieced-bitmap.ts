@@ -17,6 +17,11 @@ export type Bitmap = Uint8Array | PiecedBitmap
 /** Pieces are whole cache lines (the kernels read 32-bit words, RedisBloom layers 64-bit ones). */
 export const PIECE_ALIGN = 64
 
+/**
+ * A layer's bitmap in consecutive pieces of {@link PiecedBitmap.pieceBytes} bytes (the last one
+ * shorter): what a layer larger than one WebAssembly memory holds, and what `toParts()` hands out
+ * for it. Read it with {@link PiecedBitmap.slices} (views in order) rather than as one array.
+ */
 export class PiecedBitmap {
   /** Bytes of the whole bitmap. */
   readonly length: number
