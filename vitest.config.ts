@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config'
  *   others, one file at a time, so that `npm test` never holds two of them at once.
  * - server: everything else (real servers over real sockets, child processes, the built package).
  * - huge: a filter larger than one WebAssembly memory (test/huge: a 5 GiB layer, about 6 GiB of
- *   RAM and 11 GiB of disk, a few minutes): `npm run test:huge`. Last, alone.
+ *   RAM and 6 GiB of disk, a few minutes): `npm run test:huge`. Last, alone.
  * - distributed: several bfs processes replicating, and real redis-sentinel processes failing them
  *   over (test/distributed, issue 16): `npm run test:distributed`. Last, one file at a time (each
  *   holds 3-4 servers and 3 Sentinels for tens of seconds).

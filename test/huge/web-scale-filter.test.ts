@@ -9,8 +9,8 @@
  * (BigInt, test/core/vectors.ts) and sb.c's dump layout, independently of bfs's encoders.
  *
  * The `huge` project (vitest.config.ts), one file at a time, after the others: about 6 GiB of
- * RAM (the server holds the whole bitmap resident after loading the snapshot) and 11 GiB of
- * disk (the snapshot, and its copy while a save replaces it), 2-4 minutes.
+ * RAM (the server holds the whole bitmap resident after loading the snapshot) and 6 GiB of disk
+ * (the 5.02 GiB snapshot and the log), 1-4 minutes.
  */
 import { rmSync } from 'node:fs'
 import type { Redis } from 'ioredis'
