@@ -60,7 +60,7 @@ const RUN_LOOP_COPY_BYTES = 2048
 const KEPT_VIEW_BYTES = 1024 * 1024
 
 /*
- * Every kernel call goes through one of these five sites, made megamorphic when the module loads
+ * Every kernel call goes through one of these sites, made megamorphic when the module loads
  * by calls on two small arenas of their own: a call site that saw one kernel only would keep that
  * kernel's instance, and so its memory, alive in its feedback after the filter is gone (a deleted
  * 1 GiB filter would stay resident until another arena's kernel ran there).
