@@ -4,7 +4,8 @@
  * 7.0, the links between nodes and nodes.conf use the TLS ports, each node learns its peers'
  * plaintext ports, and TLS clients get TLS ports while plaintext ones get plaintext ports in
  * CLUSTER SLOTS/NODES and -MOVED/-ASK; CLUSTER SHARDS gives both. ioredis' cluster client routes
- * items over either kind of connection.
+ * items over either kind of connection; a replica added by `redis-cli --tls --cluster add-node`
+ * is listed the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -175,4 +176,29 @@ describe('tls-cluster yes with a plaintext port beside the TLS one', () => {
     expect(new Set(plain.nodes('master').map((node) => node.options.port))).toEqual(new Set(nodes.map((node) => node.port)))
     expect(new Set(secure.nodes('master').map((node) => node.options.port))).toEqual(new Set(nodes.map((node) => node.tlsPort)))
   }, 60_000)
+
+  it('a replica added by redis-cli --tls --cluster add-node: CLUSTER REPLICAS and SLOTS give its port as the connection asks', async () => {
+    const master = nodes[0]!
+    const port = await freePortBelow50000()
+    const tlsPort = await freePortBelow50000()
+    const replica: Node = { port, tlsPort, dir: path.join(processes.dir, `node-${tlsPort}`), id: '' }
+    nodes.push(replica)
+    await startNode(replica)
+    replica.id = (await connect(replica, true).call('CLUSTER', 'MYID')) as string
+    const added = await cli(['--cluster', 'add-node', `127.0.0.1:${tlsPort}`, `127.0.0.1:${master.tlsPort}`, '--cluster-slave', '--cluster-master-id', master.id], 120_000)
+    expect(added.code, added.output).toBe(0)
+    const plain = connect(master, false)
+    const secure = connect(master, true)
+    const replicaPort = async (client: Redis): Promise<number | undefined> => {
+      const lines = (await client.call('CLUSTER', 'REPLICAS', master.id)) as string[]
+      const line = lines.find((text) => text.startsWith(replica.id))
+      return line === undefined ? undefined : Number(line.split(' ')[1]!.split('@')[0]!.split(':')[1])
+    }
+    await waitUntil('the master lists the replica with its plaintext port to a plaintext client', async () => (await replicaPort(plain)) === port, { timeoutMs: 30_000, intervalMs: 200 })
+    expect(await replicaPort(secure)).toBe(tlsPort)
+    const servedBy = (rows: [number, number, ...[number, string][]][]) => rows.find((row) => (row[2] as [number, string])[1] === master.id)!
+    await waitUntil('CLUSTER SLOTS lists the replica', async () => servedBy(await slotsOf(plain)).length === 4, { timeoutMs: 30_000, intervalMs: 200 })
+    expect(servedBy(await slotsOf(plain))[3]).toEqual([port, replica.id])
+    expect(servedBy(await slotsOf(secure))[3]).toEqual([tlsPort, replica.id])
+  }, 180_000)
 })
