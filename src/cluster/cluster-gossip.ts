@@ -3,7 +3,9 @@
  * peer, and every address met but not yet identified, for its CLUSTER NODES over ordinary RESP
  * (one request in flight per peer, each with a timeout), merges the reply (cluster-merge.ts), and
  * sends `CLUSTER MEET <self>` to a peer whose reply does not list it. Then failures are marked and
- * the cluster's state updated (cluster-health.ts). No bus, no election.
+ * the cluster's state updated (cluster-health.ts). No bus, no election. Under tls-cluster the
+ * links are TLS, so CLUSTER NODES gives TLS ports; the peer's plaintext port (redis 7.0 pport,
+ * which redis's bus pings carry) is then read from its CLUSTER SHARDS entry for itself.
  */
 import type { ClusterState } from './cluster-state.js'
 import { PeerLink } from './peer-link.js'
@@ -11,6 +13,8 @@ import { clusterLinkTls } from '../runtime/tls-context.js'
 import { mergeNodes } from './cluster-merge.js'
 import { parseNodeLines } from './nodes-line.js'
 import { markFailures, updateState } from './cluster-health.js'
+import type { ClusterNode } from './cluster-node.js'
+import type { RespValue } from '../protocol/reply-reader.js'
 
 /** How often the peers are pulled (redis's bus pings a few nodes every 100 ms). */
 export const PULL_INTERVAL_MS = 200
@@ -92,11 +96,21 @@ export class ClusterGossip {
       if (result.sender === undefined) state.pendingMeets.delete(`${host}:${port}`)
       else if (!result.listsMe) this.meetBack(link)
       updateState(state)
+      if (result.sender !== undefined && state.host.config['tls-cluster']) return this.pullPlaintextPort(link, result.sender)
     }).catch(() => {
       const node = state.nodeByAddress(host, port)
       if (node !== undefined) node.linkConnected = false
     })
     return `${host}:${port}`
+  }
+
+  /** Under tls-cluster: the peer's plaintext port, from its own entry in its CLUSTER SHARDS (0: none). */
+  private async pullPlaintextPort(link: PeerLink, sender: ClusterNode): Promise<void> {
+    const reply = await link.requestValue(['CLUSTER', 'SHARDS'], REQUEST_TIMEOUT_MS)
+    const entry = shardEntries(reply).find((fields) => fields.get('id') === sender.id)
+    if (entry === undefined) return
+    const pport = Number(entry.get('port') ?? 0)
+    if (Number.isInteger(pport) && pport >= 0 && pport <= 65535) sender.pport = pport
   }
 
   /** Asks a peer that does not know this node to meet it (it then pulls this node too). */
@@ -105,4 +119,26 @@ export class ClusterGossip {
     const ip = myself.ip || link.localAddress
     link.request(['CLUSTER', 'MEET', ip, String(myself.port), String(myself.cport)], REQUEST_TIMEOUT_MS).catch(() => {})
   }
+}
+
+/** The nodes of a CLUSTER SHARDS reply (RESP2: maps as flat arrays), each as its fields' text. */
+function shardEntries(reply: RespValue): Map<string, string>[] {
+  const entries: Map<string, string>[] = []
+  if (!Array.isArray(reply)) return entries
+  for (const shard of reply) {
+    const nodes = Array.isArray(shard) ? fieldOf(shard, 'nodes') : undefined
+    if (!Array.isArray(nodes)) continue
+    for (const node of nodes) {
+      if (!Array.isArray(node)) continue
+      const fields = new Map<string, string>()
+      for (let i = 0; i + 1 < node.length; i += 2) fields.set(String(node[i]), String(node[i + 1]))
+      entries.push(fields)
+    }
+  }
+  return entries
+}
+
+function fieldOf(map: RespValue[], name: string): RespValue | undefined {
+  for (let i = 0; i + 1 < map.length; i += 2) if (String(map[i]) === name) return map[i + 1]
+  return undefined
 }

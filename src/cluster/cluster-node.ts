@@ -12,6 +12,12 @@ export type NodeRole = 'master' | 'replica'
 export class ClusterNode {
   ip: string
   port: number
+  /**
+   * Its plaintext client port under tls-cluster, where `port` is its TLS port (redis 7.0 pport);
+   * 0 when it has none or it is not known yet. Learned from the node itself (cluster-gossip.ts),
+   * never saved: redis 7.0's nodes.conf has no field for it either.
+   */
+  pport = 0
   /** The bus port it announces (bfs has no bus: printed for the tools, never connected to). */
   cport: number
   role: NodeRole = 'master'

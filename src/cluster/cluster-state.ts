@@ -29,8 +29,10 @@ export interface ClusterHost {
   keyCount(): number
   /** Keys of database 0 in `slot` (SETSLOT NODE refuses to give away a slot that has some). */
   countKeysInSlot(slot: number): number
-  /** The port clients reach this node at (the bound one). */
+  /** The port clients and peers reach this node at (the bound one; the TLS one under tls-cluster). */
   listeningPort(): number
+  /** Under tls-cluster, the plaintext port beside the TLS one (0: none). */
+  plaintextPort?(): number
   /** Empties the data (CLUSTER RESET of a replica, redis emptyData). */
   emptyData(): void
   /** A slot this node's shard served went to another (or none): its shard channels' subscribers are let go. */
@@ -91,6 +93,7 @@ export class ClusterState {
     const port = config['cluster-announce-port'] || this.host.listeningPort() || this.myself.port
     if (config['cluster-announce-ip'] !== '') this.myself.ip = config['cluster-announce-ip']
     this.myself.port = port
+    this.myself.pport = config['tls-cluster'] ? this.host.plaintextPort?.() ?? 0 : 0
     this.myself.cport = config['cluster-announce-bus-port'] || (port === 0 ? 0 : port + 10000)
   }
 
@@ -99,6 +102,14 @@ export class ClusterState {
     if (this.myself.ip !== '' || ip === '') return
     this.myself.ip = ip.startsWith('::ffff:') ? ip.slice(7) : ip
     this.changed()
+  }
+
+  /**
+   * The port to give a client for `node` (redis 7.0 use_pport): under tls-cluster a plaintext
+   * client gets the node's plaintext port when it has one, a TLS client (and any other) its TLS port.
+   */
+  clientPort(node: ClusterNode, tlsClient: boolean): number {
+    return this.host.config['tls-cluster'] && !tlsClient && node.pport !== 0 ? node.pport : node.port
   }
 
   nodeById(id: string): ClusterNode | undefined {

@@ -11,10 +11,10 @@ import { parseNodeLine, type NodeLine } from './nodes-line.js'
 import { rangeToken, slotRanges } from './slot-ranges.js'
 
 /** One node's line (redis clusterGenNodeDescription), without its newline. */
-export function describeNode(state: ClusterState, node: ClusterNode): string {
+export function describeNode(state: ClusterState, node: ClusterNode, tlsClient = true): string {
   const myself = node === state.myself
   const link = myself || node.linkConnected ? 'connected' : 'disconnected'
-  let line = `${node.id} ${node.ip}:${node.port}@${node.cport} ${node.flags(myself)} ${node.masterId ?? '-'} ` +
+  let line = `${node.id} ${node.ip}:${state.clientPort(node, tlsClient)}@${node.cport} ${node.flags(myself)} ${node.masterId ?? '-'} ` +
     `${node.pingSentMs} ${node.pongReceivedMs} ${state.printedEpoch(node)} ${link}`
   if (node.slotCount > 0) {
     for (const range of slotRanges((slot) => state.owns(node, slot))) line += ` ${rangeToken(range)}`
@@ -30,9 +30,9 @@ export function describeNode(state: ClusterState, node: ClusterNode): string {
 }
 
 /** CLUSTER NODES: every node's line, each ended by "\n". */
-export function describeNodes(state: ClusterState): string {
+export function describeNodes(state: ClusterState, tlsClient = true): string {
   let text = ''
-  for (const node of state.nodes.values()) text += describeNode(state, node) + '\n'
+  for (const node of state.nodes.values()) text += describeNode(state, node, tlsClient) + '\n'
   return text
 }
 

@@ -2,7 +2,8 @@
  * A connection from this node to a peer, for the pull of its CLUSTER NODES and for CLUSTER MEET:
  * ordinary RESP2 over TCP (TLS under tls-cluster), AUTH with masteruser/masterauth first when they are set, every request
  * with a timeout (a peer that accepts but never answers must not stall the others: a stopped
- * process does exactly that). Replies read: simple strings, errors, integers, bulk strings.
+ * process does exactly that). Replies read: simple strings, errors, integers, bulk strings
+ * ({@link PeerLink.request}), or any RESP2 value as read ({@link PeerLink.requestValue}: CLUSTER SHARDS).
  */
 import net from 'node:net'
 import tls from 'node:tls'
@@ -13,7 +14,7 @@ import { ReplyReader, RespReplyError, type RespValue } from '../protocol/reply-r
 export type PeerReply = string | number | null | { readonly error: string }
 
 interface Waiter {
-  readonly resolve: (reply: PeerReply) => void
+  readonly resolve: (reply: RespValue) => void
   readonly reject: (error: Error) => void
 }
 
@@ -49,6 +50,11 @@ export class PeerLink {
 
   /** Sends one command and waits for its reply, at most `timeoutMs` (then the connection is dropped). */
   async request(args: readonly string[], timeoutMs: number): Promise<PeerReply> {
+    return peerReply(await this.requestValue(args, timeoutMs))
+  }
+
+  /** As {@link request}, the reply as read (arrays included; an error reply is a RespReplyError). */
+  async requestValue(args: readonly string[], timeoutMs: number): Promise<RespValue> {
     this.busy = true
     const timer = setTimeout(() => this.drop(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs)
     try {
@@ -75,12 +81,12 @@ export class PeerLink {
     this.waiters.shift()
     const auth = this.auth()
     if (auth !== undefined) {
-      const reply = await this.send(['AUTH', ...auth])
+      const reply = peerReply(await this.send(['AUTH', ...auth]))
       if (typeof reply === 'object' && reply !== null) throw new Error(`AUTH: ${reply.error}`)
     }
   }
 
-  private send(args: readonly string[]): Promise<PeerReply> {
+  private send(args: readonly string[]): Promise<RespValue> {
     const socket = this.socket
     if (socket === undefined) return Promise.reject(new Error('not connected'))
     return new Promise((resolve, reject) => {
@@ -90,7 +96,7 @@ export class PeerLink {
   }
 
   private newReader(): ReplyReader {
-    return new ReplyReader((value) => this.waiters.shift()?.resolve(peerReply(value)), { lineEncoding: 'utf8' })
+    return new ReplyReader((value) => this.waiters.shift()?.resolve(value), { lineEncoding: 'utf8' })
   }
 
   private onData(chunk: Buffer): void {

@@ -166,11 +166,12 @@ function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEnt
   if (migrating && query.missing > 0) {
     if (query.existing > 0) return 'TRYAGAIN Multiple keys request during rehashing of slot'
     const target = state.migratingTo.get(slot)!
-    return `ASK ${slot} ${target.ip}:${target.port}`
+    return `ASK ${slot} ${target.ip}:${state.clientPort(target, ctx.client.tls !== false)}`
   }
   if (importing && (asking || entry.spec.flags.includes('asking'))) {
     return query.multipleKeys && query.missing > 0 ? 'TRYAGAIN Multiple keys request during rehashing of slot' : undefined
   }
   if ((ctx.client.clusterReadonly === true || query.shardChannels) && !query.writes && !myself.isMaster && myself.masterId === owner.id) return undefined
-  return owner === myself ? undefined : `MOVED ${slot} ${owner.ip}:${owner.port}`
+  // redis clusterRedirectClient: under tls-cluster a plaintext client is sent to the plaintext port.
+  return owner === myself ? undefined : `MOVED ${slot} ${owner.ip}:${state.clientPort(owner, ctx.client.tls !== false)}`
 }

@@ -33,7 +33,7 @@ export function namedNode(state: ClusterState, argv: CommandArgs, index: number)
 
 /** CLUSTER NODES → every node's line (a verbatim string under RESP3) */
 export function clusterNodes(ctx: CommandContext): void {
-  ctx.client.reply.verbatim(describeNodes(clusterOf(ctx)))
+  ctx.client.reply.verbatim(describeNodes(clusterOf(ctx), ctx.client.tls !== false))
 }
 
 /** CLUSTER MYID → this node's id */
@@ -64,7 +64,7 @@ export function clusterReplicas(ctx: CommandContext, argv: CommandArgs): void {
   if (!node.isMaster) throw new ReplyError('ERR The specified node is not a master')
   const replicas = state.replicasOf(node)
   ctx.client.reply.array(replicas.length)
-  for (const replica of replicas) ctx.client.reply.bulk(describeNode(state, replica))
+  for (const replica of replicas) ctx.client.reply.bulk(describeNode(state, replica, ctx.client.tls !== false))
 }
 
 /** CLUSTER INFO → cluster_state and the counts, `field:value\r\n` lines (verbatim under RESP3) */
@@ -92,12 +92,12 @@ export function clusterInfo(ctx: CommandContext): void {
   ctx.client.reply.verbatim(fields.map(([name, value]) => `${name}:${value}\r\n`).join(''))
 }
 
-/** One node of CLUSTER SLOTS: [ip, port, id, metadata] (metadata empty: no hostname). */
-function slotNode(ctx: CommandContext, node: ClusterNode): void {
+/** One node of CLUSTER SLOTS: [ip, port, id, metadata] (metadata empty: no hostname); the port as the client's connection asks. */
+function slotNode(ctx: CommandContext, state: ClusterState, node: ClusterNode): void {
   const reply = ctx.client.reply
   reply.array(4)
   reply.bulk(node.ip)
-  reply.integer(node.port)
+  reply.integer(state.clientPort(node, ctx.client.tls !== false))
   reply.bulk(node.id)
   reply.map(0)
 }
@@ -125,21 +125,32 @@ export function clusterSlots(ctx: CommandContext): void {
     reply.array(3 + replicas.length)
     reply.integer(start)
     reply.integer(end)
-    slotNode(ctx, owner)
-    for (const replica of replicas) slotNode(ctx, replica)
+    slotNode(ctx, state, owner)
+    for (const replica of replicas) slotNode(ctx, state, replica)
   }
 }
 
-/** One node of CLUSTER SHARDS: id, port (tls-port under tls-cluster), ip, endpoint, role, replication-offset, health. */
+/**
+ * One node of CLUSTER SHARDS: id, port and/or tls-port, ip, endpoint, role, replication-offset,
+ * health. redis 7.0 addNodeDetailsToShardReply gives every client both ports a node has: under
+ * tls-cluster its TLS port, and its plaintext port when it has one.
+ */
 function shardNode(ctx: CommandContext, state: ClusterState, node: ClusterNode): void {
   const reply = ctx.client.reply
   const offset = node === state.myself ? ctx.server.replication.masterReplOffset : 0
-  reply.map(7)
+  const tlsCluster = ctx.server.config['tls-cluster']
+  const plaintextPort = tlsCluster ? node.pport : node.port
+  reply.map(6 + (plaintextPort !== 0 ? 1 : 0) + (tlsCluster ? 1 : 0))
   reply.bulk('id')
   reply.bulk(node.id)
-  // redis 7.0 addNodeDetailsToShardReply: under tls-cluster the node's port is its TLS port (a TLS-only node in bfs).
-  reply.bulk(ctx.server.config['tls-cluster'] ? 'tls-port' : 'port')
-  reply.integer(node.port)
+  if (plaintextPort !== 0) {
+    reply.bulk('port')
+    reply.integer(plaintextPort)
+  }
+  if (tlsCluster) {
+    reply.bulk('tls-port')
+    reply.integer(node.port)
+  }
   reply.bulk('ip')
   reply.bulk(node.ip)
   reply.bulk('endpoint')

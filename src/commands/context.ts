@@ -41,6 +41,11 @@ export interface ClientSession {
   readonly laddr: string
   /** Whether it came through the Unix socket (CLIENT LIST flag U). */
   readonly unixSocket?: boolean
+  /**
+   * Whether it came through the TLS port: under tls-cluster, cluster replies give a client known to
+   * be plaintext (false) the nodes' plaintext ports, any other session their TLS ports (redis use_pport).
+   */
+  readonly tls?: boolean
   readonly createdAtMs: number
   readonly lastInteractionMs: number
   name: string

@@ -37,7 +37,7 @@ export interface TlsConfig {
   'tls-session-cache-timeout': number
   /** A replica connects to its master over TLS, and announces its TLS port. */
   'tls-replication': boolean
-  /** The links between cluster nodes, and MIGRATE, use TLS (cluster mode: TLS-only nodes, port 0). */
+  /** The links between cluster nodes, and MIGRATE, use TLS (nodes known by their TLS port; a plaintext port may stand beside it). */
   'tls-cluster': boolean
 }
 
@@ -69,5 +69,5 @@ export const TLS_CONFIG_ROWS = {
   'tls-session-cache-size': { kind: { type: 'integer', min: 0, max: INT_MAX }, default: 20480, mutable: true, description: 'accepted for redis.conf; Node resumes sessions through tickets, which need no server-side cache' },
   'tls-session-cache-timeout': { kind: { type: 'integer', min: 0, max: INT_MAX }, default: 300, unit: 'seconds', mutable: true, description: 'seconds a TLS session may be resumed for' },
   'tls-replication': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'a replica connects to its master\'s TLS port over TLS (certificate: tls-client-cert-file, else tls-cert-file) and announces its own tls-port (REPLCONF listening-port); new links' },
-  'tls-cluster': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'the links between cluster nodes (the pull of CLUSTER NODES, CLUSTER MEET, manual failover) and MIGRATE use TLS; a cluster node with it has port 0 and tls-replication yes, and gives its TLS port everywhere' },
+  'tls-cluster': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'the links between cluster nodes (the pull of CLUSTER NODES, CLUSTER MEET, manual failover) and MIGRATE use TLS; a cluster node with it has tls-replication yes and is known to its peers and nodes.conf by its TLS port; a plaintext port beside it is given to plaintext clients' },
 } satisfies { readonly [K in TlsKey]: ConfigRow<K> }

@@ -4,6 +4,7 @@
  * out in one socket write; when the socket pushes back, reading pauses until it drains.
  */
 import type { Socket } from 'node:net'
+import { TLSSocket } from 'node:tls'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
@@ -52,6 +53,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   readonly addr: string
   readonly laddr: string
   readonly unixSocket: boolean
+  readonly tls: boolean
   lastInteractionMs = this.createdAtMs
   name = ''
   libName = ''
@@ -97,6 +99,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     unixSocketPath?: string,
   ) {
     this.unixSocket = unixSocketPath !== undefined
+    this.tls = socket instanceof TLSSocket
     this.addr = unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
     this.laddr = unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
     // redis createClient: authenticated at once while the default user needs no password.

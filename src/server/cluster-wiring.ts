@@ -21,8 +21,9 @@ export function openClusterState(
     log: host.log,
     replicaLink: host.replicaLink,
     replication: host.replication,
-    // tls-cluster: a TLS-only node (port 0), known by its TLS port.
-    listeningPort: () => host.port || host.tlsPort,
+    // tls-cluster: peers and nodes.conf know a node by its TLS port; its plaintext port (if any) is its pport.
+    listeningPort: () => (host.config['tls-cluster'] ? host.tlsPort : host.port),
+    plaintextPort: () => (host.config['tls-cluster'] ? host.port : 0),
     keyCount: () => registry.size,
     countKeysInSlot: (slot) => registry.countKeysInSlot(slot),
     emptyData: () => void registry.clear(),

@@ -35,15 +35,14 @@ export interface ListenerHost {
 }
 
 /**
- * Cluster mode gives one port per node everywhere (nodes.conf, CLUSTER NODES, MOVED): the
- * plaintext one, or under tls-cluster the TLS one, with no plaintext port beside it (bfs does not
- * yet give TLS clients and plaintext ones each their own port, as Redis does).
+ * Cluster mode knows a node by the plaintext port, or under tls-cluster by the TLS one (nodes.conf,
+ * the links between nodes); a plaintext port beside it is given to plaintext clients (CLUSTER
+ * SLOTS/NODES, MOVED/ASK), as Redis 7.0 does.
  */
 function checkClusterPorts(config: Config, plaintext: boolean): void {
   if (!config['tls-cluster'] && !plaintext) throw new Error('cluster mode without tls-cluster needs the plaintext port: set port beside tls-port (or tls-cluster yes)')
   if (!config['tls-cluster']) return
   if (config['tls-port'] === 0) throw new Error('tls-cluster yes needs a tls-port')
-  if (plaintext) throw new Error('tls-cluster yes needs port 0 (TLS-only nodes): bfs does not give plaintext clients a port of their own in a TLS cluster')
   if (!config['tls-replication']) throw new Error('tls-cluster yes needs tls-replication yes (a replica connects to its master\'s TLS port)')
 }
 

@@ -151,9 +151,10 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     }
   })
 
-  it('a cluster node has one port: the plaintext one, or under tls-cluster the TLS one alone', async () => {
+  it('a cluster node needs its plaintext port, or under tls-cluster a TLS port (a plaintext one beside it is allowed) and tls-replication', async () => {
     const cluster = { 'cluster-enabled': true, 'tls-replication': true }
-    await expect(startServer(tlsConfig({ ...cluster, 'tls-cluster': true, port: await freePort() }))).rejects.toThrow('tls-cluster yes needs port 0 (TLS-only nodes)')
+    const both = await startServer(tlsConfig({ ...cluster, 'tls-cluster': true, port: await freePort() }))
+    await both.stop()
     await expect(startServer(tlsConfig({ ...cluster, 'tls-cluster': true, 'tls-replication': false }))).rejects.toThrow('tls-cluster yes needs tls-replication yes')
     await expect(startServer(tlsConfig(cluster))).rejects.toThrow('cluster mode without tls-cluster needs the plaintext port')
   })
