@@ -87,13 +87,26 @@ export class ClusterState {
     this.saveConfig()
   }
 
-  /** Myself's announced address: cluster-announce-ip/port/bus-port, else the bound port (+10000). */
+  /**
+   * Myself's announced address (redis 7.0 deriveAnnouncedPorts): the bound port (the TLS one under
+   * tls-cluster, the plaintext one then its pport) unless cluster-announce-tls-port (under
+   * tls-cluster: it and cluster-announce-port as the pport) or cluster-announce-port says
+   * otherwise; cluster-announce-bus-port, else the port + 10000.
+   */
   refreshMyAddress(): void {
     const config = this.host.config
-    const port = config['cluster-announce-port'] || this.host.listeningPort() || this.myself.port
+    const tlsCluster = config['tls-cluster']
+    let port = this.host.listeningPort() || this.myself.port
+    let pport = tlsCluster ? this.host.plaintextPort?.() ?? 0 : 0
+    if (tlsCluster && config['cluster-announce-tls-port'] !== 0) {
+      port = config['cluster-announce-tls-port']
+      pport = config['cluster-announce-port']
+    } else if (config['cluster-announce-port'] !== 0) {
+      port = config['cluster-announce-port']
+    }
     if (config['cluster-announce-ip'] !== '') this.myself.ip = config['cluster-announce-ip']
     this.myself.port = port
-    this.myself.pport = config['tls-cluster'] ? this.host.plaintextPort?.() ?? 0 : 0
+    this.myself.pport = pport
     this.myself.cport = config['cluster-announce-bus-port'] || (port === 0 ? 0 : port + 10000)
   }
 

@@ -40,7 +40,7 @@ const GROUPS: readonly IgnoredGroup[] = [
   },
   {
     reason: "replication and cluster tuning for Redis's own sync and cluster bus",
-    names: ['repl-diskless-load', 'repl-diskless-sync-max-replicas', 'repl-disable-tcp-nodelay', 'propagation-error-behavior', 'replica-ignore-disk-write-errors', 'cluster-allow-pubsubshard-when-down', 'cluster-allow-replica-migration', 'cluster-announce-hostname', 'cluster-announce-tls-port', 'cluster-link-sendbuf-limit', 'cluster-migration-barrier', 'cluster-port', 'cluster-preferred-endpoint-type', 'cluster-replica-no-failover', 'cluster-slave-no-failover', 'cluster-replica-validity-factor', 'cluster-slave-validity-factor'],
+    names: ['repl-diskless-load', 'repl-diskless-sync-max-replicas', 'repl-disable-tcp-nodelay', 'propagation-error-behavior', 'replica-ignore-disk-write-errors', 'cluster-allow-pubsubshard-when-down', 'cluster-allow-replica-migration', 'cluster-announce-hostname', 'cluster-link-sendbuf-limit', 'cluster-migration-barrier', 'cluster-port', 'cluster-preferred-endpoint-type', 'cluster-replica-no-failover', 'cluster-slave-no-failover', 'cluster-replica-validity-factor', 'cluster-slave-validity-factor'],
   },
 ]
 

@@ -37,7 +37,6 @@ const INERT: readonly (readonly [string, string])[] = [
   ['cluster-allow-pubsubshard-when-down', 'yes'],
   ['cluster-allow-replica-migration', 'yes'],
   ['cluster-announce-hostname', ''],
-  ['cluster-announce-tls-port', '0'],
   ['cluster-link-sendbuf-limit', '0'],
   ['cluster-migration-barrier', '1'],
   ['cluster-port', '0'],

@@ -42,6 +42,7 @@ function stateIn(dir = mkdtempSync(path.join(tmpdir(), 'bfs-cluster-')), config:
     keyCount: () => 0,
     countKeysInSlot: () => 0,
     listeningPort: () => 7000,
+    plaintextPort: () => 6000,
     emptyData: () => {},
   }
   const state = new ClusterState(host)
@@ -194,5 +195,26 @@ describe('failures and the cluster state', () => {
     state.setSlotOwner(0, state.myself)
     updateState(state)
     expect(state.state).toBe('ok')
+  })
+})
+
+describe('the announced ports (redis 7.0 deriveAnnouncedPorts)', () => {
+  const announced = (config: Partial<Config>) => {
+    const { myself } = stateIn(undefined, config).state
+    return [myself.port, myself.pport, myself.cport]
+  }
+
+  it('are the bound ports, or cluster-announce-port and -bus-port', () => {
+    expect(announced({})).toEqual([7000, 0, 17000])
+    expect(announced({ 'cluster-announce-port': 7100, 'cluster-announce-bus-port': 7200 })).toEqual([7100, 0, 7200])
+    // Without tls-cluster the TLS announce key does nothing.
+    expect(announced({ 'cluster-announce-tls-port': 7300 })).toEqual([7000, 0, 17000])
+  })
+
+  it('under tls-cluster: the TLS port and the plaintext one, or cluster-announce-tls-port and cluster-announce-port', () => {
+    expect(announced({ 'tls-cluster': true })).toEqual([7000, 6000, 17000])
+    expect(announced({ 'tls-cluster': true, 'cluster-announce-port': 7100 })).toEqual([7100, 6000, 17100])
+    expect(announced({ 'tls-cluster': true, 'cluster-announce-tls-port': 7300, 'cluster-announce-port': 7100 })).toEqual([7300, 7100, 17300])
+    expect(announced({ 'tls-cluster': true, 'cluster-announce-tls-port': 7300 })).toEqual([7300, 0, 17300])
   })
 })
