@@ -22,7 +22,7 @@ const UNIT = [
   'test/store/**/*.test.ts',
   'test/cluster/**/*.test.ts',
   'test/runtime/**/*.test.ts',
-  'test/docs/readme.test.ts',
+  'test/docs/configuration.test.ts',
   'test/http/query-value.test.ts',
 ]
 const DISTRIBUTED = ['test/distributed/**/*.test.ts']
@@ -32,7 +32,7 @@ const DISTRIBUTED = ['test/distributed/**/*.test.ts']
 const FRESH_ARENAS = ['test/core/arena.test.ts', 'test/core/window-arena.test.ts', 'test/core/bitmap-ops.test.ts']
 const SLOW = [
   'test/store/huge-filter.test.ts', // a CRC over 4 GiB, a snapshot of a filter of more than 2^32 bits
-  'test/docs/readme-snippets.test.ts', // type-checks and runs the README's code against the build
+  'test/docs/node-examples.test.ts', // type-checks and runs the docs' Node examples against the build
   'test/server/soak.test.ts',
   'test/server/c10k.test.ts',
 ]

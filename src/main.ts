@@ -7,7 +7,7 @@
  * in `npm start`): the hot path allocates nothing per command, so a small young generation costs
  * no throughput. Both also pass `--optimize-for-size` (V8 keeps less code and metadata: about
  * 3 MB less RSS beside a 10M-item filter, and CPU per request within ±4 % on every row of
- * bench/cpu-ab.sh; bench/README.md, "Memory with the arenas") and set
+ * bench/cpu-ab.sh; bench/README.md, memory.sh) and set
  * `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, which asks glibc for transparent huge pages on its
  * large allocations. Bitmaps now live in WebAssembly memories that V8 maps itself, so that
  * variable reaches only the layers too large for an arena (docs/WASM.md); elsewhere it is ignored.
