@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 /**
- * Three projects, all run by `npm test`:
+ * Five projects, all run by `npm test`:
  * - unit: every test that starts no server and needs no build (the pure core, the format, the
  *   protocol, the commands' unit tests, the store against a temporary directory), imported from
  *   src/ through vitest's TypeScript transform: `npm run test:unit`, the inner loop.
@@ -10,7 +10,7 @@ import { defineConfig } from 'vitest/config'
  *   others, one file at a time, so that `npm test` never holds two of them at once.
  * - server: everything else (real servers over real sockets, child processes, the built package).
  * - distributed: several bfs processes replicating, and real redis-sentinel processes failing them
- *   over (test/distributed, issue 16): `npm run test:distributed`. Last, one file at a time (each
+ *   over (test/distributed): `npm run test:distributed`. Last, one file at a time (each
  *   holds 3-4 servers and 3 Sentinels for tens of seconds).
  */
 const UNIT = [

@@ -7,7 +7,7 @@
  * exporters probe these (redis_exporter reads maxmemory-policy, io-threads, ...), so CONFIG GET
  * answers every key redis 7.0 has. They are read only: CONFIG SET refuses them as unknown, and
  * the config file does not take them. A key that bfs's own table has (config.ts) answers from
- * there instead (README, "Configuration").
+ * there instead (docs/reference/configuration.md).
  */
 import { CONFIG_NAMES } from './config.js'
 
