@@ -1,6 +1,7 @@
 #!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size
 /**
- * The bfs command line: `bfs [path/to/bfs.conf] [--key value ...]`, like redis-server.
+ * The bfs command line: `bfs [path/to/bfs.conf] [--key value ...]`, like redis-server; a stock
+ * redis.conf works too (the directives bfs has no use for are named in one warning).
  * SIGINT and SIGTERM shut down gracefully (saving when save rules are set) and exit 0.
  *
  * It runs with V8's young generation capped at 1 MB (`--max-semi-space-size=1`, in the shebang and
@@ -13,9 +14,25 @@
  * variable reaches only the layers too large for an arena (docs/WASM.md); elsewhere it is ignored.
  */
 import { readFileSync } from 'node:fs'
-import { ConfigError, loadConfig } from './runtime/config.js'
-import { createServer } from './server/server.js'
+import { ConfigError, readConfig, type Config } from './runtime/config.js'
+import { ignoredWarning } from './runtime/config-ignored.js'
+import { DEFAULT_DAEMON_PIDFILE } from './runtime/config-process.js'
+import { createServer, type BfsServer } from './server/server.js'
 import { BFS_VERSION } from './runtime/version.js'
+import {
+  DAEMON_CHILD_ENV, daemonize, notifySystemd, removePidFile, reportToStarter, signalReady, supervisor, writePidFile,
+} from './server/supervision.js'
+
+/** Whether this process is the background copy `daemonize` started. */
+const daemonChild = process.env[DAEMON_CHILD_ENV] !== undefined
+delete process.env[DAEMON_CHILD_ENV]
+
+/** A start-up failure: on stderr, and to the command that started a background copy. */
+async function failed(message: string): Promise<number> {
+  process.stderr.write(`bfs: ${message}\n`)
+  if (daemonChild) await reportToStarter({ error: message })
+  return 1
+}
 
 async function main(args: string[]): Promise<number> {
   if (args[0] === '--version' || args[0] === '-v') {
@@ -32,56 +49,77 @@ async function main(args: string[]): Promise<number> {
     try {
       fileText = readFileSync(args[0]!, 'utf8')
     } catch (error) {
-      process.stderr.write(`bfs: cannot read config file '${args[0]}': ${(error as Error).message}\n`)
-      return 1
+      return failed(`cannot read config file '${args[0]}': ${(error as Error).message}`)
     }
     flags = args.slice(1)
   }
-  let config
+  let loaded
   try {
-    config = loadConfig(fileText, flags)
+    loaded = readConfig(fileText, flags)
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`bfs: ${error.message}\n`)
-      return 1
-    }
+    if (error instanceof ConfigError) return failed(error.message)
     throw error
   }
+  const config = loaded.config
+  // redis main(): daemonize only when not supervised.
+  const background = config.daemonize && supervisor(config.supervised, process.env) === undefined
+  if (background && !daemonChild) return daemonize(args)
   let server
   try {
     server = createServer({ config, configFile: fileText === undefined ? undefined : args[0] })
   } catch (error) {
     // rename-command naming a command that does not exist, or a name already taken.
-    if (error instanceof ConfigError) {
-      process.stderr.write(`bfs: ${error.message}\n`)
-      return 1
-    }
+    if (error instanceof ConfigError) return failed(error.message)
     throw error
   }
   server.log.notice(`bfs ${BFS_VERSION} starting, pid=${process.pid}`)
+  const ignored = ignoredWarning(loaded.ignored)
+  if (ignored !== undefined) server.log.warning(ignored)
+  return run(server, config, background)
+}
+
+/** Runs the server until it shuts down: the pid file, the supervisor's notifications, the signals. */
+async function run(server: BfsServer, config: Config, background: boolean): Promise<number> {
+  const kind = supervisor(config.supervised, process.env, server.log)
+  // redis createPidFile: with `pidfile`, or daemonized (then a default path).
+  const pidfile = config.pidfile !== '' ? config.pidfile : background ? DEFAULT_DAEMON_PIDFILE : ''
+  if (pidfile !== '') writePidFile(pidfile, server.log)
   try {
     await server.start()
   } catch (error) {
     server.log.warning(`Failed to start: ${(error as Error).message}`)
+    if (pidfile !== '') removePidFile(pidfile, server.log)
+    if (daemonChild) await reportToStarter({ error: `failed to start: ${(error as Error).message}` })
     return 1
   }
+  if (daemonChild) await reportToStarter({ ready: true })
+  // Not awaited: the signal handlers below must be in place at once. STOPPING=1 follows READY=1.
+  const ready = signalReady(kind, server.log)
+  let stoppingSent: Promise<void> | undefined
+  const stopping = (): Promise<void> => (stoppingSent ??= ready.then(() => (kind === 'systemd' ? notifySystemd(['STOPPING=1'], server.log) : undefined)))
   return new Promise<number>((resolve) => {
-    let stopping = false
+    let shuttingDown = false
     const stop = (signal: string): void => {
-      if (stopping) return
-      stopping = true
+      if (shuttingDown) return
+      shuttingDown = true
       server.log.warning(`Received ${signal} scheduling shutdown...`)
+      void stopping()
       const error = server.shutdown({})
       if (error !== undefined) {
         // redis: "Error trying to save the DB, can't exit." The server keeps running; another
         // signal tries again.
         server.log.warning(`Error trying to shut down (${error}), can't exit.`)
-        stopping = false
+        shuttingDown = false
       }
     }
     process.on('SIGINT', () => stop('SIGINT'))
     process.on('SIGTERM', () => stop('SIGTERM'))
-    server.on('shutdown', (code?: number) => resolve(code ?? 0))
+    server.on('shutdown', (code?: number) => {
+      void stopping().then(() => {
+        if (pidfile !== '') removePidFile(pidfile, server.log)
+        resolve(code ?? 0)
+      })
+    })
   })
 }
 

@@ -16,6 +16,7 @@ import { reserveFilterBytes, scaleUpRefusal } from './filter-budget.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { watchHealth } from './health-watch.js'
 import { addLater, beforeLookup, checkLater } from './read-batch.js'
+import { openedForWrite } from './transaction.js'
 
 /** The options a new filter is made with. */
 export interface CreateOptions {
@@ -82,6 +83,7 @@ export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
     if (parsed === undefined) throw new ReplyError(ERR.BAD_EXPANSION)
     expansion = toUnsigned32(parsed)
   }
+  openedForWrite(ctx)
   const name = argv.latin1(1)
   const registry = keyspace(ctx)
   if (bloomOrWrongType(registry.get(name)) !== undefined) throw new ReplyError(ERR.ITEM_EXISTS)
@@ -92,6 +94,7 @@ export function bfReserve(ctx: CommandContext, argv: CommandArgs): void {
 
 /** The filter under argv[1], auto-created with the configured defaults (BF.ADD, BF.MADD). */
 function filterForAdd(ctx: CommandContext, argv: CommandArgs): BloomEntry {
+  openedForWrite(ctx)
   const existing = lookupKey(ctx, argv)
   if (existing !== undefined) return existing
   const registry = keyspace(ctx)
@@ -293,6 +296,7 @@ export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
   if (errorRate <= 0 || errorRate >= 1 || capacity < 1 || expansion < 1) {
     throw new ReplyError(ERR.INSERT_BAD_ARGUMENT)
   }
+  openedForWrite(ctx)
   const name = argv.latin1(1)
   const registry = keyspace(ctx)
   let entry = bloomOrWrongType(registry.get(name))

@@ -144,7 +144,7 @@ function setClientName(client: ClientSession, name: Buffer): void {
 function clientFlags(client: ClientSession): string {
   const flags = (client.kind === 'replica' ? 'S' : client.monitoring === true ? 'O' : '') + (client.kind === 'master' ? 'M' : '') +
     (client.subscriptionCount() > 0 ? 'P' : '') + (client.transaction !== undefined ? 'x' : '') + (client.blocked === true ? 'b' : '') +
-    (client.watch?.touched === true ? 'd' : '') + (client.noEvict === true ? 'e' : '')
+    (client.watch?.touched === true ? 'd' : '') + (client.unixSocket === true ? 'U' : '') + (client.noEvict === true ? 'e' : '')
   return flags === '' ? 'N' : flags
 }
 

@@ -36,9 +36,11 @@ export type ClientKind = 'normal' | 'replica' | 'master'
 export interface ClientSession {
   readonly id: number
   readonly reply: ReplyWriter
-  /** "ip:port" of the peer and of the local end. */
+  /** "ip:port" of the peer and of the local end ("<unixsocket>:0" for both on the Unix socket, as redis). */
   readonly addr: string
   readonly laddr: string
+  /** Whether it came through the Unix socket (CLIENT LIST flag U). */
+  readonly unixSocket?: boolean
   readonly createdAtMs: number
   readonly lastInteractionMs: number
   name: string

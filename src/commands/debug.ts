@@ -35,6 +35,7 @@ function allowed(ctx: CommandContext): boolean {
   const setting = ctx.server.config['enable-debug-command']
   if (setting === 'yes') return true
   if (setting !== 'local') return false
+  if (ctx.client.unixSocket === true) return true
   const host = hostOf(ctx.client)
   return host === '127.0.0.1' || host === '::1' || host === '::ffff:127.0.0.1'
 }

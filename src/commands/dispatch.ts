@@ -199,6 +199,8 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
   } catch (error) {
     succeeded = false
     failed(ctx, entry, row, error)
+    // -OOM is what redis refuses before it runs a command (processCommand): no key was opened.
+    if (capture !== undefined && error instanceof ReplyError && error.message === OOM) server.watchedKeys.notOpened()
   }
   // Counted once it returned, as redis call() does: INFO commandstats does not see itself, and
   // CONFIG RESETSTAT counts itself after the reset.

@@ -18,6 +18,8 @@ import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { watchHealth } from './health-watch.js'
+import { openedForWrite } from './transaction.js'
+import { reserveLoadBytes } from './filter-budget.js'
 
 /** SBChain_LoadEncodedChunk's refusals, worded as src/sb.c words them. */
 const CHUNK_ERROR_TEXT: Record<DumpChunkError, string> = {
@@ -55,6 +57,7 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
   const iterator = parseInteger(argv.get(2))
   if (iterator === undefined) throw new ReplyError(ERR.LOADCHUNK_ITERATOR)
   const data = argv.get(3)
+  openedForWrite(ctx)
   const name = FilterRegistry.nameOf(argv.get(1))
   const registry = keyspace(ctx)
   const entry = bloomOrWrongType(registry.get(name))
@@ -84,8 +87,10 @@ function filterFromHeader(ctx: CommandContext, header: Uint8Array): ScalableBloo
   const configured = ctx.server.config['max-filter-bytes']
   const maxBytes = configured > 0 ? configured : Number.MAX_SAFE_INTEGER
   const declared = dumpHeaderBitmapBytes(header)
-  // Refused before anything is allocated, as BF.RESERVE refuses a filter over the limit.
+  // Refused before anything is allocated, as BF.RESERVE refuses a filter over the limit, and
+  // counted against maxmemory (-OOM past it) as BF.RESERVE counts one.
   if (declared !== undefined && declared > maxBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
+  if (declared !== undefined) reserveLoadBytes(ctx, declared)
   try {
     const parts = decodeDumpHeader(header, { maxBytes, allocate: allocateBitmap })
     return ScalableBloomFilter.fromParts(parts, configured > 0 ? configured : undefined)

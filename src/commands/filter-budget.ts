@@ -7,7 +7,7 @@ import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../core/sizing.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import type { Databases } from '../store/databases.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
 import { OOM } from './dispatch.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 
@@ -41,6 +41,26 @@ export function reserveBytes(ctx: CommandContext, bytes: number): void {
   const guard = MemoryGuard.of(ctx.server.databases)
   if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
   guard.allocated(bytes)
+}
+
+/**
+ * `bytes` a load is about to allocate (RESTORE's payload, BF.LOAD's file, BF.LOADCHUNK's header, a
+ * BFS.RESTORE-PART staging's record: each bounds the bitmaps it can hold), refused with -OOM when
+ * over `maxmemory` and counted when allowed, before anything is allocated. `freed`: the bitmap
+ * bytes of the key it replaces (REPLACE), given back when the new one is stored. What redis checks
+ * before the command (used > maxmemory) cannot see a payload's size: counting it here is what
+ * keeps a pipeline of loads from passing the limit before the count catches up.
+ */
+export function reserveLoadBytes(ctx: CommandContext, bytes: number, freed = 0): void {
+  const guard = MemoryGuard.of(ctx.server.databases)
+  const needed = Math.max(0, bytes - freed)
+  if (!guard.canAllocate(ctx.server.config.maxmemory, needed)) throw new ReplyError(OOM)
+  guard.allocated(needed)
+}
+
+/** Bitmap bytes of the filter under `name` that a REPLACE would free (0 without REPLACE or key). */
+export function replacedBytes(ctx: CommandContext, name: string, replace: boolean): number {
+  return replace ? (keyspace(ctx).get(name)?.filter.bitmapBytes() ?? 0) : 0
 }
 
 /**

@@ -3,7 +3,9 @@
  * which write and read one filter as a header-plus-bitmap file under `dir`. The snapshot itself is
  * store/snapshot.ts; SHUTDOWN's SAVE/NOSAVE are handled by the server's shutdown().
  */
+import { statSync } from 'node:fs'
 import { bloomOrWrongType } from './key-kind.js'
+import { replacedBytes, reserveLoadBytes } from './filter-budget.js'
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
@@ -11,9 +13,11 @@ import { decodeFilter, encodeFilter, type FilterRecord } from '../format/codec.j
 import { readFilterFile } from '../store/filter-file.js'
 import { DecodeError } from '../format/decode-error.js'
 import { FilterRegistry } from '../store/registry.js'
-import { resolveSafePath, UnsafePathError } from '../store/safe-path.js'
+import { UnsafePathError } from '../store/safe-path.js'
+import { resolveClientPath } from '../store/owned-files.js'
+import { openedForWrite } from './transaction.js'
 import {
-  nativeCrc32, RESERVED_NAMES, writeFilterFileSync, type SnapshotStore,
+  nativeCrc32, writeFilterFileSync, type SnapshotStore,
 } from '../store/snapshot.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
@@ -63,12 +67,8 @@ export function lastsave(ctx: CommandContext): void {
 
 function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { absolute: string; relative: string } {
   try {
-    const { config, configFile } = ctx.server
-    // The log's segments and their .corrupt copies; the snapshot's files and temporaries are in
-    // its directory (RESERVED_NAMES). redis has no aclfile-like file here yet.
-    const logPrefix = `${config.appendfilename}.`
-    const ownFiles = [{ path: configFile, what: 'config file' }, { path: config.logfile, what: 'logfile' }]
-    return resolveSafePath(ctx.server.persistence.snapshots.dir, raw, mode, RESERVED_NAMES, [logPrefix], ownFiles)
+    // Every file bfs owns is refused (store/owned-files.ts).
+    return resolveClientPath(ctx.server.config, ctx.server.configFile, raw, mode)
   } catch (error) {
     if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
     throw error
@@ -88,6 +88,15 @@ export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
   }
   // Nothing to propagate: the dataset did not change.
   ctx.client.reply.simple('OK')
+}
+
+/** The size of a file BF.LOAD is about to read. */
+function fileSize(source: { absolute: string; relative: string }): number {
+  try {
+    return statSync(source.absolute).size
+  } catch (error) {
+    throw new ReplyError(`ERR cannot read ${source.relative}: ${(error as Error).message}`)
+  }
 }
 
 /**
@@ -110,10 +119,14 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
     else if (argv.isKeyword(3, BF_LOAD_CONTENTS)) replace = inline = true
     else throw new ReplyError(ERR.SYNTAX)
   }
+  // Opened for writing as a BF.* command opens its key (transaction.ts openedForWrite).
+  openedForWrite(ctx)
   const name = FilterRegistry.nameOf(argv.get(1))
   const registry = keyspace(ctx)
   if (!replace && registry.has(name)) throw new ReplyError(ERR.ITEM_EXISTS)
   const source = inline ? { absolute: '', relative: 'contents' } : safePath(ctx, argv.get(2), 'read')
+  // Counted against maxmemory before anything is read: the file's size bounds its bitmaps.
+  reserveLoadBytes(ctx, inline ? argv.get(2).length : fileSize(source), replacedBytes(ctx, name, replace))
   let bytes: Uint8Array | undefined
   let filter: ScalableBloomFilter
   try {

@@ -17,6 +17,7 @@ import { FilterRegistry, type FilterEntry, type StoredFilter } from '../store/re
 import { keyspace, type CommandContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
+import { replacedBytes, reserveLoadBytes } from './filter-budget.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 const NO_NAME = new Uint8Array(0)
@@ -50,9 +51,13 @@ export function dump(ctx: CommandContext, argv: CommandArgs): void {
 /**
  * The filter of a payload, verified (version, CRC-64) then decoded from a copy of it (the decoded
  * bitmaps are views into that copy, which is no larger than the payload already read).
- * @throws ReplyError BAD_PAYLOAD or BAD_DATA_FORMAT
+ * `freed`: the bytes of the key it replaces (filter-budget.ts reserveLoadBytes).
+ * @throws ReplyError BAD_PAYLOAD or BAD_DATA_FORMAT, or -OOM past maxmemory
  */
-export function filterOfPayload(ctx: CommandContext, payload: Uint8Array): StoredFilter {
+export function filterOfPayload(ctx: CommandContext, payload: Uint8Array, freed = 0): StoredFilter {
+  // The copy below holds the bitmaps, and is no larger than the payload: counted against
+  // maxmemory first, as redis refuses before it runs a command (and before the checksum's work).
+  reserveLoadBytes(ctx, payload.byteLength, freed)
   if (!verifyDumpPayload(payload)) throw new ReplyError(BAD_PAYLOAD)
   const { kind, file } = dumpPayloadFile(payload)
   if (kind !== DUMP_KIND_BLOOM && kind !== DUMP_KIND_WINDOW) throw new ReplyError(BAD_DATA_FORMAT)
@@ -130,7 +135,7 @@ export function restore(ctx: CommandContext, argv: CommandArgs): void {
   const name = FilterRegistry.nameOf(argv.get(1))
   if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
   const ttl = parseRestoreTtl(argv.get(2))
-  const filter = filterOfPayload(ctx, argv.get(3))
+  const filter = filterOfPayload(ctx, argv.get(3), replacedBytes(ctx, name, options.replace))
   const stored = storeRestored(ctx, name, filter, ttl, options)
   if (stored.propagate === 'del') ctx.server.propagate([Buffer.from('DEL'), argv.get(1)])
   else if (stored.propagate === 'restore') {

@@ -53,6 +53,8 @@ export function splitWatchId(id: string): { db: number; key: string } {
  */
 export class WatchedKeys {
   private readonly byKey = new Map<string, Set<ClientSession>>()
+  /** Whether the module command running opened its key for writing ({@link openedForWrite}). */
+  private keyOpened = false
 
   get size(): number {
     return this.byKey.size
@@ -112,15 +114,29 @@ export class WatchedKeys {
    */
   capture(entry: CommandEntry, argv: CommandArgs, db: number, databases: Databases): WatchCapture {
     const keys = this.watchedKeysOf(entry, argv, db)
+    this.keyOpened = false
     if (entry.spec.flags.includes('module')) return { keys, opened: true, before: [] }
     return { keys, opened: false, before: keys.map((id) => lookupWatched(databases, id)).map((found) => [found, found?.version ?? 0, found?.expiresAt] as const) }
   }
 
-  /** After the write: touches what it changed (redis signalModifiedKey on a real change only). */
+  /** The running command opened its key for writing: it touches it even if it fails. */
+  opened(): void {
+    this.keyOpened = true
+  }
+
+  /** The running command was refused as redis refuses before running one (-OOM): no key was opened. */
+  notOpened(): void {
+    this.keyOpened = false
+  }
+
+  /**
+   * After the write: touches what it changed (redis signalModifiedKey on a real change only); a
+   * module command, what it named if it succeeded or failed after opening its key.
+   */
   touchChanged(capture: WatchCapture, databases: Databases, succeeded: boolean): void {
     capture.keys.forEach((id, i) => {
       if (capture.opened) {
-        if (succeeded) this.touchId(id)
+        if (succeeded || this.keyOpened) this.touchId(id)
         return
       }
       const [entry, version, expiresAt] = capture.before[i]!
@@ -128,6 +144,18 @@ export class WatchedKeys {
       if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt))) this.touchId(id)
     })
   }
+}
+
+/**
+ * RedisBloom's RedisModule_OpenKey(key, READ | WRITE): from here on the command touches its key's
+ * watchers even when it then fails (an existing key for BF.RESERVE, a missing one for NOCREATE,
+ * bad LOADCHUNK data), because RM_CloseKey signals every key opened for writing. Called where
+ * rebloom.c opens the key: after the arguments are parsed, before the key is looked at. One size
+ * check while nobody watches.
+ */
+export function openedForWrite(ctx: CommandContext): void {
+  const watched = ctx.server.watchedKeys
+  if (watched.size > 0) watched.opened()
 }
 
 /** The entry a {@link watchId} names, unless expired (an expired one is deleted, which touches it). */

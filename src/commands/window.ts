@@ -25,6 +25,7 @@ import { reserveBytes } from './filter-budget.js'
 import { windowOrWrongType } from './key-kind.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 import type { CommandSpec } from './table.js'
+import { openedForWrite } from './transaction.js'
 
 /** APBF.RESERVE's own errors, in BF.RESERVE's wording (rebloom.c BFReserve_RedisCommand). */
 export const WINDOW_ERR = {
@@ -62,6 +63,7 @@ function reserveOptions(argv: CommandArgs): WindowOptions {
 /** APBF.RESERVE key COUNT|TIME error_rate capacity [time_span] → +OK */
 export function apbfReserve(ctx: CommandContext, argv: CommandArgs): void {
   const options = reserveOptions(argv)
+  openedForWrite(ctx)
   const name = argv.latin1(1)
   const registry = keyspace(ctx)
   if (windowOrWrongType(registry.get(name)) !== undefined) throw new ReplyError(ERR.ITEM_EXISTS)
@@ -156,6 +158,7 @@ function propagateAdds(ctx: CommandContext, argv: CommandArgs, first: number, co
 
 /** APBF.ADD key item [item ...] → array of :1 new / :0 maybe seen */
 export function apbfAdd(ctx: CommandContext, argv: CommandArgs): void {
+  openedForWrite(ctx)
   addItems(ctx, existingWindow(ctx, argv), argv, 2, now(ctx))
 }
 
@@ -163,6 +166,7 @@ export function apbfAdd(ctx: CommandContext, argv: CommandArgs): void {
 export function apbfAddat(ctx: CommandContext, argv: CommandArgs): void {
   const at = parseInteger(argv.get(2))
   if (at === undefined || at < 0) throw new ReplyError(WINDOW_ERR.BAD_TIMESTAMP)
+  openedForWrite(ctx)
   addItems(ctx, existingWindow(ctx, argv), argv, 3, at)
 }
 

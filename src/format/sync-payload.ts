@@ -123,6 +123,11 @@ export interface SyncPayloadLimits {
   readonly maxFilterBytes: number
   /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`); a plain array by default. */
   readonly allocate?: (byteCount: number) => Uint8Array
+  /**
+   * Told each record's length once it is checked, before anything is allocated for it (the
+   * record bounds what it holds); may throw to refuse it (BFS.RESTORE-PART's `maxmemory`).
+   */
+  readonly reserve?: (byteCount: number) => void
 }
 
 /** The longest file a filter within `limits` can have: its bitmaps, every header, the longest name. */
@@ -242,6 +247,7 @@ export class SyncPayloadReader {
     if (length === undefined || length < 96 || length > maxWindowFileBytes(this.limits)) {
       throw new DecodeError('corrupt', `record at byte ${at}: no window filter within the limits is a file of ${length ?? 'over 2^53'} bytes`)
     }
+    this.limits.reserve?.(length)
     this.window = new Uint8Array(length)
     this.windowFill = 0
     this.state = 'window'
@@ -288,6 +294,7 @@ export class SyncPayloadReader {
       const shown = length ?? 'over 2^53'
       throw new DecodeError('corrupt', `record at byte ${at}: no filter within the limits is a file of ${shown} bytes`)
     }
+    this.limits.reserve?.(length)
     const limits = { maxBitmapBytes: this.limits.maxFilterBytes, maxNameBytes: MAX_SYNC_NAME_BYTES, allocate: this.limits.allocate }
     this.file = new FilterFileStream(length, limits, at + RECORD_PREFIX_BYTES, this.checksum, this.countBits)
     this.state = 'file'

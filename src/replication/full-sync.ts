@@ -18,6 +18,7 @@ import type { Logger } from '../runtime/logger.js'
 import type { AttachedReplica } from './replica-peer.js'
 import { captureRegistry, type RegistryCapture } from '../store/registry-capture.js'
 import type { Databases } from '../store/databases.js'
+import { SYNC_TEMP_PREFIX } from '../store/owned-files.js'
 
 export { captureRegistry, type RegistryCapture }
 
@@ -71,7 +72,7 @@ export class FullSync {
       for (const replica of this.replicas) replica.peer.writeRaw(preamble)
       this.pumpSockets()
     } else {
-      this.file = path.join(this.options.dir, `temp-sync-${process.pid}-${++tempFiles}.bfssync`)
+      this.file = path.join(this.options.dir, `${SYNC_TEMP_PREFIX}${process.pid}-${++tempFiles}.bfssync`)
       this.writeFile(openSync(this.file, 'w'))
     }
   }

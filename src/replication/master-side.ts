@@ -75,6 +75,14 @@ export class MasterSide {
    */
   private selectedDb = -1
   private fullSync: FullSync | undefined
+  /** Full-sync captures taken: each a point the replicas' stream restarts from (restore-part.ts reads it). */
+  syncCaptures = 0
+  /**
+   * Whether a full sync must wait (the cron asks again each second): set by commands/restore-part.ts
+   * at its first staging, true while a transfer in parts is staging here, so that the payload is
+   * taken once it committed.
+   */
+  holdSync: (() => boolean) | undefined = undefined
   private detachBacklog: (() => void) | undefined
   private cronLoops = 0
   private noReplicasSinceSeconds = nowSeconds()
@@ -219,7 +227,7 @@ export class MasterSide {
    * has waited repl-diskless-sync-delay seconds (`now`: at once).
    */
   private startPendingSync(now: boolean): void {
-    if (this.fullSync !== undefined) return
+    if (this.fullSync !== undefined || this.holdSync?.() === true) return
     const waiting = [...this.replicas.values()].filter((replica) => replica.waitingStart && replica.peer.state === 'open')
     if (waiting.length === 0) return
     const excludeData = waiting[0]!.excludeData
@@ -236,6 +244,7 @@ export class MasterSide {
       this.refuseSync(group, error)
       return
     }
+    this.syncCaptures++
     const offset = this.replication.masterReplOffset
     this.selectedDb = -1
     for (const replica of group) {

@@ -1,13 +1,13 @@
 /**
  * The redis 7.0.15 configuration keys bfs has no behaviour for, with the value CONFIG GET answers
  * for each: Redis's default, or what is true of bfs where it differs (`latency-tracking no`: no
- * per-command histograms; `dynamic-hz no`: the cron runs at a fixed 10 Hz; `protected-mode no`:
- * bfs has none, `bind` and `requirepass` guard it; `tcp-backlog 4096`: bfs's listen backlog;
- * `jemalloc-bg-thread no`, `disable-thp no`: Node's allocator). Clients, Sentinel, redis-cli and
- * exporters probe these (redis_exporter reads maxmemory-policy, io-threads, ...), so CONFIG GET
- * answers every key redis 7.0 has. They are read only: CONFIG SET refuses them as unknown, and
- * the config file does not take them. A key that bfs's own table has (config.ts) answers from
- * there instead (docs/reference/configuration.md).
+ * per-command histograms; `dynamic-hz no`: the cron runs at a fixed 10 Hz; `tcp-backlog 4096`:
+ * bfs's listen backlog; `jemalloc-bg-thread no`, `disable-thp no`: Node's allocator). Clients,
+ * Sentinel, redis-cli and exporters probe these (redis_exporter reads maxmemory-policy,
+ * io-threads, ...), so CONFIG GET answers every key redis 7.0 has. They are read only: CONFIG
+ * SET refuses them as unknown; a config file may set them, and the start names them in one
+ * warning (config-ignored.ts). A key that bfs's own table has (config.ts) answers from there
+ * instead (docs/reference/configuration.md).
  */
 import { CONFIG_NAMES } from './config.js'
 
@@ -48,7 +48,6 @@ const REDIS_ONLY: readonly (readonly [string, string])[] = [
   ['cluster-slave-validity-factor', '10'],
   ['crash-log-enabled', 'yes'],
   ['crash-memcheck-enabled', 'yes'],
-  ['daemonize', 'no'],
   ['dbfilename', 'dump.rdb'],
   ['disable-thp', 'no'],
   ['dynamic-hz', 'no'],
@@ -85,10 +84,8 @@ const REDIS_ONLY: readonly (readonly [string, string])[] = [
   ['notify-keyspace-events', ''],
   ['oom-score-adj', 'no'],
   ['oom-score-adj-values', '0 200 800'],
-  ['pidfile', ''],
   ['proc-title-template', '{title} {listen-addr} {server-mode}'],
   ['propagation-error-behavior', 'ignore'],
-  ['protected-mode', 'no'],
   ['rdb-del-sync-files', 'no'],
   ['rdb-save-incremental-fsync', 'yes'],
   ['rdbchecksum', 'yes'],
@@ -111,7 +108,6 @@ const REDIS_ONLY: readonly (readonly [string, string])[] = [
   ['socket-mark-id', '0'],
   ['stream-node-max-bytes', '4096'],
   ['stream-node-max-entries', '100'],
-  ['supervised', 'no'],
   ['syslog-enabled', 'no'],
   ['syslog-facility', 'local0'],
   ['syslog-ident', 'redis'],
@@ -137,8 +133,6 @@ const REDIS_ONLY: readonly (readonly [string, string])[] = [
   ['tls-session-cache-timeout', '300'],
   ['tls-session-caching', 'yes'],
   ['tracking-table-max-keys', '1000000'],
-  ['unixsocket', ''],
-  ['unixsocketperm', '0'],
   ['zset-max-listpack-entries', '128'],
   ['zset-max-listpack-value', '64'],
   ['zset-max-ziplist-entries', '128'],

@@ -3,7 +3,7 @@
  * with units, `save` rules, `client-output-buffer-limit`, `replicaof`, with redis config.c's words
  * for their errors (numericParseString, numericBoundaryCheck).
  */
-import { MAX_PORT, MAX_SECONDS, type OutputBufferLimits } from './config.js'
+import { MAX_PORT, MAX_SECONDS, type OutputBufferLimits, type RenameRule } from './config.js'
 
 /** A configuration problem (a bad key or value in bfs.conf, a flag or CONFIG SET), worded to name the key. */
 export class ConfigError extends Error {
@@ -117,3 +117,12 @@ function limitNumber(word: string): number | undefined {
   return value !== undefined && Number.isSafeInteger(value) ? value : undefined
 }
 
+
+/**
+ * `rename-command NAME NEWNAME`: repeatable, so the rule is added to `current`'s; checked against
+ * the command table at start (redis.conf, where it is not a CONFIG GET key either).
+ */
+export function parseRenameRule(args: readonly string[], current: readonly RenameRule[]): readonly RenameRule[] {
+  if (args.length !== 2) throw new ConfigError(`'rename-command' takes <name> <new-name>, got ${args.length} values`)
+  return [...current, { from: args[0]!, to: args[1]! }]
+}

@@ -3,18 +3,18 @@
  * redis.conf style (`key value`, # comments, quoted values), then `--key value` flags override it.
  * CONFIG GET/SET read and write the same table.
  */
-import { splitConfigLine } from './config-line.js'
 import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
+import { PROCESS_CONFIG_ROWS, type ProcessConfig } from './config-process.js'
 
 export { ConfigError } from './config-values.js'
 import {
-  ConfigError, INT64_MAX, INTEGER, checkRange, parseMemory, parseOutputBufferLimits, parseReplicaof, parseSaveRules,
+  ConfigError, INT64_MAX, INTEGER, checkRange, parseMemory, parseOutputBufferLimits, parseRenameRule, parseReplicaof, parseSaveRules,
 } from './config-values.js'
 
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config extends ClusterConfig {
+export interface Config extends ClusterConfig, ProcessConfig {
   port: number
   bind: string
   dir: string
@@ -165,8 +165,10 @@ type Kind =
   | { type: 'integer'; min: number; max: number }
   | { type: 'float'; min: number; max: number; exclusiveMin?: boolean; exclusiveMax?: boolean }
   | { type: 'bytes'; min: number; max: number }
-  /** `emptyIsNone`: '' means "not set", as redis EMPTY_STRING_IS_NULL (CONFIG REWRITE then writes no line). */
-  | { type: 'string'; emptyIsNone?: true }
+  /** `emptyIsNone`: '' means "not set", as redis EMPTY_STRING_IS_NULL (CONFIG REWRITE then writes no line); `words`: several values joined by spaces (`bind 127.0.0.1 -::1`). */
+  | { type: 'string'; emptyIsNone?: true; words?: true }
+  /** Permission bits, written in octal (redis OCTAL_CONFIG). */
+  | { type: 'octal'; max: number }
   | { type: 'enum'; values: readonly string[] }
   | { type: 'boolean' }
   | { type: 'save' }
@@ -241,7 +243,8 @@ export const isFileOnly = (spec: ConfigKeySpec): boolean => spec.kind.type === '
  */
 const ROWS = {
   port: { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 6381, mutable: false, description: 'TCP port (0 = any free port)' },
-  bind: { kind: { type: 'string' }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated' },
+  bind: { kind: { type: 'string', words: true }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated; `-` before one: skipped if the machine lacks it, `*` all IPv4, `::*` all IPv6 (as Redis)' },
+  ...PROCESS_CONFIG_ROWS,
   dir: { kind: { type: 'string' }, default: './data', mutable: false, description: 'data directory, created if missing' },
   databases: { kind: { type: 'integer', min: 1, max: MAX_DATABASES }, default: 16, mutable: false, description: 'how many databases SELECT chooses from (0 to databases - 1)' },
   maxclients: { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: true, description: 'most simultaneous clients' },
@@ -273,7 +276,7 @@ const ROWS = {
   'auto-aof-rewrite-percentage': { kind: { type: 'integer', min: 0, max: 2_147_483_647 }, default: 100, unit: 'percent', mutable: true, description: 'log growth in percent that triggers a rewrite, 0 = never' },
   'auto-aof-rewrite-min-size': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 64 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
   'http-port': { kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, default: 0, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
-  'http-bind': { kind: { type: 'string' }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
+  'http-bind': { kind: { type: 'string', words: true }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
   'http-filter': { kind: { type: 'string' }, default: 'bfs', mutable: true, description: 'filter of GET /add= and /contain=' },
   'http-db': { kind: { type: 'integer', min: 0, max: MAX_DATABASES - 1 }, default: 0, mutable: false, description: 'database of the HTTP API, /filters and the filters /metrics lists (below databases)' },
   'http-max-url-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_URL_BYTES, unit: 'bytes', mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
@@ -382,6 +385,7 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
   if (kind.type === 'output-buffer-limit') return parseOutputBufferLimits(args, current['client-output-buffer-limit'])
   if (kind.type === 'rename') return parseRenameRule(args, current['rename-command'])
   if (kind.type === 'replicaof') return parseReplicaof(args)
+  if (kind.type === 'string' && kind.words) return args.join(' ')
   if (kind.type === 'user') {
     if (args.length < 1) throw new ConfigError("'user' takes <name> [<rule> ...]")
     return [...current.user, [...args]]
@@ -412,6 +416,10 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
     }
     case 'string':
       return raw
+    case 'octal':
+      // redis config.c OCTAL_CONFIG: strtoll base 8 of the whole word.
+      if (!/^[0-7]+$/.test(raw)) throw new ConfigError("argument couldn't be parsed into an integer")
+      return checkRange(parseInt(raw, 8), 0, kind.max)
     case 'enum': {
       const value = raw.toLowerCase()
       if (!kind.values.includes(value)) throw new ConfigError(`argument(s) must be one of the following: ${kind.values.join(', ')}`)
@@ -425,19 +433,11 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
   }
 }
 
-/**
- * `rename-command NAME NEWNAME`: repeatable, so the rule is added to `current`'s; checked against
- * the command table at start (redis.conf, where it is not a CONFIG GET key either).
- */
-function parseRenameRule(args: readonly string[], current: readonly RenameRule[]): readonly RenameRule[] {
-  if (args.length !== 2) throw new ConfigError(`'rename-command' takes <name> <new-name>, got ${args.length} values`)
-  return [...current, { from: args[0]!, to: args[1]! }]
-}
-
 /** The value as CONFIG GET and a rewritten bfs.conf show it. */
 export function formatConfigValue(config: Config, name: ConfigKey): string {
   const value = config[name]
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
+  if (name === 'unixsocketperm') return (value as number).toString(8)
   if (name === 'client-output-buffer-limit') {
     const limits = value as OutputBufferLimits
     const one = (label: string, limit: OutputBufferLimit): string => `${label} ${limit.hard} ${limit.soft} ${limit.softSeconds}`
@@ -446,55 +446,4 @@ export function formatConfigValue(config: Config, name: ConfigKey): string {
   return String(value)
 }
 
-/**
- * Builds a configuration from bfs.conf text (optional) and command-line flags. Later values win;
- * `save` lines accumulate as in redis.conf. Throws ConfigError naming the key on any problem.
- */
-export function loadConfig(fileText: string | undefined, flags: readonly string[] = []): Config {
-  const config: Config = { ...DEFAULT_CONFIG }
-  const saveLines: string[] = []
-  const apply = (key: string, args: string[], where: string): void => {
-    const spec = configFileName(key)?.spec
-    if (!spec) throw new ConfigError(`${where}: unknown config key '${key}'`)
-    try {
-      if (spec.name === 'save') {
-        // redis.conf: each save line adds rules; `save ""` clears them.
-        const rules = parseSaveRules(args)
-        if (rules === '') saveLines.length = 0
-        else saveLines.push(rules)
-        ;(config as unknown as Record<string, unknown>).save = saveLines.join(' ')
-        return
-      }
-      ;(config as unknown as Record<string, unknown>)[spec.name] = parseConfigValue(spec, args, config)
-    } catch (error) {
-      if (error instanceof ConfigError) throw new ConfigError(`${where}: ${error.message}`)
-      throw error
-    }
-  }
-  if (fileText !== undefined) {
-    const lines = fileText.split(/\r?\n/)
-    lines.forEach((line, index) => {
-      const trimmed = line.trim()
-      if (trimmed === '' || trimmed.startsWith('#')) return
-      const words = splitConfigLine(trimmed)
-      if (words === undefined) throw new ConfigError(`config line ${index + 1}: unbalanced quotes`)
-      apply(words[0]!, words.slice(1), `config line ${index + 1} (${words[0]})`)
-    })
-  }
-  let saveFromFlags = false
-  for (let i = 0; i < flags.length; ) {
-    const flag = flags[i]!
-    if (!flag.startsWith('--')) throw new ConfigError(`unexpected argument '${flag}' (flags are --key value)`)
-    const args: string[] = []
-    i++
-    while (i < flags.length && !flags[i]!.startsWith('--')) args.push(flags[i++]!)
-    const key = flag.slice(2)
-    // A flag replaces the file's save rules instead of adding to them.
-    if (configKeySpec(key)?.name === 'save' && !saveFromFlags) {
-      saveLines.length = 0
-      saveFromFlags = true
-    }
-    apply(key, args, `--${key}`)
-  }
-  return config
-}
+export { loadConfig, readConfig, type LoadedConfig } from './config-load.js'

@@ -51,6 +51,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   readonly createdAtMs = Date.now()
   readonly addr: string
   readonly laddr: string
+  readonly unixSocket: boolean
   lastInteractionMs = this.createdAtMs
   name = ''
   libName = ''
@@ -92,9 +93,12 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     readonly id: number,
     readonly socket: Socket,
     private readonly host: ClientHost,
+    /** The Unix socket's path, for a client that came through it. */
+    unixSocketPath?: string,
   ) {
-    this.addr = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
-    this.laddr = `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
+    this.unixSocket = unixSocketPath !== undefined
+    this.addr = unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
+    this.laddr = unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
     // redis createClient: authenticated at once while the default user needs no password.
     this.authenticated = host.acl.defaultOpen
     this.parser = new RequestParser(host.parserLimits())

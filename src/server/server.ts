@@ -4,7 +4,7 @@
  */
 import net from 'node:net'
 import { EventEmitter } from 'node:events'
-import { mkdirSync } from 'node:fs'
+import { prepareDataDirectory } from '../store/owned-files.js'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Client, PUSH_TO_CLIENT, type ClientHost } from './client.js'
@@ -24,7 +24,9 @@ import { defineCommand, defineTable, type CommandDefinition, type CommandEntry, 
 import { BUILTIN_COMMANDS } from '../commands/builtin.js'
 import { DEFAULT_PARSER_LIMITS, type ParserLimits } from '../protocol/request-parser.js'
 import { applyRenames } from './rename-command.js'
-import { checkOpenFiles, openBindWarning, readOpenFilesLimit } from './startup-checks.js'
+import { checkOpenFiles, isLocalPeer, openBindWarning, protectedModeRefuses, readOpenFilesLimit } from './startup-checks.js'
+import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
+import { ERR } from '../commands/reply-error.js'
 import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { loadedOverLimits } from '../commands/filter-budget.js'
@@ -208,10 +210,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return this.http?.clientCount ?? 0
   }
 
-  /** Creates the data directory, loads what is on disk, then accepts connections. */
+  /** Creates the data directory (refusing a clash of bfs's own files), loads what is on disk, then accepts connections. */
   async start(): Promise<void> {
     this.startedAtMs = Date.now()
-    mkdirSync(this.config.dir, { recursive: true })
+    prepareDataDirectory(this.config, this.configFile)
     if (this.config['cluster-enabled']) this.cluster = openClusterState(this, this.registry)
     // Cluster mode: nodes.conf says whom a node replicates, not a replicaof line (stale after a takeover).
     if (this.cluster !== undefined) this.config.replicaof = ''
@@ -225,41 +227,33 @@ export class BfsServer extends EventEmitter implements ClientHost {
     for (const line of loadedOverLimits(this.databases, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
     this.cronTimer = setInterval(() => this.cron(Date.now()), CRON_INTERVAL_MS)
     this.cronTimer.unref()
-    const addresses = this.config.bind.split(/\s+/).filter((address) => address !== '')
     const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
     for (const line of fds.warnings) this.log.warning(line)
     this.config.maxclients = fds.maxclients
-    const bindWarning = openBindWarning(addresses, this.config.requirepass)
+    const addresses = bindAddresses(this.config.bind)
+    // In protected mode (redis 7.0) only local clients are served while there is no password.
+    const bindWarning = this.config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), this.config.requirepass)
     if (bindWarning !== undefined) this.log.warning(bindWarning)
-    let port = this.config.port
-    for (const address of addresses) {
-      const listener = net.createServer()
-      await new Promise<void>((resolve, reject) => {
-        listener.once('error', reject)
-        // A deep accept queue so a burst of connects (c10k) is not dropped and retried; the kernel caps it at somaxconn.
-        listener.listen({ port, host: address, backlog: 4096 }, () => {
-          listener.off('error', reject)
-          // After listening, an accept error (EMFILE past `ulimit -n`) must not crash the process.
-          listener.on('error', (error) => this.log.warning(`Accepting a client connection: ${error.message}`))
-          resolve()
-        })
-      })
-      acceptConnections(listener, (socket) => this.accept(socket))
-      // With port 0 every address shares the port the first one got.
-      port = (listener.address() as net.AddressInfo).port
-      this.tcpServers.push(listener)
+    const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => this.accept(socket, unix))
+    const tcp = await listenTcp(addresses, this.config.port, wire(false), this.log)
+    this.tcpServers.push(...tcp.listeners)
+    const port = tcp.port
+    for (const host of tcp.hosts) {
       this.log.notice(`Running mode=${this.cluster === undefined ? 'standalone' : 'cluster'}, port=${port}.`)
-      this.log.notice(`Listening on ${address}:${port}`)
+      this.log.notice(`Listening on ${host}:${port}`)
     }
+    if (this.config.unixsocket !== '') this.tcpServers.push(await listenUnix(this.config.unixsocket, this.config.unixsocketperm, wire(true), this.log))
     this.boundPort = port
     if (this.config['http-port'] !== 0) {
-      const httpBind = this.config['http-bind'].trim() === '' ? this.config.bind : this.config['http-bind']
+      // "" = the addresses RESP listens on.
+      const httpBind = this.config['http-bind'].trim() === '' ? tcp.hosts.join(' ') : this.config['http-bind']
       // Loaded only when asked for: node:http and prom-client cost a few MB of RSS for nothing otherwise.
       const { HttpFrontend } = await import('../http/http-server.js')
       this.http = new HttpFrontend(this)
       const httpAddresses = httpBind.split(/\s+/).filter((address) => address !== '')
-      // The HTTP listener takes /add= from anyone who can reach it, just as RESP does.
-      const httpWarning = this.config['http-bind'].trim() === '' ? undefined : openBindWarning(httpAddresses, this.config.requirepass)
+      // The HTTP listener takes /add= from anyone who can reach it (no protected mode): warned
+      // about unless RESP's warning already named the same addresses.
+      const httpWarning = this.config['http-bind'].trim() === '' && !this.config['protected-mode'] ? undefined : openBindWarning(httpAddresses, this.config.requirepass)
       if (httpWarning !== undefined) this.log.warning(`HTTP ${httpWarning}`)
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
@@ -315,21 +309,27 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** Once a second: close idle clients (`timeout`) and those past the soft output limit for too long,
-   * and recount filter memory (`maxmemory`). */
+   * drop BFS.RESTORE-PART stagings abandoned for minutes, and recount filter memory (`maxmemory`). */
   private housekeeping(nowMs: number): void {
     const closed = closeIdleClients(this.clientSet, nowMs, this.config.timeout)
     if (closed > 0) this.log.verbose(`Closing idle client (${closed})`)
     // Closing removes a client from the set; a Set's iteration goes on past deleted entries.
     for (const client of this.clientSet) client.recheckOutputLimit()
-    if (this.config.maxmemory > 0) MemoryGuard.of(this.databases).recount()
+    MemoryGuard.of(this.databases).housekeeping(nowMs, this.config.maxmemory)
     this.masterSide.cron()
   }
 
   /** A new connection: its Client, or undefined when it is refused. */
-  private accept(socket: net.Socket): Client | undefined {
+  private accept(socket: net.Socket, unix: boolean): Client | undefined {
     this.stats.connectionsReceived++
     if (this.closing !== undefined) {
       socket.destroy()
+      return undefined
+    }
+    if (protectedModeRefuses(this.config['protected-mode'], this.acl.get('default')?.nopass === true, isLocalPeer(socket.remoteAddress, unix))) {
+      this.stats.rejectedConnections++
+      socket.on('error', () => {})
+      socket.end(`-${ERR.PROTECTED_MODE_DENIED}\r\n`)
       return undefined
     }
     if (this.clientSet.size >= this.config.maxclients) {
@@ -339,7 +339,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
       socket.end('-ERR max number of clients reached\r\n')
       return undefined
     }
-    const client = new Client(this.nextClientId++, socket, this)
+    const client = new Client(this.nextClientId++, socket, this, unix ? this.config.unixsocket : undefined)
     this.clientSet.add(client)
     return client
   }

@@ -63,3 +63,20 @@ export function openBindWarning(addresses: readonly string[], requirepass: strin
   if (open.length === 0) return undefined
   return `WARNING: listening on ${open.join(' ')} with no requirepass: anyone who can reach ${open.length === 1 ? 'this address' : 'these addresses'} can read, add to and delete every filter. Set requirepass, or bind 127.0.0.1.`
 }
+
+/**
+ * redis 7.0.15 networking.c islocalClient: a client on the Unix socket, or at 127.0.0.1 or ::1
+ * (an IPv4 peer of a dual-stack listener shows as ::ffff:127.0.0.1).
+ */
+export function isLocalPeer(remoteAddress: string | undefined, unixSocket: boolean): boolean {
+  return unixSocket || remoteAddress === '127.0.0.1' || remoteAddress === '::1' || remoteAddress === '::ffff:127.0.0.1'
+}
+
+/**
+ * redis 7.0.15 clientAcceptHandler: in protected mode, while the default user has no password
+ * (nopass: no requirepass, no password in its `user` line), a client that is not local is
+ * refused with -DENIED, whatever `bind` says.
+ */
+export function protectedModeRefuses(protectedMode: boolean, defaultUserNoPass: boolean, local: boolean): boolean {
+  return protectedMode && defaultUserNoPass && !local
+}

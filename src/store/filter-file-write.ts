@@ -10,6 +10,7 @@ import { encodeFileTrailer } from '../format/file-trailer.js'
 import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, HEADER_BYTES, writeLayerChecksum } from '../format/header.js'
 import { replaceFileSync, TEMP_SUFFIX, writeAllAsync } from './durable-file.js'
 import { nativeCrc32 } from './native-crc32.js'
+import type { LayerCopy } from './layer-copy.js'
 
 /** Bytes of bitmap copied, checksummed and written per step of a background save. */
 export const SLICE_BYTES = 2 * 1024 * 1024
@@ -23,13 +24,14 @@ export interface SliceWriter {
 }
 
 /**
- * Writes one filter without blocking: each bitmap slice is copied (the live bitmap keeps
- * changing; bits are only ever set, so every earlier add is in the copy), checksummed with the
- * native CRC-32 and written; the header, whose checksum covers the bitmap, is written after its
- * bitmap. Header values were captured when the save began. Returns the file's size.
+ * Writes one filter without blocking: each bitmap slice is copied, checksummed with the native
+ * CRC-32 and written; the header, whose checksum covers the bitmap, is written after its bitmap.
+ * Header values were captured when the save began. A live filter's bitmaps are read through
+ * `copies`, their copy-on-write from that same moment (layer-copy.ts), so the file is the filter
+ * as it was then, whatever is added meanwhile. Returns the file's size.
  */
 export async function writeFilterFileAsync(
-  temp: string, pending: { readonly name: Uint8Array; readonly parts: FilterParts }, job: SliceWriter,
+  temp: string, pending: { readonly name: Uint8Array; readonly parts: FilterParts; readonly copies?: readonly LayerCopy[] | undefined }, job: SliceWriter,
 ): Promise<number> {
   const { parts } = pending
   const handle = await fsp.open(temp, 'w', 0o644)
@@ -45,11 +47,21 @@ export async function writeFilterFileAsync(
       const headerAt = position
       position += HEADER_BYTES
       const bitmap = layer.bitmap
+      const copy = pending.copies?.[i]
       for (let offset = 0; offset < bitmap.length; offset += SLICE_BYTES) {
         job.checkAbort()
         const sliceStarted = performance.now()
         const length = Math.min(SLICE_BYTES, bitmap.length - offset)
-        scratch.set(bitmap.subarray(offset, offset + length))
+        if (copy === undefined) scratch.set(bitmap.subarray(offset, offset + length))
+        else {
+          let at = 0
+          copy.visit(offset, offset + length, (bytes) => {
+            scratch.set(bytes, at)
+            at += bytes.length
+          })
+          // Written out: later writes there need no saving.
+          copy.readTo(offset + length)
+        }
         const slice = scratch.subarray(0, length)
         crc = nativeCrc32(slice, crc)
         job.longestStepMs = Math.max(job.longestStepMs, performance.now() - sliceStarted)

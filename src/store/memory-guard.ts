@@ -4,20 +4,25 @@
  * in a WebAssembly arena (core/arena.ts) counts at its own size, never at its arena's: the arena
  * made for a small filter is four times its bitmap, and INFO used_memory counts it the same way.
  *
- * The count is raised by the allocations bfs makes on purpose (a new filter, a scale-up) and is
- * recounted exactly whenever it says "over", and by the server's once-a-second housekeeping, so
- * that a DEL, FLUSHALL or restore it did not see never leaves it wrong for long, and never makes
- * it refuse a command that fits.
+ * The count is raised by every allocation of a filter, before it is made (a new filter, a
+ * scale-up, RESTORE, BF.LOAD, BF.LOADCHUNK's header, a BFS.RESTORE-PART staging), and is recounted
+ * exactly whenever it says "over", and by the server's once-a-second housekeeping, so that a DEL,
+ * FLUSHALL or a command that failed after counting never leaves it wrong for long, and never makes
+ * it refuse a command that fits. Bitmaps held outside the keyspace (BFS.RESTORE-PART's stagings)
+ * are counted through {@link MemoryGuard.holdOutside}.
  */
 /** What a guard counts: every database's bitmaps (store/databases.ts), or one registry's. */
 export interface BitmapHolder {
   bitmapBytes(): number
+  /** Drops what was abandoned by `nowMs` (a holder outside the keyspace: stagings left for minutes). */
+  dropAbandoned?(nowMs: number): void
 }
 
 const GUARDS = new WeakMap<BitmapHolder, MemoryGuard>()
 
 export class MemoryGuard {
   private usedBytes = 0
+  private readonly outside = new Set<BitmapHolder>()
 
   private constructor(private readonly registry: BitmapHolder) {
     this.recount()
@@ -35,8 +40,21 @@ export class MemoryGuard {
 
   /** Bytes of all filter bitmaps, counted afresh. */
   recount(): number {
-    this.usedBytes = this.registry.bitmapBytes()
-    return this.usedBytes
+    let bytes = this.registry.bitmapBytes()
+    for (const holder of this.outside) bytes += holder.bitmapBytes()
+    this.usedBytes = bytes
+    return bytes
+  }
+
+  /** The server's once-a-second look: abandoned bitmaps outside the keyspace dropped, the count made exact. */
+  housekeeping(nowMs: number, maxBytes: number): void {
+    for (const holder of this.outside) holder.dropAbandoned?.(nowMs)
+    if (maxBytes > 0) this.recount()
+  }
+
+  /** Counts, from now on, the bitmaps `holder` keeps outside the keyspace. */
+  holdOutside(holder: BitmapHolder): void {
+    this.outside.add(holder)
   }
 
   /**
@@ -57,5 +75,10 @@ export class MemoryGuard {
   /** Records bytes just allocated for a filter. */
   allocated(bytes: number): void {
     this.usedBytes += bytes
+  }
+
+  /** Records bytes counted by {@link allocated} and dropped since (never below zero; the recount is exact). */
+  released(bytes: number): void {
+    this.usedBytes = Math.max(0, this.usedBytes - bytes)
   }
 }

@@ -130,6 +130,12 @@ export class Persistence {
   private transactionRecords: { argv: Buffer[]; targets: PropagateTargets; db: number }[] = []
   /** The replicas' stream, when the server has replication (see {@link ReplicaFeed}). */
   replicaFeed: ReplicaFeed | undefined = undefined
+  /**
+   * Whether the `save` rules and the automatic rewrite wait (asked at each tick): set by
+   * commands/restore-part.ts, true while a transfer in parts is staging. A snapshot taken then
+   * would leave its parts out of the log, and its commit would have to log the whole filter again.
+   */
+  holdAutomaticSaves: (() => boolean) | undefined = undefined
 
   constructor(options: PersistenceOptions) {
     this.config = options.config
@@ -316,7 +322,7 @@ export class Persistence {
    * hz 10), and once a second (`everySecond`) {@link logCron}.
    */
   cron(nowMs: number, everySecond: boolean): void {
-    this.snapshots.tick(this.databases, this.config.save, nowMs)
+    if (this.holdAutomaticSaves?.() !== true) this.snapshots.tick(this.databases, this.config.save, nowMs)
     if (everySecond) this.logCron(nowMs)
   }
 
@@ -340,7 +346,7 @@ export class Persistence {
       // The log was turned on and the rewrite under it failed: again, as redis does.
       this.log.notice('Starting the rewrite the append only file was turned on with, again')
       this.logRewriter.start()
-    } else if (this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])) {
+    } else if (this.holdAutomaticSaves?.() !== true && this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])) {
       this.log.notice(`Starting automatic rewriting of AOF on ${config['auto-aof-rewrite-percentage']}% growth`)
       this.logRewriter.start()
     }

@@ -5,6 +5,7 @@
  * resolves (through symlinks) outside the data directory. Every file bfs reads or writes is
  * refused too: an existing one by identity (device and inode, so also through a symlink or a
  * hard link), one not created yet by its resolved path (the next log segment, a temp file).
+ * Which files are bfs's is store/owned-files.ts's list.
  */
 import { realpathSync, lstatSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
@@ -17,7 +18,7 @@ export class UnsafePathError extends Error {
   }
 }
 
-/** A file of bfs's own that may live anywhere (the config file, the logfile). */
+/** A file of bfs's own that may live anywhere (the config file, the logfile: store/owned-files.ts lists them). */
 export interface OwnFile {
   /** As configured: absolute, or relative to the working directory. '' for none. */
   readonly path: string
@@ -116,7 +117,7 @@ export function resolveSafePath(
 }
 
 /** Where an own file is, or would be once created: symlinks on the way resolved. */
-function resolveOwnPath(file: string): string {
+export function resolveOwnPath(file: string): string {
   const absolute = path.resolve(file)
   try {
     return realpathSync(absolute)
@@ -129,8 +130,14 @@ function resolveOwnPath(file: string): string {
   }
 }
 
+/** Refuses an own file by path, and its temporaries: `<name>.<anything>` in the same directory. */
 function refuseOwnPath(own: readonly { what: string; at: string }[], resolved: string): void {
-  for (const file of own) if (file.at === resolved) throw new UnsafePathError(`path is bfs's own ${file.what}`)
+  for (const file of own) {
+    if (file.at === resolved) throw new UnsafePathError(`path is bfs's own ${file.what}`)
+    if (path.dirname(resolved) === path.dirname(file.at) && path.basename(resolved).startsWith(`${path.basename(file.at)}.`)) {
+      throw new UnsafePathError(`path is a temporary of bfs's own ${file.what}`)
+    }
+  }
 }
 
 function readLinkOrUndefined(link: string): string | undefined {

@@ -24,15 +24,18 @@ import {
 import { SLICE_BYTES, writeFilterFileAsync, type SliceWriter } from './filter-file-write.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { FilterRegistry, type FilterEntry } from './registry.js'
+import { LayerCopy } from './layer-copy.js'
+import type { BloomLayer } from '../core/bloom-layer.js'
 import type { Databases } from './databases.js'
 
 /**
  * Bitmap bytes a background save copies when it begins (whole filters, in registry order, while
- * the budget lasts; each slice step copies 2 MiB anyway). Those filters are saved exactly as they
- * were at the save's start point, the append-only log's `log-from`, so the replay of the writes
- * after it gives back the same BF.CARD. Larger ones are copied slice by slice while writes go on:
- * bits of adds made during the save may be in the snapshot too, and such an add replays as 0
- * after a restart (nothing lost, but BF.CARD does not count it again).
+ * the budget lasts; each slice step copies 2 MiB anyway). The others are read slice by slice
+ * through a copy-on-write of each layer (layer-copy.ts): a write into a piece not written out yet
+ * saves that piece first. Either way every filter is saved exactly as it was at the save's start
+ * point, the append-only log's `log-from`, counts and bits alike, so the replay of the writes
+ * after it gives back the same BF.CARD (an add whose bits were already in the snapshot would
+ * replay as 0, and the filter would count fewer items than it holds).
  */
 export const START_COPY_BYTES = 4 * SLICE_BYTES
 
@@ -109,6 +112,11 @@ export interface PendingFile {
   readonly version: number
   readonly name: Uint8Array
   readonly parts?: FilterParts
+  /**
+   * A background save's copy-on-write of each of `parts`' layers, when their bitmaps were not
+   * copied at the capture: the file is read through them ({@link releasePlan} detaches them).
+   */
+  readonly copies?: readonly LayerCopy[]
   /** A window filter's file (format/window-file.ts), encoded at the capture: a point-in-time copy. */
   readonly window?: Uint8Array
   readonly file: string
@@ -142,6 +150,7 @@ export function planSave(
   const records: SavePlan['records'] = []
   const pending: PendingFile[] = []
   let copyBudget = background ? START_COPY_BYTES : 0
+  const guarded: { item: PendingFile; layers: readonly BloomLayer[] }[] = []
   // Keys past their expiry are saved too, with it (as redis's RDB): the load deletes them.
   for (const { db, entry } of databases.allEntries()) {
     const kept = committed.files.get(entry)
@@ -159,7 +168,8 @@ export function planSave(
     }
     let parts = entry.filter.toParts()
     const bitmapBytes = parts.layers.reduce((sum, layer) => sum + layer.bitmap.length, 0)
-    if (bitmapBytes <= copyBudget) {
+    const copied = bitmapBytes <= copyBudget
+    if (copied) {
       copyBudget -= bitmapBytes
       parts = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
     }
@@ -170,12 +180,20 @@ export function planSave(
     const item: PendingFile = { entry, version: entry.version, name, parts, file: newFile(), size: 0 }
     pending.push(item)
     records.push({ entry, expiresAt, db, pending: item })
+    if (background && !copied) guarded.push({ item, layers: entry.filter.layers })
   }
   // The start point, in the same turn as the capture above: later writes go to a new segment.
   const rotated = appendLog?.rotate()
+  // Guards go on once nothing can throw any more (none is left behind), still in the capture's turn.
+  for (const { item, layers } of guarded) (item as { copies?: LayerCopy[] }).copies = layers.map((layer) => new LayerCopy(layer))
   const logFrom = rotated ?? committed.logFrom
   const logOpen = rotated !== undefined && appendLog?.isOpen?.() === true
   return { records, pending, dirtyAtStart: databases.dirty, startedAtMs: Date.now(), logFrom, logOpen, repl: background ? undefined : repl }
+}
+
+/** Detaches the copy-on-write of every filter of a background save's plan (its end, committed or not). Idempotent. */
+export function releasePlan(plan: SavePlan): void {
+  for (const item of plan.pending) for (const copy of item.copies ?? []) copy.detach()
 }
 
 /** The snapshot the plan is once its MANIFEST is durable. */
@@ -323,7 +341,7 @@ export function backgroundSaveIo(job: SliceWriter): SaveIo {
     writeFilter: (temp, pending) => {
       const window = pending.window
       if (window !== undefined) return writeFileAsync(temp, window).then(() => window.length)
-      return writeFilterFileAsync(temp, { name: pending.name, parts: pending.parts! }, job)
+      return writeFilterFileAsync(temp, { name: pending.name, parts: pending.parts!, copies: pending.copies }, job)
     },
     writeFile: writeFileAsync,
     rename: fsp.rename,

@@ -38,7 +38,7 @@ import { Databases, type Dataset } from './databases.js'
 import { parseSaveRules, shouldSave } from './save-schedule.js'
 import { loadSnapshot, type CorruptPolicy, type LoadReport } from './snapshot-load.js'
 import {
-  backgroundSaveIo, commitSequence, committedBy, NO_SNAPSHOT, planSave, runAsync, runSync, saveReport, syncSaveIo,
+  backgroundSaveIo, commitSequence, committedBy, NO_SNAPSHOT, planSave, releasePlan, runAsync, runSync, saveReport, syncSaveIo,
   type CommitTarget, type CommittedSnapshot, type SavePlan, type SaveReport, type SnapshotLogHooks,
 } from './snapshot-save.js'
 
@@ -49,10 +49,8 @@ export { nativeCrc32 } from './native-crc32.js'
 export { SnapshotLoadError, type CorruptPolicy, type LoadReport } from './snapshot-load.js'
 export { START_COPY_BYTES, type SaveReport, type SnapshotLogHooks } from './snapshot-save.js'
 
-/** The snapshot's directory under `dir`. BF.SAVE and BF.LOAD may not reach into it. */
+/** The snapshot's directory under `dir`. BF.SAVE and BF.LOAD may not reach into it (store/owned-files.ts). */
 export const SNAPSHOT_DIR = 'snapshot'
-/** Top-level names under `dir` that belong to bfs (the append-only log may add its own). */
-export const RESERVED_NAMES: string[] = [SNAPSHOT_DIR]
 
 export interface SnapshotOptions {
   /** The data directory (`dir`); the snapshot lives in its `snapshot/` subdirectory. */
@@ -243,6 +241,8 @@ export class SnapshotStore {
     } catch (error) {
       this.afterFailure(true, error, rewrite)
       throw error
+    } finally {
+      releasePlan(plan)
     }
   }
 

@@ -43,7 +43,7 @@ export class SyncPayloadDecoder {
    */
   constructor(limits: SyncPayloadLimits, private readonly databases = Number.MAX_SAFE_INTEGER) {
     this.reader = new SyncPayloadReader(
-      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateBitmap }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
+      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateBitmap, reserve: limits.reserve }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
       (record) => this.add(record),
       (db) => this.selectDb(db),
     )

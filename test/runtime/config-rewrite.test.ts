@@ -114,9 +114,16 @@ describe('rewriteConfigText', () => {
   })
 
   it('a line naming no key bfs knows, or that does not split, is kept as a comment', () => {
-    const old = 'daemonize no\nport "1\nport 7000\n'
+    const old = 'no-such-key no\nport "1\nport 7000\n'
     expect(rewriteConfigText(old, { ...DEFAULT_CONFIG, port: 7000, save: '' }, DIR)).toBe(
-      `# ??? daemonize no\n# ??? port "1\nport 7000\n\n${REWRITE_SIGNATURE}\ndir "${DIR}"\nsave ""\n`,
+      `# ??? no-such-key no\n# ??? port "1\nport 7000\n\n${REWRITE_SIGNATURE}\ndir "${DIR}"\nsave ""\n`,
+    )
+  })
+
+  it('a stock redis.conf\'s directives that bfs ignores, and include lines, are kept as they are', () => {
+    const old = 'hz 10\ndbfilename dump.rdb\ninclude /etc/bfs/local.conf\nport 7000\n'
+    expect(rewriteConfigText(old, { ...DEFAULT_CONFIG, port: 7000, save: '' }, DIR)).toBe(
+      `hz 10\ndbfilename dump.rdb\ninclude /etc/bfs/local.conf\nport 7000\n\n${REWRITE_SIGNATURE}\ndir "${DIR}"\nsave ""\n`,
     )
   })
 
@@ -191,6 +198,8 @@ function otherValue(spec: ConfigKeySpec): Config[ConfigKey] {
       return (spec.default as number) + 1 <= kind.max ? (spec.default as number) + 1 : (spec.default as number) - 1
     case 'float':
       return 0.125
+    case 'octal':
+      return 0o700
     case 'string':
       return spec.name === 'bind' ? '127.0.0.1 ::1' : `${spec.name} "q"\\ \t é`
     case 'enum':

@@ -123,9 +123,16 @@ describe('requirepass', () => {
 })
 
 describe('start-up checks', () => {
-  it('binding beyond loopback with no requirepass logs a warning; with one, or on loopback, none', async () => {
-    let running = await start({ bind: '0.0.0.0' })
+  it('binding beyond loopback with no requirepass and protected-mode no logs a warning; with one, in protected mode, or on loopback, none', async () => {
+    let running = await start({ bind: '0.0.0.0', 'protected-mode': false })
     expect(running.logs.some((line) => line.includes('WARNING: listening on 0.0.0.0 with no requirepass'))).toBe(true)
+    await running.stop()
+    // Protected mode (the default) refuses the RESP clients the warning is about; the HTTP
+    // listener, which has no protected mode, is still warned about.
+    running = await start({ bind: '0.0.0.0', 'http-port': -1 })
+    const warnings = running.logs.filter((line) => line.includes('no requirepass'))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain('HTTP WARNING: listening on 0.0.0.0 with no requirepass')
     await running.stop()
     running = await start({ bind: '0.0.0.0', requirepass: 'pw' })
     expect(running.logs.some((line) => line.includes('no requirepass'))).toBe(false)

@@ -159,7 +159,7 @@ describe('client-output-buffer-limit', () => {
   })
 
   it('a client that dips back under the soft limit in time stays connected', async () => {
-    const softSeconds = 3
+    const softSeconds = 10
     const { port, server } = await start({ 'client-output-buffer-limit': normalLimit(0, 256 * 1024, softSeconds) })
     const socket = net.connect({ port, host: '127.0.0.1' })
     socket.on('error', () => {})
@@ -167,14 +167,19 @@ describe('client-output-buffer-limit', () => {
     let received = 0
     socket.on('data', (chunk: Buffer) => (received += chunk.length))
     socket.pause()
-    const sentAt = Date.now()
-    socket.write(Buffer.concat(Array.from({ length: 3000 }, () => encodeCommand(['COMMAND']))))
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    // It is over the soft limit now...
-    expect(Math.max(...[...server.clients()].map((client) => client.outputBytes()))).toBeGreaterThan(256 * 1024 + 16 * 1024)
-    socket.resume() // ...and reads everything well before its seconds are up
+    // About 22 MB of replies: more than the socket buffers hold, so the rest stays pending, over the
+    // soft limit. Making them takes about a second on a loaded machine (3,000 took 3.6 s there), well
+    // within the soft seconds.
+    socket.write(Buffer.concat(Array.from({ length: 1000 }, () => encodeCommand(['COMMAND']))))
+    // Wait until it is over the soft limit (however long a loaded machine takes to answer)...
+    const overLimit = () => Math.max(0, ...[...server.clients()].map((client) => client.outputBytes())) > 256 * 1024 + 16 * 1024
+    const overDeadline = Date.now() + 30_000
+    while (!overLimit() && Date.now() < overDeadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(overLimit()).toBe(true)
+    const overAt = Date.now()
+    socket.resume() // ...then read everything well before its seconds are up
     // Past its seconds there, and past the next once-a-second look after them.
-    while (Date.now() < sentAt + (softSeconds + 1.5) * 1000) await new Promise((resolve) => setTimeout(resolve, 50))
+    while (Date.now() < overAt + (softSeconds + 1.5) * 1000) await new Promise((resolve) => setTimeout(resolve, 50))
     expect(received).toBeGreaterThan(0)
     expect(socket.destroyed).toBe(false)
     socket.write(encodeCommand(['PING']))

@@ -9,6 +9,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, sym
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
+import { until } from '../helpers/replication-info.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 
 const CONFIG_TEXT = '# bfs.conf of this test\n'
@@ -109,6 +110,34 @@ describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
     clients.push(other)
     expect(await other.call('BF.ADD', 'f', 'a')).toBe(1)
     await expectRefused(other, 'innocent.bf', "path is bfs's own config file")
+  })
+
+  it('the aclfile, the cluster config file (nodes.conf), their temporaries and a full sync\'s temporary: refused, the files unchanged', async () => {
+    const dir = makeTempDir('bfs-own-')
+    dirs.push(dir)
+    const aclText = 'user default on nopass ~* &* +@all\n'
+    writeFileSync(path.join(dir, 'users.acl'), aclText)
+    running = await startServer({ dir, aclfile: path.join(dir, 'users.acl'), 'cluster-enabled': true })
+    const redis = new Redis({ port: running.port })
+    clients.push(redis)
+    expect(await redis.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK')
+    await until(async () => String(await redis.call('CLUSTER', 'INFO')).includes('cluster_state:ok'), 'cluster_state:ok')
+    expect(await redis.call('BF.ADD', 'f', 'a')).toBe(1)
+    const nodesConf = path.join(dir, 'nodes.conf')
+    const nodesText = readFileSync(nodesConf, 'latin1')
+    expect(nodesText).toContain('myself')
+    await expectRefused(redis, 'users.acl', "path is bfs's own aclfile")
+    await expectRefused(redis, 'nodes.conf', "path is bfs's own cluster config file")
+    await expect(redis.call('BF.SAVE', 'f', 'users.acl.tmp-1-2')).rejects.toThrow("ERR path is a temporary of bfs's own aclfile")
+    await expect(redis.call('BF.SAVE', 'f', 'nodes.conf.tmp')).rejects.toThrow("ERR path is a temporary of bfs's own cluster config file")
+    await expect(redis.call('BF.SAVE', 'f', 'temp-sync-1-1.bfssync')).rejects.toThrow("ERR path is inside bfs's own files")
+    expect(readFileSync(path.join(dir, 'users.acl'), 'latin1')).toBe(aclText)
+    expect(readFileSync(nodesConf, 'latin1')).toBe(nodesText)
+    expect(existsSync(path.join(dir, 'users.acl.tmp-1-2'))).toBe(false)
+    expect(existsSync(path.join(dir, 'nodes.conf.tmp'))).toBe(false)
+    // What they are for still works: ACL LOAD reads the aclfile, the node keeps its identity.
+    expect(await redis.call('ACL', 'LOAD')).toBe('OK')
+    expect(await redis.call('BF.SAVE', 'f', 'users.bf')).toBe('OK')
   })
 
   it('an ordinary file, and an ordinary hard link, still work', async () => {

@@ -259,6 +259,44 @@ describe('WATCH', () => {
     await check(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
   })
 
+  it('a BF.*/APBF.* write that fails once its key is opened touches it, as RedisBloom\'s RM_CloseKey of a key opened for writing does; one refused on its arguments does not', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    const other = await connect(port)
+    await check(other, [['BF.RESERVE', 'f', '0.01', '100'], ['APBF.RESERVE', 'w', 'COUNT', '0.01', '100']], '+OK\r\n+OK\r\n')
+    const touching: [string, string[], string][] = [
+      ['f', ['BF.RESERVE', 'f', '0.01', '100'], '-ERR item exists'],
+      ['missing', ['BF.INSERT', 'missing', 'NOCREATE', 'ITEMS', 'a'], '-ERR not found'],
+      ['lc', ['BF.LOADCHUNK', 'lc', '1', 'not a header'], '-ERR received bad data'],
+      ['f', ['BF.LOADCHUNK', 'f', '999', 'junk'], '-ERR '],
+      ['w', ['BF.ADD', 'w', 'a'], '-WRONGTYPE'],
+      ['w', ['BF.MADD', 'w', 'a'], '-WRONGTYPE'],
+      ['w', ['APBF.RESERVE', 'w', 'COUNT', '0.01', '100'], '-ERR item exists'],
+      ['nowindow', ['APBF.ADD', 'nowindow', 'a'], '-ERR not found'],
+      ['nowindow', ['APBF.ADDAT', 'nowindow', '5', 'a'], '-ERR not found'],
+      ['f', ['BF.LOAD', 'f', 'no-such-file.bf'], '-ERR item exists'],
+    ]
+    for (const [key, write, error] of touching) {
+      await check(client, [['WATCH', key]], '+OK\r\n')
+      other.write(encodeCommand(write))
+      expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1'), write.join(' ')).toMatch(new RegExp(`^${error}`))
+      expect((await exchange(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*-1\r\n')), write.join(' ')).toBe('+OK\r\n+QUEUED\r\n*-1\r\n')
+    }
+    // Refused before the key is opened (rebloom.c parses these first): the watch holds.
+    const untouched: [string, string[]][] = [
+      ['f', ['BF.RESERVE', 'f', 'x', '100']],
+      ['f', ['BF.LOADCHUNK', 'f', 'x', 'junk']],
+      ['f', ['BF.INSERT', 'f', 'CAPACITY', 'x', 'ITEMS', 'a']],
+      ['w', ['APBF.ADDAT', 'w', '-1', 'a']],
+    ]
+    for (const [key, write] of untouched) {
+      await check(client, [['WATCH', key]], '+OK\r\n')
+      other.write(encodeCommand(write))
+      expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1'), write.join(' ')).toMatch(/^-/)
+      expect((await exchange(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')), write.join(' ')).toBe('+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
+    }
+  })
+
   it('a watcher that disconnects is forgotten', async () => {
     const running = await start()
     const client = await connect(running.port)

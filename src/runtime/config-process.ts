@@ -1,0 +1,47 @@
+/**
+ * The keys of how bfs runs as a process and who may reach it (redis 7.0's names, defaults and
+ * meanings): protected mode, the Unix socket, daemonize, supervision and the pid file. Their rows
+ * are spread into config.ts's table after `bind`; docs/reference/configuration.md and
+ * bfs.conf.example list them there.
+ */
+import type { ConfigRow } from './config.js'
+
+/** How bfs tells a supervisor it is ready (redis `supervised`). */
+export type SupervisedMode = 'no' | 'upstart' | 'systemd' | 'auto'
+
+/** The process keys of Config. */
+export interface ProcessConfig {
+  /**
+   * While the default user has no password, only clients on loopback (127.0.0.1, ::1) or the Unix
+   * socket are served; others get redis 7.0's -DENIED text and are closed (networking.c).
+   */
+  'protected-mode': boolean
+  /** Path of a Unix socket to listen on too; '' for none. */
+  unixsocket: string
+  /** The socket file's permission bits (octal in the file and CONFIG GET: 700); 0 leaves the umask's. */
+  unixsocketperm: number
+  /** Run in the background: the command returns once the server is listening. */
+  daemonize: boolean
+  /** Tell a supervisor when ready and when stopping: systemd (READY=1, STOPPING=1), upstart (SIGSTOP), auto, no. */
+  supervised: SupervisedMode
+  /** File written with the pid at start and removed at a clean exit; '' for none (daemonize then uses /var/run/bfs.pid). */
+  pidfile: string
+}
+
+type ProcessKey = keyof ProcessConfig
+
+/** The most permission bits unixsocketperm takes (redis: 0..0777). */
+export const MAX_SOCKET_PERM = 0o777
+
+/** redis CONFIG_DEFAULT_PID_FILE, bfs's name: the pid file of a daemonized server without `pidfile`. */
+export const DEFAULT_DAEMON_PIDFILE = '/var/run/bfs.pid'
+
+/** Their rows, in bfs.conf.example's order. */
+export const PROCESS_CONFIG_ROWS = {
+  'protected-mode': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'while the default user has no password (no requirepass), serve only clients on loopback or the Unix socket; others get -DENIED (as Redis)' },
+  unixsocket: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'path of a Unix socket to listen on as well, "" for none' },
+  unixsocketperm: { kind: { type: 'octal', max: MAX_SOCKET_PERM }, default: 0, mutable: false, description: 'permissions of the Unix socket file in octal (700), 0 = as the umask leaves them' },
+  daemonize: { kind: { type: 'boolean' }, default: false, mutable: false, description: 'run in the background: the command returns once the server listens (not when supervised)' },
+  supervised: { kind: { type: 'enum', values: ['no', 'upstart', 'systemd', 'auto'] }, default: 'no', mutable: false, description: 'tell a supervisor when ready: systemd (READY=1 and STOPPING=1 through systemd-notify, unit NotifyAccess=all), upstart (SIGSTOP), auto (from NOTIFY_SOCKET or UPSTART_JOB) or no' },
+  pidfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: `file the pid is written to at start and removed from at exit, "" for none (daemonize: ${DEFAULT_DAEMON_PIDFILE})` },
+} satisfies { readonly [K in ProcessKey]: ConfigRow<K> }
