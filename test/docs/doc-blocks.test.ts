@@ -3,10 +3,11 @@
  * and none can drift unnoticed: shell blocks parse (bash -n) and name only npm scripts and
  * repository files that exist, an example with an id is asked for by a test, Python parses,
  * config files load. Every relative link of the docs reaches a file, and its #anchor a heading.
- * The console sessions run in console-examples.test.ts, the Node examples in node-examples.test.ts.
+ * bench/README.md names every bench script. The console sessions run in console-examples.test.ts,
+ * the Node examples in node-examples.test.ts.
  */
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/runtime/config.js'
@@ -106,5 +107,13 @@ describe('the docs links', () => {
       else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) broken.push(`${target} (no heading #${anchor})`)
     }
     expect(broken).toEqual([])
+  })
+})
+
+describe('bench/README.md', () => {
+  it('names every bench script and helper of bench/', () => {
+    const text = readFileSync(path.join(REPO_ROOT, 'bench', 'README.md'), 'utf8')
+    const files = readdirSync(path.join(REPO_ROOT, 'bench'), { withFileTypes: true }).filter((entry) => entry.isFile() && entry.name !== 'README.md')
+    expect(files.map((entry) => entry.name).filter((name) => !text.includes(name))).toEqual([])
   })
 })
