@@ -35,6 +35,8 @@ const SLOW = [
   'test/docs/node-examples.test.ts', // type-checks and runs the docs' Node examples against the build
   'test/server/soak.test.ts',
   'test/server/c10k.test.ts',
+  'test/deploy/container.test.ts', // builds the container image and runs it with podman
+  'test/deploy/package.test.ts', // npm pack, npm install -g of the tarball
 ]
 
 // The json reporter's file is what .ci/run reads for its closing "N passed, N failed" line: one

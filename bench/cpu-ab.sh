@@ -8,7 +8,8 @@
 # APPENDONLY=yes runs them with the append-only log on (everysec); KEYSPACE sets -r (1000000: after
 # the warm-up most adds find their item; 1000000000: nearly every add is new, and logged).
 # (':' separates the words of a command.) Prints one line per run: round|command|checkout|µs/request,
-# then the medians. Loopback only; needs redis-benchmark and redis-cli.
+# then the medians. Each runs as its `npm start` runs it (its GLIBC_TUNABLES, read from its
+# package.json). Loopback only; needs redis-benchmark and redis-cli.
 set -euo pipefail
 ROUNDS=$1
 shift
@@ -27,7 +28,9 @@ free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1
 for checkout in "$@"; do
   PORT[$checkout]=$(free_port)
   DIRS[$checkout]=$(mktemp -d)
-  (cd "$checkout" && GLIBC_TUNABLES=glibc.malloc.hugetlb=1 exec node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 \
+  # Each checkout runs with the glibc tunables of its own `npm start`.
+  tunables=$(cd "$checkout" && node -p 'require("./package.json").scripts.start.match(/GLIBC_TUNABLES=(\S+)/)?.[1] ?? ""')
+  (cd "$checkout" && GLIBC_TUNABLES=$tunables exec node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 \
     --port "${PORT[$checkout]}" --dir "${DIRS[$checkout]}" --save '' --appendonly "$APPENDONLY" --loglevel warning >/dev/null 2>&1) &
   PID[$checkout]=$!
 done

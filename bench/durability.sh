@@ -33,7 +33,7 @@ for setting in "${SETTINGS[@]}"; do
   if [ "$setting" = "no" ]; then aof=(no everysec); else aof=(yes "$setting"); fi
 
   dir=$(mktemp -d)
-  GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size dist/main.js --port "$BFS_PORT" --dir "$dir" --save "" --appendonly "${aof[0]}" --appendfsync "${aof[1]}" --loglevel warning &
+  GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size dist/main.js --port "$BFS_PORT" --dir "$dir" --save "" --appendonly "${aof[0]}" --appendfsync "${aof[1]}" --loglevel warning &
   pid=$!
   wait_port "$BFS_PORT"
   redis-cli -p "$BFS_PORT" BF.RESERVE bench 0.01 10000000 >/dev/null

@@ -15,7 +15,7 @@ HTTP_PORT=$(free_port)
 DIR=$(mktemp -d)
 SCRIPTS=$(mktemp -d)
 # shellcheck disable=SC2086
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size dist/main.js --port "$RESP_PORT" --http-port "$HTTP_PORT" --dir "$DIR" --save "" --appendonly no \
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size dist/main.js --port "$RESP_PORT" --http-port "$HTTP_PORT" --dir "$DIR" --save "" --appendonly no \
   --loglevel warning ${BFS_FLAGS:-} &
 BFS_PID=$!
 cleanup() { kill "$BFS_PID" 2>/dev/null || true; wait "$BFS_PID" 2>/dev/null || true; rm -rf "$DIR" "$SCRIPTS"; }

@@ -46,7 +46,7 @@ for (let i = 0; i < lines.length; i += 10000) fs.writeSync(add, lines.slice(i, i
 fs.closeSync(add)
 JS
 
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size "$ROOT/dist/main.js" --port "$PORT" --dir "$WORK/data" --save '' --appendonly no --loglevel warning >"$WORK/bfs.log" 2>&1 &
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size "$ROOT/dist/main.js" --port "$PORT" --dir "$WORK/data" --save '' --appendonly no --loglevel warning >"$WORK/bfs.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 50); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
 

@@ -4,14 +4,19 @@
 # RSS is read 1 s after the adds, then again 15 s after them, the server idle meanwhile.
 # Then a filter of 1 GiB (BF.RESERVE big 0.01 860000000, a WebAssembly memory of its own) filled by
 # adds until nearly every page is touched, DEL, and RSS each second for up to a minute: issue 21
-# wants it back within 50 MB of before the filter was created. bfs runs as `npm start` runs it
-# (glibc hugepages on, --max-semi-space-size=1).
+# wants it back within 50 MB of before the filter was created.
+# Last, a day's kind of use on a fresh server with the defaults (the append-only log on): a filter
+# of 2M items at 0.01 (2.6 MB), some 3 M commands from redis-benchmark (adds and checks, one to a hundred per pipeline,
+# 10 to 500 connections, one run reconnecting for every command) and from redis-cli --pipe, then RSS
+# 15 s after, idle: limit the bitmap + 70 MB. bfs runs as `npm start` runs it (its glibc tunables,
+# --max-semi-space-size=1, --optimize-for-size).
 #
-# Usage: bench/memory.sh      (loopback only; about half a minute)
-#   BFS_ROOT=<checkout>  measure that checkout's dist/ (built beforehand) instead of building this one
-#                        (A/B runs of two builds, alternating)
-#   SKIP_BIG=1           stop after the 10M filter (no 1 GiB filter, no DEL)
-#   BFS_GLIBC_TUNABLES=glibc.malloc.hugetlb=0   run bfs with other glibc tunables than npm start's
+# Usage: bench/memory.sh      (loopback only; about two minutes)
+#   BFS_ROOT=<checkout>  measure that checkout's dist/ (built beforehand) instead of building this one,
+#                        with its npm start's glibc tunables (A/B runs of two builds, alternating)
+#   SKIP_BIG=1           no 1 GiB filter, no DEL
+#   SKIP_MIXED=1         no day's kind of use;  MIXED_ONLY=1: that alone
+#   BFS_GLIBC_TUNABLES=glibc.malloc.hugetlb=1   run bfs with other glibc tunables than npm start's ("": none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in redis-benchmark redis-cli; do
@@ -19,17 +24,28 @@ for tool in redis-benchmark redis-cli; do
 done
 if [ -z "${BFS_ROOT:-}" ]; then npm run build --silent; fi
 MAIN="${BFS_ROOT:-.}/dist/main.js"
+# The glibc tunables of that checkout's `npm start`, unless BFS_GLIBC_TUNABLES says otherwise.
+TUNABLES=$(cd "${BFS_ROOT:-.}" && node -p 'require("./package.json").scripts.start.match(/GLIBC_TUNABLES=(\S+)/)?.[1] ?? ""')
+TUNABLES=${BFS_GLIBC_TUNABLES-$TUNABLES}
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-PORT=$(free_port)
-DIR=$(mktemp -d)
-GLIBC_TUNABLES=${BFS_GLIBC_TUNABLES-glibc.malloc.hugetlb=1} node --max-semi-space-size=1 --optimize-for-size "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
-BFS_PID=$!
-cleanup() { kill "$BFS_PID" 2>/dev/null && wait "$BFS_PID" 2>/dev/null; rm -rf "$DIR"; }
+BFS_PID=
+DIR=
+cleanup() { [ -n "$BFS_PID" ] && kill "$BFS_PID" 2>/dev/null && wait "$BFS_PID" 2>/dev/null; [ -n "$DIR" ] && rm -rf "$DIR"; BFS_PID= DIR=; }
 trap cleanup EXIT
-for _ in $(seq 100); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
-
+# start_bfs <flags...>: a fresh bfs on a free port, in a fresh directory.
+start_bfs() {
+  PORT=$(free_port)
+  DIR=$(mktemp -d)
+  GLIBC_TUNABLES=$TUNABLES node --max-semi-space-size=1 --optimize-for-size "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --loglevel warning "$@" >/dev/null &
+  BFS_PID=$!
+  for _ in $(seq 100); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
+}
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$BFS_PID/status"; }
+
+# Every phase in a function of its own, so that SKIP_* and MIXED_ONLY pick them.
+first_phase() {
+start_bfs --save "" --appendonly no
 IDLE_KB=$(rss_kb)
 redis-cli -p "$PORT" BF.RESERVE mem 0.01 10000000 >/dev/null
 # 1M adds of __rand_int__ with the counter keyspace (-r 10^9: repeats are rare).
@@ -58,7 +74,9 @@ awk -v idle="$IDLE_KB" -v full="$FULL_KB" -v settled="$SETTLED_KB" -v items="$IT
   printf "| INFO used_memory | %.1f |\n", used / mb
 }'
 
-[ -n "${SKIP_BIG:-}" ] && exit 0
+}
+
+big_phase() {
 BEFORE_KB=$(rss_kb)
 redis-cli -p "$PORT" BF.RESERVE big 0.01 860000000 >/dev/null
 BIG=$(redis-cli -p "$PORT" BF.INFO big SIZE)
@@ -82,3 +100,53 @@ awk -v before="$BEFORE_KB" -v big="$BIG_KB" -v after="$AFTER_KB" -v size="$BIG" 
   over = (after - before) * 1024 / mb
   printf "| RSS %d s after DEL big (limit: before + 50) | %.1f (%+.1f) %s |\n", waited, after * 1024 / mb, over, (over <= 50 ? "ok" : "OVER")
 }'
+}
+
+# A day's kind of use: redis-benchmark as many clients and pipelines, redis-py as one command per
+# round trip, connections that come and go, and a file sent with redis-cli --pipe.
+mixed_phase() {
+start_bfs
+local start_kb
+start_kb=$(rss_kb)
+redis-cli -p "$PORT" BF.RESERVE mix 0.01 2000000 >/dev/null
+bench() { redis-benchmark -h 127.0.0.1 -p "$PORT" -r 1000000 -q "$@" >/dev/null 2>&1; }
+local madd="BF.MADD mix" i
+for i in $(seq 10); do madd="$madd __rand_int__"; done
+bench -c 50 -P 16 -n 1000000 BF.ADD mix __rand_int__
+bench -c 200 -n 200000 BF.ADD mix __rand_int__
+bench -c 500 -n 200000 BF.EXISTS mix __rand_int__
+bench -c 20 -P 100 -n 500000 BF.EXISTS mix __rand_int__
+# shellcheck disable=SC2086
+bench -c 10 -P 8 -n 100000 $madd
+bench -c 50 -P 4 -n 200000 BF.EXISTS mix __rand_int__
+# A new connection for every command.
+bench -c 20 -k 0 -n 10000 BF.ADD mix __rand_int__
+# 1M BF.ADDs of 700,000 items in RESP, through one connection as fast as the server takes them.
+awk 'BEGIN { for (i = 0; i < 1000000; i++) { item = "pipe:" (i % 700000); printf "*3\r\n$6\r\nBF.ADD\r\n$3\r\nmix\r\n$%d\r\n%s\r\n", length(item), item } }' > "$DIR/pipe.resp"
+redis-cli -p "$PORT" --pipe < "$DIR/pipe.resp" >/dev/null
+rm -f "$DIR/pipe.resp"
+sleep 1
+local full_kb settled_kb size items
+full_kb=$(rss_kb)
+sleep 14
+settled_kb=$(rss_kb)
+size=$(redis-cli -p "$PORT" BF.INFO mix SIZE)
+items=$(redis-cli -p "$PORT" BF.CARD mix)
+awk -v start="$start_kb" -v full="$full_kb" -v settled="$settled_kb" -v items="$items" -v size="$size" 'BEGIN {
+  mb = 1024 * 1024
+  printf "| RSS at start of a fresh server (defaults, log on) | %.1f |\n", start * 1024 / mb
+  printf "| bitmap after a day\047s kind of use (BF.INFO Size, %d items) | %.1f |\n", items, size / mb
+  printf "| RSS - bitmap 1 s after it | %.1f |\n", full * 1024 / mb - size / mb
+  over = settled * 1024 / mb - size / mb
+  printf "| RSS - bitmap 15 s after it, idle (limit 70) | %.1f %s |\n", over, (over <= 70 ? "ok" : "OVER")
+}'
+cleanup
+}
+
+if [ -z "${MIXED_ONLY:-}" ]; then
+  first_phase
+  [ -z "${SKIP_BIG:-}" ] && big_phase
+  cleanup
+fi
+[ -z "${SKIP_MIXED:-}" ] && mixed_phase
+exit 0

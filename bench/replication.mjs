@@ -91,7 +91,7 @@ async function startNode(name, replicaOf) {
   const log = openSync(path.join(nodeDir, 'node.log'), 'a')
   const [command, args] =
     KIND === 'bfs' ? [process.execPath, ['--max-semi-space-size=1', '--optimize-for-size', path.join(ROOT, 'dist/main.js'), conf]] : ['redis-server', [conf]]
-  const child = spawn(command, args, { stdio: ['ignore', log, log], env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' } })
+  const child = spawn(command, args, { stdio: ['ignore', log, log], env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=16384' } })
   children.push(child)
   await waitUntil(`${name} answers PING`, async () => {
     const probe = client(port)

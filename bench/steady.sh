@@ -21,7 +21,7 @@ npm run build --silent
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 PORT=$(free_port)
 DIR=$(mktemp -d)
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 --port "$PORT" \
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 --port "$PORT" \
   --dir "$DIR" --save "" --appendonly no --loglevel warning >/dev/null &
 BFS_PID=$!
 LOAD_PID=

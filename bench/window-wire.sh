@@ -29,7 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no \
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size dist/main.js --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --save "" --appendonly no \
   --loglevel warning >/dev/null &
 BFS_PID=$!
 for _ in $(seq 100); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done

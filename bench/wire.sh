@@ -52,13 +52,13 @@ cleanup() {
 trap cleanup EXIT
 
 # shellcheck disable=SC2086
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size ${BFS_NODE_FLAGS:-} dist/main.js --bind 127.0.0.1 --port "$BFS_PORT" --dir "$DIR" --save "" --appendonly "$APPENDONLY" \
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size ${BFS_NODE_FLAGS:-} dist/main.js --bind 127.0.0.1 --port "$BFS_PORT" --dir "$DIR" --save "" --appendonly "$APPENDONLY" \
   --appendfsync everysec --loglevel warning >/dev/null &
 BFS_PID=$!
 SERVERS=(bfs)
 if [ -n "${BASE_MAIN:-}" ]; then
   mkdir -p "$DIR/base"
-  GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size "$BASE_MAIN" --bind 127.0.0.1 --port "$BASE_PORT" --dir "$DIR/base" \
+  GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size "$BASE_MAIN" --bind 127.0.0.1 --port "$BASE_PORT" --dir "$DIR/base" \
     --save "" --appendonly "$APPENDONLY" --appendfsync everysec --loglevel warning >/dev/null &
   BASE_PID=$!
   SERVERS+=(base)

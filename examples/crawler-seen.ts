@@ -25,7 +25,7 @@ import {
   type CommandContext,
   type CommandDefinition,
   type BloomEntry,
-} from 'bfs'
+} from 'bloom-filter-server'
 
 /** The filter under argv[1], created with the server's defaults when missing (as BF.MADD does). */
 function filterFor(ctx: CommandContext, key: Buffer): BloomEntry {

@@ -2,7 +2,7 @@
  * bfs as a library: the filter in process, its file codec, the server, and the extension hook.
  *
  * ```ts
- * import { BloomFilter, createServer } from 'bfs'
+ * import { BloomFilter, createServer } from 'bloom-filter-server'
  *
  * const seen = new BloomFilter({ capacity: 1_000_000, errorRate: 0.001 })
  * seen.add('https://example.com/')           // true: new

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size
+#!/usr/bin/env -S GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size
 /**
  * The bfs command line: `bfs [path/to/bfs.conf] [--key value ...]`, like redis-server; a stock
  * redis.conf works too (the directives bfs has no use for are named in one warning).
@@ -9,9 +9,13 @@
  * no throughput. Both also pass `--optimize-for-size` (V8 keeps less code and metadata: about
  * 3 MB less RSS beside a 10M-item filter, and CPU per request within ±4 % on every row of
  * bench/cpu-ab.sh; bench/README.md, memory.sh) and set
- * `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, which asks glibc for transparent huge pages on its
- * large allocations. Bitmaps now live in WebAssembly memories that V8 maps itself, so that
- * variable reaches only the layers too large for an arena (docs/WASM.md); elsewhere it is ignored.
+ * `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384`: every malloc of 16 KiB or more (each
+ * Buffer from 16 KiB up: reply buffers, log and stream buffers) gets pages of its own, given back
+ * when it is freed. Without it glibc raises that threshold as large blocks are freed, so they are
+ * carved from its main heap instead, which it cannot shrink here (a reservation made at start sits
+ * right after the brk area, so the heap grows in separate mappings that are never trimmed): after a
+ * day's kind of use the freed blocks stayed resident, 20-35 MB of them (bench/README.md,
+ * memory.sh). Elsewhere than glibc the variable is ignored.
  */
 import { readFileSync } from 'node:fs'
 import { ConfigError, readConfig, type Config } from './runtime/config.js'
@@ -19,6 +23,7 @@ import { ignoredWarning } from './runtime/config-ignored.js'
 import { DEFAULT_DAEMON_PIDFILE } from './runtime/config-process.js'
 import { createServer, type BfsServer } from './server/server.js'
 import { BFS_VERSION } from './runtime/version.js'
+import { usageText } from './runtime/usage.js'
 import {
   DAEMON_CHILD_ENV, daemonize, notifySystemd, removePidFile, reportToStarter, signalReady, supervisor, writePidFile,
 } from './server/supervision.js'
@@ -40,7 +45,7 @@ async function main(args: string[]): Promise<number> {
     return 0
   }
   if (args[0] === '--help' || args[0] === '-h') {
-    process.stdout.write('Usage: bfs [/path/to/bfs.conf] [--key value ...]\n')
+    process.stdout.write(usageText())
     return 0
   }
   let fileText: string | undefined

@@ -14,9 +14,10 @@ import { infoText } from '../commands/info.js'
 import { entryCounts } from '../commands/table.js'
 import { FilterRegistry, type BloomEntry, type FilterEntry } from '../store/registry.js'
 import { filterHealth, type FilterHealth } from '../core/filter-health.js'
+import { ReplicationMetrics } from './replication-metrics.js'
 
 /** INFO sections /metrics reads. */
-const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'keyspace']
+const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace']
 
 /** Parses INFO text (`# Section`, `field:value` lines) into one map; later sections win. */
 export function parseInfo(text: string): Map<string, string> {
@@ -134,6 +135,8 @@ export class ServerMetrics {
   private readonly commands: Counter
   private readonly failedCommands: Counter
   private readonly rejectedCommands: Counter
+  private readonly commandSeconds: Counter
+  private readonly replication: ReplicationMetrics
   private readonly commandsProcessed: Counter
   private readonly errorReplies: Counter
   private readonly connectionsReceived: Counter
@@ -169,6 +172,8 @@ export class ServerMetrics {
     this.commands = counter('bfs_commands_total', 'Commands run, by command name (INFO commandstats calls)', ['command'])
     this.failedCommands = counter('bfs_command_failed_calls_total', 'Commands that ran and replied with an error, by name (INFO commandstats failed_calls)', ['command'])
     this.rejectedCommands = counter('bfs_command_rejected_calls_total', 'Commands refused before running (arity, auth, loading), by name (INFO commandstats rejected_calls)', ['command'])
+    // Mean latency per command: rate(bfs_command_duration_seconds_total) / rate(bfs_commands_total).
+    this.commandSeconds = counter('bfs_command_duration_seconds_total', 'Time spent running commands, by command name (INFO commandstats usec)', ['command'])
     this.commandsProcessed = counter('bfs_commands_processed_total', 'Commands processed, unknown ones included (INFO total_commands_processed)')
     this.errorReplies = counter('bfs_error_replies_total', 'Error replies sent (INFO total_error_replies)')
     this.connectionsReceived = counter('bfs_connections_received_total', 'RESP connections accepted (INFO total_connections_received)')
@@ -193,6 +198,7 @@ export class ServerMetrics {
     this.usedMemory = gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')
     this.residentMemory = gauge('bfs_used_memory_rss_bytes', 'Resident set size of the process (INFO used_memory_rss)')
     this.heapUsed = gauge('bfs_process_heap_used_bytes', 'V8 heap in use (process.memoryUsage().heapUsed)')
+    this.replication = new ReplicationMetrics(this.registry)
   }
 
   get contentType(): string {
@@ -249,13 +255,15 @@ export class ServerMetrics {
     this.commands.reset()
     this.failedCommands.reset()
     this.rejectedCommands.reset()
+    this.commandSeconds.reset()
     for (const entry of server.commands) {
-      const { calls, failedCalls, rejectedCalls } = entryCounts(entry)
+      const { calls, micros, failedCalls, rejectedCalls } = entryCounts(entry)
       if (calls + rejectedCalls === 0) continue
       const labels = { command: entry.lowerName }
       this.commands.inc(labels, calls)
       this.failedCommands.inc(labels, failedCalls)
       this.rejectedCommands.inc(labels, rejectedCalls)
+      this.commandSeconds.inc(labels, micros / 1e6)
     }
 
     this.refreshKeyspace(info)
@@ -266,6 +274,7 @@ export class ServerMetrics {
     }
 
     this.refreshHealth(shown)
+    this.replication.refresh(info)
 
     for (const [field, raw] of persistenceFields(this.ctx)) {
       const value = persistenceValue(raw)

@@ -17,7 +17,7 @@
  *
  * ```ts
  * import { Cluster, Command } from 'ioredis'
- * import { bloomCluster } from 'bfs'
+ * import { bloomCluster } from 'bloom-filter-server'
  *
  * const cluster = new Cluster([{ host: '127.0.0.1', port: 7001 }], { scaleReads: 'slave' })
  * const bf = bloomCluster(cluster, Command)

@@ -2,24 +2,28 @@
 /**
  * bfs-copy: copies Bloom filters from one RESP endpoint to another with BF.SCANDUMP and
  * BF.LOADCHUNK, the chunked dump RedisBloom 2.4 and bfs share, so nothing is re-added and the copy
- * answers exactly as the original. Either end may be bfs or Redis with RedisBloom.
+ * answers exactly as the original. Either end may be bfs or Redis with RedisBloom. bfs's
+ * sliding-window filters (APBF.*, which only bfs has) go as DUMP / RESTORE. A key's expiry time
+ * goes with it.
  *
- *   bfs-copy --from host:port --to host:port [--from-password x] [--to-password y]
- *            [--replace] [--parallel n] [pattern ...]
+ *   bfs-copy --from host:port --to host:port [--from-user u] [--from-pass x] [--to-user u]
+ *            [--to-pass y] [--replace] [--parallel n] [pattern ...]
  *
- * Filters are listed with SCAN ... TYPE MBbloom-- (a pattern without glob characters names one
- * filter); each copy is header first, then chunks, with the next chunk read from the source while
- * the previous one is written to the target. Exit status: 0 all copied, 1 some filter failed,
- * 2 bad usage or an endpoint that cannot be reached.
+ * Filters are listed with SCAN ... TYPE for each filter type (a pattern without glob characters
+ * names one filter, whose TYPE is asked); each Bloom filter copy is header first, then chunks, with
+ * the next chunk read from the source while the previous one is written to the target. Exit
+ * status: 0 all copied, 1 some filter failed, 2 bad usage or an endpoint that cannot be reached.
  */
 import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
 import { readArgs } from './cli-args.js'
-import { EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
+import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
 
 /** RedisBloom's module type name, as SCAN's TYPE option and TYPE know it. */
 const FILTER_TYPE = 'MBbloom--'
+/** The TYPE names of bfs's sliding-window filters (a COUNT window, a TIME window). */
+const WINDOW_TYPES = ['APBFcTYPE', 'APBFtTYPE']
 /** SCAN's COUNT hint. */
 const SCAN_COUNT = 1000
 /** Header reads in flight at once while sizing the job. */
@@ -32,14 +36,21 @@ const MAX_PARALLEL = 64
 const USAGE = `usage: bfs-copy --from host:port --to host:port [options] [pattern ...]
 
 Copies Bloom filters between RESP servers (bfs, or Redis with RedisBloom) with
-BF.SCANDUMP / BF.LOADCHUNK. Patterns are SCAN globs; a name without * ? [ or \\
-is one filter. With no pattern every filter is copied.
+BF.SCANDUMP / BF.LOADCHUNK, and bfs's sliding-window filters (APBF.*) with DUMP /
+RESTORE; expiry times are kept. Patterns are SCAN globs; a name without * ? [
+or \\ is one filter. With no pattern every filter is copied.
 
 options:
-  --from host:port        source (port defaults to 6379)
-  --to host:port          target
-  --from-password pass    AUTH on the source (or env BFS_COPY_FROM_PASSWORD)
-  --to-password pass      AUTH on the target (or env BFS_COPY_TO_PASSWORD)
+  --from host:port        source (default port ${BFS_DEFAULT_PORT}, bfs's, not Redis's 6379)
+  --to host:port          target (the same default port)
+  --from-user name        AUTH on the source as this ACL user (or env
+                          BFS_COPY_FROM_USER); needs --from-pass
+  --from-pass pass        AUTH on the source (or env BFS_COPY_FROM_PASSWORD);
+                          --from-password is the same
+  --to-user name          AUTH on the target as this ACL user (or env
+                          BFS_COPY_TO_USER); needs --to-pass
+  --to-pass pass          AUTH on the target (or env BFS_COPY_TO_PASSWORD);
+                          --to-password is the same
   --replace               overwrite filters that exist on the target (DEL first);
                           without it an existing target key fails that filter
   --parallel n            filters copied at once (default ${DEFAULT_PARALLEL})
@@ -50,6 +61,7 @@ interface Endpoint {
   host: string
   port: number
   password?: string
+  username?: string
 }
 
 interface CopyOptions {
@@ -60,9 +72,14 @@ interface CopyOptions {
   patterns: string[]
 }
 
-/** One filter to copy: its raw name, and what the source's header said about it. */
+/** One filter to copy: its raw name, its kind, and what the source said about it. */
 interface Job {
   name: Buffer
+  /** A Bloom filter (SCANDUMP / LOADCHUNK) or a sliding-window filter (DUMP / RESTORE). */
+  kind: 'bloom' | 'window'
+  /** The expiry time left when it was read (PTTL: -1 none), and when that was (Date.now()). */
+  ttlMs?: number
+  ttlReadAt?: number
   header?: Buffer
   /** Sum of the layers' bitmap bytes, from the header (0 when it could not be read). */
   totalBytes: number
@@ -73,7 +90,7 @@ interface Job {
 
 function parseEndpoint(text: string, flag: string): Endpoint {
   const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(text)
-  const port = match?.[3] === undefined ? 6379 : Number(match[3])
+  const port = match?.[3] === undefined ? BFS_DEFAULT_PORT : Number(match[3])
   if (match === null || !(port > 0 && port < 65536)) throw new SetupError(`${flag}: expected host:port, got '${text}'`)
   return { host: match[1] ?? match[2]!, port }
 }
@@ -83,6 +100,14 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   let to: Endpoint | undefined
   let fromPassword = process.env.BFS_COPY_FROM_PASSWORD
   let toPassword = process.env.BFS_COPY_TO_PASSWORD
+  let fromUser = process.env.BFS_COPY_FROM_USER
+  let toUser = process.env.BFS_COPY_TO_USER
+  const setFromPassword = (value: () => string): void => {
+    fromPassword = value()
+  }
+  const setToPassword = (value: () => string): void => {
+    toPassword = value()
+  }
   let replace = false
   let parallel = DEFAULT_PARALLEL
   const patterns = readArgs(args, {
@@ -92,11 +117,15 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
     '--to': (value, flag) => {
       to = parseEndpoint(value(), flag)
     },
-    '--from-password': (value) => {
-      fromPassword = value()
+    '--from-password': setFromPassword,
+    '--from-pass': setFromPassword,
+    '--to-password': setToPassword,
+    '--to-pass': setToPassword,
+    '--from-user': (value) => {
+      fromUser = value()
     },
-    '--to-password': (value) => {
-      toPassword = value()
+    '--to-user': (value) => {
+      toUser = value()
     },
     '--replace': () => {
       replace = true
@@ -112,10 +141,18 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   if (patterns === 'help') return 'help'
   if (from === undefined) throw new SetupError('--from is required')
   if (to === undefined) throw new SetupError('--to is required')
-  if (fromPassword !== undefined && fromPassword !== '') from.password = fromPassword
-  if (toPassword !== undefined && toPassword !== '') to.password = toPassword
+  setAuth(from, fromUser, fromPassword, '--from')
+  setAuth(to, toUser, toPassword, '--to')
   if (from.host === to.host && from.port === to.port) throw new SetupError('--from and --to are the same endpoint')
   return { from, to, replace, parallel, patterns: patterns.length === 0 ? ['*'] : patterns }
+}
+
+/** An endpoint's AUTH: a password alone (requirepass), or an ACL user with its password. */
+function setAuth(endpoint: Endpoint, user: string | undefined, password: string | undefined, side: string): void {
+  if (password !== undefined && password !== '') endpoint.password = password
+  if (user === undefined || user === '') return
+  if (endpoint.password === undefined) throw new SetupError(`${side}-user needs ${side}-pass`)
+  endpoint.username = user
 }
 
 /** Whether a SCAN pattern holds glob syntax (otherwise it names one filter). */
@@ -199,42 +236,66 @@ class Progress {
   }
 }
 
-/** Names of the filters matching the patterns on the source, each once, in SCAN order. */
-async function listFilters(source: RespClient, patterns: readonly string[]): Promise<Buffer[]> {
+/** A filter's kind from its TYPE; undefined for any other type (or none). */
+function kindOfType(type: string): Job['kind'] | undefined {
+  if (type === FILTER_TYPE) return 'bloom'
+  return WINDOW_TYPES.includes(type) ? 'window' : undefined
+}
+
+/**
+ * The filters matching the patterns on the source, each once, in SCAN order (Bloom filters first
+ * for a glob, then windows). A name without glob characters is looked up with TYPE: missing or not
+ * a filter, its job carries the error (a Redis source without APBF types answers them the same).
+ */
+async function listFilters(source: RespClient, patterns: readonly string[]): Promise<Job[]> {
   const seen = new Set<string>()
-  const names: Buffer[] = []
-  const add = (name: Buffer): void => {
+  const jobs: Job[] = []
+  const add = (name: Buffer, kind: Job['kind'], error?: string): void => {
     const key = name.toString('latin1')
     if (seen.has(key)) return
     seen.add(key)
-    names.push(name)
+    jobs.push({ name, kind, totalBytes: 0, copiedBytes: 0, error })
   }
   for (const pattern of patterns) {
     if (!isGlob(pattern)) {
-      add(Buffer.from(pattern, 'utf8'))
+      const name = Buffer.from(pattern, 'utf8')
+      const type = String(await source.send(['TYPE', name]))
+      const kind = kindOfType(type)
+      add(name, kind ?? 'bloom', kind !== undefined ? undefined : type === 'none' ? 'not found on the source' : `not a filter (type ${type})`)
       continue
     }
-    let cursor = '0'
-    do {
-      const reply = await source.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT, 'TYPE', FILTER_TYPE])
-      if (!Array.isArray(reply) || reply.length !== 2 || !Buffer.isBuffer(reply[0]) || !Array.isArray(reply[1])) {
-        throw new Error('unexpected SCAN reply')
-      }
-      cursor = reply[0].toString('latin1')
-      for (const name of reply[1]) if (Buffer.isBuffer(name)) add(name)
-    } while (cursor !== '0')
+    for (const type of [FILTER_TYPE, ...WINDOW_TYPES]) {
+      let cursor = '0'
+      do {
+        const reply = await source.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT, 'TYPE', type])
+        if (!Array.isArray(reply) || reply.length !== 2 || !Buffer.isBuffer(reply[0]) || !Array.isArray(reply[1])) {
+          throw new Error('unexpected SCAN reply')
+        }
+        cursor = reply[0].toString('latin1')
+        for (const name of reply[1]) if (Buffer.isBuffer(name)) add(name, kindOfType(type)!)
+      } while (cursor !== '0')
+    }
   }
-  return names
+  return jobs
 }
 
-/** Reads every job's header (pipelined, a window at a time), which also sizes the job. */
+/**
+ * Reads every Bloom filter's header, which also sizes the job, and every job's expiry time
+ * (pipelined, a window at a time). A window filter is read whole when it is copied.
+ */
 async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<void> {
-  for (let start = 0; start < jobs.length; start += HEADER_WINDOW) {
-    const batch = jobs.slice(start, start + HEADER_WINDOW)
+  const pending = jobs.filter((job) => job.error === undefined)
+  for (let start = 0; start < pending.length; start += HEADER_WINDOW) {
+    const batch = pending.slice(start, start + HEADER_WINDOW)
     await Promise.all(
       batch.map(async (job) => {
         try {
-          const { data } = dumpReply(await source.send(['BF.SCANDUMP', job.name, 0]))
+          const [header, ttl] = await Promise.all([job.kind === 'bloom' ? source.send(['BF.SCANDUMP', job.name, 0]) : undefined, source.send(['PTTL', job.name])])
+          job.ttlReadAt = Date.now()
+          job.ttlMs = Number(ttl)
+          if (job.ttlMs === -2) throw new Error('not found on the source')
+          if (header === undefined) return
+          const { data } = dumpReply(header)
           job.header = data
           const declared = dumpHeaderBitmapBytes(data)
           job.totalBytes = declared !== undefined && Number.isFinite(declared) ? declared : 0
@@ -243,6 +304,26 @@ async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<vo
         }
       }),
     )
+  }
+}
+
+/** The expiry time a copy gets: what the source had left, less the time since it was read (-1: none). */
+function ttlLeft(job: Job): number {
+  if (job.ttlMs === undefined || job.ttlMs < 0) return -1
+  return Math.max(1, job.ttlMs - (Date.now() - job.ttlReadAt!))
+}
+
+/** Copies one sliding-window filter with DUMP and RESTORE (bfs's own payload), its expiry time with it. */
+async function copyWindow(source: RespClient, target: RespClient, job: Job, replace: boolean): Promise<void> {
+  try {
+    const payload = await source.send(['DUMP', job.name])
+    if (!Buffer.isBuffer(payload)) throw new Error('not found on the source')
+    job.totalBytes = payload.length
+    const ttl = ttlLeft(job)
+    await target.send(['RESTORE', job.name, ttl < 0 ? 0 : ttl, payload, ...(replace ? ['REPLACE'] : [])])
+    job.copiedBytes = payload.length
+  } catch (error) {
+    job.error = error instanceof RespReplyError && error.message.startsWith('BUSYKEY') ? 'exists on the target (use --replace to overwrite)' : errorText(error)
   }
 }
 
@@ -279,6 +360,8 @@ async function copyFilter(source: RespClient, target: RespClient, job: Job, repl
       iterator = next
     }
     await Promise.all(inFlight)
+    const ttl = ttlLeft(job)
+    if (ttl > 0) await target.send(['PEXPIRE', name, ttl])
     // Chunks are read one by one while the source keeps serving writes: if its header moved, the
     // copy mixes two moments (still a valid filter, but not a snapshot).
     const { data: after } = dumpReply(await source.send(['BF.SCANDUMP', name, 0]))
@@ -297,7 +380,7 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
   const connect = async (endpoint: Endpoint, role: string): Promise<RespClient> => {
     let client: RespClient
     try {
-      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password })
+      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password, username: endpoint.username })
     } catch (error) {
       throw new SetupError(`cannot connect to the ${role} ${describe(endpoint)}: ${errorText(error)}`)
     }
@@ -320,8 +403,7 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
     throw error
   }
   try {
-    const names = await listFilters(source, options.patterns)
-    const jobs: Job[] = names.map((name) => ({ name, totalBytes: 0, copiedBytes: 0 }))
+    const jobs = await listFilters(source, options.patterns)
     await readHeaders(source, jobs)
     const progress = new Progress(out, jobs)
     for (const job of jobs) {
@@ -334,7 +416,8 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
     const queue = jobs.filter((job) => job.error === undefined)
     const worker = async (): Promise<void> => {
       for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-        await copyFilter(source, target, job, options.replace, progress)
+        if (job.kind === 'window') await copyWindow(source, target, job, options.replace)
+        else await copyFilter(source, target, job, options.replace, progress)
         if (job.error !== undefined) {
           progress.failed++
           progress.log(`failed ${displayName(job.name)}: ${job.error}`, true)

@@ -3,7 +3,7 @@
  * bfs-import: adds items, one per line, from files or standard input to a Bloom filter on a RESP
  * server (bfs, or Redis with RedisBloom), with pipelined BF.MADD in batches.
  *
- *   bfs-import --filter name [--host h] [--port p] [--password x] [--batch n] [--window n]
+ *   bfs-import --filter name [--host h] [--port p] [--user u] [--pass x] [--batch n] [--window n]
  *              [--capacity n --error-rate p [--expansion n] [--nonscaling]] [file ... | -]
  *
  * A line is an item as its bytes, without the line ending (LF or CRLF); empty lines are skipped.
@@ -15,7 +15,7 @@ import { createReadStream, fstatSync, statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 import { RespClient, RespReplyError, type RespArg, type RespValue } from './resp-client.js'
 import { readArgs } from './cli-args.js'
-import { EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
+import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 
 const DEFAULT_BATCH = 1000
@@ -42,8 +42,10 @@ or for '-', to a Bloom filter with pipelined BF.MADD. Empty lines are skipped.
 options:
   -f, --filter name       the filter (key) to add to (required)
   --host host             server host (default 127.0.0.1)
-  --port port             server port (default 6379)
-  --password pass         AUTH with this password (or env BFS_IMPORT_PASSWORD)
+  --port port             server port (default ${BFS_DEFAULT_PORT}, bfs's, not Redis's 6379)
+  --user name             AUTH as this ACL user (or env BFS_IMPORT_USER); needs --pass
+  --pass pass             AUTH with this password (or env BFS_IMPORT_PASSWORD);
+                          --password is the same
   --batch n               items per BF.MADD (default ${DEFAULT_BATCH})
   --window n              BF.MADD commands in flight (default ${DEFAULT_WINDOW})
   --capacity n            create the filter first (BF.RESERVE) with this capacity...
@@ -65,6 +67,8 @@ interface ImportOptions {
   host: string
   port: number
   password?: string
+  /** With a password: the ACL user to AUTH as. */
+  username?: string
   batch: number
   window: number
   create?: { capacity: number; errorRate: number; expansion?: number; nonScaling: boolean }
@@ -108,11 +112,27 @@ function parseSecondsFlag(text: string, flag: string): number {
   return seconds
 }
 
+/** What --capacity, --error-rate, --expansion and --nonscaling ask for: the filter to create, if any. */
+function createOptions(capacity: number | undefined, errorRate: number | undefined, expansion: number | undefined, nonScaling: boolean): ImportOptions['create'] {
+  if ((capacity === undefined) !== (errorRate === undefined)) {
+    throw new SetupError('--capacity and --error-rate go together (they create the filter)')
+  }
+  if (capacity === undefined && (expansion !== undefined || nonScaling)) {
+    throw new SetupError('--expansion and --nonscaling need --capacity and --error-rate')
+  }
+  if (expansion !== undefined && nonScaling) throw new SetupError('--expansion and --nonscaling exclude each other')
+  return capacity !== undefined && errorRate !== undefined ? { capacity, errorRate, expansion, nonScaling } : undefined
+}
+
 function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   let filter: string | undefined
   let host = '127.0.0.1'
-  let port = 6379
+  let port = BFS_DEFAULT_PORT
   let password = process.env.BFS_IMPORT_PASSWORD
+  let username = process.env.BFS_IMPORT_USER
+  const setPassword = (value: () => string): void => {
+    password = value()
+  }
   let batch = DEFAULT_BATCH
   let window = DEFAULT_WINDOW
   let capacity: number | undefined
@@ -133,8 +153,10 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
     '--port': (value, flag) => {
       port = parseCount(value(), flag, 1, 65535)
     },
-    '--password': (value) => {
-      password = value()
+    '--password': setPassword,
+    '--pass': setPassword,
+    '--user': (value) => {
+      username = value()
     },
     '--batch': (value, flag) => {
       batch = parseCount(value(), flag, 1, MAX_BATCH)
@@ -163,19 +185,14 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   })
   if (inputs === 'help') return 'help'
   if (filter === undefined || filter === '') throw new SetupError('--filter is required')
-  if ((capacity === undefined) !== (errorRate === undefined)) {
-    throw new SetupError('--capacity and --error-rate go together (they create the filter)')
-  }
-  if (capacity === undefined && (expansion !== undefined || nonScaling)) {
-    throw new SetupError('--expansion and --nonscaling need --capacity and --error-rate')
-  }
-  if (expansion !== undefined && nonScaling) throw new SetupError('--expansion and --nonscaling exclude each other')
-  const create = capacity !== undefined && errorRate !== undefined ? { capacity, errorRate, expansion, nonScaling } : undefined
+  if (username !== undefined && username !== '' && (password === undefined || password === '')) throw new SetupError('--user needs --pass')
+  const create = createOptions(capacity, errorRate, expansion, nonScaling)
   return {
     filter,
     host,
     port,
     password: password === '' ? undefined : password,
+    username: username === '' ? undefined : username,
     batch,
     window,
     create,
@@ -396,7 +413,7 @@ async function prepare(options: ImportOptions, warn: (line: string) => void): Pr
   const where = `${options.host}:${options.port}`
   let client: RespClient
   try {
-    client = await RespClient.connect(options.host, options.port, { password: options.password })
+    client = await RespClient.connect(options.host, options.port, { password: options.password, username: options.username })
   } catch (error) {
     throw new SetupError(`cannot connect to ${where}: ${errorText(error)}`)
   }

@@ -3,6 +3,9 @@
  * could be done" (exit 2), and the one `main` that reads the arguments, prints the usage or runs.
  */
 
+/** The port bfs listens on by default (Redis's is 6379): the tools' default too. */
+export const BFS_DEFAULT_PORT = 6381
+
 /** Exit status: everything asked for was done. */
 export const EXIT_OK = 0
 /** Exit status: the tool ran but some of the work failed. */

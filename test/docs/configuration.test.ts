@@ -1,10 +1,11 @@
 /**
  * The configuration reference (docs/reference/configuration.md) documents every config key, as its
- * row of the code's table says it, and the README gives the two set-up commands.
+ * row of the code's table says it, and the README gives the two set-up commands and the install.
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { CONFIG_ROWS, DEFAULT_CONFIG, formatConfigValue, type ConfigKeySpec } from '../../src/runtime/config.js'
+import { docBlock } from '../helpers/doc-blocks.js'
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const reference = readFileSync(new URL('../../docs/reference/configuration.md', import.meta.url), 'utf8')
@@ -36,6 +37,16 @@ describe('README', () => {
   it('gives the two set-up commands', () => {
     expect(readme).toContain('npm install && npm start')
     expect(readme).toContain('npm test')
+  })
+
+  it("installs the package npm pack writes, as test/deploy/package.test.ts does", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+    const install = docBlock('install').body
+    expect(install).toContain('npm pack')
+    expect(install).toContain(`npm install -g ./${pkg.name}-${pkg.version}.tgz`)
+    const mirror = readFileSync(new URL('../deploy/package.test.ts', import.meta.url), 'utf8')
+    expect(mirror).toContain("'pack'")
+    expect(mirror).toContain("'--version'")
   })
 
   it('links the configuration reference', () => {

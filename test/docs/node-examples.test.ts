@@ -1,6 +1,6 @@
 /**
  * The docs' TypeScript examples are what a newcomer copies first: every ```ts block of README.md
- * and docs/ must type-check against the built package (`import ... from 'bfs'` → dist/index.d.ts,
+ * and docs/ must type-check against the built package (`import ... from 'bloom-filter-server'` → dist/index.d.ts,
  * as `npm test` builds first), and the ioredis, library and extension examples must run as
  * written, only with a free port and a temporary dir. (The cluster clients' examples run in
  * test/distributed/cluster-clients.test.ts: test/docs/cluster-examples.test.ts.)
@@ -32,7 +32,7 @@ const ALL_TS = Object.fromEntries(
     .map((block) => [`${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}`, block.body]),
 )
 
-/** Type errors of the snippets, compiled as modules beside this test (so 'bfs' resolves as for a user). */
+/** Type errors of the snippets, compiled as modules beside this test (so 'bloom-filter-server' resolves as for a user). */
 function typeErrors(sources: Record<string, string>): string[] {
   const files = new Map(Object.entries(sources).map(([name, text]) => [path.join(ROOT, 'test', 'docs', `example-${name}.mts`), `${text}\nexport {}\n`]))
   const options: ts.CompilerOptions = {
@@ -55,10 +55,10 @@ function typeErrors(sources: Record<string, string>): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
 }
 
-/** A snippet as a runnable .mjs: 'bfs' is the built entry, the server on a free port in `dir`. */
+/** A snippet as a runnable .mjs: 'bloom-filter-server' is the built entry, the server on a free port in `dir`. */
 function runnable(source: string, dir: string, epilogue: string): string {
   let code = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText
-  code = code.replace(/from 'bfs'/g, `from ${JSON.stringify(ENTRY)}`)
+  code = code.replace(/from 'bloom-filter-server'/g, `from ${JSON.stringify(ENTRY)}`)
   const config = `config: { port: 0, dir: ${JSON.stringify(dir)} }, logSink: () => {}`
   code = code.replace("config: { port: 6379, dir: './data' }", config).replace('createServer({ commands:', `createServer({ ${config}, commands:`)
   expect(code).toContain(config)

@@ -1,6 +1,6 @@
 /**
- * The fenced code blocks of the documentation (README.md, docs/**\/*.md, bench/README.md), so that
- * tests can run or check every example. A block's info string says what it is and who tests it:
+ * The fenced code blocks of the documentation (README.md, docs/**\/*.md, bench/README.md,
+ * deploy/README.md), so that tests can run or check every example. A block's info string says what it is and who tests it:
  *
  * - ```console [http]: a session, run by test/docs/console-examples.test.ts against a fresh bfs:
  *   `$ command` lines run in bash, `127.0.0.1:6381> COMMAND` lines through redis-cli, and the lines
@@ -30,9 +30,9 @@ export interface DocBlock {
   body: string
 }
 
-/** README.md, bench/README.md and every Markdown file under docs/, relative to the root. */
+/** README.md, bench/README.md, deploy/README.md and every Markdown file under docs/, relative to the root. */
 export function docFiles(): string[] {
-  const files = ['README.md', 'bench/README.md']
+  const files = ['README.md', 'bench/README.md', 'deploy/README.md']
   const walk = (dir: string): void => {
     for (const entry of readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true })) {
       const relative = `${dir}/${entry.name}`

@@ -5,6 +5,7 @@ import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { metricName, parseInfo, topFiltersByItems } from '../../src/http/metrics.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
+import { until } from '../helpers/replication-info.js'
 
 let running: RunningServer
 let redis: Redis
@@ -116,6 +117,42 @@ describe('GET /metrics', () => {
       expect(sample(await scrape(), 'bfs_filters')).toBe(4)
     } finally {
       await other.stop()
+    }
+  })
+})
+
+describe('GET /metrics: latency and replication', () => {
+  it('counts time per command and shows replication: the role, each replica\'s lag, a replica\'s link', async () => {
+    const master = await startServer({ 'http-port': -1 })
+    const client = new Redis({ port: master.port, host: '127.0.0.1' })
+    const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${master.server.httpPort}/metrics`)).text()
+    await client.call('BF.ADD', 'timed', 'x')
+    let text = await scrape()
+    expect(sample(text, 'bfs_command_duration_seconds_total', 'command="bf.add"')).toBeGreaterThan(0)
+    expect(sample(text, 'bfs_replication_master')).toBe(1)
+    expect(sample(text, 'bfs_connected_replicas')).toBe(0)
+    for (const name of ['bfs_replica_lag_seconds', 'bfs_replica_offset_lag_bytes', 'bfs_master_link_up', 'bfs_master_last_io_seconds', 'bfs_replica_repl_offset_bytes']) {
+      expect(text, name).toContain(`# TYPE ${name} gauge`)
+    }
+    const replica = await startServer({ 'http-port': -1 })
+    const replicaClient = new Redis({ port: replica.port, host: '127.0.0.1' })
+    try {
+      await replicaClient.call('REPLICAOF', '127.0.0.1', String(master.port))
+      await until(async () => sample(await scrape(), 'bfs_connected_replicas') === 1 && (await scrape()).includes('state="online"'), 'the replica online')
+      text = await scrape()
+      const line = text.split('\n').find((l) => l.startsWith('bfs_replica_lag_seconds{'))!
+      expect(line).toMatch(/^bfs_replica_lag_seconds\{replica="[^"]+:\d+",state="online"\} \d+$/)
+      expect(text).toMatch(/^bfs_replica_offset_lag_bytes\{replica="[^"]+:\d+",state="online"\} \d+$/m)
+      const replicaText = await (await fetch(`http://127.0.0.1:${replica.server.httpPort}/metrics`)).text()
+      expect(sample(replicaText, 'bfs_replication_master')).toBe(0)
+      expect(sample(replicaText, 'bfs_master_link_up')).toBe(1)
+      expect(sample(replicaText, 'bfs_master_last_io_seconds')).toBeGreaterThanOrEqual(0)
+      expect(sample(replicaText, 'bfs_replica_repl_offset_bytes')).toBeGreaterThan(0)
+    } finally {
+      replicaClient.disconnect()
+      client.disconnect()
+      await replica.stop()
+      await master.stop()
     }
   })
 })

@@ -21,13 +21,13 @@ import {
   FilterRegistry,
   ScalableBloomFilter,
   type FilterInfo,
-} from 'bfs'
+} from 'bloom-filter-server'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 describe('the package entry', () => {
   it('resolves to the built files, declarations included', () => {
-    const resolved = createRequire(import.meta.url).resolve('bfs')
+    const resolved = createRequire(import.meta.url).resolve('bloom-filter-server')
     expect(path.relative(root, resolved)).toBe(path.join('dist', 'index.js'))
     const declarations = readFileSync(path.join(root, 'dist', 'index.d.ts'), 'utf8')
     for (const name of ['BloomFilter', 'ScalableBloomFilter', 'createServer', 'encodeFilter', 'decodeFilter', 'CommandDefinition']) {

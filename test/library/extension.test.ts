@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { createServer, type BfsServer, type CommandContext } from 'bfs'
+import { createServer, type BfsServer, type CommandContext } from 'bloom-filter-server'
 import { BFX_MADDNEW } from '../../examples/crawler-seen.js'
 
 let dir: string
@@ -100,7 +100,7 @@ describe('BfsServer.addCommand', () => {
   })
 
   it('turns a thrown ReplyError into an error reply, counted as a failed call', async () => {
-    const { ReplyError } = await import('bfs')
+    const { ReplyError } = await import('bloom-filter-server')
     server.addCommand({
       name: 'FAILS',
       arity: -1,

@@ -227,6 +227,6 @@ describe('npm start builds only when the build is stale (scripts/start.mjs)', ()
 
   it('npm start runs it under the node flags and glibc tunables it always had', () => {
     const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts as Record<string, string>
-    expect(scripts.start).toBe('GLIBC_TUNABLES=glibc.malloc.hugetlb=1 node --max-semi-space-size=1 --optimize-for-size scripts/start.mjs')
+    expect(scripts.start).toBe('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size scripts/start.mjs')
   })
 })

@@ -187,6 +187,88 @@ describe('bfs-copy between two servers', () => {
   })
 })
 
+describe('bfs-copy: sliding-window filters, expiry times, ACL users, the default port', () => {
+  let source: RunningServer
+  let target: RunningServer
+  let from: Redis
+  let to: Redis
+  let endpoints: string[]
+
+  beforeAll(async () => {
+    source = await startServer()
+    target = await startServer()
+    const admin = new Redis(source.port, '127.0.0.1')
+    // Only the ACL user copier can use the source: the tool must send AUTH copier <password>.
+    await admin.call('ACL', 'SETUSER', 'copier', 'on', '>copier-pass', '~*', '+@all')
+    await admin.call('ACL', 'SETUSER', 'default', 'off')
+    admin.disconnect()
+    from = new Redis(source.port, '127.0.0.1', { username: 'copier', password: 'copier-pass' })
+    to = new Redis(target.port, '127.0.0.1')
+    await from.call('BF.RESERVE', 'bloom:ttl', '0.01', '1000')
+    await addItems(from, 'bloom:ttl', 500)
+    await from.call('PEXPIRE', 'bloom:ttl', 600_000)
+    await from.call('BF.ADD', 'bloom:plain', 'x')
+    await from.call('APBF.RESERVE', 'window:count', 'COUNT', '0.01', '1000')
+    await from.call('APBF.ADD', 'window:count', ...Array.from({ length: 1500 }, (_, i) => `c-${i}`))
+    await from.call('APBF.RESERVE', 'window:time', 'TIME', '0.01', '1000', '3600')
+    await from.call('APBF.ADD', 'window:time', 't-1', 't-2', 't-3')
+    await from.call('PEXPIRE', 'window:time', 900_000)
+    endpoints = ['--from', `127.0.0.1:${source.port}`, '--from-user', 'copier', '--from-pass', 'copier-pass', '--to', `127.0.0.1:${target.port}`]
+  }, 120_000)
+
+  beforeEach(async () => {
+    await to.flushall()
+  })
+
+  afterAll(async () => {
+    from?.disconnect()
+    to?.disconnect()
+    await source?.stop()
+    await target?.stop()
+  })
+
+  it('copies sliding-window filters (DUMP / RESTORE) beside Bloom filters, with every expiry time', async () => {
+    const result = await copyTool(endpoints)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('copied 4 of 4 filters')
+    expect(await to.type('window:count')).toBe('APBFcTYPE')
+    expect(await to.type('window:time')).toBe('APBFtTYPE')
+    expect(await to.dumpBuffer('window:count')).toEqual(await from.dumpBuffer('window:count'))
+    const probes = ['c-0', 'c-700', 'c-1499', 'nope']
+    expect(await to.call('APBF.EXISTS', 'window:count', ...probes)).toEqual(await from.call('APBF.EXISTS', 'window:count', ...probes))
+    expect(await to.call('APBF.EXISTS', 'window:time', 't-1', 't-3', 'nope')).toEqual([1, 1, 0])
+    await expectSameFilter(from, to, 'bloom:ttl')
+    for (const [key, most] of [['bloom:ttl', 600_000], ['window:time', 900_000]] as const) {
+      const ttl = await to.pttl(key)
+      expect(ttl, key).toBeGreaterThan(most - 60_000)
+      expect(ttl, key).toBeLessThanOrEqual(most)
+    }
+    expect(await to.pttl('bloom:plain')).toBe(-1)
+    expect(await to.pttl('window:count')).toBe(-1)
+  })
+
+  it('copies one window filter by name; an existing one fails without --replace and is overwritten with it', async () => {
+    await to.call('APBF.RESERVE', 'window:count', 'COUNT', '0.1', '10')
+    const refused = await copyTool([...endpoints, 'window:count'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('window:count: exists on the target (use --replace to overwrite)')
+    const replaced = await copyTool([...endpoints, '--replace', 'window:count'])
+    expect(replaced.code).toBe(0)
+    expect(replaced.stdout).toContain('copied 1 of 1 filters')
+    expect(await to.dumpBuffer('window:count')).toEqual(await from.dumpBuffer('window:count'))
+  })
+
+  it('refuses the source without the ACL user, and --help names the default port 6381 and the user options', async () => {
+    const anonymous = await copyTool(['--from', `127.0.0.1:${source.port}`, '--to', `127.0.0.1:${target.port}`])
+    expect(anonymous.code).toBe(2)
+    const help = await copyTool(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('default port 6381')
+    for (const option of ['--from-user', '--to-user', '--from-pass', '--to-pass']) expect(help.stdout).toContain(option)
+  })
+})
+
 describe('bfs-copy between two bfs processes', () => {
   const running: InteractiveTool[] = []
   let dir: string

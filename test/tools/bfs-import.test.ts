@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Redis } from 'ioredis'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
@@ -195,5 +196,37 @@ describe('bfs-import with a password', () => {
     const accepted = await runTool(process.execPath, [IMPORT, ...args, '--password', 's3cret'], 'a\nb\n')
     expect(accepted.code).toBe(0)
     expect(summary(accepted.stdout)).toMatchObject({ read: 2, added: 2 })
+  })
+})
+
+describe('bfs-import with an ACL user, and its default port', () => {
+  let secured: RunningServer
+
+  beforeAll(async () => {
+    secured = await startServer()
+    const admin = new Redis(secured.port, '127.0.0.1')
+    await admin.call('ACL', 'SETUSER', 'importer', 'on', '>imp-pass', '~*', '+@all')
+    await admin.call('ACL', 'SETUSER', 'default', 'off')
+    admin.disconnect()
+  })
+
+  afterAll(async () => {
+    await secured?.stop()
+  })
+
+  it('authenticates with --user and --pass (AUTH user pass)', async () => {
+    const args = ['--port', String(secured.port), '-f', 'acl']
+    const refused = await runTool(process.execPath, [IMPORT, ...args, '--pass', 'imp-pass'], 'a\n')
+    expect(refused.code).toBe(2)
+    const accepted = await runTool(process.execPath, [IMPORT, ...args, '--user', 'importer', '--pass', 'imp-pass'], 'a\nb\n')
+    expect(accepted.code).toBe(0)
+    expect(summary(accepted.stdout)).toMatchObject({ read: 2, added: 2 })
+  })
+
+  it('--help names the default port 6381 and --user', async () => {
+    const help = await runTool(process.execPath, [IMPORT, '--help'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('server port (default 6381')
+    expect(help.stdout).toContain('--user name')
   })
 })
