@@ -1,17 +1,18 @@
 /**
  * ACL categories: which `@category` each command and subcommand belongs to. Redis's own commands
  * have the categories redis-server 7.0.15 gives them (acl-categories-data.ts, generated from its
- * COMMAND INFO by scripts/acl-categories.mjs); BF.* and APBF.* (and the module group's, `bf`) are in `@bloom` and in
- * `@read`/`@write`/`@fast`/`@slow` by their flags (RedisBloom 2.4 puts them in none:
- * docs/reference/compatibility.md); an extension's commands are in the categories their flags give.
+ * COMMAND INFO by scripts/acl-categories.mjs); BF.* and APBF.* (and the module group's, `bf`) are in `@bloom`, CF.* in
+ * `@cuckoo` (RedisBloom 8's category), and in `@read`/`@write`/`@fast`/`@slow` by their flags
+ * (RedisBloom 2.4 puts them in none: docs/reference/compatibility.md); an extension's commands are in
+ * the categories their flags give.
  */
 import type { CommandEntry, CommandFlag } from './table.js'
 import { REDIS_ACL_CATEGORIES } from './acl-categories-data.js'
 
-/** redis 7.0 acl.c ACLCommandCategories, in its order (ACL CAT, COMMAND INFO), then bfs's `bloom`. */
+/** redis 7.0 acl.c ACLCommandCategories, in its order (ACL CAT, COMMAND INFO), then bfs's `bloom` and `cuckoo`. */
 export const ACL_CATEGORIES: readonly string[] = [
   'keyspace', 'read', 'write', 'set', 'sortedset', 'list', 'hash', 'string', 'bitmap', 'hyperloglog', 'geo', 'stream',
-  'pubsub', 'admin', 'fast', 'slow', 'blocking', 'dangerous', 'connection', 'transaction', 'scripting', 'bloom',
+  'pubsub', 'admin', 'fast', 'slow', 'blocking', 'dangerous', 'connection', 'transaction', 'scripting', 'bloom', 'cuckoo',
 ]
 
 const RANK = new Map(ACL_CATEGORIES.map((name, index) => [name, index]))
@@ -26,6 +27,11 @@ export function categoryName(name: string): string | undefined {
 export function isBloomCommand(name: string): boolean {
   const upper = name.toUpperCase()
   return upper.startsWith('BF.') || upper.startsWith('APBF.')
+}
+
+/** Whether a command is one of the Cuckoo family's (CF.*). */
+export function isCuckooCommand(name: string): boolean {
+  return name.toUpperCase().startsWith('CF.')
 }
 
 /** The categories a command's flags give it (bfs's own commands and extensions'). */
@@ -45,9 +51,11 @@ export function categoriesFromFlags(flags: readonly CommandFlag[]): string[] {
  */
 export function categoriesOf(entry: CommandEntry, fullName: string): readonly string[] {
   // RedisBloom's module group ('bf': BFS.HEALTH, an extension declared in it) is in @bloom too.
-  const bloom = isBloomCommand(entry.spec.name) || entry.spec.group === 'bf'
-  const redis = bloom ? undefined : REDIS_ACL_CATEGORIES[fullName]
+  const cuckoo = isCuckooCommand(entry.spec.name)
+  const bloom = isBloomCommand(entry.spec.name) || (entry.spec.group === 'bf' && !cuckoo)
+  const redis = bloom || cuckoo ? undefined : REDIS_ACL_CATEGORIES[fullName]
   const categories = redis !== undefined ? [...redis] : categoriesFromFlags(entry.spec.flags)
   if (bloom) categories.push('bloom')
+  if (cuckoo) categories.push('cuckoo')
   return categories.sort((a, b) => (RANK.get(a) ?? RANK.size) - (RANK.get(b) ?? RANK.size))
 }

@@ -40,6 +40,7 @@ import {
 } from './client-extras.js'
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
 import { WINDOW_COMMANDS } from './window.js'
+import { CUCKOO_COMMANDS } from './cuckoo-commands.js'
 import { CLUSTER_COMMANDS } from './cluster.js'
 import { MIGRATION_COMMANDS } from './migration-commands.js'
 
@@ -172,6 +173,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
   // bfs's sliding-window filters (commands/window.ts): APBF.RESERVE, APBF.ADD, APBF.ADDAT, APBF.EXISTS, APBF.INFO
   ...WINDOW_COMMANDS,
+  ...CUCKOO_COMMANDS,
 
   // Keyspace.
   { name: 'DEL', arity: -2, flags: ['write'], keys: [1, -1, 1], group: 'generic', since: '1.0.0', summary: 'Deletes one or more keys.', handler: del },

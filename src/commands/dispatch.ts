@@ -51,9 +51,9 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
 /**
  * The usual case, in a few field reads and no calls: no transaction, the argument count fits, and
  * nothing the refusal chain below looks at is on (authentication needed, ACL rules, cluster,
- * loading, maxmemory, a disk error for a write, min-replicas for a write, a replica's role,
- * MONITOR, the subscribed mode, EXEC). True only when every refusal would have found nothing; the
- * chain itself decides every other case.
+ * loading, maxmemory, a disk error for a write, min-replicas for a write, a replica's role (which
+ * refuses nothing of its master's link), MONITOR, the subscribed mode, EXEC). True only when
+ * every refusal would have found nothing; the chain itself decides every other case.
  */
 function nothingRefuses(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argc: number): boolean {
   const client = ctx.client
@@ -62,7 +62,7 @@ function nothingRefuses(ctx: CommandContext, entry: CommandEntry, row: CommandRo
   const acl = server.acl
   return client.transaction === undefined && !entry.isExec && arityAccepts(row.spec, argc) &&
     (client.authenticated || acl.defaultOpen) && acl.unrestricted && server.cluster === undefined &&
-    config.maxmemory <= 0 && server.replication.role === 'master' && !client.monitoring &&
+    config.maxmemory <= 0 && (server.replication.role === 'master' || client.kind === 'master') && !client.monitoring &&
     client.subscriptions === undefined && !server.loading &&
     (!entry.writes || config['min-replicas-to-write'] === 0) &&
     (!entry.deniedOnDiskError || server.persistence.writeRefusal() === undefined)

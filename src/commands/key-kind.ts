@@ -5,7 +5,7 @@
  * does for any key that is not a Bloom filter (BFCheck_RedisCommand: `is_empty` on any status
  * but SB_OK).
  */
-import type { BloomEntry, FilterEntry, WindowEntry } from '../store/registry.js'
+import type { BloomEntry, CuckooEntry, FilterEntry, WindowEntry } from '../store/registry.js'
 import { ERR, ReplyError } from './reply-error.js'
 
 /** The entry when it holds a Bloom filter, undefined when there is none; -WRONGTYPE for a window. */
@@ -17,5 +17,11 @@ export function bloomOrWrongType(entry: FilterEntry | undefined): BloomEntry | u
 /** The entry when it holds a window filter, undefined when there is none; -WRONGTYPE for a Bloom filter. */
 export function windowOrWrongType(entry: FilterEntry | undefined): WindowEntry | undefined {
   if (entry !== undefined && entry.kind !== 'window') throw new ReplyError(ERR.WRONG_TYPE)
+  return entry
+}
+
+/** The entry when it holds a Cuckoo filter, undefined when there is none; -WRONGTYPE for another kind. */
+export function cuckooOrWrongType(entry: FilterEntry | undefined): CuckooEntry | undefined {
+  if (entry !== undefined && entry.kind !== 'cuckoo') throw new ReplyError(ERR.WRONG_TYPE)
   return entry
 }

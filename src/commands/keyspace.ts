@@ -1,6 +1,7 @@
 /**
  * Keyspace commands over the named filters, with redis 7.0's replies: a key holds a Bloom filter,
- * whose TYPE is RedisBloom's "MBbloom--", or a sliding-window filter (APBFcTYPE / APBFtTYPE).
+ * whose TYPE is RedisBloom's "MBbloom--", a Cuckoo filter ("MBbloomCF"), or a sliding-window
+ * filter (APBFcTYPE / APBFtTYPE).
  */
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import { keyspace, type CommandContext } from './context.js'
@@ -20,9 +21,13 @@ export const FILTER_TYPE_NAME = 'MBbloom--'
 export const WINDOW_COUNT_TYPE_NAME = 'APBFcTYPE'
 export const WINDOW_TIME_TYPE_NAME = 'APBFtTYPE'
 
+/** RedisBloom's module type name of a Cuckoo filter (rebloom.c: RedisModule_CreateDataType "MBbloomCF"). */
+export const CUCKOO_TYPE_NAME = 'MBbloomCF'
+
 /** TYPE's answer for a key. */
 export function typeNameOf(entry: FilterEntry): string {
   if (entry.kind === 'bloom') return FILTER_TYPE_NAME
+  if (entry.kind === 'cuckoo') return CUCKOO_TYPE_NAME
   return entry.filter.kind === 'count' ? WINDOW_COUNT_TYPE_NAME : WINDOW_TIME_TYPE_NAME
 }
 

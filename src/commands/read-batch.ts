@@ -20,7 +20,7 @@
  * (`BF.ADD key item`, spelled as the client spelled it), in order, as BF.ADD does itself.
  *
  * Commands join a batch only during their own client's read, outside MULTI/EXEC, with replies on (CLIENT
- * REPLY), from an ordinary client, on a key without a time to live (a lookup could expire it
+ * REPLY), from an ordinary client or a replica's master link (master-session.ts), on a key without a time to live (a lookup could expire it
  * meanwhile). Adds also need: no WATCHed key anywhere, a newest layer with room for every item
  * of the batch (no scale-up, so no error), no capture reading it, and the name spelled `BF.ADD`
  * or `bf.add` (any other spelling runs at once, so a renamed command's log record keeps its
@@ -123,7 +123,7 @@ export function addLater(ctx: CommandContext, target: BloomEntry, argv: CommandA
 function join(ctx: CommandContext, target: BloomEntry, add: boolean): boolean {
   if (count !== 0 && (target !== entry || ctx !== context || add !== adding)) settleBatch()
   const client = ctx.client
-  if (ctx !== reader || client.transaction !== undefined || client.replyMode !== undefined || client.kind !== 'normal' || target.expiresAt !== undefined) {
+  if (ctx !== reader || client.transaction !== undefined || client.replyMode !== undefined || (client.kind !== 'normal' && client.kind !== 'master') || target.expiresAt !== undefined) {
     settleBatch()
     return false
   }

@@ -55,6 +55,18 @@ export const ERR = {
   RECEIVED_BAD_DATA: 'ERR received bad data',
   INVALID_OFFSET: 'ERR invalid offset - no link found',
   CHUNK_TOO_BIG: 'ERR invalid chunk - Too big for current filter',
+  // RedisBloom 2.4 src/rebloom.c, the CF.* commands
+  CF_CAPACITY_TOO_SMALL: 'Capacity must be at least (BucketSize * 2)',
+  CF_INSUFFICIENT_MEMORY: 'ERR Insufficient memory to create filter',
+  CF_FULL: 'Filter is full',
+  CF_ALLOCATION_FAILURE: 'Memory allocation failure',
+  CF_MAX_EXPANSIONS: 'Maximum expansions reached',
+  CF_NOT_FOUND: 'Not found',
+  CF_COMPACT_NOT_FOUND: 'Cuckoo filter was not found',
+  CF_INVALID_POSITION: 'Invalid position',
+  CF_INVALID_HEADER: 'Invalid header',
+  CF_COULD_NOT_CREATE: "Couldn't create filter!",
+  CF_COULD_NOT_LOAD: "Couldn't load chunk!",
   // bfs: a filter loaded from an original-library file hashes with a seed RedisBloom cannot carry
   NOT_DUMPABLE: 'ERR this filter uses seeded hashing and cannot be dumped',
   // bfs: a filter that would pass the configured size limit (RedisBloom has none, issue #699)

@@ -7,10 +7,11 @@
  * had been sent: MIGRATE's target gets it while the slot is still importing).
  */
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { WindowFilter } from '../core/window-filter.js'
 import { decodeFilter, encodeFilter } from '../format/codec.js'
-import { decodeWindowFile, encodeWindowFile } from '../format/window-file.js'
-import { DUMP_KIND_BLOOM, DUMP_KIND_WINDOW, dumpPayloadFile, encodeDumpPayload, verifyDumpPayload } from '../format/dump-payload.js'
+import { DUMP_KIND_BLOOM, DUMP_KIND_CUCKOO, DUMP_KIND_WINDOW, dumpPayloadFile, encodeDumpPayload, verifyDumpPayload } from '../format/dump-payload.js'
+import { isCuckooFile } from '../format/cuckoo-file.js'
+import { isWindowFile } from '../format/window-file.js'
+import { decodeWholeFile, filterOfWholeFile, wholeFileOf } from '../store/whole-file.js'
 import { DecodeError } from '../format/decode-error.js'
 import { nativeCrc32 } from '../store/native-crc32.js'
 import { FilterRegistry, type FilterEntry, type StoredFilter } from '../store/registry.js'
@@ -31,9 +32,9 @@ export const BAD_DATA_FORMAT = 'ERR Bad data format'
 /** The DUMP payload of a key's filter. @throws ReplyError when the filter cannot be encoded (as SAVE refuses it) */
 export function dumpPayloadOf(entry: FilterEntry): Buffer {
   try {
-    const payload = entry.kind === 'window'
-      ? encodeDumpPayload(DUMP_KIND_WINDOW, [encodeWindowFile({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32)])
-      : encodeDumpPayload(DUMP_KIND_BLOOM, encodeFilter({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32))
+    const payload = entry.kind === 'bloom'
+      ? encodeDumpPayload(DUMP_KIND_BLOOM, encodeFilter({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32))
+      : encodeDumpPayload(entry.kind === 'window' ? DUMP_KIND_WINDOW : DUMP_KIND_CUCKOO, [wholeFileOf(entry, NO_NAME, nativeCrc32)!])
     return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
   } catch (error) {
     if (error instanceof RangeError) throw new ReplyError(`ERR the filter cannot be dumped: ${error.message}`)
@@ -60,10 +61,12 @@ export function filterOfPayload(ctx: CommandContext, payload: Uint8Array, freed 
   reserveLoadBytes(ctx, payload.byteLength, freed)
   if (!verifyDumpPayload(payload)) throw new ReplyError(BAD_PAYLOAD)
   const { kind, file } = dumpPayloadFile(payload)
-  if (kind !== DUMP_KIND_BLOOM && kind !== DUMP_KIND_WINDOW) throw new ReplyError(BAD_DATA_FORMAT)
+  if (kind !== DUMP_KIND_BLOOM && kind !== DUMP_KIND_WINDOW && kind !== DUMP_KIND_CUCKOO) throw new ReplyError(BAD_DATA_FORMAT)
+  // The kind byte and the file's magic must agree.
+  if (kind === DUMP_KIND_WINDOW ? !isWindowFile(file) : kind === DUMP_KIND_CUCKOO && !isCuckooFile(file)) throw new ReplyError(BAD_DATA_FORMAT)
   const copy = new Uint8Array(file)
   try {
-    if (kind === DUMP_KIND_WINDOW) return WindowFilter.fromParts(decodeWindowFile(copy, nativeCrc32).parts)
+    if (kind !== DUMP_KIND_BLOOM) return filterOfWholeFile(decodeWholeFile(copy, nativeCrc32))
     const maxBytes = ctx.server.config['max-filter-bytes']
     return ScalableBloomFilter.fromParts(decodeFilter(copy, nativeCrc32).parts, maxBytes > 0 ? maxBytes : undefined)
   } catch (error) {

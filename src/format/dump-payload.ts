@@ -2,7 +2,8 @@
  * The payload of DUMP / RESTORE / MIGRATE for a bfs key (docs/MIGRATE.md), framed as redis frames
  * its own (redis 7.0 cluster.c createDumpPayload / verifyDumpPayload):
  * ```
- * 0      u8   kind: 0xB1 a Bloom filter file (docs/FORMAT.md), 0xB2 a window filter file
+ * 0      u8   kind: 0xB1 a Bloom filter file (docs/FORMAT.md), 0xB2 a window filter file, 0xB3 a
+ *             Cuckoo filter file
  * 1      ...  the file, as SAVE writes it, with an empty name (RESTORE names the key)
  * n-10   u16  payload version, little-endian: 0xBF01
  * n-8    u64  CRC-64/Jones (crc64.ts) of bytes 0 .. n-10, little-endian
@@ -17,6 +18,8 @@ import { crc64, sameCrc64, writeCrc64 } from './crc64.js'
 export const DUMP_KIND_BLOOM = 0xb1
 /** The kind byte of a window filter file payload. */
 export const DUMP_KIND_WINDOW = 0xb2
+/** The kind byte of a Cuckoo filter file payload. */
+export const DUMP_KIND_CUCKOO = 0xb3
 /** The footer's version: above any RDB_VERSION redis will reach soon (7.0: 10, 7.4: 12). */
 export const DUMP_PAYLOAD_VERSION = 0xbf01
 /** Kind byte before, version and CRC-64 after the file. */

@@ -88,3 +88,19 @@ export function filterProblem(
   }
   return undefined
 }
+
+/**
+ * Largest Cuckoo sub-filter, in bytes: RedisBloom's SubCF_GetIndex computes a bucket's offset as
+ * a `uint32_t` (core/cuckoo-buckets.ts MAX_SUB_FILTER_BYTES, the same bound).
+ */
+export const MAX_CUCKOO_SUB_FILTER_BYTES = 2 ** 32
+
+/**
+ * Most bytes of buckets one Cuckoo filter holds, all sub-filters together: its file, a DUMP
+ * payload and a full-sync record are each one array, which Node 20 caps at 2^32 bytes
+ * (core/cuckoo-filter.ts MAX_CUCKOO_BYTES, the same bound).
+ */
+export const MAX_CUCKOO_FILTER_BYTES = 2 ** 31
+
+/** Most sub-filters of a Cuckoo filter: a u16 in RedisBloom (its SCANDUMP header holds a u64). */
+export const MAX_CUCKOO_FILTERS = 0xffff

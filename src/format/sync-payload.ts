@@ -6,7 +6,8 @@
  * record  := u8 1, u64le L, then L bytes: exactly one filter file (docs/FORMAT.md), the bytes
  *            a SAVE writes for that filter, its name inside; version 1 or 2 as SAVE chooses
  *          | u8 2, u64le T: the filter of the record just before expires at T (unix ms)
- *          | u8 3, u64le L, then L bytes: exactly one window filter file (format/window-file.ts)
+ *          | u8 3, u64le L, then L bytes: exactly one window filter file (format/window-file.ts) or
+ *            Cuckoo filter file (format/cuckoo-file.ts), told apart by their magic
  *          | u8 4, u64le D: the filter records after it (types 1 and 3) are of database D (until
  *            the next such record; before any, database 0: a payload of database 0 alone has none)
  * end     := u8 0
@@ -24,6 +25,7 @@ import { fileTrailerLength } from './file-trailer.js'
 import { MAX_LAYERS } from './limits.js'
 import { readUint64, writeUint64 } from './uint64.js'
 import { decodeWindowFile, type WindowRecord } from './window-file.js'
+import { decodeCuckooFile, isCuckooFile, type CuckooRecord } from './cuckoo-file.js'
 
 /** The payload's first 8 bytes, "BFSSYNC1". */
 export const SYNC_MAGIC: Uint8Array = Uint8Array.from('BFSSYNC1', (c) => c.charCodeAt(0))
@@ -63,7 +65,7 @@ export function encodeExpiryRecord(expiresAtMs: number): Uint8Array {
   return record
 }
 
-/** The prefix of a window filter record holding a window file of `fileBytes` bytes. */
+/** The prefix of a window filter record holding a window (or Cuckoo) filter file of `fileBytes` bytes. */
 export function encodeWindowRecordPrefix(fileBytes: number): Uint8Array {
   if (!Number.isSafeInteger(fileBytes) || fileBytes < 0) throw new RangeError(`no window file is ${fileBytes} bytes`)
   const prefix = new Uint8Array(RECORD_PREFIX_BYTES)
@@ -166,8 +168,8 @@ export class SyncPayloadReader {
     private readonly countBits?: BitCounter,
     /** Takes an expiry record's time (it belongs to the filter accepted just before). */
     private readonly acceptExpiry?: (expiresAtMs: number) => void,
-    /** Takes a window filter record; without it, one is an unknown record type. */
-    private readonly acceptWindow?: (record: WindowRecord) => void,
+    /** Takes a window (or Cuckoo) filter record; without it, one is an unknown record type. */
+    private readonly acceptWindow?: (record: WindowRecord | CuckooRecord) => void,
     /** Takes a database record's index (the filters after it are of that database). */
     private readonly acceptDb?: (db: number) => void,
   ) {}
@@ -244,7 +246,8 @@ export class SyncPayloadReader {
   private startWindow(): void {
     const length = readUint64(new DataView(this.scratch.buffer), 1)
     const at = this.position + 1 - RECORD_PREFIX_BYTES
-    if (length === undefined || length < 96 || length > maxWindowFileBytes(this.limits)) {
+    // 48: the shortest Cuckoo filter file (a window file has at least 96 bytes).
+    if (length === undefined || length < 48 || length > maxWindowFileBytes(this.limits)) {
       throw new DecodeError('corrupt', `record at byte ${at}: no window filter within the limits is a file of ${length ?? 'over 2^53'} bytes`)
     }
     this.limits.reserve?.(length)
@@ -261,7 +264,7 @@ export class SyncPayloadReader {
     if (this.windowFill === window.length) {
       this.window = undefined
       this.state = 'prefix'
-      this.acceptWindow!(decodeWindowFile(window, this.checksum))
+      this.acceptWindow!(isCuckooFile(window) ? decodeCuckooFile(window, this.checksum) : decodeWindowFile(window, this.checksum))
     }
     return taken
   }

@@ -119,6 +119,11 @@ export class ReplyWriter {
     return this.offset
   }
 
+  /** The byte at `offset` (< pendingBytes) of the pending output: a reply's type, for one that reads it in place. */
+  byteAt(offset: number): number {
+    return this.buf[offset]!
+  }
+
   /** Drops what was written after `offset` (a `pendingBytes` read before): CLIENT REPLY OFF / SKIP. */
   truncate(offset: number): void {
     if (this.settle !== undefined) this.settleNow()

@@ -8,11 +8,11 @@
  * replica's stream is its master's bytes, fed verbatim by the replica side), and its commands
  * (REPLCONF, PSYNC, SYNC, WAIT: commands/replication.ts) call it with the client's connection.
  */
-import { encodeRecord } from '../store/log-replay.js'
+import { recordSize, writeRecord } from '../store/log-replay.js'
 import type { Databases } from '../store/databases.js'
 import type { Logger } from '../runtime/logger.js'
 import type { OutputBufferLimits } from '../runtime/config.js'
-import type { CommandArgs } from '../protocol/command-args.js'
+import { CommandArgs } from '../protocol/command-args.js'
 import { newReplid, type ReplicationState } from './replication-state.js'
 import { Backlog } from './backlog.js'
 import { AttachedReplica, nowSeconds, type PeerConnection } from './replica-peer.js'
@@ -24,6 +24,9 @@ function selectRecord(db: number): Buffer {
   const index = String(db)
   return Buffer.from(`*2\r\n$6\r\nSELECT\r\n$${index.length}\r\n${index}\r\n`)
 }
+/** The room kept for encoding a record of the stream, and the most kept after a larger one. */
+const SCRATCH_BYTES = 4096
+const SCRATCH_KEEP_BYTES = 64 * 1024
 /** redis shared.ping as replicationCron feeds it: lower case, 14 bytes. */
 const PING = Buffer.from('*1\r\n$4\r\nping\r\n')
 
@@ -64,7 +67,7 @@ export interface PsyncRequest {
 
 export class MasterSide {
   /** redis repl_backlog: created when the first replica attaches, freed after repl-backlog-ttl without any. */
-  backlog: Backlog | undefined
+  private heldBacklog: Backlog | undefined
   /** The replicas, in the order they attached (redis server.slaves). */
   private readonly replicas = new Map<PeerConnection, AttachedReplica>()
   /** What clients said with REPLCONF before they asked for a sync. */
@@ -85,6 +88,7 @@ export class MasterSide {
   holdSync: (() => boolean) | undefined = undefined
   private detachBacklog: (() => void) | undefined
   private cronLoops = 0
+  private scratch = Buffer.allocUnsafe(SCRATCH_BYTES)
   private noReplicasSinceSeconds = nowSeconds()
   readonly waits: WaitList
   /**
@@ -102,13 +106,19 @@ export class MasterSide {
     })
   }
 
+  /** The backlog, holding every byte of the stream so far (what was staged this turn included). */
+  get backlog(): Backlog | undefined {
+    this.replication.drain()
+    return this.heldBacklog
+  }
+
   private get replication(): ReplicationState {
     return this.options.replication
   }
 
   /** Whether propagated records go into the stream: on a master, once a backlog exists. */
   get wantsRecords(): boolean {
-    return this.backlog !== undefined && this.replication.role === 'master'
+    return this.heldBacklog !== undefined && this.replication.role === 'master'
   }
 
   /**
@@ -116,12 +126,24 @@ export class MasterSide {
    * encoded as the RESP array a client sends, after a `SELECT db` when the stream's last
    * database was another (redis replicationFeedSlaves).
    */
-  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number): void {
+  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number, encoded?: Buffer, start = 0, end = 0): void {
     if (db >= 0 && db !== this.selectedDb) {
       this.selectedDb = db
-      this.replication.feed(selectRecord(db))
+      this.replication.stage(selectRecord(db))
     }
-    this.replication.feed(encodeRecord(argv))
+    if (encoded !== undefined) this.replication.stage(encoded, start, end)
+    else this.stageEncoded(argv)
+  }
+
+  /** Stages a record encoded in {@link scratch}, reused (staging copies it). */
+  private stageEncoded(argv: CommandArgs | readonly Uint8Array[]): void {
+    const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
+    const size = recordSize(args)
+    if (size > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(size, this.scratch.length * 2))
+    writeRecord(args, this.scratch, 0)
+    this.replication.stage(this.scratch, 0, size)
+    // A large record's room is not kept.
+    if (this.scratch.length > SCRATCH_KEEP_BYTES) this.scratch = Buffer.allocUnsafe(SCRATCH_BYTES)
   }
 
   /** redis slaveseldb = -1 (SLAVEOF NO ONE, a full sync): the next record of a database is preceded by its SELECT. */
@@ -342,7 +364,7 @@ export class MasterSide {
   createBacklog(): void {
     this.freeBacklog()
     const backlog = new Backlog(this.options.config['repl-backlog-size'], this.replication.masterReplOffset + 1)
-    this.backlog = backlog
+    this.heldBacklog = backlog
     this.detachBacklog = this.replication.attach((bytes) => backlog.append(bytes))
     this.selectedDb = -1
   }
@@ -351,7 +373,7 @@ export class MasterSide {
   freeBacklog(): void {
     this.detachBacklog?.()
     this.detachBacklog = undefined
-    this.backlog = undefined
+    this.heldBacklog = undefined
   }
 
   /** The replicas, in order (INFO's slaveN lines, ROLE). */

@@ -9,10 +9,23 @@
  * is a broken stream: {@link MasterStreamError}, and the replica drops the link and resyncs.
  */
 
-/** One command of the stream: its arguments, and the bytes it took (`*N\r\n` to its last `\r\n`). */
-export interface StreamCommand {
-  readonly argv: Buffer[]
-  readonly bytes: Buffer
+import { CommandArgs } from '../protocol/command-args.js'
+
+/**
+ * One command of the stream: its arguments, and the bytes it took (`*N\r\n` to its last `\r\n`),
+ * `source[start, end)`. One instance, refilled for each command: it and its arguments are valid
+ * only during the callback (as a client's CommandArgs), whatever outlives it must be copied.
+ */
+export class StreamCommand {
+  readonly argv = new CommandArgs()
+  source: Buffer = EMPTY
+  start = 0
+  end = 0
+
+  /** Its bytes, as a view. */
+  get bytes(): Buffer {
+    return this.source.subarray(this.start, this.end)
+  }
 }
 
 export class MasterStreamError extends Error {
@@ -25,7 +38,12 @@ const MAX_ARRAY_LENGTH = 1024 * 1024
 /** A `*`/`$` line longer than this without its CRLF is not a count line (redis PROTO_INLINE_MAX_SIZE). */
 const MAX_LINE_BYTES = 64 * 1024
 
+/** Reads up to this size may stay referenced by the reused command's arguments until the next. */
+const KEEP_READ_BYTES = 1024 * 1024
+const EMPTY = Buffer.alloc(0)
 const CR = 0x0d
+const LF = 0x0a
+const MINUS = 0x2d // -
 const ARRAY = 0x2a // *
 const BULK = 0x24 // $
 
@@ -47,6 +65,8 @@ export class MasterStreamReader {
   private parts: Buffer[] = []
   private partsBytes = 0
   private needBytes = 0
+  /** The command handed to the callback, refilled for each (no allocation per command). */
+  private command = new StreamCommand()
 
   /** Bytes read that no whole command holds yet (redis read_reploff − reploff). */
   get bufferedBytes(): number {
@@ -84,13 +104,21 @@ export class MasterStreamReader {
       this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
     }
     let pos = 0
+    const pending = this.pending
+    const command = this.command
+    command.source = pending
     for (;;) {
-      const end = this.commandEnd(this.pending, pos)
+      const end = this.commandEnd(pending, pos)
       if (end < 0) break
-      const bytes = this.pending.subarray(pos, end)
-      pos = end
-      if (!onCommand({ argv: splitCommand(bytes), bytes })) break
+      splitCommand(pending, pos, command.argv)
+      command.start = pos
+      command.end = pos = end
+      if (!onCommand(command)) break
     }
+    command.argv.clear()
+    command.source = EMPTY
+    // Its arguments still point into what was read: a large read is not kept by them.
+    if (pending.length > KEEP_READ_BYTES) this.command = new StreamCommand()
     // What is left is copied: the chunk's memory is the socket's to reuse.
     this.pending = pos === this.pending.length ? Buffer.alloc(0) : Buffer.from(this.pending.subarray(pos))
     this.scanned -= pos
@@ -102,21 +130,20 @@ export class MasterStreamReader {
     if (this.bulksLeft < 0) {
       if (pos >= buf.length) return -1
       if (buf[pos] !== ARRAY) throw new MasterStreamError(`expected '*' in the master's stream, got byte ${buf[pos]}`)
-      const countLine = readCountLine(buf, pos)
-      if (countLine === undefined) return -1
-      if (countLine.value < 0 || countLine.value > MAX_ARRAY_LENGTH) throw new MasterStreamError("invalid multibulk length in the master's stream")
-      this.bulksLeft = countLine.value
-      this.scanned = countLine.next
+      const count = readCountLine(buf, pos)
+      if (count === INCOMPLETE) return -1
+      if (count < 0 || count > MAX_ARRAY_LENGTH) throw new MasterStreamError("invalid multibulk length in the master's stream")
+      this.bulksLeft = count
+      this.scanned = lineNext
     }
     let p = this.scanned
     while (this.bulksLeft > 0) {
       if (p >= buf.length) return -1
       if (buf[p] !== BULK) throw new MasterStreamError(`expected '$' in the master's stream, got byte ${buf[p]}`)
-      const lengthLine = readCountLine(buf, p)
-      if (lengthLine === undefined) return -1
-      const length = lengthLine.value
+      const length = readCountLine(buf, p)
+      if (length === INCOMPLETE) return -1
       if (length < 0 || length > MAX_BULK_BYTES) throw new MasterStreamError("invalid bulk length in the master's stream")
-      const next = lengthLine.next + length + 2
+      const next = lineNext + length + 2
       if (next > buf.length) {
         this.needBytes = next
         return -1
@@ -131,27 +158,46 @@ export class MasterStreamReader {
   }
 }
 
-/** `*123\r\n` or `$123\r\n` at `pos`: its number and where the next byte is; undefined when incomplete. */
-function readCountLine(buf: Buffer, pos: number): { value: number; next: number } | undefined {
-  const cr = buf.indexOf(CR, pos + 1)
-  if (cr < 0 || cr + 1 >= buf.length) {
-    if (buf.length - pos > MAX_LINE_BYTES) throw new MasterStreamError('too long a count line in the master\'s stream')
-    return undefined
+/** {@link readCountLine}'s answer for a line not all here yet (below any count it accepts). */
+const INCOMPLETE = Number.MIN_SAFE_INTEGER
+/** Where the byte after the line {@link readCountLine} last read is (a module field: no object per line). */
+let lineNext = 0
+
+/**
+ * `*123\r\n` or `$123\r\n` at `pos`: its number (negative as sent: the caller refuses it), the
+ * next byte's position left in {@link lineNext}; {@link INCOMPLETE} when the line is not all here.
+ * Read byte by byte: a string and a pattern per line were a good part of applying a BF.ADD.
+ */
+function readCountLine(buf: Buffer, pos: number): number {
+  const length = buf.length
+  let p = pos + 1
+  const negative = p < length && buf[p] === MINUS
+  if (negative) p++
+  const first = p
+  let value = 0
+  for (; p < length; p++) {
+    const c = buf[p]!
+    if (c < 0x30 || c > 0x39) break
+    value = value * 10 + (c - 0x30)
   }
-  const digits = buf.toString('latin1', pos + 1, cr)
-  if (!/^-?\d{1,19}$/.test(digits) || buf[cr + 1] !== 0x0a) throw new MasterStreamError('bad count line in the master\'s stream')
-  return { value: Number(digits), next: cr + 2 }
+  if (p + 1 >= length) {
+    if (length - pos > MAX_LINE_BYTES) throw new MasterStreamError('too long a count line in the master\'s stream')
+    return INCOMPLETE
+  }
+  const digits = p - first
+  if (buf[p] !== CR || buf[p + 1] !== LF || digits === 0 || digits > 19) throw new MasterStreamError('bad count line in the master\'s stream')
+  lineNext = p + 2
+  return negative ? -value : value
 }
 
-/** The arguments of a whole, checked command (copies: the caller may keep them). */
-function splitCommand(bytes: Buffer): Buffer[] {
-  const first = readCountLine(bytes, 0)!
-  const argv: Buffer[] = []
-  let p = first.next
-  for (let i = 0; i < first.value; i++) {
-    const line = readCountLine(bytes, p)!
-    argv.push(Buffer.from(bytes.subarray(line.next, line.next + line.value)))
-    p = line.next + line.value + 2
+/** The arguments of the whole, checked command at `pos` into `args`, as views of `buf`. */
+function splitCommand(buf: Buffer, pos: number, args: CommandArgs): void {
+  args.clear()
+  const count = readCountLine(buf, pos)
+  let p = lineNext
+  for (let i = 0; i < count; i++) {
+    const length = readCountLine(buf, p)
+    args.push(buf, lineNext, lineNext + length)
+    p = lineNext + length + 2
   }
-  return argv
 }

@@ -10,6 +10,7 @@ import type { StoredFilter } from '../store/registry.js'
 import type { ReplicationState } from './replication-state.js'
 import type { PayloadSink } from './sync-transfer.js'
 import { encodeRecord } from '../store/log-replay.js'
+import type { CommandArgs } from '../protocol/command-args.js'
 
 /** The full-sync payload's decoder (sync-payload's SyncPayloadDecoder has this shape). */
 export interface PayloadDecoder extends PayloadSink {
@@ -18,10 +19,15 @@ export interface PayloadDecoder extends PayloadSink {
 
 /** The master link's client: the master's commands run in it (kind 'master'), replies discarded. */
 export interface MasterSession {
-  /** Runs one command of the stream; returns its error text, if it answered with one. */
-  run(argv: Buffer[]): string | undefined
-  /** The master sent something (CLIENT LIST idle=). */
-  touch(): void
+  /**
+   * Runs one read of the stream: `work` calls {@link run} for each of its commands. The master
+   * sent something (CLIENT LIST idle=).
+   */
+  read(work: () => void): void
+  /** Runs one command of the stream, inside {@link read}; returns its error text, if it answered with one. */
+  run(argv: CommandArgs): string | undefined
+  /** What the commands so far did is done (a read's commands may run together until its end). */
+  settle(): void
   /** The link closed: the session leaves the client list. */
   close(): void
 }

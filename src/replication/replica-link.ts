@@ -5,9 +5,10 @@
  * States, as redis repl_state: 'none' (a master), 'connect' (to connect at the next cron),
  * 'connecting', 'handshake' (PING, AUTH, REPLCONF, PSYNC: handshake.ts), 'transfer' (a full
  * sync's payload: sync-transfer.ts), 'connected' (the write stream, applied command by command
- * through the server's dispatch in a session of kind 'master', each command's bytes then fed
- * verbatim to this node's own stream: its backlog and sub-replicas see the top master's bytes and
- * offsets). `REPLCONF ACK <offset>` goes every second and at once on `REPLCONF GETACK *`.
+ * through the server's dispatch in a session of kind 'master', each read's commands as a client's
+ * read, each command's bytes then fed verbatim to this node's own stream: its backlog and
+ * sub-replicas see the top master's bytes and offsets). `REPLCONF ACK <offset>` goes every second
+ * and at once on `REPLCONF GETACK *`.
  * A link that drops is retried about every second, with `PSYNC <replid> <offset+1>` first.
  */
 import net from 'node:net'
@@ -17,9 +18,6 @@ import { MasterStreamReader, type StreamCommand } from './master-stream.js'
 import { encodeCommand, type MasterSession, type ReplicaLinkHost, type PayloadDecoder } from './replica-host.js'
 
 export type LinkState = 'none' | 'connect' | 'connecting' | 'handshake' | 'transfer' | 'connected'
-
-const GETACK = Buffer.from('GETACK')
-const REPLCONF = Buffer.from('REPLCONF')
 
 export class ReplicaLink {
   state: LinkState = 'none'
@@ -264,36 +262,36 @@ export class ReplicaLink {
   /** The write stream: each command applied, then its bytes fed to our own stream. */
   private streamData(chunk: Buffer): void {
     const socket = this.socket
-    this.stream.push(chunk, (command) => {
-      this.apply(command)
-      return this.socket === socket && this.state === 'connected'
-    })
-  }
-
-  private apply(command: StreamCommand): void {
-    const argv = command.argv
-    if (argv.length === 0) {
-      // `*0`: no command (redis skips it); its bytes still count.
-    } else if (argv.length >= 2 && isWord(argv[0]!, REPLCONF) && isWord(argv[1]!, GETACK)) {
-      // The ACK covers what came before the GETACK; its own bytes count after (redis replconfCommand).
-      this.sendAck()
-    } else {
-      const error = this.runFromMaster(argv)
-      if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv[0]!.toString('latin1')}: ${error}`)
-    }
-    this.host.replication.feed(command.bytes)
-    this.session?.touch()
-  }
-
-  /** One command of the stream, run with every key as it is (no expiry by this node's clock). */
-  private runFromMaster(argv: Buffer[]): string | undefined {
+    const session = this.session!
     const replication = this.host.replication
+    // Every key as it is while the master's commands run, settled batches included: no expiry by
+    // this node's clock (redis expireIfNeeded for the master's client).
     replication.applyingMasterStream = true
     try {
-      return this.session!.run(argv)
+      session.read(() => {
+        this.stream.push(chunk, (command) => {
+          this.apply(session, command)
+          return this.socket === socket && this.state === 'connected'
+        })
+      })
     } finally {
       replication.applyingMasterStream = false
     }
+  }
+
+  private apply(session: MasterSession, command: StreamCommand): void {
+    const argv = command.argv
+    if (argv.length === 0) {
+      // `*0`: no command (redis skips it); its bytes still count.
+    } else if (argv.length >= 2 && argv.isKeyword(0, 'REPLCONF') && argv.isKeyword(1, 'GETACK')) {
+      // The ACK covers what came before the GETACK; its own bytes count after (redis replconfCommand).
+      session.settle()
+      this.sendAck()
+    } else {
+      const error = session.run(argv)
+      if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv.latin1(0)}: ${error}`)
+    }
+    this.host.replication.stage(command.source, command.start, command.end)
   }
 
   private sendAck(): void {
@@ -327,11 +325,4 @@ export class ReplicaLink {
     this.session = undefined
     session?.close()
   }
-}
-
-/** Whether `arg` is `word`, ignoring ASCII case (`word` in upper case). */
-function isWord(arg: Buffer, word: Buffer): boolean {
-  if (arg.length !== word.length) return false
-  for (let i = 0; i < arg.length; i++) if ((arg[i]! & 0xdf) !== word[i]) return false
-  return true
 }

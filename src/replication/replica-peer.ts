@@ -40,6 +40,11 @@ export interface PeerConnection {
   kill(): void
 }
 
+const EMPTY = Buffer.alloc(0)
+/** The least room a replica's held stream bytes get, and the most a hand-over's size asks for. */
+const MIN_HELD_BYTES = 16 * 1024
+const MAX_HELD_ROOM_BYTES = 1024 * 1024
+
 /** redis replstateToString: INFO's state= of a replica. */
 export type SyncState = 'wait_bgsave' | 'send_bulk' | 'online'
 
@@ -66,8 +71,14 @@ export class AttachedReplica {
   streamOnAck = false
   /** Whether stream bytes go to its socket (false: held until its payload is sent). */
   private streaming = false
-  private pending: Buffer[] = []
+  /**
+   * Its stream bytes not yet handed to the socket: `held[0, pendingBytes)`. Copied in as they
+   * come (what the stream feeds is a view of a buffer its source reuses), handed over whole.
+   */
+  private held: Buffer = EMPTY
   private pendingBytes = 0
+  /** How much the last hand-over held: the next buffer's room. */
+  private lastHandedBytes = 0
   private flushScheduled = false
   /** Since when (unix seconds) it has been over the soft limit (0: it is not). */
   private softSinceSeconds = 0
@@ -108,10 +119,18 @@ export class AttachedReplica {
 
   private take(bytes: Buffer): void {
     if (this.peer.state === 'closed') return
-    this.pending.push(bytes)
-    this.pendingBytes += bytes.length
+    const needed = this.pendingBytes + bytes.length
+    if (needed > this.held.length) this.grow(needed)
+    bytes.copy(this.held, this.pendingBytes)
+    this.pendingBytes = needed
     if (this.checkLimit()) return
     if (this.streaming) this.scheduleFlush()
+  }
+
+  private grow(needed: number): void {
+    const held = Buffer.allocUnsafe(Math.max(needed, this.held.length * 2, this.lastHandedBytes, MIN_HELD_BYTES))
+    this.held.copy(held, 0, 0, this.pendingBytes)
+    this.held = held
   }
 
   private scheduleFlush(): void {
@@ -123,8 +142,9 @@ export class AttachedReplica {
   private flush(): void {
     this.flushScheduled = false
     if (!this.streaming || this.pendingBytes === 0 || this.peer.state !== 'open') return
-    const out = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
-    this.pending = []
+    const out = this.held.subarray(0, this.pendingBytes)
+    this.lastHandedBytes = Math.min(this.pendingBytes, MAX_HELD_ROOM_BYTES)
+    this.held = EMPTY
     this.pendingBytes = 0
     this.peer.writeRaw(out)
   }
@@ -176,7 +196,7 @@ export class AttachedReplica {
   detach(): void {
     this.detachSink?.()
     this.detachSink = undefined
-    this.pending = []
+    this.held = EMPTY
     this.pendingBytes = 0
   }
 }

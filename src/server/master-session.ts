@@ -5,13 +5,17 @@
  * -MASTERDOWN (dispatch's checks look at its kind) and, as redis's replicas, from maxmemory and
  * max-filter-bytes: what the master accepted is applied. It is listed by CLIENT LIST (flag M),
  * and CLIENT KILL TYPE master drops the link (which reconnects and continues with PSYNC).
+ *
+ * A read of the stream runs as a client's read does: timed once, and its BF.ADD and BF.EXISTS
+ * commands run together (read-batch.ts), settled before anything else runs and when the read's
+ * commands are done.
  */
 import { dispatch } from '../commands/dispatch.js'
 import { timedRead } from '../commands/command-timer.js'
+import { beginRead, endRead, settleBatch } from '../commands/read-batch.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
 import { internalSession } from './log-session.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
-import { CommandArgs } from '../protocol/command-args.js'
 import type { MasterLinkInfo, MasterSession } from '../replication/replica-host.js'
 
 const MINUS = 0x2d // -
@@ -23,7 +27,6 @@ export interface MasterClient extends MasterSession {
 
 export function createMasterSession(server: ServerContext, id: number, link: MasterLinkInfo): MasterClient {
   const reply = new ReplyWriter()
-  const args = new CommandArgs()
   const client = internalSession({ id, reply, addr: link.addr, laddr: link.laddr, name: '', kind: 'master', kill: () => link.kill() })
   // Read live (CONFIG SET applies), but no limit refuses what the master accepted.
   const config = Object.create(server.config, { maxmemory: { value: 0 }, 'max-filter-bytes': { value: 0 } })
@@ -31,15 +34,28 @@ export function createMasterSession(server: ServerContext, id: number, link: Mas
   const ctx: CommandContext = { client, server: view }
   return {
     client,
-    run(argv) {
-      timedRead(server, () => dispatch(ctx, args.assign(argv)))
-      const out = reply.take()
-      if (out === undefined || out[0] !== MINUS) return undefined
-      return out.subarray(1, out.indexOf(0x0d)).toString('latin1')
-    },
-    touch() {
+    read(work) {
+      // CLIENT LIST idle=: once per read, as a client's.
       ;(client as { lastInteractionMs: number }).lastInteractionMs = Date.now()
+      timedRead(server, () => {
+        beginRead(ctx)
+        try {
+          work()
+        } finally {
+          endRead()
+        }
+      })
+      // The read's replies are dropped (its batch is settled: nothing is left open).
+      reply.truncate(0)
     },
+    run(argv) {
+      const mark = reply.pendingBytes
+      dispatch(ctx, argv)
+      if (reply.pendingBytes === mark || reply.byteAt(mark) !== MINUS) return undefined
+      const out = reply.take()!
+      return out.subarray(mark + 1, out.indexOf(0x0d, mark)).toString('latin1')
+    },
+    settle: settleBatch,
     close() {},
   }
 }

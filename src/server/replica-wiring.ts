@@ -41,8 +41,9 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
       session.client.db = server.replication.streamDb
       server.setMasterClient(session.client)
       return {
+        read: (work) => session.read(work),
         run: (argv) => session.run(argv),
-        touch: () => session.touch(),
+        settle: () => session.settle(),
         close: () => {
           server.replication.streamDb = session.client.db
           server.setMasterClient(undefined)

@@ -19,12 +19,12 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
-import { closeSync, fdatasync, fdatasyncSync, openSync, readFileSync, statSync, fstatSync, ftruncateSync, writeSync } from 'node:fs'
+import { closeSync, fdatasync, fdatasyncSync, openSync, statSync, fstatSync, ftruncateSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
 import { recordSize, scanLog, writeRecord } from './log-replay.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import { deleteSegmentsBelow, listSegments, segmentName, segmentsSize } from './log-segments.js'
+import { cutToWholeRecords, deleteSegmentsBelow, listSegments, segmentName, segmentsSize } from './log-segments.js'
 import { syncDirectorySync, tryUnlinkSync } from './durable-file.js'
 import { checkNoGap, replaySegments, type LoadOptions, type LoadResult } from './log-load.js'
 
@@ -57,6 +57,8 @@ export class AppendLog {
   /** Records appended this turn and not yet written: `buffer[0, bufferLength)`. */
   private buffer: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
   private bufferLength = 0
+  /** The record {@link append} just queued, in place: `bytes[start, end)` (valid until the next append or write; none: closed). */
+  readonly lastRecord: { bytes: Buffer | undefined; start: number; end: number } = { bytes: undefined, start: 0, end: 0 }
   private flushScheduled = false
   private fsyncInFlight = false
   /** fds of rotated-out segments, closed once the fsync that may still use them returns. */
@@ -146,6 +148,7 @@ export class AppendLog {
    * aof_selected_db; a segment starts in database 0, as its replay does).
    */
   append(argv: CommandArgs | readonly Uint8Array[], db = -1): void {
+    this.lastRecord.bytes = undefined
     if (this.fd < 0) return
     if (db >= 0 && db !== this.selectedDb) {
       this.selectedDb = db
@@ -154,7 +157,10 @@ export class AppendLog {
     const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
     const size = recordSize(args)
     this.reserve(size)
-    this.bufferLength = writeRecord(args, this.buffer, this.bufferLength)
+    const last = this.lastRecord
+    last.start = this.bufferLength
+    this.bufferLength = last.end = writeRecord(args, this.buffer, this.bufferLength)
+    last.bytes = this.buffer
     this.appendedBytes += size
     if (!this.flushScheduled) {
       this.flushScheduled = true
@@ -451,21 +457,11 @@ export class AppendLog {
 
   /** Truncates the open segment after its last whole record (best effort: the disk is failing). */
   private trimToWholeRecords(): void {
-    const { log } = this.options
-    try {
-      if (!fstatSync(this.fd).isFile()) return
-      const file = path.join(this.options.dir, segmentName(this.options.baseName, this.seq))
-      const bytes = readFileSync(file)
-      const valid = scanLog(bytes, () => {}).validBytes
-      if (valid === bytes.length) return
-      ftruncateSync(this.fd, valid)
-      this.partialTail = false
-      this.currentSizeBytes -= bytes.length - valid
-      this.segmentBytes = valid
-      log.warning(`Cut ${bytes.length - valid} bytes of a record cut short off the end of ${file}`)
-    } catch (error) {
-      log.warning(`Cannot cut the append only file back to its last whole record: ${(error as Error).message}`)
-    }
+    const cut = cutToWholeRecords(this.fd, path.join(this.options.dir, segmentName(this.options.baseName, this.seq)), this.options.log)
+    if (cut === undefined) return
+    this.partialTail = false
+    this.currentSizeBytes -= cut.before - cut.after
+    this.segmentBytes = cut.after
   }
 
   /**

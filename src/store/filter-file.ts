@@ -8,7 +8,9 @@ import { allocateBitmap } from '../core/bitmap.js'
 import { type ByteSource, decodeFilter, type FilterRecord } from '../format/codec.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
-import { decodeWindowFile, isWindowFile, type WindowRecord } from '../format/window-file.js'
+import { isWindowFile, type WindowRecord } from '../format/window-file.js'
+import { isCuckooFile, type CuckooRecord } from '../format/cuckoo-file.js'
+import { decodeWholeFile } from './whole-file.js'
 
 /** Largest single read or write call (node refuses more than 2 GiB - 1 per call). */
 export const IO_CHUNK_BYTES = 256 * 1024 * 1024
@@ -49,11 +51,12 @@ export class FileBytes implements ByteSource {
 export function readFilterFile(filePath: string, checksum: Checksum, expectedBytes?: number): FilterRecord {
   const file = readSnapshotFile(filePath, checksum, expectedBytes)
   if (file.kind === 'window') throw new DecodeError('bad-magic', 'a window filter file, not a Bloom filter file')
+  if (file.kind === 'cuckoo') throw new DecodeError('bad-magic', 'a Cuckoo filter file, not a Bloom filter file')
   return file.record
 }
 
-/** A snapshot's file: a Bloom filter's or a window filter's (format/window-file.ts), told apart by its magic. */
-export type SnapshotFile = { kind: 'bloom'; record: FilterRecord } | { kind: 'window'; record: WindowRecord }
+/** A snapshot's file: a Bloom filter's, a window filter's (format/window-file.ts) or a Cuckoo filter's (format/cuckoo-file.ts), told apart by its magic. */
+export type SnapshotFile = { kind: 'bloom'; record: FilterRecord } | { kind: 'window'; record: WindowRecord } | { kind: 'cuckoo'; record: CuckooRecord }
 
 /** {@link readFilterFile} for either kind of snapshot file. */
 export function readSnapshotFile(filePath: string, checksum: Checksum, expectedBytes?: number): SnapshotFile {
@@ -64,7 +67,11 @@ export function readSnapshotFile(filePath: string, checksum: Checksum, expectedB
       throw new DecodeError('truncated', `file is ${size} bytes, the manifest says ${expectedBytes}`)
     }
     const bytes = new FileBytes(fd, size)
-    if (size >= 4 && isWindowFile(bytes.read(0, 4))) return { kind: 'window', record: decodeWindowFile(bytes.read(0, size), checksum) }
+    const magic = size >= 4 ? bytes.read(0, 4) : new Uint8Array(0)
+    if (isWindowFile(magic) || isCuckooFile(magic)) {
+      const record = decodeWholeFile(bytes.read(0, size), checksum)
+      return 'subFilters' in record.parts ? { kind: 'cuckoo', record: record as CuckooRecord } : { kind: 'window', record: record as WindowRecord }
+    }
     return { kind: 'bloom', record: decodeFilter(bytes, checksum) }
   } finally {
     closeSync(fd)

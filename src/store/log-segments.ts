@@ -2,10 +2,11 @@
  * The append-only log's segment files in `dir`: their names (`<appendfilename>.<seq>.incr.aof`),
  * and listing them (durable-file.ts's directory fsync makes a created or deleted one survive a power loss).
  */
-import { readdirSync, statSync, unlinkSync } from 'node:fs'
+import { fstatSync, ftruncateSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
 import { syncDirectorySync } from './durable-file.js'
+import { scanLog } from './log-replay.js'
 
 const SEGMENT_SUFFIX = '.incr.aof'
 
@@ -54,4 +55,23 @@ export function deleteSegmentsBelow(dir: string, baseName: string, seq: number, 
   }
   if (dropped > 0) syncDirectorySync(dir)
   return { dropped, bytes }
+}
+
+/**
+ * Cuts segment `file`, open on `fd`, back to its last whole record (best effort: the disk is
+ * failing): its sizes before and after, or undefined when nothing was cut.
+ */
+export function cutToWholeRecords(fd: number, file: string, log: Logger): { before: number; after: number } | undefined {
+  try {
+    if (!fstatSync(fd).isFile()) return undefined
+    const bytes = readFileSync(file)
+    const valid = scanLog(bytes, () => {}).validBytes
+    if (valid === bytes.length) return undefined
+    ftruncateSync(fd, valid)
+    log.warning(`Cut ${bytes.length - valid} bytes of a record cut short off the end of ${file}`)
+    return { before: bytes.length, after: valid }
+  } catch (error) {
+    log.warning(`Cannot cut the append only file back to its last whole record: ${(error as Error).message}`)
+    return undefined
+  }
 }

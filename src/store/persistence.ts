@@ -51,8 +51,11 @@ export const REPLICAS_ONLY: PropagateTargets = Object.freeze({ log: false, repli
  */
 export interface ReplicaFeed {
   readonly wantsRecords: boolean
-  /** One record of database `db` (the stream says SELECT first when it changes, as redis's). */
-  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number): void
+  /**
+   * One record of database `db` (the stream says SELECT first when it changes, as redis's);
+   * `encoded[start, end)`: its bytes as the log just encoded them (valid during the call), if it did.
+   */
+  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number, encoded?: Buffer, start?: number, end?: number): void
 }
 
 const MULTI_RECORD = [Buffer.from('MULTI')]
@@ -405,7 +408,11 @@ export class Persistence {
       const writer = this.currentWriter()
       if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
     }
-    if (toReplicas) feed.feedRecord(argv, db)
+    if (!toReplicas) return
+    // Encoded once: the stream takes the log's bytes of the record when the log has them.
+    const last = this.appendLog.lastRecord
+    if (toLog && last.bytes !== undefined) feed.feedRecord(argv, db, last.bytes, last.start, last.end)
+    else feed.feedRecord(argv, db)
   }
 
   /**

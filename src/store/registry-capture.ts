@@ -16,7 +16,7 @@ import { encodedLength, fileVersionFor, recordProblem } from '../format/codec.js
 import { encodeFileTrailer } from '../format/file-trailer.js'
 import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, writeLayerChecksum } from '../format/header.js'
 import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, encodeSelectDbRecord, encodeWindowRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
-import { encodeWindowFile } from '../format/window-file.js'
+import { wholeFileOf } from './whole-file.js'
 import { LayerCopy } from './layer-copy.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { type FilterEntry, FilterRegistry } from './registry.js'
@@ -43,12 +43,12 @@ export interface RegistryCapture {
   release(): void
 }
 
-/** One filter as captured: a Bloom filter's parts and layer copies, or a window filter's whole file. */
+/** One filter as captured: a Bloom filter's parts and layer copies, or a window or Cuckoo filter's whole file. */
 interface CapturedFilter {
   readonly name: Buffer
   readonly parts: FilterParts | undefined
-  /** A window filter's file (format/window-file.ts), encoded at the capture: a point-in-time copy. */
-  readonly window: Uint8Array | undefined
+  /** A window or Cuckoo filter's file (whole-file.ts), encoded at the capture: a point-in-time copy. */
+  readonly whole: Uint8Array | undefined
   readonly copies: LayerCopy[]
   /** When the key expires (unix ms), if it does: an expiry record follows its file. */
   readonly expiresAt: number | undefined
@@ -74,15 +74,15 @@ export function captureRegistry(entries: FilterRegistry | Iterable<{ readonly db
   // master's DEL comes, and a master's own expiry propagates that DEL after the capture point.
   for (const { db, entry } of all) {
     const name = FilterRegistry.bytesOf(entry.name)
-    if (entry.kind === 'window') {
-      const window = encodeWindowFile({ name, parts: entry.filter.toParts() }, nativeCrc32)
-      filters.push({ name, parts: undefined, window, copies: [], expiresAt: entry.expiresAt, db })
+    if (entry.kind !== 'bloom') {
+      const whole = wholeFileOf(entry, name, nativeCrc32)
+      filters.push({ name, parts: undefined, whole, copies: [], expiresAt: entry.expiresAt, db })
       continue
     }
     const parts = entry.filter.toParts()
     const problem = recordProblem({ name, parts })
     if (problem !== undefined) throw new Error(`filter ${quotedName(entry.name)} cannot be sent: ${problem}`)
-    filters.push({ name, parts, window: undefined, copies: [], expiresAt: entry.expiresAt, db })
+    filters.push({ name, parts, whole: undefined, copies: [], expiresAt: entry.expiresAt, db })
   }
   // Guards go on only once every filter is known to encode: a refusal leaves none behind.
   let index = 0
@@ -103,7 +103,7 @@ class PayloadCapture implements RegistryCapture {
 
   constructor(private readonly filters: CapturedFilter[]) {
     const expiries = filters.filter((filter) => filter.expiresAt !== undefined).length
-    const lengths = filters.map((filter) => filter.window?.length ?? encodedLength({ name: filter.name, parts: filter.parts! }))
+    const lengths = filters.map((filter) => filter.whole?.length ?? encodedLength({ name: filter.name, parts: filter.parts! }))
     const selects = filters.filter((filter, i) => filter.db !== (i === 0 ? 0 : filters[i - 1]!.db)).length
     this.totalBytes = syncPayloadLength(lengths, expiries, selects)
     this.segments = payloadSegments(filters)
@@ -182,7 +182,7 @@ function* payloadSegments(filters: readonly CapturedFilter[]): Generator<Segment
       db = filter.db
       yield bytes(encodeSelectDbRecord(db))
     }
-    if (filter.window !== undefined) yield* [bytes(encodeWindowRecordPrefix(filter.window.length)), bytes(filter.window)]
+    if (filter.whole !== undefined) yield* [bytes(encodeWindowRecordPrefix(filter.whole.length)), bytes(filter.whole)]
     else yield* bloomSegments(filter.name, filter.parts!, filter.copies)
     // Past 2^53 ms (285,000 years) a time is kept as the largest the record holds.
     if (filter.expiresAt !== undefined) yield bytes(encodeExpiryRecord(Math.max(0, Math.min(filter.expiresAt, Number.MAX_SAFE_INTEGER))))

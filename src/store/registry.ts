@@ -5,12 +5,13 @@
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { HealthWatch } from '../core/filter-health.js'
 import { WindowFilter } from '../core/window-filter.js'
+import { CuckooFilter } from '../core/cuckoo-filter.js'
 import { RememberedBytes } from '../protocol/same-bytes.js'
 import { holdsOwnArena, reclaimSoon } from './memory-reclaim.js'
 import { SlotIndex, slotOfName } from './slot-index.js'
 
-/** What a key holds: a Bloom filter (BF.*) or a sliding-window filter (APBF.*). */
-export type StoredFilter = ScalableBloomFilter | WindowFilter
+/** What a key holds: a Bloom filter (BF.*), a sliding-window filter (APBF.*) or a Cuckoo filter (CF.*). */
+export type StoredFilter = ScalableBloomFilter | WindowFilter | CuckooFilter
 
 /** The bookkeeping the store keeps around every key, whatever it holds. */
 interface EntryBase {
@@ -39,8 +40,14 @@ export interface WindowEntry extends EntryBase {
   filter: WindowFilter
 }
 
+/** A key holding a Cuckoo filter (TYPE MBbloomCF). */
+export interface CuckooEntry extends EntryBase {
+  readonly kind: 'cuckoo'
+  filter: CuckooFilter
+}
+
 /** A key with its value, told apart by `kind`: commands of one family answer -WRONGTYPE on the other. */
-export type FilterEntry = BloomEntry | WindowEntry
+export type FilterEntry = BloomEntry | WindowEntry | CuckooEntry
 
 /**
  * What happens to a key found past its expiry (redis expireIfNeeded):
@@ -256,13 +263,17 @@ export class FilterRegistry extends KeyspaceView {
   /** Stores a filter under a name, replacing any other (and its expiry: the new one has none); counts one change. */
   set(name: string, filter: ScalableBloomFilter): BloomEntry
   set(name: string, filter: WindowFilter): WindowEntry
+  set(name: string, filter: CuckooFilter): CuckooEntry
   set(name: string, filter: StoredFilter): FilterEntry
   set(name: string, filter: StoredFilter): FilterEntry {
     this.lastKey.forget()
     // Delete first so the Map's order stays the order of seq.
     this.delete(name, false)
     const base = { name, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
-    const entry: FilterEntry = filter instanceof WindowFilter ? { ...base, kind: 'window', filter } : { ...base, kind: 'bloom', filter }
+    const entry: FilterEntry =
+      filter instanceof WindowFilter ? { ...base, kind: 'window', filter }
+      : filter instanceof CuckooFilter ? { ...base, kind: 'cuckoo', filter }
+      : { ...base, kind: 'bloom', filter }
     this.filters.set(name, entry)
     this.slotIndex?.add(name)
     this.shared.dirty++

@@ -7,7 +7,7 @@
 import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { WindowFilter } from '../core/window-filter.js'
+import { filterOfWholeFile } from './whole-file.js'
 import { DecodeError } from '../format/decode-error.js'
 import { isFilterFileName, MANIFEST_FILE, parseManifestText, type Manifest, type ManifestFile } from '../format/manifest.js'
 import type { Logger } from '../runtime/logger.js'
@@ -176,7 +176,7 @@ async function loadFilterFiles(load: Load, files: readonly ManifestFile[], datab
       record = read.record
       // No byte limit of its own: a filter over max-filter-bytes loads whole, and the commands refuse
       // its growth (filter-budget.ts scaleUpRefusal) as they do for any filter.
-      filter = read.kind === 'window' ? WindowFilter.fromParts(read.record.parts) : ScalableBloomFilter.fromParts(read.record.parts)
+      filter = read.kind === 'bloom' ? ScalableBloomFilter.fromParts(read.record.parts) : filterOfWholeFile(read.record)
     } catch (error) {
       await refuseOrMoveAside(load, filePath, describeLoadError(error))
       continue

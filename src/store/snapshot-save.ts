@@ -16,7 +16,7 @@ import { renameSync, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import type { FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, recordProblem } from '../format/codec.js'
-import { encodeWindowFile } from '../format/window-file.js'
+import { wholeFileOf } from './whole-file.js'
 import { formatManifest, MANIFEST_FILE, type ManifestFile, type ReplicationPosition } from '../format/manifest.js'
 import {
   syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
@@ -106,7 +106,7 @@ export interface CommittedSnapshot {
 /** Before a load: no snapshot. */
 export const NO_SNAPSHOT: CommittedSnapshot = { files: new Map(), manifestCurrent: false, logFrom: undefined, logOpen: false }
 
-/** A filter to write, captured when the save began: a Bloom filter's parts, or a window filter's whole file. */
+/** A filter to write, captured when the save began: a Bloom filter's parts, or a window or Cuckoo filter's whole file. */
 export interface PendingFile {
   readonly entry: FilterEntry
   readonly version: number
@@ -117,8 +117,8 @@ export interface PendingFile {
    * copied at the capture: the file is read through them ({@link releasePlan} detaches them).
    */
   readonly copies?: readonly LayerCopy[]
-  /** A window filter's file (format/window-file.ts), encoded at the capture: a point-in-time copy. */
-  readonly window?: Uint8Array
+  /** A window or Cuckoo filter's file (whole-file.ts), encoded at the capture: a point-in-time copy. */
+  readonly whole?: Uint8Array
   readonly file: string
   /** Bytes of the file, once written. */
   size: number
@@ -160,8 +160,8 @@ export function planSave(
       continue
     }
     const name = FilterRegistry.bytesOf(entry.name)
-    if (entry.kind === 'window') {
-      const item: PendingFile = { entry, version: entry.version, name, window: encodeWindowFile({ name, parts: entry.filter.toParts() }, nativeCrc32), file: newFile(), size: 0 }
+    if (entry.kind !== 'bloom') {
+      const item: PendingFile = { entry, version: entry.version, name, whole: wholeFileOf(entry, name, nativeCrc32), file: newFile(), size: 0 }
       pending.push(item)
       records.push({ entry, expiresAt, db, pending: item })
       continue
@@ -325,7 +325,7 @@ export async function runAsync<T>(steps: Generator<unknown, T, unknown>): Promis
 
 /** SAVE's file operations: blocking. Nothing aborts it. */
 export const syncSaveIo: SaveIo = {
-  writeFilter: (temp, pending) => writePiecesSync(temp, pending.window !== undefined ? [pending.window] : encodeFilter({ name: pending.name, parts: pending.parts! }, nativeCrc32)),
+  writeFilter: (temp, pending) => writePiecesSync(temp, pending.whole !== undefined ? [pending.whole] : encodeFilter({ name: pending.name, parts: pending.parts! }, nativeCrc32)),
   writeFile: (temp, data) => {
     writePiecesSync(temp, [data], 'w')
   },
@@ -339,8 +339,8 @@ export const syncSaveIo: SaveIo = {
 export function backgroundSaveIo(job: SliceWriter): SaveIo {
   return {
     writeFilter: (temp, pending) => {
-      const window = pending.window
-      if (window !== undefined) return writeFileAsync(temp, window).then(() => window.length)
+      const whole = pending.whole
+      if (whole !== undefined) return writeFileAsync(temp, whole).then(() => whole.length)
       return writeFilterFileAsync(temp, { name: pending.name, parts: pending.parts!, copies: pending.copies }, job)
     },
     writeFile: writeFileAsync,

@@ -9,8 +9,7 @@ import type { FilterRecord } from '../format/codec.js'
 import { DecodeError } from '../format/decode-error.js'
 import { SyncPayloadReader, type SyncPayloadLimits } from '../format/sync-payload.js'
 import { nativeCrc32 } from './native-crc32.js'
-import { WindowFilter } from '../core/window-filter.js'
-import type { WindowRecord } from '../format/window-file.js'
+import { filterOfWholeFile, type WholeFileRecord } from './whole-file.js'
 import type { StoredFilter } from './registry.js'
 
 /** One decoded filter: its name (the key's bytes) and the filter the registry holds. */
@@ -69,14 +68,14 @@ export class SyncPayloadDecoder {
     return this.decoded.values()
   }
 
-  private add(record: FilterRecord | WindowRecord): void {
+  private add(record: FilterRecord | WholeFileRecord): void {
     const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength)
     const latin1 = name.toString('latin1')
     const key = `${this.db}:${latin1}`
     if (this.decoded.has(key)) throw new DecodeError('corrupt', `the payload holds two filters named ${JSON.stringify(latin1.slice(0, 64))} in database ${this.db}`)
     let filter: StoredFilter
     try {
-      filter = 'kind' in record.parts ? WindowFilter.fromParts(record.parts) : ScalableBloomFilter.fromParts(record.parts)
+      filter = 'layers' in record.parts ? ScalableBloomFilter.fromParts(record.parts) : filterOfWholeFile(record as WholeFileRecord)
     } catch (error) {
       if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(latin1.slice(0, 64))}: ${error.message}`)
       throw error

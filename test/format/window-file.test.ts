@@ -42,7 +42,7 @@ describe('window filter file', () => {
     const file = encodeWindowFile({ name, parts: filled('count').toParts() })
     const payload = Buffer.concat([SYNC_MAGIC, encodeWindowRecordPrefix(file.length), file, encodeEndRecord()])
     const got: WindowRecord[] = []
-    const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {}, undefined, undefined, undefined, (record) => got.push(record))
+    const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {}, undefined, undefined, undefined, (record) => got.push(record as WindowRecord))
     for (let at = 0; at < payload.length; at += 7) reader.push(payload.subarray(at, at + 7))
     expect(reader.done).toBe(true)
     expect(got.map((record) => record.parts)).toEqual([decodeWindowFile(file).parts])

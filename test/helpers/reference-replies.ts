@@ -1,10 +1,16 @@
-/** Reads test/fixtures/redisbloom-2.4-replies.txt: commands with their exact RESP2/RESP3 replies. */
+/**
+ * Reads a reference file of test/fixtures/ (redisbloom-2.4-replies.txt for BF.*,
+ * redisbloom-2.4-cf-replies.txt for CF.*): commands with their exact RESP2/RESP3 replies.
+ */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 export interface ReferenceCase {
   line: number
+  /** The command line's words as written (a quoted argument keeps its quotes and escapes). */
   command: string[]
+  /** The arguments as sent: quoted ones unquoted and unescaped. */
+  args: Buffer[]
   resp2: Buffer
   /** The RESP3 reply, where it differs from RESP2. */
   resp3?: Buffer
@@ -32,8 +38,20 @@ export function unescapeBytes(text: string): Buffer {
   return Buffer.from(bytes)
 }
 
-export function loadReferenceCases(): ReferenceCase[] {
-  const file = fileURLToPath(new URL('../fixtures/redisbloom-2.4-replies.txt', import.meta.url))
+/** A command line's words: separated by spaces, a "quoted" one holding the file's escapes. */
+function splitWords(line: string): string[] {
+  const words: string[] = []
+  const pattern = /"((?:[^"\\]|\\.)*)"|(\S+)/g
+  for (const match of line.matchAll(pattern)) words.push(match[0])
+  return words
+}
+
+function argOf(word: string): Buffer {
+  return word.startsWith('"') ? unescapeBytes(word.slice(1, -1)) : Buffer.from(word, 'latin1')
+}
+
+export function loadReferenceCases(fixture = 'redisbloom-2.4-replies.txt'): ReferenceCase[] {
+  const file = fileURLToPath(new URL(`../fixtures/${fixture}`, import.meta.url))
   const cases: ReferenceCase[] = []
   readFileSync(file, 'latin1').split('\n').forEach((raw, index) => {
     if (raw.startsWith('#') || raw.trim() === '') return
@@ -44,7 +62,8 @@ export function loadReferenceCases(): ReferenceCase[] {
       else current.resp3 = unescapeBytes(reply[2]!)
       return
     }
-    cases.push({ line: index + 1, command: raw.trim().split(/\s+/), resp2: Buffer.alloc(0) })
+    const command = splitWords(raw.trim())
+    cases.push({ line: index + 1, command, args: command.map(argOf), resp2: Buffer.alloc(0) })
   })
   return cases
 }

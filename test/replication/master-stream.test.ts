@@ -10,7 +10,7 @@ function readAll(reader: MasterStreamReader, chunks: Buffer[]): { argv: string[]
   const out: { argv: string[]; bytes: string }[] = []
   for (const chunk of chunks) {
     reader.push(chunk, (command) => {
-      out.push({ argv: command.argv.map((arg) => arg.toString('latin1')), bytes: command.bytes.toString('latin1') })
+      out.push({ argv: command.argv.toArray().map((arg) => arg.toString('latin1')), bytes: command.bytes.toString('latin1') })
       return true
     })
   }
@@ -37,7 +37,7 @@ describe('MasterStreamReader', () => {
     const seen: number[] = []
     for (let at = 0; at < big.length; at += 997) {
       reader.push(big.subarray(at, at + 997), (command) => {
-        seen.push(command.bytes.length, command.argv[3]!.length)
+        seen.push(command.bytes.length, command.argv.byteLength(3))
         return true
       })
       if (seen.length === 0) expect(reader.bufferedBytes).toBe(Math.min(at + 997, big.length))
@@ -54,7 +54,7 @@ describe('MasterStreamReader', () => {
     const reader = new MasterStreamReader()
     const out: string[] = []
     reader.push(STREAM, (command) => {
-      out.push(command.argv[0]!.toString())
+      out.push(command.argv.latin1(0))
       return false
     })
     expect(out).toEqual(['SELECT'])

@@ -368,8 +368,9 @@ describe('COMMAND', () => {
     const names = await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'MODULE', 'bf')
     expect(names.sort()).toEqual(BUILTIN_COMMANDS.filter((spec) => spec.group === 'bf').map((spec) => spec.name.toLowerCase()).sort())
     expect(names).toEqual(expect.arrayContaining(['bf.add', 'bf.card', 'bf.exists', 'bf.info', 'bf.insert', 'bf.madd', 'bf.mexists', 'bf.reserve']))
-    // bfs's own: BFS.HEALTH, and the sliding-window filters' APBF.*
-    expect(names.every((name) => name.startsWith('bf.') || name.startsWith('bfs.') || name.startsWith('apbf.'))).toBe(true)
+    // RedisBloom's Cuckoo filters (CF.*, the same module), bfs's own: BFS.HEALTH, and the sliding-window filters' APBF.*
+    expect(names.every((name) => name.startsWith('bf.') || name.startsWith('cf.') || name.startsWith('bfs.') || name.startsWith('apbf.'))).toBe(true)
+    expect(names).toEqual(expect.arrayContaining(['cf.reserve', 'cf.add', 'cf.del', 'cf.scandump', 'cf.loadchunk']))
     expect(names).toEqual(expect.arrayContaining(['apbf.reserve', 'apbf.add', 'apbf.addat', 'apbf.exists', 'apbf.info']))
     expect(await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'bf.m*')).toEqual(expect.arrayContaining(['bf.madd', 'bf.mexists']))
   })

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { rmSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
 import { encodeCommand, RawClient } from '../helpers/resp.js'
 import { infoFields, until } from '../helpers/replication-info.js'
@@ -259,6 +260,37 @@ describe('bfs as a replica', () => {
     await until(async () => (await replicationInfo(client)).get('slave_repl_offset') === String(stream.length), 'the whole stream applied')
     expect(Buffer.concat(fed).toString('latin1')).toBe(stream.toString('latin1'))
     expect(await client.call('BF.EXISTS', 'Mixed', 'case')).toBe(1)
+  })
+
+  it('applies a burst of adds in one read as one by one: the data, an error logged, its own log in order, commandstats, the ACK', async () => {
+    const dir = makeTempDir()
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const { master, replica, client } = await setup({ dir, appendonly: true })
+    const link = await syncedReplica(master, client, buildPayload([]), 0)
+    const first = Array.from({ length: 300 }, (_, i) => ['BF.ADD', 'k', `i${i}`])
+    const second = Array.from({ length: 300 }, (_, i) => ['BF.ADD', 'k', `j${i}`])
+    const commands = [
+      ['BF.RESERVE', 'k', '0.01', '1000'], ...first, ['BF.ADD', 'k', 'i0'], ['BF.RESERVE', 'k', '0.01', '1000'],
+      ['bf.add', 'k', 'x'], ['BF.ADD', 'other', 'y'], ...second,
+    ]
+    // One write: the replica reads the adds together, as a pipelined client's.
+    const sent = link.send(...commands, ['REPLCONF', 'GETACK', '*'])
+    await link.waitForAck(sent - encodeCommand(['REPLCONF', 'GETACK', '*']).length)
+    const items = [...first, ...second].map((argv) => argv[2]!)
+    expect(new Set(await client.call('BF.MEXISTS', 'k', ...items, 'x') as number[])).toEqual(new Set([1]))
+    expect(await client.call('BF.EXISTS', 'other', 'y')).toBe(1)
+    expect(await client.call('BF.CARD', 'k')).toBe(601)
+    const stats = await infoFields(client, 'commandstats')
+    expect(stats.get('cmdstat_bf.add')).toMatch(/^calls=603,/)
+    expect(replica.logs.some((line) => line.includes('A command from the master answered an error here: BF.RESERVE: ERR item exists'))).toBe(true)
+    // Its own log (written by now: before the replies above): each add that added, as it was
+    // spelled, in the stream's order (the duplicate not).
+    const segments = readdirSync(dir).filter((name) => name.endsWith('.incr.aof')).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))
+    const text = segments.map((name) => readFileSync(path.join(dir, name), 'latin1')).join('')
+    const records = text.split(/\*\d+\r\n/).filter((record) => record !== '').map((record) => record.split('\r\n').filter((_, i) => i % 2 === 1).join(' '))
+    const adds = records.filter((record) => /^bf\.add /i.test(record))
+    expect(adds).toEqual([...first, ['bf.add', 'k', 'x'], ['BF.ADD', 'other', 'y'], ...second].map((argv) => argv.join(' ')))
+    expect(records.filter((record) => record.startsWith('BF.RESERVE k ')).length).toBe(1)
   })
 
   it('shows master_sync_* while a full sync is under way', async () => {

@@ -1,0 +1,361 @@
+/**
+ * A Cuckoo filter as RedisBloom 2.4.23 keeps one (src/cuckoo.c): a list of sub-filters, the
+ * first of `numBuckets` buckets, each next one `expansion` times larger, every bucket
+ * `bucketSize` one-byte fingerprints. The same items added in the same order leave the same
+ * bytes, so that CF.SCANDUMP / CF.LOADCHUNK move filters both ways between bfs and RedisBloom.
+ *
+ * - add: into the first bucket with an empty slot among the item's two, newest sub-filter first;
+ *   else a kick walk in the newest (cuckoo-buckets.ts kickInsert); else a new sub-filter
+ *   (expansion 0: never, "full"), where it lands at once.
+ * - delete: one matching fingerprint, newest sub-filter first; a delete that leaves more than 10%
+ *   of the items deleted on a filter of several sub-filters compacts it (moves fingerprints to
+ *   older sub-filters and frees an emptied newest one).
+ * - numItems and numDeletes are u64 as in RedisBloom: a chunk loaded without its header followed
+ *   by CF.DEL takes numItems below zero, and it wraps.
+ */
+import { murmurHash64AChained } from './murmur-hash.js'
+import {
+  MAX_SUB_FILTER_BYTES, altHash, bucketIndex, countInBucket, findInBucket, fingerprintOf, freeSlot, kickInsert,
+} from './cuckoo-buckets.js'
+
+/** RedisBloom's defaults and bounds (cuckoo.h). */
+export const CF_DEFAULT_BUCKET_SIZE = 2
+export const CF_DEFAULT_MAX_ITERATIONS = 20
+export const CF_DEFAULT_EXPANSION = 1
+export const CF_MAX_BUCKET_SIZE = 255
+export const CF_MAX_ITERATIONS = 65535
+export const CF_MAX_EXPANSION = 32768
+/**
+ * Most bytes of buckets one filter holds, all sub-filters together: its file, a DUMP payload and
+ * a full-sync record are each one array, which Node 20 caps at 2^32 bytes (format/limits.ts
+ * MAX_CUCKOO_FILTER_BYTES, the same bound). RedisBloom has none.
+ */
+export const MAX_CUCKOO_BYTES = 2 ** 31
+/** Most sub-filters: a u16 in RedisBloom's CuckooFilter. */
+export const CF_MAX_FILTERS = 0xffff
+
+/** What an add did (CuckooInsertStatus): 1 inserted, 0 already there (NX), -1 full, -2 no growth possible. */
+export type CuckooInsertStatus = 1 | 0 | -1 | -2
+export const INSERTED = 1
+export const EXISTS = 0
+export const NO_SPACE = -1
+export const GROWTH_FAILED = -2
+
+/**
+ * Asked before a new sub-filter of `bytes` is allocated; false refuses it (the add then answers
+ * {@link GROWTH_FAILED}). The command layer checks `max-filter-bytes` and `maxmemory` here.
+ */
+export type GrowthCheck = (bytes: number) => boolean
+
+/** A filter's settings and counters, as CF.INFO and the SCANDUMP header carry them. */
+export interface CuckooSettings {
+  /** Buckets of the first sub-filter: a power of two. */
+  readonly numBuckets: number
+  readonly bucketSize: number
+  readonly maxIterations: number
+  /** A power of two, or 0 (never grows). */
+  readonly expansion: number
+}
+
+/** cuckoo.c getNextN2: the least power of two >= n (1 for n = 0 here, as CuckooFilter_Init makes it). */
+export function nextPowerOfTwo(n: number): number {
+  let p = 1
+  while (p < n) p *= 2
+  return p
+}
+
+/** cuckoo.c getNextN2 for an expansion: 0 stays 0 (the u64 arithmetic wraps back to 0). */
+export function roundExpansion(expansion: number): number {
+  return expansion === 0 ? 0 : nextPowerOfTwo(expansion)
+}
+
+/** Buckets of sub-filter `index`: numBuckets * expansion^index (may pass 2^53 for absurd ones: callers bound it). */
+export function subFilterBuckets(settings: CuckooSettings, index: number): number {
+  return settings.numBuckets * settings.expansion ** index
+}
+
+/** The settings CF.RESERVE gives `capacity` (CuckooFilter_Init): numBuckets = next power of two of capacity / bucketSize. */
+export function reserveSettings(capacity: number, bucketSize: number, maxIterations: number, expansion: number): CuckooSettings {
+  return {
+    numBuckets: nextPowerOfTwo(Math.floor(capacity / bucketSize)),
+    bucketSize,
+    maxIterations,
+    expansion: roundExpansion(expansion),
+  }
+}
+
+/** Bytes of buckets sub-filter `index` holds, or Infinity past what one sub-filter or one filter may be. */
+export function subFilterBytes(settings: CuckooSettings, index: number): number {
+  const bytes = subFilterBuckets(settings, index) * settings.bucketSize
+  return bytes <= MAX_SUB_FILTER_BYTES && bytes <= MAX_CUCKOO_BYTES ? bytes : Infinity
+}
+
+/** Everything a filter holds, as a file stores it: its settings, counters and sub-filters' buckets (views, not copies). */
+export interface CuckooParts extends CuckooSettings {
+  readonly numItems: bigint
+  readonly numDeletes: bigint
+  readonly subFilters: readonly Uint8Array[]
+}
+
+// The hash of the item being looked up: [hi, lo] (and the chained second hash, unused).
+const hashOut = new Uint32Array(4)
+// Lookup parameters of the current command (commands run one at a time).
+let lookupFp = 0
+let lookupH1 = 0
+let lookupH2 = 0
+
+function setLookup(item: Uint8Array, start: number, end: number): void {
+  murmurHash64AChained(item, start, end, 0, 0, false, hashOut)
+  lookupFp = fingerprintOf(hashOut[0]!, hashOut[1]!)
+  lookupH1 = hashOut[1]!
+  lookupH2 = altHash(lookupFp, lookupH1)
+}
+
+export class CuckooFilter implements CuckooSettings {
+  readonly numBuckets: number
+  readonly bucketSize: number
+  readonly maxIterations: number
+  readonly expansion: number
+  /** Items added less items deleted, a u64 (wraps as RedisBloom's does). */
+  numItems = 0n
+  /** Deletes since the last compaction, a u64. */
+  numDeletes = 0n
+  /** The sub-filters' buckets, oldest first. */
+  readonly subFilters: Uint8Array[]
+
+  /**
+   * A filter with these settings and sub-filters (all of them when given: a loaded filter), or
+   * with its first, empty, sub-filter.
+   *
+   * @throws RangeError when a sub-filter's size does not follow from the settings or passes
+   *   {@link MAX_SUB_FILTER_BYTES}, or the settings are out of RedisBloom's bounds
+   */
+  constructor(settings: CuckooSettings, subFilters?: Uint8Array[]) {
+    this.numBuckets = settings.numBuckets
+    this.bucketSize = settings.bucketSize
+    this.maxIterations = settings.maxIterations
+    this.expansion = settings.expansion
+    const problem = settingsProblem(settings)
+    if (problem !== undefined) throw new RangeError(problem)
+    if (subFilters === undefined) {
+      const bytes = subFilterBytes(settings, 0)
+      if (bytes === Infinity) throw new RangeError('the first sub-filter is too large')
+      subFilters = [new Uint8Array(bytes)]
+    }
+    if (subFilters.length < 1 || subFilters.length > CF_MAX_FILTERS) throw new RangeError('sub-filter count out of range')
+    if (this.expansion === 0 && subFilters.length > 1) throw new RangeError('a filter with expansion 0 has one sub-filter')
+    let total = 0
+    subFilters.forEach((data, i) => {
+      if (data.length !== subFilterBytes(settings, i)) throw new RangeError(`sub-filter ${i} has the wrong size`)
+      total += data.length
+    })
+    if (total > MAX_CUCKOO_BYTES) throw new RangeError(`${total} bytes of buckets, more than 2^31`)
+    this.subFilters = subFilters
+  }
+
+  /**
+   * The filter `parts` describe, holding their buckets (not copied).
+   * @throws RangeError for parts out of RedisBloom's bounds (see the constructor)
+   */
+  static fromParts(parts: CuckooParts): CuckooFilter {
+    const filter = new CuckooFilter(parts, [...parts.subFilters])
+    filter.numItems = BigInt.asUintN(64, parts.numItems)
+    filter.numDeletes = BigInt.asUintN(64, parts.numDeletes)
+    return filter
+  }
+
+  /** Its parts, the buckets as views (a file encoder copies them). */
+  toParts(): CuckooParts {
+    const { numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes } = this
+    return { numBuckets, bucketSize, maxIterations, expansion, numItems, numDeletes, subFilters: this.subFilters }
+  }
+
+  /** Number of sub-filters (CF.INFO "Number of filters"). */
+  get numFilters(): number {
+    return this.subFilters.length
+  }
+
+  /** Bytes of buckets in all sub-filters. */
+  bucketBytes(): number {
+    let bytes = 0
+    for (const data of this.subFilters) bytes += data.length
+    return bytes
+  }
+
+  /** Bytes of buckets, as memory accounting counts every kind of filter (the name the Bloom filters' bitmaps gave it). */
+  bitmapBytes(): number {
+    return this.bucketBytes()
+  }
+
+  /** CF.INFO "Size" (rebloom.c CFSize): sizeof(CuckooFilter) 40 + sizeof(SubCF) 16 per sub-filter + the buckets. */
+  sizeBytes(): number {
+    return 40 + 16 * this.subFilters.length + this.bucketBytes()
+  }
+
+  /** Buckets of sub-filter `index`. */
+  bucketsOf(index: number): number {
+    return this.subFilters[index]!.length / this.bucketSize
+  }
+
+  /** CF.ADD (unique false) / CF.ADDNX (unique true): CuckooFilter_Insert / CuckooFilter_InsertUnique. */
+  add(item: Uint8Array, start: number, end: number, unique: boolean, canGrow?: GrowthCheck): CuckooInsertStatus {
+    setLookup(item, start, end)
+    if (unique && this.findFp(lookupFp, lookupH1, lookupH2)) return EXISTS
+    return this.insertFp(lookupFp, lookupH1, lookupH2, canGrow)
+  }
+
+  /** CF.EXISTS (CuckooFilter_Check). */
+  has(item: Uint8Array, start: number, end: number): boolean {
+    setLookup(item, start, end)
+    return this.findFp(lookupFp, lookupH1, lookupH2)
+  }
+
+  /** CF.COUNT (CuckooFilter_Count): matching fingerprints in both buckets of every sub-filter (one bucket twice when they coincide). */
+  count(item: Uint8Array, start: number, end: number): number {
+    setLookup(item, start, end)
+    let count = 0
+    const size = this.bucketSize
+    for (let i = 0; i < this.subFilters.length; i++) {
+      const data = this.subFilters[i]!
+      const buckets = data.length / size
+      count += countInBucket(data, bucketIndex(lookupH1, buckets) * size, size, lookupFp)
+      count += countInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
+    }
+    return count
+  }
+
+  /** CF.DEL (CuckooFilter_Delete): true when a matching fingerprint was removed. */
+  delete(item: Uint8Array, start: number, end: number): boolean {
+    setLookup(item, start, end)
+    const size = this.bucketSize
+    for (let i = this.subFilters.length - 1; i >= 0; i--) {
+      const data = this.subFilters[i]!
+      const buckets = data.length / size
+      let slot = findInBucket(data, bucketIndex(lookupH1, buckets) * size, size, lookupFp)
+      if (slot === -1) slot = findInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
+      if (slot === -1) continue
+      data[slot] = 0
+      this.numItems = BigInt.asUintN(64, this.numItems - 1n)
+      this.numDeletes = BigInt.asUintN(64, this.numDeletes + 1n)
+      // Both sides as doubles, as the C comparison converts them.
+      if (this.subFilters.length > 1 && Number(this.numDeletes) > Number(this.numItems) * 0.1) this.compact(false)
+      return true
+    }
+    return false
+  }
+
+  /**
+   * CuckooFilter_Compact: from the newest sub-filter down to the second, moves each fingerprint
+   * to the first older sub-filter with room in its buckets there, freeing the newest one once
+   * emptied; `keepGoing` false stops at the first sub-filter that cannot be emptied (CF.DEL's
+   * automatic compaction), true goes on (CF.COMPACT). numDeletes returns to 0.
+   */
+  compact(keepGoing: boolean): void {
+    for (let index = this.subFilters.length - 1; index > 0; index--) {
+      if (!this.compactOne(index) && !keepGoing) break
+    }
+    this.numDeletes = 0n
+  }
+
+  /** CuckooFilter_CompactSingle: true when every fingerprint of sub-filter `index` found a home. */
+  private compactOne(index: number): boolean {
+    const data = this.subFilters[index]!
+    const size = this.bucketSize
+    const buckets = data.length / size
+    let emptied = true
+    for (let bucket = 0; bucket < buckets; bucket++) {
+      for (let slot = bucket * size, end = slot + size; slot < end; slot++) {
+        const fp = data[slot]!
+        if (fp === 0) continue
+        // relocateSlot: the bucket's index stands for the hash, as sub-filters only shrink going back.
+        if (this.placeInOlder(fp, bucket, altHash(fp, bucket), index)) data[slot] = 0
+        else emptied = false
+      }
+    }
+    if (emptied && index === this.subFilters.length - 1) this.subFilters.pop()
+    return emptied
+  }
+
+  private placeInOlder(fp: number, h1: number, h2: number, below: number): boolean {
+    for (let i = 0; i < below; i++) {
+      const slot = this.freeSlotIn(i, h1, h2)
+      if (slot !== -1) {
+        this.subFilters[i]![slot] = fp
+        return true
+      }
+    }
+    return false
+  }
+
+  /** Filter_FindAvailable: the first empty slot of bucket h1, then of bucket h2, in sub-filter `index`; -1 when none. */
+  private freeSlotIn(index: number, h1: number, h2: number): number {
+    const data = this.subFilters[index]!
+    const size = this.bucketSize
+    const buckets = data.length / size
+    const slot = freeSlot(data, bucketIndex(h1, buckets) * size, size)
+    return slot !== -1 ? slot : freeSlot(data, bucketIndex(h2, buckets) * size, size)
+  }
+
+  private findFp(fp: number, h1: number, h2: number): boolean {
+    const size = this.bucketSize
+    for (let i = 0; i < this.subFilters.length; i++) {
+      const data = this.subFilters[i]!
+      const buckets = data.length / size
+      if (findInBucket(data, bucketIndex(h1, buckets) * size, size, fp) !== -1) return true
+      if (findInBucket(data, bucketIndex(h2, buckets) * size, size, fp) !== -1) return true
+    }
+    return false
+  }
+
+  /** CuckooFilter_InsertFP. */
+  private insertFp(fp: number, h1: number, h2: number, canGrow: GrowthCheck | undefined): CuckooInsertStatus {
+    for (;;) {
+      for (let i = this.subFilters.length - 1; i >= 0; i--) {
+        const slot = this.freeSlotIn(i, h1, h2)
+        if (slot !== -1) {
+          this.subFilters[i]![slot] = fp
+          this.numItems = BigInt.asUintN(64, this.numItems + 1n)
+          return INSERTED
+        }
+      }
+      const newest = this.subFilters[this.subFilters.length - 1]!
+      if (kickInsert(newest, newest.length / this.bucketSize, this.bucketSize, this.maxIterations, fp, h1)) {
+        this.numItems = BigInt.asUintN(64, this.numItems + 1n)
+        return INSERTED
+      }
+      if (this.expansion === 0) return NO_SPACE
+      if (!this.grow(canGrow)) return GROWTH_FAILED
+    }
+  }
+
+  /** CuckooFilter_Grow: a new, empty, sub-filter; false when there may be no more or it is too large. */
+  private grow(canGrow: GrowthCheck | undefined): boolean {
+    if (this.subFilters.length >= CF_MAX_FILTERS) return false
+    const bytes = subFilterBytes(this, this.subFilters.length)
+    if (bytes === Infinity || this.bucketBytes() + bytes > MAX_CUCKOO_BYTES || (canGrow !== undefined && !canGrow(bytes))) return false
+    let data: Uint8Array
+    try {
+      data = new Uint8Array(bytes)
+    } catch (error) {
+      if (error instanceof RangeError) return false // memory the process could not get
+      throw error
+    }
+    this.subFilters.push(data)
+    return true
+  }
+}
+
+/** Why these settings are outside RedisBloom's bounds (CuckooFilter_ValidateIntegrity) or bfs's, or undefined. */
+export function settingsProblem(settings: CuckooSettings): string | undefined {
+  const { numBuckets, bucketSize, maxIterations, expansion } = settings
+  if (!(Number.isInteger(bucketSize) && bucketSize >= 1 && bucketSize <= CF_MAX_BUCKET_SIZE)) return `bucket size ${bucketSize} is not in [1, 255]`
+  if (!(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= CF_MAX_ITERATIONS)) return `max iterations ${maxIterations} is not in [1, 65535]`
+  if (!(Number.isInteger(numBuckets) && numBuckets >= 1 && numBuckets <= 0x1_0000_0000 && nextPowerOfTwo(numBuckets) === numBuckets)) {
+    return `bucket count ${numBuckets} is not a power of two in [1, 2^32]`
+  }
+  // A non-power-of-two expansion gives later sub-filters bucket counts whose alternate buckets do not pair.
+  if (!(Number.isInteger(expansion) && expansion >= 0 && expansion <= CF_MAX_EXPANSION && roundExpansion(expansion) === expansion)) {
+    return `expansion ${expansion} is not 0 or a power of two up to 32768`
+  }
+  return undefined
+}
