@@ -2,10 +2,13 @@
  * bfs as a library: the filter in process, its file codec, the server, and the extension hook.
  *
  * ```ts
- * import { BloomFilter, createServer } from 'bloom-filter-server'
+ * import { BloomFilter, CuckooFilter, createServer } from 'bloom-filter-server'
  *
  * const seen = new BloomFilter({ capacity: 1_000_000, errorRate: 0.001 })
  * seen.add('https://example.com/')           // true: new
+ *
+ * const sessions = new CuckooFilter({ capacity: 100_000 })  // deletes and counts (CF.*)
+ * sessions.add('s-1'); sessions.delete('s-1')
  *
  * const server = createServer({ config: { port: 6379, dir: './data' } })
  * await server.start()                         // loads ./data first
@@ -41,6 +44,9 @@ export type { FilterEntry, BloomEntry, WindowEntry, StoredFilter } from './store
 export type { Stats } from './runtime/stats.js'
 export { BloomFilter, FilterFullError, DEFAULT_EXPANSION, itemBytes } from './library/bloom-filter.js'
 export type { BloomFilterOptions, Item } from './library/bloom-filter.js'
+export { CuckooFilter, CuckooFilterFullError } from './library/cuckoo-filter.js'
+export type { CuckooFilterOptions, CuckooFilterInfo } from './library/cuckoo-filter.js'
+export type { FilterHealth, HealthVerdict } from './core/filter-health.js'
 export { SlidingWindowFilter } from './library/sliding-window-filter.js'
 export type { SlidingWindowOptions } from './library/sliding-window-filter.js'
 export { WindowFilter } from './core/window-filter.js'

@@ -7,6 +7,7 @@
  */
 import type { ClusterState } from './cluster-state.js'
 import { PeerLink } from './peer-link.js'
+import { clusterLinkTls } from '../runtime/tls-context.js'
 import { mergeNodes } from './cluster-merge.js'
 import { parseNodeLines } from './nodes-line.js'
 import { markFailures, updateState } from './cluster-health.js'
@@ -63,10 +64,15 @@ export class ClusterGossip {
     let link = this.links.get(address)
     if (link === undefined) {
       const config = this.state.host.config
-      link = new PeerLink(host, port, () => {
-        if (config.masterauth === '') return undefined
-        return config.masteruser === '' ? [config.masterauth] : [config.masteruser, config.masterauth]
-      })
+      link = new PeerLink(
+        host,
+        port,
+        () => {
+          if (config.masterauth === '') return undefined
+          return config.masteruser === '' ? [config.masterauth] : [config.masteruser, config.masterauth]
+        },
+        () => clusterLinkTls(config),
+      )
       this.links.set(address, link)
     }
     return link

@@ -1,10 +1,13 @@
 /**
  * A connection from this node to a peer, for the pull of its CLUSTER NODES and for CLUSTER MEET:
- * ordinary RESP2 over TCP, AUTH with masteruser/masterauth first when they are set, every request
+ * ordinary RESP2 over TCP (TLS under tls-cluster), AUTH with masteruser/masterauth first when they are set, every request
  * with a timeout (a peer that accepts but never answers must not stall the others: a stopped
  * process does exactly that). Replies read: simple strings, errors, integers, bulk strings.
  */
 import net from 'node:net'
+import tls from 'node:tls'
+import { encodeCommand } from '../protocol/command-encoder.js'
+import { ReplyReader, RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 
 /** A reply as read: a string (simple or bulk), a number, null, or an error reply's text. */
 export type PeerReply = string | number | null | { readonly error: string }
@@ -14,36 +17,18 @@ interface Waiter {
   readonly reject: (error: Error) => void
 }
 
-const CRLF = Buffer.from('\r\n')
-
-function encode(args: readonly string[]): Buffer {
-  let text = `*${args.length}\r\n`
-  for (const arg of args) text += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`
-  return Buffer.from(text, 'utf8')
-}
-
-/** One reply at the start of `buffer`: the reply and the bytes it took, or undefined if not whole. */
-function readReply(buffer: Buffer): { reply: PeerReply; length: number } | undefined {
-  const lineEnd = buffer.indexOf(CRLF)
-  if (lineEnd === -1) return undefined
-  const type = String.fromCharCode(buffer[0]!)
-  const line = buffer.toString('utf8', 1, lineEnd)
-  if (type === '+') return { reply: line, length: lineEnd + 2 }
-  if (type === '-') return { reply: { error: line }, length: lineEnd + 2 }
-  if (type === ':') return { reply: Number(line), length: lineEnd + 2 }
-  if (type === '$') {
-    const size = Number(line)
-    if (size < 0) return { reply: null, length: lineEnd + 2 }
-    const end = lineEnd + 2 + size
-    if (buffer.length < end + 2) return undefined
-    return { reply: buffer.toString('utf8', lineEnd + 2, end), length: end + 2 }
-  }
-  throw new Error(`unexpected reply type ${JSON.stringify(type)}`)
+/** A reply as the link's callers take it: text as UTF-8 strings, errors as their text. */
+function peerReply(value: RespValue): PeerReply {
+  if (value === null || typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'bigint') return Number(value)
+  if (Buffer.isBuffer(value)) return value.toString('utf8')
+  if (value instanceof RespReplyError) return { error: value.message }
+  throw new Error(`unexpected reply ${Array.isArray(value) ? 'array' : typeof value}`)
 }
 
 export class PeerLink {
   private socket: net.Socket | undefined
-  private buffer: Buffer = Buffer.alloc(0)
+  private reader = this.newReader()
   private readonly waiters: Waiter[] = []
   /** Whether a request is under way (the pull sends one at a time per peer). */
   busy = false
@@ -53,6 +38,8 @@ export class PeerLink {
     readonly port: number,
     /** The AUTH arguments to send first on each new connection, if any. */
     private readonly auth: () => readonly string[] | undefined,
+    /** TLS options for each new connection (tls-cluster), undefined for plain TCP; may throw (files that do not load). */
+    private readonly tlsOptions: () => tls.ConnectionOptions | undefined = () => undefined,
   ) {}
 
   /** The local address of the connection (this node's ip as the peer sees it), once connected. */
@@ -74,14 +61,15 @@ export class PeerLink {
   }
 
   private async connect(): Promise<void> {
-    const socket = net.createConnection({ host: this.host, port: this.port })
+    const secure = this.tlsOptions()
+    const socket = secure === undefined ? net.createConnection({ host: this.host, port: this.port }) : tls.connect({ host: this.host, port: this.port, ...secure })
     socket.setNoDelay(true)
     this.socket = socket
     socket.on('data', (chunk: Buffer) => this.onData(chunk))
     socket.on('error', (error) => this.drop(error))
     socket.on('close', () => this.drop(new Error('connection closed')))
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', resolve)
+      socket.once(secure === undefined ? 'connect' : 'secureConnect', resolve)
       this.waiters.push({ resolve: () => {}, reject })
     })
     this.waiters.shift()
@@ -97,19 +85,17 @@ export class PeerLink {
     if (socket === undefined) return Promise.reject(new Error('not connected'))
     return new Promise((resolve, reject) => {
       this.waiters.push({ resolve, reject })
-      socket.write(encode(args))
+      socket.write(encodeCommand(args))
     })
   }
 
+  private newReader(): ReplyReader {
+    return new ReplyReader((value) => this.waiters.shift()?.resolve(peerReply(value)), { lineEncoding: 'utf8' })
+  }
+
   private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk])
     try {
-      for (;;) {
-        const read = readReply(this.buffer)
-        if (read === undefined) return
-        this.buffer = this.buffer.subarray(read.length)
-        this.waiters.shift()?.resolve(read.reply)
-      }
+      this.reader.feed(chunk)
     } catch (error) {
       this.drop(error as Error)
     }
@@ -119,7 +105,7 @@ export class PeerLink {
   drop(error: Error): void {
     const socket = this.socket
     this.socket = undefined
-    this.buffer = Buffer.alloc(0)
+    this.reader = this.newReader()
     socket?.destroy()
     for (const waiter of this.waiters.splice(0)) waiter.reject(error)
   }

@@ -4,7 +4,7 @@
  * RedisBloom words the same failure differently per command.
  */
 
-import { isKeywordAt } from '../protocol/same-bytes.js'
+import { isKeywordAt } from '../protocol/command-args.js'
 
 const MINUS = 0x2d // -
 const ZERO = 0x30 // 0

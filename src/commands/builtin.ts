@@ -9,14 +9,13 @@ import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve
 import { bfLoadchunk, bfScandump } from './dump.js'
 import { bfDebug, bfsHealth } from './health.js'
 import { bfMerge } from './merge.js'
-import { bgrewriteaof } from './append-log.js'
-import { bfLoad, bfSave, bgsave, lastsave, save } from './persistence.js'
+import { bfLoad, bfSave, bgrewriteaof, bgsave, lastsave, save } from './persistence.js'
 import { dbsize, del, exists, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace.js'
 import { flushall, flushdb, move, select, swapdb } from './databases.js'
 import { EXPIRY_COMMANDS } from './expiry.js'
 import {
-  auth, clientGetname, clientId, clientInfo, clientKill, clientList, clientSetinfo, clientSetname, echo, hello, ping,
-  quit, reset,
+  auth, CLIENT_HELP, clientCaching, clientGetname, clientGetredir, clientId, clientInfo, clientKill, clientList, clientNoEvict,
+  clientReply, clientSetinfo, clientSetname, clientTrackinginfo, clientTracking, clientUnblock, echo, hello, ping, quit, reset,
 } from './connection.js'
 import {
   command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
@@ -35,9 +34,6 @@ import { ACL_COMMAND } from './acl.js'
 import { clientPause, clientUnpause } from './client-pause.js'
 import { debug } from './debug.js'
 import { commandGetkeys, commandGetkeysandflags } from './command-getkeys.js'
-import {
-  CLIENT_HELP, clientCaching, clientGetredir, clientNoEvict, clientReply, clientTrackinginfo, clientTracking, clientUnblock,
-} from './client-extras.js'
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
 import { WINDOW_COMMANDS } from './window.js'
 import { CUCKOO_COMMANDS } from './cuckoo-commands.js'

@@ -130,14 +130,15 @@ export function clusterSlots(ctx: CommandContext): void {
   }
 }
 
-/** One node of CLUSTER SHARDS: id, port, ip, endpoint, role, replication-offset, health. */
+/** One node of CLUSTER SHARDS: id, port (tls-port under tls-cluster), ip, endpoint, role, replication-offset, health. */
 function shardNode(ctx: CommandContext, state: ClusterState, node: ClusterNode): void {
   const reply = ctx.client.reply
   const offset = node === state.myself ? ctx.server.replication.masterReplOffset : 0
   reply.map(7)
   reply.bulk('id')
   reply.bulk(node.id)
-  reply.bulk('port')
+  // redis 7.0 addNodeDetailsToShardReply: under tls-cluster the node's port is its TLS port (a TLS-only node in bfs).
+  reply.bulk(ctx.server.config['tls-cluster'] ? 'tls-port' : 'port')
   reply.integer(node.port)
   reply.bulk('ip')
   reply.bulk(node.ip)

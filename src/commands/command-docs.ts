@@ -16,7 +16,6 @@ import { CONNECTION_DOCS } from './command-docs/connection.js'
 import { GENERIC_DOCS } from './command-docs/generic.js'
 import { PUBSUB_DOCS } from './command-docs/pubsub.js'
 import { SERVER_DOCS } from './command-docs/server.js'
-import { SERVER_2_DOCS } from './command-docs/server-2.js'
 import { REDIS_72_DOCS } from './command-docs/redis-7.2.js'
 import { TRANSACTIONS_DOCS } from './command-docs/transactions.js'
 import { WINDOW_DOCS } from './command-docs/window.js'
@@ -24,7 +23,7 @@ import { CUCKOO_DOCS } from './command-docs/cuckoo.js'
 
 /** Every documented command and subcommand, by lower-case name (`config|get` for a subcommand). */
 export const COMMAND_DOCS: ReadonlyMap<string, CommandDoc> = new Map(
-  [CLUSTER_DOCS, CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, SERVER_2_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS, WINDOW_DOCS, CUCKOO_DOCS].flatMap((docs) =>
+  [CLUSTER_DOCS, CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS, WINDOW_DOCS, CUCKOO_DOCS].flatMap((docs) =>
     Object.entries(docs),
   ),
 )

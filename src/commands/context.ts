@@ -122,6 +122,10 @@ export interface ServerContext {
   readonly runId: string
   /** TCP port actually bound (0 before listening). */
   readonly port: number
+  /** The TLS port actually bound (0 without one). */
+  readonly tlsPort?: number
+  /** CONFIG SET of a TLS key: new TLS connections use `next`'s keys. @throws TlsConfigError, nothing changed */
+  reconfigureTls?(next: Config): void
   clients(): Iterable<ClientSession>
   /** Starts a graceful shutdown; returns an error text when it must not happen now. */
   shutdown(options: { save?: boolean; noSave?: boolean }): string | undefined

@@ -83,7 +83,7 @@ export function cfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
     if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
     const target = cuckooChunkTarget(sizesOf(entry.filter), cursor, data.length)
     if (target === undefined) throw new ReplyError(ERR.CF_COULD_NOT_LOAD)
-    entry.filter.subFilters[target.index]!.set(data, target.offset)
+    entry.filter.loadBytes(target.index, target.offset, data)
     registry.touch(entry)
   }
   ctx.server.propagate(argv)

@@ -4,10 +4,12 @@
  * (core/filter-health.ts) in BF.INFO's field-value shape.
  */
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { filterHealth } from '../core/filter-health.js'
+import { filterHealth, type FilterHealth } from '../core/filter-health.js'
+import { cuckooHealth } from '../core/cuckoo-health.js'
 import { formatG } from '../protocol/format-double.js'
 import { existingFilter } from './bloom.js'
-import type { CommandContext } from './context.js'
+import { keyspace, type CommandContext } from './context.js'
+import { ERR, ReplyError } from './reply-error.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 /**
@@ -36,12 +38,25 @@ export function bfDebug(ctx: CommandContext, argv: CommandArgs): void {
 }
 
 /**
+ * The health of the Bloom or Cuckoo filter under argv[1] (core/filter-health.ts,
+ * core/cuckoo-health.ts); "ERR not found" for none, -WRONGTYPE for a window filter.
+ */
+function healthOf(ctx: CommandContext, argv: CommandArgs): FilterHealth {
+  const entry = keyspace(ctx).lookup(argv.bytes(1), argv.start(1), argv.end(1))
+  if (entry === undefined) throw new ReplyError(ERR.NOT_FOUND)
+  if (entry.kind === 'cuckoo') return cuckooHealth(entry.filter)
+  if (entry.kind !== 'bloom') throw new ReplyError(ERR.WRONG_TYPE)
+  return filterHealth(entry.filter)
+}
+
+/**
  * BFS.HEALTH key → Fill ratio, Estimated error rate, Error rate (doubles), Items, Capacity,
  * Items left (-1 for a filter that scales), Verdict (`ok`, `near full`, `over target`): a flat
- * field-value array in RESP2, a map in RESP3.
+ * field-value array in RESP2, a map in RESP3. For a Cuckoo filter: taken slots over slots, the
+ * estimate from each sub-filter's load, and the rate of one full sub-filter as the target.
  */
 export function bfsHealth(ctx: CommandContext, argv: CommandArgs): void {
-  const health = filterHealth(existingFilter(ctx, argv).filter)
+  const health = healthOf(ctx, argv)
   const reply = ctx.client.reply
   reply.map(7)
   reply.simple('Fill ratio')

@@ -157,12 +157,8 @@ const ALL_SECTIONS = Object.keys(SECTIONS)
 
 /** The INFO text for the requested section names (none: the default sections). */
 export function infoText(ctx: CommandContext, requested: readonly string[]): string {
-  let names: string[]
-  if (requested.length === 0 || requested.includes('default')) names = DEFAULT_SECTIONS
-  else if (requested.includes('all') || requested.includes('everything')) names = ALL_SECTIONS
-  else names = ALL_SECTIONS.filter((name) => requested.includes(name))
   const blocks: string[] = []
-  for (const name of names) {
+  for (const name of sectionNames(requested)) {
     const fields = SECTIONS[name]!(ctx)
     const title = name.charAt(0).toUpperCase() + name.slice(1)
     const lines = [`# ${title === 'Cpu' ? 'CPU' : title}`]
@@ -170,6 +166,24 @@ export function infoText(ctx: CommandContext, requested: readonly string[]): str
     blocks.push(lines.join('\r\n') + '\r\n')
   }
   return blocks.join('\r\n')
+}
+
+/**
+ * The fields INFO `requested` shows, as values (in-process readers: /metrics, the status page),
+ * each as INFO's text prints it; a field of a later section wins.
+ */
+export function infoFields(ctx: CommandContext, requested: readonly string[]): Map<string, string> {
+  const fields = new Map<string, string>()
+  for (const name of sectionNames(requested)) {
+    for (const [key, value] of SECTIONS[name]!(ctx)) fields.set(key, String(value))
+  }
+  return fields
+}
+
+function sectionNames(requested: readonly string[]): readonly string[] {
+  if (requested.length === 0 || requested.includes('default')) return DEFAULT_SECTIONS
+  if (requested.includes('all') || requested.includes('everything')) return ALL_SECTIONS
+  return ALL_SECTIONS.filter((name) => requested.includes(name))
 }
 
 /**

@@ -1,10 +1,14 @@
 /**
  * MIGRATE's connections to its targets (redis 7.0 cluster.c migrateGetSocket / migrateCloseSocket):
  * one cached connection per host:port, closed after 10 s unused (MIGRATE_SOCKET_CACHE_TTL), which
- * remembers the database it last SELECTed. Replies are read as lines: every reply MIGRATE reads
- * (AUTH, SELECT, RESTORE, BFS.RESTORE-PART) is a status or an error.
+ * remembers the database it last SELECTed. Every reply MIGRATE reads (AUTH, SELECT, RESTORE,
+ * BFS.RESTORE-PART) is a status or an error; it is handed over as its line (`+OK`, `-ERR ...`).
  */
 import net from 'node:net'
+import tls from 'node:tls'
+import type { Config } from '../runtime/config.js'
+import { clusterLinkTls } from '../runtime/tls-context.js'
+import { ReplyReader, RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 
 /** redis MIGRATE_SOCKET_CACHE_TTL: a cached connection unused this long is closed. */
 const CACHE_TTL_MS = 10_000
@@ -21,19 +25,32 @@ export class LinkError extends Error {
   }
 }
 
-/** One connection to a target, replies read line by line. */
+/** A reply as MIGRATE reads it (redis checks the first byte for `-`): an error's line, or a status line. */
+function replyLine(value: RespValue): string {
+  if (value instanceof RespReplyError) return `-${value.message}`
+  return typeof value === 'string' ? `+${value}` : `+${String(value)}`
+}
+
+/** One connection to a target, its replies read in order. */
 export class MigrateLink {
   /** The database SELECTed on it (-1: none yet, or unknown after an error). */
   lastDb = -1
   lastUseMs = Date.now()
-  private buffered: Buffer = Buffer.alloc(0)
+  private readonly replies: string[] = []
   private waiter: (() => void) | undefined
   private failed: Error | undefined
 
   private constructor(readonly socket: net.Socket) {
     socket.setNoDelay(true)
+    const reader = new ReplyReader((value) => this.replies.push(replyLine(value)))
     socket.on('data', (chunk: Buffer) => {
-      this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk])
+      try {
+        reader.feed(chunk)
+      } catch {
+        // Not RESP: nothing more from this target can be trusted.
+        this.failed ??= new Error('protocol error')
+        socket.destroy()
+      }
       this.waiter?.()
     })
     const fail = (): void => {
@@ -44,14 +61,15 @@ export class MigrateLink {
     socket.on('close', fail)
   }
 
-  static connect(host: string, port: number, timeoutMs: number): Promise<MigrateLink> {
+  /** @param secure TLS options (redis: under tls-cluster), undefined for plain TCP */
+  static connect(host: string, port: number, timeoutMs: number, secure?: tls.ConnectionOptions): Promise<MigrateLink> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host, port })
+      const socket = secure === undefined ? net.connect({ host, port }) : tls.connect({ host, port, ...secure })
       const timer = setTimeout(() => {
         socket.destroy()
         reject(new LinkError('connecting', true))
       }, timeoutMs)
-      socket.once('connect', () => {
+      socket.once(secure === undefined ? 'connect' : 'secureConnect', () => {
         clearTimeout(timer)
         socket.removeAllListeners('error')
         resolve(new MigrateLink(socket))
@@ -85,14 +103,12 @@ export class MigrateLink {
     })
   }
 
-  /** The next reply line, without its CRLF. */
+  /** The next reply as its line, without its CRLF. */
   async readLine(timeoutMs: number): Promise<string> {
     const deadline = Date.now() + timeoutMs
     for (;;) {
-      const end = this.buffered.indexOf('\r\n')
-      if (end >= 0) {
-        const line = this.buffered.toString('latin1', 0, end)
-        this.buffered = this.buffered.subarray(end + 2)
+      const line = this.replies.shift()
+      if (line !== undefined) {
         this.lastUseMs = Date.now()
         return line
       }
@@ -121,13 +137,20 @@ export class MigrateLinks {
   private sweeper: NodeJS.Timeout | undefined
 
   /** The cached connection to host:port, or a new one (redis migrateGetSocket). */
-  async get(host: string, port: number, timeoutMs: number): Promise<{ link: MigrateLink; cached: boolean }> {
+  async get(host: string, port: number, timeoutMs: number, config: Config): Promise<{ link: MigrateLink; cached: boolean }> {
     const name = `${host}:${port}`
     const cached = this.links.get(name)
     if (cached !== undefined && !cached.closed) return { link: cached, cached: true }
     if (cached !== undefined) this.links.delete(name)
     if (this.links.size >= CACHE_ITEMS) this.closeOldest()
-    const link = await MigrateLink.connect(host, port, timeoutMs)
+    let secure: tls.ConnectionOptions | undefined
+    try {
+      secure = clusterLinkTls(config)
+    } catch {
+      // tls-cluster's files do not load: no connection can be made.
+      throw new LinkError('connecting', false)
+    }
+    const link = await MigrateLink.connect(host, port, timeoutMs, secure)
     link.socket.unref() // a cached connection keeps no process alive
     this.links.set(name, link)
     this.sweeper ??= setInterval(() => this.sweep(), 1000).unref()

@@ -21,13 +21,13 @@
  */
 import { performance } from 'node:perf_hooks'
 import { captureRegistry, MAX_PIECE_BYTES, type RegistryCapture } from '../store/registry-capture.js'
-import { encodeRecord } from '../store/log-replay.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import type { Databases } from '../store/databases.js'
 import { keyspace, type ClientSession, type CommandContext, type ServerContext } from './context.js'
 import { ERR, ReplyError } from './reply-error.js'
 import { parseInteger } from './args.js'
 import type { CommandArgs } from '../protocol/command-args.js'
+import { encodeCommand, encodeCommandPieces } from '../protocol/command-encoder.js'
 import { dumpPayloadOf } from './restore.js'
 import { LinkError, type MigrateLink, MigrateLinks } from './migrate-link.js'
 
@@ -169,11 +169,11 @@ class Migration {
   private async attempt(): Promise<string | undefined> {
     const { host, port, timeoutMs, db, auth } = this.request
     if (port < 0 || port > 65535) throw new LinkError('writing', false)
-    const { link } = await this.links.get(host, port, timeoutMs)
+    const { link } = await this.links.get(host, port, timeoutMs, this.server.config)
     const prelude: Buffer[] = []
-    if (auth !== undefined) prelude.push(encodeRecord([Buffer.from('AUTH'), ...auth]))
+    if (auth !== undefined) prelude.push(encodeCommand(['AUTH', ...auth]))
     const select = link.lastDb !== db
-    if (select) prelude.push(encodeRecord([Buffer.from('SELECT'), Buffer.from(String(db))]))
+    if (select) prelude.push(encodeCommand(['SELECT', db]))
     if (prelude.length > 0) await link.write(prelude, timeoutMs)
     // Their replies are read before the first key's, after it was sent (redis writes it all, then reads).
     let preludeReplies: Promise<string[]> | undefined
@@ -218,7 +218,7 @@ class Migration {
   private async restoreWhole(link: MigrateLink, key: Buffer, entry: FilterEntry, ttl: number): Promise<string> {
     const args = [Buffer.from(this.restoreCommandName()), key, Buffer.from(String(ttl)), dumpPayloadOf(entry)]
     if (this.request.replace) args.push(Buffer.from('REPLACE'))
-    await link.write([encodeRecord(args)], this.request.timeoutMs)
+    await link.write([encodeCommand(args)], this.request.timeoutMs)
     await this.prelude()
     return link.readLine(this.request.timeoutMs)
   }
@@ -249,7 +249,7 @@ class Migration {
         const part = await gatherPart(capture, partBytes)
         done = part.done
         if (part.bytes === 0 && seq > 0) break
-        await link.write(partCommand(key, ttl, id, seq, part.pieces, part.bytes, tail), timeoutMs)
+        await link.write(partCommand(key, ttl, id, seq, part.pieces, tail), timeoutMs)
         inFlight++
         if (inFlight >= PARTS_IN_FLIGHT) await readReply()
       }
@@ -290,13 +290,6 @@ async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<
 }
 
 /** `BFS.RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
-function partCommand(key: Buffer, ttl: Buffer, id: Buffer, seq: number, pieces: readonly Buffer[], bytes: number, tail: readonly Buffer[]): Buffer[] {
-  const bulk = (arg: Buffer): Buffer[] => [Buffer.from(`$${arg.length}\r\n`), arg, CRLF]
-  const out: Buffer[] = [Buffer.from(`*${6 + tail.length}\r\n`)]
-  for (const arg of [Buffer.from('BFS.RESTORE-PART'), key, ttl, id, Buffer.from(String(seq))]) out.push(...bulk(arg))
-  out.push(Buffer.from(`$${bytes}\r\n`), ...pieces, CRLF)
-  for (const arg of tail) out.push(...bulk(arg))
-  return out
+function partCommand(key: Buffer, ttl: Buffer, id: Buffer, seq: number, pieces: readonly Buffer[], tail: readonly Buffer[]): Buffer[] {
+  return encodeCommandPieces(['BFS.RESTORE-PART', key, ttl, id, seq, pieces, ...tail])
 }
-
-const CRLF = Buffer.from('\r\n')

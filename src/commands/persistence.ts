@@ -1,5 +1,5 @@
 /**
- * Persistence commands: SAVE, BGSAVE, LASTSAVE as redis 7.0 answers them, and BF.SAVE / BF.LOAD,
+ * Persistence commands: SAVE, BGSAVE, LASTSAVE, BGREWRITEAOF as redis 7.0 answers them, and BF.SAVE / BF.LOAD,
  * which write and read one filter as a header-plus-bitmap file under `dir`. The snapshot itself is
  * store/snapshot.ts; SHUTDOWN's SAVE/NOSAVE are handled by the server's shutdown().
  */
@@ -73,6 +73,20 @@ function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { a
     if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
     throw error
   }
+}
+
+/** BGREWRITEAOF → +Background append only file rewriting started (redis aof.c bgrewriteaofCommand): the log folded into a fresh snapshot, a new empty one started */
+export function bgrewriteaof(ctx: CommandContext): void {
+  // redis 7.0: inside EXEC the rewrite is scheduled, to start once the transaction is over.
+  if (ctx.server.persistence.inTransaction) {
+    setImmediate(() => ctx.server.persistence.logRewriter.start())
+    ctx.client.reply.simple('Background append only file rewriting scheduled')
+    return
+  }
+  if (ctx.server.persistence.logRewriter.start() === 'in-progress') {
+    throw new ReplyError('ERR Background append only file rewriting already in progress')
+  }
+  ctx.client.reply.simple('Background append only file rewriting started')
 }
 
 /** BF.SAVE key path → +OK; writes the filter to `path` (relative to dir) atomically */

@@ -32,7 +32,7 @@ import type { ItemList } from '../core/filter-batch.js'
 import { MAX_BATCH_ITEMS } from '../core/filter-batch.js'
 import { keyspace, type CommandContext } from './context.js'
 import type { BloomEntry } from '../store/registry.js'
-import { RememberedBytes } from '../protocol/same-bytes.js'
+import { RememberedBytes } from '../protocol/remembered-bytes.js'
 import { watchHealth } from './health-watch.js'
 
 /** The client whose read is being run (client.ts), while it is: only its commands join a batch. */

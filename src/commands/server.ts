@@ -1,5 +1,5 @@
 /** Server commands: COMMAND, INFO, CONFIG, TIME, MODULE, SHUTDOWN, as redis 7.0 answers them. */
-import { REDIS_ONLY_CONFIG } from '../runtime/config-redis-only.js'
+import { INERT_CONFIG } from '../runtime/config-inert.js'
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -14,9 +14,10 @@ import { MODULE_NAME, writeModuleList } from './modules.js'
 import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from './command-docs.js'
 import { SUBCOMMAND_INFO } from './command-docs/subcommand-info.js'
 import {
-  CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type ConfigKey, type ConfigName,
+  CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type Config, type ConfigKey, type ConfigName,
 } from '../runtime/config.js'
 import { rewriteConfigText } from '../runtime/config-rewrite.js'
+import { TlsConfigError } from '../runtime/tls-context.js'
 import { replaceFileSync } from '../store/durable-file.js'
 import { categoriesOf } from './acl-categories.js'
 import { strerror } from '../store/disk-error.js'
@@ -123,17 +124,17 @@ export function configGet(ctx: CommandContext, argv: CommandArgs): void {
     if (!/[[*?]/.test(given)) {
       const lower = given.toLowerCase()
       const entry = configName(given)
-      const redisOnly = REDIS_ONLY_CONFIG.get(lower)
+      const inert = INERT_CONFIG.get(lower)
       if (found.has(lower)) continue
       if (entry !== undefined) found.set(lower, own(given, entry.spec.name))
-      else if (redisOnly !== undefined) found.set(lower, { name: given, value: () => redisOnly })
+      else if (inert !== undefined) found.set(lower, { name: given, value: () => inert })
       continue
     }
     for (const entry of CONFIG_NAMES) {
       if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, own(entry.name, entry.spec.name))
     }
-    // The redis 7.0 keys bfs has no behaviour for (runtime/config-redis-only.ts).
-    for (const [name, value] of REDIS_ONLY_CONFIG) {
+    // The redis 7.0 keys bfs has no behaviour for (runtime/config-inert.ts).
+    for (const [name, value] of INERT_CONFIG) {
       if (!found.has(name) && globMatch(pattern, Buffer.from(name), true)) found.set(name, { name, value: () => value })
     }
   }
@@ -147,13 +148,15 @@ export function configGet(ctx: CommandContext, argv: CommandArgs): void {
 export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const updates = checkConfigSet(ctx, argv)
-  // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0. The one with a
-  // side effect that can fail goes first.
+  // All values checked first: CONFIG SET applies all or nothing, as in redis 7.0. Those with a
+  // side effect that can fail go first.
+  applyTls(ctx, updates)
   const appendonly = updates.find(([name]) => name === 'appendonly')
   if (appendonly !== undefined) {
     try {
       ctx.server.persistence.setAppendOnly(appendonly[1] as boolean)
     } catch (error) {
+      if (updates.some(([name]) => name.startsWith('tls-'))) ctx.server.reconfigureTls?.(ctx.server.config)
       // redis config.c updateAppendonly's words; the reason goes to the log.
       ctx.server.log.warning(`Cannot turn on the append only file: ${(error as Error).message}`)
       throw new ReplyError("ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.")
@@ -164,6 +167,24 @@ export function configSet(ctx: CommandContext, argv: CommandArgs): void {
   // redis updateRequirePass: requirepass is the default user's one password.
   if (updates.some(([name]) => name === 'requirepass')) ctx.server.acl.setDefaultPassword(ctx.server.config.requirepass)
   reply.simple('OK')
+}
+
+/**
+ * redis config.c applyTlsCfg: a TLS key (VOLATILE: set again to the same path, it reads the
+ * renewed file) makes a new context from the configuration it would give, for new connections;
+ * one that cannot be used is refused, its reason logged, the old context and values kept.
+ */
+function applyTls(ctx: CommandContext, updates: readonly [ConfigKey, ReturnType<typeof parseConfigValue>][]): void {
+  const first = updates.find(([name]) => name.startsWith('tls-'))
+  if (first === undefined || ctx.server.reconfigureTls === undefined) return
+  const next = { ...ctx.server.config, ...Object.fromEntries(updates) } as Config
+  try {
+    ctx.server.reconfigureTls(next)
+  } catch (error) {
+    if (!(error instanceof TlsConfigError)) throw error
+    ctx.server.log.warning(error.message)
+    throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${first[0]}') - Unable to update TLS configuration. Check server logs.`)
+  }
 }
 
 /** CONFIG RESETSTAT → +OK: INFO's counters and commandstats start again */

@@ -4,7 +4,7 @@
  * COMMAND, COMMAND INFO/DOCS/COUNT/LIST and INFO commandstats are generated from it.
  */
 import type { CommandContext } from './context.js'
-import { RememberedBytes } from '../protocol/same-bytes.js'
+import { RememberedBytes } from '../protocol/remembered-bytes.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 /** Redis 7.0 command flags (the subset bfs uses), as COMMAND INFO prints them. */

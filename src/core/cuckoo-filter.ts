@@ -122,6 +122,12 @@ export class CuckooFilter implements CuckooSettings {
   numDeletes = 0n
   /** The sub-filters' buckets, oldest first. */
   readonly subFilters: Uint8Array[]
+  /**
+   * Taken slots per sub-filter, counted on the first {@link occupiedSlots} call and kept up to
+   * date by every change after it (the health estimate reads it; a filter never asked pays one
+   * `undefined` check per change).
+   */
+  private occupied: number[] | undefined
 
   /**
    * A filter with these settings and sub-filters (all of them when given: a loaded filter), or
@@ -192,6 +198,24 @@ export class CuckooFilter implements CuckooSettings {
     return 40 + 16 * this.subFilters.length + this.bucketBytes()
   }
 
+  /** Taken (non-zero) slots of sub-filter `index`: counted once, then kept up to date. */
+  occupiedSlots(index: number): number {
+    if (this.occupied === undefined) this.occupied = this.subFilters.map(countTaken)
+    return this.occupied[index]!
+  }
+
+  /** Copies `data` into sub-filter `index` at byte `offset` (CF.LOADCHUNK), keeping the taken-slot count. */
+  loadBytes(index: number, offset: number, data: Uint8Array): void {
+    const target = this.subFilters[index]!
+    if (this.occupied === undefined) {
+      target.set(data, offset)
+      return
+    }
+    const before = countTaken(target.subarray(offset, offset + data.length))
+    target.set(data, offset)
+    this.occupied[index]! += countTaken(data) - before
+  }
+
   /** Buckets of sub-filter `index`. */
   bucketsOf(index: number): number {
     return this.subFilters[index]!.length / this.bucketSize
@@ -235,6 +259,7 @@ export class CuckooFilter implements CuckooSettings {
       if (slot === -1) slot = findInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
       if (slot === -1) continue
       data[slot] = 0
+      if (this.occupied !== undefined) this.occupied[i]!--
       this.numItems = BigInt.asUintN(64, this.numItems - 1n)
       this.numDeletes = BigInt.asUintN(64, this.numDeletes + 1n)
       // Both sides as doubles, as the C comparison converts them.
@@ -268,11 +293,16 @@ export class CuckooFilter implements CuckooSettings {
         const fp = data[slot]!
         if (fp === 0) continue
         // relocateSlot: the bucket's index stands for the hash, as sub-filters only shrink going back.
-        if (this.placeInOlder(fp, bucket, altHash(fp, bucket), index)) data[slot] = 0
-        else emptied = false
+        if (this.placeInOlder(fp, bucket, altHash(fp, bucket), index)) {
+          data[slot] = 0
+          if (this.occupied !== undefined) this.occupied[index]!--
+        } else emptied = false
       }
     }
-    if (emptied && index === this.subFilters.length - 1) this.subFilters.pop()
+    if (emptied && index === this.subFilters.length - 1) {
+      this.subFilters.pop()
+      this.occupied?.pop()
+    }
     return emptied
   }
 
@@ -281,6 +311,7 @@ export class CuckooFilter implements CuckooSettings {
       const slot = this.freeSlotIn(i, h1, h2)
       if (slot !== -1) {
         this.subFilters[i]![slot] = fp
+        if (this.occupied !== undefined) this.occupied[i]!++
         return true
       }
     }
@@ -314,12 +345,14 @@ export class CuckooFilter implements CuckooSettings {
         const slot = this.freeSlotIn(i, h1, h2)
         if (slot !== -1) {
           this.subFilters[i]![slot] = fp
+          if (this.occupied !== undefined) this.occupied[i]!++
           this.numItems = BigInt.asUintN(64, this.numItems + 1n)
           return INSERTED
         }
       }
       const newest = this.subFilters[this.subFilters.length - 1]!
       if (kickInsert(newest, newest.length / this.bucketSize, this.bucketSize, this.maxIterations, fp, h1)) {
+        if (this.occupied !== undefined) this.occupied[this.subFilters.length - 1]!++
         this.numItems = BigInt.asUintN(64, this.numItems + 1n)
         return INSERTED
       }
@@ -341,8 +374,16 @@ export class CuckooFilter implements CuckooSettings {
       throw error
     }
     this.subFilters.push(data)
+    this.occupied?.push(0)
     return true
   }
+}
+
+/** Non-zero bytes: taken slots. */
+function countTaken(data: Uint8Array): number {
+  let taken = 0
+  for (let i = 0; i < data.length; i++) if (data[i] !== 0) taken++
+  return taken
 }
 
 /** Why these settings are outside RedisBloom's bounds (CuckooFilter_ValidateIntegrity) or bfs's, or undefined. */

@@ -13,13 +13,16 @@ const NEAR_FULL_SHARE = 0.9
 /** `ok`; `near full` (a non-scaling filter at 90% of its capacity); `over target` (the estimate passed the target). */
 export type HealthVerdict = 'ok' | 'near full' | 'over target'
 
-/** The health of a whole filter (BFS.HEALTH's fields, in its order). */
+/**
+ * The health of a whole filter (BFS.HEALTH's fields, in its order). A Cuckoo filter's
+ * (core/cuckoo-health.ts) has the same fields over its slots instead of its bits.
+ */
 export interface FilterHealth {
-  /** Set bits over all bits, over every layer. */
+  /** Set bits over all bits, over every layer (a Cuckoo filter: taken slots over all slots). */
   readonly fillRatio: number
-  /** 1 − Π(1 − X_i^k_i) over the layers. */
+  /** 1 − Π(1 − X_i^k_i) over the layers (a Cuckoo filter: 1 − Π(1 − load_i/255)^(2·b) over its sub-filters). */
   readonly estimatedErrorRate: number
-  /** The rate the filter was reserved for (its first layer's, before tightening). */
+  /** The rate the filter was reserved for (its first layer's, before tightening; a Cuckoo filter: one full sub-filter's). */
   readonly errorRate: number
   readonly items: number
   readonly capacity: number

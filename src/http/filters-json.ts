@@ -1,16 +1,19 @@
 /**
  * The filter listing behind GET /filters (JSON) and the status page (GET /): the figures from
- * BF.INFO and core/filter-health.ts of every filter the user may read, sorted and paged by the query string
+ * BF.INFO / CF.INFO and BFS.HEALTH (core/filter-health.ts, core/cuckoo-health.ts) of every Bloom
+ * and Cuckoo filter the user may read (window filters have no such figures), sorted and paged by the query string
  * `?limit=&offset=&sort=name|bytes|estimatedErrorRate`.
  *
  * Orders: `name` ascending by the name's bytes (the default), `bytes` descending (the largest
  * first), `estimatedErrorRate` descending (the worst first); ties by name. Sorting by name or bytes
- * reads only BF.INFO's counters for every filter and the health (set bits) of the page's filters;
- * sorting by estimated rate needs the health of every filter.
+ * reads only the counters for every filter and the health (set bits, taken slots) of the page's
+ * filters; sorting by estimated rate needs the health of every filter.
  */
 import { filterHealth, type FilterHealth, type HealthVerdict } from '../core/filter-health.js'
+import { cuckooHealth } from '../core/cuckoo-health.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
-import { FilterRegistry, type BloomEntry } from '../store/registry.js'
+import type { CuckooFilter } from '../core/cuckoo-filter.js'
+import { FilterRegistry, type BloomEntry, type CuckooEntry } from '../store/registry.js'
 import { decodeQueryValue } from './query-value.js'
 
 export type FilterSort = 'name' | 'bytes' | 'estimatedErrorRate'
@@ -31,13 +34,13 @@ const PARAMETERS = ['limit', 'offset', 'sort']
 export interface FilterRow {
   /** The key, its bytes decoded as UTF-8 (invalid sequences become U+FFFD). */
   readonly name: string
-  /** `bloom`: RedisBloom's hashing; `bloom (seeded)`: the original library's seeded hashing. */
-  readonly type: 'bloom' | 'bloom (seeded)'
+  /** `bloom`: RedisBloom's hashing; `bloom (seeded)`: the original library's seeded hashing; `cuckoo`: a CF.* key. */
+  readonly type: 'bloom' | 'bloom (seeded)' | 'cuckoo'
   readonly capacity: number
   readonly items: number
-  /** Layers ("Number of filters" in BF.INFO). */
+  /** Layers or sub-filters ("Number of filters" in BF.INFO / CF.INFO). */
   readonly layers: number
-  /** Memory as BF.INFO Size reports it. */
+  /** Memory as BF.INFO / CF.INFO Size reports it. */
   readonly bytes: number
   readonly fillRatio: number
   readonly estimatedErrorRate: number
@@ -51,10 +54,28 @@ export interface FilterRow {
   readonly scaling: boolean
 }
 
-/** A listed filter: its row and the filter itself (the page draws its chart from the layers). */
+/** A listed filter: its row and the filter itself (the page draws a Bloom filter's chart from its layers). */
 export interface ListedFilter {
   readonly row: FilterRow
-  readonly filter: ScalableBloomFilter
+  readonly filter: ScalableBloomFilter | CuckooFilter
+}
+
+/** A key the listing and the per-filter series show: a Bloom or a Cuckoo filter. */
+export type ListedEntry = BloomEntry | CuckooEntry
+
+/** The Bloom and Cuckoo filters a client can see, in insertion order. */
+export function* listedEntries(registry: FilterRegistry): IterableIterator<ListedEntry> {
+  for (const entry of registry.entries()) if (entry.kind !== 'window') yield entry
+}
+
+/** BFS.HEALTH's figures of either kind. */
+export function healthOf(entry: ListedEntry): FilterHealth {
+  return entry.kind === 'cuckoo' ? cuckooHealth(entry.filter) : filterHealth(entry.filter)
+}
+
+/** Memory as BF.INFO / CF.INFO Size reports it. */
+export function sizeOf(entry: ListedEntry): number {
+  return entry.kind === 'cuckoo' ? entry.filter.sizeBytes() : entry.filter.info().sizeBytes
 }
 
 /** One page of filters and the count of all of them. */
@@ -111,22 +132,22 @@ function printable(text: string): string {
 }
 
 /** The row of one filter, from its health (`health`, computed once by the caller when it has it). */
-function filterRow(entry: BloomEntry, health: FilterHealth = filterHealth(entry.filter)): FilterRow {
-  const filter = entry.filter
+function filterRow(entry: ListedEntry, health: FilterHealth = healthOf(entry)): FilterRow {
+  const cuckoo = entry.kind === 'cuckoo'
   return {
     name: FilterRegistry.bytesOf(entry.name).toString('utf8'),
-    type: filter.hashing.kind === 'seeded' ? 'bloom (seeded)' : 'bloom',
+    type: cuckoo ? 'cuckoo' : entry.filter.hashing.kind === 'seeded' ? 'bloom (seeded)' : 'bloom',
     capacity: health.capacity,
     items: health.items,
-    layers: filter.layers.length,
-    bytes: filter.info().sizeBytes,
+    layers: cuckoo ? entry.filter.numFilters : entry.filter.layers.length,
+    bytes: sizeOf(entry),
     fillRatio: health.fillRatio,
     estimatedErrorRate: health.estimatedErrorRate,
     errorRate: health.errorRate,
     ttl: entry.expiresAt === undefined ? -1 : Math.trunc((Math.max(0, entry.expiresAt - Date.now()) + 500) / 1000),
     verdict: health.verdict,
     itemsLeft: health.itemsLeft,
-    scaling: filter.canScale,
+    scaling: cuckoo ? entry.filter.expansion !== 0 : entry.filter.canScale,
   }
 }
 
@@ -139,14 +160,14 @@ function byName(a: { name: string }, b: { name: string }): number {
 export type KeyFilter = ((name: string) => boolean) | undefined
 
 /** Every filter shown, in the query's order, with the key it was sorted by computed once. */
-function sortedEntries(registry: FilterRegistry, sort: FilterSort, shown: KeyFilter): { entry: BloomEntry; health?: FilterHealth }[] {
-  const all = [...registry.bloomEntries()].filter((entry) => shown === undefined || shown(entry.name))
+function sortedEntries(registry: FilterRegistry, sort: FilterSort, shown: KeyFilter): { entry: ListedEntry; health?: FilterHealth }[] {
+  const all = [...listedEntries(registry)].filter((entry) => shown === undefined || shown(entry.name))
   if (sort === 'name') return all.sort(byName).map((entry) => ({ entry }))
   if (sort === 'bytes') {
-    const keyed = all.map((entry) => ({ entry, name: entry.name, bytes: entry.filter.info().sizeBytes }))
+    const keyed = all.map((entry) => ({ entry, name: entry.name, bytes: sizeOf(entry) }))
     return keyed.sort((a, b) => b.bytes - a.bytes || byName(a, b))
   }
-  const keyed = all.map((entry) => ({ entry, name: entry.name, health: filterHealth(entry.filter) }))
+  const keyed = all.map((entry) => ({ entry, name: entry.name, health: healthOf(entry) }))
   return keyed.sort((a, b) => b.health.estimatedErrorRate - a.health.estimatedErrorRate || byName(a, b))
 }
 

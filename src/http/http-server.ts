@@ -9,6 +9,9 @@
  * waits on a slow HTTP client except that client's own socket.
  */
 import http from 'node:http'
+import https from 'node:https'
+import { TlsConfigError, tlsHttpsOptions } from '../runtime/tls-context.js'
+import type { Config } from '../runtime/config.js'
 import type net from 'node:net'
 import type { ServerContext } from '../commands/context.js'
 import { readableFilters, requestRefusal, requestUser } from './http-acl.js'
@@ -36,6 +39,16 @@ const RAW_REASONS: Record<number, string> = {
 }
 
 /** The listener(s) on http-port, one per http-bind address. */
+/** http-tls's options, or the start's error. */
+function httpsOptions(config: Config): https.ServerOptions {
+  try {
+    return tlsHttpsOptions(config)
+  } catch (error) {
+    if (error instanceof TlsConfigError) throw new Error(`Failed to configure HTTPS: ${error.message}`)
+    throw error
+  }
+}
+
 export class HttpFrontend {
   private readonly listeners: http.Server[] = []
   private readonly sockets = new Set<net.Socket>()
@@ -67,11 +80,14 @@ export class HttpFrontend {
    */
   async listen(addresses: readonly string[], port: number): Promise<number> {
     const config = this.server.config
+    const tls = config['http-tls'] ? httpsOptions(config) : undefined
     let bindPort = port < 0 ? 0 : port
     for (const address of addresses) {
       const headersTimeoutMs = config['http-headers-timeout-ms']
-      const listener = http.createServer(
+      const create = (tls === undefined ? http.createServer : https.createServer) as typeof https.createServer
+      const listener = create(
         {
+          ...tls,
           maxHeaderSize: config['http-max-header-bytes'],
           headersTimeout: headersTimeoutMs,
           // GET carries no body: the whole request is due when its head is.
@@ -97,10 +113,20 @@ export class HttpFrontend {
       })
       bindPort = (listener.address() as net.AddressInfo).port
       this.listeners.push(listener)
-      this.server.log.notice(`HTTP listening on ${address}:${bindPort}`)
+      this.server.log.notice(`HTTP${tls === undefined ? '' : 'S'} listening on ${address}:${bindPort}`)
     }
     this.boundPort = bindPort
     return bindPort
+  }
+
+  /**
+   * CONFIG SET of a TLS key under http-tls: new HTTPS connections use `next`'s certificate.
+   * @throws TlsConfigError, nothing changed
+   */
+  reconfigureTls(next: Config): void {
+    if (!next['http-tls']) return
+    const options = tlsHttpsOptions(next)
+    for (const listener of this.listeners) (listener as https.Server).setSecureContext(options)
   }
 
   /** Stops listening and drops every HTTP connection (requests are answered synchronously, so none is mid-reply). */

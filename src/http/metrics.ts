@@ -2,7 +2,7 @@
  * GET /metrics: the server's figures in the Prometheus text format, through prom-client with a
  * registry of its own per server (several servers in one process never share a metric).
  *
- * Every figure INFO shows is read from INFO's own text (infoText), so /metrics and INFO cannot
+ * Every figure INFO shows is read from INFO's own fields (infoFields), so /metrics and INFO cannot
  * disagree, and fields other sections add later (persistence: last snapshot, append-log status)
  * appear here without a change: a numeric INFO persistence field `x` becomes the gauge `bfs_x`,
  * an `ok`/`err` status becomes 1/0, anything else is left out. Commands by name come from the
@@ -10,29 +10,19 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { CommandContext, ServerContext } from '../commands/context.js'
-import { infoText } from '../commands/info.js'
+import { infoFields } from '../commands/info.js'
 import { entryCounts } from '../commands/table.js'
-import { FilterRegistry, type BloomEntry, type FilterEntry } from '../store/registry.js'
-import { filterHealth, type FilterHealth } from '../core/filter-health.js'
+import { FilterRegistry, type FilterEntry } from '../store/registry.js'
+import type { FilterHealth } from '../core/filter-health.js'
+import { healthOf, listedEntries, type ListedEntry } from './filters-json.js'
 import { ReplicationMetrics } from './replication-metrics.js'
 
 /** INFO sections /metrics reads. */
 const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace']
 
-/** Parses INFO text (`# Section`, `field:value` lines) into one map; later sections win. */
-export function parseInfo(text: string): Map<string, string> {
-  const fields = new Map<string, string>()
-  for (const line of text.split('\r\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const colon = line.indexOf(':')
-    if (colon > 0) fields.set(line.slice(0, colon), line.slice(colon + 1))
-  }
-  return fields
-}
-
-/** The named INFO sections of a server, as a field map. */
+/** The named INFO sections of a server, as a field map (each value as INFO prints it). */
 export function readInfo(ctx: CommandContext, sections: readonly string[] = INFO_SECTIONS): Map<string, string> {
-  return parseInfo(infoText(ctx, sections))
+  return infoFields(ctx, sections)
 }
 
 /** Persistence fields as they appear in INFO persistence, in order; parsed by `persistenceValue`. */
@@ -80,14 +70,19 @@ function topBy<T>(entries: Iterable<T>, count: number, score: (entry: T) => numb
 /** Which filters a scrape may show one by one (the HTTP user's readable keys); undefined: every one. */
 export type FilterShown = ((name: string) => boolean) | undefined
 
-/** The registry's filters a scrape may show. */
-function* shownEntries(registry: FilterRegistry, shown: FilterShown): Iterable<BloomEntry> {
-  for (const entry of registry.bloomEntries()) if (shown === undefined || shown(entry.name)) yield entry
+/** The registry's Bloom and Cuckoo filters a scrape may show. */
+function* shownEntries(registry: FilterRegistry, shown: FilterShown): Iterable<ListedEntry> {
+  for (const entry of listedEntries(registry)) if (shown === undefined || shown(entry.name)) yield entry
+}
+
+/** Items added (BF.INFO), or items inserted less deleted (CF.INFO). */
+function itemsOf(entry: ListedEntry): number {
+  return entry.kind === 'cuckoo' ? Number(entry.filter.numItems) : entry.filter.info().items
 }
 
 /** The `count` filters (of those shown) holding the most items, largest first. */
 export function topFiltersByItems(registry: FilterRegistry, count: number, shown?: FilterShown): { name: string; items: number }[] {
-  return topBy(shownEntries(registry, shown), count, (entry) => entry.filter.info().items).map(({ entry, score }) => ({ name: entry.name, items: score }))
+  return topBy(shownEntries(registry, shown), count, itemsOf).map(({ entry, score }) => ({ name: entry.name, items: score }))
 }
 
 /** A filter's health as /metrics shows it. */
@@ -100,13 +95,14 @@ interface HealthRow {
  * The filters whose health /metrics lists: the `count` holding the most items and the `count`
  * whose estimated false-positive rate is highest against their target (worst first), each once;
  * and how many filters in all are over their target. The estimate comes from each layer's live
- * count of set bits, so this reads no bitmap.
+ * count of set bits, or each Cuckoo sub-filter's live count of taken slots, so this reads no
+ * bitmap and no bucket (past a Cuckoo filter's first count).
  */
 export function filtersForHealth(registry: FilterRegistry, count: number, shown?: FilterShown): { rows: HealthRow[]; overTarget: number } {
   const healths = new Map<FilterEntry, FilterHealth>()
   let overTarget = 0
-  for (const entry of registry.bloomEntries()) {
-    const health = filterHealth(entry.filter)
+  for (const entry of listedEntries(registry)) {
+    const health = healthOf(entry)
     if (health.verdict === 'over target') overTarget++
     // The count is of all filters (as INFO's figures are); the rows only of those shown.
     if (shown === undefined || shown(entry.name)) healths.set(entry, health)
@@ -188,11 +184,11 @@ export class ServerMetrics {
     this.httpDb = gauge('bfs_http_db', 'The database the HTTP API, the status page and the per-filter series here use (config http-db)')
     this.expiredKeys = counter('bfs_expired_keys_total', 'Keys deleted because they expired (INFO expired_keys)')
     this.filterBytes = gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
-    this.filterItems = gauge('bfs_filter_items', 'Items added, for the filters holding the most (config metrics-top-filters)', ['filter'])
+    this.filterItems = gauge('bfs_filter_items', 'Items added (a Cuckoo filter: inserted less deleted), for the filters holding the most (config metrics-top-filters)', ['filter'])
     const healthOf = 'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
-    this.filterFill = gauge('bfs_filter_fill_ratio', `Set bits over all bits (BFS.HEALTH Fill ratio), ${healthOf}`, ['filter'])
-    this.filterEstimate = gauge('bfs_filter_estimated_error_rate', `False-positive rate estimated from the bits (BFS.HEALTH Estimated error rate), ${healthOf}`, ['filter'])
-    this.filterTarget = gauge('bfs_filter_target_error_rate', `False-positive rate the filter was reserved with (BFS.HEALTH Error rate), ${healthOf}`, ['filter'])
+    this.filterFill = gauge('bfs_filter_fill_ratio', `Set bits over all bits, taken slots over all slots for a Cuckoo filter (BFS.HEALTH Fill ratio), ${healthOf}`, ['filter'])
+    this.filterEstimate = gauge('bfs_filter_estimated_error_rate', `False-positive rate estimated from the bits or the sub-filters' loads (BFS.HEALTH Estimated error rate), ${healthOf}`, ['filter'])
+    this.filterTarget = gauge('bfs_filter_target_error_rate', `False-positive rate the filter was reserved with, or one full sub-filter's for a Cuckoo filter (BFS.HEALTH Error rate), ${healthOf}`, ['filter'])
     this.filterOverTarget = gauge('bfs_filter_over_target', `1 when the estimated false-positive rate is over the target, else 0, ${healthOf}`, ['filter'])
     this.filtersOverTarget = gauge('bfs_filters_over_target', 'Filters whose estimated false-positive rate is over their target, of all filters')
     this.usedMemory = gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')

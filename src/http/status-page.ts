@@ -99,7 +99,11 @@ function filterRowHtml(listed: ListedFilter, showTtl: boolean): string {
   const row = listed.row
   const over = row.verdict === 'over target'
   const fill = Math.min(100, row.fillRatio * 100)
-  const chart = rateChart({ layers: listed.filter.layers, items: row.items, capacity: row.capacity, estimatedErrorRate: row.estimatedErrorRate, errorRate: row.errorRate, over })
+  const filter = listed.filter
+  // A Cuckoo filter's rate follows its sub-filters' loads, not a curve of items: no chart.
+  const chart = 'layers' in filter
+    ? rateChart({ layers: filter.layers, items: row.items, capacity: row.capacity, estimatedErrorRate: row.estimatedErrorRate, errorRate: row.errorRate, over })
+    : '—'
   const left = row.itemsLeft < 0 ? 'scales' : `${count(row.itemsLeft)} left`
   const cells = [
     cell('name', escapeHtml(row.name), 'name'),

@@ -1,5 +1,19 @@
 /** One command's arguments, located in the bytes they arrived in (see {@link CommandArgs}). */
-import { isKeywordAt } from './same-bytes.js'
+
+/**
+ * Whether `bytes[start, end)` is an ASCII keyword, given in upper case, in any letter case
+ * (`nonscaling`, `NonScaling` and `NONSCALING` all match `'NONSCALING'`).
+ */
+export function isKeywordAt(bytes: Uint8Array, start: number, end: number, upperKeyword: string): boolean {
+  const length = upperKeyword.length
+  if (end - start !== length) return false
+  for (let k = 0; k < length; k++) {
+    let c = bytes[start + k]!
+    if (c >= 0x61 && c <= 0x7a) c -= 0x20 // a-z → A-Z
+    if (c !== upperKeyword.charCodeAt(k)) return false
+  }
+  return true
+}
 
 /** Slots kept between commands; a command with more arguments grows them, and they shrink back after. */
 const KEEP_SLOTS = 1024

@@ -5,7 +5,8 @@
  * in that order; then PSYNC, answered +FULLRESYNC, +CONTINUE or an error. Empty lines (the
  * master's `\n` keep-alives) are skipped throughout.
  */
-import { encodeCommand, type ReplicaLinkHost } from './replica-host.js'
+import type { ReplicaLinkHost } from './replica-host.js'
+import { encodeCommand } from '../protocol/command-encoder.js'
 
 export type HandshakeOutcome =
   | { kind: 'full'; replid: string; offset: number; rest: Buffer }

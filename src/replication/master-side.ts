@@ -8,11 +8,11 @@
  * replica's stream is its master's bytes, fed verbatim by the replica side), and its commands
  * (REPLCONF, PSYNC, SYNC, WAIT: commands/replication.ts) call it with the client's connection.
  */
-import { recordSize, writeRecord } from '../store/log-replay.js'
 import type { Databases } from '../store/databases.js'
 import type { Logger } from '../runtime/logger.js'
 import type { OutputBufferLimits } from '../runtime/config.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import { commandSize, encodeCommand, writeCommand } from '../protocol/command-encoder.js'
 import { newReplid, type ReplicationState } from './replication-state.js'
 import { Backlog } from './backlog.js'
 import { AttachedReplica, nowSeconds, type PeerConnection } from './replica-peer.js'
@@ -21,14 +21,13 @@ import { WaitList } from './wait-list.js'
 
 /** `SELECT db` as a client sends it (redis replicationFeedSlaves' selectcmd). */
 function selectRecord(db: number): Buffer {
-  const index = String(db)
-  return Buffer.from(`*2\r\n$6\r\nSELECT\r\n$${index.length}\r\n${index}\r\n`)
+  return encodeCommand(['SELECT', db])
 }
 /** The room kept for encoding a record of the stream, and the most kept after a larger one. */
 const SCRATCH_BYTES = 4096
 const SCRATCH_KEEP_BYTES = 64 * 1024
 /** redis shared.ping as replicationCron feeds it: lower case, 14 bytes. */
-const PING = Buffer.from('*1\r\n$4\r\nping\r\n')
+const PING = encodeCommand(['ping'])
 
 /** The configuration keys the master side reads (the server's Config, read live). */
 export interface MasterConfig {
@@ -138,9 +137,9 @@ export class MasterSide {
   /** Stages a record encoded in {@link scratch}, reused (staging copies it). */
   private stageEncoded(argv: CommandArgs | readonly Uint8Array[]): void {
     const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
-    const size = recordSize(args)
+    const size = commandSize(args)
     if (size > this.scratch.length) this.scratch = Buffer.allocUnsafe(Math.max(size, this.scratch.length * 2))
-    writeRecord(args, this.scratch, 0)
+    writeCommand(args, this.scratch, 0)
     this.replication.stage(this.scratch, 0, size)
     // A large record's room is not kept.
     if (this.scratch.length > SCRATCH_KEEP_BYTES) this.scratch = Buffer.allocUnsafe(SCRATCH_BYTES)
@@ -461,7 +460,7 @@ export class MasterSide {
   }
 }
 
-const GETACK = Buffer.from('*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n')
+const GETACK = encodeCommand(['REPLCONF', 'GETACK', '*'])
 const NEWLINE = Buffer.from('\n')
 
 /** redis blocked.c disconnectAllBlockedClients's error, for {@link MasterSide.unblockAll}. */

@@ -9,7 +9,6 @@ import type { Persistence } from '../store/persistence.js'
 import type { StoredFilter } from '../store/registry.js'
 import type { ReplicationState } from './replication-state.js'
 import type { PayloadSink } from './sync-transfer.js'
-import { encodeRecord } from '../store/log-replay.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 
 /** The full-sync payload's decoder (sync-payload's SyncPayloadDecoder has this shape). */
@@ -63,9 +62,4 @@ export interface ReplicaLinkHost {
   ensureBacklog(): void
   /** After REPLICAOF NO ONE: the stream this master sends starts with a SELECT again (redis slaveseldb = -1). */
   becameMaster(): void
-}
-
-/** A command as a RESP array of bulk strings (the log's record encoding). */
-export function encodeCommand(args: readonly string[]): Buffer {
-  return encodeRecord(args.map((arg) => Buffer.from(arg)))
 }

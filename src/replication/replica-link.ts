@@ -12,10 +12,13 @@
  * A link that drops is retried about every second, with `PSYNC <replid> <offset+1>` first.
  */
 import net from 'node:net'
+import tls from 'node:tls'
+import { tlsClientOptions } from '../runtime/tls-context.js'
 import { Handshake, type HandshakeOutcome } from './handshake.js'
 import { SyncTransfer } from './sync-transfer.js'
 import { MasterStreamReader, type StreamCommand } from './master-stream.js'
-import { encodeCommand, type MasterSession, type ReplicaLinkHost, type PayloadDecoder } from './replica-host.js'
+import type { MasterSession, ReplicaLinkHost, PayloadDecoder } from './replica-host.js'
+import { encodeCommand } from '../protocol/command-encoder.js'
 
 export type LinkState = 'none' | 'connect' | 'connecting' | 'handshake' | 'transfer' | 'connected'
 
@@ -130,10 +133,19 @@ export class ReplicaLink {
     this.closeLink()
     this.state = 'connecting'
     this.lastIoMs = Date.now()
-    const socket = net.connect({ host: this.masterHost, port: this.masterPort })
+    let socket: net.Socket
+    try {
+      socket = this.openSocket()
+    } catch (error) {
+      // tls-replication with files that do not load: tried again at the next cron.
+      this.state = 'connect'
+      this.host.log.warning(`Unable to connect to MASTER: ${(error as Error).message}`)
+      return
+    }
     this.socket = socket
     socket.setNoDelay(true)
-    socket.on('connect', () => {
+    // Over TLS the handshake with the master starts once the TLS one is done.
+    socket.on(socket instanceof tls.TLSSocket ? 'secureConnect' : 'connect', () => {
       if (socket !== this.socket) return
       this.host.log.notice('MASTER <-> REPLICA sync started')
       this.state = 'handshake'
@@ -149,6 +161,12 @@ export class ReplicaLink {
     socket.on('close', () => {
       if (socket === this.socket) this.fail(this.state === 'connected' ? 'Connection with master lost.' : 'Master closed the connection')
     })
+  }
+
+  /** The connection to the master: TLS under tls-replication (redis connCreateTLS), with the client certificate. @throws TlsConfigError */
+  private openSocket(): net.Socket {
+    const target = { host: this.masterHost, port: this.masterPort }
+    return this.host.config['tls-replication'] ? tls.connect({ ...target, ...tlsClientOptions(this.host.config) }) : net.connect(target)
   }
 
   /** `PSYNC <replid> <offset+1>` to continue this node's history, `PSYNC ? -1` without one. */

@@ -2,7 +2,7 @@
  * The redis 7.0.15 directives bfs accepts in a config file (or as flags) without acting on them,
  * so that a stock redis.conf starts bfs: each group says why bfs has no use for it, and the start
  * logs one warning line naming those a file set (ignoredWarning). A value that asks for what bfs
- * cannot give (TLS, eviction, syslog, keyspace events, a module) is refused instead: a server
+ * cannot give (eviction, syslog, keyspace events, a module) is refused instead: a server
  * that quietly did less than its file asked would fail later and further from the cause.
  */
 import { ConfigError } from './config-values.js'
@@ -42,10 +42,6 @@ const GROUPS: readonly IgnoredGroup[] = [
     reason: "replication and cluster tuning for Redis's own sync and cluster bus",
     names: ['repl-diskless-load', 'repl-diskless-sync-max-replicas', 'repl-disable-tcp-nodelay', 'propagation-error-behavior', 'replica-ignore-disk-write-errors', 'cluster-allow-pubsubshard-when-down', 'cluster-allow-replica-migration', 'cluster-announce-hostname', 'cluster-announce-tls-port', 'cluster-link-sendbuf-limit', 'cluster-migration-barrier', 'cluster-port', 'cluster-preferred-endpoint-type', 'cluster-replica-no-failover', 'cluster-slave-no-failover', 'cluster-replica-validity-factor', 'cluster-slave-validity-factor'],
   },
-  {
-    reason: 'TLS settings, unused while tls-port is 0',
-    names: ['tls-port', 'tls-cert-file', 'tls-key-file', 'tls-key-file-pass', 'tls-client-cert-file', 'tls-client-key-file', 'tls-client-key-file-pass', 'tls-dh-params-file', 'tls-ca-cert-file', 'tls-ca-cert-dir', 'tls-auth-clients', 'tls-replication', 'tls-cluster', 'tls-protocols', 'tls-ciphers', 'tls-ciphersuites', 'tls-prefer-server-ciphers', 'tls-session-caching', 'tls-session-cache-size', 'tls-session-cache-timeout'],
-  },
 ]
 
 const GROUP_OF = new Map<string, IgnoredGroup>(GROUPS.flatMap((group) => group.names.map((name) => [name, group] as const)))
@@ -55,9 +51,6 @@ const GROUP_OF = new Map<string, IgnoredGroup>(GROUPS.flatMap((group) => group.n
  * too) and why bfs cannot honour another.
  */
 const REFUSED: ReadonlyMap<string, { readonly allowed: readonly string[]; readonly why: string }> = new Map([
-  ['tls-port', { allowed: ['0'], why: 'bfs has no TLS: put a TLS proxy in front of it' }],
-  ['tls-replication', { allowed: ['no'], why: 'bfs has no TLS: replication links are plain TCP' }],
-  ['tls-cluster', { allowed: ['no'], why: 'bfs has no TLS: cluster links are plain TCP' }],
   ['maxmemory-policy', { allowed: ['noeviction'], why: 'bfs never evicts keys: past maxmemory, writes get -OOM' }],
   ['syslog-enabled', { allowed: ['no'], why: 'bfs cannot log to syslog: use logfile, or standard output under systemd' }],
   ['notify-keyspace-events', { allowed: [''], why: 'bfs publishes no keyspace notifications' }],

@@ -5,6 +5,7 @@
  */
 import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 import { PROCESS_CONFIG_ROWS, type ProcessConfig } from './config-process.js'
+import { TLS_CONFIG_ROWS, type TlsConfig } from './config-tls.js'
 
 export { ConfigError } from './config-values.js'
 import {
@@ -14,7 +15,7 @@ import {
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
-export interface Config extends ClusterConfig, ProcessConfig {
+export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   port: number
   bind: string
   dir: string
@@ -78,6 +79,8 @@ export interface Config extends ClusterConfig, ProcessConfig {
   'http-port': number
   /** HTTP listen address(es); '' = the same as `bind`. */
   'http-bind': string
+  /** The HTTP port serves HTTPS, with tls-cert-file and tls-key-file (no client certificate asked: HTTP Basic is its authentication). */
+  'http-tls': boolean
   /** The filter GET /add= and /contain= act on. */
   'http-filter': string
   /** The database the HTTP API (/add=, /contain=, /filters, the status page, /metrics' filters) uses. */
@@ -244,6 +247,7 @@ export const isFileOnly = (spec: ConfigKeySpec): boolean => spec.kind.type === '
 const ROWS = {
   port: { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 6381, mutable: false, description: 'TCP port (0 = any free port)' },
   bind: { kind: { type: 'string', words: true }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated; `-` before one: skipped if the machine lacks it, `*` all IPv4, `::*` all IPv6 (as Redis)' },
+  ...TLS_CONFIG_ROWS,
   ...PROCESS_CONFIG_ROWS,
   dir: { kind: { type: 'string' }, default: './data', mutable: false, description: 'data directory, created if missing' },
   databases: { kind: { type: 'integer', min: 1, max: MAX_DATABASES }, default: 16, mutable: false, description: 'how many databases SELECT chooses from (0 to databases - 1)' },
@@ -277,6 +281,7 @@ const ROWS = {
   'auto-aof-rewrite-min-size': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 64 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
   'http-port': { kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, default: 0, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
   'http-bind': { kind: { type: 'string', words: true }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
+  'http-tls': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'the HTTP port serves HTTPS with tls-cert-file and tls-key-file (reloaded with them; no client certificate asked, /healthz needs none)' },
   'http-filter': { kind: { type: 'string' }, default: 'bfs', mutable: true, description: 'filter of GET /add= and /contain=' },
   'http-db': { kind: { type: 'integer', min: 0, max: MAX_DATABASES - 1 }, default: 0, mutable: false, description: 'database of the HTTP API, /filters and the filters /metrics lists (below databases)' },
   'http-max-url-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_URL_BYTES, unit: 'bytes', mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },

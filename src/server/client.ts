@@ -13,7 +13,7 @@ import { beginRead, endRead } from '../commands/read-batch.js'
 import type { Transaction, WatchState } from '../commands/transaction.js'
 import type { Subscriptions } from '../commands/pubsub-hub.js'
 import { clientType } from '../commands/connection.js'
-import { applyReplyMode } from '../commands/client-extras.js'
+import { applyReplyMode } from '../commands/connection.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
 import type { PostponedClient } from '../commands/client-pause.js'
 
@@ -191,7 +191,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     return this.state === 'open'
   }
 
-  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (client-extras.ts). */
+  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (commands/connection.ts). */
   private dispatchQuiet(argv: CommandArgs, before: ClientSession['replyMode']): void {
     const mark = this.reply.pendingBytes
     dispatch(this.context, argv)

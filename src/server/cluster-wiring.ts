@@ -12,7 +12,7 @@ import type { PubSubHub } from '../commands/pubsub-hub.js'
 
 /** The state of a node in cluster mode; database 0's keys indexed by slot from now on. */
 export function openClusterState(
-  host: Pick<ClusterHost, 'config' | 'log' | 'replicaLink' | 'replication'> & { readonly port: number; readonly pubsub: PubSubHub },
+  host: Pick<ClusterHost, 'config' | 'log' | 'replicaLink' | 'replication'> & { readonly port: number; readonly tlsPort: number; readonly pubsub: PubSubHub },
   registry: FilterRegistry,
 ): ClusterState {
   registry.indexSlots()
@@ -21,7 +21,8 @@ export function openClusterState(
     log: host.log,
     replicaLink: host.replicaLink,
     replication: host.replication,
-    listeningPort: () => host.port,
+    // tls-cluster: a TLS-only node (port 0), known by its TLS port.
+    listeningPort: () => host.port || host.tlsPort,
     keyCount: () => registry.size,
     countKeysInSlot: (slot) => registry.countKeysInSlot(slot),
     emptyData: () => void registry.clear(),

@@ -34,7 +34,8 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
     log: server.log,
     replication: server.replication,
     persistence: server.persistence,
-    ownPort: () => server.port,
+    // redis syncWithMaster: a replica under tls-replication announces its TLS port.
+    ownPort: () => (server.config['tls-replication'] && (server.tlsPort ?? 0) !== 0 ? server.tlsPort! : server.port),
     openMasterSession: (link) => {
       const session = createMasterSession(server, server.allocateClientId(), link)
       // The stream goes on in the database it was in (a full sync set it to 0).

@@ -8,7 +8,6 @@ import { prepareDataDirectory } from '../store/owned-files.js'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { Client, PUSH_TO_CLIENT, type ClientHost } from './client.js'
-import { acceptConnections } from './accept-connections.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
 import { CommandTimer } from '../commands/command-timer.js'
@@ -25,7 +24,9 @@ import { BUILTIN_COMMANDS } from '../commands/builtin.js'
 import { DEFAULT_PARSER_LIMITS, type ParserLimits } from '../protocol/request-parser.js'
 import { applyRenames } from './rename-command.js'
 import { checkOpenFiles, isLocalPeer, openBindWarning, protectedModeRefuses, readOpenFilesLimit } from './startup-checks.js'
-import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
+import { openListeners } from './open-listeners.js'
+import type { TlsListeners } from './tls-listeners.js'
+import { checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
 import { ERR } from '../commands/reply-error.js'
 import { closeIdleClients } from './idle-sweep.js'
 import { MemoryGuard } from '../store/memory-guard.js'
@@ -103,6 +104,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly clientSet = new Set<Client>()
   private nextClientId = 1
   private boundPort = 0
+  private tls: TlsListeners | undefined // tls-port's listeners
   private http: HttpFrontend | undefined
   private closing: Promise<void> | undefined
   /** Whether rename-command renamed anything: the log then renames client commands back (propagate). */
@@ -200,6 +202,16 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return this.boundPort
   }
 
+  /** The TLS port actually bound (0 without one). */
+  get tlsPort(): number { return this.tls?.port ?? 0 }
+
+  /** CONFIG SET of a TLS key: new TLS connections use `next` (no-op without a TLS port, as redis applyTlsCfg). @throws TlsConfigError, the old context kept */
+  reconfigureTls(next: Config): void {
+    const setup = tlsEnabled(next) ? checkTlsConfig(next) : undefined
+    this.http?.reconfigureTls(next) // checked before anything changes
+    if (setup !== undefined) this.tls?.reconfigure(setup)
+  }
+
   /** HTTP port actually bound (0 when http-port is 0, i.e. off). */
   get httpPort(): number {
     return this.http?.port ?? 0
@@ -230,23 +242,13 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
     for (const line of fds.warnings) this.log.warning(line)
     this.config.maxclients = fds.maxclients
-    const addresses = bindAddresses(this.config.bind)
-    // In protected mode (redis 7.0) only local clients are served while there is no password.
-    const bindWarning = this.config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), this.config.requirepass)
-    if (bindWarning !== undefined) this.log.warning(bindWarning)
-    const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => this.accept(socket, unix))
-    const tcp = await listenTcp(addresses, this.config.port, wire(false), this.log)
-    this.tcpServers.push(...tcp.listeners)
-    const port = tcp.port
-    for (const host of tcp.hosts) {
-      this.log.notice(`Running mode=${this.cluster === undefined ? 'standalone' : 'cluster'}, port=${port}.`)
-      this.log.notice(`Listening on ${host}:${port}`)
-    }
-    if (this.config.unixsocket !== '') this.tcpServers.push(await listenUnix(this.config.unixsocket, this.config.unixsocketperm, wire(true), this.log))
-    this.boundPort = port
+    const open = await openListeners(this.config, this.log, this.cluster !== undefined, { accept: (socket, unix) => this.accept(socket, unix), clientCount: () => this.clientSet.size, stats: this.stats })
+    this.tcpServers.push(...open.listeners)
+    this.tls = open.tls
+    this.boundPort = open.port
     if (this.config['http-port'] !== 0) {
       // "" = the addresses RESP listens on.
-      const httpBind = this.config['http-bind'].trim() === '' ? tcp.hosts.join(' ') : this.config['http-bind']
+      const httpBind = this.config['http-bind'].trim() === '' ? open.hosts.join(' ') : this.config['http-bind']
       // Loaded only when asked for: node:http and prom-client cost a few MB of RSS for nothing otherwise.
       const { HttpFrontend } = await import('../http/http-server.js')
       this.http = new HttpFrontend(this)
@@ -326,17 +328,14 @@ export class BfsServer extends EventEmitter implements ClientHost {
       socket.destroy()
       return undefined
     }
-    if (protectedModeRefuses(this.config['protected-mode'], this.acl.get('default')?.nopass === true, isLocalPeer(socket.remoteAddress, unix))) {
+    // redis networking.c acceptCommonHandler's refusals: one error line, then closed.
+    const refusal = protectedModeRefuses(this.config['protected-mode'], this.acl.get('default')?.nopass === true, isLocalPeer(socket.remoteAddress, unix))
+      ? `-${ERR.PROTECTED_MODE_DENIED}\r\n`
+      : this.clientSet.size >= this.config.maxclients ? '-ERR max number of clients reached\r\n' : undefined
+    if (refusal !== undefined) {
       this.stats.rejectedConnections++
       socket.on('error', () => {})
-      socket.end(`-${ERR.PROTECTED_MODE_DENIED}\r\n`)
-      return undefined
-    }
-    if (this.clientSet.size >= this.config.maxclients) {
-      // redis networking.c acceptCommonHandler
-      this.stats.rejectedConnections++
-      socket.on('error', () => {})
-      socket.end('-ERR max number of clients reached\r\n')
+      socket.end(refusal)
       return undefined
     }
     const client = new Client(this.nextClientId++, socket, this, unix ? this.config.unixsocket : undefined)
@@ -468,7 +467,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         this.replicaLink.close()
         this.clusterGossip?.stop()
         // A listener's close callback waits for every connection to end: wait for it last.
-        const listenersClosed = Promise.all(this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+        const listenersClosed = Promise.all([...this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))), ...(this.tls?.close() ?? [])])
         await this.http?.close()
         // The final save, the log's last write and fsync, and the release of what waited on it.
         const saveError = await this.persistence.close(this.shutdownSaves(options))

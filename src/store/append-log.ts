@@ -15,14 +15,15 @@
  *
  * This file is the log while it runs: appending, the write and fsync of each turn, their retries,
  * rotation and close. Segment names and listing are log-segments.ts; loading them at start,
- * log-load.ts; the record format, log-replay.ts.
+ * log-load.ts; the record format, log-replay.ts (read) and protocol/command-encoder.ts (written).
  */
 import { performance } from 'node:perf_hooks'
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 import { closeSync, fdatasync, fdatasyncSync, openSync, statSync, fstatSync, ftruncateSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
-import { recordSize, scanLog, writeRecord } from './log-replay.js'
+import { scanLog } from './log-replay.js'
+import { commandSize, writeCommand } from '../protocol/command-encoder.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { cutToWholeRecords, deleteSegmentsBelow, listSegments, segmentName, segmentsSize } from './log-segments.js'
 import { syncDirectorySync, tryUnlinkSync } from './durable-file.js'
@@ -155,11 +156,11 @@ export class AppendLog {
       this.append([SELECT, Buffer.from(String(db))])
     }
     const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
-    const size = recordSize(args)
+    const size = commandSize(args)
     this.reserve(size)
     const last = this.lastRecord
     last.start = this.bufferLength
-    this.bufferLength = last.end = writeRecord(args, this.buffer, this.bufferLength)
+    this.bufferLength = last.end = writeCommand(args, this.buffer, this.bufferLength)
     last.bytes = this.buffer
     this.appendedBytes += size
     if (!this.flushScheduled) {

@@ -1,11 +1,10 @@
 /**
  * Reading the append-only log back: a strict framer finds each record's bounds (so damage is
  * reported at its byte offset), and the request parser — the same one clients go through —
- * turns each whole record into argv. No fs here: callers hand in the bytes of one segment.
+ * turns each whole record into argv. No fs here: callers hand in the bytes of one segment. A
+ * record is a command as a client sends it, written by protocol/command-encoder.ts.
  */
 import { RequestParser } from '../protocol/request-parser.js'
-import { CommandArgs } from '../protocol/command-args.js'
-import { copyBytes, decimalDigits, writeCountLine } from '../protocol/reply-writer.js'
 
 const ARRAY = 0x2a // *
 const BULK = 0x24 // $
@@ -115,43 +114,4 @@ function allZero(buf: Buffer, from: number): boolean {
 
 function hex(byte: number): string {
   return byte.toString(16).padStart(2, '0')
-}
-
-/** Bytes of one command's log record (see {@link writeRecord}). */
-export function recordSize(args: CommandArgs): number {
-  const count = args.length
-  let size = 1 + decimalDigits(count) + 2
-  for (let i = 0; i < count; i++) {
-    const length = args.byteLength(i)
-    size += 1 + decimalDigits(length) + 2 + length + 2
-  }
-  return size
-}
-
-/**
- * Writes one command as a log record, the RESP multibulk a client would send, at `out[at]`, which
- * must have {@link recordSize} bytes of room. Arguments are copied from where they are (the
- * command's own CommandArgs: no view per argument, no allocation). Returns the offset after it.
- */
-export function writeRecord(args: CommandArgs, out: Uint8Array, at: number): number {
-  const count = args.length
-  at = writeCountLine(out, at, ARRAY, count)
-  for (let i = 0; i < count; i++) {
-    const bytes = args.bytes(i)
-    const start = args.start(i)
-    const end = args.end(i)
-    at = writeCountLine(out, at, BULK, end - start)
-    at = copyBytes(bytes, start, end, out, at)
-    out[at++] = CR
-    out[at++] = LF
-  }
-  return at
-}
-
-/** One command as a log record in a Buffer of its own (tools and tests; the log writes in place). */
-export function encodeRecord(argv: CommandArgs | readonly Uint8Array[]): Buffer {
-  const args = argv instanceof CommandArgs ? argv : CommandArgs.of(argv)
-  const out = Buffer.allocUnsafe(recordSize(args))
-  writeRecord(args, out, 0)
-  return out
 }

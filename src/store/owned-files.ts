@@ -64,7 +64,18 @@ export function ownedFiles(config: Config, configFile: string): OwnedFiles {
  */
 export function resolveClientPath(config: Config, configFile: string, raw: Uint8Array, mode: 'read' | 'write'): SafePath {
   const own = ownedFiles(config, configFile)
-  return resolveSafePath(config.dir, raw, mode, own.directories, own.prefixes, own.files)
+  return resolveSafePath(config.dir, raw, mode, [...own.directories, ...caDirectoryInDir(config)], own.prefixes, own.files)
+}
+
+/**
+ * tls-ca-cert-dir when it is inside `dir`, relative to it: every file there is read as a CA
+ * certificate at the next TLS reload, so a client's file written there would break it. (Not a
+ * directory of {@link ownedFiles}: tls-ca-cert-file may well be inside it.)
+ */
+function caDirectoryInDir(config: Config): string[] {
+  if (config['tls-ca-cert-dir'] === '') return []
+  const relative = path.relative(resolveOwnPath(config.dir), resolveOwnPath(config['tls-ca-cert-dir']))
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? [] : [relative]
 }
 
 /**

@@ -6,7 +6,7 @@ import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { HealthWatch } from '../core/filter-health.js'
 import { WindowFilter } from '../core/window-filter.js'
 import { CuckooFilter } from '../core/cuckoo-filter.js'
-import { RememberedBytes } from '../protocol/same-bytes.js'
+import { RememberedBytes } from '../protocol/remembered-bytes.js'
 import { holdsOwnArena, reclaimSoon } from './memory-reclaim.js'
 import { SlotIndex, slotOfName } from './slot-index.js'
 

@@ -1,27 +1,34 @@
 #!/usr/bin/env node
 /**
- * bfs-copy: copies Bloom filters from one RESP endpoint to another with BF.SCANDUMP and
- * BF.LOADCHUNK, the chunked dump RedisBloom 2.4 and bfs share, so nothing is re-added and the copy
- * answers exactly as the original. Either end may be bfs or Redis with RedisBloom. bfs's
+ * bfs-copy: copies Bloom and Cuckoo filters from one RESP endpoint to another with BF.SCANDUMP /
+ * BF.LOADCHUNK and CF.SCANDUMP / CF.LOADCHUNK, the chunked dumps RedisBloom 2.4 and bfs share, so
+ * nothing is re-added and the copy answers exactly as the original. Either end may be bfs or Redis
+ * with RedisBloom. A Cuckoo filter with no items has no dump (CF.SCANDUMP answers [0, nil]): it is
+ * made anew on the target with CF.RESERVE and CF.INFO's settings. bfs's
  * sliding-window filters (APBF.*, which only bfs has) go as DUMP / RESTORE. A key's expiry time
  * goes with it.
  *
  *   bfs-copy --from host:port --to host:port [--from-user u] [--from-pass x] [--to-user u]
- *            [--to-pass y] [--replace] [--parallel n] [pattern ...]
+ *            [--to-pass y] [--replace] [--parallel n]
+ *            [--tls|--from-tls|--to-tls [--cacert f] [--cert f --key f]] [pattern ...]
  *
  * Filters are listed with SCAN ... TYPE for each filter type (a pattern without glob characters
- * names one filter, whose TYPE is asked); each Bloom filter copy is header first, then chunks, with
+ * names one filter, whose TYPE is asked); each Bloom or Cuckoo filter copy is header first, then chunks, with
  * the next chunk read from the source while the previous one is written to the target. Exit
  * status: 0 all copied, 1 some filter failed, 2 bad usage or an endpoint that cannot be reached.
  */
-import { RespClient, RespReplyError, type RespValue } from './resp-client.js'
-import { readArgs } from './cli-args.js'
+import type tls from 'node:tls'
+import { RespClient } from './resp-client.js'
+import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
+import { readArgs, tlsConnectOptions, tlsOptionTable, type TlsArgs } from './cli-args.js'
 import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
+import { cuckooSubFilterSizes, decodeCuckooHeader } from '../format/cuckoo-dump.js'
 
-/** RedisBloom's module type name, as SCAN's TYPE option and TYPE know it. */
+/** RedisBloom's module type names, as SCAN's TYPE option and TYPE know them. */
 const FILTER_TYPE = 'MBbloom--'
+const CUCKOO_TYPE = 'MBbloomCF'
 /** The TYPE names of bfs's sliding-window filters (a COUNT window, a TIME window). */
 const WINDOW_TYPES = ['APBFcTYPE', 'APBFtTYPE']
 /** SCAN's COUNT hint. */
@@ -35,9 +42,9 @@ const MAX_PARALLEL = 64
 
 const USAGE = `usage: bfs-copy --from host:port --to host:port [options] [pattern ...]
 
-Copies Bloom filters between RESP servers (bfs, or Redis with RedisBloom) with
-BF.SCANDUMP / BF.LOADCHUNK, and bfs's sliding-window filters (APBF.*) with DUMP /
-RESTORE; expiry times are kept. Patterns are SCAN globs; a name without * ? [
+Copies Bloom and Cuckoo filters between RESP servers (bfs, or Redis with RedisBloom)
+with BF.SCANDUMP / BF.LOADCHUNK and CF.SCANDUMP / CF.LOADCHUNK, and bfs's
+sliding-window filters (APBF.*) with DUMP / RESTORE; expiry times are kept. Patterns are SCAN globs; a name without * ? [
 or \\ is one filter. With no pattern every filter is copied.
 
 options:
@@ -54,6 +61,10 @@ options:
   --replace               overwrite filters that exist on the target (DEL first);
                           without it an existing target key fails that filter
   --parallel n            filters copied at once (default ${DEFAULT_PARALLEL})
+  --tls                   connect to both over TLS (as redis-cli --tls); --from-tls
+                          or --to-tls: only to that one; with:
+  --cacert file           CA certificate(s) the servers' certificates must chain to
+  --cert file, --key file client certificate and its key
   -h, --help              this text
 `
 
@@ -62,6 +73,8 @@ interface Endpoint {
   port: number
   password?: string
   username?: string
+  /** Over TLS with these options. */
+  tls?: tls.ConnectionOptions
 }
 
 interface CopyOptions {
@@ -75,13 +88,14 @@ interface CopyOptions {
 /** One filter to copy: its raw name, its kind, and what the source said about it. */
 interface Job {
   name: Buffer
-  /** A Bloom filter (SCANDUMP / LOADCHUNK) or a sliding-window filter (DUMP / RESTORE). */
-  kind: 'bloom' | 'window'
+  /** A Bloom or Cuckoo filter (SCANDUMP / LOADCHUNK) or a sliding-window filter (DUMP / RESTORE). */
+  kind: 'bloom' | 'cuckoo' | 'window'
   /** The expiry time left when it was read (PTTL: -1 none), and when that was (Date.now()). */
   ttlMs?: number
   ttlReadAt?: number
+  /** The dump's header; undefined for a Cuckoo filter with no items (none to dump). */
   header?: Buffer
-  /** Sum of the layers' bitmap bytes, from the header (0 when it could not be read). */
+  /** Sum of the layers' bitmap bytes or the sub-filters' buckets, from the header (0 when it could not be read). */
   totalBytes: number
   copiedBytes: number
   error?: string
@@ -110,7 +124,19 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   }
   let replace = false
   let parallel = DEFAULT_PARALLEL
+  const tlsArgs: TlsArgs = { tls: false }
+  const tlsSides = { from: false, to: false }
   const patterns = readArgs(args, {
+    ...tlsOptionTable(tlsArgs),
+    '--tls': () => {
+      tlsArgs.tls = tlsSides.from = tlsSides.to = true
+    },
+    '--from-tls': () => {
+      tlsArgs.tls = tlsSides.from = true
+    },
+    '--to-tls': () => {
+      tlsArgs.tls = tlsSides.to = true
+    },
     '--from': (value, flag) => {
       from = parseEndpoint(value(), flag)
     },
@@ -143,6 +169,9 @@ function parseArgs(args: readonly string[]): CopyOptions | 'help' {
   if (to === undefined) throw new SetupError('--to is required')
   setAuth(from, fromUser, fromPassword, '--from')
   setAuth(to, toUser, toPassword, '--to')
+  const tlsOptions = tlsConnectOptions(tlsArgs)
+  if (tlsSides.from) from.tls = tlsOptions
+  if (tlsSides.to) to.tls = tlsOptions
   if (from.host === to.host && from.port === to.port) throw new SetupError('--from and --to are the same endpoint')
   return { from, to, replace, parallel, patterns: patterns.length === 0 ? ['*'] : patterns }
 }
@@ -181,12 +210,20 @@ function formatBytes(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`
 }
 
-/** A SCANDUMP reply: [iterator, bytes]. */
-function dumpReply(value: RespValue): { next: number; data: Buffer } {
+/** A SCANDUMP reply: [iterator, bytes]; [0, nil] (a Cuckoo filter with no items) as an empty Buffer when `empty` allows it. */
+function dumpReply(value: RespValue, empty = false): { next: number; data: Buffer } {
+  if (empty && Array.isArray(value) && value[0] === 0 && value[1] === null) return { next: 0, data: Buffer.alloc(0) }
   if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'number' || !Buffer.isBuffer(value[1])) {
-    throw new Error('unexpected BF.SCANDUMP reply')
+    throw new Error('unexpected SCANDUMP reply')
   }
   return { next: value[0], data: value[1] }
+}
+
+/** Bytes of buckets a CF.SCANDUMP header declares (0 when it cannot be read). */
+function cuckooHeaderBytes(header: Buffer): number {
+  const decoded = decodeCuckooHeader(header, 0)
+  if (typeof decoded === 'string') return 0
+  return (cuckooSubFilterSizes(decoded, decoded.numFilters, 0) ?? []).reduce((sum, bytes) => sum + bytes, 0)
 }
 
 /** Progress on a terminal (a redrawn bar) or as log lines (one per filter). */
@@ -239,12 +276,13 @@ class Progress {
 /** A filter's kind from its TYPE; undefined for any other type (or none). */
 function kindOfType(type: string): Job['kind'] | undefined {
   if (type === FILTER_TYPE) return 'bloom'
+  if (type === CUCKOO_TYPE) return 'cuckoo'
   return WINDOW_TYPES.includes(type) ? 'window' : undefined
 }
 
 /**
  * The filters matching the patterns on the source, each once, in SCAN order (Bloom filters first
- * for a glob, then windows). A name without glob characters is looked up with TYPE: missing or not
+ * for a glob, then Cuckoo filters, then windows). A name without glob characters is looked up with TYPE: missing or not
  * a filter, its job carries the error (a Redis source without APBF types answers them the same).
  */
 async function listFilters(source: RespClient, patterns: readonly string[]): Promise<Job[]> {
@@ -264,7 +302,7 @@ async function listFilters(source: RespClient, patterns: readonly string[]): Pro
       add(name, kind ?? 'bloom', kind !== undefined ? undefined : type === 'none' ? 'not found on the source' : `not a filter (type ${type})`)
       continue
     }
-    for (const type of [FILTER_TYPE, ...WINDOW_TYPES]) {
+    for (const type of [FILTER_TYPE, CUCKOO_TYPE, ...WINDOW_TYPES]) {
       let cursor = '0'
       do {
         const reply = await source.send(['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT, 'TYPE', type])
@@ -280,7 +318,7 @@ async function listFilters(source: RespClient, patterns: readonly string[]): Pro
 }
 
 /**
- * Reads every Bloom filter's header, which also sizes the job, and every job's expiry time
+ * Reads every Bloom and Cuckoo filter's header, which also sizes the job, and every job's expiry time
  * (pipelined, a window at a time). A window filter is read whole when it is copied.
  */
 async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<void> {
@@ -290,14 +328,16 @@ async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<vo
     await Promise.all(
       batch.map(async (job) => {
         try {
-          const [header, ttl] = await Promise.all([job.kind === 'bloom' ? source.send(['BF.SCANDUMP', job.name, 0]) : undefined, source.send(['PTTL', job.name])])
+          const scandump = job.kind === 'window' ? undefined : source.send([job.kind === 'cuckoo' ? 'CF.SCANDUMP' : 'BF.SCANDUMP', job.name, 0])
+          const [header, ttl] = await Promise.all([scandump, source.send(['PTTL', job.name])])
           job.ttlReadAt = Date.now()
           job.ttlMs = Number(ttl)
           if (job.ttlMs === -2) throw new Error('not found on the source')
           if (header === undefined) return
-          const { data } = dumpReply(header)
+          const { data } = dumpReply(header, job.kind === 'cuckoo')
+          if (data.length === 0) return // a Cuckoo filter with no items
           job.header = data
-          const declared = dumpHeaderBitmapBytes(data)
+          const declared = job.kind === 'cuckoo' ? cuckooHeaderBytes(data) : dumpHeaderBitmapBytes(data)
           job.totalBytes = declared !== undefined && Number.isFinite(declared) ? declared : 0
         } catch (error) {
           job.error = error instanceof RespReplyError && error.message === 'ERR not found' ? 'not found on the source' : errorText(error)
@@ -327,17 +367,30 @@ async function copyWindow(source: RespClient, target: RespClient, job: Job, repl
   }
 }
 
-/** Copies one filter whose header was read; records the outcome on the job. */
+/** CF.RESERVE arguments that make the filter CF.INFO describes, empty (for a Cuckoo filter with no items to dump). */
+async function cuckooReserve(source: RespClient, name: Buffer): Promise<(string | number | Buffer)[]> {
+  const reply = await source.send(['CF.INFO', name])
+  const info = new Map<string, number>()
+  if (Array.isArray(reply)) for (let i = 0; i + 1 < reply.length; i += 2) info.set(String(reply[i]), Number(reply[i + 1]))
+  const buckets = info.get('Number of buckets')
+  const bucketSize = info.get('Bucket size')
+  if (buckets === undefined || bucketSize === undefined) throw new Error('unexpected CF.INFO reply')
+  // CF.RESERVE makes next-power-of-two(capacity / BUCKETSIZE) buckets: the source's count.
+  return ['CF.RESERVE', name, buckets * bucketSize, 'BUCKETSIZE', bucketSize, 'MAXITERATIONS', info.get('Max iterations')!, 'EXPANSION', info.get('Expansion rate')!]
+}
+
+/** Copies one Bloom or Cuckoo filter whose header was read; records the outcome on the job. */
 async function copyFilter(source: RespClient, target: RespClient, job: Job, replace: boolean, progress: Progress): Promise<void> {
   const name = job.name
-  const header = job.header!
+  const header = job.header
+  const [scandump, loadchunk] = job.kind === 'cuckoo' ? ['CF.SCANDUMP', 'CF.LOADCHUNK'] : ['BF.SCANDUMP', 'BF.LOADCHUNK']
   let created = false
   const inFlight: Promise<unknown>[] = []
   try {
     // Both go out together; the header must be answered before any chunk is sent, so that no chunk
     // can land in a filter that was already on the target.
     const check = target.send(replace ? ['DEL', name] : ['EXISTS', name])
-    const load = target.send(['BF.LOADCHUNK', name, 1, header])
+    const load = target.send(header === undefined ? await cuckooReserve(source, name) : [loadchunk, name, 1, header])
     const [existed] = await Promise.allSettled([check, load])
     if (existed.status === 'rejected') throw existed.reason
     if (!replace && existed.value === 1) {
@@ -346,13 +399,13 @@ async function copyFilter(source: RespClient, target: RespClient, job: Job, repl
     }
     await load
     created = true
-    let iterator = 1
-    for (;;) {
-      const { next, data } = dumpReply(await source.send(['BF.SCANDUMP', name, iterator]))
+    let iterator = header === undefined ? 0 : 1
+    while (iterator !== 0) {
+      const { next, data } = dumpReply(await source.send([scandump, name, iterator]), job.kind === 'cuckoo')
       if (next === 0) break
-      if (data.length === 0 || next <= iterator) throw new Error('BF.SCANDUMP did not advance')
+      if (data.length === 0 || next <= iterator) throw new Error(`${scandump} did not advance`)
       const length = data.length
-      inFlight.push(target.send(['BF.LOADCHUNK', name, next, data]).then(() => {
+      inFlight.push(target.send([loadchunk, name, next, data]).then(() => {
         job.copiedBytes += length
         progress.tick()
       }))
@@ -364,8 +417,8 @@ async function copyFilter(source: RespClient, target: RespClient, job: Job, repl
     if (ttl > 0) await target.send(['PEXPIRE', name, ttl])
     // Chunks are read one by one while the source keeps serving writes: if its header moved, the
     // copy mixes two moments (still a valid filter, but not a snapshot).
-    const { data: after } = dumpReply(await source.send(['BF.SCANDUMP', name, 0]))
-    if (!after.equals(header)) job.warning = 'the source changed during the copy; run again with --replace for an exact copy'
+    const { data: after } = dumpReply(await source.send([scandump, name, 0]), true)
+    if (!after.equals(header ?? Buffer.alloc(0))) job.warning = 'the source changed during the copy; run again with --replace for an exact copy'
   } catch (error) {
     await Promise.allSettled(inFlight)
     job.error = errorText(error)
@@ -380,7 +433,7 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
   const connect = async (endpoint: Endpoint, role: string): Promise<RespClient> => {
     let client: RespClient
     try {
-      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password, username: endpoint.username })
+      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password, username: endpoint.username, tls: endpoint.tls })
     } catch (error) {
       throw new SetupError(`cannot connect to the ${role} ${describe(endpoint)}: ${errorText(error)}`)
     }

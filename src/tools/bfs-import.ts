@@ -3,7 +3,8 @@
  * bfs-import: adds items, one per line, from files or standard input to a Bloom filter on a RESP
  * server (bfs, or Redis with RedisBloom), with pipelined BF.MADD in batches.
  *
- *   bfs-import --filter name [--host h] [--port p] [--user u] [--pass x] [--batch n] [--window n]
+ *   bfs-import --filter name [--host h] [--port p] [--user u] [--pass x]
+ *              [--tls [--cacert f] [--cert f --key f]] [--batch n] [--window n]
  *              [--capacity n --error-rate p [--expansion n] [--nonscaling]] [file ... | -]
  *
  * A line is an item as its bytes, without the line ending (LF or CRLF); empty lines are skipped.
@@ -12,9 +13,12 @@
  * connection was lost, 2 bad usage, an unreadable input or a server that cannot be used.
  */
 import { createReadStream, fstatSync, statSync } from 'node:fs'
+import type tls from 'node:tls'
 import type { Readable } from 'node:stream'
-import { RespClient, RespReplyError, type RespArg, type RespValue } from './resp-client.js'
-import { readArgs } from './cli-args.js'
+import { RespClient } from './resp-client.js'
+import type { CommandArg } from '../protocol/command-encoder.js'
+import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
+import { readArgs, tlsConnectOptions, tlsOptionTable, type TlsArgs } from './cli-args.js'
 import { BFS_DEFAULT_PORT, EXIT_FAILED, EXIT_OK, SetupError, errorText, runCli } from './cli-main.js'
 import { ProgressLine, REDRAW_MS, formatBar } from './progress-line.js'
 
@@ -46,6 +50,9 @@ options:
   --user name             AUTH as this ACL user (or env BFS_IMPORT_USER); needs --pass
   --pass pass             AUTH with this password (or env BFS_IMPORT_PASSWORD);
                           --password is the same
+  --tls                   connect over TLS (as redis-cli --tls), with:
+  --cacert file           CA certificate(s) the server's certificate must chain to
+  --cert file, --key file client certificate and its key
   --batch n               items per BF.MADD (default ${DEFAULT_BATCH})
   --window n              BF.MADD commands in flight (default ${DEFAULT_WINDOW})
   --capacity n            create the filter first (BF.RESERVE) with this capacity...
@@ -69,6 +76,8 @@ interface ImportOptions {
   password?: string
   /** With a password: the ACL user to AUTH as. */
   username?: string
+  /** --tls: the connection's TLS options. */
+  tls?: tls.ConnectionOptions
   batch: number
   window: number
   create?: { capacity: number; errorRate: number; expansion?: number; nonScaling: boolean }
@@ -130,9 +139,7 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   let port = BFS_DEFAULT_PORT
   let password = process.env.BFS_IMPORT_PASSWORD
   let username = process.env.BFS_IMPORT_USER
-  const setPassword = (value: () => string): void => {
-    password = value()
-  }
+  const setPassword = (value: () => string): string => (password = value())
   let batch = DEFAULT_BATCH
   let window = DEFAULT_WINDOW
   let capacity: number | undefined
@@ -141,10 +148,12 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   let nonScaling = false
   let progress: ProgressMode = 'auto'
   let progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_S * 1000
+  const tlsArgs: TlsArgs = { tls: false }
   const setFilter = (value: () => string): void => {
     filter = value()
   }
   const inputs = readArgs(args, {
+    ...tlsOptionTable(tlsArgs),
     '-f': setFilter,
     '--filter': setFilter,
     '--host': (value) => {
@@ -186,6 +195,7 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   if (inputs === 'help') return 'help'
   if (filter === undefined || filter === '') throw new SetupError('--filter is required')
   if (username !== undefined && username !== '' && (password === undefined || password === '')) throw new SetupError('--user needs --pass')
+  const tlsOptions = tlsConnectOptions(tlsArgs)
   const create = createOptions(capacity, errorRate, expansion, nonScaling)
   return {
     filter,
@@ -193,6 +203,7 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
     port,
     password: password === '' ? undefined : password,
     username: username === '' ? undefined : username,
+    tls: tlsOptions,
     batch,
     window,
     create,
@@ -367,7 +378,7 @@ class Importer {
   private flush(): void {
     const items = this.batchItems
     this.batchItems = []
-    const argv: RespArg[] = ['BF.MADD', this.options.filter, ...items]
+    const argv: CommandArg[] = ['BF.MADD', this.options.filter, ...items]
     const done = this.client.send(argv).then(
       (reply) => this.settle(items.length, reply),
       (error: Error) => this.fail(items.length, error),
@@ -413,7 +424,7 @@ async function prepare(options: ImportOptions, warn: (line: string) => void): Pr
   const where = `${options.host}:${options.port}`
   let client: RespClient
   try {
-    client = await RespClient.connect(options.host, options.port, { password: options.password, username: options.username })
+    client = await RespClient.connect(options.host, options.port, { password: options.password, username: options.username, tls: options.tls })
   } catch (error) {
     throw new SetupError(`cannot connect to ${where}: ${errorText(error)}`)
   }
@@ -421,7 +432,7 @@ async function prepare(options: ImportOptions, warn: (line: string) => void): Pr
     await client.send(['PING'])
     if (options.create !== undefined) {
       const { capacity, errorRate, expansion, nonScaling } = options.create
-      const argv: RespArg[] = ['BF.RESERVE', options.filter, String(errorRate), capacity]
+      const argv: CommandArg[] = ['BF.RESERVE', options.filter, String(errorRate), capacity]
       if (expansion !== undefined) argv.push('EXPANSION', expansion)
       if (nonScaling) argv.push('NONSCALING')
       try {

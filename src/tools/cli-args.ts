@@ -2,6 +2,8 @@
  * The command-line shape the bfs tools share: `--name value` or `--name=value`, flags without a
  * value, `-h`/`--help`, `--` before operands that start with '-', and '-' alone as an operand.
  */
+import { readFileSync } from 'node:fs'
+import type tls from 'node:tls'
 import { SetupError } from './cli-main.js'
 
 /**
@@ -49,4 +51,57 @@ export function readArgs(args: readonly string[], options: OptionTable): string[
     operands.push(arg)
   }
   return operands
+}
+
+/** redis-cli's TLS options as a tool reads them: --tls, and the files it connects with. */
+export interface TlsArgs {
+  tls: boolean
+  cacert?: string
+  cert?: string
+  key?: string
+}
+
+/** The option handlers of {@link TlsArgs}, to spread into a tool's {@link OptionTable}. */
+export function tlsOptionTable(into: TlsArgs): OptionTable {
+  return {
+    '--tls': () => {
+      into.tls = true
+    },
+    '--cacert': (value) => {
+      into.cacert = value()
+    },
+    '--cert': (value) => {
+      into.cert = value()
+    },
+    '--key': (value) => {
+      into.key = value()
+    },
+  }
+}
+
+/**
+ * Node's TLS options for {@link TlsArgs}, the files read now; undefined without --tls. As
+ * redis-cli: the server's certificate chain is checked against --cacert (else the system's CAs),
+ * its host name is not, and --cert and --key go together.
+ * @throws SetupError
+ */
+export function tlsConnectOptions(args: TlsArgs): tls.ConnectionOptions | undefined {
+  if (!args.tls) {
+    if (args.cacert !== undefined || args.cert !== undefined || args.key !== undefined) throw new SetupError('--cacert, --cert and --key need --tls')
+    return undefined
+  }
+  if ((args.cert === undefined) !== (args.key === undefined)) throw new SetupError('--cert and --key go together')
+  const read = (file: string, flag: string): Buffer => {
+    try {
+      return readFileSync(file)
+    } catch (error) {
+      throw new SetupError(`${flag}: cannot read '${file}': ${(error as Error).message}`)
+    }
+  }
+  return {
+    // redis-cli (hiredis) checks the chain, not the host name.
+    checkServerIdentity: () => undefined,
+    ...(args.cacert === undefined ? {} : { ca: read(args.cacert, '--cacert') }),
+    ...(args.cert === undefined ? {} : { cert: read(args.cert, '--cert'), key: read(args.key!, '--key') }),
+  }
 }

@@ -11,6 +11,7 @@ import * as api from '../../src/index.js'
 
 const VALUES = [
   'BFS_VERSION', 'BLOOM_CLUSTER_COMMANDS', 'BfsServer', 'BloomFilter', 'COMMAND_FLAGS', 'CONFIG_KEYS', 'ConfigError',
+  'CuckooFilter', 'CuckooFilterFullError',
   'DEFAULT_CONFIG', 'DEFAULT_EXPANSION', 'DecodeError', 'ERR', 'FILTER_ERROR_TEXT', 'FilterFullError', 'FilterRegistry',
   'REDIS_VERSION', 'ReplyError', 'ScalableBloomFilter', 'SlidingWindowFilter', 'WindowFilter', 'bloomCluster',
   'clusterSlotOf', 'createServer', 'decodeFilter', 'defineCommand', 'encodeFilter', 'encodedLength', 'isFilterError',
@@ -21,6 +22,7 @@ const TYPES = [
   'AddOutcome', 'BloomCluster', 'BloomClusterCommandName', 'BloomClusterOptions', 'BloomEntry', 'BloomFilterOptions',
   'BloomLayer', 'ClientSession', 'ClusterArgument', 'ClusterCommandClass', 'ClusterCommandLike', 'ClusterLike',
   'CommandArgs', 'CommandContext', 'CommandDefinition', 'CommandEntry', 'CommandFlag', 'CommandHandler', 'CommandSpec',
+  'CuckooFilterInfo', 'CuckooFilterOptions', 'FilterHealth', 'HealthVerdict',
   'CommandTable', 'Config', 'ConfigKey', 'Databases', 'DecodeErrorCode', 'ExtensionHandler', 'FilterEntry',
   'FilterError', 'FilterErrorCode', 'FilterInfo', 'FilterOptions', 'FilterParts', 'FilterRecord', 'Hashing', 'Item',
   'LayerParts', 'Logger', 'Protocol', 'ReplyWriter', 'ServerContext', 'ServerOptions', 'ShutdownOptions',

@@ -208,3 +208,43 @@ describe('/metrics', () => {
     expect(value('bfs_filters_over_target')).toBe(1)
   })
 })
+
+describe('BFS.HEALTH of a Cuckoo filter', () => {
+  it('answers its fill, its live estimate from each sub-filter, the rate of one full sub-filter, items and slots', async () => {
+    const { running, redis } = await boot()
+    await redis.call('CF.RESERVE', 'c', '1000', 'BUCKETSIZE', '4', 'EXPANSION', '0')
+    await redis.call('CF.INSERT', 'c', 'ITEMS', ...items('c', 300))
+    await redis.call('CF.DEL', 'c', 'c0')
+    const reply = (await redis.call('BFS.HEALTH', 'c')) as (string | number)[]
+    expect(reply.filter((_, i) => i % 2 === 0)).toEqual(['Fill ratio', 'Estimated error rate', 'Error rate', 'Items', 'Capacity', 'Items left', 'Verdict'])
+    const load = 299 / 1024
+    expect(Number(reply[1])).toBeCloseTo(load, 12)
+    expect(Number(reply[3])).toBeCloseTo(1 - (1 - load / 255) ** 8, 12)
+    expect(Number(reply[5])).toBeCloseTo(1 - (254 / 255) ** 8, 12)
+    expect(reply.slice(6)).toEqual(['Items', 299, 'Capacity', 1024, 'Items left', 1024 - 299, 'Verdict', 'ok'])
+    // The same health after a copy through CF.SCANDUMP / CF.LOADCHUNK (counted from the loaded buckets).
+    for (let cursor = 0; ; ) {
+      const [next, data] = (await redis.callBuffer('CF.SCANDUMP', 'c', cursor)) as [number, Buffer | null]
+      if (next === 0) break
+      await redis.call('CF.LOADCHUNK', 'copy', next, data!)
+      cursor = next
+    }
+    expect(await redis.call('BFS.HEALTH', 'copy')).toEqual(reply)
+    const entry = running.server.registry.get('c')!
+    expect(entry.kind).toBe('cuckoo')
+  })
+
+  it('a filter that grew past one full sub-filter is over target; a window filter is the wrong type', async () => {
+    const { redis } = await boot()
+    await redis.call('CF.RESERVE', 'g', '64')
+    for (let i = 0; Number((await redis.call('CF.INFO', 'g') as (string | number)[])[5]) < 3; i += 50) {
+      await redis.call('CF.INSERT', 'g', 'ITEMS', ...items(`g${i}-`, 50))
+    }
+    const reply = (await redis.call('BFS.HEALTH', 'g')) as (string | number)[]
+    expect(Number(reply[3])).toBeGreaterThan(Number(reply[5]))
+    expect(reply[13]).toBe('over target')
+    expect(reply[11]).toBe(-1)
+    await redis.call('APBF.RESERVE', 'w', 'COUNT', '0.01', '100')
+    await expect(redis.call('BFS.HEALTH', 'w')).rejects.toThrow(/^WRONGTYPE/)
+  })
+})

@@ -11,6 +11,7 @@ import { MAX_SUB_FILTER_BYTES, altHash, bucketIndex, fingerprintOf, kickInsert }
 import { murmurHash64ABig } from '../../src/core/murmur-hash.js'
 import { MAX_CUCKOO_FILTER_BYTES, MAX_CUCKOO_SUB_FILTER_BYTES } from '../../src/format/limits.js'
 import { MAX_CUCKOO_BYTES } from '../../src/core/cuckoo-filter.js'
+import { seededRandom } from '../helpers/seeded-random.js'
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text)
 
@@ -155,21 +156,9 @@ describe('the reference file at the core level', () => {
   })
 })
 
-/** A seeded generator (mulberry32), so that every run sees the same stream. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 describe('seeded streams against a model', () => {
   it.each([1, 2, 3, 4])('seed %i: no false negatives, counts at least the model, items tracked', (seed) => {
-    const next = random(seed)
+    const next = seededRandom(seed)
     const bucketSize = 1 + Math.floor(next() * 4)
     const filter = reserve(64, bucketSize, 1 + Math.floor(next() * 30), [1, 2, 4][Math.floor(next() * 3)]!)
     const model = new Map<string, number>()
@@ -207,7 +196,7 @@ describe('seeded streams against a model', () => {
 
 describe('kicks', () => {
   it('restores every bucket when the walk fails', () => {
-    const next = random(9)
+    const next = seededRandom(9)
     for (let round = 0; round < 200; round++) {
       const bucketSize = 1 + Math.floor(next() * 4)
       const buckets = 2 ** Math.floor(next() * 4)

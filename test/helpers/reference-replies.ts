@@ -4,6 +4,9 @@
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startServer, type RunningServer } from './start-server.js'
+import { RawClient, encodeCommand } from './resp.js'
 
 export interface ReferenceCase {
   line: number
@@ -66,4 +69,46 @@ export function loadReferenceCases(fixture = 'redisbloom-2.4-replies.txt'): Refe
     cases.push({ line: index + 1, command, args: command.map(argOf), resp2: Buffer.alloc(0) })
   })
   return cases
+}
+
+/**
+ * Sends every case over a real socket, in order on one connection, and expects the same bytes
+ * back: once in RESP2, once after HELLO 3 on a fresh server; then nothing more than the reference.
+ */
+export function replayReferenceCases(title: string, cases: readonly ReferenceCase[]): void {
+  describe.each([2, 3] as const)(`${title} over RESP%i`, (protocol) => {
+    let running: RunningServer
+    let client: RawClient
+
+    beforeAll(async () => {
+      running = await startServer()
+      client = await RawClient.connect(running.port)
+      if (protocol === 3) {
+        client.write(encodeCommand(['HELLO', '3']))
+        const greeting = await client.readUntil((bytes) => bytes.includes('args'))
+        expect(greeting.subarray(0, 2).toString()).toBe('%7')
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        await client.readUntil(() => true, 100)
+      }
+    })
+
+    afterAll(async () => {
+      client.close()
+      await running.stop()
+    })
+
+    for (const reference of cases) {
+      const expected = protocol === 3 && reference.resp3 !== undefined ? reference.resp3 : reference.resp2
+      it(`line ${reference.line}: ${reference.command.join(' ').slice(0, 120)}`, async () => {
+        client.write(encodeCommand(reference.args))
+        const got = await client.read(expected.length)
+        expect(got.toString('latin1')).toBe(expected.toString('latin1'))
+      })
+    }
+
+    it('sent nothing more than the reference', async () => {
+      client.write(encodeCommand(['PING']))
+      expect((await client.read(7)).toString()).toBe('+PONG\r\n')
+    })
+  })
 }

@@ -1,5 +1,6 @@
 /** Raw-bytes helpers: encode commands, and talk to a server over a plain socket. */
 import net from 'node:net'
+import tls from 'node:tls'
 
 /** A command as RESP multibulk bytes. */
 export function encodeCommand(args: readonly (string | Buffer)[]): Buffer {
@@ -32,6 +33,14 @@ export class RawClient {
   static connect(port: number, host = '127.0.0.1'): Promise<RawClient> {
     return new Promise((resolve, reject) => {
       const socket = net.connect({ port, host }, () => resolve(new RawClient(socket)))
+      socket.once('error', reject)
+    })
+  }
+
+  /** A TLS connection (`options`: the CA, a client certificate); resolves once its handshake is done. */
+  static connectTls(port: number, options: tls.ConnectionOptions, host = '127.0.0.1'): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const socket = tls.connect({ port, host, ...options }, () => resolve(new RawClient(socket)))
       socket.once('error', reject)
     })
   }

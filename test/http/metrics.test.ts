@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { metricName, parseInfo, topFiltersByItems } from '../../src/http/metrics.js'
+import { metricName, topFiltersByItems } from '../../src/http/metrics.js'
+import { parseInfo } from '../helpers/cluster-nodes.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { until } from '../helpers/replication-info.js'
@@ -157,12 +158,7 @@ describe('GET /metrics: latency and replication', () => {
   })
 })
 
-describe('parseInfo and topFiltersByItems', () => {
-  it('parseInfo reads field:value lines and skips headers', () => {
-    const fields = parseInfo('# Persistence\r\nloading:0\r\nrdb_last_bgsave_status:ok\r\n\r\n# Stats\r\nx:a:b\r\n')
-    expect([...fields]).toEqual([['loading', '0'], ['rdb_last_bgsave_status', 'ok'], ['x', 'a:b']])
-  })
-
+describe('metricName and topFiltersByItems', () => {
   it('metricName prefixes bfs_ once and replaces characters Prometheus refuses', () => {
     expect(metricName('rdb_saves')).toBe('bfs_rdb_saves')
     expect(metricName('bfs_snapshot_bytes')).toBe('bfs_snapshot_bytes')

@@ -14,6 +14,8 @@ import { Redis } from 'ioredis'
 import {
   BloomFilter,
   createServer,
+  CuckooFilter,
+  CuckooFilterFullError,
   decodeFilter,
   DecodeError,
   encodeFilter,
@@ -30,7 +32,7 @@ describe('the package entry', () => {
     const resolved = createRequire(import.meta.url).resolve('bloom-filter-server')
     expect(path.relative(root, resolved)).toBe(path.join('dist', 'index.js'))
     const declarations = readFileSync(path.join(root, 'dist', 'index.d.ts'), 'utf8')
-    for (const name of ['BloomFilter', 'ScalableBloomFilter', 'createServer', 'encodeFilter', 'decodeFilter', 'CommandDefinition']) {
+    for (const name of ['BloomFilter', 'CuckooFilter', 'ScalableBloomFilter', 'createServer', 'encodeFilter', 'decodeFilter', 'CommandDefinition']) {
       expect(declarations).toContain(name)
     }
     expect(existsSync(path.join(root, 'dist', 'library', 'bloom-filter.d.ts'))).toBe(true)
@@ -142,6 +144,81 @@ describe('a server started from the library', () => {
       expect(served).toBeInstanceOf(ScalableBloomFilter)
       expect(Buffer.from(BloomFilter.wrap(served as ScalableBloomFilter).toBytes())).toEqual(Buffer.from(local.toBytes()))
       expect(FilterRegistry.nameOf(Buffer.from('wire'))).toBe('wire')
+    } finally {
+      redis.disconnect()
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('CuckooFilter in process', () => {
+  it('adds, counts, deletes and tests strings and bytes alike', () => {
+    const filter = new CuckooFilter({ capacity: 1000 })
+    filter.add('s-1')
+    filter.add(new TextEncoder().encode('s-1'))
+    expect(filter.count('s-1')).toBe(2)
+    expect(filter.addIfAbsent('s-1')).toBe(false)
+    expect(filter.addIfAbsent('s-2')).toBe(true)
+    expect(filter.delete('s-1')).toBe(true)
+    expect(filter.has('s-1')).toBe(true) // added twice, deleted once
+    expect(filter.delete('s-1')).toBe(true)
+    expect(filter.has('s-1')).toBe(false)
+    expect(filter.size).toBe(1)
+    expect(filter.info()).toEqual({ sizeBytes: 40 + 16 + 1024, numBuckets: 512, numFilters: 1, items: 1, deletes: 2, bucketSize: 2, expansion: 1, maxIterations: 20 })
+    expect(filter.health()).toMatchObject({ items: 1, capacity: 1024, verdict: 'ok' })
+  })
+
+  it('throws CuckooFilterFullError when a filter that cannot grow is full, and changes nothing', () => {
+    const filter = new CuckooFilter({ capacity: 8, bucketSize: 2, expansion: 0 })
+    let error: unknown
+    try {
+      for (let i = 0; i < 100; i++) filter.add(`x${i}`)
+    } catch (caught) {
+      error = caught
+    }
+    expect(error).toBeInstanceOf(CuckooFilterFullError)
+    expect((error as CuckooFilterFullError).code).toBe('full')
+    const before = Buffer.from(filter.toBytes())
+    expect(() => filter.add('one more')).toThrow(CuckooFilterFullError)
+    expect(Buffer.from(filter.toBytes())).toEqual(before)
+  })
+
+  it('rejects options out of CF.RESERVE bounds with RangeError, and round-trips through toBytes/fromBytes', () => {
+    expect(() => new CuckooFilter({ capacity: 3 })).toThrow(RangeError)
+    expect(() => new CuckooFilter({ capacity: 100, bucketSize: 256 })).toThrow(RangeError)
+    expect(() => new CuckooFilter({ capacity: 100, maxIterations: 0 })).toThrow(RangeError)
+    expect(() => new CuckooFilter({ capacity: 100, expansion: 32769 })).toThrow(RangeError)
+    const filter = new CuckooFilter({ capacity: 100, bucketSize: 4, expansion: 2 })
+    for (let i = 0; i < 500; i++) filter.add(`i${i}`)
+    const copy = CuckooFilter.fromBytes(filter.toBytes('name'))
+    expect(copy.info()).toEqual(filter.info())
+    expect(Buffer.from(copy.toBytes('name'))).toEqual(Buffer.from(filter.toBytes('name')))
+    expect(() => CuckooFilter.fromBytes(new Uint8Array(10))).toThrow(DecodeError)
+  })
+
+  it('leaves the buckets CF.ADD leaves on a server, and serves a filter built in process', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'bfs-library-'))
+    const server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {} })
+    await server.start()
+    const redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
+    try {
+      await redis.connect()
+      const items = Array.from({ length: 3000 }, (_, i) => `session-${i}`)
+      await redis.call('CF.RESERVE', 'wire', '1000', 'BUCKETSIZE', '4')
+      await redis.call('CF.INSERT', 'wire', 'ITEMS', ...items)
+      await redis.call('CF.DEL', 'wire', 'session-7')
+      const local = new CuckooFilter({ capacity: 1000, bucketSize: 4 })
+      for (const item of items) local.add(item)
+      local.delete('session-7')
+      const served = server.registry.get('wire')!
+      expect(served.kind).toBe('cuckoo')
+      expect(Buffer.from(CuckooFilter.wrap(served.filter as CuckooFilter['core']).toBytes())).toEqual(Buffer.from(local.toBytes()))
+      server.registry.set('built', local.core)
+      const queries = ['session-1', 'session-7', ...Array.from({ length: 200 }, (_, i) => `other-${i}`)]
+      expect(await redis.call('CF.MEXISTS', 'built', ...queries)).toEqual(queries.map((item) => (local.has(item) ? 1 : 0)))
+      expect(await redis.call('CF.EXISTS', 'built', 'session-1')).toBe(1)
+      expect(await redis.type('built')).toBe('MBbloomCF')
     } finally {
       redis.disconnect()
       await server.close()

@@ -9,7 +9,7 @@ import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { replyEnd } from '../helpers/tools.js'
 import { BUILTIN_COMMANDS } from '../../src/commands/builtin.js'
 import { CONFIG_NAMES } from '../../src/runtime/config.js'
-import { REDIS_ONLY_CONFIG } from '../../src/runtime/config-redis-only.js'
+import { INERT_CONFIG } from '../../src/runtime/config-inert.js'
 
 /** One connection that sends a command and takes exactly one reply. */
 class Conn {
@@ -418,8 +418,8 @@ describe('CONFIG', () => {
     expect(defaults).toEqual(['default-error-rate', '0.01', 'default-capacity', '100', 'default-expansion', '2'])
     const all = await conn.strings('CONFIG', 'GET', '*')
     // Every name, the redis 7.0 aliases too (slave-read-only beside replica-read-only...).
-    // Then the redis 7.0 keys bfs has no behaviour for, with redis's defaults (runtime/config-redis-only.ts).
-    expect(all.filter((_, i) => i % 2 === 0)).toEqual([...CONFIG_NAMES.map((entry) => entry.name), ...REDIS_ONLY_CONFIG.keys()])
+    // Then the redis 7.0 keys bfs has no behaviour for, with redis's defaults (runtime/config-inert.ts).
+    expect(all.filter((_, i) => i % 2 === 0)).toEqual([...CONFIG_NAMES.map((entry) => entry.name), ...INERT_CONFIG.keys()])
     // A name without glob characters is answered under the name as given (redis 7.0 configGetCommand).
     const two = await conn.strings('CONFIG', 'GET', 'maxclients', 'APPENDFSYNC', 'appendfsync')
     expect(two).toEqual(['maxclients', '10000', 'APPENDFSYNC', 'everysec'])

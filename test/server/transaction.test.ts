@@ -12,7 +12,6 @@ import { type RawClient, encodeCommand, exchange } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
-import { encodeRecord } from '../../src/store/log-replay.js'
 import { BGSAVE_ERROR } from '../../src/store/disk-error.js'
 import { OOM } from '../../src/commands/dispatch.js'
 
@@ -339,7 +338,7 @@ describe('transactions in the append-only log', () => {
     await first.stop()
     const segments = listSegments(dir, 'appendonly.aof')
     const log = segments.map(({ file }) => readFileSync(file, 'latin1')).join('')
-    const records = (...items: string[][]): string => items.map((argv) => encodeRecord(argv.map((arg) => Buffer.from(arg))).toString('latin1')).join('')
+    const records = (...items: string[][]): string => items.map((argv) => encodeCommand(argv.map((arg) => Buffer.from(arg))).toString('latin1')).join('')
     expect(log).toContain(records(['MULTI'], ['BF.ADD', 'f', 'a'], ['BF.ADD', 'f', 'b'], ['EXEC']))
     expect(log).toContain(records(['BF.ADD', 'g', 'a']))
     expect(log).not.toContain(records(['BF.ADD', 'g', 'a'], ['EXEC']))
@@ -350,7 +349,7 @@ describe('transactions in the append-only log', () => {
 
   it('a MULTI whose EXEC never reached the log is dropped at the end of its segment, with redis\'s warning', async () => {
     const dir = keptDir('bfs-multi-cut-')
-    const record = (...argv: string[]): Buffer => encodeRecord(argv.map((arg) => Buffer.from(arg)))
+    const record = (...argv: string[]): Buffer => encodeCommand(argv.map((arg) => Buffer.from(arg)))
     // A crash cut the first segment inside a transaction; a later run went on in segment 2.
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), Buffer.concat([record('BF.ADD', 'f', 'a'), record('MULTI'), record('BF.ADD', 'f', 'b')]))
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 2)), Buffer.concat([record('BF.ADD', 'f', 'c'), record('MULTI'), record('BF.ADD', 'f', 'd'), record('BF.ADD', 'f', 'e'), record('EXEC'), record('MULTI'), record('BF.ADD', 'f', 'g')]))

@@ -8,7 +8,8 @@ import { execFileSync } from 'node:child_process'
 import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { encodeRecord, scanLog } from '../../src/store/log-replay.js'
+import { scanLog } from '../../src/store/log-replay.js'
+import { encodeCommand } from '../../src/protocol/command-encoder.js'
 import { AppendLog, LogLoadError, listSegments, segmentName, type FsyncPolicy } from '../../src/store/append-log.js'
 import { LogRewriter, type SnapshotSaver } from '../../src/store/log-rewrite.js'
 import { FilterRegistry } from '../../src/store/registry.js'
@@ -46,11 +47,11 @@ const COMMANDS = [
   ['BF.MADD', 'f', 'b', '', 'line\r\nbreak'],
   ['DEL', 'f'],
 ]
-const LOG = Buffer.concat(COMMANDS.map((argv) => encodeRecord(argv.map((arg) => Buffer.from(arg)))))
+const LOG = Buffer.concat(COMMANDS.map((argv) => encodeCommand(argv.map((arg) => Buffer.from(arg)))))
 
 describe('records', () => {
   it('encode as RESP multibulk and scan back, binary-safe', () => {
-    expect(encodeRecord([Buffer.from('BF.ADD'), Buffer.from('k'), Buffer.from([0, 13, 10])]).toString('latin1')).toBe(
+    expect(encodeCommand([Buffer.from('BF.ADD'), Buffer.from('k'), Buffer.from([0, 13, 10])]).toString('latin1')).toBe(
       '*3\r\n$6\r\nBF.ADD\r\n$1\r\nk\r\n$3\r\n\x00\r\n\r\n',
     )
     const seen: string[] = []
@@ -69,7 +70,7 @@ describe('records', () => {
     scanLog(LOG, () => {})
     let at = 0
     for (const argv of COMMANDS) {
-      at += encodeRecord(argv.map((arg) => Buffer.from(arg))).length
+      at += encodeCommand(argv.map((arg) => Buffer.from(arg))).length
       ends.push(at)
     }
     for (let cut = 1; cut < LOG.length; cut++) {
@@ -83,7 +84,7 @@ describe('records', () => {
   })
 
   it('damage in the middle is reported at the offset of the first bad byte', () => {
-    const second = encodeRecord(COMMANDS[0]!.map((arg) => Buffer.from(arg))).length
+    const second = encodeCommand(COMMANDS[0]!.map((arg) => Buffer.from(arg))).length
     for (const [delta, replacement] of [[0, 0x21], [1, 0x78], [5, 0x00]] as const) {
       const damaged = Buffer.from(LOG)
       damaged[second + delta] = replacement
@@ -135,14 +136,14 @@ describe('AppendLog', () => {
       commands.push([Buffer.from('BF.ADD'), Buffer.from('f'), item])
     }
     for (const argv of commands) log.append(argv)
-    const expected = Buffer.concat(commands.map((argv) => encodeRecord(argv)))
+    const expected = Buffer.concat(commands.map((argv) => encodeCommand(argv)))
     expect(log.bufferedBytes).toBe(expected.length)
     await turn()
     expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1)))).toEqual(expected)
     // The next turn starts from an empty buffer again.
     log.append(commands[0]!)
     await turn()
-    expect(statSync(path.join(dir, segmentName('appendonly.aof', 1))).size).toBe(expected.length + encodeRecord(commands[0]!).length)
+    expect(statSync(path.join(dir, segmentName('appendonly.aof', 1))).size).toBe(expected.length + encodeCommand(commands[0]!).length)
     log.close()
   })
 
@@ -248,7 +249,7 @@ describe('AppendLog', () => {
 
   it('replays segments in sequence order, numerically', () => {
     const dir = tempDir()
-    const record = (item: string): Buffer => encodeRecord(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
+    const record = (item: string): Buffer => encodeCommand(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 10)), record('ten'))
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 9)), record('nine'))
     writeFileSync(path.join(dir, 'appendonly.aof.x.incr.aof'), 'ignored')
@@ -281,7 +282,7 @@ describe('AppendLog', () => {
 
   it('load skips and deletes the segments below the snapshot\'s log-from, and never writes below it', async () => {
     const dir = tempDir()
-    const record = (item: string): Buffer => encodeRecord(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
+    const record = (item: string): Buffer => encodeCommand(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
     for (const seq of [1, 2, 3]) writeFileSync(path.join(dir, segmentName('appendonly.aof', seq)), record(`in-${seq}`))
     const logger = memoryLogger()
     const seen: string[] = []

@@ -230,4 +230,240 @@ export const SERVER_DOCS: Readonly<Record<string, CommandDoc>> = {
     summary: 'A container for latency diagnostics commands', since: '2.8.13', group: 'server',
     complexity: 'Depends on subcommand.',
   },
+  'latency|doctor': {
+    summary: 'Return a human readable latency analysis report.', since: '2.8.13', group: 'server',
+    complexity: 'O(1)',
+    tips: ['nondeterministic_output', 'request_policy:all_nodes', 'response_policy:special'],
+  },
+  'latency|graph': {
+    summary: 'Return a latency graph for the event.', since: '2.8.13', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'event', type: 'string' },
+    ],
+    tips: ['nondeterministic_output', 'request_policy:all_nodes', 'response_policy:special'],
+  },
+  'latency|help': {
+    summary: 'Show helpful text about the different subcommands.', since: '2.8.13', group: 'server',
+    complexity: 'O(1)',
+  },
+  'latency|histogram': {
+    summary: 'Return the cumulative distribution of latencies of a subset of commands or all.', since: '7.0.0', group: 'server',
+    complexity: 'O(N) where N is the number of commands with latency information being retrieved.',
+    arguments: [
+      { name: 'command', type: 'string', flags: ['optional', 'multiple'] },
+    ],
+    tips: ['nondeterministic_output', 'request_policy:all_nodes', 'response_policy:special'],
+  },
+  'latency|history': {
+    summary: 'Return timestamp-latency samples for the event.', since: '2.8.13', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'event', type: 'string' },
+    ],
+    tips: ['nondeterministic_output', 'request_policy:all_nodes', 'response_policy:special'],
+  },
+  'latency|latest': {
+    summary: 'Return the latest latency samples for all events.', since: '2.8.13', group: 'server',
+    complexity: 'O(1)',
+    tips: ['nondeterministic_output', 'request_policy:all_nodes', 'response_policy:special'],
+  },
+  'latency|reset': {
+    summary: 'Reset latency data for one or more events.', since: '2.8.13', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'event', type: 'string', flags: ['optional', 'multiple'] },
+    ],
+    tips: ['request_policy:all_nodes', 'response_policy:all_succeeded'],
+  },
+  lolwut: {
+    summary: 'Display some computer art and the Redis version', since: '5.0.0', group: 'server',
+    arguments: [
+      { name: 'version', type: 'integer', token: 'VERSION', flags: ['optional'] },
+    ],
+  },
+  memory: {
+    summary: 'A container for memory diagnostics commands', since: '4.0.0', group: 'server',
+    complexity: 'Depends on subcommand.',
+  },
+  'memory|doctor': {
+    summary: 'Outputs memory problems report', since: '4.0.0', group: 'server',
+    complexity: 'O(1)',
+    tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
+  },
+  'memory|help': {
+    summary: 'Show helpful text about the different subcommands', since: '4.0.0', group: 'server',
+    complexity: 'O(1)',
+  },
+  'memory|malloc-stats': {
+    summary: 'Show allocator internal stats', since: '4.0.0', group: 'server',
+    complexity: 'Depends on how much memory is allocated, could be slow',
+    tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
+  },
+  'memory|purge': {
+    summary: 'Ask the allocator to release memory', since: '4.0.0', group: 'server',
+    complexity: 'Depends on how much memory is allocated, could be slow',
+    tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
+  },
+  'memory|stats': {
+    summary: 'Show memory usage details', since: '4.0.0', group: 'server',
+    complexity: 'O(1)',
+    tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
+  },
+  'memory|usage': {
+    summary: 'Estimate the memory usage of a key', since: '4.0.0', group: 'server',
+    complexity: 'O(N) where N is the number of samples.',
+    arguments: [
+      { name: 'key', type: 'key', key_spec_index: 0 },
+      { name: 'count', type: 'integer', token: 'SAMPLES', flags: ['optional'] },
+    ],
+    key_specs: [{ flags: ['RO'], begin_search: { type: 'index', spec: { index: 2 } }, find_keys: { type: 'range', spec: { lastkey: 0, keystep: 1, limit: 0 } } }],
+  },
+  module: {
+    summary: 'A container for module commands', since: '4.0.0', group: 'server',
+    complexity: 'Depends on subcommand.',
+  },
+  'module|help': {
+    summary: 'Show helpful text about the different subcommands', since: '5.0.0', group: 'server',
+    complexity: 'O(1)',
+  },
+  'module|list': {
+    summary: 'List all modules loaded by the server', since: '4.0.0', group: 'server',
+    complexity: 'O(N) where N is the number of loaded modules.',
+    tips: ['nondeterministic_output_order'],
+  },
+  'module|load': {
+    summary: 'Load a module', since: '4.0.0', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'path', type: 'string' },
+      { name: 'arg', type: 'string', flags: ['optional', 'multiple'] },
+    ],
+  },
+  'module|loadex': {
+    summary: 'Load a module with extended parameters', since: '7.0.0', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'path', type: 'string' },
+      { name: 'configs', type: 'block', token: 'CONFIG', flags: ['optional', 'multiple', 'multiple_token'], arguments: [{ name: 'name', type: 'string' }, { name: 'value', type: 'string' }] },
+      { name: 'args', type: 'block', token: 'ARGS', flags: ['optional', 'multiple'], arguments: [{ name: 'arg', type: 'string' }] },
+    ],
+  },
+  'module|unload': {
+    summary: 'Unload a module', since: '4.0.0', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'name', type: 'string' },
+    ],
+  },
+  monitor: {
+    summary: 'Listen for all requests received by the server in real time', since: '1.0.0', group: 'server',
+  },
+  psync: {
+    summary: 'Internal command used for replication', since: '2.8.0', group: 'server',
+    arguments: [
+      { name: 'replicationid', type: 'string' },
+      { name: 'offset', type: 'integer' },
+    ],
+  },
+  replconf: {
+    summary: 'An internal command for configuring the replication stream', since: '3.0.0', group: 'server',
+    complexity: 'O(1)',
+    doc_flags: ['syscmd'],
+  },
+  replicaof: {
+    summary: 'Make the server a replica of another instance, or promote it as master.', since: '5.0.0', group: 'server',
+    complexity: 'O(1)',
+    arguments: [
+      { name: 'args', type: 'oneof', arguments: [{ name: 'host-port', type: 'block', arguments: [{ name: 'host', type: 'string' }, { name: 'port', type: 'integer' }] }, { name: 'no-one', type: 'block', arguments: [{ name: 'no', type: 'pure-token', token: 'NO' }, { name: 'one', type: 'pure-token', token: 'ONE' }] }] },
+    ],
+  },
+  'restore-asking': {
+    summary: 'An internal command for migrating keys in a cluster', since: '3.0.0', group: 'server',
+    complexity: 'O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).',
+    doc_flags: ['syscmd'],
+    history: [['3.0.0', 'Added the `REPLACE` modifier.'], ['5.0.0', 'Added the `ABSTTL` modifier.'], ['5.0.0', 'Added the `IDLETIME` and `FREQ` options.']],
+    arguments: [
+      { name: 'key', type: 'key', key_spec_index: 0 },
+      { name: 'ttl', type: 'integer' },
+      { name: 'serialized-value', type: 'string' },
+      { name: 'replace', type: 'pure-token', token: 'REPLACE', since: '3.0.0', flags: ['optional'] },
+      { name: 'absttl', type: 'pure-token', token: 'ABSTTL', since: '5.0.0', flags: ['optional'] },
+      { name: 'seconds', type: 'integer', token: 'IDLETIME', since: '5.0.0', flags: ['optional'] },
+      { name: 'frequency', type: 'integer', token: 'FREQ', since: '5.0.0', flags: ['optional'] },
+    ],
+    key_specs: [{ flags: ['OW', 'update'], begin_search: { type: 'index', spec: { index: 1 } }, find_keys: { type: 'range', spec: { lastkey: 0, keystep: 1, limit: 0 } } }],
+  },
+  role: {
+    summary: 'Return the role of the instance in the context of replication', since: '2.8.12', group: 'server',
+    complexity: 'O(1)',
+  },
+  save: {
+    summary: 'Synchronously save the dataset to disk', since: '1.0.0', group: 'server',
+    complexity: 'O(N) where N is the total number of keys in all databases',
+  },
+  shutdown: {
+    summary: 'Synchronously save the dataset to disk and then shut down the server', since: '1.0.0', group: 'server',
+    complexity: 'O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)',
+    history: [['7.0.0', 'Added the `NOW`, `FORCE` and `ABORT` modifiers.']],
+    arguments: [
+      { name: 'nosave_save', type: 'oneof', flags: ['optional'], arguments: [{ name: 'nosave', type: 'pure-token', token: 'NOSAVE' }, { name: 'save', type: 'pure-token', token: 'SAVE' }] },
+      { name: 'now', type: 'pure-token', token: 'NOW', since: '7.0.0', flags: ['optional'] },
+      { name: 'force', type: 'pure-token', token: 'FORCE', since: '7.0.0', flags: ['optional'] },
+      { name: 'abort', type: 'pure-token', token: 'ABORT', since: '7.0.0', flags: ['optional'] },
+    ],
+  },
+  slaveof: {
+    summary: 'Make the server a replica of another instance, or promote it as master.', since: '1.0.0', group: 'server',
+    complexity: 'O(1)',
+    doc_flags: ['deprecated'],
+    deprecated_since: '5.0.0',
+    replaced_by: '`REPLICAOF`',
+    arguments: [
+      { name: 'args', type: 'oneof', arguments: [{ name: 'host-port', type: 'block', arguments: [{ name: 'host', type: 'string' }, { name: 'port', type: 'integer' }] }, { name: 'no-one', type: 'block', arguments: [{ name: 'no', type: 'pure-token', token: 'NO' }, { name: 'one', type: 'pure-token', token: 'ONE' }] }] },
+    ],
+  },
+  slowlog: {
+    summary: 'A container for slow log commands', since: '2.2.12', group: 'server',
+    complexity: 'Depends on subcommand.',
+  },
+  'slowlog|get': {
+    summary: 'Get the slow log\'s entries', since: '2.2.12', group: 'server',
+    complexity: 'O(N) where N is the number of entries returned',
+    history: [['4.0.0', 'Added client IP address, port and name to the reply.']],
+    arguments: [
+      { name: 'count', type: 'integer', flags: ['optional'] },
+    ],
+    tips: ['request_policy:all_nodes', 'nondeterministic_output'],
+  },
+  'slowlog|help': {
+    summary: 'Show helpful text about the different subcommands', since: '6.2.0', group: 'server',
+    complexity: 'O(1)',
+  },
+  'slowlog|len': {
+    summary: 'Get the slow log\'s length', since: '2.2.12', group: 'server',
+    complexity: 'O(1)',
+    tips: ['request_policy:all_nodes', 'response_policy:agg_sum', 'nondeterministic_output'],
+  },
+  'slowlog|reset': {
+    summary: 'Clear all entries from the slow log', since: '2.2.12', group: 'server',
+    complexity: 'O(N) where N is the number of entries in the slowlog',
+    tips: ['request_policy:all_nodes', 'response_policy:all_succeeded'],
+  },
+  swapdb: {
+    summary: 'Swaps two Redis databases', since: '4.0.0', group: 'server',
+    complexity: 'O(N) where N is the count of clients watching or blocking on keys from both databases.',
+    arguments: [
+      { name: 'index1', type: 'integer' },
+      { name: 'index2', type: 'integer' },
+    ],
+  },
+  sync: {
+    summary: 'Internal command used for replication', since: '1.0.0', group: 'server',
+  },
+  time: {
+    summary: 'Return the current server time', since: '2.6.0', group: 'server',
+    complexity: 'O(1)',
+    tips: ['nondeterministic_output'],
+  },
 }

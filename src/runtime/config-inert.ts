@@ -1,7 +1,7 @@
 /**
- * The redis 7.0.15 configuration keys bfs has no behaviour for, with the value CONFIG GET answers
- * for each: Redis's default, or what is true of bfs where it differs (`latency-tracking no`: no
- * per-command histograms; `dynamic-hz no`: the cron runs at a fixed 10 Hz; `tcp-backlog 4096`:
+ * The inert keys: the redis 7.0.15 configuration keys bfs has no behaviour for, with the value
+ * CONFIG GET answers for each: Redis's default, or what is true of bfs where it differs
+ * (`latency-tracking no`: no per-command histograms; `dynamic-hz no`: the cron runs at a fixed 10 Hz; `tcp-backlog 4096`:
  * bfs's listen backlog; `jemalloc-bg-thread no`, `disable-thp no`: Node's allocator). Clients,
  * Sentinel, redis-cli and exporters probe these (redis_exporter reads maxmemory-policy,
  * io-threads, ...), so CONFIG GET answers every key redis 7.0 has. They are read only: CONFIG
@@ -11,7 +11,7 @@
  */
 import { CONFIG_NAMES } from './config.js'
 
-const REDIS_ONLY: readonly (readonly [string, string])[] = [
+const INERT: readonly (readonly [string, string])[] = [
   ['acl-pubsub-default', 'resetchannels'],
   ['aclfile', ''],
   ['acllog-max-len', '128'],
@@ -142,4 +142,4 @@ const REDIS_ONLY: readonly (readonly [string, string])[] = [
 const OWN = new Set(CONFIG_NAMES.map((entry) => entry.name))
 
 /** Key → value, for the keys bfs's own table does not have, sorted by name. */
-export const REDIS_ONLY_CONFIG: ReadonlyMap<string, string> = new Map(REDIS_ONLY.filter(([name]) => !OWN.has(name)))
+export const INERT_CONFIG: ReadonlyMap<string, string> = new Map(INERT.filter(([name]) => !OWN.has(name)))

@@ -1,22 +1,7 @@
-/** Byte comparisons for short arguments (command names, keys, keywords), without a call into C++ each. */
+/** The last bytes a lookup saw, compared without a call into C++ each (see {@link RememberedBytes}). */
 
 /** Above this length, Buffer#compare (memcmp) beats a JavaScript loop. */
 const LOOP_BYTES = 64
-
-/**
- * Whether `bytes[start, end)` is an ASCII keyword, given in upper case, in any letter case
- * (`nonscaling`, `NonScaling` and `NONSCALING` all match `'NONSCALING'`).
- */
-export function isKeywordAt(bytes: Uint8Array, start: number, end: number, upperKeyword: string): boolean {
-  const length = upperKeyword.length
-  if (end - start !== length) return false
-  for (let k = 0; k < length; k++) {
-    let c = bytes[start + k]!
-    if (c >= 0x61 && c <= 0x7a) c -= 0x20 // a-z → A-Z
-    if (c !== upperKeyword.charCodeAt(k)) return false
-  }
-  return true
-}
 
 /** Longest bytes a {@link RememberedBytes} keeps; longer ones are not remembered. */
 const REMEMBER_BYTES = 1024

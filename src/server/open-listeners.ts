@@ -1,0 +1,106 @@
+/**
+ * Opening every RESP listener at start: the plaintext TCP port on each `bind` address (none when
+ * `port` is 0 beside a TLS port, as in Redis), the TLS port (tls-listeners.ts), and the Unix
+ * socket, each routed to the server's accept.
+ */
+import type net from 'node:net'
+import type { Config } from '../runtime/config.js'
+import type { Logger } from '../runtime/logger.js'
+import type { Stats } from '../runtime/stats.js'
+import { TlsConfigError, checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
+import { acceptConnections, type ConnectionReader } from './accept-connections.js'
+import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
+import { openBindWarning } from './startup-checks.js'
+import { TlsListeners } from './tls-listeners.js'
+
+/** What start() listens on. */
+export interface OpenListeners {
+  /** The plaintext TCP listeners and the Unix socket's. */
+  readonly listeners: net.Server[]
+  readonly tls: TlsListeners | undefined
+  /** The plaintext TCP port (0 with no plaintext listener). */
+  readonly port: number
+  /** The addresses listened on. */
+  readonly hosts: string[]
+}
+
+/** A new connection: its reader, or undefined when refused. */
+export type Accept = (socket: net.Socket, unix: boolean) => ConnectionReader | undefined
+
+/** What the listeners need from the server: its accept, and its client count and stats for the TLS port's maxclients. */
+export interface ListenerHost {
+  readonly accept: Accept
+  readonly clientCount: () => number
+  readonly stats: Stats
+}
+
+/**
+ * Cluster mode gives one port per node everywhere (nodes.conf, CLUSTER NODES, MOVED): the
+ * plaintext one, or under tls-cluster the TLS one, with no plaintext port beside it (bfs does not
+ * yet give TLS clients and plaintext ones each their own port, as Redis does).
+ */
+function checkClusterPorts(config: Config, plaintext: boolean): void {
+  if (!config['tls-cluster'] && !plaintext) throw new Error('cluster mode without tls-cluster needs the plaintext port: set port beside tls-port (or tls-cluster yes)')
+  if (!config['tls-cluster']) return
+  if (config['tls-port'] === 0) throw new Error('tls-cluster yes needs a tls-port')
+  if (plaintext) throw new Error('tls-cluster yes needs port 0 (TLS-only nodes): bfs does not give plaintext clients a port of their own in a TLS cluster')
+  if (!config['tls-replication']) throw new Error('tls-cluster yes needs tls-replication yes (a replica connects to its master\'s TLS port)')
+}
+
+/** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
+export async function openListeners(config: Config, log: Logger, cluster: boolean, host: ListenerHost): Promise<OpenListeners> {
+  const accept = host.accept
+  const addresses = bindAddresses(config.bind)
+  // In protected mode (redis 7.0) only local clients are served while there is no password.
+  const bindWarning = config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), config.requirepass)
+  if (bindWarning !== undefined) log.warning(bindWarning)
+  let tls: TlsListeners | undefined
+  if (tlsEnabled(config)) {
+    try {
+      const setup = checkTlsConfig(config)
+      // A connection in its handshake counts against maxclients, as in redis.
+      const admits = (handshaking: number): boolean => {
+        if (host.clientCount() + handshaking < config.maxclients) return true
+        host.stats.rejectedConnections++
+        return false
+      }
+      if (setup !== undefined) tls = new TlsListeners(setup, log, admits)
+    } catch (error) {
+      if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`)
+      throw error
+    }
+  }
+  // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
+  const plaintext = tls === undefined || config.port !== 0
+  if (cluster) checkClusterPorts(config, plaintext)
+  const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => accept(socket, unix))
+  const listeners: net.Server[] = []
+  let port = 0
+  const hosts: string[] = []
+  const mode = `Running mode=${cluster ? 'cluster' : 'standalone'}`
+  if (plaintext) {
+    const tcp = await listenTcp(addresses, config.port, wire(false), log)
+    listeners.push(...tcp.listeners)
+    port = tcp.port
+    hosts.push(...tcp.hosts)
+    for (const host of tcp.hosts) {
+      log.notice(`${mode}, port=${port}.`)
+      log.notice(`Listening on ${host}:${port}`)
+    }
+  }
+  if (tls !== undefined) {
+    try {
+      await tls.listen(addresses, config['tls-port'], (socket) => accept(socket, false))
+    } catch (error) {
+      for (const listener of listeners) listener.close()
+      throw error
+    }
+    for (const host of tls.hosts) {
+      log.notice(`${mode}, tls-port=${tls.port}.`)
+      log.notice(`Listening on ${host}:${tls.port} (TLS)`)
+    }
+    if (hosts.length === 0) hosts.push(...tls.hosts)
+  }
+  if (config.unixsocket !== '') listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
+  return { listeners, tls, port, hosts }
+}
