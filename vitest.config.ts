@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 /**
- * Five projects, all run by `npm test`:
+ * Six projects, all run by `npm test`:
  * - unit: every test that starts no server and needs no build (the pure core, the format, the
  *   protocol, the commands' unit tests, the store against a temporary directory), imported from
  *   src/ through vitest's TypeScript transform: `npm run test:unit`, the inner loop.
@@ -9,6 +9,8 @@ import { defineConfig } from 'vitest/config'
  * - slow: the tests that take long or hold much memory: `npm run test:slow`. They run after the
  *   others, one file at a time, so that `npm test` never holds two of them at once.
  * - server: everything else (real servers over real sockets, child processes, the built package).
+ * - huge: a filter larger than one WebAssembly memory (test/huge: a 5 GiB layer, about 6 GiB of
+ *   RAM and 6 GiB of disk, a few minutes): `npm run test:huge`. Last, alone.
  * - distributed: several bfs processes replicating, and real redis-sentinel processes failing them
  *   over (test/distributed): `npm run test:distributed`. Last, one file at a time (each
  *   holds 3-4 servers and 3 Sentinels for tens of seconds).
@@ -26,6 +28,7 @@ const UNIT = [
   'test/http/query-value.test.ts',
 ]
 const DISTRIBUTED = ['test/distributed/**/*.test.ts']
+const HUGE = ['test/huge/**/*.test.ts']
 // Unit tests that say where the arenas place bitmaps (core/arena.ts keeps its arenas in module
 // state): they need the arenas as their file leaves them, not as the unit files before them in
 // the same worker left them (`isolate: false` shares module state between files).
@@ -52,7 +55,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: [...SLOW, ...FRESH_ARENAS], isolate: false } },
       { extends: true, test: { name: 'unit-fresh', include: FRESH_ARENAS } },
-      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED] } },
+      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED, ...HUGE] } },
       { extends: true, test: { name: 'slow', include: SLOW, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       {
         extends: true,
@@ -64,6 +67,10 @@ export default defineConfig({
           hookTimeout: 180_000,
           sequence: { groupOrder: 2 },
         },
+      },
+      {
+        extends: true,
+        test: { name: 'huge', include: HUGE, maxWorkers: 1, testTimeout: 600_000, hookTimeout: 600_000, sequence: { groupOrder: 3 } },
       },
     ],
   },

@@ -2,10 +2,12 @@
 # The TLS path beside the plaintext one: redis-benchmark with and without --tls against bfs (its
 # port and its tls-port) and against redis-server 7.0 (Debian's, built with TLS) in the same run,
 # at -P 1 and -P 16, -c 50. Prints req/s and the server's CPU time per request (utime + stime
-# from /proc/<pid>/stat). Certificates are made with openssl in a temporary directory. RedisBloom
-# is not needed: redis-server's rows are PING_MBULK, the ceiling of client and loopback.
+# from /proc/<pid>/stat). Certificates are made with openssl in a temporary directory. Without
+# RedisBloom, redis-server's rows are PING_MBULK, the ceiling of client and loopback; with
+# REDISBLOOM_SO set, redis-server loads that module and BF.ADD runs on it too, plain and TLS.
 #
 # Usage: bench/tls.sh [REQUESTS]   (default 200000 at -P 16, a tenth at -P 1); needs dist/ built.
+#   REDISBLOOM_SO=/path/to/redisbloom.so bench/tls.sh   also BF.ADD on redis-server with RedisBloom
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REQUESTS=${1:-200000}
@@ -33,13 +35,20 @@ mkdir -p "$work/bfs" "$work/redis"
 node dist/main.js --bind 127.0.0.1 --port "$bfs_port" --tls-port "$bfs_tls" "${tls_keys[@]}" --dir "$work/bfs" --save '' --appendonly no --loglevel warning >/dev/null 2>&1 &
 bfs_pid=$!
 pids+=("$bfs_pid")
-redis-server --bind 127.0.0.1 --port "$redis_port" --tls-port "$redis_tls" "${tls_keys[@]}" --dir "$work/redis" --save '' --appendonly no --loglevel warning >/dev/null 2>&1 &
+module=()
+[ -n "${REDISBLOOM_SO:-}" ] && module=(--loadmodule "$REDISBLOOM_SO")
+redis-server --bind 127.0.0.1 --port "$redis_port" --tls-port "$redis_tls" "${tls_keys[@]}" --dir "$work/redis" --save '' --appendonly no --loglevel warning "${module[@]}" >/dev/null 2>&1 &
 redis_pid=$!
 pids+=("$redis_pid")
 for port in "$bfs_port" "$redis_port"; do
   for _ in $(seq 100); do redis-cli -p "$port" PING >/dev/null 2>&1 && break; sleep 0.1; done
 done
 redis-cli -p "$bfs_port" BF.RESERVE bench 0.01 10000000 >/dev/null
+if [ -n "${REDISBLOOM_SO:-}" ]; then
+  redis-cli -p "$redis_port" MODULE LIST | grep -qx bf || { echo "redis-server did not load $REDISBLOOM_SO" >&2; exit 1; }
+  redis-cli -p "$redis_port" BF.RESERVE bench 0.01 10000000 >/dev/null
+  redis-benchmark -p "$redis_tls" "${client_tls[@]}" -c 50 -P 16 -n 100000 -r 1000000 -q BF.ADD bench __rand_int__ >/dev/null 2>&1
+fi
 # Warm-up, not recorded: the JIT settles on both paths.
 redis-benchmark -p "$bfs_port" -c 50 -P 16 -n 200000 -r 1000000 -q BF.ADD bench __rand_int__ >/dev/null 2>&1
 redis-benchmark -p "$bfs_tls" "${client_tls[@]}" -c 50 -P 16 -n 100000 -r 1000000 -q BF.ADD bench __rand_int__ >/dev/null 2>&1
@@ -65,4 +74,8 @@ for pipeline in 1 16; do
   row 'bfs PING_MBULK' tls "$bfs_pid" "$pipeline" "$n" -p "$bfs_tls" "${client_tls[@]}" -t ping_mbulk
   row 'bfs BF.ADD' plain "$bfs_pid" "$pipeline" "$n" -p "$bfs_port" BF.ADD bench __rand_int__
   row 'bfs BF.ADD' tls "$bfs_pid" "$pipeline" "$n" -p "$bfs_tls" "${client_tls[@]}" BF.ADD bench __rand_int__
+  if [ -n "${REDISBLOOM_SO:-}" ]; then
+    row 'RedisBloom BF.ADD' plain "$redis_pid" "$pipeline" "$n" -p "$redis_port" BF.ADD bench __rand_int__
+    row 'RedisBloom BF.ADD' tls "$redis_pid" "$pipeline" "$n" -p "$redis_tls" "${client_tls[@]}" BF.ADD bench __rand_int__
+  fi
 done

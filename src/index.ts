@@ -21,6 +21,8 @@
  */
 export { ScalableBloomFilter } from './core/scalable-filter.js'
 export type { FilterOptions, FilterParts, LayerParts, FilterInfo, Hashing, AddOutcome } from './core/scalable-filter.js'
+export { PiecedBitmap } from './core/pieced-bitmap.js'
+export type { Bitmap } from './core/pieced-bitmap.js'
 export { isFilterError } from './core/filter-error.js'
 export type { FilterError, FilterErrorCode } from './core/filter-error.js'
 export { createServer, BfsServer } from './server/server.js'

@@ -5,7 +5,7 @@
  * chunk walk are format/dump-header.ts and format/dump-chunk.ts; this file adds the key lookup,
  * the argument order, the error texts and the size limit.
  */
-import { allocateBitmap } from '../core/bitmap.js'
+import { allocateLayerBitmap } from '../core/bitmap.js'
 import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
 import { decodeDumpHeader } from '../format/dump-header.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
@@ -92,7 +92,7 @@ function filterFromHeader(ctx: CommandContext, header: Uint8Array): ScalableBloo
   if (declared !== undefined && declared > maxBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
   if (declared !== undefined) reserveLoadBytes(ctx, declared)
   try {
-    const parts = decodeDumpHeader(header, { maxBytes, allocate: allocateBitmap })
+    const parts = decodeDumpHeader(header, { maxBytes, allocate: allocateLayerBitmap })
     return ScalableBloomFilter.fromParts(parts, configured > 0 ? configured : undefined)
   } catch (error) {
     if (error instanceof DecodeError) throw new ReplyError(ERR.RECEIVED_BAD_DATA)

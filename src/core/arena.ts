@@ -9,9 +9,11 @@
  * - from 64 MiB up to {@link MAX_ARENA_BITMAP_BYTES} (4 GiB less the scratch area): an arena of
  *   its own, sized to the bitmap, which the garbage collector returns to the system once the
  *   filter is gone (DEL, FLUSHALL, an overwrite): a memory cannot shrink, but it can be dropped;
- * - larger (only a layer of the last 256 KiB below 4 GiB: Node 20's arrays stop at 4 GiB), or when
- *   the engine refuses a memory: a plain `Uint8Array`, probed by the JavaScript loops of
- *   bloom-layer.ts, as before arenas.
+ * - larger: a Bloom layer is split in pieces of {@link PIECE_BYTES}, each in an arena of its own
+ *   ({@link allocatePieces}, bitmap.ts allocateLayerBitmap; core/pieced-bitmap.ts), on every Node
+ *   version; a window slice that large stays a plain `Uint8Array` (Node 24 only);
+ * - when the engine refuses a memory up to that size: a plain `Uint8Array`, probed by the
+ *   JavaScript loops of bloom-layer.ts, as before arenas (a layer in pieces is refused instead).
  *
  * Stale views cannot exist: an arena is created at its final size (`initial` = `maximum`, and the
  * kernel has no `memory.grow`), so its `ArrayBuffer` is never detached and a view of it stays
@@ -27,6 +29,7 @@
 
 import { BITMAP_OPS_MODULE } from './bitmap-ops-module.js'
 import { BLOOM_KERNEL_MODULE } from './bloom-kernel-module.js'
+import { PiecedBitmap } from './pieced-bitmap.js'
 
 // lib.dom.d.ts declares WebAssembly; this project compiles against ES2022 and Node's types only.
 declare const WebAssembly: {
@@ -61,6 +64,20 @@ const MAX_PAGES = 65536
 /** Largest bitmap an arena holds: 4 GiB less the scratch area. */
 export const MAX_ARENA_BITMAP_BYTES = MAX_PAGES * PAGE_BYTES - SCRATCH_BYTES
 
+/**
+ * Bytes before each piece of a layer in pieces, after the scratch area: where the kernel lists the
+ * positions that fall in the piece (bloom-kernel.wat checkPiece, addPiece), 8 bytes each.
+ */
+export const PIECE_LIST_BYTES = 256 * 1024
+
+/**
+ * A layer larger than {@link MAX_ARENA_BITMAP_BYTES} is split in pieces of this many bytes, each
+ * in an arena of its own (the largest one memory holds on every Node version beside the scratch
+ * and list areas, a whole number of cache lines): a 5 GiB layer is two pieces, a 12 GB one three.
+ * The kernel runs once per piece (filter-batch.ts).
+ */
+export const PIECE_BYTES = MAX_ARENA_BITMAP_BYTES - PIECE_LIST_BYTES
+
 /** Regions start on a cache line. */
 const ALIGN = 64
 
@@ -78,6 +95,16 @@ export interface BloomKernel {
   hashAdd(
     desc: number, n: number, pairs: number, flags: number,
     bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
+  ): number
+  /** A check's pass over one piece of a layer (bits [lo, lo + span) at `bitmap`): flag 0 → 3 when absent there. */
+  checkPiece(
+    pairs: number, flags: number, n: number, bitCount: number, hashCount: number, lo: number, span: number, list: number, bitmap: number,
+  ): void
+  /** Before a check's passes: flag 0 → 3 for the items whose first position is in the piece and clear. */
+  checkFirst(pairs: number, flags: number, n: number, bitCount: number, lo: number, span: number, list: number, bitmap: number): void
+  /** An add's pass over one piece: flag → 1 when it turned a bit on there (flag 2 left alone); the bits turned on. */
+  addPiece(
+    pairs: number, flags: number, n: number, bitCount: number, hashCount: number, lo: number, span: number, list: number, bitmap: number,
   ): number
 }
 
@@ -207,6 +234,54 @@ export function allocateArenaBitmap(byteCount: number, near?: Uint8Array): Uint8
     if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
     throw error
   }
+}
+
+/**
+ * A zeroed bitmap of `byteCount` bytes in pieces of `pieceBytes` (the last one shorter), each in
+ * an arena of its own: a layer larger than one memory. Undefined when the engine refused a
+ * memory (the pieces taken so far go with the garbage collector).
+ */
+export function allocatePieces(byteCount: number, pieceBytes = PIECE_BYTES): PiecedBitmap | undefined {
+  const pieces: Uint8Array[] = []
+  try {
+    for (let at = 0; at < byteCount; at += pieceBytes) {
+      const size = Math.min(pieceBytes, byteCount - at)
+      const arena = new Arena(Math.ceil((SCRATCH_BYTES + PIECE_LIST_BYTES + size) / PAGE_BYTES) * PAGE_BYTES, true)
+      arena.take(PIECE_LIST_BYTES) // at SCRATCH_BYTES: the list area (pieceList)
+      PIECE_ARENAS.add(arena)
+      pieces.push(handOut(arena, arena.take(size)!, size))
+    }
+  } catch (error) {
+    if (error instanceof RangeError) return undefined // no memory (or address space) for an arena
+    throw error
+  }
+  return new PiecedBitmap(pieces, pieceBytes)
+}
+
+/**
+ * Most bytes one layer in pieces may have: the machine's memory, told by the server at start
+ * (store/databases.ts); unbounded before. Each piece is a memory of its own, which the kernel
+ * commits only page by page as it is written, so nothing else stops a reserve of terabytes that
+ * the first adds would then take the machine down with (RedisBloom #699).
+ */
+let maxPiecedBytes = Infinity
+
+/** Sets the bound of {@link allocatePieces} (Infinity: none). */
+export function limitPiecedLayers(bytes: number): void {
+  maxPiecedBytes = bytes
+}
+
+/** The bound {@link limitPiecedLayers} set. */
+export function piecedLayerLimit(): number {
+  return maxPiecedBytes
+}
+
+/** The arenas {@link allocatePieces} made: each has a list area at {@link SCRATCH_BYTES}. */
+const PIECE_ARENAS = new WeakSet<Arena>()
+
+/** Where the list area of a piece's arena starts, or undefined for an arena without one. */
+export function pieceList(arena: Arena): number | undefined {
+  return PIECE_ARENAS.has(arena) ? SCRATCH_BYTES : undefined
 }
 
 /**

@@ -6,8 +6,9 @@
  * and not `>>> 3`; `i & 7` stays correct for every integer below 2^53 because 2^32 is a multiple of 8.
  */
 
-import { allocateArenaBitmap, allocateArenaBitmapGroup } from './arena.js'
+import { allocateArenaBitmap, allocateArenaBitmapGroup, allocatePieces, MAX_ARENA_BITMAP_BYTES, piecedLayerLimit } from './arena.js'
 import { countArenaBits } from './bitmap-ops.js'
+import { type Bitmap, bitmapSlices } from './pieced-bitmap.js'
 
 /**
  * Allocates a zeroed bitmap of `byteCount` bytes: in WebAssembly memory (arena.ts) where it fits
@@ -19,6 +20,27 @@ import { countArenaBits } from './bitmap-ops.js'
 export function allocateBitmap(byteCount: number, near?: Uint8Array): Uint8Array {
   checkByteCount(byteCount)
   return allocateArenaBitmap(byteCount, near) ?? new Uint8Array(byteCount)
+}
+
+/**
+ * A zeroed bitmap for a Bloom layer: {@link allocateBitmap}'s up to one memory's size, pieces in
+ * memories of their own beyond it (arena.ts allocatePieces), on every Node version.
+ *
+ * @throws RangeError when `byteCount` is bad, larger than the machine's memory (arena.ts
+ *   limitPiecedLayers), or the engine refused a memory for a piece (the message says which):
+ *   never a silent fallback to another path
+ */
+export function allocateLayerBitmap(byteCount: number): Bitmap {
+  checkByteCount(byteCount)
+  if (byteCount <= MAX_ARENA_BITMAP_BYTES) return allocateBitmap(byteCount)
+  if (byteCount > piecedLayerLimit()) {
+    throw new RangeError(`a layer of ${byteCount} bytes is larger than this machine's memory (${piecedLayerLimit()} bytes)`)
+  }
+  const pieces = allocatePieces(byteCount)
+  if (pieces === undefined) {
+    throw new RangeError(`the runtime refused a WebAssembly memory for a layer of ${byteCount} bytes`)
+  }
+  return pieces
 }
 
 /**
@@ -71,10 +93,16 @@ function byteBits(v: number): number {
 
 /**
  * @returns the number of set bits in `bitmap[start, end)` (the whole bitmap by default): by the
- *   arena's kernel (bitmap-ops.ts) for a view of an arena, else counted four bytes at a time where
+ *   arena's kernel (bitmap-ops.ts) for a view of an arena (piece by piece for a pieced bitmap),
+ *   else counted four bytes at a time where
  *   the bytes are aligned.
  */
-export function countSetBits(bitmap: Uint8Array, start = 0, end = bitmap.length): number {
+export function countSetBits(bitmap: Bitmap, start = 0, end = bitmap.length): number {
+  if (!(bitmap instanceof Uint8Array)) {
+    let count = 0
+    for (const slice of bitmapSlices(bitmap, start, end)) count += countSetBits(slice)
+    return count
+  }
   return countArenaBits(bitmap, start, end) ?? countSetBitsLoop(bitmap, start, end)
 }
 

@@ -235,4 +235,145 @@
     (i32.store (local.get $result) (i32.add (i32.load (local.get $result)) (local.get $bits)))
     (i32.store offset=4 (local.get $result) (i32.add (i32.load offset=4 (local.get $result)) (local.get $added)))
     (local.get $i))
+
+  ;; ---- Layers of several pieces (arena.ts allocatePieces): a layer larger than one memory ----
+  ;; Its bitmap is split in pieces, each in a memory of its own with a list area before it; the
+  ;; piece in a memory holds the layer's bits [lo, lo + span) from byte `bitmap`. Positions are
+  ;; bloom.c's over the whole layer (m bits), stepped as $has and $set step them. A check or an add
+  ;; is one call per piece (checkPiece, addPiece), the flags carrying the outcome from one piece to
+  ;; the next (filter-batch.ts): the call lists the items' positions that fall in its piece
+  ;; ($listPiece), then tests or sets them ($checkList, $addList). The listing has no cache misses,
+  ;; and the test-or-set loop is a few instructions per position, so the misses of many items are
+  ;; in flight together (walking every position of every item in each piece's pass, testing only
+  ;; those in the piece, kept fewer misses in flight: 2 pieces cost twice 1, bench/big-layer).
+
+  ;; For each item i < n whose flag ANDed with `skip` is 0, an entry (rel << 16 | i), i64, at
+  ;; `list` for each of its positions p in [lo, lo + span), rel = p - lo, in item order. Returns the
+  ;; entries written (the caller leaves room for n * k).
+  (func $listPiece (param $pairs i32) (param $flags i32) (param $n i32) (param $mBits f64) (param $k i32)
+    (param $loBits f64) (param $spanBits f64) (param $skip i32) (param $list i32) (result i32)
+    (local $i i32) (local $m i64) (local $wrap i64) (local $lo i64) (local $span i64) (local $out i32)
+    (local $x i64) (local $b i64) (local $pos i64) (local $step i64) (local $stepw i64) (local $p i64) (local $rel i64) (local $j i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $wrap (call $wrapOf (local.get $m)))
+    (local.set $lo (i64.trunc_f64_u (local.get $loBits)))
+    (local.set $span (i64.trunc_f64_u (local.get $spanBits)))
+    (local.set $out (local.get $list))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (if (i32.eqz (i32.and (i32.load8_u (i32.add (local.get $flags) (local.get $i))) (local.get $skip)))
+          (then
+            (local.set $x (i64.load (local.get $pairs)))
+            (local.set $b (i64.load offset=8 (local.get $pairs)))
+            (local.set $pos (i64.rem_u (local.get $x) (local.get $m)))
+            (local.set $step (i64.rem_u (local.get $b) (local.get $m)))
+            (local.set $stepw (i64.sub (local.get $step) (local.get $wrap)))
+            (local.set $stepw (select (i64.add (local.get $stepw) (local.get $m)) (local.get $stepw) (i64.lt_s (local.get $stepw) (i64.const 0))))
+            (local.set $j (local.get $k))
+            (block $probed
+              (loop $probes
+                (br_if $probed (i32.eqz (local.get $j)))
+                ;; Written always, kept only when in the piece: no branch on where a position lies.
+                (local.set $rel (i64.sub (local.get $pos) (local.get $lo)))
+                (i64.store (local.get $out) (i64.or (i64.shl (local.get $rel) (i64.const 16)) (i64.extend_i32_u (local.get $i))))
+                (local.set $out (i32.add (local.get $out) (i32.shl (i64.lt_u (local.get $rel) (local.get $span)) (i32.const 3))))
+                (local.set $x (i64.add (local.get $x) (local.get $b)))
+                (local.set $p (i64.add (local.get $pos) (select (local.get $stepw) (local.get $step) (i64.lt_u (local.get $x) (local.get $b)))))
+                (local.set $pos (select (i64.sub (local.get $p) (local.get $m)) (local.get $p) (i64.ge_u (local.get $p) (local.get $m))))
+                (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+                (br $probes)))))
+        (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items)))
+    (i32.shr_u (i32.sub (local.get $out) (local.get $list)) (i32.const 3)))
+
+  ;; A check's pass over one piece: for each of the `count` entries at `list`, the item's flag
+  ;; gets 3 when its bit in the piece at `bitmap` is clear. No branch: the flag is ORed with 0 or 3.
+  (func $checkList (param $list i32) (param $count i32) (param $flags i32) (param $bitmap i32)
+    (local $end i32) (local $e i64) (local $rel i64) (local $at i32) (local $clear i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $count) (i32.const 3))))
+    (block $done
+      (loop $entries
+        (br_if $done (i32.ge_u (local.get $list) (local.get $end)))
+        (local.set $e (i64.load (local.get $list)))
+        (local.set $rel (i64.shr_u (local.get $e) (i64.const 16)))
+        (local.set $clear (i32.xor (i32.and (i32.shr_u
+          (i32.load8_u (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $rel) (i64.const 3)))))
+          (i32.and (i32.wrap_i64 (local.get $rel)) (i32.const 7))) (i32.const 1)) (i32.const 1)))
+        (local.set $at (i32.add (local.get $flags) (i32.and (i32.wrap_i64 (local.get $e)) (i32.const 0xffff))))
+        (i32.store8 (local.get $at) (i32.or (i32.load8_u (local.get $at)) (i32.mul (local.get $clear) (i32.const 3))))
+        (local.set $list (i32.add (local.get $list) (i32.const 8)))
+        (br $entries))))
+
+  ;; An add's pass over one piece: each entry's bit is set, and its item flagged 1 when that
+  ;; turned it on. Entries in item order, so a repeated item finds the bits its first occurrence
+  ;; set, in this piece as in every other. Returns the bits turned on.
+  (func $addList (param $list i32) (param $count i32) (param $flags i32) (param $bitmap i32) (result i32)
+    (local $end i32) (local $e i64) (local $rel i64) (local $at i32) (local $bit i32) (local $old i32) (local $clear i32) (local $bits i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $count) (i32.const 3))))
+    (block $done
+      (loop $entries
+        (br_if $done (i32.ge_u (local.get $list) (local.get $end)))
+        (local.set $e (i64.load (local.get $list)))
+        (local.set $rel (i64.shr_u (local.get $e) (i64.const 16)))
+        (local.set $at (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $rel) (i64.const 3)))))
+        (local.set $bit (i32.and (i32.wrap_i64 (local.get $rel)) (i32.const 7)))
+        (local.set $old (i32.load8_u (local.get $at)))
+        (i32.store8 (local.get $at) (i32.or (local.get $old) (i32.shl (i32.const 1) (local.get $bit))))
+        (local.set $clear (i32.xor (i32.and (i32.shr_u (local.get $old) (local.get $bit)) (i32.const 1)) (i32.const 1)))
+        (local.set $bits (i32.add (local.get $bits) (local.get $clear)))
+        (local.set $at (i32.add (local.get $flags) (i32.and (i32.wrap_i64 (local.get $e)) (i32.const 0xffff))))
+        (i32.store8 (local.get $at) (i32.or (i32.load8_u (local.get $at)) (local.get $clear)))
+        (local.set $list (i32.add (local.get $list) (i32.const 8)))
+        (br $entries)))
+    (local.get $bits))
+
+  ;; A check's pass over one piece: each item i < n whose flag is 0 gets flag 3 when one of its
+  ;; positions in the piece is clear (an item flagged 2 or 3 is not looked at). After every piece,
+  ;; 0 means present (filter-batch.ts). `list`: room for n * k + 1 entries.
+  (func (export "checkPiece") (param $pairs i32) (param $flags i32) (param $n i32) (param $mBits f64) (param $k i32)
+    (param $loBits f64) (param $spanBits f64) (param $list i32) (param $bitmap i32)
+    (call $checkList (local.get $list)
+      (call $listPiece (local.get $pairs) (local.get $flags) (local.get $n) (local.get $mBits) (local.get $k)
+        (local.get $loBits) (local.get $spanBits) (i32.const 3) (local.get $list))
+      (local.get $flags) (local.get $bitmap)))
+
+  ;; An add's pass over one piece: each item i < n not flagged 2 (an older layer has it) has its
+  ;; positions in the piece set, and is flagged 1 when that turned a bit on. Returns the bits
+  ;; turned on. `list`: room for n * k + 1 entries.
+  (func (export "addPiece") (param $pairs i32) (param $flags i32) (param $n i32) (param $mBits f64) (param $k i32)
+    (param $loBits f64) (param $spanBits f64) (param $list i32) (param $bitmap i32) (result i32)
+    (call $addList (local.get $list)
+      (call $listPiece (local.get $pairs) (local.get $flags) (local.get $n) (local.get $mBits) (local.get $k)
+        (local.get $loBits) (local.get $spanBits) (i32.const 2) (local.get $list))
+      (local.get $flags) (local.get $bitmap)))
+
+  ;; Before a check's passes: each item i < n whose flag is 0 and whose first position lies in
+  ;; this piece gets flag 3 when that bit is clear. An absent item of a sparse layer nearly always
+  ;; leaves there, for one cache miss, as $has's first position serves a layer in one memory; run
+  ;; for every piece before any checkPiece, it keeps those items out of every list. No branch on
+  ;; where the position lies: one outside the piece reads the list area's first byte instead.
+  (func (export "checkFirst") (param $pairs i32) (param $flags i32) (param $n i32) (param $mBits f64)
+    (param $loBits f64) (param $spanBits f64) (param $list i32) (param $bitmap i32)
+    (local $i i32) (local $m i64) (local $lo i64) (local $span i64) (local $rel i64) (local $in i32) (local $at i32) (local $clear i32)
+    (local.set $m (i64.trunc_f64_u (local.get $mBits)))
+    (local.set $lo (i64.trunc_f64_u (local.get $loBits)))
+    (local.set $span (i64.trunc_f64_u (local.get $spanBits)))
+    (block $done
+      (loop $items
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $rel (i64.sub (i64.rem_u (i64.load (local.get $pairs)) (local.get $m)) (local.get $lo)))
+        (local.set $in (i64.lt_u (local.get $rel) (local.get $span)))
+        (local.set $at (select (i32.add (local.get $bitmap) (i32.wrap_i64 (i64.shr_u (local.get $rel) (i64.const 3))))
+          (local.get $list) (local.get $in)))
+        (local.set $clear (i32.and (local.get $in) (i32.xor (i32.and (i32.shr_u (i32.load8_u (local.get $at))
+          (i32.and (i32.wrap_i64 (local.get $rel)) (i32.const 7))) (i32.const 1)) (i32.const 1))))
+        (local.set $at (i32.add (local.get $flags) (local.get $i)))
+        ;; Flag 0 becomes 3 when clear; 2 or 3 stay (2 | 3 would be 3: only a flag 0 is ORed).
+        (i32.store8 (local.get $at) (i32.or (i32.load8_u (local.get $at))
+          (i32.mul (i32.mul (local.get $clear) (i32.const 3)) (i32.eqz (i32.load8_u (local.get $at))))))
+        (local.set $pairs (i32.add (local.get $pairs) (i32.const 16)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $items))))
 )

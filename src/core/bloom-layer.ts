@@ -4,9 +4,10 @@
  */
 
 import type { Arena } from './arena.js'
-import { arenaOf } from './arena.js'
-import { allocateBitmap, countSetBits } from './bitmap.js'
+import { arenaOf, pieceList } from './arena.js'
+import { allocateLayerBitmap, countSetBits } from './bitmap.js'
 import { carryOut, mod64, twoPow64Mod } from './hashing.js'
+import { type Bitmap, PiecedBitmap, writeBitmap } from './pieced-bitmap.js'
 import { MAX_BIT_COUNT } from './sizing.js'
 import type { LayerGeometry } from './sizing.js'
 
@@ -27,8 +28,8 @@ export interface BloomLayerInit {
   readonly bitCount: number
   /** Items stored so far (RedisBloom `SBLink.size`, original library `count`). */
   readonly items: number
-  /** The bits, LSB first within each byte. */
-  readonly bitmap: Uint8Array
+  /** The bits, LSB first within each byte: one array, or pieces (pieced-bitmap.ts). */
+  readonly bitmap: Bitmap
   /** Set bits of `bitmap`, when the caller knows them (0 for a new one); counted when absent. */
   readonly setBits?: number
 }
@@ -61,8 +62,8 @@ export class BloomLayer {
   readonly bitCount: number
   /** Items added to this layer (incremented by {@link addHashed} when it changes the bitmap). */
   items: number
-  /** The bitmap itself (shared with toParts / the codec). */
-  readonly bitmap: Uint8Array
+  /** The bitmap itself (shared with toParts / the codec): one array, or pieces. */
+  readonly bitmap: Bitmap
   /**
    * Set bits of the bitmap, kept current without a scan: counted once when a bitmap is installed
    * (the constructor), then by each bit {@link addHashed} flips and over the range
@@ -81,6 +82,13 @@ export class BloomLayer {
   readonly arena: Arena | undefined
   /** Where the bitmap starts in its arena's memory (`bitmap.byteOffset`, read once). */
   readonly bitmapOffset: number
+  /**
+   * A bitmap larger than one memory: its pieces, each with the arena holding it (the kernel runs
+   * once per piece), when every piece is in an arena; undefined otherwise.
+   */
+  readonly pieces: readonly LayerPiece[] | undefined
+  /** The arena the kernel stages this layer's items in: its own, or its first piece's. */
+  readonly home: Arena | undefined
   /** 2^64 mod bitCount: what a wrap of the C uint64 `a + i*b` removes from a position. */
   private readonly wrap: number
 
@@ -93,7 +101,9 @@ export class BloomLayer {
    */
   constructor(init: BloomLayerInit) {
     const { capacity, errorRate, bitsPerEntry, hashCount, bitCount, items, bitmap } = init
-    if (!(bitmap instanceof Uint8Array)) throw new RangeError('bitmap must be a Uint8Array')
+    if (!(bitmap instanceof Uint8Array || bitmap instanceof PiecedBitmap)) {
+      throw new RangeError('bitmap must be a Uint8Array or a PiecedBitmap')
+    }
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`bad layer capacity ${capacity}`)
     if (!(errorRate > 0 && errorRate < 1)) throw new RangeError(`bad layer errorRate ${errorRate}`)
     if (!(Number.isFinite(bitsPerEntry) && bitsPerEntry >= 0)) {
@@ -118,8 +128,10 @@ export class BloomLayer {
     this.bitmap = bitmap
     this.setBits = init.setBits ?? countSetBits(bitmap)
     this.writeGuard = null
-    this.arena = arenaOf(bitmap)
-    this.bitmapOffset = bitmap.byteOffset
+    this.arena = bitmap instanceof Uint8Array ? arenaOf(bitmap) : undefined
+    this.bitmapOffset = bitmap instanceof Uint8Array ? bitmap.byteOffset : 0
+    this.pieces = bitmap instanceof PiecedBitmap ? layerPieces(bitmap) : undefined
+    this.home = this.arena ?? this.pieces?.[0]!.arena
     this.wrap = twoPow64Mod(bitCount)
   }
 
@@ -136,7 +148,7 @@ export class BloomLayer {
       hashCount: geometry.hashCount,
       bitCount: geometry.bitCount,
       items: 0,
-      bitmap: allocateBitmap(geometry.byteCount),
+      bitmap: allocateLayerBitmap(geometry.byteCount),
       setBits: 0,
     })
   }
@@ -155,6 +167,7 @@ export class BloomLayer {
   hasHashed(pair: Uint32Array): boolean {
     const m = this.bitCount
     const bitmap = this.bitmap
+    if (!(bitmap instanceof Uint8Array)) return this.probePieced(bitmap, pair, false) === 0
     const bHi = pair[2]
     const bLo = pair[3]
     let xHi = pair[0]
@@ -194,6 +207,7 @@ export class BloomLayer {
     if (this.writeGuard !== null) this.guardProbes(this.writeGuard, pair)
     const m = this.bitCount
     const bitmap = this.bitmap
+    if (!(bitmap instanceof Uint8Array)) return this.counted(this.probePieced(bitmap, pair, true))
     const bHi = pair[2]
     const bLo = pair[3]
     let xHi = pair[0]
@@ -231,10 +245,44 @@ export class BloomLayer {
         xHi = hi
       }
     }
+    return this.counted(flipped)
+  }
+
+  /** An add that turned `flipped` bits on: counted as a new item when that is not 0. */
+  private counted(flipped: number): boolean {
     if (flipped === 0) return false
     this.setBits += flipped
     this.items++
     return true
+  }
+
+  /**
+   * The probe loop over a pieced bitmap, each position `(a + i * b) mod 2^64 mod m` taken
+   * directly (the kernel's piece passes serve these layers; this way serves a layer outside the
+   * arenas and adds during a capture). A check (`write` false) returns 1 at the first clear bit,
+   * else 0; an add returns the bits it turned on.
+   */
+  private probePieced(bitmap: PiecedBitmap, pair: Uint32Array, write: boolean): number {
+    const m = this.bitCount
+    const bHi = pair[2]
+    const bLo = pair[3]
+    let xHi = pair[0]
+    let xLo = pair[1]
+    let flipped = 0
+    for (let i = this.hashCount; i > 0; i--) {
+      const pos = mod64(xHi, xLo, m)
+      const byte = Math.floor(pos / 8)
+      const old = bitmap.byteAt(byte)
+      const clear = ((old >>> (pos & 7)) & 1) ^ 1
+      if (write) {
+        bitmap.setByteAt(byte, old | (1 << (pos & 7)))
+        flipped += clear
+      } else if (clear === 1) return 1
+      const lo = (xLo + bLo) >>> 0
+      xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
+      xLo = lo
+    }
+    return flipped
   }
 
   /**
@@ -270,9 +318,36 @@ export class BloomLayer {
     }
     if (this.writeGuard !== null) this.writeGuard.beforeWrite(offset, end)
     const before = countSetBits(this.bitmap, offset, end)
-    this.bitmap.set(data, offset)
+    writeBitmap(this.bitmap, data, offset)
     this.setBits += countSetBits(this.bitmap, offset, end) - before
   }
+}
+
+/** One piece of a pieced layer as the kernel sees it (filter-batch.ts). */
+export interface LayerPiece {
+  /** The arena holding the piece. */
+  readonly arena: Arena
+  /** Where the piece starts in that arena's memory. */
+  readonly offset: number
+  /** Where the arena's list area starts (arena.ts PIECE_LIST_BYTES). */
+  readonly list: number
+  /** The layer's first bit in this piece. */
+  readonly firstBit: number
+  /** Bits in this piece. */
+  readonly bits: number
+}
+
+/** The pieces of `bitmap` with their arenas, or undefined when one is not in a piece's arena. */
+function layerPieces(bitmap: PiecedBitmap): LayerPiece[] | undefined {
+  const pieces: LayerPiece[] = []
+  for (let p = 0; p < bitmap.pieces.length; p++) {
+    const piece = bitmap.pieces[p]!
+    const arena = arenaOf(piece)
+    const list = arena === undefined ? undefined : pieceList(arena)
+    if (arena === undefined || list === undefined) return undefined
+    pieces.push({ arena, offset: piece.byteOffset, list, firstBit: p * bitmap.pieceBytes * 8, bits: piece.length * 8 })
+  }
+  return pieces
 }
 
 /**

@@ -18,8 +18,8 @@
  *                      loads an item's 1..7 tail bytes as one 8-byte word, the rest masked off)
  */
 
-import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
-import type { BloomLayer } from './bloom-layer.js'
+import { Arena, PAGE_BYTES, PIECE_LIST_BYTES, SCRATCH_BYTES } from './arena.js'
+import type { BloomLayer, LayerPiece } from './bloom-layer.js'
 
 /** A command's items, read where they are (the request parser's CommandArgs fits). */
 export interface ItemList {
@@ -60,7 +60,7 @@ const RUN_LOOP_COPY_BYTES = 2048
 const KEPT_VIEW_BYTES = 1024 * 1024
 
 /*
- * Every kernel call goes through one of these five sites, made megamorphic when the module loads
+ * Every kernel call goes through one of these sites, made megamorphic when the module loads
  * by calls on two small arenas of their own: a call site that saw one kernel only would keep that
  * kernel's instance, and so its memory, alive in its feedback after the filter is gone (a deleted
  * 1 GiB filter would stay resident until another arena's kernel ran there).
@@ -85,7 +85,24 @@ function callHashAdd(arena: Arena, n: number, bitmap: number, bitCount: number, 
   return arena.kernel.hashAdd(DESC, n, PAIRS, FLAGS, bitmap, bitCount, hashCount, room, RESULT)
 }
 
+function callCheckPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
+  arena.kernel.checkPiece(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+}
+
+function callCheckFirst(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
+  arena.kernel.checkFirst(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+}
+
+function callAddPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): number {
+  return arena.kernel.addPiece(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+}
+
 for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
+  const shape = { bitCount: 64, hashCount: 1 } as BloomLayer
+  const piece = { arena: sentinel, offset: SCRATCH_BYTES, list: SCRATCH_BYTES, firstBit: 0, bits: 64 }
+  callCheckPiece(sentinel, 0, 0, shape, piece)
+  callCheckFirst(sentinel, 0, 0, shape, piece)
+  callAddPiece(sentinel, 0, 0, shape, piece)
   callHash(sentinel, 0)
   callCheck(sentinel, 0, SCRATCH_BYTES, 64, 1)
   callAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
@@ -93,9 +110,9 @@ for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(S
   callHashAdd(sentinel, 0, SCRATCH_BYTES, 64, 1, 1)
 }
 
-/** Whether the kernel can serve these layers: every one is in an arena. */
+/** Whether the kernel can serve these layers: every one is in an arena (or in pieces in arenas). */
 export function kernelServes(layers: readonly BloomLayer[]): boolean {
-  for (let i = 0; i < layers.length; i++) if (layers[i]!.arena === undefined) return false
+  for (let i = 0; i < layers.length; i++) if (layers[i]!.home === undefined) return false
   return true
 }
 
@@ -229,6 +246,7 @@ function hashStaged(arena: Arena, n: number): void {
  * and flags copied there and the flags back when it is another one).
  */
 function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
+  if (layer.pieces !== undefined) return checkPieces(home, layer, layer.pieces, n)
   const arena = layer.arena!
   if (arena !== home) {
     arena.bytes.set(home.bytes.subarray(PAIRS, PAIRS + 16 * n), PAIRS)
@@ -240,13 +258,89 @@ function checkLayer(home: Arena, layer: BloomLayer, n: number): number {
 }
 
 /**
+ * Runs `call` on staged items [at, at + count) of `home` in `arena`, the arena of one piece of a
+ * layer: their pairs and flags copied there and the flags back when it is another one.
+ */
+function inPiece(home: Arena, arena: Arena, at: number, count: number, call: () => void): void {
+  if (arena !== home) {
+    arena.bytes.set(home.bytes.subarray(PAIRS + 16 * at, PAIRS + 16 * (at + count)), PAIRS + 16 * at)
+    arena.bytes.set(home.bytes.subarray(FLAGS + at, FLAGS + at + count), FLAGS + at)
+  }
+  call()
+  if (arena !== home) home.bytes.set(arena.bytes.subarray(FLAGS + at, FLAGS + at + count), FLAGS + at)
+}
+
+/**
+ * Items per piece pass: each lists at most k positions in the piece's list area (one entry more
+ * is written past the last, bloom-kernel.wat listPiece).
+ */
+function roundItems(layer: BloomLayer): number {
+  return Math.max(1, Math.floor((PIECE_LIST_BYTES / 8 - 1) / Math.max(1, layer.hashCount)))
+}
+
+/**
+ * {@link checkLayer} for a layer in pieces: one checkFirst call per piece (the items whose first
+ * position is clear), then one checkPiece call per piece (an item flagged 3 is skipped by the
+ * next), then flag 0 (every position set) becomes 2, 3 becomes 0.
+ */
+function checkPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[], n: number): number {
+  for (const piece of pieces) inPiece(home, piece.arena, 0, n, () => callCheckFirst(piece.arena, 0, n, layer, piece))
+  const round = roundItems(layer)
+  for (let i = 0; i < n; i += round) {
+    const count = Math.min(round, n - i)
+    for (const piece of pieces) inPiece(home, piece.arena, i, count, () => callCheckPiece(piece.arena, i, count, layer, piece))
+  }
+  const bytes = home.bytes
+  let found = 0
+  for (let j = 0; j < n; j++) {
+    const flag = bytes[FLAGS + j]
+    if (flag === 0) {
+      bytes[FLAGS + j] = 2
+      found++
+    } else if (flag === 3) bytes[FLAGS + j] = 0
+  }
+  return found
+}
+
+/**
+ * addLayer for a layer in pieces, over the n staged items (flags 0, or 2 where an older layer has
+ * the item): one addPiece call per piece, items in order in each, so each item's bits turned on
+ * add up over the pieces to what one pass item by item gives. At most `room` items per round:
+ * the round can then fill the layer only at its last item, where addLayer would stop too.
+ * Adds to the result words as addLayer does; returns the items handled.
+ */
+function addPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[], n: number, room: number): number {
+  const bytes = home.bytes
+  const round = roundItems(layer)
+  let i = 0
+  while (i < n && room > 0) {
+    const count = Math.min(n - i, room, round)
+    for (const piece of pieces) {
+      inPiece(home, piece.arena, i, count, () => {
+        home.words[RESULT >> 2] += callAddPiece(piece.arena, i, count, layer, piece)
+      })
+    }
+    let added = 0
+    for (let j = i; j < i + count; j++) {
+      const flag = bytes[FLAGS + j]
+      if (flag === 1) added++
+      else if (flag === 0) bytes[FLAGS + j] = 2
+    }
+    home.words[(RESULT >> 2) + 1] += added
+    room -= added
+    i += count
+  }
+  return i
+}
+
+/**
  * sb.c `SBChain_Check` for items[from, to): `out[outAt + j]` = 1 when item `from + j` may be
  * present, 0 when not. Layers must pass {@link kernelServes}.
  * @returns the index of the first item not answered: `to`, or less when an item is too long
  *   for the scratch area (the caller answers it and calls again)
  */
 export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
-  const home = layers[layers.length - 1]!.arena!
+  const home = layers[layers.length - 1]!.home!
   let i = from
   while (i < to) {
     const n = stage(home, items, i, to)
@@ -264,8 +358,13 @@ export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: n
  */
 export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8Array, outAt: number): void {
   const newest = layers[layers.length - 1]!
-  const home = newest.arena!
-  let found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+  const home = newest.home!
+  let found: number
+  if (newest.pieces === undefined) found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+  else {
+    hashStaged(home, n)
+    found = checkPieces(home, newest, newest.pieces, n)
+  }
   for (let l = layers.length - 2; l >= 0 && found < n; l--) found += checkLayer(home, layers[l]!, n)
   const bytes = home.bytes
   for (let j = 0; j < n; j++) out[outAt + j] = bytes[FLAGS + j] === 2 ? 1 : 0
@@ -280,7 +379,7 @@ export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8
  */
 export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
   const newest = layers[layers.length - 1]!
-  const home = newest.arena!
+  const home = newest.home!
   let i = from
   while (i < to && newest.items < newest.capacity) {
     const n = stage(home, items, i, to)
@@ -299,13 +398,17 @@ export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: n
  */
 export function addStaged(layers: readonly BloomLayer[], n: number, out: Uint8Array, outAt: number): number {
   const newest = layers[layers.length - 1]!
-  const home = newest.arena!
+  const home = newest.home!
   const words = home.words
   words[RESULT] = 0
   words[RESULT + 1] = 0
   const room = Math.min(newest.capacity - newest.items, 0x7fffffff)
   let done: number
-  if (layers.length === 1) {
+  if (newest.pieces !== undefined) {
+    hashStaged(home, n)
+    for (let l = layers.length - 2; l >= 0; l--) checkLayer(home, layers[l]!, n)
+    done = addPieces(home, newest, newest.pieces, n, room)
+  } else if (layers.length === 1) {
     done = callHashAdd(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount, room)
   } else {
     // The older layers take no writes meanwhile: checking all n items against them up front

@@ -6,7 +6,8 @@
  * those it has.
  */
 
-import { allocateBitmap, countSetBits } from './bitmap.js'
+import { allocateLayerBitmap, countSetBits } from './bitmap.js'
+import { type Bitmap, bitmapRange, bitmapSlices } from './pieced-bitmap.js'
 import { orBitmap } from './bitmap-ops.js'
 import type { BloomLayer } from './bloom-layer.js'
 import { ScalableBloomFilter } from './scalable-filter.js'
@@ -135,17 +136,17 @@ export function mergedBytes(sources: readonly ScalableBloomFilter[]): number {
 /** Layer `index` of the union: a new bitmap, the OR of every source's layer `index`. */
 function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): LayerParts {
   let shape: BloomLayer | undefined
-  let bitmap: Uint8Array | undefined
+  let bitmap: Bitmap | undefined
   let items = 0
   for (const source of sources) {
     const layer = source.layers[index]
     if (layer === undefined) continue
     if (bitmap === undefined) {
       shape = layer
-      bitmap = allocateBitmap(layer.bitmap.length) // a copy, in an arena: the sources stay as they are
-      bitmap.set(layer.bitmap)
+      bitmap = allocateLayerBitmap(layer.bitmap.length) // a copy, in an arena: the sources stay as they are
+      bySlices(bitmap, layer.bitmap, (to, from) => to.set(from))
     } else {
-      orBitmap(bitmap, layer.bitmap) // in the union's arena's kernel where it has one
+      bySlices(bitmap, layer.bitmap, orBitmap) // in the union's arena's kernel where it has one
     }
     items = Math.max(items, layer.items)
   }
@@ -153,12 +154,21 @@ function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): Lay
   return { capacity, errorRate, bitsPerEntry, hashCount, bitCount, items: layerItems(sources, index, bitmap!, shape!, items), bitmap: bitmap! }
 }
 
+/** `apply(slice, same bytes of src)` for each slice of `dst` (a piece, or all of an array). */
+function bySlices(dst: Bitmap, src: Bitmap, apply: (to: Uint8Array, from: Uint8Array) => void): void {
+  let at = 0
+  for (const slice of bitmapSlices(dst)) {
+    apply(slice, bitmapRange(src, at, at + slice.length))
+    at += slice.length
+  }
+}
+
 /**
  * The merged layer's count: a source's own when the union's bits are exactly its bits (the other
  * sources added nothing: a copy, a merge with itself or with a subset; the union holds every
  * source's bits, so the same count of set bits means the same bits), else the estimate.
  */
-function layerItems(sources: readonly ScalableBloomFilter[], index: number, bitmap: Uint8Array, shape: BloomLayer, largest: number): number {
+function layerItems(sources: readonly ScalableBloomFilter[], index: number, bitmap: Bitmap, shape: BloomLayer, largest: number): number {
   const setBits = countSetBits(bitmap)
   let exact = -1
   for (const source of sources) {

@@ -6,6 +6,7 @@
 
 import { BloomLayer } from './bloom-layer.js'
 import { NON_SCALING_FULL, TOO_LARGE } from './filter-error.js'
+import type { Bitmap } from './pieced-bitmap.js'
 import { addBatch, addStaged, checkStaged, hasBatch, kernelServes, stagedItems, stageItem } from './filter-batch.js'
 import type { ItemList } from './filter-batch.js'
 import type { FilterError } from './filter-error.js'
@@ -60,8 +61,8 @@ export interface LayerParts {
   bitCount: number
   /** Items stored in the layer. */
   items: number
-  /** The bitmap, shared with the live filter. */
-  bitmap: Uint8Array
+  /** The bitmap, shared with the live filter: one array, or pieces (core/pieced-bitmap.ts). */
+  bitmap: Bitmap
 }
 
 /** A whole filter as plain data (for the codec). Oldest layer first. */
@@ -280,7 +281,7 @@ export class ScalableBloomFilter {
    */
   stageCheck(items: ItemList, i: number, staged: number): boolean {
     const layers = this.layerList
-    return !this.seeded && kernelServes(layers) && stageItem(layers[layers.length - 1]!.arena!, items, i, staged)
+    return !this.seeded && kernelServes(layers) && stageItem(layers[layers.length - 1]!.home!, items, i, staged)
   }
 
   /** {@link hasMany}'s answers for the n items {@link stageCheck} staged: `out[j]` for item j. */
@@ -301,7 +302,7 @@ export class ScalableBloomFilter {
     const layers = this.layerList
     const newest = layers[layers.length - 1]!
     return !this.seeded && newest.writeGuard === null && newest.items + staged < newest.capacity && kernelServes(layers) &&
-      stageItem(newest.arena!, items, i, staged)
+      stageItem(newest.home!, items, i, staged)
   }
 
   /** {@link addMany} for the n items {@link stageAdd} staged: `out[j]` = 1 when item j was added. */
@@ -312,7 +313,7 @@ export class ScalableBloomFilter {
   /** The items staged, where they lie, right after {@link addStaged} (valid until the next staging). */
   stagedItems(): ItemList {
     const layers = this.layerList
-    return stagedItems(layers[layers.length - 1]!.arena!)
+    return stagedItems(layers[layers.length - 1]!.home!)
   }
 
   // sb.c SBChain_Add: a new link of entries * growth items at error * ERROR_TIGHTENING_RATIO.

@@ -12,7 +12,9 @@
  * past either, holds up to 65535 layers and names up to 4 GiB - 1. A file written by the original
  * C library (one header with version byte 0, then its bitmap, nothing after) decodes too.
  */
+import type { Bitmap } from '../core/pieced-bitmap.js'
 import type { FilterParts, LayerParts } from '../core/scalable-filter.js'
+import { bitmapSlices } from './bitmap-bytes.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
 import { decodeFileTrailer, decodeFileTrailerLength, encodeFileTrailer, fileTrailerLength, TRAILER_FIXED_BYTES } from './file-trailer.js'
@@ -104,9 +106,11 @@ export function encodeFilter(
   let crc = 0
   parts.layers.forEach((layer, i) => {
     const header = encodeLayerHeader(layer, parts.hashing, i, parts.layers.length, version)
-    crc = checksum(layer.bitmap, checksumLayerHeader(header, checksum, 0, chainedCrcStart(version, crc)))
+    const slices = bitmapSlices(layer.bitmap)
+    crc = checksumLayerHeader(header, checksum, 0, chainedCrcStart(version, crc))
+    for (const slice of slices) crc = checksum(slice, crc)
     writeLayerChecksum(header, crc)
-    pieces.push(header, layer.bitmap)
+    pieces.push(header, ...slices)
   })
   const { expansion, nonScaling } = parts
   pieces.push(encodeFileTrailer({ name: record.name, expansion, nonScaling }, checksum))
@@ -132,7 +136,7 @@ export interface ByteSource {
    */
   read(offset: number, length: number): Uint8Array
   /** A layer's bitmap (the source may place it where the core wants bitmaps); {@link read} when absent. */
-  readBitmap?(offset: number, length: number): Uint8Array
+  readBitmap?(offset: number, length: number): Bitmap
 }
 
 /** An array as a {@link ByteSource}: reads are views into it. */
@@ -178,7 +182,8 @@ export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum 
       throw new DecodeError('truncated', `layer ${i} needs ${header.byteCount} bitmap bytes, ${left} left`)
     }
     const bitmap = readBitmap(source, start, header.byteCount, i)
-    crc = checksum(bitmap, checksumLayerHeader(headerBytes, checksum, 0, chainedCrcStart(first.version, crc)))
+    crc = checksumLayerHeader(headerBytes, checksum, 0, chainedCrcStart(first.version, crc))
+    for (const slice of bitmapSlices(bitmap)) crc = checksum(slice, crc)
     if (crc !== header.crc) throw new DecodeError('checksum', `layer ${i}: checksum mismatch`)
     layers.push({ ...header.layer, bitmap })
     offset = end
@@ -199,12 +204,12 @@ export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum 
 }
 
 /** A layer's bitmap; one this JavaScript engine cannot hold in one array is a DecodeError. */
-function readBitmap(source: ByteSource, start: number, byteCount: number, layer: number): Uint8Array {
+function readBitmap(source: ByteSource, start: number, byteCount: number, layer: number): Bitmap {
   try {
     return source.readBitmap !== undefined ? source.readBitmap(start, byteCount) : source.read(start, byteCount)
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)
+      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes cannot be allocated here`)
     }
     throw error
   }

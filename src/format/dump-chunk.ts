@@ -9,6 +9,7 @@
  * `iterator - data.length - 1`.
  */
 import type { FilterParts, LayerParts } from '../core/scalable-filter.js'
+import { bitmapRange, writeBitmap } from './bitmap-bytes.js'
 import { encodeDumpHeader } from './dump-header.js'
 
 /** Largest chunk BF.SCANDUMP returns: src/rebloom.c `#define MAX_SCANDUMP_SIZE (1024 * 1024 * 16)`. */
@@ -77,7 +78,7 @@ export function dumpChunkAt(parts: FilterParts, iterator: number, maxChunkBytes 
   const at = linkPosition(parts, iterator)
   if (at === undefined) return { next: DUMP_ITER_DONE, data: EMPTY }
   const length = Math.min(maxChunkBytes, at.layer.bitCount / 8 - at.offset)
-  return { next: iterator + length, data: at.layer.bitmap.subarray(at.offset, at.offset + length) }
+  return { next: iterator + length, data: bitmapRange(at.layer.bitmap, at.offset, at.offset + length) }
 }
 
 /**
@@ -92,7 +93,7 @@ export function applyDumpChunk(
   parts: FilterParts,
   iterator: number,
   data: Uint8Array,
-  write: ChunkWriter = (index, offset, bytes) => parts.layers[index]!.bitmap.set(bytes, offset),
+  write: ChunkWriter = (index, offset, bytes) => writeBitmap(parts.layers[index]!.bitmap, bytes, offset),
 ): 'ok' | DumpChunkError {
   if (!(iterator > 0) || iterator < data.length) return 'bad-data'
   const at = linkPosition(parts, iterator - data.length)

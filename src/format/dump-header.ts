@@ -10,6 +10,7 @@
  * ```
  * options: 1 NOROUND, 2 ENTS_IS_BITS, 4 FORCE64, 8 NO_SCALING (deps/bloom/bloom.h).
  */
+import type { Bitmap } from '../core/pieced-bitmap.js'
 import type { FilterParts, LayerParts } from '../core/scalable-filter.js'
 import { DecodeError } from './decode-error.js'
 import { filterProblem, layerProblem, MAX_LAYERS } from './limits.js'
@@ -43,8 +44,8 @@ const LN2 = 0.693147180559945
 export interface DecodeDumpOptions {
   /** Largest total of bitmap bytes (all layers) the caller will allocate; default 1 GiB. */
   maxBytes?: number
-  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`, which format/ may not import); a plain array by default. */
-  allocate?: (byteCount: number) => Uint8Array
+  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateLayerBitmap`); a plain array by default. */
+  allocate?: (byteCount: number) => Bitmap
 }
 
 /**

@@ -10,7 +10,9 @@
  * The file's length is known up front (the record gives it): the decoder takes exactly that many
  * bytes and refuses a file whose own sizes do not add up to it.
  */
+import type { Bitmap } from '../core/pieced-bitmap.js'
 import type { LayerParts } from '../core/scalable-filter.js'
+import { writeBitmap } from './bitmap-bytes.js'
 import { type FilterRecord, sameHashing } from './codec.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
@@ -27,8 +29,8 @@ export interface FileStreamLimits {
   readonly maxBitmapBytes: number
   /** Longest name, in bytes. */
   readonly maxNameBytes: number
-  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`); a plain array by default. */
-  readonly allocate?: (byteCount: number) => Uint8Array
+  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateLayerBitmap`); a plain array by default. */
+  readonly allocate?: (byteCount: number) => Bitmap
 }
 
 /**
@@ -48,7 +50,7 @@ export class FilterFileStream {
   private headerFill = 0
   private first: LayerHeader | undefined
   private current: LayerHeader | undefined
-  private bitmap: Uint8Array | undefined
+  private bitmap: Bitmap | undefined
   private bitmapFill = 0
   private crc = 0
   private bitmapBytes = 0
@@ -147,7 +149,7 @@ export class FilterFileStream {
     const bitmap = this.bitmap!
     const taken = Math.min(room, bitmap.length - this.bitmapFill)
     const piece = chunk.subarray(at, at + taken)
-    bitmap.set(piece, this.bitmapFill)
+    writeBitmap(bitmap, piece, this.bitmapFill)
     this.crc = this.checksum(piece, this.crc)
     if (this.countBits !== undefined) this.setBits += this.countBits(piece)
     this.bitmapFill += taken
@@ -205,12 +207,12 @@ export class FilterFileStream {
 }
 
 /** A zeroed bitmap; one this engine cannot hold in one array is a DecodeError. */
-function allocate(byteCount: number, layer: number, allocator?: (byteCount: number) => Uint8Array): Uint8Array {
+function allocate(byteCount: number, layer: number, allocator?: (byteCount: number) => Bitmap): Bitmap {
   try {
     return allocator !== undefined ? allocator(byteCount) : new Uint8Array(byteCount)
   } catch (error) {
     if (error instanceof RangeError) {
-      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes is larger than one array can be here`)
+      throw new DecodeError('corrupt', `layer ${layer} of ${byteCount} bytes cannot be allocated here`)
     }
     throw error
   }

@@ -16,6 +16,7 @@
  * file) and {@link SyncPayloadReader}, which decodes a payload from pieces as they come off a
  * socket. Every size is checked before anything is allocated for it.
  */
+import type { Bitmap } from '../core/pieced-bitmap.js'
 import type { FilterRecord } from './codec.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
@@ -123,8 +124,8 @@ export function encodeSyncPayload(files: readonly (readonly Uint8Array[])[]): Ui
 export interface SyncPayloadLimits {
   /** Most bitmap bytes of one filter, all layers (the replica's `max-filter-bytes`); 0: no limit. */
   readonly maxFilterBytes: number
-  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateBitmap`); a plain array by default. */
-  readonly allocate?: (byteCount: number) => Uint8Array
+  /** Allocates a zeroed bitmap (core/bitmap.ts `allocateLayerBitmap`); a plain array by default. */
+  readonly allocate?: (byteCount: number) => Bitmap
   /**
    * Told each record's length once it is checked, before anything is allocated for it (the
    * record bounds what it holds); may throw to refuse it (BFS.RESTORE-PART's `maxmemory`).

@@ -14,6 +14,15 @@ import {
 
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
 
+/**
+ * `max-filter-bytes` by default: 16 GiB. It takes the filters people reserve large on purpose (a
+ * crawler's seen-set of 10^10 URLs at 1 % is 11.2 GiB, 5·10^9 at 0.1 % 8.4 GiB) and refuses a
+ * capacity mistyped by a digit or more beyond them (10^11 at 1 % is 112 GiB), which would
+ * otherwise be reserved and then take the machine's memory as adds touch its pages. RedisBloom
+ * 2.4 has no limit; RedisBloom 8 refuses a capacity over 2^30 (1.2 GiB at 1 %).
+ */
+export const DEFAULT_MAX_FILTER_BYTES = 16 * 1024 * 1024 * 1024
+
 /** The whole configuration, keyed by the names bfs.conf and CONFIG GET use. */
 export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   port: number
@@ -261,7 +270,7 @@ const ROWS = {
   'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },
   'default-capacity': { kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, default: 100, unit: 'items', mutable: true, description: 'capacity (items) of auto-created filters' },
   'default-expansion': { kind: { type: 'integer', min: 1, max: 0xffffffff }, default: 2, mutable: true, description: 'growth factor of auto-created filters' },
-  'max-filter-bytes': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 4 * 1024 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'largest filter in bytes, 0 = no limit' },
+  'max-filter-bytes': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_MAX_FILTER_BYTES, unit: 'bytes', mutable: true, description: 'largest filter in bytes, 0 = no limit' },
   loglevel: { kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] }, default: 'notice', mutable: true, description: 'log verbosity: debug, verbose, notice or warning' },
   logfile: { kind: { type: 'string' }, default: '', mutable: false, description: 'log file, "" for standard output' },
   'slowlog-log-slower-than': { kind: { type: 'integer', min: -1, max: Number.MAX_SAFE_INTEGER }, default: 10000, mutable: true, description: 'microseconds a command must take to enter the SLOWLOG, -1 = off, 0 = every command' },

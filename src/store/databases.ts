@@ -9,6 +9,8 @@
  * Every registry keeps its index for life: SWAPDB swaps the keys of two databases, not the
  * registries (redis dbSwapDatabases swaps the dicts), so `server.registry` is always database 0.
  */
+import os from 'node:os'
+import { limitPiecedLayers } from '../core/arena.js'
 import { ConfigError } from '../runtime/config-values.js'
 import { type FilterEntry, FilterRegistry, KeyspaceShared, KeyspaceView } from './registry.js'
 
@@ -32,6 +34,8 @@ export function databaseCount(configured: number, clusterEnabled = false): numbe
  * @throws ConfigError when `http-db` names none of them
  */
 export function databasesFor(config: { readonly databases: number; readonly 'http-db': number; readonly 'cluster-enabled'?: boolean }): Databases {
+  // A layer larger than one memory is refused beyond the machine's memory (core/arena.ts).
+  limitPiecedLayers(os.totalmem())
   const databases = new Databases(databaseCount(config.databases, config['cluster-enabled']))
   if (!databases.has(config['http-db'])) {
     throw new ConfigError(`http-db ${config['http-db']}: no such database (databases is ${databases.count})`)

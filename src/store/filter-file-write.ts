@@ -2,6 +2,7 @@
  * Writing one filter file (docs/FORMAT.md): at once (BF.SAVE), or slice by slice without blocking
  * the event loop (a background save).
  */
+import { bitmapSlices } from '../core/pieced-bitmap.js'
 import { promises as fsp } from 'node:fs'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { FilterParts } from '../core/scalable-filter.js'
@@ -52,8 +53,13 @@ export async function writeFilterFileAsync(
         job.checkAbort()
         const sliceStarted = performance.now()
         const length = Math.min(SLICE_BYTES, bitmap.length - offset)
-        if (copy === undefined) scratch.set(bitmap.subarray(offset, offset + length))
-        else {
+        if (copy === undefined) {
+          let at = 0
+          for (const bytes of bitmapSlices(bitmap, offset, offset + length)) {
+            scratch.set(bytes, at)
+            at += bytes.length
+          }
+        } else {
           let at = 0
           copy.visit(offset, offset + length, (bytes) => {
             scratch.set(bytes, at)

@@ -1,10 +1,12 @@
 /**
  * Reading one filter file (a snapshot's, or BF.LOAD's) piece by piece: every header, bitmap and
  * trailer is read into its own array once its size has been checked against the file's, so a
- * file larger than one array can be (4 GiB on Node 20) loads as long as each layer fits in one.
+ * file larger than one array can be (4 GiB on Node 20) loads; a layer larger than one memory is
+ * read into its pieces (core/pieced-bitmap.ts).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
-import { allocateBitmap } from '../core/bitmap.js'
+import { allocateLayerBitmap } from '../core/bitmap.js'
+import { type Bitmap, bitmapSlices } from '../core/pieced-bitmap.js'
 import { type ByteSource, decodeFilter, type FilterRecord } from '../format/codec.js'
 import type { Checksum } from '../format/crc32.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -27,8 +29,14 @@ export class FileBytes implements ByteSource {
   }
 
   /** A bitmap, read into WebAssembly memory where it fits an arena (core/arena.ts). */
-  readBitmap(offset: number, length: number): Uint8Array {
-    return this.readInto(allocateBitmap(length), offset)
+  readBitmap(offset: number, length: number): Bitmap {
+    const bitmap = allocateLayerBitmap(length)
+    let at = offset
+    for (const slice of bitmapSlices(bitmap)) {
+      this.readInto(slice, at)
+      at += slice.length
+    }
+    return bitmap
   }
 
   private readInto(bytes: Uint8Array, offset: number): Uint8Array {

@@ -7,6 +7,7 @@
  * The layer learns of it through its `writeGuard` (core/bloom-layer.ts), which is null whenever
  * no capture is reading the layer: a write then costs one field check more.
  */
+import { type Bitmap, bitmapRange, bitmapSlices } from '../core/pieced-bitmap.js'
 import type { BloomLayer, WriteGuard } from '../core/bloom-layer.js'
 
 /**
@@ -20,6 +21,11 @@ export const COPY_PIECE_BYTES = 4 * 1024
  * large allocations instead of one per piece, whose memory is touched only as pieces fill it.
  */
 const SLAB_BYTES = 1024 * 1024
+
+/** `visit` with the live bytes `[start, end)` of a bitmap, a view per piece they lie in. */
+function visitLive(bitmap: Bitmap, start: number, end: number, visit: (bytes: Uint8Array) => void): void {
+  for (const bytes of bitmapSlices(bitmap, start, end)) visit(bytes)
+}
 
 /** The guard a layer holds: every capture still reading it (usually one). */
 class LayerGuard implements WriteGuard {
@@ -57,7 +63,7 @@ export class LayerCopy {
     for (let piece = Math.floor(start / COPY_PIECE_BYTES); piece <= last; piece++) {
       const pieceStart = piece * COPY_PIECE_BYTES
       if (pieceStart + COPY_PIECE_BYTES <= this.readEnd || this.saved.has(piece)) continue
-      this.saved.set(piece, this.keep(bitmap.subarray(pieceStart, Math.min(pieceStart + COPY_PIECE_BYTES, bitmap.length))))
+      this.saved.set(piece, this.keep(bitmapRange(bitmap, pieceStart, Math.min(pieceStart + COPY_PIECE_BYTES, bitmap.length))))
     }
   }
 
@@ -80,7 +86,7 @@ export class LayerCopy {
   visit(start: number, end: number, visit: (bytes: Uint8Array) => void): void {
     const bitmap = this.layer.bitmap
     if (this.saved.size === 0) {
-      if (end > start) visit(bitmap.subarray(start, end))
+      if (end > start) visitLive(bitmap, start, end, visit)
       return
     }
     let live = start // start of the run of live bytes not visited yet
@@ -90,13 +96,13 @@ export class LayerCopy {
       const stop = Math.min(pieceStart + COPY_PIECE_BYTES, end)
       const saved = this.saved.get(piece)
       if (saved !== undefined) {
-        if (at > live) visit(bitmap.subarray(live, at))
+        if (at > live) visitLive(bitmap, live, at, visit)
         visit(saved.subarray(at - pieceStart, stop - pieceStart))
         live = stop
       }
       at = stop
     }
-    if (end > live) visit(bitmap.subarray(live, end))
+    if (end > live) visitLive(bitmap, live, end, visit)
   }
 
   /** Records that bytes below `end` are read for good: their saved pieces go. */

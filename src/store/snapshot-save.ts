@@ -12,6 +12,7 @@
  * MANIFEST rename the previous snapshot is untouched: a failure before it deletes what the save
  * created, and the previous snapshot stays the one that loads.
  */
+import { copyBitmap } from '../core/pieced-bitmap.js'
 import { renameSync, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import type { FilterParts } from '../core/scalable-filter.js'
@@ -171,7 +172,7 @@ export function planSave(
     const copied = bitmapBytes <= copyBudget
     if (copied) {
       copyBudget -= bitmapBytes
-      parts = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
+      parts = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: copyBitmap(layer.bitmap) })) }
     }
     const problem = recordProblem({ name, parts })
     if (problem !== undefined) {

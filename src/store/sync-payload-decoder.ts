@@ -3,7 +3,7 @@
  * the socket into the filters the registry will hold. It lives in store/ and not beside the
  * format because it builds live filters (core) and Buffers, which format/ does not.
  */
-import { allocateBitmap, countSetBits } from '../core/bitmap.js'
+import { allocateLayerBitmap, countSetBits } from '../core/bitmap.js'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { FilterRecord } from '../format/codec.js'
 import { DecodeError } from '../format/decode-error.js'
@@ -42,7 +42,7 @@ export class SyncPayloadDecoder {
    */
   constructor(limits: SyncPayloadLimits, private readonly databases = Number.MAX_SAFE_INTEGER) {
     this.reader = new SyncPayloadReader(
-      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateBitmap, reserve: limits.reserve }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
+      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateLayerBitmap, reserve: limits.reserve }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
       (record) => this.add(record),
       (db) => this.selectDb(db),
     )

@@ -12,14 +12,14 @@ import * as api from '../../src/index.js'
 const VALUES = [
   'BFS_VERSION', 'BLOOM_CLUSTER_COMMANDS', 'BfsServer', 'BloomFilter', 'COMMAND_FLAGS', 'CONFIG_KEYS', 'ConfigError',
   'CuckooFilter', 'CuckooFilterFullError',
-  'DEFAULT_CONFIG', 'DEFAULT_EXPANSION', 'DecodeError', 'ERR', 'FILTER_ERROR_TEXT', 'FilterFullError', 'FilterRegistry',
+  'DEFAULT_CONFIG', 'DEFAULT_EXPANSION', 'DecodeError', 'PiecedBitmap', 'ERR', 'FILTER_ERROR_TEXT', 'FilterFullError', 'FilterRegistry',
   'REDIS_VERSION', 'ReplyError', 'ScalableBloomFilter', 'SlidingWindowFilter', 'WindowFilter', 'bloomCluster',
   'clusterSlotOf', 'createServer', 'decodeFilter', 'defineCommand', 'encodeFilter', 'encodedLength', 'isFilterError',
   'isKeyword', 'itemBytes', 'keyspace', 'loadConfig', 'parseDouble', 'parseInteger',
 ]
 
 const TYPES = [
-  'AddOutcome', 'BloomCluster', 'BloomClusterCommandName', 'BloomClusterOptions', 'BloomEntry', 'BloomFilterOptions',
+  'AddOutcome', 'Bitmap', 'BloomCluster', 'BloomClusterCommandName', 'BloomClusterOptions', 'BloomEntry', 'BloomFilterOptions',
   'BloomLayer', 'ClientSession', 'ClusterArgument', 'ClusterCommandClass', 'ClusterCommandLike', 'ClusterLike',
   'CommandArgs', 'CommandContext', 'CommandDefinition', 'CommandEntry', 'CommandFlag', 'CommandHandler', 'CommandSpec',
   'CuckooFilterInfo', 'CuckooFilterOptions', 'FilterHealth', 'HealthVerdict',

@@ -24,7 +24,7 @@ describe('BloomLayer', () => {
         hashRedisBloom(item, 0, item.length, pair)
         expect(layer.hasHashed(pair)).toBe(false)
         expect(layer.addHashed(pair)).toBe(true)
-        expect(setBits(layer.bitmap)).toEqual(want)
+        expect(setBits((layer.bitmap as Uint8Array))).toEqual(want)
         expect(layer.hasHashed(pair)).toBe(true)
         expect(layer.items).toBe(1)
         expect(layer.addHashed(pair)).toBe(false) // nothing changed: not counted again
@@ -95,14 +95,14 @@ describe('BloomLayer write guard (a capture reading the layer)', () => {
     const layer = BloomLayer.create(capacity, errorRate, layerGeometry(capacity, errorRate))
     if (adds === 3) expect(layer.bitCount).toBeGreaterThanOrEqual(2 ** 30)
     const told = new Map<number, number>() // byte → its value when the guard was told
-    layer.writeGuard = { beforeWrite: (start, end) => { for (let i = start; i < end; i++) if (!told.has(i)) told.set(i, layer.bitmap[i]!) } }
+    layer.writeGuard = { beforeWrite: (start, end) => { for (let i = start; i < end; i++) if (!told.has(i)) told.set(i, (layer.bitmap as Uint8Array)[i]!) } }
     const pair = createHashPair()
     for (let n = 0; n < adds; n++) {
       const item = Buffer.from(`guarded:${n}`)
       hashRedisBloom(item, 0, item.length, pair)
       expect(layer.addHashed(pair)).toBe(true)
     }
-    const changed = nonZeroBytes(layer.bitmap)
+    const changed = nonZeroBytes((layer.bitmap as Uint8Array))
     expect(changed.length).toBeGreaterThan(adds)
     // Every byte an add set was told of, and told while it was still 0 (before the write).
     for (const byte of changed) expect(told.get(byte), `byte ${byte}`).toBe(0)
@@ -117,8 +117,8 @@ describe('BloomLayer write guard (a capture reading the layer)', () => {
     layer.writeGuard = null
     layer.writeBytes(Uint8Array.of(7), 0)
     expect(ranges).toHaveLength(1)
-    expect([...layer.bitmap.subarray(40, 43)]).toEqual([1, 2, 3])
-    expect(layer.bitmap[0]).toBe(7)
+    expect([...(layer.bitmap as Uint8Array).subarray(40, 43)]).toEqual([1, 2, 3])
+    expect((layer.bitmap as Uint8Array)[0]).toBe(7)
     expect(new BloomLayer({ ...layer, bitmap: layer.bitmap }).writeGuard).toBeNull()
   })
 })

@@ -88,7 +88,7 @@ describe('the Bloom kernel against RedisBloom 2.4 SBChain (golden chains)', () =
       filter.layers.forEach((layer, i) => {
         expect(layer.arena).toBeDefined()
         expect(layer.items).toBe(chain.layers[i]!.items)
-        expect(toHex(layer.bitmap)).toBe(chain.layers[i]!.bitmapHex)
+        expect(toHex((layer.bitmap as Uint8Array))).toBe(chain.layers[i]!.bitmapHex)
         expect(layer.setBits).toBe(countSetBits(layer.bitmap))
       })
     })
@@ -109,7 +109,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
       const twin = viaLoops.layers[i]!
       expect(layer.items).toBe(twin.items)
       expect(layer.setBits).toBe(twin.setBits)
-      expect(Buffer.compare(layer.bitmap, twin.bitmap)).toBe(0)
+      expect(Buffer.compare((layer.bitmap as Uint8Array), (twin.bitmap as Uint8Array))).toBe(0)
     })
     const probes = Array.from({ length: 5000 }, (_, i) => utf8(`probe-${i}`)).concat(items.slice(0, 2000))
     expect(hasAll(viaKernel, probes, layout)).toEqual(probes.map((item) => viaLoops.has(item)))
@@ -129,7 +129,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
       expect(viaKernel.addMany(list, i, i + 10, out, 0)).toBe(i + 10)
       expect(Array.from(out)).toEqual(items.slice(i, i + 10).map((item) => viaLoops.add(item)))
     }
-    viaKernel.layers.forEach((layer, i) => expect(Buffer.compare(layer.bitmap, viaLoops.layers[i]!.bitmap)).toBe(0))
+    viaKernel.layers.forEach((layer, i) => expect(Buffer.compare((layer.bitmap as Uint8Array), (viaLoops.layers[i]!.bitmap as Uint8Array))).toBe(0))
     const probes = items.slice(0, 1500).concat(Array.from({ length: 1500 }, (_, i) => utf8(`absent-${i}`)))
     const probeReads = [itemList(probes, 'headers'), itemList(probes, 'headers')]
     for (let i = 0; i < probes.length; i += 10) {
@@ -222,7 +222,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
     expect(viaKernel.layers.length).toBeGreaterThan(2)
     viaKernel.layers.forEach((layer, i) => {
       expect(layer.items).toBe(viaLoops.layers[i]!.items)
-      expect(Buffer.compare(layer.bitmap, viaLoops.layers[i]!.bitmap)).toBe(0)
+      expect(Buffer.compare((layer.bitmap as Uint8Array), (viaLoops.layers[i]!.bitmap as Uint8Array))).toBe(0)
     })
   })
 
@@ -242,7 +242,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
     const layer = viaKernel.layers[0]!
     expect(layer.bitCount).toBeGreaterThan(2 ** 30)
     expect(layer.bitmap.length).toBeGreaterThanOrEqual(OWN_ARENA_BYTES)
-    expect(arenaOf(layer.bitmap)?.own).toBe(true)
+    expect(arenaOf((layer.bitmap as Uint8Array))?.own).toBe(true)
     const items = Array.from({ length: 2000 }, (_, i) => utf8(`big-${i}`))
     expect(addAll(viaKernel, items)).toEqual(items.map(() => 1))
     // The JavaScript loops of the same layer find every item, and no other.

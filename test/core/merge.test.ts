@@ -54,19 +54,19 @@ describe('mergeFilters', () => {
   it('ORs each layer: a shorter source contributes to the layers it has; the sources are untouched', () => {
     const long = filled(options(100), Array.from({ length: 350 }, (_, i) => `long${i}`))
     const short = filled(options(100), Array.from({ length: 60 }, (_, i) => `short${i}`))
-    const before = long.layers.map((layer) => Buffer.from(layer.bitmap))
+    const before = long.layers.map((layer) => Buffer.from((layer.bitmap as Uint8Array)))
     const union = merged([short, long])
     expect(long.layers.length).toBe(3)
     expect(union.layers.length).toBe(3)
     union.layers.forEach((layer, i) => {
-      const expected = Buffer.from(long.layers[i]!.bitmap)
-      if (i === 0) for (let j = 0; j < expected.length; j++) expected[j]! |= short.layers[0]!.bitmap[j]!
-      expect(Buffer.from(layer.bitmap).equals(expected)).toBe(true)
+      const expected = Buffer.from((long.layers[i]!.bitmap as Uint8Array))
+      if (i === 0) for (let j = 0; j < expected.length; j++) expected[j]! |= (short.layers[0]!.bitmap as Uint8Array)[j]!
+      expect(Buffer.from((layer.bitmap as Uint8Array)).equals(expected)).toBe(true)
       expect(layer.bitmap).not.toBe(long.layers[i]!.bitmap)
       // The live set-bit count BFS.HEALTH reads is right for the new bitmaps.
       expect(layer.setBits).toBe(countSetBits(layer.bitmap))
     })
-    long.layers.forEach((layer, i) => expect(Buffer.from(layer.bitmap).equals(before[i]!)).toBe(true))
+    long.layers.forEach((layer, i) => expect(Buffer.from((layer.bitmap as Uint8Array)).equals(before[i]!)).toBe(true))
     // Older layers stay full (capacity), so the union grows as the longest source would.
     expect(union.layers[0]!.items).toBe(100)
     expect(union.layers[1]!.items).toBe(200)
@@ -80,13 +80,13 @@ describe('mergeFilters', () => {
     const b = Array.from({ length: 300 }, (_, i) => `a${i + 150}`)
     const union = merged([filled(options(1000), a), filled(options(1000), b)])
     const fed = filled(options(1000), [...a, ...b])
-    expect(Buffer.from(union.layers[0]!.bitmap).equals(Buffer.from(fed.layers[0]!.bitmap))).toBe(true)
+    expect(Buffer.from((union.layers[0]!.bitmap as Uint8Array)).equals(Buffer.from((fed.layers[0]!.bitmap as Uint8Array)))).toBe(true)
   })
 
   it('merging a filter with itself gives the same bits and counts', () => {
     const filter = filled(options(1000), Array.from({ length: 700 }, (_, i) => `x${i}`))
     const union = merged([filter, filter])
-    expect(Buffer.from(union.layers[0]!.bitmap).equals(Buffer.from(filter.layers[0]!.bitmap))).toBe(true)
+    expect(Buffer.from((union.layers[0]!.bitmap as Uint8Array)).equals(Buffer.from((filter.layers[0]!.bitmap as Uint8Array)))).toBe(true)
     expect(union.info().items).toBe(filter.info().items)
   })
 

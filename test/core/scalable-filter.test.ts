@@ -49,7 +49,7 @@ describe('ScalableBloomFilter against RedisBloom 2.4 SBChain (golden chains)', (
           byteCount: layer.bitmap.length,
           items: layer.items,
         }).toEqual({ ...want, bitmapHex: undefined })
-        expect(toHex(layer.bitmap)).toBe(want.bitmapHex)
+        expect(toHex((layer.bitmap as Uint8Array))).toBe(want.bitmapHex)
       })
     })
   }
@@ -176,7 +176,7 @@ describe('seeded (original library) filters', () => {
     for (const v of vectors.seededPairs.filter((p) => p.seed === 12345)) {
       const pair = Uint32Array.of(parseInt(v.a.slice(0, 8), 16), parseInt(v.a.slice(8), 16), parseInt(v.b.slice(0, 8), 16), parseInt(v.b.slice(8), 16))
       filter.add(fromHex(v.item))
-      for (const pos of bitPositions(pair, layer.hashCount, layer.bitCount)) expect(layer.bitmap[pos >> 3] & (1 << (pos & 7))).not.toBe(0)
+      for (const pos of bitPositions(pair, layer.hashCount, layer.bitCount)) expect((layer.bitmap as Uint8Array)[pos >> 3] & (1 << (pos & 7))).not.toBe(0)
     }
   })
 })
@@ -201,7 +201,7 @@ describe('toParts / fromParts', () => {
     // A copy of the bitmaps, not structuredClone: an arena is a shared memory, and structuredClone
     // of a view of a SharedArrayBuffer shares the bytes instead of copying them.
     const copied = a.toParts()
-    const b = ScalableBloomFilter.fromParts({ ...copied, layers: copied.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) })
+    const b = ScalableBloomFilter.fromParts({ ...copied, layers: copied.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) })
     for (let i = 300; i < 800; i++) expect(b.add(utf8(`rt-${i}`))).toBe(a.add(utf8(`rt-${i}`)))
     expect(b.toParts()).toEqual(a.toParts())
   })

@@ -62,7 +62,7 @@ describe('setBits', () => {
     const filter = new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
     for (let i = 0; i < 250; i++) filter.add(text.encode(`x${i}`))
     const parts = filter.toParts()
-    const copied = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.map(() => Math.floor(next() * 256)) })) }
+    const copied = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).map(() => Math.floor(next() * 256)) })) }
     const restored = ScalableBloomFilter.fromParts(copied)
     expectCounted(restored)
     expect(restored.layers[0]!.setBits).not.toBe(filter.layers[0]!.setBits)
@@ -83,7 +83,7 @@ describe('setBits', () => {
       expect(outcome).toBe('ok')
       expectCounted(filter)
     }
-    expect(Array.from(layers[1]!.bitmap.subarray(20, 20 + chunk.length))).toEqual(Array.from(chunk))
+    expect(Array.from((layers[1]!.bitmap as Uint8Array).subarray(20, 20 + chunk.length))).toEqual(Array.from(chunk))
     expect(() => layers[0]!.writeBytes(chunk, 140)).toThrow(RangeError)
   })
 

@@ -35,9 +35,9 @@ describe('dumpChunkAt (BF.SCANDUMP)', () => {
     const chunk = dumpChunkAt(parts, 1 + a.bitmap.length - 3, 100)
     expect(chunk.data.length).toBe(3)
     expect(chunk.next).toBe(1 + a.bitmap.length)
-    expect(chunk.data.buffer).toBe(a.bitmap.buffer)
+    expect(chunk.data.buffer).toBe((a.bitmap as Uint8Array).buffer)
     const next = dumpChunkAt(parts, chunk.next, 5)
-    expect(next.data).toEqual(b.bitmap.subarray(0, 5))
+    expect(next.data).toEqual((b.bitmap as Uint8Array).subarray(0, 5))
     expect(next.next).toBe(chunk.next + 5)
   })
 
@@ -59,8 +59,8 @@ describe('dumpChunkAt (BF.SCANDUMP)', () => {
       chunks.push(data)
       iterator = next
     }
-    expect(toHex(concat(chunks))).toBe(toHex(concat(source.layers.map((l) => l.bitmap))))
-    expect(target.layers.map((l) => toHex(l.bitmap))).toEqual(source.layers.map((l) => toHex(l.bitmap)))
+    expect(toHex(concat(chunks))).toBe(toHex(concat(source.layers.map((l) => (l.bitmap as Uint8Array)))))
+    expect(target.layers.map((l) => toHex((l.bitmap as Uint8Array)))).toEqual(source.layers.map((l) => toHex((l.bitmap as Uint8Array))))
   })
 
   it('refuses a chunk size below 1', () => {
@@ -72,9 +72,9 @@ describe('applyDumpChunk (BF.LOADCHUNK on an existing filter)', () => {
   it('copies a chunk to iterator - length - 1', () => {
     const parts = t10()
     expect(applyDumpChunk(parts, 17, Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16))).toBe('ok')
-    expect(parts.layers[0]!.bitmap[15]).toBe(16)
+    expect((parts.layers[0]!.bitmap as Uint8Array)[15]).toBe(16)
     expect(applyDumpChunk(parts, 12, Uint8Array.of(0xaa, 0xbb))).toBe('ok')
-    expect(Array.from(parts.layers[0]!.bitmap.subarray(8, 11))).toEqual([9, 0xaa, 0xbb])
+    expect(Array.from((parts.layers[0]!.bitmap as Uint8Array).subarray(8, 11))).toEqual([9, 0xaa, 0xbb])
   })
 
   it('bad-data: iterator <= 0, or smaller than the chunk (src/sb.c since v2.4.8)', () => {
@@ -96,10 +96,10 @@ describe('applyDumpChunk (BF.LOADCHUNK on an existing filter)', () => {
   it('too-big: the chunk runs past the end of its layer, even into a next layer; nothing is written', () => {
     const parts = makeScalable(2)
     const first = parts.layers[0]!.bitmap.length
-    const before = parts.layers.map((l) => toHex(l.bitmap))
+    const before = parts.layers.map((l) => toHex((l.bitmap as Uint8Array)))
     expect(applyDumpChunk(parts, first + 2, new Uint8Array(2).fill(0xff))).toBe('too-big')
     expect(applyDumpChunk(t10(), 18, new Uint8Array(2))).toBe('too-big')
-    expect(parts.layers.map((l) => toHex(l.bitmap))).toEqual(before)
+    expect(parts.layers.map((l) => toHex((l.bitmap as Uint8Array)))).toEqual(before)
   })
 
   it('an empty chunk inside the bitmaps is ok and writes nothing', () => {

@@ -21,7 +21,9 @@ export interface ChildServer {
  * with the port from its "Listening on 127.0.0.1:<port>" line (so `--port 0` works). A child that
  * exits or does not get ready in time is killed and the promise rejects with its output.
  */
-export async function startChildServer(args: readonly string[], options: { fileSizeLimitKiB?: number } = {}): Promise<ChildServer> {
+export async function startChildServer(
+  args: readonly string[], options: { fileSizeLimitKiB?: number; readyTimeoutMs?: number } = {},
+): Promise<ChildServer> {
   const limit = options.fileSizeLimitKiB
   // RLIMIT_FSIZE through bash's ulimit (KiB), SIGXFSZ ignored: a write past the limit is cut
   // short, then fails with EFBIG, as on a full disk but at a size chosen here.
@@ -30,7 +32,7 @@ export async function startChildServer(args: readonly string[], options: { fileS
       ? InteractiveTool.start(process.execPath, [BFS_MAIN, ...args])
       : InteractiveTool.start('bash', ['-c', `trap '' XFSZ; ulimit -f ${limit}; exec "$0" "$@"`, process.execPath, BFS_MAIN, ...args])
   try {
-    await bfs.waitFor((output) => output.includes('Ready to accept connections'))
+    await bfs.waitFor((output) => output.includes('Ready to accept connections'), options.readyTimeoutMs)
   } catch (error) {
     bfs.kill()
     throw error

@@ -8,10 +8,11 @@ export interface ReferenceServer {
   stop(): Promise<void>
 }
 
-/** Starts `redis-server` and resolves once it answers PING. */
-export async function startRedisServer(): Promise<ReferenceServer> {
+/** Starts `redis-server` (with `extraArgs`, say `--loadmodule` and a path) and resolves once it answers PING. */
+export async function startRedisServer(extraArgs: readonly string[] = []): Promise<ReferenceServer> {
   const port = await freePort()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs]
+  const child = spawn('redis-server', args, {
     stdio: 'ignore',
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

@@ -353,6 +353,15 @@ describe('max-filter-bytes', () => {
     await expectHealthy(port)
   })
 
+  it('by default takes 10^10 items at 1 % in the limit and refuses a capacity mistyped a digit beyond', async () => {
+    const { port } = await start()
+    const client = await connect(port)
+    expect(await ask(client, 'CONFIG', 'GET', 'max-filter-bytes')).toBe('*2\r\n$16\r\nmax-filter-bytes\r\n$11\r\n17179869184\r\n')
+    expect(reserveBytes(0.01, 10_000_000_000) * 2 ** -30).toBeLessThan(16) // scalable: the first layer at 0.005
+    expect(await ask(client, 'BF.RESERVE', 'f', '0.01', '100000000000')).toBe(TOO_LARGE)
+    expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
+  })
+
   it('with no per-filter limit it is still an error reply', async () => {
     const { port } = await start({ 'max-filter-bytes': 0 })
     const client = await connect(port)

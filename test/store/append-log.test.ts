@@ -333,7 +333,7 @@ class MemorySnapshots implements SnapshotSaver {
 function cloneFilter(filter: ScalableBloomFilter): ScalableBloomFilter {
   const parts = filter.toParts()
   // Copies of the bitmaps: structuredClone of a view of an arena (a shared memory) shares its bytes.
-  return ScalableBloomFilter.fromParts({ ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) })
+  return ScalableBloomFilter.fromParts({ ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) })
 }
 
 describe('LogRewriter', () => {

@@ -27,10 +27,10 @@ function twins(): { arena: FilterParts; plain: FilterParts } {
   while (filter.layers.length < 3) filter.add(encoder.encode(`item-${i++}`))
   for (let j = 0; j < 1000; j++) filter.add(encoder.encode(`last-${j}`))
   const arena = filter.toParts()
-  const plain = { ...arena, layers: arena.layers.map((layer) => ({ ...layer, bitmap: Uint8Array.from(layer.bitmap) })) }
-  for (const layer of arena.layers) expect(arenaOf(layer.bitmap)).toBeDefined()
+  const plain = { ...arena, layers: arena.layers.map((layer) => ({ ...layer, bitmap: Uint8Array.from((layer.bitmap as Uint8Array)) })) }
+  for (const layer of arena.layers) expect(arenaOf((layer.bitmap as Uint8Array))).toBeDefined()
   for (const layer of plain.layers) expect(arenaOf(layer.bitmap)).toBeUndefined()
-  expect(arena.layers.some((layer) => layer.bitmap.byteOffset > 0)).toBe(true)
+  expect(arena.layers.some((layer) => (layer.bitmap as Uint8Array).byteOffset > 0)).toBe(true)
   expect(arena.layers[2]!.bitmap.length).toBeGreaterThan(SLICE_BYTES)
   return { arena, plain }
 }

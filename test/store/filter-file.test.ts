@@ -36,10 +36,10 @@ describe('readFilterFile', () => {
     expect(fromFile.parts.layers).toHaveLength(4)
     // Each bitmap is a region of its own in WebAssembly memory (core/arena.ts), where the kernel
     // serves it, and never a view of one buffer of the whole file.
-    for (const layer of fromFile.parts.layers) expect(arenaOf(layer.bitmap)).toBeDefined()
+    for (const layer of fromFile.parts.layers) expect(arenaOf((layer.bitmap as Uint8Array))).toBeDefined()
     // Four regions: no two layers at the same place of the same memory (two arenas may each hold
     // one at the same offset).
-    const places = fromFile.parts.layers.map((layer) => [arenaOf(layer.bitmap), layer.bitmap.byteOffset] as const)
+    const places = fromFile.parts.layers.map((layer) => [arenaOf((layer.bitmap as Uint8Array)), (layer.bitmap as Uint8Array).byteOffset] as const)
     expect(places.filter(([arena, offset], i) => places.some(([a, o], j) => j < i && a === arena && o === offset))).toEqual([])
     expect(places).toHaveLength(4)
     expect(readFilterFile(file, nativeCrc32, bytes.length)).toEqual(fromBytes)

@@ -63,7 +63,8 @@ describe('SnapshotStore', () => {
     const entry = registry.set('huge', filter)
     for (const item of items) filter.add(Buffer.from(item))
     // A bit beyond 2^32 set by hand, so the high part of the bitmap is checked too.
-    layer.bitmap[layer.bitmap.length - 1] = 0x80
+    const high = layer.bitmap as Uint8Array
+    high[high.length - 1] = 0x80
     registry.touch(entry)
     await snapshots.saveAll(registry, { background: true })
     registry.clear()
@@ -71,7 +72,7 @@ describe('SnapshotStore', () => {
     const back = bloomOf(again.registry.get('huge'))
     const parts = back.toParts().layers[0]!
     expect(parts.bitCount).toBe(layer.bitCount)
-    expect(parts.bitmap[parts.bitmap.length - 1]).toBe(0x80)
+    expect((parts.bitmap as Uint8Array)[(parts.bitmap as Uint8Array).length - 1]).toBe(0x80)
     expect(back.info()).toEqual(filter.info())
     for (const item of items) expect(back.has(Buffer.from(item))).toBe(true)
   }, 60_000)

@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { allocatePieces } from '../../src/core/arena.js'
 import { countSetBits } from '../../src/core/bitmap.js'
+import { writeBitmap } from '../../src/core/pieced-bitmap.js'
 import { ScalableBloomFilter, type FilterOptions } from '../../src/core/scalable-filter.js'
 import { encodeFilter } from '../../src/format/codec.js'
 import { DecodeError } from '../../src/format/decode-error.js'
@@ -87,7 +89,7 @@ async function payloadFromSave(registry: FilterRegistry): Promise<Buffer> {
 function payloadNow(registry: FilterRegistry): Buffer {
   const files = [...registry.entries()].map((entry) => {
     const parts = bloomOf(entry).toParts()
-    const copy = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: layer.bitmap.slice() })) }
+    const copy = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) }
     return encodeFilter({ name: FilterRegistry.bytesOf(entry.name), parts: copy }, nativeCrc32).map((piece) => piece.slice())
   })
   return Buffer.concat(encodeSyncPayload(files))
@@ -124,7 +126,7 @@ describe('captureRegistry', () => {
       expect(filter.info()).toEqual(live.info())
       expect(filter.hashing).toEqual(live.hashing)
       filter.layers.forEach((layer, i) => {
-        expect(Buffer.from(layer.bitmap).equals(live.layers[i]!.bitmap)).toBe(true)
+        expect(Buffer.from((layer.bitmap as Uint8Array)).equals((live.layers[i]!.bitmap as Uint8Array))).toBe(true)
         expect(layer.setBits).toBe(live.layers[i]!.setBits) // counted chunk by chunk as the bytes came
         expect(layer.setBits).toBe(countSetBits(layer.bitmap))
       })
@@ -225,6 +227,34 @@ describe('captureRegistry', () => {
     expect(bloomOf(registry.get('grows')).layers.length).toBeGreaterThan(2)
     expect(payload.equals(expected)).toBe(true)
     expect([...decode(payload, 65_536).filters()].map((f) => bloomFilter(f.filter).info().items)).toEqual(counts)
+    expect(guards(registry)).toBe(0)
+  })
+
+  it('sends a layer held in pieces as it was at the capture, byte for byte as one array, while adds go on', () => {
+    // Pieces of 4160 bytes (not a multiple of the 4 KiB copy-on-write unit): a saved unit can
+    // straddle two pieces, and the capture's slices cross them.
+    const options = { capacity: 20_000, errorRate: 0.01, expansion: 2, nonScaling: true }
+    const plain = filterOf(options, 3000)
+    const parts = plain.toParts()
+    const layer0 = parts.layers[0]!
+    const pieces = allocatePieces(layer0.bitmap.length, 4160)!
+    writeBitmap(pieces, layer0.bitmap as Uint8Array, 0)
+    const pieced = ScalableBloomFilter.fromParts({ ...parts, layers: [{ ...layer0, bitmap: pieces }] })
+    expect(pieced.layers[0]!.pieces!.length).toBeGreaterThan(5)
+    const registry = new FilterRegistry()
+    registry.set('pieced', pieced)
+    const reference = new FilterRegistry()
+    reference.set('pieced', plain)
+    const expected = payloadNow(reference)
+    const capture = captureRegistry(registry)
+    let n = 0
+    const payload = drain(capture, 1000, () => {
+      for (let i = 0; i < 30; i++) pieced.add(Buffer.from(`later:${n++}`))
+    })
+    expect(n).toBeGreaterThan(600) // adds really went on during the capture
+    expect(payload.equals(expected)).toBe(true)
+    const [decoded] = [...decode(payload, 5000).filters()]
+    expect(bloomFilter(decoded!.filter).info()).toEqual(plain.info())
     expect(guards(registry)).toBe(0)
   })
 
