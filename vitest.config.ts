@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 /**
- * Three projects, all run by `npm test`:
+ * Six projects, all run by `npm test`:
  * - unit: every test that starts no server and needs no build (the pure core, the format, the
  *   protocol, the commands' unit tests, the store against a temporary directory), imported from
  *   src/ through vitest's TypeScript transform: `npm run test:unit`, the inner loop.
@@ -12,7 +12,7 @@ import { defineConfig } from 'vitest/config'
  * - huge: a filter larger than one WebAssembly memory (test/huge: a 5 GiB layer, about 6 GiB of
  *   RAM and 6 GiB of disk, a few minutes): `npm run test:huge`. Last, alone.
  * - distributed: several bfs processes replicating, and real redis-sentinel processes failing them
- *   over (test/distributed, issue 16): `npm run test:distributed`. Last, one file at a time (each
+ *   over (test/distributed): `npm run test:distributed`. Last, one file at a time (each
  *   holds 3-4 servers and 3 Sentinels for tens of seconds).
  */
 const UNIT = [
@@ -24,7 +24,7 @@ const UNIT = [
   'test/store/**/*.test.ts',
   'test/cluster/**/*.test.ts',
   'test/runtime/**/*.test.ts',
-  'test/docs/readme.test.ts',
+  'test/docs/configuration.test.ts',
   'test/http/query-value.test.ts',
 ]
 const DISTRIBUTED = ['test/distributed/**/*.test.ts']
@@ -35,7 +35,7 @@ const HUGE = ['test/huge/**/*.test.ts']
 const FRESH_ARENAS = ['test/core/arena.test.ts', 'test/core/window-arena.test.ts', 'test/core/bitmap-ops.test.ts']
 const SLOW = [
   'test/store/huge-filter.test.ts', // a CRC over 4 GiB, a snapshot of a filter of more than 2^32 bits
-  'test/docs/readme-snippets.test.ts', // type-checks and runs the README's code against the build
+  'test/docs/node-examples.test.ts', // type-checks and runs the docs' Node examples against the build
   'test/server/soak.test.ts',
   'test/server/c10k.test.ts',
   'test/deploy/container.test.ts', // builds the container image and runs it with podman

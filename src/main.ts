@@ -8,14 +8,14 @@
  * in `npm start`): the hot path allocates nothing per command, so a small young generation costs
  * no throughput. Both also pass `--optimize-for-size` (V8 keeps less code and metadata: about
  * 3 MB less RSS beside a 10M-item filter, and CPU per request within ±4 % on every row of
- * bench/cpu-ab.sh; bench/README.md, "Memory with the arenas") and set
+ * bench/cpu-ab.sh; bench/README.md, memory.sh) and set
  * `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384`: every malloc of 16 KiB or more (each
  * Buffer from 16 KiB up: reply buffers, log and stream buffers) gets pages of its own, given back
  * when it is freed. Without it glibc raises that threshold as large blocks are freed, so they are
  * carved from its main heap instead, which it cannot shrink here (a reservation made at start sits
  * right after the brk area, so the heap grows in separate mappings that are never trimmed): after a
- * day's kind of use the freed blocks stayed resident, 20-35 MB of them (bench/README.md, "Memory
- * after a day's kind of use"). Elsewhere than glibc the variable is ignored.
+ * day's kind of use the freed blocks stayed resident, 20-35 MB of them (bench/README.md,
+ * memory.sh). Elsewhere than glibc the variable is ignored.
  */
 import { readFileSync } from 'node:fs'
 import { ConfigError, readConfig, type Config } from './runtime/config.js'

@@ -3,7 +3,7 @@
  * have the categories redis-server 7.0.15 gives them (acl-categories-data.ts, generated from its
  * COMMAND INFO by scripts/acl-categories.mjs); BF.* and APBF.* (and the module group's, `bf`) are in `@bloom`, CF.* in
  * `@cuckoo` (RedisBloom 8's category), and in `@read`/`@write`/`@fast`/`@slow` by their flags
- * (RedisBloom 2.4 puts them in none: README's Compatibility notes); an extension's commands are in
+ * (RedisBloom 2.4 puts them in none: docs/reference/compatibility.md); an extension's commands are in
  * the categories their flags give.
  */
 import type { CommandEntry, CommandFlag } from './table.js'

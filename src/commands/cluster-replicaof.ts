@@ -6,7 +6,7 @@
  * - `SLAVEOF host port` is `CLUSTER REPLICATE <id of the node at that address>`; an address that
  *   is no known node is refused with CLUSTER REPLICATE's text for an unknown node.
  * redis 7.0 refuses both in cluster mode (`ERR REPLICAOF not allowed in cluster mode.`), so that
- * unmodified Sentinel cannot fail over a redis cluster node: README "Compatibility notes".
+ * unmodified Sentinel cannot fail over a redis cluster node: docs/reference/compatibility.md.
  */
 import type { CommandContext, ServerContext } from './context.js'
 import { ReplyError } from './reply-error.js'

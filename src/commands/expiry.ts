@@ -51,7 +51,7 @@ function expiryTime(argv: CommandArgs, baseMs: number, seconds: boolean): number
     when *= 1000n
   }
   if (when > INT64_MAX - BigInt(baseMs)) throw invalid()
-  // Past 2^53 ms (285,000 years) the time is kept rounded to a double (README: Compatibility notes).
+  // Past 2^53 ms (285,000 years) the time is kept rounded to a double (docs/reference/compatibility.md).
   return Number(when + BigInt(baseMs))
 }
 

@@ -50,7 +50,7 @@ const LOOP_COPY_BYTES = 64
  * four bytes a load through the DataView kept for it; from another array, a run of more than
  * {@link LOOP_COPY_BYTES} and up to this many bytes makes that view (and keeps it), a longer one
  * is copied through a view made for the copy. A view made per command was 7.7 % of the server's
- * samples under BF.MEXISTS ×10 (bench/README.md, "Staging without a view").
+ * samples under BF.MEXISTS ×10 (a perf profile of the server).
  */
 const RUN_LOOP_COPY_BYTES = 2048
 /**

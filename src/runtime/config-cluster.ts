@@ -1,6 +1,6 @@
 /**
  * Cluster mode's configuration keys (redis 7.0's names, defaults and units), their rows spread
- * into config.ts's table: README's configuration table and bfs.conf.example list them there.
+ * into config.ts's table: docs/reference/configuration.md and bfs.conf.example list them there.
  */
 import type { ConfigRow } from './config.js'
 

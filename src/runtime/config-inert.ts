@@ -7,7 +7,7 @@
  * io-threads, ...), so CONFIG GET answers every key redis 7.0 has. They are read only: CONFIG
  * SET refuses them as unknown; a config file may set them, and the start names them in one
  * warning (config-ignored.ts). A key that bfs's own table has (config.ts) answers from there
- * instead (README, "Configuration").
+ * instead (docs/reference/configuration.md).
  */
 import { CONFIG_NAMES } from './config.js'
 

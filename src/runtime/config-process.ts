@@ -1,7 +1,7 @@
 /**
  * The keys of how bfs runs as a process and who may reach it (redis 7.0's names, defaults and
  * meanings): protected mode, the Unix socket, daemonize, supervision and the pid file. Their rows
- * are spread into config.ts's table after the TLS keys; README's configuration table and
+ * are spread into config.ts's table after the TLS keys; docs/reference/configuration.md and
  * bfs.conf.example list them there.
  */
 import type { ConfigRow } from './config.js'

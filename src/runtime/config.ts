@@ -200,9 +200,9 @@ export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
   readonly kind: Kind
   readonly default: Config[K]
   readonly unit?: ConfigUnit
-  /** Whether CONFIG SET may change it at run time (README's "live"). */
+  /** Whether CONFIG SET may change it at run time (the "live" column of docs/reference/configuration.md). */
   readonly mutable: boolean
-  /** The doc line: README's configuration table shows it as is. */
+  /** The doc line: docs/reference/configuration.md's table shows it as is. */
   readonly description: string
 }
 
@@ -249,7 +249,7 @@ export const isFileOnly = (spec: ConfigKeySpec): boolean => spec.kind.type === '
 /**
  * One row per key: its parser (kind), default, unit, whether CONFIG SET may change it, and its doc
  * line, in bfs.conf.example's order (`rename-command`, not a CONFIG GET key, last). The parser,
- * CONFIG GET/SET, DEFAULT_CONFIG and the README and bfs.conf.example checks all read these rows.
+ * CONFIG GET/SET, DEFAULT_CONFIG and the checks of docs/reference/configuration.md and bfs.conf.example all read these rows.
  * `satisfies` makes the compiler hold every key of Config to exactly one row whose default has
  * that key's type, and no row to a key Config lacks.
  */

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks'
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 
-/** The event's name in LATENCY LATEST / HISTORY (README, "The operator's tools"). */
+/** The event's name in LATENCY LATEST / HISTORY (docs/operations/monitoring.md, "The operator's tools"). */
 export const EVENT_LOOP_EVENT = 'event-loop'
 /** ms between the sampler's timers. */
 const RESOLUTION_MS = 10

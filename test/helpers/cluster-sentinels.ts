@@ -75,7 +75,7 @@ function sentinelOn(cluster: Cluster, name: string, port: number, masterPort: nu
 
 /**
  * The config file of a test Sentinel on `port` (its own `dir`) monitoring 127.0.0.1:masterPort.
- * The README's failover set-up writes these lines too (test/docs/readme-replication.test.ts).
+ * docs/operations/replication.md's failover set-up writes these lines too (test/docs/replication-examples.test.ts).
  */
 export function sentinelConfigLines(port: number, dir: string, masterPort: number): string[] {
   const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS

@@ -2,7 +2,7 @@
  * Cluster-mode shards for the failover tests (test/distributed/cluster-failover.test.ts): bfs
  * nodes with `cluster-enabled yes`, made into shards of a master and a replica by the unmodified
  * `redis-cli --cluster create ... --cluster-replicas 1`, and real redis-sentinel processes that
- * monitor one master name per shard (`shard-0`, `shard-1`, ...), as the README's Cluster section
+ * monitor one master name per shard (`shard-0`, `shard-1`, ...), as docs/operations/cluster.md
  * sets them up. The processes are those of cluster-nodes.ts (a Cluster is the test file's set of
  * processes, not a cluster-mode cluster), stopped by its stopAll().
  */
@@ -123,7 +123,7 @@ export async function createShards(nodes: readonly ClusterNode[]): Promise<Shard
 
 /**
  * The config of a Sentinel on `port` monitoring each shard's master under the shard's name (the
- * README's cluster failover set-up writes these lines: test/docs/readme-cluster-failover.test.ts).
+ * docs/operations/cluster.md's failover set-up writes these lines: test/docs/cluster-examples.test.ts).
  */
 export function shardSentinelLines(port: number, dir: string, shards: readonly { name: string; masterPort: number }[]): string[] {
   const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS

@@ -17,7 +17,7 @@ beforeAll(async () => {
   running = await startServer({ 'http-port': -1, 'http-filter': 'seen' })
   base = `http://127.0.0.1:${running.server.httpPort}`
   redis = new Redis({ port: running.port, host: '127.0.0.1' })
-  // The README's read-only user for the HTTP front end, a writer, and a user without INFO or SCAN.
+  // The read-only user of docs/operations/security.md for the HTTP front end, a writer, and a user without INFO or SCAN.
   await redis.call('ACL', 'SETUSER', 'web', 'on', '>web-pass', '%R~seen', '+bf.exists', '+info', '+scan')
   await redis.call('ACL', 'SETUSER', 'writer', 'on', '>w-pass', '~seen', '+@bloom')
   await redis.call('ACL', 'SETUSER', 'other-key', 'on', '>o-pass', '~elsewhere', '+@bloom')

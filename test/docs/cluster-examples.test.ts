@@ -1,10 +1,13 @@
 /**
- * The README's "Failover of a cluster: one Sentinel master name per shard" is pasted into a shell
- * by newcomers: its shell blocks must parse, and the block that writes the Sentinel configs, run
- * against a cluster's CLUSTER NODES (a stand-in redis-cli on PATH prints one; a stand-in
- * redis-sentinel starts nothing), must write for each Sentinel exactly the lines the distributed
- * test gives real Sentinels (cluster-shards.ts), each master that owns slots named shard-N in the
- * order of its first slot. Runs `bash`, starts no server.
+ * docs/operations/cluster.md is pasted into a shell by newcomers. Its set-up blocks (create,
+ * reshard) run in test/distributed/cluster-cli.test.ts: every `redis-cli --cluster` command they use
+ * must be one that test runs. The Sentinel blocks must parse, and the block that writes the
+ * Sentinel configs, run against a cluster's CLUSTER NODES (a stand-in redis-cli on PATH prints one;
+ * a stand-in redis-sentinel starts nothing), must write for each Sentinel exactly the lines the
+ * distributed test gives real Sentinels (cluster-shards.ts), each master that owns slots named
+ * shard-N in the order of its first slot. Its Node examples run in
+ * test/distributed/cluster-clients.test.ts: what they import must be what that test uses. Runs
+ * `bash`, starts no server.
  */
 import { spawnSync } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,18 +15,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { shardSentinelLines } from '../helpers/cluster-shards.js'
+import { docBlock, REPO_ROOT } from '../helpers/doc-blocks.js'
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-const HEADING = '### Failover of a cluster: one Sentinel master name per shard'
+const SENTINEL_BLOCKS = [docBlock('cluster-sentinels'), docBlock('cluster-kill'), docBlock('cluster-failover')].map((block) => block.body)
+const SETUP_BLOCKS = [docBlock('cluster-create'), docBlock('cluster-reshard')].map((block) => block.body)
+const CLIENT_BLOCKS = [docBlock('node-redis-cluster'), docBlock('ioredis-cluster')].map((block) => block.body)
 
-/** The ```sh blocks between the heading and the next heading of any level. */
-function shellBlocks(): string[] {
-  const start = readme.indexOf(`\n${HEADING}\n`)
-  expect(start, `no heading ${HEADING}`).toBeGreaterThanOrEqual(0)
-  const rest = readme.slice(start + HEADING.length + 2)
-  const section = rest.slice(0, rest.search(/^#{1,6} /m))
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!)
-}
+const read = (file: string): string => readFileSync(path.join(REPO_ROOT, file), 'utf8')
 
 /** CLUSTER NODES of a cluster of three shards, the masters listed out of slot order, one master without slots. */
 const NODES = [
@@ -34,16 +32,12 @@ const NODES = [
   'e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5 127.0.0.1:7007@17007 master - 0 1700000000000 0 connected',
 ].join('\n')
 
-describe("README's cluster failover set-up", () => {
-  const blocks = shellBlocks()
+describe('the cluster set-up of docs/operations/cluster.md', () => {
+  const blocks = SENTINEL_BLOCKS
   const work = mkdtempSync(path.join(tmpdir(), 'bfs-readme-cluster-failover-'))
   afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-  it('has the blocks: Sentinels, kill -9, CLUSTER FAILOVER', () => {
-    expect(blocks).toHaveLength(3)
-  })
-
-  it.each(blocks.map((block, i) => [i + 1, block] as const))('block %i parses (bash -n)', (_, block) => {
+  it.each([...SETUP_BLOCKS, ...blocks].map((block, i) => [i + 1, block] as const))('block %i parses (bash -n)', (_, block) => {
     const result = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' })
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
@@ -73,6 +67,22 @@ describe("README's cluster failover set-up", () => {
       const written = readFileSync(path.join(dir, String(port), 'sentinel.conf'), 'utf8')
       const sentinelDir = path.join(dir, String(port))
       expect(written.trim().split('\n')).toEqual(shardSentinelLines(port, sentinelDir, shards).map((line) => line.replace(/^dir (.*)$/, 'dir "$1"')))
+    }
+  })
+
+  it('uses only the redis-cli --cluster commands test/distributed/cluster-cli.test.ts runs', () => {
+    const tested = read('test/distributed/cluster-cli.test.ts')
+    const used = SETUP_BLOCKS.flatMap((block) => [...block.matchAll(/redis-cli --cluster ([a-z-]+)/g)].map((match) => match[1]!))
+    expect(used).toEqual(expect.arrayContaining(['create', 'check', 'reshard', 'add-node', 'rebalance']))
+    for (const command of used) expect(tested, `redis-cli --cluster ${command}`).toContain(`clusterCli('${command}'`)
+  })
+
+  it("imports in its client examples what test/distributed/cluster-clients.test.ts runs", () => {
+    const tested = read('test/distributed/cluster-clients.test.ts')
+    for (const block of CLIENT_BLOCKS) {
+      for (const [, names] of block.matchAll(/^import \{ ([^}]+) \} from /gm)) {
+        for (const name of names!.split(',').map((word) => word.trim())) expect(tested, name).toContain(name)
+      }
     }
   })
 })

@@ -1,6 +1,6 @@
 /**
- * The README's "Three nodes and three Sentinels on one machine" is pasted into a shell by
- * newcomers: its shell blocks must parse, the block that writes the config files must write files
+ * docs/operations/replication.md's "Three nodes and three Sentinels on one machine" is pasted into
+ * a shell by newcomers: its shell blocks must parse, the block that writes the config files must write files
  * that bfs loads (loadConfig, as `bfs <file>` does) and Sentinel files made of the lines the
  * distributed tests give real redis-sentinel processes (cluster-sentinels.ts), and the writer's
  * JavaScript must parse. Runs `bash` and `node --check`, starts no server.
@@ -13,19 +13,17 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/runtime/config.js'
 import { splitConfigLine } from '../../src/runtime/config-line.js'
 import { MASTER_NAME, sentinelConfigLines } from '../helpers/cluster-sentinels.js'
+import { docBlock } from '../helpers/doc-blocks.js'
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
-
-/** The ```sh blocks between the heading `heading` and the next heading of any level. */
-function shellBlocks(heading: string): string[] {
-  const start = readme.indexOf(`\n${heading}\n`)
-  expect(start, `no heading ${heading}`).toBeGreaterThanOrEqual(0)
-  const rest = readme.slice(start + heading.length + 2)
-  const section = rest.slice(0, rest.search(/^#{1,6} /m))
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => match[1]!)
-}
-
-const BLOCKS = shellBlocks('### Three nodes and three Sentinels on one machine')
+// In the page's order; each id is the block's info string (```sh <id>).
+const BLOCKS = [
+  docBlock('replication-configs'),
+  docBlock('replication-start'),
+  docBlock('replication-check'),
+  docBlock('replication-writer'),
+  docBlock('replication-failover'),
+  docBlock('replication-stop'),
+].map((block) => block.body)
 const NODE_PORTS = [6381, 6382, 6383]
 const SENTINEL_PORTS = [26381, 26382, 26383]
 const MASTER_PORT = 6381
@@ -42,7 +40,7 @@ function configLines(text: string): string[][] {
     .map((line) => splitConfigLine(line) ?? [`unbalanced quotes: ${line}`])
 }
 
-describe("README's replication set-up", () => {
+describe('the replication set-up of docs/operations/replication.md', () => {
   const work = mkdtempSync(path.join(tmpdir(), 'bfs-readme-replication-'))
   afterAll(() => rmSync(work, { recursive: true, force: true }))
 

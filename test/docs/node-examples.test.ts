@@ -1,40 +1,40 @@
 /**
- * The README's TypeScript snippets are what a newcomer copies first: each must type-check against
- * the built package (`import ... from 'bloom-filter-server'` → dist/index.d.ts, as `npm test` builds first), and the
- * library and extension snippets must run as written, only with a free port and a temporary dir.
+ * The docs' TypeScript examples are what a newcomer copies first: every ```ts block of README.md
+ * and docs/ must type-check against the built package (`import ... from 'bloom-filter-server'` → dist/index.d.ts,
+ * as `npm test` builds first), and the ioredis, library and extension examples must run as
+ * written, only with a free port and a temporary dir. (The cluster clients' examples run in
+ * test/distributed/cluster-clients.test.ts: test/docs/cluster-examples.test.ts.)
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { allDocBlocks, docBlock } from '../helpers/doc-blocks.js'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { runTool } from '../helpers/tools.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8')
 const ENTRY = pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href
 
-/** The first ```ts block after the heading `heading`. */
-function snippet(heading: string): string {
-  const at = readme.indexOf(`\n${heading}\n`)
-  expect(at, `no heading ${heading}`).toBeGreaterThanOrEqual(0)
-  const match = /```ts\n([\s\S]*?)```/.exec(readme.slice(at))
-  expect(match, `no ts block after ${heading}`).not.toBeNull()
-  return match![1]!
+const SNIPPETS = {
+  ioredis: docBlock('ioredis').body,
+  library: docBlock('library').body,
+  extension: docBlock('extension').body,
 }
 
-const SNIPPETS = {
-  ioredis: snippet('## From Node (ioredis)'),
-  nodeRedisCluster: snippet('### node-redis'),
-  ioredisCluster: snippet("### ioredis, with bfs's helper"),
-  library: snippet('## Using bfs as a library'),
-  extension: snippet('### Adding your own command'),
-}
+/** Every ```ts block of the docs, by file and line. */
+const ALL_TS = Object.fromEntries(
+  allDocBlocks()
+    .filter((block) => block.lang === 'ts' && block.words[0]?.startsWith('from=') !== true)
+    .map((block) => [`${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}`, block.body]),
+)
 
 /** Type errors of the snippets, compiled as modules beside this test (so 'bloom-filter-server' resolves as for a user). */
 function typeErrors(sources: Record<string, string>): string[] {
-  const files = new Map(Object.entries(sources).map(([name, text]) => [path.join(ROOT, 'test', 'docs', `readme-${name}.mts`), `${text}\nexport {}\n`]))
+  const files = new Map(Object.entries(sources).map(([name, text]) => [path.join(ROOT, 'test', 'docs', `example-${name}.mts`), `${text}\nexport {}\n`]))
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -104,9 +104,29 @@ async function run(name: string, code: string): Promise<string> {
   return result.stdout
 }
 
-describe('README snippets', () => {
-  it('type-check against the built package', () => {
-    expect(typeErrors(SNIPPETS)).toEqual([])
+describe('the Node examples of the docs', () => {
+  it('type-check against the built package, every one', () => {
+    expect(Object.keys(ALL_TS).length).toBeGreaterThanOrEqual(5)
+    expect(typeErrors(ALL_TS)).toEqual([])
+  })
+
+  it('the ioredis example runs against a server: BF.MADD answers [1, 1], BF.EXISTS 1', async () => {
+    let running: RunningServer | undefined
+    try {
+      running = await startServer()
+      let code = ts.transpileModule(SNIPPETS.ioredis, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText
+      expect(code).toContain('port: 6381')
+      const ioredis = pathToFileURL(createRequire(import.meta.url).resolve('ioredis')).href
+      code = code.replace("from 'ioredis'", `from ${JSON.stringify(ioredis)}`).replace('port: 6381', `port: ${running.port}`).replace('await redis.quit()', 'console.log(JSON.stringify({ fresh, seen }))\nawait redis.quit()')
+      const file = path.join(work, 'ioredis.mjs')
+      writeFileSync(file, code)
+      // The server runs in this process: the example runs as a child (runTool does not block).
+      const result = await runTool(process.execPath, [file], undefined, 60_000)
+      expect(result.stderr).toBe('')
+      expect(JSON.parse(result.stdout)).toEqual({ fresh: [1, 1], seen: 1 })
+    } finally {
+      await running?.stop()
+    }
   })
 
   it('the library snippet serves its filter, also on a second run over the same data dir', async () => {
