@@ -102,16 +102,20 @@ const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER)
 
 // The hash of the item being looked up: [hi, lo].
 const hashOut = new Uint32Array(2)
-// Lookup parameters of the current command (commands run one at a time).
-let lookupFp = 0
-let lookupH1 = 0
-let lookupH2 = 0
+// Lookup parameters of the current command (commands run one at a time): its fingerprint and
+// the low 32 bits of its two bucket hashes, as i32 in a typed array, read where used (module
+// variables holding numbers past 2^30 would each be a new heap number).
+const lookup = new Int32Array(3)
+const FP = 0
+const H1 = 1
+const H2 = 2
 
 function setLookup(item: Uint8Array, start: number, end: number): void {
   murmurHash64AOne(item, start, end, hashOut)
-  lookupFp = fingerprintOf(hashOut[0]!, hashOut[1]!)
-  lookupH1 = hashOut[1]!
-  lookupH2 = altHash(lookupFp, lookupH1)
+  const fp = fingerprintOf(hashOut[0]!, hashOut[1]!)
+  lookup[FP] = fp
+  lookup[H1] = hashOut[1]!
+  lookup[H2] = altHash(fp, hashOut[1]!)
 }
 
 export class CuckooFilter implements CuckooSettings {
@@ -259,14 +263,14 @@ export class CuckooFilter implements CuckooSettings {
   /** CF.ADD (unique false) / CF.ADDNX (unique true): CuckooFilter_Insert / CuckooFilter_InsertUnique. */
   add(item: Uint8Array, start: number, end: number, unique: boolean, canGrow?: GrowthCheck): CuckooInsertStatus {
     setLookup(item, start, end)
-    if (unique && this.findFp(lookupFp, lookupH1, lookupH2)) return EXISTS
-    return this.insertFp(lookupFp, lookupH1, lookupH2, canGrow)
+    if (unique && this.findLookup()) return EXISTS
+    return this.insertLookup(canGrow)
   }
 
   /** CF.EXISTS (CuckooFilter_Check). */
   has(item: Uint8Array, start: number, end: number): boolean {
     setLookup(item, start, end)
-    return this.findFp(lookupFp, lookupH1, lookupH2)
+    return this.findLookup()
   }
 
   /** CF.COUNT (CuckooFilter_Count): matching fingerprints in both buckets of every sub-filter (one bucket twice when they coincide). */
@@ -274,11 +278,12 @@ export class CuckooFilter implements CuckooSettings {
     setLookup(item, start, end)
     let count = 0
     const size = this.bucketSize
+    const fp = lookup[FP]!
     for (let i = 0; i < this.subFilters.length; i++) {
       const data = this.subFilters[i]!
       const buckets = data.length / size
-      count += countInBucket(data, bucketIndex(lookupH1, buckets) * size, size, lookupFp)
-      count += countInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
+      count += countInBucket(data, bucketIndex(lookup[H1]!, buckets) * size, size, fp)
+      count += countInBucket(data, bucketIndex(lookup[H2]!, buckets) * size, size, fp)
     }
     return count
   }
@@ -287,11 +292,12 @@ export class CuckooFilter implements CuckooSettings {
   delete(item: Uint8Array, start: number, end: number): boolean {
     setLookup(item, start, end)
     const size = this.bucketSize
+    const fp = lookup[FP]!
     for (let i = this.subFilters.length - 1; i >= 0; i--) {
       const data = this.subFilters[i]!
       const buckets = data.length / size
-      let slot = findInBucket(data, bucketIndex(lookupH1, buckets) * size, size, lookupFp)
-      if (slot === -1) slot = findInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
+      let slot = findInBucket(data, bucketIndex(lookup[H1]!, buckets) * size, size, fp)
+      if (slot === -1) slot = findInBucket(data, bucketIndex(lookup[H2]!, buckets) * size, size, fp)
       if (slot === -1) continue
       data[slot] = 0
       if (this.occupied !== undefined) this.occupied[i]!--
@@ -378,31 +384,39 @@ export class CuckooFilter implements CuckooSettings {
     return slot !== -1 ? slot : freeSlot(data, bucketIndex(h2, buckets) * size, size)
   }
 
-  private findFp(fp: number, h1: number, h2: number): boolean {
+  /** The current lookup's fingerprint in either bucket of any sub-filter (CuckooFilter_Check). */
+  private findLookup(): boolean {
     const size = this.bucketSize
+    const fp = lookup[FP]!
     for (let i = 0; i < this.subFilters.length; i++) {
       const data = this.subFilters[i]!
       const buckets = data.length / size
-      if (findInBucket(data, bucketIndex(h1, buckets) * size, size, fp) !== -1) return true
-      if (findInBucket(data, bucketIndex(h2, buckets) * size, size, fp) !== -1) return true
+      if (findInBucket(data, bucketIndex(lookup[H1]!, buckets) * size, size, fp) !== -1) return true
+      if (findInBucket(data, bucketIndex(lookup[H2]!, buckets) * size, size, fp) !== -1) return true
     }
     return false
   }
 
-  /** CuckooFilter_InsertFP. */
-  private insertFp(fp: number, h1: number, h2: number, canGrow: GrowthCheck | undefined): CuckooInsertStatus {
+  /** CuckooFilter_InsertFP of the current lookup's fingerprint. */
+  private insertLookup(canGrow: GrowthCheck | undefined): CuckooInsertStatus {
+    const size = this.bucketSize
+    const fp = lookup[FP]!
     for (;;) {
       for (let i = this.subFilters.length - 1; i >= 0; i--) {
-        const slot = this.freeSlotIn(i, h1, h2)
+        // Filter_FindAvailable, as freeSlotIn, with the hashes read here.
+        const data = this.subFilters[i]!
+        const buckets = data.length / size
+        let slot = freeSlot(data, bucketIndex(lookup[H1]!, buckets) * size, size)
+        if (slot === -1) slot = freeSlot(data, bucketIndex(lookup[H2]!, buckets) * size, size)
         if (slot !== -1) {
-          this.subFilters[i]![slot] = fp
+          data[slot] = fp
           if (this.occupied !== undefined) this.occupied[i]!++
           this.countAdd()
           return INSERTED
         }
       }
       const newest = this.subFilters[this.subFilters.length - 1]!
-      if (kickInsert(newest, newest.length / this.bucketSize, this.bucketSize, this.maxIterations, fp, h1)) {
+      if (kickInsert(newest, newest.length / size, size, this.maxIterations, fp, lookup[H1]! >>> 0)) {
         if (this.occupied !== undefined) this.occupied[this.subFilters.length - 1]!++
         this.countAdd()
         return INSERTED
