@@ -37,15 +37,34 @@ export function createCuckoo(ctx: CommandContext, settings: CuckooSettings): Cuc
   }
 }
 
-/** The check a growing filter asks before each new sub-filter (the add answers -1 / "Memory allocation failure" when refused). */
+/** The command and filter {@link growthCheck} answers for, between cuckooGrowthCheck and endGrowthCheck. */
+let growingCtx: CommandContext | undefined
+let growingFilter: CuckooFilter | undefined
+
+function growthCheck(bytes: number): boolean {
+  const ctx = growingCtx!
+  const config = ctx.server.config
+  const maxFilterBytes = config['max-filter-bytes']
+  if (maxFilterBytes > 0 && growingFilter!.bitmapBytes() + bytes > maxFilterBytes) return false
+  const guard = MemoryGuard.of(ctx.server.databases)
+  if (!guard.canAllocate(config.maxmemory, bytes)) return false
+  guard.allocated(bytes)
+  return true
+}
+
+/**
+ * The check a growing filter asks before each new sub-filter (the add answers -1 / "Memory
+ * allocation failure" when refused), valid until {@link endGrowthCheck}: one function for every
+ * command (commands run one at a time), so that an add allocates nothing for it.
+ */
 export function cuckooGrowthCheck(ctx: CommandContext, filter: CuckooFilter): GrowthCheck {
-  return (bytes) => {
-    const config = ctx.server.config
-    const maxFilterBytes = config['max-filter-bytes']
-    if (maxFilterBytes > 0 && filter.bitmapBytes() + bytes > maxFilterBytes) return false
-    const guard = MemoryGuard.of(ctx.server.databases)
-    if (!guard.canAllocate(config.maxmemory, bytes)) return false
-    guard.allocated(bytes)
-    return true
-  }
+  growingCtx = ctx
+  growingFilter = filter
+  return growthCheck
+}
+
+/** The adds are done: the command and filter are not kept. */
+export function endGrowthCheck(): void {
+  growingCtx = undefined
+  growingFilter = undefined
 }

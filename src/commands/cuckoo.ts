@@ -16,7 +16,7 @@ import type { CommandArgs } from '../protocol/command-args.js'
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import { parseInteger } from './args.js'
 import { keyspace, type CommandContext } from './context.js'
-import { createCuckoo, cuckooGrowthCheck } from './cuckoo-budget.js'
+import { createCuckoo, cuckooGrowthCheck, endGrowthCheck } from './cuckoo-budget.js'
 import { cuckooOrWrongType } from './key-kind.js'
 import { ERR, ReplyError, wrongArityText } from './reply-error.js'
 
@@ -87,14 +87,18 @@ function insertItems(ctx: CommandContext, argv: CommandArgs, first: number, nx: 
   if (outcomes.length < count) outcomes = new Int8Array(count)
   const canGrow = cuckooGrowthCheck(ctx, filter)
   let changed = 0
-  for (let i = 0; i < count; i++) {
-    const at = first + i
-    const status: CuckooInsertStatus = filter.add(argv.bytes(at), argv.start(at), argv.end(at), nx, canGrow)
-    outcomes[i] = status === INSERTED ? 1 : status === EXISTS ? 0 : -1
-    if (status === INSERTED) changed++
-    if (!multi && status !== INSERTED && status !== EXISTS) {
-      throw new ReplyError(status === GROWTH_FAILED ? ERR.CF_ALLOCATION_FAILURE : ERR.CF_FULL)
+  try {
+    for (let i = 0; i < count; i++) {
+      const at = first + i
+      const status: CuckooInsertStatus = filter.add(argv.bytes(at), argv.start(at), argv.end(at), nx, canGrow)
+      outcomes[i] = status === INSERTED ? 1 : status === EXISTS ? 0 : -1
+      if (status === INSERTED) changed++
+      if (!multi && status !== INSERTED && status !== EXISTS) {
+        throw new ReplyError(status === GROWTH_FAILED ? ERR.CF_ALLOCATION_FAILURE : ERR.CF_FULL)
+      }
     }
+  } finally {
+    endGrowthCheck()
   }
   if (changed > 0) keyspace(ctx).touch(entry, changed)
   ctx.server.propagate(argv)

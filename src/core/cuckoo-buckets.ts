@@ -18,9 +18,9 @@ const ALT_MULTIPLIER = 0x5bd1e995
  */
 export const MAX_SUB_FILTER_BYTES = 2 ** 32
 
-/** `hash % numBuckets` for a power-of-two `numBuckets` of at most 2^32, `hash` a u32 (its low bits). */
+/** `hash % numBuckets` for a power-of-two `numBuckets` of at most 2^32, `hash` the low 32 bits of the hash (as a u32 or an i32). */
 export function bucketIndex(hash: number, numBuckets: number): number {
-  return numBuckets >= 0x1_0000_0000 ? hash : hash & (numBuckets - 1)
+  return numBuckets >= 0x1_0000_0000 ? hash >>> 0 : hash & (numBuckets - 1)
 }
 
 /** Low 32 bits of cuckoo.c's getAltHash(fp, index): `index ^ (fp * 0x5bd1e995)`. */
@@ -28,9 +28,15 @@ export function altHash(fp: number, index: number): number {
   return (index ^ Math.imul(fp, ALT_MULTIPLIER)) >>> 0
 }
 
-/** cuckoo.c getLookupParams's fingerprint: `hash % 255 + 1` of the u64 hash (hi, lo); 2^32 ≡ 1 (mod 255). */
+/**
+ * cuckoo.c getLookupParams's fingerprint: `hash % 255 + 1` of the u64 hash (hi, lo). As 256 ≡ 1
+ * (mod 255), the hash is congruent to the sum of its eight bytes: small integers only (no
+ * floating-point remainder on the hot path).
+ */
 export function fingerprintOf(hashHi: number, hashLo: number): number {
-  return ((hashHi % 255) + (hashLo % 255)) % 255 + 1
+  const bytes = (hashHi & 0xff) + ((hashHi >>> 8) & 0xff) + ((hashHi >>> 16) & 0xff) + (hashHi >>> 24) +
+    (hashLo & 0xff) + ((hashLo >>> 8) & 0xff) + ((hashLo >>> 16) & 0xff) + (hashLo >>> 24)
+  return (bytes % 255) + 1
 }
 
 /** The slot holding `fp` in the bucket at byte `at`, or -1 (Bucket_Find). */

@@ -13,7 +13,7 @@
  * - numItems and numDeletes are u64 as in RedisBloom: a chunk loaded without its header followed
  *   by CF.DEL takes numItems below zero, and it wraps.
  */
-import { murmurHash64AChained } from './murmur-hash.js'
+import { murmurHash64AOne } from './murmur-hash.js'
 import {
   MAX_SUB_FILTER_BYTES, altHash, bucketIndex, countInBucket, findInBucket, fingerprintOf, freeSlot, kickInsert,
 } from './cuckoo-buckets.js'
@@ -97,18 +97,25 @@ export interface CuckooParts extends CuckooSettings {
   readonly subFilters: readonly Uint8Array[]
 }
 
-// The hash of the item being looked up: [hi, lo] (and the chained second hash, unused).
-const hashOut = new Uint32Array(4)
-// Lookup parameters of the current command (commands run one at a time).
-let lookupFp = 0
-let lookupH1 = 0
-let lookupH2 = 0
+/** Largest u64 counter kept as a number alone (2^53 - 1, every smaller integer exact as a double). */
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER)
+
+// The hash of the item being looked up: [hi, lo].
+const hashOut = new Uint32Array(2)
+// Lookup parameters of the current command (commands run one at a time): its fingerprint and
+// the low 32 bits of its two bucket hashes, as i32 in a typed array, read where used (module
+// variables holding numbers past 2^30 would each be a new heap number).
+const lookup = new Int32Array(3)
+const FP = 0
+const H1 = 1
+const H2 = 2
 
 function setLookup(item: Uint8Array, start: number, end: number): void {
-  murmurHash64AChained(item, start, end, 0, 0, false, hashOut)
-  lookupFp = fingerprintOf(hashOut[0]!, hashOut[1]!)
-  lookupH1 = hashOut[1]!
-  lookupH2 = altHash(lookupFp, lookupH1)
+  murmurHash64AOne(item, start, end, hashOut)
+  const fp = fingerprintOf(hashOut[0]!, hashOut[1]!)
+  lookup[FP] = fp
+  lookup[H1] = hashOut[1]!
+  lookup[H2] = altHash(fp, hashOut[1]!)
 }
 
 export class CuckooFilter implements CuckooSettings {
@@ -116,10 +123,14 @@ export class CuckooFilter implements CuckooSettings {
   readonly bucketSize: number
   readonly maxIterations: number
   readonly expansion: number
-  /** Items added less items deleted, a u64 (wraps as RedisBloom's does). */
-  numItems = 0n
-  /** Deletes since the last compaction, a u64. */
-  numDeletes = 0n
+  /**
+   * The u64 counters, as numbers while below 2^53 (adds and deletes then cost no BigInt), each
+   * with its bigint beside it only once past that (a counter wrapped below zero).
+   */
+  private items = 0
+  private itemsWide: bigint | undefined
+  private deletes = 0
+  private deletesWide: bigint | undefined
   /** The sub-filters' buckets, oldest first. */
   readonly subFilters: Uint8Array[]
   /**
@@ -168,6 +179,34 @@ export class CuckooFilter implements CuckooSettings {
     filter.numItems = BigInt.asUintN(64, parts.numItems)
     filter.numDeletes = BigInt.asUintN(64, parts.numDeletes)
     return filter
+  }
+
+  /** Items added less items deleted, a u64 (wraps as RedisBloom's does). */
+  get numItems(): bigint {
+    return this.itemsWide ?? BigInt(this.items)
+  }
+
+  set numItems(value: bigint) {
+    const wrapped = BigInt.asUintN(64, value)
+    this.itemsWide = wrapped > MAX_EXACT ? wrapped : undefined
+    this.items = Number(wrapped)
+  }
+
+  /** Deletes since the last compaction, a u64. */
+  get numDeletes(): bigint {
+    return this.deletesWide ?? BigInt(this.deletes)
+  }
+
+  set numDeletes(value: bigint) {
+    const wrapped = BigInt.asUintN(64, value)
+    this.deletesWide = wrapped > MAX_EXACT ? wrapped : undefined
+    this.deletes = Number(wrapped)
+  }
+
+  /** numItems + 1, wrapping. */
+  private countAdd(): void {
+    if (this.itemsWide === undefined && this.items < Number.MAX_SAFE_INTEGER) this.items++
+    else this.numItems = this.numItems + 1n
   }
 
   /** Its parts, the buckets as views (a file encoder copies them). */
@@ -224,14 +263,14 @@ export class CuckooFilter implements CuckooSettings {
   /** CF.ADD (unique false) / CF.ADDNX (unique true): CuckooFilter_Insert / CuckooFilter_InsertUnique. */
   add(item: Uint8Array, start: number, end: number, unique: boolean, canGrow?: GrowthCheck): CuckooInsertStatus {
     setLookup(item, start, end)
-    if (unique && this.findFp(lookupFp, lookupH1, lookupH2)) return EXISTS
-    return this.insertFp(lookupFp, lookupH1, lookupH2, canGrow)
+    if (unique && this.findLookup()) return EXISTS
+    return this.insertLookup(canGrow)
   }
 
   /** CF.EXISTS (CuckooFilter_Check). */
   has(item: Uint8Array, start: number, end: number): boolean {
     setLookup(item, start, end)
-    return this.findFp(lookupFp, lookupH1, lookupH2)
+    return this.findLookup()
   }
 
   /** CF.COUNT (CuckooFilter_Count): matching fingerprints in both buckets of every sub-filter (one bucket twice when they coincide). */
@@ -239,11 +278,12 @@ export class CuckooFilter implements CuckooSettings {
     setLookup(item, start, end)
     let count = 0
     const size = this.bucketSize
+    const fp = lookup[FP]!
     for (let i = 0; i < this.subFilters.length; i++) {
       const data = this.subFilters[i]!
       const buckets = data.length / size
-      count += countInBucket(data, bucketIndex(lookupH1, buckets) * size, size, lookupFp)
-      count += countInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
+      count += countInBucket(data, bucketIndex(lookup[H1]!, buckets) * size, size, fp)
+      count += countInBucket(data, bucketIndex(lookup[H2]!, buckets) * size, size, fp)
     }
     return count
   }
@@ -252,18 +292,22 @@ export class CuckooFilter implements CuckooSettings {
   delete(item: Uint8Array, start: number, end: number): boolean {
     setLookup(item, start, end)
     const size = this.bucketSize
+    const fp = lookup[FP]!
     for (let i = this.subFilters.length - 1; i >= 0; i--) {
       const data = this.subFilters[i]!
       const buckets = data.length / size
-      let slot = findInBucket(data, bucketIndex(lookupH1, buckets) * size, size, lookupFp)
-      if (slot === -1) slot = findInBucket(data, bucketIndex(lookupH2, buckets) * size, size, lookupFp)
+      let slot = findInBucket(data, bucketIndex(lookup[H1]!, buckets) * size, size, fp)
+      if (slot === -1) slot = findInBucket(data, bucketIndex(lookup[H2]!, buckets) * size, size, fp)
       if (slot === -1) continue
       data[slot] = 0
       if (this.occupied !== undefined) this.occupied[i]!--
-      this.numItems = BigInt.asUintN(64, this.numItems - 1n)
-      this.numDeletes = BigInt.asUintN(64, this.numDeletes + 1n)
-      // Both sides as doubles, as the C comparison converts them.
-      if (this.subFilters.length > 1 && Number(this.numDeletes) > Number(this.numItems) * 0.1) this.compact(false)
+      if (this.itemsWide === undefined && this.items > 0) this.items--
+      else this.numItems = this.numItems - 1n
+      if (this.deletesWide === undefined && this.deletes < Number.MAX_SAFE_INTEGER) this.deletes++
+      else this.numDeletes = this.numDeletes + 1n
+      // Both sides as doubles, as the C comparison converts them (items and deletes are exactly
+      // those doubles below 2^53, and Number() of a wider one rounds as the C conversion does).
+      if (this.subFilters.length > 1 && this.deletes > this.items * 0.1) this.compact(false)
       return true
     }
     return false
@@ -285,23 +329,36 @@ export class CuckooFilter implements CuckooSettings {
   /** CuckooFilter_CompactSingle: true when every fingerprint of sub-filter `index` found a home. */
   private compactOne(index: number): boolean {
     const data = this.subFilters[index]!
-    const size = this.bucketSize
-    const buckets = data.length / size
+    // Slots in bucket order, four at a time where they can be read as one word: a newest
+    // sub-filter is mostly empty when CF.DEL compacts it, and each compaction scans all of it.
+    const words = (data.byteOffset & 3) === 0 ? new Int32Array(data.buffer, data.byteOffset, data.length >>> 2) : undefined
+    const wordSlots = words === undefined ? 0 : words.length * 4
     let emptied = true
-    for (let bucket = 0; bucket < buckets; bucket++) {
-      for (let slot = bucket * size, end = slot + size; slot < end; slot++) {
-        const fp = data[slot]!
-        if (fp === 0) continue
-        // relocateSlot: the bucket's index stands for the hash, as sub-filters only shrink going back.
-        if (this.placeInOlder(fp, bucket, altHash(fp, bucket), index)) {
-          data[slot] = 0
-          if (this.occupied !== undefined) this.occupied[index]!--
-        } else emptied = false
-      }
+    for (let w = 0; w < wordSlots / 4; w++) {
+      if (words![w] !== 0 && !this.relocateSlots(index, w * 4, w * 4 + 4)) emptied = false
     }
+    if (!this.relocateSlots(index, wordSlots, data.length)) emptied = false
     if (emptied && index === this.subFilters.length - 1) {
       this.subFilters.pop()
       this.occupied?.pop()
+    }
+    return emptied
+  }
+
+  /** Moves the fingerprints of slots [from, to) of sub-filter `index` to older ones where they fit: true when all did. */
+  private relocateSlots(index: number, from: number, to: number): boolean {
+    const data = this.subFilters[index]!
+    const size = this.bucketSize
+    let emptied = true
+    for (let slot = from; slot < to; slot++) {
+      const fp = data[slot]!
+      if (fp === 0) continue
+      // relocateSlot: the bucket's index stands for the hash, as sub-filters only shrink going back.
+      const bucket = Math.floor(slot / size)
+      if (this.placeInOlder(fp, bucket, altHash(fp, bucket), index)) {
+        data[slot] = 0
+        if (this.occupied !== undefined) this.occupied[index]!--
+      } else emptied = false
     }
     return emptied
   }
@@ -327,33 +384,41 @@ export class CuckooFilter implements CuckooSettings {
     return slot !== -1 ? slot : freeSlot(data, bucketIndex(h2, buckets) * size, size)
   }
 
-  private findFp(fp: number, h1: number, h2: number): boolean {
+  /** The current lookup's fingerprint in either bucket of any sub-filter (CuckooFilter_Check). */
+  private findLookup(): boolean {
     const size = this.bucketSize
+    const fp = lookup[FP]!
     for (let i = 0; i < this.subFilters.length; i++) {
       const data = this.subFilters[i]!
       const buckets = data.length / size
-      if (findInBucket(data, bucketIndex(h1, buckets) * size, size, fp) !== -1) return true
-      if (findInBucket(data, bucketIndex(h2, buckets) * size, size, fp) !== -1) return true
+      if (findInBucket(data, bucketIndex(lookup[H1]!, buckets) * size, size, fp) !== -1) return true
+      if (findInBucket(data, bucketIndex(lookup[H2]!, buckets) * size, size, fp) !== -1) return true
     }
     return false
   }
 
-  /** CuckooFilter_InsertFP. */
-  private insertFp(fp: number, h1: number, h2: number, canGrow: GrowthCheck | undefined): CuckooInsertStatus {
+  /** CuckooFilter_InsertFP of the current lookup's fingerprint. */
+  private insertLookup(canGrow: GrowthCheck | undefined): CuckooInsertStatus {
+    const size = this.bucketSize
+    const fp = lookup[FP]!
     for (;;) {
       for (let i = this.subFilters.length - 1; i >= 0; i--) {
-        const slot = this.freeSlotIn(i, h1, h2)
+        // Filter_FindAvailable, as freeSlotIn, with the hashes read here.
+        const data = this.subFilters[i]!
+        const buckets = data.length / size
+        let slot = freeSlot(data, bucketIndex(lookup[H1]!, buckets) * size, size)
+        if (slot === -1) slot = freeSlot(data, bucketIndex(lookup[H2]!, buckets) * size, size)
         if (slot !== -1) {
-          this.subFilters[i]![slot] = fp
+          data[slot] = fp
           if (this.occupied !== undefined) this.occupied[i]!++
-          this.numItems = BigInt.asUintN(64, this.numItems + 1n)
+          this.countAdd()
           return INSERTED
         }
       }
       const newest = this.subFilters[this.subFilters.length - 1]!
-      if (kickInsert(newest, newest.length / this.bucketSize, this.bucketSize, this.maxIterations, fp, h1)) {
+      if (kickInsert(newest, newest.length / size, size, this.maxIterations, fp, lookup[H1]! >>> 0)) {
         if (this.occupied !== undefined) this.occupied[this.subFilters.length - 1]!++
-        this.numItems = BigInt.asUintN(64, this.numItems + 1n)
+        this.countAdd()
         return INSERTED
       }
       if (this.expansion === 0) return NO_SPACE

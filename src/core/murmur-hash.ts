@@ -114,6 +114,7 @@ const wasmMemory = (wasm.memory as { buffer: ArrayBuffer }).buffer
 const wasmBytes = new Uint8Array(wasmMemory)
 const wasmWords = new Uint32Array(wasmMemory)
 const wasmHashPair = wasm.hashPair as (len: number, seedHi: number, seedLo: number, fold: number) => void
+const wasmHashOne = wasm.hashOne as (len: number, seedHi: number, seedLo: number) => void
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
 const ITEM_OFFSET = 16
 /** Longest item hashed by the WebAssembly module: its 64 KiB page less the pair and 8 zero bytes. */
@@ -141,6 +142,33 @@ export function murmurHash64AChained(
     murmurHash64AChainedJs(data, start, end, seedHi, seedLo, foldSeed, out)
     return
   }
+  stageItem(data, start, end)
+  wasmHashPair(len, seedHi, seedLo, foldSeed ? 1 : 0)
+  out[0] = wasmWords[0]
+  out[1] = wasmWords[1]
+  out[2] = wasmWords[2]
+  out[3] = wasmWords[3]
+}
+
+/**
+ * One MurmurHash64A of `data[start..end)` (seed 0), written to out[0] (high 32 bits) and out[1]
+ * (low): a Cuckoo filter's hash, without the second one {@link murmurHash64AChained} adds.
+ */
+export function murmurHash64AOne(data: Uint8Array, start: number, end: number, out: Uint32Array): void {
+  const len = end - start
+  if (len > WASM_MAX_ITEM_BYTES) {
+    murmurHash64A(data, start, end, 0, 0, out, 0)
+    return
+  }
+  stageItem(data, start, end)
+  wasmHashOne(len, 0, 0)
+  out[0] = wasmWords[0]
+  out[1] = wasmWords[1]
+}
+
+/** Copies `data[start..end)` (at most {@link WASM_MAX_ITEM_BYTES}) into the module's page, 8 zero bytes after it. */
+function stageItem(data: Uint8Array, start: number, end: number): void {
+  const len = end - start
   if (len <= WORD_COPY_MAX_BYTES) {
     let word = ITEM_OFFSET / 4
     let p = start
@@ -156,11 +184,6 @@ export function murmurHash64AChained(
     wasmBytes.set(data.subarray(start, end), ITEM_OFFSET)
     wasmBytes.fill(0, ITEM_OFFSET + len, ITEM_OFFSET + len + 8)
   }
-  wasmHashPair(len, seedHi, seedLo, foldSeed ? 1 : 0)
-  out[0] = wasmWords[0]
-  out[1] = wasmWords[1]
-  out[2] = wasmWords[2]
-  out[3] = wasmWords[3]
 }
 
 // Mixed blocks (k after `k *= m; k ^= k >> r; k *= m`) of the first hash, reused by the second:

@@ -36,6 +36,12 @@
       (i64.const 0xc6a4a7935bd1e995)))
     (i64.xor (local.get $h) (i64.shr_u (local.get $h) (i64.const 47))))
 
+  ;; MurmurHash64A(item, seed) alone (a Cuckoo filter's one hash), stored as hashPair stores h1.
+  (func (export "hashOne") (param $len i32) (param $seedHi i32) (param $seedLo i32)
+    (i64.store (i32.const 0) (i64.rotl (call $murmur64a (local.get $len)
+      (i64.or (i64.shl (i64.extend_i32_u (local.get $seedHi)) (i64.const 32))
+        (i64.extend_i32_u (local.get $seedLo)))) (i64.const 32))))
+
   ;; h1 = MurmurHash64A(item, seed); h2 = MurmurHash64A(item, fold ? (u32)((h1 >> 32) ^ h1) : h1).
   ;; The seed comes as two u32 halves (an i64 parameter would be a BigInt in JavaScript).
   (func (export "hashPair") (param $len i32) (param $seedHi i32) (param $seedLo i32) (param $fold i32)

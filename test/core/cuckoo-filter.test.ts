@@ -153,6 +153,49 @@ describe('the reference file at the core level', () => {
     u.subFilters[0]!.set([1, 2, 3, 4])
     expect(del(u, 'z254')).toBe(true)
     expect([u.numItems, u.numDeletes]).toEqual([2n ** 64n - 1n, 1n])
+    add(u, 'z1')
+    expect(u.numItems).toBe(0n)
+    add(u, 'z2')
+    expect(u.numItems).toBe(1n)
+  })
+
+  it('keeps the u64 counters exact past 2^53 and wraps them at 2^64', () => {
+    const filter = reserve(1024)
+    filter.numItems = 2n ** 53n - 1n
+    filter.numDeletes = 2n ** 64n - 1n
+    add(filter, 'a')
+    add(filter, 'b')
+    expect(filter.numItems).toBe(2n ** 53n + 1n)
+    expect(del(filter, 'a')).toBe(true)
+    expect([filter.numItems, filter.numDeletes]).toEqual([2n ** 53n, 0n])
+    filter.numItems = 2n ** 64n + 5n
+    expect(filter.numItems).toBe(5n)
+  })
+
+  it('compacts a sub-filter the same whether its bytes are word-aligned or not', () => {
+    for (const bucketSize of [1, 2, 3]) {
+      const random = seededRandom(bucketSize)
+      const settings = reserveSettings(16 * bucketSize, bucketSize, 20, 2)
+      // The newest sub-filter sparsely filled, the older ones half: some fingerprints move, some stay.
+      const sizes = [0, 1, 2].map((i) => settings.numBuckets * 2 ** i * bucketSize)
+      const contents = sizes.map((size, i) =>
+        Uint8Array.from({ length: size }, () => (random() < (i === 2 ? 0.1 : 0.5) ? 1 + Math.floor(random() * 255) : 0)))
+      const filterAt = (offset: number): CuckooFilter => {
+        const subFilters = contents.map((bytes) => {
+          const view = new Uint8Array(new ArrayBuffer(bytes.length + offset), offset, bytes.length)
+          view.set(bytes)
+          return view
+        })
+        return CuckooFilter.fromParts({ ...settings, numItems: 100n, numDeletes: 0n, subFilters })
+      }
+      const aligned = filterAt(0)
+      const unaligned = filterAt(1)
+      aligned.compact(true)
+      unaligned.compact(true)
+      expect(unaligned.numFilters).toBe(aligned.numFilters)
+      aligned.subFilters.forEach((bytes, i) => expect([...unaligned.subFilters[i]!], `bucket size ${bucketSize}`).toEqual([...bytes]))
+      expect(aligned.subFilters.map((bytes) => [...bytes])).not.toEqual(contents.slice(0, aligned.numFilters).map((bytes) => [...bytes]))
+    }
   })
 })
 

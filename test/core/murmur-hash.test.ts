@@ -4,6 +4,7 @@ import {
   murmurHash64AChained,
   murmurHash64AChainedJs,
   murmurHash64ABig,
+  murmurHash64AOne,
   WASM_MAX_ITEM_BYTES,
 } from '../../src/core/murmur-hash.js'
 import { fromHex, rng, vectors } from './vectors.js'
@@ -108,6 +109,20 @@ describe('the WebAssembly path', () => {
       murmurHash64AChainedJs(buf, 3, len + 3, 0xc6a4a793, 0x5bd1e995, false, expected)
       expect([...out], `len ${len}`).toEqual([...expected])
       expect((BigInt(out[0]) << 32n) | BigInt(out[1])).toBe(murmurHash64ABig(buf.subarray(3), 0xc6a4a7935bd1e995n))
+    }
+  })
+})
+
+describe('murmurHash64AOne', () => {
+  it('equals the seed-0 reference hash for short, long and page-sized items, read in place', () => {
+    const random = rng(7)
+    const lengths = [...Array.from({ length: 80 }, (_, i) => i), 1000, WASM_MAX_ITEM_BYTES, WASM_MAX_ITEM_BYTES + 1]
+    const out = new Uint32Array(2)
+    for (const len of lengths) {
+      const data = new Uint8Array(len + 3).map(() => Math.floor(random() * 256))
+      murmurHash64AOne(data, 3, len + 3, out)
+      const got = (BigInt(out[0]!) << 32n) | BigInt(out[1]!)
+      expect(got, `length ${len}`).toBe(murmurHash64ABig(data.subarray(3), 0n))
     }
   })
 })
