@@ -105,9 +105,9 @@ export class Persistence {
   readonly databases: Databases
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
   loading = false
-  /** The snapshot in `dir` (issue 3): loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
+  /** The snapshot in `dir`: loaded by start(), saved by SAVE/BGSAVE, the save rules and shutdown. */
   readonly snapshots: SnapshotStore
-  /** The append-only log (issue 5): open while appendonly is yes. */
+  /** The append-only log: open while appendonly is yes. */
   readonly appendLog: AppendLog
   readonly logRewriter: LogRewriter
   private readonly gate: DurabilityGate
@@ -178,7 +178,7 @@ export class Persistence {
   /** Loads what is on disk: the snapshot, then the log replayed over it through `replay`. */
   async load(replay: () => LogReplay): Promise<void> {
     await this.loadSnapshot()
-    // Snapshot load (issue 3) runs above this line; the log holds what came after the snapshot.
+    // Snapshot load runs above this line; the log holds what came after the snapshot.
     const replayed = this.loadAppendLog(replay)
     this.loadedPosition = replayed === 0 ? this.snapshots.replicationPosition : undefined
   }

@@ -41,7 +41,7 @@ import type { Databases } from './databases.js'
 export const START_COPY_BYTES = 4 * SLICE_BYTES
 
 /**
- * The append-only log's side of every save (issue 5), so that a restart replays only the writes
+ * The append-only log's side of every save, so that a restart replays only the writes
  * made after the snapshot's start point.
  */
 export interface SnapshotLogHooks {
@@ -54,7 +54,7 @@ export interface SnapshotLogHooks {
   rotate(): number | undefined
   /**
    * Whether the log is open: the seq rotate() returned is then a segment on disk, created before
-   * the MANIFEST that records it (`log-open`), so a start without it refuses (issue 15).
+   * the MANIFEST that records it (`log-open`), so a start without it refuses.
    */
   isOpen?(): boolean
   /** Called once the MANIFEST recording `logFrom` is durable: the segments below it may go. */
