@@ -8,8 +8,7 @@
  * which redis's bus pings carry) is then read from its CLUSTER SHARDS entry for itself.
  */
 import type { ClusterState } from './cluster-state.js'
-import { PeerLink } from './peer-link.js'
-import { clusterLinkTls } from '../runtime/tls-context.js'
+import { clusterPeerLink, type PeerLink } from './peer-link.js'
 import { mergeNodes } from './cluster-merge.js'
 import { parseNodeLines } from './nodes-line.js'
 import { markFailures, updateState } from './cluster-health.js'
@@ -67,16 +66,7 @@ export class ClusterGossip {
     const address = `${host}:${port}`
     let link = this.links.get(address)
     if (link === undefined) {
-      const config = this.state.host.config
-      link = new PeerLink(
-        host,
-        port,
-        () => {
-          if (config.masterauth === '') return undefined
-          return config.masteruser === '' ? [config.masterauth] : [config.masteruser, config.masterauth]
-        },
-        () => clusterLinkTls(config),
-      )
+      link = clusterPeerLink(host, port, this.state.host.config)
       this.links.set(address, link)
     }
     return link

@@ -9,6 +9,8 @@ import net from 'node:net'
 import tls from 'node:tls'
 import { encodeCommand } from '../protocol/command-encoder.js'
 import { ReplyReader, RespReplyError, type RespValue } from '../protocol/reply-reader.js'
+import type { Config } from '../runtime/config.js'
+import { clusterLinkTls } from '../runtime/tls-context.js'
 
 /** A reply as read: a string (simple or bulk), a number, null, or an error reply's text. */
 export type PeerReply = string | number | null | { readonly error: string }
@@ -119,4 +121,20 @@ export class PeerLink {
   close(): void {
     this.drop(new Error('closed'))
   }
+}
+
+/**
+ * A link to a cluster peer as this node's own links make it: AUTH as the replication link does
+ * (masteruser/masterauth, when set), over TLS under tls-cluster. Both read the live config.
+ */
+export function clusterPeerLink(host: string, port: number, config: Config): PeerLink {
+  return new PeerLink(
+    host,
+    port,
+    () => {
+      if (config.masterauth === '') return undefined
+      return config.masteruser === '' ? [config.masterauth] : [config.masteruser, config.masterauth]
+    },
+    () => clusterLinkTls(config),
+  )
 }

@@ -9,8 +9,7 @@ import type { CommandContext, ServerContext } from './context.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 import { ReplyError, subcommandSyntaxText } from './reply-error.js'
 import { ManualFailovers, MF_TIMEOUT_MS, type PeerCommands } from '../cluster/manual-failover.js'
-import { PeerLink } from '../cluster/peer-link.js'
-import { clusterLinkTls } from '../runtime/tls-context.js'
+import { clusterPeerLink } from '../cluster/peer-link.js'
 import { takeOverMaster } from './cluster-replicaof.js'
 
 const failovers = new WeakMap<ServerContext, ManualFailovers>()
@@ -67,16 +66,7 @@ function manualFailovers(server: ServerContext): ManualFailovers {
 
 /** A connection to host:port that AUTHs as the replication link does (masteruser/masterauth). */
 function peerCommands(server: ServerContext, host: string, port: number): PeerCommands {
-  const config = server.config
-  const link = new PeerLink(
-    host,
-    port,
-    () => {
-      if (config.masterauth === '') return undefined
-      return config.masteruser === '' ? [config.masterauth] : [config.masteruser, config.masterauth]
-    },
-    () => clusterLinkTls(config),
-  )
+  const link = clusterPeerLink(host, port, server.config)
   return {
     async command(args) {
       const reply = await link.request(args, MF_TIMEOUT_MS)

@@ -15,7 +15,7 @@ import { slotOf } from '../../src/core/key-slot.js'
 import { Cluster, ManagedProcess, waitUntil } from '../helpers/cluster-nodes.js'
 import { BFS_MAIN } from '../helpers/child-server.js'
 import { freePortBelow50000, redisCli, type CliRun } from '../helpers/cluster-mode.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 
 interface Node {
   readonly port: number
@@ -31,7 +31,7 @@ const clients: (Redis | ClusterClient)[] = []
 
 const cliTls = (): string[] => ['--tls', '--cacert', certs.caCert, '--cert', certs.clientCert, '--key', certs.clientKey]
 const cli = (args: readonly string[], timeoutMs = 60_000): Promise<CliRun> => redisCli([...cliTls(), ...args], { timeoutMs })
-const tlsOptions = () => ({ ca: readFileSync(certs.caCert), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) })
+const tlsOptions = () => (clientTlsOptions(certs))
 
 /** A standalone connection to `node`: over TLS to its TLS port, or plaintext to its port. */
 function connect(node: Node, secure: boolean): Redis {

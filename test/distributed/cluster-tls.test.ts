@@ -6,14 +6,14 @@
  * made by openssl at test time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Cluster as ClusterClient } from 'ioredis'
 import { slotOf } from '../../src/core/key-slot.js'
 import { Cluster, ManagedProcess, waitUntil } from '../helpers/cluster-nodes.js'
 import { BFS_MAIN } from '../helpers/child-server.js'
 import { freePortBelow50000, redisCli, type CliRun } from '../helpers/cluster-mode.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 
 let certs: TestCerts
 const processes = new Cluster()
@@ -88,7 +88,7 @@ describe('tls-cluster yes', () => {
   }, 180_000)
 
   it('a cluster client over TLS routes items; reshard moves slots holding filters and every item is still found', async () => {
-    const tls = { ca: readFileSync(certs.caCert), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) }
+    const tls = clientTlsOptions(certs)
     client = new ClusterClient([{ host: '127.0.0.1', port: ports[0]! }], { redisOptions: { tls }, enableReadyCheck: true })
     const keys = keysInSlots(0, 999, 40)
     for (const key of keys) expect(await client.call('BF.ADD', key, 'item')).toBe(1)

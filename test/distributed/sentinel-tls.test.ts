@@ -6,12 +6,12 @@
  * every write acknowledged by WAIT is on it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import { Cluster, ClusterNode, items } from '../helpers/cluster-nodes.js'
 import { MASTER_NAME, Sentinel, sentinelConfigLines, waitNewMaster, waitSentinelsConverged, waitSentinelsSeeReplica } from '../helpers/cluster-sentinels.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 import { freePort } from '../helpers/tools.js'
 
 let certs: TestCerts
@@ -29,7 +29,7 @@ function tlsLines(port: number): string[] {
 
 /** A TLS client of a node's TLS port. */
 function tlsClient(port: number): Redis {
-  const tls = { ca: readFileSync(certs.caCert), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) }
+  const tls = clientTlsOptions(certs)
   const client = new Redis({ host: '127.0.0.1', port, tls, retryStrategy: () => null, maxRetriesPerRequest: 0 })
   client.on('error', () => {})
   return client

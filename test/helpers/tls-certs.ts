@@ -3,10 +3,12 @@
  * them: a CA, a server certificate and a client certificate it signed, and a client certificate
  * signed by another CA (untrusted). EC keys (P-256): quick to make on a loaded machine.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import type tls from 'node:tls'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { runTool } from './tools.js'
+import type { Config } from '../../src/runtime/config.js'
 
 /** The files made, by path. */
 export interface TestCerts {
@@ -81,4 +83,14 @@ export async function makeTestCerts(): Promise<TestCerts> {
     renewServer: (cert, key, cn) => signed(dir, 'ca', cert, key, cn, 'server_cert'),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   }
+}
+
+/** A server's TLS keys with these certificates, and a TLS port on a free port. */
+export function serverTlsConfig(certs: TestCerts, extra: Partial<Config> = {}): Partial<Config> {
+  return { 'tls-port': -1, 'tls-cert-file': certs.serverCert, 'tls-key-file': certs.serverKey, 'tls-ca-cert-file': certs.caCert, ...extra }
+}
+
+/** A client's TLS options: trusts the test CA, shows the client certificate. */
+export function clientTlsOptions(certs: TestCerts): tls.ConnectionOptions {
+  return { ca: readFileSync(certs.caCert), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) }
 }

@@ -9,7 +9,7 @@ import path from 'node:path'
 import tls from 'node:tls'
 import { Redis } from 'ioredis'
 import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, serverTlsConfig, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 import { RawClient, encodeCommand, exchange } from '../helpers/resp.js'
 import { freePort } from '../helpers/tools.js'
 import { readConfig, type Config } from '../../src/runtime/config.js'
@@ -22,11 +22,9 @@ beforeAll(async () => {
 
 afterAll(() => certs?.remove())
 
-function tlsConfig(extra: Partial<Config> = {}): Partial<Config> {
-  return { 'tls-port': -1, 'tls-cert-file': certs.serverCert, 'tls-key-file': certs.serverKey, 'tls-ca-cert-file': certs.caCert, ...extra }
-}
+const tlsConfig = (extra: Partial<Config> = {}): Partial<Config> => serverTlsConfig(certs, extra)
 
-const clientTls = (): tls.ConnectionOptions => ({ ca: readFileSync(certs.caCert), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) })
+const clientTls = (): tls.ConnectionOptions => (clientTlsOptions(certs))
 
 /** The common name of the certificate a new TLS connection is shown, and the connection. */
 async function serverName(port: number): Promise<{ cn: string; client: RawClient }> {

@@ -4,10 +4,9 @@
  * stream, WAIT, and a PSYNC that continues after the link drops.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 import { freePort } from '../helpers/tools.js'
 import { infoFields, until } from '../helpers/replication-info.js'
 import type { Config } from '../../src/runtime/config.js'
@@ -42,7 +41,7 @@ describe('tls-replication yes', () => {
   beforeAll(async () => {
     master = await node()
     replica = await node({ 'tls-replication': true })
-    const tls = { ca: readFileSync(certs.caCert), cert: readFileSync(certs.clientCert), key: readFileSync(certs.clientKey) }
+    const tls = clientTlsOptions(certs)
     overTls = new Redis({ host: '127.0.0.1', port: master.server.tlsPort, tls, maxRetriesPerRequest: 0 })
     replicaClient = new Redis({ host: '127.0.0.1', port: replica.port, maxRetriesPerRequest: 0 })
   })

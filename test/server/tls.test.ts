@@ -11,7 +11,7 @@ import tls from 'node:tls'
 import { Redis } from 'ioredis'
 import { createClient } from 'redis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, serverTlsConfig, type TestCerts } from '../helpers/tls-certs.js'
 import { RawClient, encodeCommand, exchange } from '../helpers/resp.js'
 import { freePort, hasTool, runTool } from '../helpers/tools.js'
 import type { Config } from '../../src/runtime/config.js'
@@ -24,10 +24,7 @@ beforeAll(async () => {
 
 afterAll(() => certs?.remove())
 
-/** The server's TLS keys, with a TLS port on a free port. */
-function tlsConfig(extra: Partial<Config> = {}): Partial<Config> {
-  return { 'tls-port': -1, 'tls-cert-file': certs.serverCert, 'tls-key-file': certs.serverKey, 'tls-ca-cert-file': certs.caCert, ...extra }
-}
+const tlsConfig = (extra: Partial<Config> = {}): Partial<Config> => serverTlsConfig(certs, extra)
 
 /** A client's TLS options: the CA, and the client certificate unless `cert` is false or another pair. */
 function clientTls(cert: false | { cert: string; key: string } = { cert: certs.clientCert, key: certs.clientKey }): tls.ConnectionOptions {

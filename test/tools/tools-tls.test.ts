@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
+import { makeTestCerts, serverTlsConfig, type TestCerts } from '../helpers/tls-certs.js'
 import { freePort, runTool } from '../helpers/tools.js'
 
 const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/tools')
@@ -20,7 +20,7 @@ let plainTarget: Redis
 
 beforeAll(async () => {
   certs = await makeTestCerts()
-  const tls = { 'tls-port': -1, 'tls-cert-file': certs.serverCert, 'tls-key-file': certs.serverKey, 'tls-ca-cert-file': certs.caCert }
+  const tls = serverTlsConfig(certs)
   source = await startServer({ ...tls, port: await freePort() })
   target = await startServer({ ...tls, port: await freePort() })
   plainSource = new Redis({ host: '127.0.0.1', port: source.port, maxRetriesPerRequest: 0 })
