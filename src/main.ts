@@ -18,7 +18,8 @@
  * memory.sh). Elsewhere than glibc the variable is ignored.
  */
 import { readFileSync } from 'node:fs'
-import { ConfigError, readConfig, type Config } from './runtime/config.js'
+import { ConfigError, type Config } from './runtime/config.js'
+import { readConfig } from './runtime/config-load.js'
 import { ignoredWarning } from './runtime/config-ignored.js'
 import { DEFAULT_DAEMON_PIDFILE } from './runtime/config-process.js'
 import { createServer, type BfsServer } from './server/server.js'

@@ -2,7 +2,7 @@
  * Cluster mode's configuration keys (redis 7.0's names, defaults and units), their rows spread
  * into config.ts's table: docs/reference/configuration.md and bfs.conf.example list them there.
  */
-import type { ConfigRow } from './config.js'
+import type { ConfigRow } from './config-row.js'
 
 /** Cluster mode's keys of Config. */
 export interface ClusterConfig {
@@ -37,4 +37,4 @@ export const CLUSTER_CONFIG_ROWS = {
   'cluster-announce-bus-port': { kind: { type: 'integer', min: 0, max: 65535 }, default: 0, mutable: true, description: 'bus port a cluster node prints in CLUSTER NODES (bfs has no bus), 0 = port + 10000' },
   'cluster-require-full-coverage': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'the cluster refuses keys (-CLUSTERDOWN) while a slot is unowned or its owner failed' },
   'cluster-allow-reads-when-down': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'while the cluster is down, read commands are still served' },
-} satisfies { readonly [K in ClusterKey]: ConfigRow<K> }
+} satisfies { readonly [K in ClusterKey]: ConfigRow<ClusterConfig[K]> }

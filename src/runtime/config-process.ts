@@ -4,7 +4,7 @@
  * are spread into config.ts's table after the TLS keys; docs/reference/configuration.md and
  * bfs.conf.example list them there.
  */
-import type { ConfigRow } from './config.js'
+import type { ConfigRow } from './config-row.js'
 
 /** How bfs tells a supervisor it is ready (redis `supervised`). */
 export type SupervisedMode = 'no' | 'upstart' | 'systemd' | 'auto'
@@ -44,4 +44,4 @@ export const PROCESS_CONFIG_ROWS = {
   daemonize: { kind: { type: 'boolean' }, default: false, mutable: false, description: 'run in the background: the command returns once the server listens (not when supervised)' },
   supervised: { kind: { type: 'enum', values: ['no', 'upstart', 'systemd', 'auto'] }, default: 'no', mutable: false, description: 'tell a supervisor when ready: systemd (READY=1 and STOPPING=1 through systemd-notify, unit NotifyAccess=all), upstart (SIGSTOP), auto (from NOTIFY_SOCKET or UPSTART_JOB) or no' },
   pidfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: `file the pid is written to at start and removed from at exit, "" for none (daemonize: ${DEFAULT_DAEMON_PIDFILE})` },
-} satisfies { readonly [K in ProcessKey]: ConfigRow<K> }
+} satisfies { readonly [K in ProcessKey]: ConfigRow<ProcessConfig[K]> }

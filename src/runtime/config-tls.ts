@@ -6,7 +6,7 @@
  * into Node's TLS options, and CONFIG SET of any of them (but the port) builds a new context
  * for new connections, or is refused with the old one kept.
  */
-import type { ConfigRow } from './config.js'
+import type { ConfigRow } from './config-row.js'
 
 /** tls-auth-clients: whether a client must present a certificate the CA signed. */
 export type TlsAuthClients = 'yes' | 'no' | 'optional'
@@ -70,4 +70,4 @@ export const TLS_CONFIG_ROWS = {
   'tls-session-cache-timeout': { kind: { type: 'integer', min: 0, max: INT_MAX }, default: 300, unit: 'seconds', mutable: true, description: 'seconds a TLS session may be resumed for' },
   'tls-replication': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'a replica connects to its master\'s TLS port over TLS (certificate: tls-client-cert-file, else tls-cert-file) and announces its own tls-port (REPLCONF listening-port); new links' },
   'tls-cluster': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'the links between cluster nodes (the pull of CLUSTER NODES, CLUSTER MEET, manual failover) and MIGRATE use TLS; a cluster node with it has tls-replication yes and is known to its peers and nodes.conf by its TLS port; a plaintext port beside it is given to plaintext clients' },
-} satisfies { readonly [K in TlsKey]: ConfigRow<K> }
+} satisfies { readonly [K in TlsKey]: ConfigRow<TlsConfig[K]> }

@@ -1,9 +1,36 @@
 /**
  * The value parsers of the config rows that are more than a number or a word (config.ts): sizes
  * with units, `save` rules, `client-output-buffer-limit`, `replicaof`, with redis config.c's words
- * for their errors (numericParseString, numericBoundaryCheck).
+ * for their errors (numericParseString, numericBoundaryCheck), and the value types they make.
+ * Imports nothing of the configuration: config.ts's table is built on them.
  */
-import { MAX_PORT, MAX_SECONDS, type OutputBufferLimits, type RenameRule } from './config.js'
+
+/** The bounds of a port, which rows and parsers share. */
+export const MIN_PORT = 0
+export const MAX_PORT = 65535
+/** redis config.c: timeout and tcp-keepalive are 0..INT_MAX seconds. */
+export const MAX_SECONDS = 2_147_483_647
+
+/** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
+export interface OutputBufferLimit {
+  readonly hard: number
+  readonly soft: number
+  readonly softSeconds: number
+}
+
+/** redis's three client classes (CONFIG GET names replica `slave`, as redis 7.0 does). */
+export interface OutputBufferLimits {
+  readonly normal: OutputBufferLimit
+  readonly replica: OutputBufferLimit
+  readonly pubsub: OutputBufferLimit
+}
+
+/** One `rename-command` line. Not a CONFIG GET key, as in redis. */
+export interface RenameRule {
+  readonly from: string
+  /** '' disables the command. */
+  readonly to: string
+}
 
 /** A configuration problem (a bad key or value in bfs.conf, a flag or CONFIG SET), worded to name the key. */
 export class ConfigError extends Error {

@@ -6,10 +6,15 @@
 import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 import { PROCESS_CONFIG_ROWS, type ProcessConfig } from './config-process.js'
 import { TLS_CONFIG_ROWS, type TlsConfig } from './config-tls.js'
+import type { ConfigRow } from './config-row.js'
 
-export { ConfigError } from './config-values.js'
+export type { ConfigRow, ConfigUnit } from './config-row.js'
+export {
+  ConfigError, MAX_PORT, MAX_SECONDS, MIN_PORT, type OutputBufferLimit, type OutputBufferLimits, type RenameRule,
+} from './config-values.js'
 import {
-  ConfigError, INT64_MAX, INTEGER, checkRange, parseMemory, parseOutputBufferLimits, parseRenameRule, parseReplicaof, parseSaveRules,
+  ConfigError, INT64_MAX, INTEGER, MAX_PORT, MAX_SECONDS, MIN_PORT, checkRange, parseMemory, parseOutputBufferLimits, parseRenameRule,
+  parseReplicaof, parseSaveRules, type OutputBufferLimit, type OutputBufferLimits, type RenameRule,
 } from './config-values.js'
 
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
@@ -149,72 +154,16 @@ export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   user: readonly (readonly string[])[]
 }
 
-/** One class's output limits: closed at once past `hard`, or after `softSeconds` past `soft`. */
-export interface OutputBufferLimit {
-  readonly hard: number
-  readonly soft: number
-  readonly softSeconds: number
-}
-
-/** redis's three client classes (CONFIG GET names replica `slave`, as redis 7.0 does). */
-export interface OutputBufferLimits {
-  readonly normal: OutputBufferLimit
-  readonly replica: OutputBufferLimit
-  readonly pubsub: OutputBufferLimit
-}
-
 /** A configuration key, as bfs.conf and CONFIG GET/SET name it. */
 export type ConfigKey = keyof Config
 
-/** One `rename-command` line. Not a CONFIG GET key, as in redis. */
-export interface RenameRule {
-  readonly from: string
-  /** '' disables the command. */
-  readonly to: string
-}
-
-type Kind =
-  | { type: 'integer'; min: number; max: number }
-  | { type: 'float'; min: number; max: number; exclusiveMin?: boolean; exclusiveMax?: boolean }
-  | { type: 'bytes'; min: number; max: number }
-  /** `emptyIsNone`: '' means "not set", as redis EMPTY_STRING_IS_NULL (CONFIG REWRITE then writes no line); `words`: several values joined by spaces (`bind 127.0.0.1 -::1`). */
-  | { type: 'string'; emptyIsNone?: true; words?: true }
-  /** Permission bits, written in octal (redis OCTAL_CONFIG). */
-  | { type: 'octal'; max: number }
-  | { type: 'enum'; values: readonly string[] }
-  | { type: 'boolean' }
-  | { type: 'save' }
-  | { type: 'output-buffer-limit' }
-  | { type: 'rename' }
-  | { type: 'replicaof' }
-  /** `user name rules...`: repeatable, file only (not a CONFIG GET key, as in redis). */
-  | { type: 'user' }
-
-/** The unit a key's number counts, named in its doc line. */
-export type ConfigUnit = 'seconds' | 'milliseconds' | 'bytes' | 'percent' | 'items'
-
-/** One key's row: how its value is parsed, its default and unit, whether it is live, its doc line. */
-export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> {
+/** One key's row with its name: how its value is parsed, its default and unit, whether it is live, its doc line. */
+export interface ConfigKeySpec<K extends ConfigKey = ConfigKey> extends ConfigRow<Config[K]> {
   readonly name: K
-  /** How a value is parsed and checked (parseConfigValue). */
-  readonly kind: Kind
-  readonly default: Config[K]
-  readonly unit?: ConfigUnit
-  /** Whether CONFIG SET may change it at run time (the "live" column of docs/reference/configuration.md). */
-  readonly mutable: boolean
-  /** The doc line: docs/reference/configuration.md's table shows it as is. */
-  readonly description: string
 }
 
-/** A row as ROWS writes it, its name being its property's. */
-export type ConfigRow<K extends ConfigKey> = Omit<ConfigKeySpec<K>, 'name'>
-
-export const MIN_PORT = 0
-export const MAX_PORT = 65535
 export const DEFAULT_MAXCLIENTS = 10_000
 export const MAX_MAXCLIENTS = 1_000_000
-/** redis config.c: timeout and tcp-keepalive are 0..INT_MAX seconds. */
-export const MAX_SECONDS = 2_147_483_647
 export const DEFAULT_TCP_KEEPALIVE_SECONDS = 300
 /** redis: client-query-buffer-limit 1gb by default, at least 1mb. */
 export const DEFAULT_QUERY_BUFFER_LIMIT_BYTES = 1024 ** 3
@@ -323,7 +272,7 @@ const ROWS = {
   ...CLUSTER_CONFIG_ROWS,
   user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
   'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
-} satisfies { readonly [K in ConfigKey]: ConfigRow<K> }
+} satisfies { readonly [K in ConfigKey]: ConfigRow<Config[K]> }
 
 /** Every key's row, `rename-command` included, in bfs.conf.example's order. */
 export const CONFIG_ROWS: readonly ConfigKeySpec[] = Object.entries(ROWS).map(([name, row]) => ({ name: name as ConfigKey, ...row }))
@@ -459,5 +408,3 @@ export function formatConfigValue(config: Config, name: ConfigKey): string {
   }
   return String(value)
 }
-
-export { loadConfig, readConfig, type LoadedConfig } from './config-load.js'

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 import { allDocBlocks, consoleSteps, docFiles, idOf, idsUsedByTests, REPO_ROOT, type DocBlock } from '../helpers/doc-blocks.js'
 import { hasTool } from '../helpers/tools.js'
 

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadConfig } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 import { splitConfigLine } from '../../src/runtime/config-line.js'
 import { MASTER_NAME, sentinelConfigLines } from '../helpers/cluster-sentinels.js'
 import { docBlock } from '../helpers/doc-blocks.js'

@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
-  CONFIG_ALIASES, CONFIG_KEYS, DEFAULT_CONFIG, loadConfig, parseConfigValue, type Config, type ConfigKey, type ConfigKeySpec,
+  CONFIG_ALIASES, CONFIG_KEYS, DEFAULT_CONFIG, parseConfigValue, type Config, type ConfigKey, type ConfigKeySpec,
 } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 import { formatMemoryValue, quoteConfigValue, REWRITE_SIGNATURE, rewriteConfigText } from '../../src/runtime/config-rewrite.js'
 
 const DIR = '/var/lib/bfs'

@@ -11,7 +11,7 @@ import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { askRaw } from '../helpers/redis-server.js'
 import type { RawClient } from '../helpers/resp.js'
-import { loadConfig } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 
 const { start, connect } = serverPerTest()
 const dirs: string[] = []

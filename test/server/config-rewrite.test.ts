@@ -11,7 +11,7 @@ import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { childClient, startChildServer } from '../helpers/child-server.js'
 import { REWRITE_SIGNATURE } from '../../src/runtime/config-rewrite.js'
-import { loadConfig } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 
 const { start, connect } = serverPerTest()
 const dirs: string[] = []

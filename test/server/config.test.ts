@@ -8,8 +8,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  CONFIG_KEYS, CONFIG_ROWS, ConfigError, DEFAULT_CONFIG, formatConfigValue, loadConfig, parseConfigValue, type Config,
+  CONFIG_KEYS, CONFIG_ROWS, ConfigError, DEFAULT_CONFIG, formatConfigValue, parseConfigValue, type Config,
 } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 import { splitConfigLine } from '../../src/runtime/config-line.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'

@@ -9,7 +9,8 @@ import { type RawClient, encodeCommand } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
 import { replyEnd } from '../helpers/tools.js'
 import { layerGeometry } from '../../src/core/sizing.js'
-import { DEFAULT_OUTPUT_BUFFER_LIMITS, loadConfig, ConfigError, type OutputBufferLimits } from '../../src/runtime/config.js'
+import { DEFAULT_OUTPUT_BUFFER_LIMITS, ConfigError, type OutputBufferLimits } from '../../src/runtime/config.js'
+import { loadConfig } from '../../src/runtime/config-load.js'
 import { createServer } from '../../src/server/server.js'
 
 const OOM = "-OOM command not allowed when used memory > 'maxmemory'.\r\n"

@@ -12,7 +12,8 @@ import { makeTempDir, startServer, type RunningServer } from '../helpers/start-s
 import { makeTestCerts, serverTlsConfig, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 import { RawClient, encodeCommand, exchange } from '../helpers/resp.js'
 import { freePort } from '../helpers/tools.js'
-import { readConfig, type Config } from '../../src/runtime/config.js'
+import type { Config } from '../../src/runtime/config.js'
+import { readConfig } from '../../src/runtime/config-load.js'
 
 let certs: TestCerts
 
