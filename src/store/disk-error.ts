@@ -8,7 +8,7 @@
  *   or once a snapshot that holds what the log could not take is on disk).
  * Reads keep working. Records the log already holds keep being retried; their replies wait for them.
  */
-import type { Persistence } from './persistence.js'
+import type { PersistenceParts } from './persistence-parts.js'
 
 /** redis 7.0 server.c shared.bgsaveerr. */
 export const BGSAVE_ERROR =
@@ -42,7 +42,7 @@ export function strerror(code: string): string {
 }
 
 /** @returns the -MISCONF text a write must be refused with now, or undefined when writes may run */
-export function diskErrorRefusal(server: Pick<Persistence, 'snapshots' | 'appendLog' | 'config'>): string | undefined {
+export function diskErrorRefusal(server: Pick<PersistenceParts, 'snapshots' | 'appendLog' | 'config'>): string | undefined {
   // Runs before every write: the usual answer is two field reads.
   if (server.snapshots.lastBgsaveStatus === 'err') {
     const config = server.config

@@ -1,11 +1,11 @@
 /**
  * INFO persistence: redis 7.0's field names and order (rdb.c / server.c / aof.c genRedisInfoString),
- * read from the {@link Persistence} object (persistence.ts).
+ * read from the parts of persistence (persistence-parts.ts; `Persistence` in persistence.ts is one).
  */
-import type { Persistence } from './persistence.js'
+import type { PersistenceParts } from './persistence-parts.js'
 
 /** INFO persistence, redis 7.0's field names (rdb.c / server.c genRedisInfoString). */
-export function persistenceInfo(server: Persistence): [string, string | number][] {
+export function persistenceInfo(server: PersistenceParts): [string, string | number][] {
   const store = server.snapshots
   const fields: [string, string | number][] = [
     ['loading', server.loading ? 1 : 0],
@@ -27,7 +27,7 @@ export function persistenceInfo(server: Persistence): [string, string | number][
 }
 
 /** INFO persistence's aof_* fields, named and ordered as redis 7.0's genRedisInfoString. */
-export function aofInfoFields(server: Persistence): (readonly [string, string | number])[] {
+export function aofInfoFields(server: PersistenceParts): (readonly [string, string | number])[] {
   const { appendLog: log, logRewriter: rewriter } = server
   const enabled = server.config.appendonly && log.isOpen
   const fields: (readonly [string, string | number])[] = [

@@ -12,7 +12,8 @@
  * - `appendonly` on and off ({@link Persistence.setAppendOnly});
  * - the periodic work, run by the server's one cron ({@link Persistence.cron}): the save rules,
  *   the everysec fsync, the automatic rewrite and the retries of what failed;
- * - the -MISCONF refusal of writes (disk-error.ts) and INFO persistence (persistence-info.ts);
+ * - the -MISCONF refusal of writes (disk-error.ts) and INFO persistence (persistence-info.ts),
+ *   both read through {@link PersistenceParts} (persistence-parts.ts);
  * - the final save and the log's close at shutdown ({@link Persistence.close}).
  * The parts: snapshot.ts (the snapshot), append-log.ts (the log), log-rewrite.ts (BGREWRITEAOF
  * and the automatic rewrite), save-schedule.ts (the `save` rules).
@@ -22,19 +23,21 @@
  * (a transaction's between MULTI and EXEC).
  */
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
-import { AppendLog, listSegments, type FsyncPolicy } from './append-log.js'
+import { AppendLog, listSegments } from './append-log.js'
 import { LogRewriter } from './log-rewrite.js'
-import { SnapshotStore, type CorruptPolicy } from './snapshot.js'
+import { SnapshotStore } from './snapshot.js'
 import { SAVE_RETRY_DELAY_MS } from './save-schedule.js'
 import type { Databases } from './databases.js'
 import type { Logger } from '../runtime/logger.js'
 import { DurabilityGate, type LogWriter } from './durability-gate.js'
 import { diskErrorRefusal } from './disk-error.js'
 import { aofInfoFields, persistenceInfo } from './persistence-info.js'
+import type { PersistenceConfig, PersistenceParts } from './persistence-parts.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import type { ReplicationPosition } from '../format/manifest.js'
 
 export type { LogWriter } from './durability-gate.js'
+export type { PersistenceConfig } from './persistence-parts.js'
 
 /** Where a propagated command goes (redis PROPAGATE_AOF / PROPAGATE_REPL): PUBLISH goes only to replicas. */
 export interface PropagateTargets {
@@ -61,22 +64,6 @@ export interface ReplicaFeed {
 const MULTI_RECORD = [Buffer.from('MULTI')]
 const EXEC_RECORD = [Buffer.from('EXEC')]
 
-/** The configuration keys persistence reads (the server's Config, read live: CONFIG SET applies). */
-export interface PersistenceConfig {
-  readonly dir: string
-  readonly appendfilename: string
-  appendonly: boolean
-  readonly appendfsync: FsyncPolicy
-  readonly save: string
-  readonly 'snapshot-on-corrupt': CorruptPolicy
-  readonly 'max-filter-bytes': number
-  readonly 'stop-writes-on-bgsave-error': boolean
-  readonly 'aof-load-truncated': boolean
-  readonly 'aof-load-corrupt': boolean
-  readonly 'auto-aof-rewrite-percentage': number
-  readonly 'auto-aof-rewrite-min-size': number
-}
-
 /** The replay of the log at start, through the real commands (the server's dispatch). */
 export interface LogReplay {
   /**
@@ -100,7 +87,7 @@ export interface PersistenceOptions {
   latency?: LatencyMonitor
 }
 
-export class Persistence {
+export class Persistence implements PersistenceParts {
   readonly config: PersistenceConfig
   readonly databases: Databases
   /** Whether the dataset is still being loaded from disk (commands without the loading flag are refused). */
