@@ -14,7 +14,7 @@ import type { Logger } from '../runtime/logger.js'
 import type { ReplicaLink } from '../replication/replica-link.js'
 import type { ReplicationState } from '../replication/replication-state.js'
 import { ClusterNode } from './cluster-node.js'
-import { loadNodesConf, saveNodesConf } from './nodes-conf.js'
+import { loadNodesConf, saveNodesConf, type NodesView } from './nodes-conf.js'
 
 /** redis CLUSTER_BLACKLIST_TTL: a forgotten node is not re-added for 60 s. */
 export const BLACKLIST_TTL_MS = 60_000
@@ -52,7 +52,7 @@ export function newNodeId(): string {
   return randomBytes(20).toString('hex')
 }
 
-export class ClusterState {
+export class ClusterState implements NodesView {
   readonly nodes = new Map<string, ClusterNode>()
   myself!: ClusterNode
   currentEpoch = 0

@@ -2,16 +2,32 @@
  * CLUSTER NODES' text and nodes.conf, which is the same lines plus `vars currentEpoch N
  * lastVoteEpoch M` (redis 7.0 cluster.c clusterGenNodesDescription, clusterSaveConfig,
  * clusterLoadConfig). A restarted node reads back its id, its epochs, every node and the slot map.
+ * Written against {@link NodesView}, what these lines read and set of the cluster's state:
+ * `ClusterState` (cluster-state.ts) is one, and saves and loads itself through this file.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { replaceFileSync, TEMP_SUFFIX } from '../store/durable-file.js'
 import { ClusterNode, isNodeId } from './cluster-node.js'
-import type { ClusterState } from './cluster-state.js'
 import { parseNodeLine, type NodeLine } from './nodes-line.js'
 import { rangeToken, slotRanges } from './slot-ranges.js'
 
+/** What CLUSTER NODES' lines and nodes.conf read and set of the cluster's state (ClusterState is one). */
+export interface NodesView {
+  readonly nodes: Map<string, ClusterNode>
+  myself: ClusterNode
+  currentEpoch: number
+  lastVoteEpoch: number
+  /** The open slots: to the node a slot moves to, from the node it comes from. */
+  readonly migratingTo: Map<number, ClusterNode>
+  readonly importingFrom: Map<number, ClusterNode>
+  clientPort(node: ClusterNode, tlsClient: boolean): number
+  printedEpoch(node: ClusterNode): number
+  owns(node: ClusterNode, slot: number): boolean
+  setSlotOwner(slot: number, node: ClusterNode | undefined): void
+}
+
 /** One node's line (redis clusterGenNodeDescription), without its newline. */
-export function describeNode(state: ClusterState, node: ClusterNode, tlsClient = true): string {
+export function describeNode(state: NodesView, node: ClusterNode, tlsClient = true): string {
   const myself = node === state.myself
   const link = myself || node.linkConnected ? 'connected' : 'disconnected'
   let line = `${node.id} ${node.ip}:${state.clientPort(node, tlsClient)}@${node.cport} ${node.flags(myself)} ${node.masterId ?? '-'} ` +
@@ -30,7 +46,7 @@ export function describeNode(state: ClusterState, node: ClusterNode, tlsClient =
 }
 
 /** CLUSTER NODES: every node's line, each ended by "\n". */
-export function describeNodes(state: ClusterState, tlsClient = true): string {
+export function describeNodes(state: NodesView, tlsClient = true): string {
   let text = ''
   for (const node of state.nodes.values()) text += describeNode(state, node, tlsClient) + '\n'
   return text
@@ -43,7 +59,7 @@ export function describeNodes(state: ClusterState, tlsClient = true): string {
  * node's own and is opened truncated, not exclusively: one left by a kill between its write and
  * its rename is simply written over, never a reason to fail a save or a start.
  */
-export function saveNodesConf(file: string, state: ClusterState, durable: boolean): void {
+export function saveNodesConf(file: string, state: NodesView, durable: boolean): void {
   let text = ''
   for (const node of state.nodes.values()) {
     const line = describeNode(state, node)
@@ -123,7 +139,7 @@ function parseNodesConf(file: string, text: string): { lines: NodeLine[]; vars: 
  *   the node must not start as a new one and write over it (redis refuses to start)
  * @throws Error on a file that cannot be read
  */
-export function loadNodesConf(file: string, state: ClusterState): boolean {
+export function loadNodesConf(file: string, state: NodesView): boolean {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
