@@ -1,7 +1,7 @@
 /**
  * Configuration: every key with its default, unit and bounds in one table. bfs.conf is parsed
- * redis.conf style (`key value`, # comments, quoted values), then `--key value` flags override it.
- * CONFIG GET/SET read and write the same table.
+ * redis.conf style (`key value`, # comments, quoted values), then `--key value` flags override it
+ * (config-load.ts, which reads through this table). CONFIG GET/SET read and write the same table.
  */
 import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 import { PROCESS_CONFIG_ROWS, type ProcessConfig } from './config-process.js'
