@@ -103,7 +103,7 @@ async function bench(count) {
   const bfs = await startBfs(dir)
   const redis = new Redis({ port: bfs.port, host: '127.0.0.1' })
   try {
-    let started = performance.now()
+    const started = performance.now()
     await fill(redis, count)
     console.log(`${await redis.dbsize()} filters, ${(await redis.info('memory')).match(/bfs_filter_bytes:(\d+)/)[1]} bytes of bits, filled in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     const base = `http://127.0.0.1:${bfs.httpPort}`

@@ -8,7 +8,7 @@ const net = require('node:net')
 
 function serverPort() {
   if (process.env.BFS_HEALTH_PORT) return Number(process.env.BFS_HEALTH_PORT)
-  let args = []
+  let args
   try {
     args = fs.readFileSync('/proc/1/cmdline', 'utf8').split('\0')
   } catch {

@@ -78,8 +78,8 @@ export function keyPositions(keySpecs: readonly KeySpec[], args: readonly Buffer
     if (begin === undefined || begin >= argc) continue
     const find = keySpec.find_keys
     let first = begin
-    let last = begin
-    let step = 1
+    let last: number
+    let step: number
     if (find.type === 'range') {
       const lastkey = Number(find.spec.lastkey)
       step = Number(find.spec.keystep)

@@ -6,7 +6,7 @@
  * the argument order, the error texts and the size limit.
  */
 import { allocateLayerBitmap } from '../core/bitmap.js'
-import { ScalableBloomFilter, type FilterParts } from '../core/scalable-filter.js'
+import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { decodeDumpHeader } from '../format/dump-header.js'
 import { dumpHeaderBitmapBytes } from '../format/dump-size.js'
 import { applyDumpChunk, dumpChunkAt, DUMP_ITER_INIT, type DumpChunkError } from '../format/dump-chunk.js'

@@ -17,7 +17,7 @@ import { UnsafePathError } from '../store/safe-path.js'
 import { resolveClientPath } from '../store/owned-files.js'
 import { openedForWrite } from './transaction.js'
 import {
-  nativeCrc32, writeFilterFileSync, type SnapshotStore,
+  nativeCrc32, writeFilterFileSync,
 } from '../store/snapshot.js'
 import type { CommandArgs } from '../protocol/command-args.js'
 

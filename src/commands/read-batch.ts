@@ -28,7 +28,6 @@
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import type { ItemList } from '../core/filter-batch.js'
 import { MAX_BATCH_ITEMS } from '../core/filter-batch.js'
 import { keyspace, type CommandContext } from './context.js'
 import type { BloomEntry } from '../store/registry.js'

@@ -44,7 +44,7 @@ function httpsOptions(config: Config): https.ServerOptions {
   try {
     return tlsHttpsOptions(config)
   } catch (error) {
-    if (error instanceof TlsConfigError) throw new Error(`Failed to configure HTTPS: ${error.message}`)
+    if (error instanceof TlsConfigError) throw new Error(`Failed to configure HTTPS: ${error.message}`, { cause: error })
     throw error
   }
 }

@@ -122,79 +122,58 @@ export function httpRegistry(server: ServerContext): FilterRegistry {
   return server.databases.db(server.config['http-db'])
 }
 
+/** The end of the per-filter health series' help texts. */
+const HEALTH_OF = 'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
+
 /** One server's /metrics: call `render()` per scrape. */
 export class ServerMetrics {
   readonly registry = new Registry()
   private readonly persistence = new Map<string, Gauge>()
   private queue: Promise<unknown> = Promise.resolve()
-  private readonly uptime: Gauge
-  private readonly commands: Counter
-  private readonly failedCommands: Counter
-  private readonly rejectedCommands: Counter
-  private readonly commandSeconds: Counter
-  private readonly replication: ReplicationMetrics
-  private readonly commandsProcessed: Counter
-  private readonly errorReplies: Counter
-  private readonly connectionsReceived: Counter
-  private readonly rejectedConnections: Counter
-  private readonly httpRequests: Counter
-  private readonly connectedClients: Gauge
-  private readonly filters: Gauge
-  private readonly filtersExpiring: Gauge
-  private readonly dbKeys: Gauge
-  private readonly dbKeysExpiring: Gauge
-  private readonly httpDb: Gauge
-  private readonly expiredKeys: Counter
-  private readonly filterBytes: Gauge
-  private readonly filterItems: Gauge
-  private readonly filterFill: Gauge
-  private readonly filterEstimate: Gauge
-  private readonly filterTarget: Gauge
-  private readonly filterOverTarget: Gauge
-  private readonly filtersOverTarget: Gauge
-  private readonly usedMemory: Gauge
-  private readonly residentMemory: Gauge
-  private readonly heapUsed: Gauge
+  // The series, made in the order a scrape lists them.
+  private readonly uptime = this.gauge('bfs_uptime_seconds', 'Seconds since the server started (INFO uptime_in_seconds)')
+  private readonly commands = this.counter('bfs_commands_total', 'Commands run, by command name (INFO commandstats calls)', ['command'])
+  private readonly failedCommands = this.counter('bfs_command_failed_calls_total', 'Commands that ran and replied with an error, by name (INFO commandstats failed_calls)', ['command'])
+  private readonly rejectedCommands = this.counter('bfs_command_rejected_calls_total', 'Commands refused before running (arity, auth, loading), by name (INFO commandstats rejected_calls)', ['command'])
+  // Mean latency per command: rate(bfs_command_duration_seconds_total) / rate(bfs_commands_total).
+  private readonly commandSeconds = this.counter('bfs_command_duration_seconds_total', 'Time spent running commands, by command name (INFO commandstats usec)', ['command'])
+  private readonly commandsProcessed = this.counter('bfs_commands_processed_total', 'Commands processed, unknown ones included (INFO total_commands_processed)')
+  private readonly errorReplies = this.counter('bfs_error_replies_total', 'Error replies sent (INFO total_error_replies)')
+  private readonly connectionsReceived = this.counter('bfs_connections_received_total', 'RESP connections accepted (INFO total_connections_received)')
+  private readonly rejectedConnections = this.counter('bfs_rejected_connections_total', 'RESP connections refused over maxclients (INFO rejected_connections)')
+  private readonly httpRequests = this.counter('bfs_http_requests_total', 'HTTP requests answered (INFO bfs_total_http_requests)')
+  private readonly connectedClients = this.gauge('bfs_connected_clients', 'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)', ['protocol'])
+  private readonly filters = this.gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
+  private readonly filtersExpiring = this.gauge('bfs_filters_with_expiry', 'Filters (keys) with an expiry (INFO keyspace expires)')
+  // As redis_exporter's redis_db_keys{db="db0"} and redis_db_keys_expiring: a series per database holding keys.
+  private readonly dbKeys = this.gauge('bfs_db_keys', 'Filters (keys) held, by database (INFO keyspace dbN keys)', ['db'])
+  private readonly dbKeysExpiring = this.gauge('bfs_db_keys_expiring', 'Filters (keys) with an expiry, by database (INFO keyspace dbN expires)', ['db'])
+  private readonly httpDb = this.gauge('bfs_http_db', 'The database the HTTP API, the status page and the per-filter series here use (config http-db)')
+  private readonly expiredKeys = this.counter('bfs_expired_keys_total', 'Keys deleted because they expired (INFO expired_keys)')
+  private readonly filterBytes = this.gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
+  private readonly filterItems = this.gauge('bfs_filter_items', 'Items added (a Cuckoo filter: inserted less deleted), for the filters holding the most (config metrics-top-filters)', ['filter'])
+  private readonly filterFill = this.gauge('bfs_filter_fill_ratio', `Set bits over all bits, taken slots over all slots for a Cuckoo filter (BFS.HEALTH Fill ratio), ${HEALTH_OF}`, ['filter'])
+  private readonly filterEstimate = this.gauge('bfs_filter_estimated_error_rate', `False-positive rate estimated from the bits or the sub-filters' loads (BFS.HEALTH Estimated error rate), ${HEALTH_OF}`, ['filter'])
+  private readonly filterTarget = this.gauge('bfs_filter_target_error_rate', `False-positive rate the filter was reserved with, or one full sub-filter's for a Cuckoo filter (BFS.HEALTH Error rate), ${HEALTH_OF}`, ['filter'])
+  private readonly filterOverTarget = this.gauge('bfs_filter_over_target', `1 when the estimated false-positive rate is over the target, else 0, ${HEALTH_OF}`, ['filter'])
+  private readonly filtersOverTarget = this.gauge('bfs_filters_over_target', 'Filters whose estimated false-positive rate is over their target, of all filters')
+  private readonly usedMemory = this.gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')
+  private readonly residentMemory = this.gauge('bfs_used_memory_rss_bytes', 'Resident set size of the process (INFO used_memory_rss)')
+  private readonly heapUsed = this.gauge('bfs_process_heap_used_bytes', 'V8 heap in use (process.memoryUsage().heapUsed)')
+  private readonly replication = new ReplicationMetrics(this.registry)
 
   constructor(
     private readonly ctx: CommandContext,
     /** Open HTTP connections, counted by the HTTP listener. */
     private readonly httpClients: () => number,
-  ) {
-    const registers = [this.registry]
-    const gauge = (name: string, help: string, labelNames: string[] = []): Gauge => new Gauge({ name, help, labelNames, registers })
-    const counter = (name: string, help: string, labelNames: string[] = []): Counter => new Counter({ name, help, labelNames, registers })
-    this.uptime = gauge('bfs_uptime_seconds', 'Seconds since the server started (INFO uptime_in_seconds)')
-    this.commands = counter('bfs_commands_total', 'Commands run, by command name (INFO commandstats calls)', ['command'])
-    this.failedCommands = counter('bfs_command_failed_calls_total', 'Commands that ran and replied with an error, by name (INFO commandstats failed_calls)', ['command'])
-    this.rejectedCommands = counter('bfs_command_rejected_calls_total', 'Commands refused before running (arity, auth, loading), by name (INFO commandstats rejected_calls)', ['command'])
-    // Mean latency per command: rate(bfs_command_duration_seconds_total) / rate(bfs_commands_total).
-    this.commandSeconds = counter('bfs_command_duration_seconds_total', 'Time spent running commands, by command name (INFO commandstats usec)', ['command'])
-    this.commandsProcessed = counter('bfs_commands_processed_total', 'Commands processed, unknown ones included (INFO total_commands_processed)')
-    this.errorReplies = counter('bfs_error_replies_total', 'Error replies sent (INFO total_error_replies)')
-    this.connectionsReceived = counter('bfs_connections_received_total', 'RESP connections accepted (INFO total_connections_received)')
-    this.rejectedConnections = counter('bfs_rejected_connections_total', 'RESP connections refused over maxclients (INFO rejected_connections)')
-    this.httpRequests = counter('bfs_http_requests_total', 'HTTP requests answered (INFO bfs_total_http_requests)')
-    this.connectedClients = gauge('bfs_connected_clients', 'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)', ['protocol'])
-    this.filters = gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
-    this.filtersExpiring = gauge('bfs_filters_with_expiry', 'Filters (keys) with an expiry (INFO keyspace expires)')
-    // As redis_exporter's redis_db_keys{db="db0"} and redis_db_keys_expiring: a series per database holding keys.
-    this.dbKeys = gauge('bfs_db_keys', 'Filters (keys) held, by database (INFO keyspace dbN keys)', ['db'])
-    this.dbKeysExpiring = gauge('bfs_db_keys_expiring', 'Filters (keys) with an expiry, by database (INFO keyspace dbN expires)', ['db'])
-    this.httpDb = gauge('bfs_http_db', 'The database the HTTP API, the status page and the per-filter series here use (config http-db)')
-    this.expiredKeys = counter('bfs_expired_keys_total', 'Keys deleted because they expired (INFO expired_keys)')
-    this.filterBytes = gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
-    this.filterItems = gauge('bfs_filter_items', 'Items added (a Cuckoo filter: inserted less deleted), for the filters holding the most (config metrics-top-filters)', ['filter'])
-    const healthOf = 'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
-    this.filterFill = gauge('bfs_filter_fill_ratio', `Set bits over all bits, taken slots over all slots for a Cuckoo filter (BFS.HEALTH Fill ratio), ${healthOf}`, ['filter'])
-    this.filterEstimate = gauge('bfs_filter_estimated_error_rate', `False-positive rate estimated from the bits or the sub-filters' loads (BFS.HEALTH Estimated error rate), ${healthOf}`, ['filter'])
-    this.filterTarget = gauge('bfs_filter_target_error_rate', `False-positive rate the filter was reserved with, or one full sub-filter's for a Cuckoo filter (BFS.HEALTH Error rate), ${healthOf}`, ['filter'])
-    this.filterOverTarget = gauge('bfs_filter_over_target', `1 when the estimated false-positive rate is over the target, else 0, ${healthOf}`, ['filter'])
-    this.filtersOverTarget = gauge('bfs_filters_over_target', 'Filters whose estimated false-positive rate is over their target, of all filters')
-    this.usedMemory = gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')
-    this.residentMemory = gauge('bfs_used_memory_rss_bytes', 'Resident set size of the process (INFO used_memory_rss)')
-    this.heapUsed = gauge('bfs_process_heap_used_bytes', 'V8 heap in use (process.memoryUsage().heapUsed)')
-    this.replication = new ReplicationMetrics(this.registry)
+  ) {}
+
+  private gauge(name: string, help: string, labelNames: string[] = []): Gauge {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] })
+  }
+
+  private counter(name: string, help: string, labelNames: string[] = []): Counter {
+    return new Counter({ name, help, labelNames, registers: [this.registry] })
   }
 
   get contentType(): string {

@@ -66,7 +66,7 @@ function writeDecimalLine(buf: Uint8Array, at: number, n: number): number {
       buf[--p] = DIGIT_0 + (n - q * 10)
       n = q
     }
-    buf[--p] = DIGIT_0 + n
+    buf[p - 1] = DIGIT_0 + n
     at = end
   }
   buf[at] = CR

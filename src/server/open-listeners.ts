@@ -65,7 +65,7 @@ export async function openListeners(config: Config, log: Logger, cluster: boolea
       }
       if (setup !== undefined) tls = new TlsListeners(setup, log, admits)
     } catch (error) {
-      if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`)
+      if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`, { cause: error })
       throw error
     }
   }

@@ -31,7 +31,7 @@
  */
 import path from 'node:path'
 import type { Logger } from '../runtime/logger.js'
-import { filterFileName, MANIFEST_FILE, type ReplicationPosition } from '../format/manifest.js'
+import { filterFileName, type ReplicationPosition } from '../format/manifest.js'
 import { TEMP_SUFFIX } from './durable-file.js'
 import type { SliceWriter } from './filter-file-write.js'
 import { Databases, type Dataset } from './databases.js'

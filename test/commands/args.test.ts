@@ -6,7 +6,7 @@ const b = (text: string): Buffer => Buffer.from(text, 'latin1')
 describe('parseInteger (redis string2ll)', () => {
   it.each([
     ['0', 0], ['1', 1], ['-1', -1], ['1000', 1000], ['9007199254740991', 9007199254740991],
-    ['9223372036854775807', 9223372036854775807], ['-9223372036854775808', -9223372036854775808],
+    ['9223372036854775807', 2 ** 63], ['-9223372036854775808', -(2 ** 63)],
   ])('accepts %s', (text, value) => {
     expect(parseInteger(b(text))).toBe(value)
   })

@@ -24,7 +24,7 @@ const FILTERS = ['acc{a}', 'acc{b}', 'acc{c}', 'acc{d}', 'acc{e}', 'acc{f}', 'ac
 describe.skipIf(!hasTool('redis-sentinel') || !hasTool('redis-cli'))('cluster mode: Sentinel per shard fails over a killed master', () => {
   const figures: Record<string, number> = {}
   const cluster = new Cluster()
-  let nodes: ClusterNode[] = []
+  const nodes: ClusterNode[] = []
   let shards: Shard[] = []
   let sentinels: Sentinel[] = []
   let writer: ClusterAckedWriter

@@ -14,7 +14,7 @@ import {
   writeLayerChecksum,
 } from '../../src/format/header.js'
 import { MAX_LAYERS, MAX_NAME_BYTES, MAX_NAME_BYTES_V1 } from '../../src/format/limits.js'
-import { concat, hex, makeLayer, makeScalable, toHex } from './layer-fixtures.js'
+import { concat, hex, makeScalable, toHex } from './layer-fixtures.js'
 import { codeOf } from './corrupt-bytes.js'
 
 const utf8 = (text: string) => new TextEncoder().encode(text)

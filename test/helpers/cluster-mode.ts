@@ -10,6 +10,7 @@ import net from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { Cluster, ClusterNode, waitUntil } from './cluster-nodes.js'
 
 /** The node timeout of the test nodes: a killed peer is `fail?` after it. */
@@ -52,7 +53,7 @@ export function redisCli(args: readonly string[], options: { stdin?: string; tim
     child.on('exit', (code) => {
       clearTimeout(timer)
       // Colours off: the tests read the text.
-      resolve({ code, output: output.replace(/\x1b\[[0-9;]*m/g, '') })
+      resolve({ code, output: stripVTControlCharacters(output) })
     })
     // redis-cli may exit before it reads its input (an error, or a command that asks nothing):
     // the write then fails with EPIPE, which its exit code and output already tell.

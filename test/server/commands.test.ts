@@ -755,7 +755,7 @@ describe('server and connection odds and ends', () => {
     // redis 7.0's texts, word for word (CLIENT HELP's is compared with a real redis-server's in operator-tools.test.ts).
     const allDetails = ['    If no command names are given, documentation details for all', '    commands are returned.']
     expect(await conn.ask('command', 'help')).toBe(help([header('COMMAND'), '(no subcommand)', '    Return details about all Redis commands.', 'COUNT', '    Return the total number of commands in this Redis server.', 'LIST', '    Return a list of all commands in this Redis server.', 'INFO [<command-name> ...]', '    Return details about multiple Redis commands.', ...allDetails, 'DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.', ...allDetails, 'GETKEYS <full-command>', '    Return the keys from a full Redis command.', 'GETKEYSANDFLAGS <full-command>', '    Return the keys and the access flags from a full Redis command.', 'HELP', '    Prints this help.']))
-    expect(await conn.ask('CLIENT', 'HELP')).toMatch(/^\*48\r\n\+CLIENT <subcommand> .*\r\n\+CACHING \(YES\|NO\)\r\n[^]*\+NO-EVICT \(ON\|OFF\)\r\n\+    Protect current client connection from eviction.\r\n\+HELP\r\n\+    Prints this help.\r\n$/)
+    expect(await conn.ask('CLIENT', 'HELP')).toMatch(/^\*48\r\n\+CLIENT <subcommand> .*\r\n\+CACHING \(YES\|NO\)\r\n[^]*\+NO-EVICT \(ON\|OFF\)\r\n\+ {4}Protect current client connection from eviction.\r\n\+HELP\r\n\+ {4}Prints this help.\r\n$/)
     expect(await conn.ask('MEMORY', 'HELP')).toBe(help([header('MEMORY'), 'USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.', 'DOCTOR', '    Return memory problems reports.', 'HELP', '    Prints this help.']))
   })
 

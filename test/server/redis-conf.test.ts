@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../helpers/start-server.js'
 import { encodeCommand } from '../helpers/resp.js'
-import { InteractiveTool, freePort, hasTool, replyEnd, runTool } from '../helpers/tools.js'
+import { InteractiveTool, hasTool, replyEnd, runTool } from '../helpers/tools.js'
 import { BFS_MAIN, startChildServer } from '../helpers/child-server.js'
 // @ts-expect-error: a plain .mjs build script, without type declarations
 import { staleReason } from '../../scripts/start.mjs'

@@ -27,7 +27,10 @@ const children: InteractiveTool[] = []
 const clients: (Redis | RawClient)[] = []
 const servers: RunningServer[] = []
 afterEach(async () => {
-  for (const client of clients.splice(0)) client instanceof Redis ? client.disconnect() : client.close()
+  for (const client of clients.splice(0)) {
+    if (client instanceof Redis) client.disconnect()
+    else client.close()
+  }
   for (const server of servers.splice(0)) await server.stop()
   for (const child of children.splice(0)) child.kill()
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
