@@ -4,8 +4,8 @@
  * error stops the start, with redis's words.
  */
 import { readFileSync } from 'node:fs'
-import { AclUsers } from '../commands/acl-users.js'
-import type { CommandTable } from '../commands/table.js'
+import { AclUsers } from '../commands/state/acl/acl-users.js'
+import type { CommandTable } from '../commands/kernel/table.js'
 import { ConfigError, type Config } from '../runtime/config.js'
 import { strerror } from '../store/disk-error.js'
 

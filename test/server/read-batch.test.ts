@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { seededRandom } from '../helpers/seeded-random.js'
-import { setReadBatching } from '../../src/commands/read-batch.js'
+import { setReadBatching } from '../../src/commands/kernel/read-batch.js'
 
 /** redis-parser is CommonJS without types: the part used here. */
 type RespParserClass = new (options: {
