@@ -167,7 +167,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
   { name: 'BFS.HEALTH', arity: 2, flags: BF_READ, ...BF, since: '2.4.0', summary: "Returns a filter's fill, estimated false-positive rate and verdict (bfs)", handler: bfsHealth },
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
-  // bfs's sliding-window filters (commands/window.ts): APBF.RESERVE, APBF.ADD, APBF.ADDAT, APBF.EXISTS, APBF.INFO
+  // bfs's sliding-window filters (commands/filters/window.ts): APBF.RESERVE, APBF.ADD, APBF.ADDAT, APBF.EXISTS, APBF.INFO
   ...WINDOW_COMMANDS,
   ...CUCKOO_COMMANDS,
 
@@ -187,7 +187,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'FLUSHALL', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Removes all keys from all databases.', handler: flushall },
   { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushdb },
   { name: 'SWAPDB', arity: 3, flags: ['write', 'fast'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Swaps two Redis databases.', handler: swapdb },
-  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, BFS.RESTORE-PART (commands/migration-commands.ts)
+  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, BFS.RESTORE-PART (commands/migration/migration-commands.ts)
   { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: containerOnly, subcommands: MEMORY_SUBCOMMANDS },
 
   // Connection.

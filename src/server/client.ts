@@ -196,7 +196,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     return this.state === 'open'
   }
 
-  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (commands/connection.ts). */
+  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (commands/connection/connection.ts). */
   private dispatchQuiet(argv: CommandArgs, before: ClientSession['replyMode']): void {
     const mark = this.reply.pendingBytes
     dispatch(this.context, argv)
@@ -210,7 +210,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     return true
   }
 
-  /** The pause ended: what waited runs (commands/client-pause.ts). */
+  /** The pause ended: what waited runs (commands/state/client-pause.ts). */
   resume(): void {
     this.unblock()
   }

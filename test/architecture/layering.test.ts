@@ -46,18 +46,18 @@ export function layeringProblem(file: string, target: string): string | undefine
 
 /**
  * Inside src/commands/: `kernel/` (the table, the context, dispatch and what dispatch needs),
- * `state/` (the server's state classes) and `generated/` (tables generated from redis-server) are
- * the base; every other folder is one family of commands. A family imports the base (and the
+ * `state/` (the server's state classes) and `data/` (tables: command docs, ACL categories) are the
+ * base; every other folder is one family of commands. A family imports the base (and the
  * folders below commands/), never another family; the base never imports a family. The one
  * exception is ASSEMBLY, which builds the table from every family, and which nothing in commands/
  * imports. The state imports no handler and no context (the context imports the state's types):
- * of the kernel, only its leaf helpers, which import nothing in commands/. Generated data imports
+ * of the kernel, only its leaf helpers, which import nothing in commands/. The data imports
  * nothing but itself.
  */
-const COMMANDS_BASE = ['kernel', 'state', 'generated']
+const COMMANDS_BASE = ['kernel', 'state', 'data']
 const ASSEMBLY = 'commands/builtin.ts'
 
-/** The part of commands/ a file is in: 'kernel', 'state', 'generated', a family's folder, or the file itself. */
+/** The part of commands/ a file is in: 'kernel', 'state', 'data', a family's folder, or the file itself. */
 function commandsPart(file: string): string {
   const rest = file.slice('commands/'.length)
   const slash = rest.indexOf('/')
@@ -80,8 +80,8 @@ export function familyProblem(file: string, target: string, isLeaf: (file: strin
   const to = commandsPart(target)
   if (from === to || file === ASSEMBLY) return undefined
   const family = (part: string): boolean => !COMMANDS_BASE.includes(part)
-  if (from === 'generated') return `${file} (generated data) imports ${target}: commands/generated/ imports nothing else of commands/`
-  if (family(from) && family(to)) return `${file} (family ${from}) imports ${target} (family ${to}): a family imports only the kernel, the state and generated data`
+  if (from === 'data') return `${file} (data) imports ${target}: commands/data/ imports nothing else of commands/`
+  if (family(from) && family(to)) return `${file} (family ${from}) imports ${target} (family ${to}): a family imports only the kernel, the state and the data`
   if (family(to)) return `${file} (commands/${from}/) imports ${target} (family ${to}): only ${ASSEMBLY} imports the families`
   if (from === 'state' && to === 'kernel' && !isLeaf(target)) {
     return `${file} (commands/state/) imports ${target}: the state imports no context and no handler, of the kernel only its leaf helpers`
@@ -158,7 +158,7 @@ describe('src/ folders only point down', () => {
 describe('src/commands/: families on a kernel and the state, no cycle', () => {
   const files = sourceFiles().filter((file) => file.startsWith('commands/'))
 
-  it('has no family importing another, and no kernel, state or generated file importing a family', () => {
+  it('has no family importing another, and no kernel, state or data file importing a family', () => {
     const problems: string[] = []
     for (const file of files) {
       for (const edge of importsOf(file)) {
@@ -182,7 +182,7 @@ describe('src/commands/: families on a kernel and the state, no cycle', () => {
     expect(familyProblem('commands/kernel/dispatch.ts', 'commands/connection/pubsub.ts')).toMatch(/only commands\/builtin.ts imports the families/)
     expect(familyProblem('commands/state/slowlog.ts', 'commands/admin/slowlog-commands.ts')).toMatch(/only commands\/builtin.ts imports the families/)
     expect(familyProblem('commands/state/monitor-hub.ts', 'commands/kernel/context.ts', () => false)).toMatch(/no context/)
-    expect(familyProblem('commands/generated/acl-categories-data.ts', 'commands/kernel/table.ts')).toMatch(/generated data/)
+    expect(familyProblem('commands/data/acl-categories-data.ts', 'commands/kernel/table.ts')).toMatch(/commands\/data\/ imports nothing/)
     expect(familyProblem('commands/admin/info.ts', 'commands/builtin.ts')).toMatch(/nothing in commands\/ imports/)
     expect(familyProblem('commands/builtin.ts', 'commands/filters/bloom.ts')).toBeUndefined()
     expect(familyProblem('commands/filters/bloom.ts', 'commands/kernel/dispatch.ts')).toBeUndefined()

@@ -12,7 +12,7 @@ import { globMatch } from '../kernel/glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from '../kernel/modules.js'
 import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from '../kernel/command-docs.js'
-import { SUBCOMMAND_INFO } from '../generated/command-docs/subcommand-info.js'
+import { SUBCOMMAND_INFO } from '../data/command-docs/subcommand-info.js'
 import {
   CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type Config, type ConfigKey, type ConfigName,
 } from '../../runtime/config.js'

@@ -9,17 +9,17 @@
  */
 import type { ReplyWriter } from '../../protocol/reply-writer.js'
 import type { CommandEntry, CommandTable } from './table.js'
-import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from '../generated/command-docs/doc-types.js'
-import { BLOOM_DOCS } from '../generated/command-docs/bloom.js'
-import { CLUSTER_DOCS } from '../generated/command-docs/cluster.js'
-import { CONNECTION_DOCS } from '../generated/command-docs/connection.js'
-import { GENERIC_DOCS } from '../generated/command-docs/generic.js'
-import { PUBSUB_DOCS } from '../generated/command-docs/pubsub.js'
-import { SERVER_DOCS } from '../generated/command-docs/server.js'
-import { REDIS_72_DOCS } from '../generated/command-docs/redis-7.2.js'
-import { TRANSACTIONS_DOCS } from '../generated/command-docs/transactions.js'
-import { WINDOW_DOCS } from '../generated/command-docs/window.js'
-import { CUCKOO_DOCS } from '../generated/command-docs/cuckoo.js'
+import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from '../data/command-docs/doc-types.js'
+import { BLOOM_DOCS } from '../data/command-docs/bloom.js'
+import { CLUSTER_DOCS } from '../data/command-docs/cluster.js'
+import { CONNECTION_DOCS } from '../data/command-docs/connection.js'
+import { GENERIC_DOCS } from '../data/command-docs/generic.js'
+import { PUBSUB_DOCS } from '../data/command-docs/pubsub.js'
+import { SERVER_DOCS } from '../data/command-docs/server.js'
+import { REDIS_72_DOCS } from '../data/command-docs/redis-7.2.js'
+import { TRANSACTIONS_DOCS } from '../data/command-docs/transactions.js'
+import { WINDOW_DOCS } from '../data/command-docs/window.js'
+import { CUCKOO_DOCS } from '../data/command-docs/cuckoo.js'
 
 /** Every documented command and subcommand, by lower-case name (`config|get` for a subcommand). */
 export const COMMAND_DOCS: ReadonlyMap<string, CommandDoc> = new Map(

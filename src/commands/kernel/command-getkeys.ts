@@ -10,7 +10,7 @@
 import type { CommandContext } from './context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { CommandEntry, CommandRow, CommandTable } from './table.js'
-import type { KeySpec } from '../generated/command-docs/doc-types.js'
+import type { KeySpec } from '../data/command-docs/doc-types.js'
 import { COMMAND_DOCS } from './command-docs.js'
 import { ReplyError } from './reply-error.js'
 

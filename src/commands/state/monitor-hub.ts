@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { redactedPositions } from './slowlog.js'
 import type { ReplyWriter } from '../../protocol/reply-writer.js'
-import { REDIS_ACL_CATEGORIES } from '../generated/acl-categories-data.js'
+import { REDIS_ACL_CATEGORIES } from '../data/acl-categories-data.js'
 
 /** A client in the MONITOR mode, as the hub keeps it (kernel/table.ts ClientSession). */
 export interface Monitor {

@@ -6,7 +6,7 @@
  * (RedisBloom 2.4 puts them in none: docs/reference/compatibility.md); an extension's commands are in
  * the categories their flags give.
  */
-import { REDIS_ACL_CATEGORIES } from '../../generated/acl-categories-data.js'
+import { REDIS_ACL_CATEGORIES } from '../../data/acl-categories-data.js'
 
 /** What a command's categories are read from (kernel/table.ts CommandEntry): its name, group and flags. */
 export interface CategorizedCommand {
