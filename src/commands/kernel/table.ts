@@ -1,7 +1,8 @@
 /**
  * The declarative command table: every command's name, arity, flags and key positions in one
  * place. Dispatch checks arity, authentication and loading from here, once, before any handler;
- * COMMAND, COMMAND INFO/DOCS/COUNT/LIST and INFO commandstats are generated from it.
+ * COMMAND, COMMAND INFO/DOCS/COUNT/LIST and INFO commandstats are generated from it. The context a
+ * handler sees is declared here too, at the end (context.ts re-exports it): the two refer to each other.
  */
 import { RememberedBytes } from '../../protocol/remembered-bytes.js'
 import type { CommandArgs } from '../../protocol/command-args.js'

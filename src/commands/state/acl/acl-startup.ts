@@ -4,15 +4,15 @@
  * error stops the start, with redis's words.
  */
 import { readFileSync } from 'node:fs'
-import { AclUsers } from '../commands/state/acl/acl-users.js'
-import type { CommandTable } from '../commands/kernel/table.js'
-import { ConfigError, type Config } from '../runtime/config.js'
-import { strerror } from '../store/disk-error.js'
+import { AclUsers } from './acl-users.js'
+import type { AclTable } from './acl-commands.js'
+import { ConfigError, type Config } from '../../../runtime/config.js'
+import { strerror } from '../../../store/disk-error.js'
 
 /** redis ACLLoadUsersAtStartup's words for `user` lines and an aclfile together. */
 const BOTH = 'Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.'
 
-export function loadUsersAtStart(table: CommandTable, config: Config): AclUsers {
+export function loadUsersAtStart(table: AclTable, config: Config): AclUsers {
   const acl = new AclUsers(table, () => config)
   if (config.requirepass !== '') acl.setDefaultPassword(config.requirepass)
   if (config.aclfile !== '' && config.user.length > 0) throw new ConfigError(BOTH)
