@@ -2,7 +2,7 @@
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
-import { isKeyword, parseInteger } from '../kernel/args.js'
+import { parseInteger } from '../kernel/args.js'
 
 /** SLOWLOG GET [count] → the newest entries (10 unless told; -1: all) */
 export function slowlogGet(ctx: CommandContext, argv: CommandArgs): void {
