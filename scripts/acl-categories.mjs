@@ -1,4 +1,4 @@
-// Writes src/commands/acl-categories-data.ts from a running redis-server 7.0.15's COMMAND INFO
+// Writes src/commands/data/acl-categories-data.ts from a running redis-server 7.0.15's COMMAND INFO
 // (each command's and subcommand's ACL categories, element 7 of its reply):
 // node scripts/acl-categories.mjs <port>   (a redis-server listening on 127.0.0.1:<port>)
 // Every Redis command is listed, whether bfs has it or not: ACL CAT and the +@category rules
@@ -29,5 +29,5 @@ const lines = [
   '}',
   '',
 ]
-writeFileSync(new URL('../src/commands/acl-categories-data.ts', import.meta.url), lines.join('\n'))
+writeFileSync(new URL('../src/commands/data/acl-categories-data.ts', import.meta.url), lines.join('\n'))
 console.log(`${names.length} commands and subcommands`)

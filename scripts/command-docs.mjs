@@ -1,4 +1,4 @@
-// Writes src/commands/command-docs/<group>.ts from a running redis-server 7.0.15's COMMAND DOCS
+// Writes src/commands/data/command-docs/<group>.ts from a running redis-server 7.0.15's COMMAND DOCS
 // (and COMMAND INFO's tips and key specs):
 // node scripts/command-docs.mjs <port>   (a redis-server listening on 127.0.0.1:<port>)
 // Only the groups bfs has commands of, or may have (GROUPS: cluster mode's too; a command bfs lacks
@@ -99,6 +99,6 @@ for (const group of GROUPS) {
     '}',
     '',
   ]
-  writeFileSync(new URL(`../src/commands/command-docs/${group}.ts`, import.meta.url), source.join('\n'))
+  writeFileSync(new URL(`../src/commands/data/command-docs/${group}.ts`, import.meta.url), source.join('\n'))
   console.log(`${group}.ts: ${source.length} lines`)
 }

@@ -4,41 +4,41 @@
  * rows; COMMAND, HELP and INFO commandstats are generated from them. Flags as redis 7.0 and
  * RedisBloom 2.4 register them ("write deny-oom" / "readonly fast" for BF.*).
  */
-import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './table.js'
-import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './bloom.js'
-import { bfLoadchunk, bfScandump } from './dump.js'
-import { bfDebug, bfsHealth } from './health.js'
-import { bfMerge } from './merge.js'
-import { bfLoad, bfSave, bgrewriteaof, bgsave, lastsave, save } from './persistence.js'
-import { dbsize, del, exists, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace.js'
-import { flushall, flushdb, move, select, swapdb } from './databases.js'
-import { EXPIRY_COMMANDS } from './expiry.js'
+import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './kernel/table.js'
+import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './filters/bloom.js'
+import { bfLoadchunk, bfScandump } from './filters/dump.js'
+import { bfDebug, bfsHealth } from './filters/health.js'
+import { bfMerge } from './filters/merge.js'
+import { bfLoad, bfSave, bgrewriteaof, bgsave, lastsave, save } from './admin/persistence.js'
+import { dbsize, del, exists, keys, memoryDoctor, memoryUsage, randomkey, rename, renamenx, scan, type } from './keyspace/keyspace.js'
+import { flushall, flushdb, move, select, swapdb } from './keyspace/databases.js'
+import { EXPIRY_COMMANDS } from './keyspace/expiry.js'
 import {
   auth, CLIENT_HELP, clientCaching, clientGetname, clientGetredir, clientId, clientInfo, clientKill, clientList, clientNoEvict,
   clientReply, clientSetinfo, clientSetname, clientTrackinginfo, clientTracking, clientUnblock, echo, hello, ping, quit, reset,
-} from './connection.js'
+} from './connection/connection.js'
 import {
   command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
   moduleList, moduleLoad, shutdown, time,
-} from './server.js'
-import { discard, multi, unwatch, watch } from './transaction.js'
+} from './admin/server.js'
+import { discard, multi, unwatch, watch } from './kernel/transaction.js'
 import {
   psubscribe, publish, pubsubChannels, pubsubNumpat, pubsubNumsub, pubsubShardchannels, pubsubShardnumsub, punsubscribe, spublish,
   ssubscribe, subscribe, sunsubscribe, unsubscribe,
-} from './pubsub.js'
-import { psync, replconf, sync, wait } from './replication.js'
-import { replicaof, role } from './replicaof.js'
-import { slowlogGet, slowlogLen, slowlogReset } from './slowlog.js'
-import { monitor } from './monitor.js'
-import { ACL_COMMAND } from './acl.js'
-import { clientPause, clientUnpause } from './client-pause.js'
-import { debug } from './debug.js'
-import { commandGetkeys, commandGetkeysandflags } from './command-getkeys.js'
-import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './latency.js'
-import { WINDOW_COMMANDS } from './window.js'
-import { CUCKOO_COMMANDS } from './cuckoo-commands.js'
-import { CLUSTER_COMMANDS } from './cluster.js'
-import { MIGRATION_COMMANDS } from './migration-commands.js'
+} from './connection/pubsub.js'
+import { psync, replconf, sync, wait } from './replication/replication.js'
+import { replicaof, role } from './replication/replicaof.js'
+import { slowlogGet, slowlogLen, slowlogReset } from './admin/slowlog-commands.js'
+import { monitor } from './connection/monitor.js'
+import { ACL_COMMAND } from './acl/acl.js'
+import { clientPause, clientUnpause } from './connection/client-pause-commands.js'
+import { debug } from './admin/debug.js'
+import { commandGetkeys, commandGetkeysandflags } from './kernel/command-getkeys.js'
+import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './admin/latency.js'
+import { WINDOW_COMMANDS } from './filters/window.js'
+import { CUCKOO_COMMANDS } from './filters/cuckoo-commands.js'
+import { CLUSTER_COMMANDS } from './cluster/cluster.js'
+import { MIGRATION_COMMANDS } from './migration/migration-commands.js'
 
 const BF_WRITE = ['write', 'denyoom', 'module'] as const
 const BF_READ = ['readonly', 'fast', 'module'] as const
@@ -167,7 +167,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'BF.SAVE', arity: 3, flags: ['readonly', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Writes a filter to a header-plus-bitmap file under dir (bfs)', handler: bfSave },
   { name: 'BFS.HEALTH', arity: 2, flags: BF_READ, ...BF, since: '2.4.0', summary: "Returns a filter's fill, estimated false-positive rate and verdict (bfs)", handler: bfsHealth },
   { name: 'BF.LOAD', arity: -3, maxArgs: 4, flags: ['write', 'denyoom', 'admin', 'module'], ...BF, since: '2.4.0', summary: 'Reads a filter from a header-plus-bitmap file under dir (bfs)', handler: bfLoad },
-  // bfs's sliding-window filters (commands/window.ts): APBF.RESERVE, APBF.ADD, APBF.ADDAT, APBF.EXISTS, APBF.INFO
+  // bfs's sliding-window filters (commands/filters/window.ts): APBF.RESERVE, APBF.ADD, APBF.ADDAT, APBF.EXISTS, APBF.INFO
   ...WINDOW_COMMANDS,
   ...CUCKOO_COMMANDS,
 
@@ -187,7 +187,7 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
   { name: 'FLUSHALL', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Removes all keys from all databases.', handler: flushall },
   { name: 'FLUSHDB', arity: -1, flags: ['write'], keys: NO_KEYS, group: 'server', since: '1.0.0', summary: 'Remove all keys from the current database.', handler: flushdb },
   { name: 'SWAPDB', arity: 3, flags: ['write', 'fast'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Swaps two Redis databases.', handler: swapdb },
-  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, BFS.RESTORE-PART (commands/migration-commands.ts)
+  ...MIGRATION_COMMANDS, // DUMP, RESTORE, RESTORE-ASKING, MIGRATE, BFS.RESTORE-PART (commands/migration/migration-commands.ts)
   { name: 'MEMORY', arity: -2, flags: ['readonly'], keys: NO_KEYS, group: 'server', since: '4.0.0', summary: 'Memory usage of a key: MEMORY USAGE key.', handler: containerOnly, subcommands: MEMORY_SUBCOMMANDS },
 
   // Connection.

@@ -175,7 +175,7 @@ function stageEach(arena: Arena, items: ItemList, from: number, to: number, stag
 /**
  * Stages item i of `items` after the `staged` items already in `arena`'s scratch area (from a
  * multiple of 4, with its descriptor): stageEach's step, and a batch that commands fill one item
- * each (the checks and adds of one read, commands/read-batch.ts).
+ * each (the checks and adds of one read, commands/kernel/read-batch.ts).
  * @returns false when it does not fit (nothing staged)
  */
 export function stageItem(arena: Arena, items: ItemList, i: number, staged: number): boolean {

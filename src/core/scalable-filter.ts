@@ -274,7 +274,7 @@ export class ScalableBloomFilter {
   /**
    * Stages item i of `items` for a later {@link checkStaged}, after the `staged` items staged
    * before it since the last: checks that commands of one read add one item each to
-   * (commands/read-batch.ts). Nothing may change the filter until checkStaged.
+   * (commands/kernel/read-batch.ts). Nothing may change the filter until checkStaged.
    *
    * @returns false when the kernel does not serve this filter or the item does not fit: the
    *   caller answers it with {@link has}, after checkStaged for those staged before it

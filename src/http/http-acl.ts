@@ -7,12 +7,12 @@
  * denial is in ACL LOG, and answered 403 with the NOPERM text. The listings and /metrics' series per
  * filter show only the keys the user may read.
  */
-import type { CommandContext } from '../commands/context.js'
-import type { AclUser } from '../commands/acl-user.js'
-import { DEFAULT_USER } from '../commands/acl-users.js'
-import { aclDenial, denialText, keyReadable, logDenial, logDenied, nopermCommandText } from '../commands/acl-check.js'
+import type { CommandContext } from '../commands/kernel/context.js'
+import type { AclUser } from '../commands/state/acl/acl-user.js'
+import { DEFAULT_USER } from '../commands/state/acl/acl-users.js'
+import { aclDenial, denialText, keyReadable, logDenial, logDenied, nopermCommandText } from '../commands/kernel/acl-check.js'
 import { FilterRegistry } from '../store/registry.js'
-import { rowOf } from '../commands/table.js'
+import { rowOf } from '../commands/kernel/table.js'
 import { CommandArgs } from '../protocol/command-args.js'
 
 const AUTH = Buffer.from('AUTH')

@@ -5,12 +5,13 @@
  * (`propagate`, `registry.touch`) and the same INFO commandstats as RESP; the reply is read back
  * from the RESP bytes the handler wrote.
  */
-import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
-import { dispatch } from '../commands/dispatch.js'
-import { timedRead } from '../commands/command-timer.js'
+import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
+import { dispatch } from '../commands/kernel/dispatch.js'
+import { timedRead } from '../commands/state/command-timer.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import type { Transaction, WatchState } from '../commands/transaction.js'
+import type { Transaction } from '../commands/kernel/table.js'
+import type { WatchState } from '../commands/state/watched-keys.js'
 
 const INTEGER = 0x3a // :
 const ERROR = 0x2d // -

@@ -9,9 +9,9 @@
  * command table's counters (what INFO commandstats prints).
  */
 import { Counter, Gauge, Registry } from 'prom-client'
-import type { CommandContext, ServerContext } from '../commands/context.js'
-import { infoFields } from '../commands/info.js'
-import { entryCounts } from '../commands/table.js'
+import type { CommandContext, ServerContext } from '../commands/kernel/context.js'
+import { infoFields } from '../commands/admin/info.js'
+import { entryCounts } from '../commands/kernel/table.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import type { FilterHealth } from '../core/filter-health.js'
 import { healthOf, listedEntries, type ListedEntry } from './filters-json.js'

@@ -7,7 +7,7 @@
  * pair's value, percent-decoded with `+` as a space, and anything after an `&` is ignored.
  * An unknown name or a missing value is a bad request.
  */
-import type { ServerContext } from '../commands/context.js'
+import type { ServerContext } from '../commands/kernel/context.js'
 import { decodeQueryValue } from './query-value.js'
 import type { HttpSession } from './http-session.js'
 

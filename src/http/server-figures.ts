@@ -3,8 +3,8 @@
  * so the page, INFO and /metrics cannot disagree: ops/s, clients, memory, filters, the last save,
  * the append-only log and replication.
  */
-import type { CommandContext } from '../commands/context.js'
-import { human } from '../commands/info.js'
+import type { CommandContext } from '../commands/kernel/context.js'
+import { human } from '../commands/admin/info.js'
 import { httpRegistry, readInfo } from './metrics.js'
 
 /** One figure: a label, its value as text, and whether it is a failure to show in colour. */

@@ -7,7 +7,7 @@
  */
 import type { FilterSort, Listing, ListedFilter, ListingQuery } from './filters-json.js'
 import type { Figure } from './server-figures.js'
-import { human } from '../commands/info.js'
+import { human } from '../commands/admin/info.js'
 import { rateChart } from './status-chart.js'
 
 /** Nothing may be fetched; inline style and script only (the page has no other kind). */

@@ -151,7 +151,7 @@ export class ReplyWriter {
 
   /**
    * `:0\r\n`, an integer reply of 0 or 1 whose digit is set later by {@link answer}: the answer
-   * of a command run together with the ones after it (commands/read-batch.ts). `settle`, which
+   * of a command run together with the ones after it (commands/kernel/read-batch.ts). `settle`, which
    * answers it, runs before the output is next taken or truncated unless {@link settled} was
    * called first.
    * @returns where it is, for {@link answer}

@@ -6,7 +6,7 @@
  *
  * It is fed by persistence's propagate ({@link MasterSide.feedRecord}, only on a master: a
  * replica's stream is its master's bytes, fed verbatim by the replica side), and its commands
- * (REPLCONF, PSYNC, SYNC, WAIT: commands/replication.ts) call it with the client's connection.
+ * (REPLCONF, PSYNC, SYNC, WAIT: commands/replication/replication.ts) call it with the client's connection.
  */
 import type { Databases } from '../store/databases.js'
 import type { Logger } from '../runtime/logger.js'
@@ -80,7 +80,7 @@ export class MasterSide {
   /** Full-sync captures taken: each a point the replicas' stream restarts from (restore-part.ts reads it). */
   syncCaptures = 0
   /**
-   * Whether a full sync must wait (the cron asks again each second): set by commands/restore-part.ts
+   * Whether a full sync must wait (the cron asks again each second): set by commands/migration/restore-part.ts
    * at its first staging, true while a transfer in parts is staging here, so that the payload is
    * taken once it committed.
    */

@@ -8,15 +8,17 @@ import { TLSSocket } from 'node:tls'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
-import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/context.js'
-import { dispatch } from '../commands/dispatch.js'
-import { beginRead, endRead } from '../commands/read-batch.js'
-import type { Transaction, WatchState } from '../commands/transaction.js'
-import type { Subscriptions } from '../commands/pubsub-hub.js'
-import { clientType } from '../commands/connection.js'
-import { applyReplyMode } from '../commands/connection.js'
+import type { ClientKind, ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
+import { dispatch } from '../commands/kernel/dispatch.js'
+import { beginRead, endRead } from '../commands/kernel/read-batch.js'
+import type { Transaction } from '../commands/kernel/table.js'
+import type { WatchState } from '../commands/state/watched-keys.js'
+import type { Subscriptions } from '../commands/state/pubsub-hub.js'
+import { clientType } from '../commands/kernel/client-info.js'
+import { pauseHolds } from '../commands/kernel/pause-hold.js'
+import { applyReplyMode } from '../commands/connection/connection.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
-import type { PostponedClient } from '../commands/client-pause.js'
+import type { PostponedClient } from '../commands/state/client-pause.js'
 
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
@@ -181,7 +183,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     const initial = argv.bytes(0)[argv.start(0)]! | 0x20
     if (initial === 0x70 ? argv.isKeyword(0, 'POST') : initial === 0x68 && argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
     // CLIENT PAUSE: one compare per command while no pause is on.
-    if (this.host.pause.type !== 'off' && this.host.pause.holds(this.context, argv)) return this.postpone(argv)
+    if (this.host.pause.type !== 'off' && pauseHolds(this.host.pause, this.context, argv)) return this.postpone(argv)
     // CLIENT REPLY OFF / SKIP: one compare per command while replies are on.
     const replyMode = this.replyMode
     if (replyMode === undefined) dispatch(this.context, argv)
@@ -194,7 +196,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     return this.state === 'open'
   }
 
-  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (commands/connection.ts). */
+  /** A command while CLIENT REPLY is OFF or SKIP: its reply is dropped (commands/connection/connection.ts). */
   private dispatchQuiet(argv: CommandArgs, before: ClientSession['replyMode']): void {
     const mark = this.reply.pendingBytes
     dispatch(this.context, argv)
@@ -208,7 +210,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     return true
   }
 
-  /** The pause ended: what waited runs (commands/client-pause.ts). */
+  /** The pause ended: what waited runs (commands/state/client-pause.ts). */
   resume(): void {
     this.unblock()
   }

@@ -8,7 +8,7 @@ import { ClusterGossip } from '../cluster/cluster-gossip.js'
 
 export type { ClusterState, ClusterGossip }
 import type { FilterRegistry } from '../store/registry.js'
-import type { PubSubHub } from '../commands/pubsub-hub.js'
+import type { PubSubHub } from '../commands/state/pubsub-hub.js'
 
 /** The state of a node in cluster mode; database 0's keys indexed by slot from now on. */
 export function openClusterState(

@@ -18,9 +18,9 @@ import { ActiveExpiry, type CycleKind } from '../store/active-expiry.js'
 import type { LatencyMonitor } from '../runtime/latency-monitor.js'
 import type { Stats } from '../runtime/stats.js'
 import type { ReplicationState } from '../replication/replication-state.js'
-import type { ClientKind } from '../commands/context.js'
+import type { ClientKind } from '../commands/kernel/context.js'
 import type { Persistence } from '../store/persistence.js'
-import type { WatchedKeys } from '../commands/transaction.js'
+import type { WatchedKeys } from '../commands/state/watched-keys.js'
 
 /** What the expiry needs from the server. */
 export interface ExpiryHost {

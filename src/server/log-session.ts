@@ -4,12 +4,12 @@
  * is not loading (so writes run), does not propagate (so replay does not log itself again) and
  * applies neither maxmemory nor max-filter-bytes (so no acknowledged write is refused).
  */
-import { dispatch } from '../commands/dispatch.js'
-import { timedRead } from '../commands/command-timer.js'
-import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import { dispatch } from '../commands/kernel/dispatch.js'
+import { timedRead } from '../commands/state/command-timer.js'
+import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import type { CommandTable } from '../commands/table.js'
+import type { CommandTable } from '../commands/kernel/table.js'
 
 const MINUS = 0x2d // -
 

@@ -10,10 +10,10 @@
  * commands run together (read-batch.ts), settled before anything else runs and when the read's
  * commands are done.
  */
-import { dispatch } from '../commands/dispatch.js'
-import { timedRead } from '../commands/command-timer.js'
-import { beginRead, endRead, settleBatch } from '../commands/read-batch.js'
-import type { ClientSession, CommandContext, ServerContext } from '../commands/context.js'
+import { dispatch } from '../commands/kernel/dispatch.js'
+import { timedRead } from '../commands/state/command-timer.js'
+import { beginRead, endRead, settleBatch } from '../commands/kernel/read-batch.js'
+import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
 import { internalSession } from './log-session.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
 import type { MasterLinkInfo, MasterSession } from '../replication/replica-host.js'

@@ -1,5 +1,5 @@
 /** `rename-command NAME NEWNAME` from bfs.conf, applied to the command table once at start. */
-import type { CommandTable } from '../commands/table.js'
+import type { CommandTable } from '../commands/kernel/table.js'
 import { ConfigError, type RenameRule } from '../runtime/config.js'
 
 /**

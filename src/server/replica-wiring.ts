@@ -2,7 +2,7 @@
  * The replica link's host (replication/replica-host.ts), made from the server: the session the
  * master's commands run in, the dataset swap of a full sync, and the master side's hooks.
  */
-import type { ClientSession, ServerContext } from '../commands/context.js'
+import type { ClientSession, ServerContext } from '../commands/kernel/context.js'
 import { FilterRegistry } from '../store/registry.js'
 import type { ReplicaLinkHost } from '../replication/replica-host.js'
 import { SyncPayloadDecoder } from '../store/sync-payload-decoder.js'

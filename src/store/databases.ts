@@ -23,7 +23,7 @@ export const DEFAULT_DATABASES = 16
 /**
  * How many databases the server has for its configured `databases`. The one place cluster mode
  * forces a single database, database 0, as redis does (`cluster-enabled yes` makes SELECT of any
- * other index, MOVE and SWAPDB fail: commands/databases.ts).
+ * other index, MOVE and SWAPDB fail: commands/keyspace/databases.ts).
  */
 export function databaseCount(configured: number, clusterEnabled = false): number {
   return clusterEnabled ? 1 : configured

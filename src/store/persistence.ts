@@ -122,7 +122,7 @@ export class Persistence implements PersistenceParts {
   replicaFeed: ReplicaFeed | undefined = undefined
   /**
    * Whether the `save` rules and the automatic rewrite wait (asked at each tick): set by
-   * commands/restore-part.ts, true while a transfer in parts is staging. A snapshot taken then
+   * commands/migration/restore-part.ts, true while a transfer in parts is staging. A snapshot taken then
    * would leave its parts out of the log, and its commit would have to log the whole filter again.
    */
   holdAutomaticSaves: (() => boolean) | undefined = undefined

@@ -20,7 +20,7 @@ interface EntryBase {
   version: number
   /** Position in insertion order, increasing; SCAN's cursor. */
   readonly seq: number
-  /** The over-target warning's state (commands/health-watch.ts), made on the first add. */
+  /** The over-target warning's state (commands/kernel/health-watch.ts), made on the first add. */
   healthWatch: HealthWatch | undefined
   /** When the key expires, absolute Unix ms (redis's db->expires value); undefined: never. */
   expiresAt: number | undefined

@@ -44,6 +44,86 @@ export function layeringProblem(file: string, target: string): string | undefine
   return `${file} (src/${from}/) imports ${target} (src/${to}/): src/${from}/ may import only ${[from, ...allowed].join(', ')}`
 }
 
+/**
+ * Inside src/commands/: `kernel/` (the table, the context, dispatch and what dispatch needs),
+ * `state/` (the server's state classes) and `data/` (tables: command docs, ACL categories) are the
+ * base; every other folder is one family of commands. A family imports the base (and the
+ * folders below commands/), never another family; the base never imports a family. The one
+ * exception is ASSEMBLY, which builds the table from every family, and which nothing in commands/
+ * imports. The state imports no handler and no context (the context imports the state's types):
+ * of the kernel, only its leaf helpers, which import nothing in commands/. The data imports
+ * nothing but itself.
+ */
+const COMMANDS_BASE = ['kernel', 'state', 'data']
+const ASSEMBLY = 'commands/builtin.ts'
+
+/** The part of commands/ a file is in: 'kernel', 'state', 'data', a family's folder, or the file itself. */
+function commandsPart(file: string): string {
+  const rest = file.slice('commands/'.length)
+  const slash = rest.indexOf('/')
+  return slash < 0 ? rest : rest.slice(0, slash)
+}
+
+/** Whether a file of src/ imports nothing inside commands/. */
+function importsNoCommands(file: string): boolean {
+  return importsOf(file).every((edge) => edge.target === undefined || !edge.target.startsWith('commands/'))
+}
+
+/**
+ * Why `file` may not import `target` under the rules of commands/ above (both relative to src/),
+ * or undefined when it may. `isLeaf` says whether a kernel file imports nothing in commands/.
+ */
+export function familyProblem(file: string, target: string, isLeaf: (file: string) => boolean = importsNoCommands): string | undefined {
+  if (!file.startsWith('commands/') || !target.startsWith('commands/')) return undefined
+  if (target === ASSEMBLY && file !== ASSEMBLY) return `${file} imports ${ASSEMBLY}, the table's assembly, which nothing in commands/ imports`
+  const from = commandsPart(file)
+  const to = commandsPart(target)
+  if (from === to || file === ASSEMBLY) return undefined
+  const family = (part: string): boolean => !COMMANDS_BASE.includes(part)
+  if (from === 'data') return `${file} (data) imports ${target}: commands/data/ imports nothing else of commands/`
+  if (family(from) && family(to)) return `${file} (family ${from}) imports ${target} (family ${to}): a family imports only the kernel, the state and the data`
+  if (family(to)) return `${file} (commands/${from}/) imports ${target} (family ${to}): only ${ASSEMBLY} imports the families`
+  if (from === 'state' && to === 'kernel' && !isLeaf(target)) {
+    return `${file} (commands/state/) imports ${target}: the state imports no context and no handler, of the kernel only its leaf helpers`
+  }
+  return undefined
+}
+
+/** Every cycle of the graph (Tarjan's strongly connected components of more than one file, or a file importing itself). */
+export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const cycles: string[][] = []
+  const visit = (node: string): void => {
+    index.set(node, index.size)
+    low.set(node, index.get(node)!)
+    stack.push(node)
+    onStack.add(node)
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue
+      if (!index.has(next)) {
+        visit(next)
+        low.set(node, Math.min(low.get(node)!, low.get(next)!))
+      } else if (onStack.has(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!))
+      }
+    }
+    if (low.get(node) !== index.get(node)) return
+    const component: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      component.push(member)
+    } while (member !== node)
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) cycles.push(component.sort())
+  }
+  for (const node of graph.keys()) if (!index.has(node)) visit(node)
+  return cycles
+}
+
 describe('src/ folders only point down', () => {
   const files = sourceFiles()
 
@@ -66,11 +146,50 @@ describe('src/ folders only point down', () => {
   })
 
   it('catches an upward import, a type-only one and a dynamic one', () => {
-    expect(layeringProblem('store/registry.ts', 'commands/context.ts')).toMatch(/may import only/)
+    expect(layeringProblem('store/registry.ts', 'commands/kernel/context.ts')).toMatch(/may import only/)
     expect(layeringProblem('core/bitmap.ts', 'format/codec.ts')).toMatch(/may import only/)
     expect(layeringProblem('tools/bfs-copy.ts', 'server/server.ts')).toMatch(/may import only/)
     expect(layeringProblem('server/server.ts', 'main.ts')).toMatch(/nothing may import/)
     expect(layeringProblem('library/bloom-filter.ts', 'server/server.ts')).toBeUndefined()
     expect(layeringProblem('server/server.ts', 'http/http-server.ts')).toBeUndefined()
+  })
+})
+
+describe('src/commands/: families on a kernel and the state, no cycle', () => {
+  const files = sourceFiles().filter((file) => file.startsWith('commands/'))
+
+  it('has no family importing another, and no kernel, state or data file importing a family', () => {
+    const problems: string[] = []
+    for (const file of files) {
+      for (const edge of importsOf(file)) {
+        if (edge.target === undefined) continue
+        const problem = familyProblem(file, edge.target)
+        if (problem !== undefined) problems.push(`${problem} (line ${edge.line})`)
+      }
+    }
+    expect(problems).toEqual([])
+    expect(files.filter((file) => commandsPart(file) === 'kernel').length).toBeGreaterThan(5)
+    expect(files.filter((file) => commandsPart(file) === 'state').length).toBeGreaterThan(5)
+  })
+
+  it('has no import cycle between its files, import type included', () => {
+    const graph = new Map(files.map((file) => [file, importsOf(file).flatMap((edge) => (edge.target === undefined ? [] : [edge.target]))]))
+    expect(cyclesOf(graph)).toEqual([])
+  })
+
+  it('catches a family importing another, the base importing a family, the state importing the context, and a cycle', () => {
+    expect(familyProblem('commands/filters/bloom.ts', 'commands/keyspace/keyspace.ts')).toMatch(/a family imports only/)
+    expect(familyProblem('commands/kernel/dispatch.ts', 'commands/connection/pubsub.ts')).toMatch(/only commands\/builtin.ts imports the families/)
+    expect(familyProblem('commands/state/slowlog.ts', 'commands/admin/slowlog-commands.ts')).toMatch(/only commands\/builtin.ts imports the families/)
+    expect(familyProblem('commands/state/monitor-hub.ts', 'commands/kernel/context.ts', () => false)).toMatch(/no context/)
+    expect(familyProblem('commands/data/acl-categories-data.ts', 'commands/kernel/table.ts')).toMatch(/commands\/data\/ imports nothing/)
+    expect(familyProblem('commands/admin/info.ts', 'commands/builtin.ts')).toMatch(/nothing in commands\/ imports/)
+    expect(familyProblem('commands/builtin.ts', 'commands/filters/bloom.ts')).toBeUndefined()
+    expect(familyProblem('commands/filters/bloom.ts', 'commands/kernel/dispatch.ts')).toBeUndefined()
+    expect(familyProblem('commands/state/slowlog.ts', 'commands/kernel/args.ts', () => true)).toBeUndefined()
+    expect(familyProblem('commands/filters/bloom.ts', 'store/registry.ts')).toBeUndefined()
+    const graph = new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts']], ['c.ts', ['a.ts']], ['d.ts', ['a.ts']], ['e.ts', ['e.ts']]])
+    expect(cyclesOf(graph)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['e.ts']])
+    expect(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([])
   })
 })

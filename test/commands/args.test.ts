@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { isKeyword, parseDouble, parseInteger } from '../../src/commands/args.js'
+import { isKeyword, parseDouble, parseInteger } from '../../src/commands/kernel/args.js'
 
 const b = (text: string): Buffer => Buffer.from(text, 'latin1')
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { globMatch } from '../../src/commands/glob.js'
+import { globMatch } from '../../src/commands/kernel/glob.js'
 
 const b = (text: string): Buffer => Buffer.from(text, 'latin1')
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defineCommand, defineTable, helpLines, rowOf } from '../../src/commands/table.js'
+import { defineCommand, defineTable, helpLines, rowOf } from '../../src/commands/kernel/table.js'
 import { CommandArgs } from '../../src/protocol/command-args.js'
 
 const noop = (): void => {}

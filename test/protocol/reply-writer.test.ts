@@ -234,7 +234,7 @@ describe('shared replies', () => {
   })
 })
 
-describe('integers answered later (BF.EXISTS checks of one read, commands/read-batch.ts)', () => {
+describe('integers answered later (BF.EXISTS checks of one read, commands/kernel/read-batch.ts)', () => {
   test('each placeholder gets its digit; the settle runs before a take or a truncate, once', () => {
     const writer = new ReplyWriter()
     const answers: Array<[number, boolean]> = []

@@ -12,7 +12,7 @@ import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { layerGeometry } from '../../src/core/sizing.js'
 import { dumpPayloadFile } from '../../src/format/dump-payload.js'
 import { encodeSyncPayload } from '../../src/format/sync-payload.js'
-import { MAX_OPEN_STAGINGS } from '../../src/commands/restore-part.js'
+import { MAX_OPEN_STAGINGS } from '../../src/commands/migration/restore-part.js'
 
 const OOM = "OOM command not allowed when used memory > 'maxmemory'."
 const MAXMEMORY = 10 * 1024 * 1024

@@ -1,5 +1,5 @@
 /**
- * The single-item BF.EXISTS and BF.ADD commands of one read run together (commands/read-batch.ts):
+ * The single-item BF.EXISTS and BF.ADD commands of one read run together (commands/kernel/read-batch.ts):
  * what a client reads, and what the append-only log records, must be exactly what they are when
  * each command is sent on its own and its reply awaited. A seeded mix of checks, adds, deletes,
  * other filters and other commands goes to one server in one write and to another one command at
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { seededRandom } from '../helpers/seeded-random.js'
-import { setReadBatching } from '../../src/commands/read-batch.js'
+import { setReadBatching } from '../../src/commands/kernel/read-batch.js'
 
 /** redis-parser is CommonJS without types: the part used here. */
 type RespParserClass = new (options: {

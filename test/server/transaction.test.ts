@@ -13,7 +13,7 @@ import { serverPerTest } from '../helpers/server-hooks.js'
 import { makeTempDir } from '../helpers/start-server.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { BGSAVE_ERROR } from '../../src/store/disk-error.js'
-import { OOM } from '../../src/commands/dispatch.js'
+import { OOM } from '../../src/commands/kernel/dispatch.js'
 
 const { start, connect } = serverPerTest()
 const dirs: string[] = []
