@@ -2,7 +2,7 @@
  * What a command handler sees: the client that sent it and the server it runs in. These are
  * interfaces so that commands/ does not depend on the socket layer; server/ implements them.
  */
-import type { ReplyWriter } from '../protocol/reply-writer.js'
+import type { ReplySink } from '../protocol/reply-sink.js'
 import type { FilterRegistry } from '../store/registry.js'
 import type { Databases } from '../store/databases.js'
 import type { Config } from '../runtime/config.js'
@@ -35,7 +35,7 @@ export type ClientKind = 'normal' | 'replica' | 'master'
 /** One connected client, as handlers see it. */
 export interface ClientSession {
   readonly id: number
-  readonly reply: ReplyWriter
+  readonly reply: ReplySink
   /** "ip:port" of the peer and of the local end ("<unixsocket>:0" for both on the Unix socket, as redis). */
   readonly addr: string
   readonly laddr: string
