@@ -19,7 +19,7 @@ const UNIT = [
   'test/architecture/**/*.test.ts',
   'test/core/**/*.test.ts',
   'test/format/**/*.test.ts',
-  'test/protocol/{command-args,command-encoder,parser-fuzz,reply-reader,reply-writer,request-parser}.test.ts',
+  'test/protocol/{command-args,command-encoder,parser-fuzz,reply-reader,reply-values,reply-writer,request-parser}.test.ts',
   'test/commands/{args,glob,table}.test.ts',
   'test/store/**/*.test.ts',
   'test/cluster/**/*.test.ts',

@@ -2,30 +2,28 @@
  * The session HTTP requests run their commands in. An HTTP request becomes the argv a RESP client
  * would send (`BF.ADD bfs <item>`) and goes through the real dispatch, so it gets the same checks
  * (loading, arity), the same auto-creation with the configured defaults, the same persistence
- * (`propagate`, `registry.touch`) and the same INFO commandstats as RESP; the reply is read back
- * from the RESP bytes the handler wrote.
+ * (`propagate`, `registry.touch`) and the same INFO commandstats as RESP; the reply comes back
+ * as a value (protocol/reply-values.ts).
  */
 import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
 import { dispatch } from '../commands/kernel/dispatch.js'
 import { timedRead } from '../commands/state/command-timer.js'
-import { ReplyWriter } from '../protocol/reply-writer.js'
+import { ReplyValues } from '../protocol/reply-values.js'
+import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import type { Transaction } from '../commands/kernel/table.js'
 import type { WatchState } from '../commands/state/watched-keys.js'
 
-const INTEGER = 0x3a // :
-const ERROR = 0x2d // -
-const DIGIT_0 = 0x30 // 0
-
-/** What one command answered: an integer, an error's text, or something else (its raw bytes). */
+/** What one command answered: an integer, an error's text, or something else (its value, if any). */
 export type CommandOutcome =
   | { kind: 'integer'; value: number }
   | { kind: 'error'; text: string }
-  | { kind: 'other'; bytes: Buffer | undefined }
+  | { kind: 'other'; value: RespValue | undefined }
 
-/** A client with no socket: dispatch writes into its ReplyWriter and `run` reads the reply back. */
+/** A client with no socket: dispatch answers into its ReplyValues and `run` takes the reply. */
 export class HttpSession implements ClientSession {
-  readonly reply = new ReplyWriter()
+  /** Error texts as UTF-8: one quoting the request's item shows it as sent. */
+  readonly reply = new ReplyValues({ lineEncoding: 'utf8' })
   readonly createdAtMs = Date.now()
   readonly lastInteractionMs = this.createdAtMs
   readonly addr = 'http'
@@ -66,24 +64,20 @@ export class HttpSession implements ClientSession {
   /** Runs one command synchronously through the server's dispatch and returns its reply. */
   run(argv: Buffer[]): CommandOutcome {
     timedRead(this.context.server, () => dispatch(this.context, this.args.assign(argv)))
-    const bytes = this.reply.take()
-    if (bytes !== undefined && bytes.length >= 3) {
-      if (bytes[0] === INTEGER) {
-        // Only :0 and :1 come back from BF.ADD / BF.EXISTS; parse generally all the same.
-        if (bytes.length === 4 && (bytes[1] === DIGIT_0 || bytes[1] === DIGIT_0 + 1)) return { kind: 'integer', value: bytes[1]! - DIGIT_0 }
-        return { kind: 'integer', value: Number(bytes.toString('latin1', 1, bytes.length - 2)) }
-      }
-      if (bytes[0] === ERROR) return { kind: 'error', text: bytes.toString('utf8', 1, bytes.length - 2) }
-    }
-    return { kind: 'other', bytes }
+    const [value] = this.reply.take()
+    // Only 0 and 1 come back from BF.ADD / BF.EXISTS; any integer is one all the same.
+    if (typeof value === 'number' || typeof value === 'bigint') return { kind: 'integer', value: Number(value) }
+    if (value instanceof RespReplyError) return { kind: 'error', text: value.message }
+    return { kind: 'other', value }
   }
 
   closeAfterReply(): void {}
 
   kill(): void {}
 
+  /** Nothing waits to be sent: `run` takes each reply as the command ends. */
   outputBytes(): number {
-    return this.reply.pendingBytes
+    return 0
   }
 
   queryBufferBytes(): number {

@@ -2,7 +2,7 @@
  * GET /metrics: the server's figures in the Prometheus text format, through prom-client with a
  * registry of its own per server (several servers in one process never share a metric).
  *
- * Every figure INFO shows is read from INFO's own fields (infoFields), so /metrics and INFO cannot
+ * Every figure INFO shows is read from INFO's own fields as values (infoFields), so /metrics and INFO cannot
  * disagree, and fields other sections add later (persistence: last snapshot, append-log status)
  * appear here without a change: a numeric INFO persistence field `x` becomes the gauge `bfs_x`,
  * an `ok`/`err` status becomes 1/0, anything else is left out. Commands by name come from the
@@ -10,7 +10,8 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client'
 import type { CommandContext, ServerContext } from '../commands/kernel/context.js'
-import { infoFields } from '../commands/admin/info.js'
+import { infoFields, type InfoValue } from '../commands/admin/info.js'
+import { infoNumber, infoPart } from './info-values.js'
 import { entryCounts } from '../commands/kernel/table.js'
 import { FilterRegistry, type FilterEntry } from '../store/registry.js'
 import type { FilterHealth } from '../core/filter-health.js'
@@ -20,22 +21,18 @@ import { ReplicationMetrics } from './replication-metrics.js'
 /** INFO sections /metrics reads. */
 const INFO_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace']
 
-/** The named INFO sections of a server, as a field map (each value as INFO prints it). */
-export function readInfo(ctx: CommandContext, sections: readonly string[] = INFO_SECTIONS): Map<string, string> {
+/** The named INFO sections of a server, as a field map (each value as INFO holds it). */
+export function readInfo(ctx: CommandContext, sections: readonly string[] = INFO_SECTIONS): Map<string, InfoValue> {
   return infoFields(ctx, sections)
 }
 
-/** Persistence fields as they appear in INFO persistence, in order; parsed by `persistenceValue`. */
-function persistenceFields(ctx: CommandContext): [string, string][] {
-  return [...readInfo(ctx, ['persistence'])]
-}
-
 /** A persistence field's value as a number: numbers as they are, ok/err as 1/0, else undefined. */
-function persistenceValue(raw: string): number | undefined {
-  if (raw === 'ok') return 1
-  if (raw === 'err') return 0
-  if (!/^-?\d+(\.\d+)?$/.test(raw)) return undefined
-  return Number(raw)
+function persistenceValue(value: InfoValue): number | undefined {
+  if (value === 'ok') return 1
+  if (value === 'err') return 0
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined
+  if (typeof value !== 'string' || !/^-?\d+(\.\d+)?$/.test(value)) return undefined
+  return Number(value)
 }
 
 /**
@@ -197,11 +194,7 @@ export class ServerMetrics {
   private refresh(shown: FilterShown): void {
     const server = this.ctx.server
     const info = readInfo(this.ctx)
-    const number = (field: string): number | undefined => {
-      const raw = info.get(field)
-      const value = raw === undefined ? NaN : Number(raw)
-      return Number.isFinite(value) ? value : undefined
-    }
+    const number = (field: string): number | undefined => infoNumber(info.get(field))
     const setGauge = (metric: Gauge, field: string): void => {
       const value = number(field)
       if (value !== undefined) metric.set(value)
@@ -251,7 +244,7 @@ export class ServerMetrics {
     this.refreshHealth(shown)
     this.replication.refresh(info)
 
-    for (const [field, raw] of persistenceFields(this.ctx)) {
+    for (const [field, raw] of readInfo(this.ctx, ['persistence'])) {
       const value = persistenceValue(raw)
       if (value === undefined) continue
       let metric = this.persistence.get(field)
@@ -269,18 +262,20 @@ export class ServerMetrics {
   }
 
   /** INFO keyspace's figures, per database and in all: keys a client can see, expired ones not yet deleted left out. */
-  private refreshKeyspace(info: Map<string, string>): void {
+  private refreshKeyspace(info: Map<string, InfoValue>): void {
     let keys = 0
     let expiring = 0
     this.dbKeys.reset()
     this.dbKeysExpiring.reset()
     for (const [field, value] of info) {
-      const figures = /^db\d+$/.test(field) ? /^keys=(\d+),expires=(\d+)/.exec(value) : null
-      if (figures === null) continue
-      this.dbKeys.set({ db: field }, Number(figures[1]))
-      this.dbKeysExpiring.set({ db: field }, Number(figures[2]))
-      keys += Number(figures[1])
-      expiring += Number(figures[2])
+      if (!/^db\d+$/.test(field)) continue
+      const dbKeys = infoPart(value, 'keys')
+      const dbExpiring = infoPart(value, 'expires')
+      if (typeof dbKeys !== 'number' || typeof dbExpiring !== 'number') continue
+      this.dbKeys.set({ db: field }, dbKeys)
+      this.dbKeysExpiring.set({ db: field }, dbExpiring)
+      keys += dbKeys
+      expiring += dbExpiring
     }
     this.filters.set(keys)
     this.filtersExpiring.set(expiring)

@@ -6,16 +6,8 @@
  * and TYPE on any node; the series with values appear where they apply.
  */
 import { Gauge, type Registry } from 'prom-client'
-
-/** `slaveN:ip=..,port=..,state=..,offset=..,lag=..` → its fields. */
-function replicaLine(value: string): Map<string, string> {
-  const fields = new Map<string, string>()
-  for (const part of value.split(',')) {
-    const eq = part.indexOf('=')
-    if (eq > 0) fields.set(part.slice(0, eq), part.slice(eq + 1))
-  }
-  return fields
-}
+import type { InfoValue } from '../commands/admin/info.js'
+import { infoNumber, infoPart } from './info-values.js'
 
 export class ReplicationMetrics {
   private readonly master: Gauge
@@ -41,11 +33,8 @@ export class ReplicationMetrics {
   }
 
   /** Sets every series from INFO replication's fields. */
-  refresh(info: Map<string, string>): void {
-    const number = (field: string): number | undefined => {
-      const value = Number(info.get(field) ?? NaN)
-      return Number.isFinite(value) ? value : undefined
-    }
+  refresh(info: Map<string, InfoValue>): void {
+    const number = (field: string): number | undefined => infoNumber(info.get(field))
     const masterOffset = number('master_repl_offset') ?? 0
     this.master.set(info.get('role') === 'slave' ? 0 : 1)
     this.connectedReplicas.set(number('connected_slaves') ?? 0)
@@ -54,10 +43,10 @@ export class ReplicationMetrics {
     this.replicaOffsetLag.reset()
     for (const [field, value] of info) {
       if (!/^slave\d+$/.test(field)) continue
-      const line = replicaLine(value)
-      const labels = { replica: `${line.get('ip') ?? ''}:${line.get('port') ?? ''}`, state: line.get('state') ?? '' }
-      this.replicaLag.set(labels, Number(line.get('lag') ?? 0))
-      this.replicaOffsetLag.set(labels, Math.max(0, masterOffset - Number(line.get('offset') ?? 0)))
+      const part = (key: string): string | number | undefined => infoPart(value, key)
+      const labels = { replica: `${part('ip') ?? ''}:${part('port') ?? ''}`, state: String(part('state') ?? '') }
+      this.replicaLag.set(labels, Number(part('lag') ?? 0))
+      this.replicaOffsetLag.set(labels, Math.max(0, masterOffset - Number(part('offset') ?? 0)))
     }
     for (const metric of [this.linkUp, this.lastIo, this.replicaOffset]) metric.reset()
     const status = info.get('master_link_status')

@@ -1,10 +1,10 @@
 /**
- * The server figures at the top of the status page, read from INFO's own text (as /metrics is),
+ * The server figures at the top of the status page, read from INFO's own fields (as /metrics is),
  * so the page, INFO and /metrics cannot disagree: ops/s, clients, memory, filters, the last save,
  * the append-only log and replication.
  */
 import type { CommandContext } from '../commands/kernel/context.js'
-import { human } from '../commands/admin/info.js'
+import { human, type InfoValue } from '../commands/admin/info.js'
 import { httpRegistry, readInfo } from './metrics.js'
 
 /** One figure: a label, its value as text, and whether it is a failure to show in colour. */
@@ -47,7 +47,7 @@ function humanSeconds(seconds: number): string {
 }
 
 /** The last save: when, and how the last one went. */
-function lastSave(info: Map<string, string>, nowMs: number): Figure {
+function lastSave(info: Map<string, InfoValue>, nowMs: number): Figure {
   const savedAt = Number(info.get('rdb_last_save_time') ?? 0)
   const status = info.get('rdb_last_bgsave_status') ?? 'ok'
   const saves = Number(info.get('rdb_saves') ?? 0)
@@ -57,11 +57,11 @@ function lastSave(info: Map<string, string>, nowMs: number): Figure {
 }
 
 /** The append-only log: off, or on with its size and the state of its last write. */
-function appendLog(info: Map<string, string>): Figure {
-  if (info.get('aof_enabled') !== '1') return { label: 'append log', value: 'off' }
+function appendLog(info: Map<string, InfoValue>): Figure {
+  if (info.get('aof_enabled') !== 1) return { label: 'append log', value: 'off' }
   const status = info.get('aof_last_write_status') ?? 'ok'
   const size = human(Number(info.get('aof_current_size') ?? 0))
-  const rewriting = info.get('aof_rewrite_in_progress') === '1' ? ', rewriting' : ''
+  const rewriting = info.get('aof_rewrite_in_progress') === 1 ? ', rewriting' : ''
   return { label: 'append log', value: `on, ${size}, last write ${status}${rewriting}`, bad: status !== 'ok' }
 }
 

@@ -3,6 +3,7 @@
  * a client's reply buffer (networking.c addReply*). Headers and integers are written byte by byte.
  */
 import { formatDouble } from './format-double.js'
+import type { ReplySink } from './reply-sink.js'
 
 const SIMPLE = 0x2b // +
 const ERROR = 0x2d // -
@@ -97,7 +98,7 @@ export function writeCountLine(buf: Uint8Array, at: number, type: number, n: num
 }
 
 /** Removes leading/trailing CR and LF and turns inner ones into spaces (redis addReplyErrorFormat). */
-function sanitizeErrorText(text: string): string {
+export function sanitizeErrorText(text: string): string {
   if (text.indexOf('\r') < 0 && text.indexOf('\n') < 0) return text
   return text.replace(/^[\r\n]+|[\r\n]+$/g, '').replace(/[\r\n]/g, ' ')
 }
@@ -106,7 +107,7 @@ function sanitizeErrorText(text: string): string {
  * Accumulates the replies to one client's pipelined commands; `take()` hands them out as one
  * Buffer to write. `protocol` picks RESP2 or RESP3 shapes for the types that differ.
  */
-export class ReplyWriter {
+export class ReplyWriter implements ReplySink {
   /** RESP version for the replies that differ between 2 and 3; set by HELLO. */
   protocol: Protocol = 2
   private buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES)
@@ -122,6 +123,11 @@ export class ReplyWriter {
   /** The byte at `offset` (< pendingBytes) of the pending output: a reply's type, for one that reads it in place. */
   byteAt(offset: number): number {
     return this.buf[offset]!
+  }
+
+  /** Where the next reply goes: {@link pendingBytes}. */
+  mark(): number {
+    return this.offset
   }
 
   /** Drops what was written after `offset` (a `pendingBytes` read before): CLIENT REPLY OFF / SKIP. */

@@ -8,7 +8,8 @@ import type { ReplicationState } from './replication-state.js'
 import { nowSeconds } from './replica-peer.js'
 import type { MasterConfig, MasterSide } from './master-side.js'
 
-export type InfoField = readonly [string, string | number]
+/** A field: a value, or `key=value` pairs (INFO prints them joined by commas). */
+export type InfoField = readonly [string, string | number | readonly (readonly [string, string | number])[]]
 
 /**
  * The section's fields. `replicaFields` is the role:slave block after `role` (the replica side's
@@ -23,7 +24,7 @@ export function replicationInfo(state: ReplicationState, master: MasterSide, con
   const now = nowSeconds()
   for (const replica of master.attached()) {
     const lag = replica.state === 'online' ? now - replica.ackTimeSeconds : 0
-    fields.push([`slave${id++}`, `ip=${replica.ip},port=${replica.listeningPort},state=${replica.state},offset=${replica.ackOffset},lag=${lag}`])
+    fields.push([`slave${id++}`, [['ip', replica.ip], ['port', replica.listeningPort], ['state', replica.state], ['offset', replica.ackOffset], ['lag', lag]]])
   }
   const backlog = master.backlog
   fields.push(

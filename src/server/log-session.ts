@@ -7,11 +7,10 @@
 import { dispatch } from '../commands/kernel/dispatch.js'
 import { timedRead } from '../commands/state/command-timer.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
-import { ReplyWriter } from '../protocol/reply-writer.js'
+import { ReplyValues } from '../protocol/reply-values.js'
+import { RespReplyError } from '../protocol/reply-reader.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import type { CommandTable } from '../commands/kernel/table.js'
-
-const MINUS = 0x2d // -
 
 export interface ReplaySession {
   /** The commands a replay runs: by their original names, whatever rename-command says (see run). */
@@ -55,7 +54,7 @@ export function internalSession(
 }
 
 export function createReplaySession(server: ServerContext): ReplaySession {
-  const reply = new ReplyWriter()
+  const reply = new ReplyValues()
   const args = new CommandArgs()
   const session = internalSession({ id: 0, reply, addr: 'aof:0', laddr: 'aof:0', name: 'aof-loader', kind: 'normal', kill: () => {} })
   // bfs names every record by the command's original name (server.propagate), so that a log
@@ -88,9 +87,8 @@ export function createReplaySession(server: ServerContext): ReplaySession {
         session.db = 0
       }
       timedRead(server, () => dispatch(ctx, args.assign(argv)))
-      const out = reply.take()
-      if (out === undefined || out[0] !== MINUS) return undefined
-      return out.subarray(1, out.indexOf(0x0d)).toString('latin1')
+      const [first] = reply.take()
+      return first instanceof RespReplyError ? first.message : undefined
     },
     finish: revertOpenTransaction,
   }

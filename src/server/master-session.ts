@@ -15,10 +15,9 @@ import { timedRead } from '../commands/state/command-timer.js'
 import { beginRead, endRead, settleBatch } from '../commands/kernel/read-batch.js'
 import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
 import { internalSession } from './log-session.js'
-import { ReplyWriter } from '../protocol/reply-writer.js'
+import { ReplyValues } from '../protocol/reply-values.js'
+import { RespReplyError } from '../protocol/reply-reader.js'
 import type { MasterLinkInfo, MasterSession } from '../replication/replica-host.js'
-
-const MINUS = 0x2d // -
 
 /** The master link's session: the client it is in the list, and how the link runs a command in it. */
 export interface MasterClient extends MasterSession {
@@ -26,7 +25,7 @@ export interface MasterClient extends MasterSession {
 }
 
 export function createMasterSession(server: ServerContext, id: number, link: MasterLinkInfo): MasterClient {
-  const reply = new ReplyWriter()
+  const reply = new ReplyValues()
   const client = internalSession({ id, reply, addr: link.addr, laddr: link.laddr, name: '', kind: 'master', kill: () => link.kill() })
   // Read live (CONFIG SET applies), but no limit refuses what the master accepted.
   const config = Object.create(server.config, { maxmemory: { value: 0 }, 'max-filter-bytes': { value: 0 } })
@@ -49,11 +48,11 @@ export function createMasterSession(server: ServerContext, id: number, link: Mas
       reply.truncate(0)
     },
     run(argv) {
-      const mark = reply.pendingBytes
+      const mark = reply.length
       dispatch(ctx, argv)
-      if (reply.pendingBytes === mark || reply.byteAt(mark) !== MINUS) return undefined
-      const out = reply.take()!
-      return out.subarray(mark + 1, out.indexOf(0x0d, mark)).toString('latin1')
+      // The command's first reply (a batched BF.ADD's is a placeholder 0, never an error).
+      const first = reply.length === mark ? undefined : reply.replyAt(mark)
+      return first instanceof RespReplyError ? first.message : undefined
     },
     settle: settleBatch,
     close() {},

@@ -5,7 +5,7 @@
  * CONFIG SET appendonly yes/no at run time.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { makeTempDir } from '../helpers/start-server.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
@@ -202,6 +202,20 @@ describe('append-only log in a running server', () => {
     const second = await boot(dir)
     expect(await send(second.server.port, [['BF.MEXISTS', 'f', 'kept', 'cut']])).toEqual(['*2\r\n:1\r\n:0\r\n'])
     expect(second.logs.some((line) => /short read/.test(line))).toBe(true)
+  })
+
+  it('a record answering an error is logged with its offset and skipped; the replay goes on', async () => {
+    const dir = tempDir()
+    const first = await boot(dir)
+    await send(first.server.port, [['BF.RESERVE', 'f', '0.01', '100'], ['BF.ADD', 'f', 'one']])
+    await stop(first.server)
+    const file = path.join(dir, segmentName('appendonly.aof', 1))
+    const at = statSync(file).size
+    appendFileSync(file, Buffer.concat([encodeCommand(['BF.RESERVE', 'f', '0.01', '100']), encodeCommand(['BF.ADD', 'f', 'two'])]))
+    const second = await boot(dir, { loglevel: 'verbose' })
+    expect(await send(second.server.port, [['BF.MEXISTS', 'f', 'one', 'two']])).toEqual(['*2\r\n:1\r\n:1\r\n'])
+    expect(second.logs.some((line) => new RegExp(`AOF replay \\S+@${at}: ERR item exists$`).test(line))).toBe(true)
+    expect(second.logs.some((line) => line.includes('1 command(s) of the append only file answered an error while loading'))).toBe(true)
   })
 
   it('damage in the middle stops startup with a message naming the byte offset', async () => {

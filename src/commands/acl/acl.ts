@@ -4,7 +4,7 @@
  * the rows). The users are in acl-users.ts; the check dispatch runs is in acl-check.ts.
  */
 import { randomBytes } from 'node:crypto'
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import type { AclSelector } from '../state/acl/acl-selector.js'
 import type { AclCommandSpace } from '../state/acl/acl-commands.js'
 import { readFileSync } from 'node:fs'
@@ -91,7 +91,7 @@ export function aclGetuser(ctx: CommandContext, argv: CommandArgs): void {
 }
 
 /** redis aclAddReplySelectorDescription: commands, keys, channels. */
-function writeSelector(reply: ReplyWriter, selector: AclSelector, space: AclCommandSpace): void {
+function writeSelector(reply: ReplySink, selector: AclSelector, space: AclCommandSpace): void {
   reply.bulk('commands')
   reply.bulk(describeCommands(selector, space))
   reply.bulk('keys')

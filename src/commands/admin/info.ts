@@ -14,8 +14,19 @@ import {
   clientsExtraFields, cpuExtraFields, memoryExtraFields, persistenceExtraFields, serverExtraFields, statsExtraFields,
 } from './info-exporter-fields.js'
 
-type Field = readonly [string, string | number]
+/** `key=value` pairs, printed joined by commas (`keys=1,expires=0,avg_ttl=0`). */
+export type InfoPairs = readonly (readonly [string, string | number])[]
+/** A field's value as INFO holds it: text, a number, or pairs. */
+export type InfoValue = string | number | InfoPairs
+type Field = readonly [string, InfoValue]
 type Section = (ctx: CommandContext) => Field[]
+
+/** One section of INFO: its name (`cpu`), its title (`CPU`) and its fields in order. */
+export interface InfoSection {
+  readonly name: string
+  readonly title: string
+  readonly fields: readonly Field[]
+}
 
 const SECTIONS: Record<string, Section> = {
   server: (ctx) => {
@@ -124,7 +135,7 @@ const SECTIONS: Record<string, Section> = {
       ...cpuExtraFields(),
     ]
   },
-  modules: () => [['module', `name=${MODULE_NAME},ver=${MODULE_VERSION},api=1,filters=0,usedby=[],using=[],options=[]`]],
+  modules: () => [['module', [['name', MODULE_NAME], ['ver', MODULE_VERSION], ['api', 1], ['filters', 0], ['usedby', '[]'], ['using', '[]'], ['options', '[]']]]],
   commandstats: (ctx) => {
     const fields: Field[] = []
     for (const entry of ctx.server.commands) {
@@ -134,7 +145,7 @@ const SECTIONS: Record<string, Section> = {
         const { calls, micros, rejectedCalls, failedCalls } = row.counts
         if (calls + rejectedCalls === 0) continue
         const perCall = calls === 0 ? 0 : micros / calls
-        fields.push([`cmdstat_${row.fullName}`, `calls=${calls},usec=${Math.floor(micros)},usec_per_call=${perCall.toFixed(2)},rejected_calls=${rejectedCalls},failed_calls=${failedCalls}`])
+        fields.push([`cmdstat_${row.fullName}`, [['calls', calls], ['usec', Math.floor(micros)], ['usec_per_call', perCall.toFixed(2)], ['rejected_calls', rejectedCalls], ['failed_calls', failedCalls]]])
       }
     }
     return fields
@@ -142,40 +153,52 @@ const SECTIONS: Record<string, Section> = {
   // redis 7.0 genRedisInfoString: the error codes in the order of their bytes (its rax).
   errorstats: (ctx) => [...ctx.server.stats.errorCodes]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([code, count]): Field => [`errorstat_${code}`, `count=${count}`]),
+    .map(([code, count]): Field => [`errorstat_${code}`, [['count', count]]]),
   // redis 7.0 genRedisInfoString: `# Cluster` (read by redis-cli --cluster to tell a cluster node).
   cluster: (ctx) => [['cluster_enabled', ctx.server.cluster === undefined ? 0 : 1]],
   // redis 7.0 genRedisInfoString: a line per database holding keys, by index.
   keyspace: (ctx) => ctx.server.databases.made().flatMap((registry): Field[] => {
     const { keys, expires, avgTtlMs } = registry.keyspaceFigures()
-    return keys > 0 ? [[`db${registry.index}`, `keys=${keys},expires=${expires},avg_ttl=${avgTtlMs}`]] : []
+    return keys > 0 ? [[`db${registry.index}`, [['keys', keys], ['expires', expires], ['avg_ttl', avgTtlMs]]]] : []
   }),
 }
 
 const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'cluster', 'keyspace']
 const ALL_SECTIONS = Object.keys(SECTIONS)
 
+/** The requested sections (none: the default ones), in INFO's order. */
+export function infoSections(ctx: CommandContext, requested: readonly string[]): InfoSection[] {
+  return sectionNames(requested).map((name) => {
+    const title = name.charAt(0).toUpperCase() + name.slice(1)
+    return { name, title: title === 'Cpu' ? 'CPU' : title, fields: SECTIONS[name]!(ctx) }
+  })
+}
+
+/** A value as INFO prints it. */
+export function infoValueText(value: InfoValue): string {
+  if (typeof value !== 'object') return String(value)
+  return value.map(([key, part]) => `${key}=${part}`).join(',')
+}
+
 /** The INFO text for the requested section names (none: the default sections). */
 export function infoText(ctx: CommandContext, requested: readonly string[]): string {
   const blocks: string[] = []
-  for (const name of sectionNames(requested)) {
-    const fields = SECTIONS[name]!(ctx)
-    const title = name.charAt(0).toUpperCase() + name.slice(1)
-    const lines = [`# ${title === 'Cpu' ? 'CPU' : title}`]
-    for (const [key, value] of fields) lines.push(`${key}:${value}`)
+  for (const { title, fields } of infoSections(ctx, requested)) {
+    const lines = [`# ${title}`]
+    for (const [key, value] of fields) lines.push(`${key}:${infoValueText(value)}`)
     blocks.push(lines.join('\r\n') + '\r\n')
   }
   return blocks.join('\r\n')
 }
 
 /**
- * The fields INFO `requested` shows, as values (in-process readers: /metrics, the status page),
- * each as INFO's text prints it; a field of a later section wins.
+ * The fields INFO `requested` shows, as values (in-process readers: /metrics, the status page);
+ * a field of a later section wins.
  */
-export function infoFields(ctx: CommandContext, requested: readonly string[]): Map<string, string> {
-  const fields = new Map<string, string>()
-  for (const name of sectionNames(requested)) {
-    for (const [key, value] of SECTIONS[name]!(ctx)) fields.set(key, String(value))
+export function infoFields(ctx: CommandContext, requested: readonly string[]): Map<string, InfoValue> {
+  const fields = new Map<string, InfoValue>()
+  for (const section of infoSections(ctx, requested)) {
+    for (const [key, value] of section.fields) fields.set(key, value)
   }
   return fields
 }

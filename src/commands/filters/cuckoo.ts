@@ -13,7 +13,7 @@ import {
 } from '../../core/cuckoo-filter.js'
 import type { CuckooEntry } from '../../store/registry.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import { parseInteger } from '../kernel/args.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import { createCuckoo, cuckooGrowthCheck, endGrowthCheck } from './cuckoo-budget.js'
@@ -220,7 +220,7 @@ export function existingCuckoo(ctx: CommandContext, argv: CommandArgs): CuckooEn
 }
 
 /** A u64 counter as RedisModule_ReplyWithLongLong sends it: cast to signed. */
-function signedInteger(reply: ReplyWriter, value: bigint): void {
+function signedInteger(reply: ReplySink, value: bigint): void {
   reply.raw(Buffer.from(`:${BigInt.asIntN(64, value)}\r\n`, 'latin1'))
 }
 

@@ -7,7 +7,7 @@
  * container's subcommands are its rows, each with its `container|sub` entry. COMMAND INFO's tips
  * and key specs come from the same entries.
  */
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import type { CommandEntry, CommandTable } from './table.js'
 import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from '../data/command-docs/doc-types.js'
 import { BLOOM_DOCS } from '../data/command-docs/bloom.js'
@@ -32,13 +32,13 @@ export const COMMAND_DOCS: ReadonlyMap<string, CommandDoc> = new Map(
 const MODULE_GROUP = 'bf'
 
 /** One command's reply fields, in redis 7.0 addReplyCommandDocs's order; undefined ones are not sent. */
-type Field = readonly [string, ((reply: ReplyWriter) => void) | undefined]
+type Field = readonly [string, ((reply: ReplySink) => void) | undefined]
 
-const text = (value: string | undefined) => (value === undefined ? undefined : (reply: ReplyWriter) => reply.bulk(value))
+const text = (value: string | undefined) => (value === undefined ? undefined : (reply: ReplySink) => reply.bulk(value))
 
 function flags(values: readonly string[] | undefined) {
   if (values === undefined) return undefined
-  return (reply: ReplyWriter) => {
+  return (reply: ReplySink) => {
     reply.set(values.length)
     for (const value of values) reply.simple(value)
   }
@@ -46,7 +46,7 @@ function flags(values: readonly string[] | undefined) {
 
 function history(entries: CommandDoc['history']) {
   if (entries === undefined) return undefined
-  return (reply: ReplyWriter) => {
+  return (reply: ReplySink) => {
     reply.set(entries.length)
     for (const [version, change] of entries) {
       reply.array(2)
@@ -56,7 +56,7 @@ function history(entries: CommandDoc['history']) {
   }
 }
 
-function writeFields(reply: ReplyWriter, fields: readonly Field[]): void {
+function writeFields(reply: ReplySink, fields: readonly Field[]): void {
   const present = fields.filter((field) => field[1] !== undefined)
   reply.map(present.length)
   for (const [name, write] of present) {
@@ -65,7 +65,7 @@ function writeFields(reply: ReplyWriter, fields: readonly Field[]): void {
   }
 }
 
-function writeArguments(reply: ReplyWriter, args: readonly ArgumentDoc[]): void {
+function writeArguments(reply: ReplySink, args: readonly ArgumentDoc[]): void {
   reply.array(args.length)
   for (const arg of args) {
     const index = arg.key_spec_index
@@ -92,7 +92,7 @@ interface RowFields {
   readonly subcommands?: readonly (readonly [string, CommandDoc])[]
 }
 
-function writeDoc(reply: ReplyWriter, row: RowFields, doc: CommandDoc): void {
+function writeDoc(reply: ReplySink, row: RowFields, doc: CommandDoc): void {
   const group = doc.group ?? row.group
   const subcommands = row.subcommands
   writeFields(reply, [
@@ -110,7 +110,7 @@ function writeDoc(reply: ReplyWriter, row: RowFields, doc: CommandDoc): void {
   ])
 }
 
-function writeSubcommands(reply: ReplyWriter, group: string, subcommands: readonly (readonly [string, CommandDoc])[]): void {
+function writeSubcommands(reply: ReplySink, group: string, subcommands: readonly (readonly [string, CommandDoc])[]): void {
   reply.map(subcommands.length)
   for (const [fullName, doc] of subcommands) {
     reply.bulk(fullName)
@@ -124,7 +124,7 @@ function subcommandDoc(fullName: string): CommandDoc {
 }
 
 /** One command's COMMAND DOCS map, its subcommands included. */
-export function writeCommandDocs(reply: ReplyWriter, entry: CommandEntry): void {
+export function writeCommandDocs(reply: ReplySink, entry: CommandEntry): void {
   const spec = entry.spec
   const subcommands = entry.subcommands === undefined ? undefined : [...entry.subcommands.values()].map((row) => [row.fullName, subcommandDoc(row.fullName)] as const)
   const doc = COMMAND_DOCS.get(spec.name.toLowerCase()) ?? {}
@@ -135,7 +135,7 @@ export function writeCommandDocs(reply: ReplyWriter, entry: CommandEntry): void 
  * What a name given to COMMAND DOCS names: a command, or `container|sub` one subcommand (redis 7.0
  * lookupCommandBySds); undefined for none. `name` is the one the reply gives it.
  */
-export function lookupDocumented(table: CommandTable, name: string): { readonly name: string; write(reply: ReplyWriter): void } | undefined {
+export function lookupDocumented(table: CommandTable, name: string): { readonly name: string; write(reply: ReplySink): void } | undefined {
   const parts = name.split('|')
   const entry = table.get(parts[0]!)
   if (entry === undefined || parts.length > 2) return undefined
@@ -159,7 +159,7 @@ function moduleKeySpec(keys: readonly [number, number, number]): KeySpec {
   }
 }
 
-function writeKeySpecPart(reply: ReplyWriter, part: KeySpecPart): void {
+function writeKeySpecPart(reply: ReplySink, part: KeySpecPart): void {
   reply.map(2)
   reply.bulk('type')
   reply.bulk(part.type)
@@ -178,7 +178,7 @@ function writeKeySpecPart(reply: ReplyWriter, part: KeySpecPart): void {
  * addReplyCommandKeySpecs write them: redis's own for its commands; for a module command the key
  * spec redis derives from its key positions; none for others (an extension's, bfs's BF.MERGE).
  */
-export function writeTipsAndKeySpecs(reply: ReplyWriter, entry: CommandEntry): void {
+export function writeTipsAndKeySpecs(reply: ReplySink, entry: CommandEntry): void {
   const spec = entry.spec
   // A command with keys and no documented key specs (a module's, an extension's) shows the one its
   // row derives, the spec COMMAND GETKEYS and the cluster's routing use (command-getkeys.ts).
@@ -187,7 +187,7 @@ export function writeTipsAndKeySpecs(reply: ReplyWriter, entry: CommandEntry): v
 }
 
 /** The tips and key specs of a command's or a subcommand's docs (`derived` when they give no key specs). */
-export function writeDocTipsAndKeySpecs(reply: ReplyWriter, doc: CommandDoc | undefined, derived: readonly KeySpec[] = []): void {
+export function writeDocTipsAndKeySpecs(reply: ReplySink, doc: CommandDoc | undefined, derived: readonly KeySpec[] = []): void {
   const tips = doc?.tips ?? []
   reply.set(tips.length)
   for (const tip of tips) reply.bulk(tip)

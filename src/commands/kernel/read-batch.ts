@@ -2,7 +2,7 @@
  * The single-item BF.EXISTS and BF.ADD commands of one read, run together. A pipelined client
  * sends many in one read; run one by one, each waits for its own cache misses in a large bitmap.
  * Here each stages its item in the Bloom kernel's scratch area (core/filter-batch.ts) and writes
- * a `:0` whose digit is set later (ReplyWriter.integerLater); one kernel call then answers them
+ * a `:0` whose digit is set later (ReplySink.integerLater); one kernel call then answers them
  * all, their misses in flight together, as BF.MEXISTS's and BF.MADD's are.
  *
  * Everything a client or a replica sees is what the commands run in turn give. A batch holds
@@ -26,7 +26,7 @@
  * or `bf.add` (any other spelling runs at once, so a renamed command's log record keeps its
  * original name).
  */
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import { CommandArgs } from '../../protocol/command-args.js'
 import { MAX_BATCH_ITEMS } from '../../core/filter-batch.js'
 import { keyspace, type CommandContext } from './context.js'
@@ -159,7 +159,7 @@ export function settleBatch(): void {
   const n = count
   const ctx = context!
   const target = entry!
-  const reply: ReplyWriter = ctx.client.reply
+  const reply: ReplySink = ctx.client.reply
   count = 0
   // Not kept: a deleted filter (and its arena) must not stay reachable from here.
   context = undefined

@@ -6,7 +6,7 @@
  */
 import { RememberedBytes } from '../../protocol/remembered-bytes.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import type { FilterRegistry } from '../../store/registry.js'
 import type { Databases } from '../../store/databases.js'
 import type { Config } from '../../runtime/config.js'
@@ -445,7 +445,7 @@ export type ClientKind = 'normal' | 'replica' | 'master'
 /** One connected client, as handlers see it. */
 export interface ClientSession {
   readonly id: number
-  readonly reply: ReplyWriter
+  readonly reply: ReplySink
   /** "ip:port" of the peer and of the local end ("<unixsocket>:0" for both on the Unix socket, as redis). */
   readonly addr: string
   readonly laddr: string

@@ -9,12 +9,12 @@
 import { performance } from 'node:perf_hooks'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { redactedPositions } from './slowlog.js'
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import { REDIS_ACL_CATEGORIES } from '../data/acl-categories-data.js'
 
 /** A client in the MONITOR mode, as the hub keeps it (kernel/table.ts ClientSession). */
 export interface Monitor {
-  readonly reply: ReplyWriter
+  readonly reply: ReplySink
 }
 
 /** What a monitor is told of a command that ran: its client's address and database (kernel/table.ts CommandContext). */

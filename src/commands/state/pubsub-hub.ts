@@ -4,7 +4,7 @@
  * name read as latin1 (one character per byte), the Buffer kept beside it is what replies carry.
  * The commands (SUBSCRIBE, PUBLISH, PUBSUB ...) are in pubsub.ts.
  */
-import type { ReplyWriter } from '../../protocol/reply-writer.js'
+import type { ReplySink } from '../../protocol/reply-sink.js'
 import { globMatch } from '../kernel/glob.js'
 import { keyHashSlot } from '../../core/key-slot.js'
 
@@ -16,7 +16,7 @@ export type SubscriptionKind = 'channels' | 'patterns' | 'shardChannels'
 
 /** A client as pub/sub keeps it (kernel/table.ts ClientSession): where messages go, what it listens to. */
 export interface Subscriber {
-  readonly reply: ReplyWriter
+  readonly reply: ReplySink
   subscriptions?: Subscriptions | undefined
 }
 

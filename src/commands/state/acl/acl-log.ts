@@ -5,7 +5,7 @@
  * `acllog-max-len` bounds the list. redis 7.0.15's entries have 7 fields (7.2 added entry-id and
  * the timestamps).
  */
-import type { ReplyWriter } from '../../../protocol/reply-writer.js'
+import type { ReplySink } from '../../../protocol/reply-sink.js'
 
 export type AclDenial = 'command' | 'key' | 'channel' | 'auth'
 export type AclLogContext = 'toplevel' | 'multi'
@@ -57,7 +57,7 @@ export class AclLog {
   }
 
   /** ACL LOG [count]: the newest `count` entries, 7 fields each. */
-  write(reply: ReplyWriter, count: number, now = Date.now()): void {
+  write(reply: ReplySink, count: number, now = Date.now()): void {
     const shown = this.entries.slice(0, Math.max(0, Math.min(count, this.entries.length)))
     reply.array(shown.length)
     for (const entry of shown) {
