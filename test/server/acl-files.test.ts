@@ -4,30 +4,16 @@
  * users back, one line each, as redis rewriteConfigUserOption); both together refuse to start.
  */
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { makeTempDir } from '../helpers/start-server.js'
-import { askRaw } from '../helpers/redis-server.js'
-import type { RawClient } from '../helpers/resp.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
+import { ask, type RawClient } from '../helpers/resp.js'
 import { loadConfig } from '../../src/runtime/config.js'
 
 const { start, connect } = serverPerTest()
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const dir = makeTempDir('bfs-acl-')
-  dirs.push(dir)
-  return dir
-}
-
-async function ask(client: RawClient, ...args: string[]): Promise<string> {
-  return (await askRaw(client, ...args)).toString('latin1')
-}
+const tempDir = tempDirsRemovedAfterAll('bfs-acl-')
 
 /** ACL LIST's lines. */
 async function aclList(client: RawClient): Promise<string[]> {

@@ -9,16 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createHash } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { askRaw } from '../helpers/redis-server.js'
-import type { RawClient } from '../helpers/resp.js'
+import { ask } from '../helpers/resp.js'
 
 const { start, connect } = serverPerTest()
 
 const NOPERM_KEY = 'NOPERM this user has no permissions to access one of the keys used as arguments'
-
-async function ask(client: RawClient, ...args: string[]): Promise<string> {
-  return (await askRaw(client, ...args)).toString('latin1')
-}
 
 /** An ioredis client as `username`, closed after the test. */
 function userClient(port: number, username: string, password: string): Redis {

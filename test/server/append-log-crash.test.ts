@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { rmSync } from 'node:fs'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { freePort } from '../helpers/tools.js'
 import { killChildServer, startChildServer } from '../helpers/child-server.js'

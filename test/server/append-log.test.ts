@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { replyEnd } from '../helpers/tools.js'
 import { createServer, type BfsServer } from '../../src/server/server.js'

@@ -3,7 +3,7 @@
  * acl.c authCommand / helloCommand), and the start-up warning for an open bind address.
  */
 import { describe, expect, it } from 'vitest'
-import { type RawClient, encodeCommand } from '../helpers/resp.js'
+import { ask, encodeCommand } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
 import { checkOpenFiles, isLoopbackAddress, openBindWarning, readOpenFilesLimit } from '../../src/server/startup-checks.js'
 
@@ -11,12 +11,6 @@ const NOAUTH = '-NOAUTH Authentication required.\r\n'
 const WRONGPASS = '-WRONGPASS invalid username-password pair or user is disabled.\r\n'
 
 const { start, connect } = serverPerTest()
-
-/** One command, one reply: a line, or for HELLO's map everything up to a pause. */
-async function ask(client: RawClient, ...args: string[]): Promise<string> {
-  client.write(encodeCommand(args))
-  return (await client.readUntil((bytes) => bytes.includes('\r\n') && (bytes[0] !== 0x2a && bytes[0] !== 0x25 ? true : bytes.includes('args')))).toString('latin1')
-}
 
 describe('requirepass', () => {
   it('every command but AUTH, HELLO, QUIT and RESET gets NOAUTH until AUTH succeeds', async () => {

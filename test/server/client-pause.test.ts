@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { askRaw } from '../helpers/redis-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, ask, encodeCommand } from '../helpers/resp.js'
 
 let bfs: RunningServer
 const open: RawClient[] = []
@@ -18,8 +17,6 @@ const connect = async (): Promise<RawClient> => {
   open.push(client)
   return client
 }
-const ask = async (client: RawClient, ...args: string[]): Promise<string> => (await askRaw(client, ...args)).toString('latin1')
-
 beforeAll(async () => {
   bfs = await startServer()
 })

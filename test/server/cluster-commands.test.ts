@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { startRedisServer, askRaw, type ReferenceServer } from '../helpers/redis-server.js'
+import { startRedisServer, type ReferenceServer } from '../helpers/redis-server.js'
 import { startRedisClusterNode } from '../helpers/cluster-mode.js'
-import { RawClient } from '../helpers/resp.js'
+import { askRaw, RawClient } from '../helpers/resp.js'
 
 let bfs: RunningServer
 let redis: { readonly port: number; stop(): Promise<void> }

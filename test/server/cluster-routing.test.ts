@@ -12,7 +12,7 @@ import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { slotOf } from '../../src/core/key-slot.js'
 import { waitUntil } from '../helpers/cluster-nodes.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, ask, encodeCommand } from '../helpers/resp.js'
 import { replyEnd } from '../helpers/tools.js'
 
 let a: RunningServer
@@ -123,10 +123,6 @@ describe('routing between bfs nodes in cluster mode', () => {
     const channel = keyOn('b', 'ch')
     const moved = `-MOVED ${slotOf(channel)} 127.0.0.1:${b.port}\r\n`
     // Each reply read whole before the next command (redis 7.0.15 answers the same in each case).
-    const ask = async (raw: RawClient, ...args: string[]): Promise<string> => {
-      raw.write(encodeCommand(args))
-      return (await raw.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')
-    }
     const onA = await RawClient.connect(a.port)
     const onB = await RawClient.connect(b.port)
     const onReplica = await RawClient.connect(replica.port)

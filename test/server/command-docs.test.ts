@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient } from '../helpers/resp.js'
+import { askRaw, RawClient } from '../helpers/resp.js'
 import { hasTool } from '../helpers/tools.js'
-import { askRaw, startRedisServer, type ReferenceServer } from '../helpers/redis-server.js'
+import { startRedisServer, type ReferenceServer } from '../helpers/redis-server.js'
 import { COMMAND_DOCS } from '../../src/commands/command-docs.js'
 import type { CommandEntry } from '../../src/commands/table.js'
 

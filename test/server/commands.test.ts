@@ -5,8 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
-import { replyEnd } from '../helpers/tools.js'
+import { RawClient, ask, encodeCommand } from '../helpers/resp.js'
 import { BUILTIN_COMMANDS } from '../../src/commands/builtin.js'
 import { CONFIG_NAMES } from '../../src/runtime/config.js'
 import { INERT_CONFIG } from '../../src/runtime/config-inert.js'
@@ -21,8 +20,7 @@ class Conn {
 
   /** The whole reply to one command, as latin1 text (bytes preserved). */
   async ask(...args: (string | Buffer)[]): Promise<string> {
-    this.raw.write(encodeCommand(args))
-    return (await this.raw.readUntil((bytes) => bytes.length > 0 && replyEnd(bytes) === bytes.length)).toString('latin1')
+    return ask(this.raw, ...args)
   }
 
   /** An integer reply's value. */

@@ -5,25 +5,16 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { exchange, type RawClient } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 import { childClient, startChildServer } from '../helpers/child-server.js'
 import { REWRITE_SIGNATURE } from '../../src/runtime/config-rewrite.js'
 import { loadConfig } from '../../src/runtime/config.js'
 
 const { start, connect } = serverPerTest()
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const dir = makeTempDir('bfs-rewrite-')
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirsRemovedAfterAll('bfs-rewrite-')
 
 async function check(client: RawClient, commands: string[][], expected: string): Promise<void> {
   expect(await exchange(client, commands, expected)).toBe(expected)

@@ -8,9 +8,9 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient } from '../helpers/resp.js'
-import { askRaw } from '../helpers/redis-server.js'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
+import { askRaw, RawClient } from '../helpers/resp.js'
 import type { Config } from '../../src/runtime/config.js'
 
 const running: RunningServer[] = []

@@ -8,12 +8,13 @@
  * Time is moved by the server's expiry clock (registry.expiry.now) where a test needs a key past
  * its time at once; the tests that need real time use short expiries and bounded polling.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import { encodeCommand, type RawClient } from '../helpers/resp.js'
+import { describe, expect, it } from 'vitest'
+import { ask, encodeCommand } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { makeTempDir, type RunningServer } from '../helpers/start-server.js'
+import { type RunningServer } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 import { replyEnd } from '../helpers/tools.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { MANIFEST_FILE } from '../../src/format/manifest.js'
@@ -21,22 +22,7 @@ import { SNAPSHOT_DIR } from '../../src/store/snapshot.js'
 import type { Client } from '../../src/server/client.js'
 
 const { start, connect } = serverPerTest()
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const dir = makeTempDir('bfs-expiry-')
-  dirs.push(dir)
-  return dir
-}
-
-/** One command's whole reply, as latin1 text. */
-async function ask(client: RawClient, ...args: string[]): Promise<string> {
-  client.write(encodeCommand(args))
-  return (await client.readUntil((bytes) => bytes.length > 0 && replyEnd(bytes) === bytes.length)).toString('latin1')
-}
+const tempDir = tempDirsRemovedAfterAll('bfs-expiry-')
 
 /** Moves the server's expiry clock `ms` ahead of the wall clock (keys expire without waiting). */
 function advanceClock(running: RunningServer, ms: number): void {

@@ -5,8 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient } from '../helpers/resp.js'
-import { askRaw } from '../helpers/redis-server.js'
+import { askRaw, RawClient } from '../helpers/resp.js'
 
 const doc = readFileSync(new URL('../../docs/exporter-fields.md', import.meta.url), 'utf8')
 

@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
-import { askRaw } from '../helpers/redis-server.js'
-import { encodeCommand } from '../helpers/resp.js'
+import { askRaw, encodeCommand } from '../helpers/resp.js'
 
 const servers = besideRedis()
 

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { encodeCommand } from '../helpers/resp.js'
 import type { InteractiveTool } from '../helpers/tools.js'
 import { childClient, killChildServer, startChildServer, type ChildServer } from '../helpers/child-server.js'

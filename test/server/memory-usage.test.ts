@@ -8,8 +8,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
-import { askRaw } from '../helpers/redis-server.js'
-import type { RawClient } from '../helpers/resp.js'
+import { askRaw, type RawClient } from '../helpers/resp.js'
 
 const servers = besideRedis()
 

@@ -7,9 +7,9 @@
 import { rmSync } from 'node:fs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { encodeCommand, type RawClient } from '../helpers/resp.js'
+import { ask, encodeCommand } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 import { freePort, type InteractiveTool } from '../helpers/tools.js'
 import { seededRandom } from '../helpers/seeded-random.js'
@@ -21,12 +21,6 @@ afterAll(() => {
   for (const child of children) child.kill()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
-
-async function ask(client: RawClient, ...args: string[]): Promise<string> {
-  client.write(encodeCommand(args))
-  const reply = await client.readUntil((bytes) => bytes.length > 0 && bytes.toString('latin1').endsWith('\r\n'))
-  return reply.toString('latin1')
-}
 
 async function redisOn(port: number): Promise<Redis> {
   const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true })

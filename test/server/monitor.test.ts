@@ -7,14 +7,10 @@
 import net from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
-import { askRaw } from '../helpers/redis-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, ask, encodeCommand } from '../helpers/resp.js'
 
 const servers = besideRedis()
 const connect = (port: number): Promise<RawClient> => servers.connect(port)
-
-const ask = async (client: RawClient, ...args: (string | Buffer)[]): Promise<string> =>
-  (await askRaw(client, ...(args as string[]))).toString('latin1')
 
 /** Monitor lines with the time as T and each client's address as its name. */
 function normalized(text: string, names: ReadonlyMap<string, string>): string {

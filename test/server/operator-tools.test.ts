@@ -7,14 +7,12 @@
 import { rmSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
-import { askRaw } from '../helpers/redis-server.js'
-import { encodeCommand, type RawClient } from '../helpers/resp.js'
-import { makeTempDir, startServer } from '../helpers/start-server.js'
+import { ask, encodeCommand, type RawClient } from '../helpers/resp.js'
+import { startServer } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { hasTool, runTool } from '../helpers/tools.js'
 
 const servers = besideRedis()
-const ask = async (client: RawClient, ...args: string[]): Promise<string> => (await askRaw(client, ...args)).toString('latin1')
-
 /** The same commands on both servers, one at a time, in RESP2 and RESP3: every reply byte for byte. */
 async function same(commands: readonly (readonly string[])[]): Promise<void> {
   for (const protocol of ['2', '3']) {

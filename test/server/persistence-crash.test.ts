@@ -6,7 +6,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { freePort, type InteractiveTool } from '../helpers/tools.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 

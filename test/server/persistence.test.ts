@@ -7,7 +7,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import type { Config } from '../../src/runtime/config.js'
 import { OriginalFilter } from '../helpers/original-filter.js'
 

@@ -4,11 +4,11 @@
  * (dist/main.js) with a config file of rename-command lines is killed with SIGKILL and restarted
  * with the same file.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { rmSync, writeFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Redis } from 'ioredis'
-import { makeTempDir } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dir.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 
 /**
@@ -25,14 +25,10 @@ const RENAMES = [
   'rename-command TMPADD BF.EXISTS',
 ]
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirsRemovedAfterEach('bfs-rename-')
 
 function configFile(renames: readonly string[]): string[] {
-  const dir = makeTempDir('bfs-rename-')
-  dirs.push(dir)
+  const dir = tempDir()
   const file = path.join(dir, 'bfs.conf')
   writeFileSync(file, [`dir ${dir}`, 'appendonly yes', 'appendfsync always', 'save ""', ...renames, ''].join('\n'))
   return [file, '--port', '0']

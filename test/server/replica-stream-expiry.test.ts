@@ -9,7 +9,7 @@
 import { rmSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { childClient, startChildServer } from '../helpers/child-server.js'
 import { infoFields, until } from '../helpers/replication-info.js'
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, askLine, encodeCommand } from '../helpers/resp.js'
 import { InteractiveTool, hasTool } from '../helpers/tools.js'
 import type { Config } from '../../src/runtime/config.js'
 import { UNBLOCKED_TEXT } from '../../src/replication/master-side.js'
@@ -34,12 +34,6 @@ function command(...args: string[]): Buffer {
 async function ask(client: RawClient, args: string[], expectedLength: number): Promise<string> {
   client.write(command(...args))
   return (await client.read(expectedLength)).toString('latin1')
-}
-
-/** A line-terminated reply (one CRLF). */
-async function line(client: RawClient, args: string[]): Promise<string> {
-  client.write(command(...args))
-  return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
 }
 
 /** The handshake of replication-sentinel.md §2.1, then PSYNC: the replica's socket with what follows PSYNC unread. */
@@ -74,7 +68,7 @@ async function readDisklessSync(client: RawClient, timeoutMs = 10_000): Promise<
 /** BF.RESERVE before any replica: later adds propagate as themselves (no auto-created BF.RESERVE). */
 async function reserve(port: number, name: string): Promise<void> {
   const client = await RawClient.connect(port)
-  expect(await line(client, ['BF.RESERVE', name, '0.01', '1000'])).toBe('+OK\r\n')
+  expect(await askLine(client, 'BF.RESERVE', name, '0.01', '1000')).toBe('+OK\r\n')
   client.close()
 }
 
@@ -110,8 +104,8 @@ describe('full sync', () => {
   it('PSYNC ? -1: +FULLRESYNC, the $EOF: payload, then after the first ACK the stream from SELECT 0', async () => {
     const { port } = await start()
     const writer = await RawClient.connect(port)
-    expect(await line(writer, ['BF.ADD', 'before', 'x'])).toBe(':1\r\n')
-    expect(await line(writer, ['BF.RESERVE', 'after', '0.01', '100'])).toBe('+OK\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'before', 'x')).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.RESERVE', 'after', '0.01', '100')).toBe('+OK\r\n')
     const link = await replica(port)
     const sync = await readDisklessSync(link)
     expect(sync.offset).toBe(0)
@@ -123,7 +117,7 @@ describe('full sync', () => {
     expect(field(replication, 'master_replid')).toBe(sync.replid)
     expect(field(await info(port, 'stats'), 'sync_full')).toBe('1')
     // The stream waits for the first ACK: this write is held, then sent after SELECT 0.
-    expect(await line(writer, ['BF.ADD', 'after', 'y'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'after', 'y')).toBe(':1\r\n')
     link.write(command('REPLCONF', 'ACK', '0'))
     const record = command('BF.ADD', 'after', 'y').toString('latin1')
     const stream = (await link.read(SELECT_0.length + record.length)).toString('latin1')
@@ -142,10 +136,10 @@ describe('full sync', () => {
     await readDisklessSync(link)
     link.write(command('REPLCONF', 'ACK', '0'))
     const writer = await RawClient.connect(port)
-    expect(await line(writer, ['MULTI'])).toBe('+OK\r\n')
-    expect(await line(writer, ['BF.ADD', 'a', '1'])).toBe('+QUEUED\r\n')
-    expect(await line(writer, ['BF.ADD', 'a', '2'])).toBe('+QUEUED\r\n')
-    expect(await line(writer, ['EXEC'])).toMatch(/^\*2\r\n/)
+    expect(await askLine(writer, 'MULTI')).toBe('+OK\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'a', '1')).toBe('+QUEUED\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'a', '2')).toBe('+QUEUED\r\n')
+    expect(await askLine(writer, 'EXEC')).toMatch(/^\*2\r\n/)
     const received = (await link.readUntil((bytes) => bytes.toString('latin1').includes('EXEC'))).toString('latin1')
     expect(received.startsWith(SELECT_0 + command('MULTI').toString('latin1') + '*6\r\n$10\r\nBF.RESERVE\r\n$1\r\na\r\n')).toBe(true)
     expect(received.endsWith(command('BF.ADD', 'a', '1').toString('latin1') + command('BF.ADD', 'a', '2').toString('latin1') + command('EXEC').toString('latin1'))).toBe(true)
@@ -156,7 +150,7 @@ describe('full sync', () => {
   it('disk form (repl-diskless-sync no): +FULLRESYNC at once, then $<len> and the payload with the stream right after it', async () => {
     const { port } = await start({ 'repl-diskless-sync': false })
     const writer = await RawClient.connect(port)
-    expect(await line(writer, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     const link = await replica(port)
     const head = (await link.readUntil((bytes) => /\$\d+\r\n/.test(bytes.toString('latin1')))).toString('latin1')
     const match = /^\+FULLRESYNC ([0-9a-f]{40}) 0\r\n\n*\$(\d+)\r\n([^]*)$/.exec(head)
@@ -168,7 +162,7 @@ describe('full sync', () => {
     expect(payload[length - 1]).toBe(0)
     // No ACK needed: a disk-synced replica is online once the file is sent.
     await until(async () => (field(await info(port, 'replication'), 'slave0')?.includes('state=online') ? true : undefined), 'online')
-    expect(await line(writer, ['BF.ADD', 'f', 'y'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'f', 'y')).toBe(':1\r\n')
     const record = command('BF.ADD', 'f', 'y').toString('latin1')
     const rest = payload.subarray(length).toString('latin1')
     const stream = rest + (await link.read(SELECT_0.length + record.length - rest.length)).toString('latin1')
@@ -182,7 +176,7 @@ describe('full sync', () => {
     const writer = await RawClient.connect(port)
     const names: string[] = []
     for (let i = 0; i < 80; i++) names.push(`${'n'.repeat(100_000)}${i}`)
-    for (const name of names) expect(await line(writer, ['BF.RESERVE', name, '0.01', '100'])).toBe('+OK\r\n')
+    for (const name of names) expect(await askLine(writer, 'BF.RESERVE', name, '0.01', '100')).toBe('+OK\r\n')
     const stuck = await replica(port, ['?', '-1'], '7001')
     const reader = await replica(port, ['?', '-1'], '7002')
     stuck.socket.pause()
@@ -227,12 +221,12 @@ describe('partial resync', () => {
     await reserve(port, 'f')
     const first = await syncedReplica(port)
     const writer = await RawClient.connect(port)
-    expect(await line(writer, ['BF.ADD', 'f', 'one'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'f', 'one')).toBe(':1\r\n')
     const one = SELECT_0 + command('BF.ADD', 'f', 'one').toString('latin1')
     expect(await first.link.read(one.length).then((bytes) => bytes.toString('latin1'))).toBe(one)
     first.link.close()
     await until(async () => (field(await info(port, 'replication'), 'connected_slaves') === '0' ? true : undefined), 'the replica gone')
-    expect(await line(writer, ['BF.ADD', 'f', 'two'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'f', 'two')).toBe(':1\r\n')
     const again = await replica(port, [first.replid, String(one.length + 1)])
     const two = command('BF.ADD', 'f', 'two').toString('latin1')
     const expected = `+CONTINUE ${first.replid}\r\n${two}`
@@ -260,7 +254,7 @@ describe('partial resync', () => {
     await reserve(port, 'f')
     const first = await syncedReplica(port)
     const writer = await RawClient.connect(port)
-    expect(await line(writer, ['BF.ADD', 'f', 'one'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'f', 'one')).toBe(':1\r\n')
     const one = SELECT_0 + command('BF.ADD', 'f', 'one').toString('latin1')
     await first.link.read(one.length)
     server.replication.shiftIds()
@@ -281,12 +275,12 @@ describe('WAIT', () => {
   it('answers at once with no replicas to wait for, and the count at its timeout', async () => {
     const { port } = await start()
     const client = await RawClient.connect(port)
-    expect(await line(client, ['WAIT', '0', '0'])).toBe(':0\r\n')
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
-    expect(await line(client, ['WAIT', '1', '50'])).toBe(':0\r\n')
-    expect(await line(client, ['WAIT', '1', '-1'])).toBe('-ERR timeout is negative\r\n')
-    expect(await line(client, ['WAIT', 'x', '1'])).toBe('-ERR value is not an integer or out of range\r\n')
-    expect(await line(client, ['WAIT', '1', 'x'])).toBe('-ERR timeout is not an integer or out of range\r\n')
+    expect(await askLine(client, 'WAIT', '0', '0')).toBe(':0\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
+    expect(await askLine(client, 'WAIT', '1', '50')).toBe(':0\r\n')
+    expect(await askLine(client, 'WAIT', '1', '-1')).toBe('-ERR timeout is negative\r\n')
+    expect(await askLine(client, 'WAIT', 'x', '1')).toBe('-ERR value is not an integer or out of range\r\n')
+    expect(await askLine(client, 'WAIT', '1', 'x')).toBe('-ERR timeout is not an integer or out of range\r\n')
     client.close()
   })
 
@@ -304,7 +298,7 @@ describe('WAIT', () => {
 
   it('blocks the client (its next command waits too), sends REPLCONF GETACK *, and answers once the ACK covers its write', async () => {
     const { port, link, client } = await onlineReplicaAndClient()
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.write(Buffer.concat([command('WAIT', '1', '0'), command('PING')]))
     const record = SELECT_0 + command('BF.ADD', 'f', 'x').toString('latin1')
     const stream = (await link.read(record.length + GETACK.length)).toString('latin1')
@@ -334,7 +328,7 @@ describe('WAIT', () => {
   it('a timeout past a timer\'s range (WAIT 1 9999999999999) keeps the client blocked instead of firing at once', async () => {
     const { port, server } = await start()
     const client = await RawClient.connect(port)
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.write(Buffer.concat([command('WAIT', '1', '9999999999999'), command('PING')]))
     await until(async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined), 'blocked')
     // Still blocked a cron second later; then released.
@@ -350,7 +344,7 @@ describe('WAIT', () => {
     const link = await replica(port)
     await readDisklessSync(link)
     const client = await RawClient.connect(port)
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.write(command('WAIT', '1', '0'))
     await until(async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined), 'blocked')
     server.masterSide.unblockAll(UNBLOCKED_TEXT)
@@ -364,16 +358,16 @@ describe('limits and timers', () => {
   it('min-replicas-to-write: -NOREPLICAS for writes (an EXEC of writes aborts), reads still run', async () => {
     const { port } = await start({ 'min-replicas-to-write': 1 })
     const client = await RawClient.connect(port)
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe('-NOREPLICAS Not enough good replicas to write.\r\n')
-    expect(await line(client, ['BF.EXISTS', 'f', 'x'])).toBe(':0\r\n')
-    expect(await line(client, ['MULTI'])).toBe('+OK\r\n')
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe('-NOREPLICAS Not enough good replicas to write.\r\n')
-    expect(await line(client, ['EXEC'])).toBe('-EXECABORT Transaction discarded because of previous errors.\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe('-NOREPLICAS Not enough good replicas to write.\r\n')
+    expect(await askLine(client, 'BF.EXISTS', 'f', 'x')).toBe(':0\r\n')
+    expect(await askLine(client, 'MULTI')).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe('-NOREPLICAS Not enough good replicas to write.\r\n')
+    expect(await askLine(client, 'EXEC')).toBe('-EXECABORT Transaction discarded because of previous errors.\r\n')
     const link = await replica(port)
     const sync = await readDisklessSync(link)
     link.write(command('REPLCONF', 'ACK', String(sync.offset)))
     await until(async () => (field(await info(port, 'replication'), 'min_slaves_good_slaves') === '1' ? true : undefined), 'a good replica')
-    expect(await line(client, ['BF.ADD', 'f', 'x'])).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.close()
     link.close()
   })
@@ -409,7 +403,7 @@ describe('limits and timers', () => {
     // No ACK: the stream is held for the replica while it is not streaming, and counts.
     const writer = await RawClient.connect(port)
     const item = 'x'.repeat(64 * 1024)
-    for (let i = 0; i < 6; i++) expect(await line(writer, ['BF.ADD', 'f', `${item}${i}`])).toMatch(/^:[01]\r\n$/)
+    for (let i = 0; i < 6; i++) expect(await askLine(writer, 'BF.ADD', 'f', `${item}${i}`)).toMatch(/^:[01]\r\n$/)
     await link.waitClosed()
     expect(logs.some((entry) => entry.includes('scheduled to be closed ASAP for overcoming of output buffer limits'))).toBe(true)
     await until(async () => (field(await info(port, 'replication'), 'connected_slaves') === '0' ? true : undefined), 'the replica dropped')
@@ -439,7 +433,7 @@ describe.runIf(hasTool('redis-cli'))('redis-cli --replica (SYNC)', () => {
       await cli.waitFor((output) => output.includes('SYNC done'))
       await until(async () => (field(await info(port, 'replication'), 'connected_slaves') === '1' ? true : undefined), 'attached')
       const writer = await RawClient.connect(port)
-      expect(await line(writer, ['BF.ADD', 'seen', 'item'])).toBe(':1\r\n')
+      expect(await askLine(writer, 'BF.ADD', 'seen', 'item')).toBe(':1\r\n')
       await cli.waitFor((output) => output.includes('"BF.ADD","seen","item"'))
       writer.close()
     } finally {

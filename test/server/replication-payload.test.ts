@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, askLine, encodeCommand } from '../helpers/resp.js'
 import { SyncPayloadDecoder } from '../../src/store/sync-payload-decoder.js'
 import { bloomFilter } from '../helpers/bloom-of.js'
 
@@ -15,29 +15,24 @@ afterEach(async () => {
   running = undefined
 })
 
-async function line(client: RawClient, args: string[]): Promise<string> {
-  client.write(encodeCommand(args))
-  return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
-}
-
 describe.each([true, false])('full sync with the real capture (diskless %s)', (diskless) => {
   it('decodes to the filters at the capture point; later writes come in the stream', async () => {
     running = await startServer({ 'repl-diskless-sync-delay': 0, 'repl-diskless-sync': diskless })
     const { port } = running
     const writer = await RawClient.connect(port)
-    expect(await line(writer, ['BF.RESERVE', 'big', '0.001', '2000000'])).toBe('+OK\r\n')
+    expect(await askLine(writer, 'BF.RESERVE', 'big', '0.001', '2000000')).toBe('+OK\r\n')
     for (let i = 0; i < 2000; i += 100) {
       const items = Array.from({ length: 100 }, (_, k) => `item-${i + k}`)
-      expect(await line(writer, ['BF.MADD', 'big', ...items])).toMatch(/^\*100\r\n/)
+      expect(await askLine(writer, 'BF.MADD', 'big', ...items)).toMatch(/^\*100\r\n/)
     }
-    expect(await line(writer, ['BF.ADD', 'small', 'a'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'small', 'a')).toBe(':1\r\n')
     const link = await RawClient.connect(port)
     link.write(Buffer.concat([encodeCommand(['REPLCONF', 'capa', 'eof', 'capa', 'psync2'])]))
     expect((await link.read(5)).toString('latin1')).toBe('+OK\r\n')
     link.write(encodeCommand(['PSYNC', '?', '-1']))
     let head = (await link.readUntil((bytes) => bytes.includes('+FULLRESYNC'))).toString('latin1')
     // After the capture point (+FULLRESYNC is sent when it is taken), while the payload goes out.
-    expect(await line(writer, ['BF.ADD', 'big', 'late'])).toBe(':1\r\n')
+    expect(await askLine(writer, 'BF.ADD', 'big', 'late')).toBe(':1\r\n')
     if (!/\$(EOF:[0-9a-f]{40}|\d+)\r\n/.test(head.slice(0, 200))) {
       head += (await link.readUntil((bytes) => /\$(EOF:[0-9a-f]{40}|\d+)\r\n/.test((head + bytes.subarray(0, 200).toString('latin1')).slice(0, 300)))).toString('latin1')
     }

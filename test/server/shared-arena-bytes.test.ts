@@ -5,18 +5,16 @@
  * arena) must give the same bytes as the filter holds: checked here over real sockets against a
  * filter built in this process from the same items.
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { WindowFilter } from '../../src/core/window-filter.js'
-import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirsRemovedAfterAll()
 
 const encoder = new TextEncoder()
 const items = Array.from({ length: 3000 }, (_, i) => `shared-${i}`)
@@ -56,8 +54,7 @@ describe('bitmap bytes out of shared arenas', () => {
   })
 
   it('SCANDUMP, LOADCHUNK, BF.SAVE, BF.LOAD, DUMP, RESTORE, DEBUG RELOAD and a restart give the bits the filter holds', async () => {
-    const dir = makeTempDir()
-    dirs.push(dir)
+    const dir = tempDir()
     let bfs = await startServer({ dir, 'enable-debug-command': 'yes' })
     try {
       const redis = await client(bfs)

@@ -6,13 +6,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { besideRedis } from '../helpers/beside-redis.js'
-import { askRaw } from '../helpers/redis-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, ask, encodeCommand } from '../helpers/resp.js'
 
 const servers = besideRedis()
 const connect = (port: number): Promise<RawClient> => servers.connect(port)
-
-const ask = async (client: RawClient, ...args: string[]): Promise<string> => (await askRaw(client, ...args)).toString('latin1')
 
 /** A SLOWLOG GET reply with its entries' id, time and duration as `:N`, the client's address as ADDR. */
 function normalized(reply: string, client: RawClient): string {

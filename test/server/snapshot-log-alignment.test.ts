@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { freePort, type InteractiveTool } from '../helpers/tools.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'

@@ -6,27 +6,18 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { type RawClient, encodeCommand, exchange } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { BGSAVE_ERROR } from '../../src/store/disk-error.js'
 import { OOM } from '../../src/commands/dispatch.js'
 
 const { start, connect } = serverPerTest()
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
 /** A data directory that outlives the servers started on it (removed after the file). */
-function keptDir(prefix: string): string {
-  const dir = makeTempDir(prefix)
-  dirs.push(dir)
-  return dir
-}
+const keptDir = tempDirsRemovedAfterAll()
 
 async function check(client: RawClient, commands: string[][], expected: string): Promise<void> {
   expect(await exchange(client, commands, expected)).toBe(expected)

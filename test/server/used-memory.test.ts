@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Redis } from 'ioredis'
 import { childClient, killChildServer, startChildServer, type ChildServer } from '../helpers/child-server.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 
 const MiB = 1024 * 1024
 

@@ -10,7 +10,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 import { infoFields, until } from '../helpers/replication-info.js'
-import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { freePort, type InteractiveTool } from '../helpers/tools.js'
 
 const dirs: string[] = []
