@@ -3,7 +3,7 @@
  * acl.c authCommand / helloCommand), and the start-up warning for an open bind address.
  */
 import { describe, expect, it } from 'vitest'
-import { ask, encodeCommand } from '../../helpers/resp.js'
+import { ask, askLine, encodeCommand } from '../../helpers/resp.js'
 import { serverPerTest } from '../../helpers/server-hooks.js'
 import { checkOpenFiles, isLoopbackAddress, openBindWarning, readOpenFilesLimit } from '../../../src/server/startup-checks.js'
 
@@ -69,15 +69,11 @@ describe('requirepass', () => {
   it('CONFIG SET requirepass takes a UTF-8 password that AUTH then matches; bytes that are not UTF-8 are refused', async () => {
     const running = await start({})
     const client = await connect(running.port)
-    const send = async (...args: (string | Buffer)[]): Promise<string> => {
-      client.write(encodeCommand(args))
-      return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
-    }
-    expect(await send('CONFIG', 'SET', 'requirepass', Buffer.from([0x70, 0xff, 0xfe]))).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'requirepass', Buffer.from([0x70, 0xff, 0xfe]))).toBe(
       "-ERR CONFIG SET failed (possibly related to argument 'requirepass') - argument must be valid UTF-8\r\n",
     )
     expect(running.server.config.requirepass).toBe('')
-    expect(await send('CONFIG', 'SET', 'requirepass', 'pässwörd')).toBe('+OK\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'requirepass', 'pässwörd')).toBe('+OK\r\n')
     const other = await connect(running.port)
     other.write(encodeCommand(['PING']))
     expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(NOAUTH)
