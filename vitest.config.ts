@@ -20,9 +20,9 @@ const UNIT = [
   'test/core/**/*.test.ts',
   'test/format/**/*.test.ts',
   'test/protocol/{command-args,command-encoder,parser-fuzz,reply-reader,reply-values,reply-writer,request-parser}.test.ts',
-  'test/commands/{args,glob,table}.test.ts',
+  'test/commands/kernel/{args,glob,table}.test.ts',
   'test/store/**/*.test.ts',
-  'test/cluster/**/*.test.ts',
+  'test/cluster/cluster-state.test.ts', // the other files of test/cluster start servers
   'test/runtime/**/*.test.ts',
   'test/docs/configuration.test.ts',
   'test/http/query-value.test.ts',

@@ -3,7 +3,7 @@
 // node scripts/acl-categories.mjs <port>   (a redis-server listening on 127.0.0.1:<port>)
 // Every Redis command is listed, whether bfs has it or not: ACL CAT and the +@category rules
 // apply the categories of the commands bfs's table holds. The file is generated: do not edit it;
-// test/server/acl-categories.test.ts compares ACL CAT with a real redis-server.
+// test/commands/acl/acl-beside-redis.test.ts compares ACL CAT with a real redis-server.
 import { writeFileSync } from 'node:fs'
 import { ask } from './redis-reply.mjs'
 

@@ -5,10 +5,9 @@
  * FORGET blacklist), nodes.conf across a restart, and failure marking. The state runs on a real
  * directory; the replication link is a recorder of what the state asked of it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ClusterState, type ClusterHost } from '../../src/cluster/cluster-state.js'
 import { mergeNodes } from '../../src/cluster/cluster-merge.js'
 import { parseNodeLine, parseNodeLines } from '../../src/cluster/nodes-line.js'
@@ -18,11 +17,9 @@ import { failureReportCount, markFailures, updateState } from '../../src/cluster
 import { DEFAULT_CONFIG, type Config } from '../../src/runtime/config.js'
 import type { ReplicaLink } from '../../src/replication/replica-link.js'
 import type { ReplicationState } from '../../src/replication/replication-state.js'
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirsRemovedAfterEach('bfs-cluster-')
 
 const A = 'a'.repeat(40)
 const B = 'b'.repeat(40)
@@ -30,8 +27,7 @@ const C = 'c'.repeat(40)
 const silent = { debug() {}, verbose() {}, notice() {}, warning() {} }
 
 /** A state in a fresh directory (or `dir`), with the replication calls it made recorded in `links`. */
-function stateIn(dir = mkdtempSync(path.join(tmpdir(), 'bfs-cluster-')), config: Partial<Config> = {}) {
-  dirs.push(dir)
+function stateIn(dir = tempDir(), config: Partial<Config> = {}) {
   const links: string[] = []
   const replicaLink = { setMaster: (host: string, port: number) => links.push(`${host}:${port}`), unsetMaster: () => links.push('no one') } as unknown as ReplicaLink
   const host: ClusterHost = {

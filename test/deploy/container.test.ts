@@ -6,14 +6,14 @@
  * machines. Skips only when podman is absent (.ci/run installs podman, runc and mmdebstrap).
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { freePort, hasTool, runTool, type ToolResult } from '../helpers/tools.js'
 import { until } from '../helpers/replication-info.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BASE = 'localhost/bfs-base:bookworm-node24'
@@ -23,7 +23,7 @@ const LIMITS = ['--network', 'host', '--ulimit', 'nofile=20000:20000', '--ulimit
 const suffix = randomBytes(4).toString('hex')
 const volume = `bfs-test-data-${suffix}`
 const containers: string[] = []
-const work = mkdtempSync(path.join(tmpdir(), 'bfs-container-'))
+const work = makeTempDir('bfs-container-')
 
 async function podman(args: readonly string[], timeoutMs = 120_000): Promise<ToolResult> {
   const result = await runTool('podman', [...RUN, ...args], undefined, timeoutMs)
@@ -57,7 +57,7 @@ afterAll(async () => {
   if (!hasTool('podman')) return
   for (const name of containers) await runTool('podman', [...RUN, 'rm', '-f', '-t', '0', name])
   await runTool('podman', ['volume', 'rm', '-f', volume])
-  rmSync(work, { recursive: true, force: true })
+  removeTempDir(work)
 }, 120_000)
 
 describe.skipIf(!hasTool('podman'))('the container image', () => {

@@ -6,13 +6,13 @@
  * binary (skips only when systemd-analyze is absent; .ci/run installs it). The tarball is packed
  * from the build `npm test` makes first (pretest), without running `prepare` again.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { freePort, hasTool, InteractiveTool, runTool, type ToolResult } from '../helpers/tools.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string> }
@@ -26,7 +26,7 @@ function ok(result: ToolResult, what: string): ToolResult {
 }
 
 beforeAll(async () => {
-  work = mkdtempSync(path.join(tmpdir(), 'bfs-package-'))
+  work = makeTempDir('bfs-package-')
   prefix = path.join(work, 'prefix')
   const npm = (args: string[]): Promise<ToolResult> => runTool('npm', ['--prefix', root, '--no-audit', '--no-fund', '--loglevel=error', ...args], undefined, 300_000)
   ok(await npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', work]), 'npm pack')
@@ -35,7 +35,7 @@ beforeAll(async () => {
 }, 600_000)
 
 afterAll(() => {
-  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+  if (work !== undefined) removeTempDir(work)
 })
 
 describe('the package', () => {

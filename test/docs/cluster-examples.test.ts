@@ -10,12 +10,12 @@
  * `bash`, starts no server.
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { shardSentinelLines } from '../helpers/cluster-shards.js'
 import { docBlock, REPO_ROOT } from '../helpers/doc-blocks.js'
+import { tempDirRemovedAfterAll } from '../helpers/temp-dir.js'
 
 const SENTINEL_BLOCKS = [docBlock('cluster-sentinels'), docBlock('cluster-kill'), docBlock('cluster-failover')].map((block) => block.body)
 const SETUP_BLOCKS = [docBlock('cluster-create'), docBlock('cluster-reshard')].map((block) => block.body)
@@ -34,8 +34,7 @@ const NODES = [
 
 describe('the cluster set-up of docs/operations/cluster.md', () => {
   const blocks = SENTINEL_BLOCKS
-  const work = mkdtempSync(path.join(tmpdir(), 'bfs-readme-cluster-failover-'))
-  afterAll(() => rmSync(work, { recursive: true, force: true }))
+  const work = tempDirRemovedAfterAll('bfs-readme-cluster-failover-')
 
   it.each([...SETUP_BLOCKS, ...blocks].map((block, i) => [i + 1, block] as const))('block %i parses (bash -n)', (_, block) => {
     const result = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' })

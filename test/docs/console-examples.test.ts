@@ -7,13 +7,13 @@
  * the lines under it, standard error included (`...`: any lines).
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { allDocBlocks, consoleSteps, outputMatches, REPO_ROOT, type ConsoleStep } from '../helpers/doc-blocks.js'
 import { startServer } from '../helpers/start-server.js'
 import { hasTool } from '../helpers/tools.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const SESSIONS = allDocBlocks().filter((block) => block.lang === 'console')
 
@@ -21,7 +21,7 @@ let work: string
 let bin: string
 
 beforeAll(() => {
-  work = mkdtempSync(path.join(tmpdir(), 'bfs-console-examples-'))
+  work = makeTempDir('bfs-console-examples-')
   bin = path.join(work, 'bin')
   mkdirSync(bin)
   for (const [name, entry] of [['bfs', 'main.js'], ['bfs-import', 'tools/bfs-import.js'], ['bfs-copy', 'tools/bfs-copy.js']]) {
@@ -32,7 +32,7 @@ beforeAll(() => {
 })
 
 afterAll(() => {
-  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+  if (work !== undefined) removeTempDir(work)
 })
 
 /** Runs `command args` in `cwd` with `input` on stdin; resolves with its stdout (the server runs in this process: never block). */

@@ -5,9 +5,8 @@
  * written, only with a free port and a temporary dir. (The cluster clients' examples run in
  * test/distributed/cluster-clients.test.ts: test/docs/cluster-examples.test.ts.)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import ts from 'typescript'
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { allDocBlocks, docBlock } from '../helpers/doc-blocks.js'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { runTool } from '../helpers/tools.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const ENTRY = pathToFileURL(path.join(ROOT, 'dist', 'index.js')).href
@@ -88,11 +88,11 @@ async function ask(line) {
 let work: string
 
 beforeAll(() => {
-  work = mkdtempSync(path.join(tmpdir(), 'bfs-readme-'))
+  work = makeTempDir('bfs-readme-')
 })
 
 afterAll(() => {
-  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+  if (work !== undefined) removeTempDir(work)
 })
 
 async function run(name: string, code: string): Promise<string> {

@@ -6,14 +6,14 @@
  * JavaScript must parse. Runs `bash` and `node --check`, starts no server.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/runtime/config-load.js'
 import { splitConfigLine } from '../../src/runtime/config-line.js'
 import { MASTER_NAME, sentinelConfigLines } from '../helpers/cluster-sentinels.js'
 import { docBlock } from '../helpers/doc-blocks.js'
+import { tempDirRemovedAfterAll } from '../helpers/temp-dir.js'
 
 // In the page's order; each id is the block's info string (```sh <id>).
 const BLOCKS = [
@@ -41,8 +41,7 @@ function configLines(text: string): string[][] {
 }
 
 describe('the replication set-up of docs/operations/replication.md', () => {
-  const work = mkdtempSync(path.join(tmpdir(), 'bfs-readme-replication-'))
-  afterAll(() => rmSync(work, { recursive: true, force: true }))
+  const work = tempDirRemovedAfterAll('bfs-readme-replication-')
 
   it('has the blocks: config files, start, check, writer, failover, stop', () => {
     expect(BLOCKS).toHaveLength(6)

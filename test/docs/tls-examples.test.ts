@@ -6,22 +6,22 @@
  * with the tls files), type-checked by node-examples.test.ts.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BFS_MAIN } from '../helpers/child-server.js'
 import { docBlock, REPO_ROOT } from '../helpers/doc-blocks.js'
 import { freePort, hasTool } from '../helpers/tools.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const CERTS = docBlock('tls-certs').body
 const START = docBlock('tls-start').body
 const CLI = docBlock('tls-cli').body
 const IOREDIS = docBlock('tls-ioredis').body
 
-const work = mkdtempSync(path.join(tmpdir(), 'bfs-tls-examples-'))
+const work = makeTempDir('bfs-tls-examples-')
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(() => removeTempDir(work))
 
 /** Runs a bash script in `work`; resolves with its exit status and output (never blocks the event loop). */
 function bash(script: string, timeoutMs = 120_000): Promise<{ code: number | null; output: string }> {

@@ -7,11 +7,10 @@
  */
 import { spawn } from 'node:child_process'
 import net from 'node:net'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { Cluster, ClusterNode, waitUntil } from './cluster-nodes.js'
+import { makeTempDir, removeTempDir } from './temp-dir.js'
 
 /** The node timeout of the test nodes: a killed peer is `fail?` after it. */
 export const NODE_TIMEOUT_MS = 2000
@@ -165,7 +164,7 @@ export async function waitJoined(nodes: readonly ClusterNode[], timeoutMs = 20_0
 
 /** A real redis-server 7.0.15 in cluster mode (its own nodes.conf in a temporary directory), the reference. */
 export async function startRedisClusterNode(): Promise<{ readonly port: number; stop(): Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-redis-cluster-'))
+  const dir = makeTempDir('bfs-redis-cluster-')
   let port = await freePortBelow50000()
   // Its bus listens on port + 10000.
   while (!(await portFree(port + 10000))) port = await freePortBelow50000()
@@ -181,7 +180,7 @@ export async function startRedisClusterNode(): Promise<{ readonly port: number; 
     async stop() {
       child.kill('SIGTERM')
       await exited
-      rmSync(dir, { recursive: true, force: true })
+      removeTempDir(dir)
     },
   }
 }

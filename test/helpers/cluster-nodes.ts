@@ -13,12 +13,12 @@
  * BFS_DISTRIBUTED_KEEP=1 keeps each test file's directory (config files, logs, data) for a look.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import { BFS_MAIN } from './child-server.js'
 import { freePort } from './tools.js'
+import { makeTempDir } from './temp-dir.js'
 
 export type NodeKind = 'bfs' | 'redis-server'
 
@@ -55,7 +55,7 @@ export const items = {
 
 /** Every process of one test file, and the directory that holds their files. */
 export class Cluster {
-  readonly dir = mkdtempSync(path.join(tmpdir(), 'bfs-distributed-'))
+  readonly dir = makeTempDir('bfs-distributed-')
   readonly processes = new Set<ManagedProcess>()
   private readonly clients = new Set<Redis>()
   private readonly onExit = (): void => {

@@ -1,7 +1,7 @@
 /** A real redis-server (the reference) on a free loopback port, without persistence, for comparisons. */
 import { spawn } from 'node:child_process'
-import { RawClient, encodeCommand } from './resp.js'
-import { freePort, replyEnd } from './tools.js'
+import { RawClient } from './resp.js'
+import { freePort } from './tools.js'
 
 export interface ReferenceServer {
   readonly port: number
@@ -33,10 +33,4 @@ export async function startRedisServer(extraArgs: readonly string[] = []): Promi
       await exited
     },
   }
-}
-
-/** Sends one command and resolves with exactly the bytes of its reply. */
-export async function askRaw(client: RawClient, ...args: string[]): Promise<Buffer> {
-  client.write(encodeCommand(args))
-  return client.readUntil((received) => received.length > 0 && replyEnd(received) === received.length)
 }

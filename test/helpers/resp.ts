@@ -1,6 +1,7 @@
 /** Raw-bytes helpers: encode commands, and talk to a server over a plain socket. */
 import net from 'node:net'
 import tls from 'node:tls'
+import { replyEnd } from './tools.js'
 
 /** A command as RESP multibulk bytes. */
 export function encodeCommand(args: readonly (string | Buffer)[]): Buffer {
@@ -96,4 +97,31 @@ export class RawClient {
 export async function exchange(client: RawClient, commands: readonly (readonly string[])[], expected: string): Promise<string> {
   client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
   return (await client.read(Buffer.byteLength(expected, 'latin1'))).toString('latin1')
+}
+
+/** Sends one command and resolves with exactly the bytes of its reply (one whole reply, whatever its shape). */
+export async function askRaw(client: RawClient, ...args: (string | Buffer)[]): Promise<Buffer> {
+  client.write(encodeCommand(args))
+  return client.readUntil((received) => received.length > 0 && replyEnd(received) === received.length)
+}
+
+/** {@link askRaw}'s reply as latin1 text (one character per byte, so binary replies compare exactly). */
+export async function ask(client: RawClient, ...args: (string | Buffer)[]): Promise<string> {
+  return (await askRaw(client, ...args)).toString('latin1')
+}
+
+/** Sends one command and resolves with what arrived once a CRLF did: for replies of one line. */
+export async function askLine(client: RawClient, ...args: (string | Buffer)[]): Promise<string> {
+  client.write(encodeCommand(args))
+  return (await client.readUntil((received) => received.includes('\r\n'))).toString('latin1')
+}
+
+/** Connects to `port`, asks one command ({@link ask}), and closes the connection. */
+export async function askOnce(port: number, ...args: (string | Buffer)[]): Promise<string> {
+  const client = await RawClient.connect(port)
+  try {
+    return await ask(client, ...args)
+  } finally {
+    client.close()
+  }
 }

@@ -1,9 +1,7 @@
 /** Starts a real bfs on an ephemeral port with a fresh temporary data directory. */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { createServer, type BfsServer, type ServerOptions } from '../../src/server/server.js'
 import type { Config } from '../../src/runtime/config.js'
+import { makeTempDir, removeTempDir } from './temp-dir.js'
 
 export interface RunningServer {
   server: BfsServer
@@ -11,10 +9,6 @@ export interface RunningServer {
   dir: string
   logs: string[]
   stop(): Promise<void>
-}
-
-export function makeTempDir(prefix = 'bfs-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix))
 }
 
 export async function startServer(config: Partial<Config> = {}, options: Omit<ServerOptions, 'config'> = {}): Promise<RunningServer> {
@@ -33,7 +27,7 @@ export async function startServer(config: Partial<Config> = {}, options: Omit<Se
     logs,
     async stop() {
       await server.close()
-      if (config.dir === undefined) rmSync(dir, { recursive: true, force: true })
+      if (config.dir === undefined) removeTempDir(dir)
     },
   }
 }

@@ -3,12 +3,12 @@
  * them: a CA, a server certificate and a client certificate it signed, and a client certificate
  * signed by another CA (untrusted). EC keys (P-256): quick to make on a loaded machine.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import type tls from 'node:tls'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { runTool } from './tools.js'
 import type { Config } from '../../src/runtime/config.js'
+import { makeTempDir, removeTempDir } from './temp-dir.js'
 
 /** The files made, by path. */
 export interface TestCerts {
@@ -55,7 +55,7 @@ async function signed(dir: string, ca: string, cert: string, key: string, cn: st
 
 /** Makes every certificate in a new temporary directory. */
 export async function makeTestCerts(): Promise<TestCerts> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-tls-'))
+  const dir = makeTempDir('bfs-tls-')
   writeFileSync(
     path.join(dir, 'openssl.cnf'),
     '[ server_cert ]\nkeyUsage = digitalSignature, keyEncipherment\nextendedKeyUsage = serverAuth\nsubjectAltName = IP:127.0.0.1, DNS:localhost\n' +
@@ -81,7 +81,7 @@ export async function makeTestCerts(): Promise<TestCerts> {
     untrustedCert: at('untrusted.crt'),
     untrustedKey: at('untrusted.key'),
     renewServer: (cert, key, cn) => signed(dir, 'ca', cert, key, cn, 'server_cert'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => removeTempDir(dir),
   }
 }
 

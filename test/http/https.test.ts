@@ -9,7 +9,8 @@ import http from 'node:http'
 import https from 'node:https'
 import path from 'node:path'
 import { Redis } from 'ioredis'
-import { makeTempDir, startServer, type RunningServer } from '../helpers/start-server.js'
+import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { makeTestCerts, type TestCerts } from '../helpers/tls-certs.js'
 
 let certs: TestCerts

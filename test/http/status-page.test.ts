@@ -4,14 +4,14 @@
  * no external URL, and the page as headless Chromium renders it, with a filter near full and a
  * seed-format filter loaded with BF.LOAD and filled past its capacity flagged.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { hasTool, runTool } from '../helpers/tools.js'
 import { OriginalFilter } from '../helpers/original-filter.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const PASSWORD = 'status-pass'
 const AUTH = 'Basic ' + Buffer.from(`default:${PASSWORD}`).toString('base64')
@@ -157,7 +157,7 @@ describe('GET /', () => {
   })
 
   it.skipIf(!hasTool('chromium'))('renders in headless Chromium with the filter near full and the one over target flagged', async () => {
-    const profile = mkdtempSync(path.join(tmpdir(), 'bfs-chromium-'))
+    const profile = makeTempDir('bfs-chromium-')
     try {
       const url = `http://default:${PASSWORD}@127.0.0.1:${running.server.httpPort}/?sort=estimatedErrorRate`
       const args = ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${profile}`, '--virtual-time-budget=5000', '--dump-dom', url]
@@ -181,7 +181,7 @@ describe('GET /', () => {
       for (const label of ['ops/s', 'clients', 'memory', 'last save', 'append log', 'replication']) expect(dom).toContain(`<dt>${label}</dt>`)
       expect(dom).toContain('<span id="range">1–4 of 4</span>')
     } finally {
-      rmSync(profile, { recursive: true, force: true })
+      removeTempDir(profile)
     }
   })
 })

@@ -18,7 +18,7 @@ import { describe, expect, it } from 'vitest'
 import { createHashPair, hashRedisBloom } from '../../src/core/hashing.js'
 import { layerGeometry } from '../../src/core/sizing.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 import { freePort } from '../helpers/tools.js'
 import { positionsBig, utf8 } from '../core/vectors.js'
 

@@ -3,9 +3,8 @@
  * (package.json `exports`) to the BUILT entry dist/index.js and its declarations dist/index.d.ts.
  * `npm test` builds first (pretest).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
@@ -24,6 +23,7 @@ import {
   ScalableBloomFilter,
   type FilterInfo,
 } from 'bloom-filter-server'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -122,7 +122,7 @@ describe('BloomFilter in process', () => {
 
 describe('a server started from the library', () => {
   it('serves a filter built in process, and its filters read back in process, bit for bit', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bfs-library-'))
+    const dir = makeTempDir('bfs-library-')
     const server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {} })
     await server.start()
     const redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
@@ -147,7 +147,7 @@ describe('a server started from the library', () => {
     } finally {
       redis.disconnect()
       await server.close()
-      rmSync(dir, { recursive: true, force: true })
+      removeTempDir(dir)
     }
   })
 })
@@ -198,7 +198,7 @@ describe('CuckooFilter in process', () => {
   })
 
   it('leaves the buckets CF.ADD leaves on a server, and serves a filter built in process', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bfs-library-'))
+    const dir = makeTempDir('bfs-library-')
     const server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {} })
     await server.start()
     const redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
@@ -222,7 +222,7 @@ describe('CuckooFilter in process', () => {
     } finally {
       redis.disconnect()
       await server.close()
-      rmSync(dir, { recursive: true, force: true })
+      removeTempDir(dir)
     }
   })
 })

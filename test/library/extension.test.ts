@@ -3,20 +3,18 @@
  * (through createServer's `commands` and through addCommand), called over a socket with ioredis,
  * and seen by COMMAND and INFO commandstats like a built-in command.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { createServer, type BfsServer, type CommandContext } from 'bloom-filter-server'
 import { BFX_MADDNEW } from '../../examples/crawler-seen.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 let dir: string
 let server: BfsServer
 let redis: Redis
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(tmpdir(), 'bfs-extension-'))
+  dir = makeTempDir('bfs-extension-')
   server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {}, commands: [BFX_MADDNEW] })
   await server.start()
   redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
@@ -26,7 +24,7 @@ beforeAll(async () => {
 afterAll(async () => {
   redis?.disconnect()
   await server?.close()
-  rmSync(dir, { recursive: true, force: true })
+  removeTempDir(dir)
 })
 
 /** INFO text as `field → value`. */

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, askLine, encodeCommand } from '../helpers/resp.js'
 import { runSessions } from '../helpers/hostile-traffic.js'
 import { seededRandom } from '../helpers/seeded-random.js'
 
@@ -29,11 +29,6 @@ async function probe(): Promise<string> {
   return reply.toString('latin1')
 }
 
-async function ask(...args: string[]): Promise<string> {
-  checker.write(encodeCommand(args))
-  return (await checker.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
-}
-
 beforeAll(async () => {
   running = await startServer({
     'max-filter-bytes': 1024 * 1024,
@@ -50,19 +45,19 @@ afterAll(async () => {
 
 describe('live server fuzz', () => {
   it(`survives ${SESSIONS} hostile connections (seed ${SEED})`, async () => {
-    expect(await ask('BF.RESERVE', 'kept', '0.001', '5000')).toBe('+OK\r\n')
+    expect(await askLine(checker, 'BF.RESERVE', 'kept', '0.001', '5000')).toBe('+OK\r\n')
     const added = Array.from({ length: PROBES / 2 }, (_, i) => `probe-${i * 2}`)
     checker.write(encodeCommand(['BF.MADD', 'kept', ...added]))
     await checker.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= added.length + 1)
     const before = await probe()
-    const cardBefore = await ask('BF.CARD', 'kept')
+    const cardBefore = await askLine(checker, 'BF.CARD', 'kept')
 
     const kinds = await runSessions(running.port, seededRandom(SEED), SESSIONS, CONCURRENCY)
     for (const count of Object.values(kinds)) expect(count).toBeGreaterThan(SESSIONS / 8)
 
-    expect(await ask('PING')).toBe('+PONG\r\n')
+    expect(await askLine(checker, 'PING')).toBe('+PONG\r\n')
     expect(await probe()).toBe(before)
-    expect(await ask('BF.CARD', 'kept')).toBe(cardBefore)
+    expect(await askLine(checker, 'BF.CARD', 'kept')).toBe(cardBefore)
     // Every fuzz connection is gone; only the checker remains.
     const deadline = Date.now() + 10_000
     while (running.server.clientCount > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))

@@ -4,16 +4,16 @@
  * ignores (one warning) or refuses (a clear error), and the pieces of the process keys that need
  * no running server: the bind words, protected mode's decision, npm start's staleness check.
  */
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ConfigError, DEFAULT_CONFIG, configFileName, formatConfigValue } from '../../src/runtime/config.js'
 import { loadConfig, readConfig } from '../../src/runtime/config-load.js'
 import { ignoredWarning } from '../../src/runtime/config-ignored.js'
 import { INERT_CONFIG } from '../../src/runtime/config-inert.js'
 import { bindAddresses } from '../../src/server/listeners.js'
 import { isLocalPeer, protectedModeRefuses } from '../../src/server/startup-checks.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 // @ts-expect-error: a plain .mjs build script, without type declarations
 import { staleReason } from '../../scripts/start.mjs'
 
@@ -31,10 +31,7 @@ function configError(fileText: string | undefined, flags: string[] = []): string
   throw new Error('loadConfig accepted it')
 }
 
-const dirs: string[] = []
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirsRemovedAfterAll()
 
 describe('the vendored redis.conf files', () => {
   it('are redis 7.0.15\'s, license header and all', () => {
@@ -126,8 +123,7 @@ describe('several values on a line, as redis config.c', () => {
 
 describe('include', () => {
   it('reads a file where it stands, and wildcards in alphabetical order; a wildcard matching nothing is no error', () => {
-    const dir = makeTempDir('bfs-include-')
-    dirs.push(dir)
+    const dir = tempDir('bfs-include-')
     mkdirSync(path.join(dir, 'conf.d'))
     writeFileSync(path.join(dir, 'conf.d', 'b.conf'), 'port 7002\nhz 50\n')
     writeFileSync(path.join(dir, 'conf.d', 'a.conf'), 'port 7001\nmaxclients 77\n')
@@ -141,8 +137,7 @@ describe('include', () => {
   })
 
   it('a missing file, or a file that includes itself, stops the start naming it', () => {
-    const dir = makeTempDir('bfs-include-')
-    dirs.push(dir)
+    const dir = tempDir('bfs-include-')
     expect(configError(`include ${path.join(dir, 'missing.conf')}`)).toContain('missing.conf')
     const self = path.join(dir, 'self.conf')
     writeFileSync(self, `include ${self}\n`)
@@ -201,8 +196,7 @@ describe('protected mode (redis 7.0.15 networking.c)', () => {
 
 describe('npm start builds only when the build is stale (scripts/start.mjs)', () => {
   it('no dist: build; dist newer than every source: none; a source or tsconfig newer: build', () => {
-    const root = makeTempDir('bfs-stale-')
-    dirs.push(root)
+    const root = tempDir('bfs-stale-')
     mkdirSync(path.join(root, 'src', 'server'), { recursive: true })
     mkdirSync(path.join(root, 'dist'))
     const at = (file: string, seconds: number): void => utimesSync(path.join(root, file), seconds, seconds)

@@ -12,9 +12,9 @@ import {
 } from '../../src/runtime/config.js'
 import { loadConfig } from '../../src/runtime/config-load.js'
 import { splitConfigLine } from '../../src/runtime/config-line.js'
-import { makeTempDir } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
-import { replyEnd, runTool } from '../helpers/tools.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
+import { RawClient, askOnce, encodeCommand } from '../helpers/resp.js'
+import { runTool } from '../helpers/tools.js'
 import { BFS_MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -286,21 +286,11 @@ describe('the bfs command line (dist/main.js)', () => {
     return started
   }
 
-  async function ask(port: number, args: string[]): Promise<string> {
-    const client = await RawClient.connect(port)
-    try {
-      client.write(encodeCommand(args))
-      return (await client.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')
-    } finally {
-      client.close()
-    }
-  }
-
   it('starts, logs Ready to accept connections, answers PING, and exits 0 on SIGTERM', async () => {
     const { bfs, port } = await launch(['--port', '0', '--dir', dir, '--appendonly', 'no', '--save', ''])
     try {
-      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
-      expect(await ask(port, ['BF.ADD', 'cli', 'a'])).toBe(':1\r\n')
+      expect(await askOnce(port, 'PING')).toBe('+PONG\r\n')
+      expect(await askOnce(port, 'BF.ADD', 'cli', 'a')).toBe(':1\r\n')
       bfs.child.kill('SIGTERM')
       expect(await bfs.waitExit()).toBe(0)
       expect(bfs.stdout + bfs.stderr).toMatch(/SIGTERM/)
@@ -312,7 +302,7 @@ describe('the bfs command line (dist/main.js)', () => {
   it('exits 0 on SIGINT too', async () => {
     const { bfs, port } = await launch(['--port', '0', '--dir', dir, '--appendonly', 'no', '--save', ''])
     try {
-      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+      expect(await askOnce(port, 'PING')).toBe('+PONG\r\n')
       bfs.child.kill('SIGINT')
       expect(await bfs.waitExit()).toBe(0)
     } finally {
@@ -325,10 +315,10 @@ describe('the bfs command line (dist/main.js)', () => {
     writeFileSync(file, ['# test', 'port 1', `dir "${dir}"`, 'appendonly no', 'save ""', 'default-capacity 777', ''].join('\n'))
     const { bfs, port } = await launch([file, '--port', '0'])
     try {
-      const reply = await ask(port, ['CONFIG', 'GET', 'default-capacity'])
+      const reply = await askOnce(port, 'CONFIG', 'GET', 'default-capacity')
       expect(reply).toBe('*2\r\n$16\r\ndefault-capacity\r\n$3\r\n777\r\n')
-      expect(await ask(port, ['BF.ADD', 'fromfile', 'x'])).toBe(':1\r\n')
-      const info = await ask(port, ['BF.INFO', 'fromfile', 'CAPACITY'])
+      expect(await askOnce(port, 'BF.ADD', 'fromfile', 'x')).toBe(':1\r\n')
+      const info = await askOnce(port, 'BF.INFO', 'fromfile', 'CAPACITY')
       expect(info).toBe('*1\r\n:777\r\n')
       bfs.child.kill('SIGTERM')
       expect(await bfs.waitExit()).toBe(0)

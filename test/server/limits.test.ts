@@ -5,9 +5,8 @@
  */
 import net from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type RawClient, encodeCommand } from '../helpers/resp.js'
+import { ask, askLine, encodeCommand } from '../helpers/resp.js'
 import { serverPerTest } from '../helpers/server-hooks.js'
-import { replyEnd } from '../helpers/tools.js'
 import { layerGeometry } from '../../src/core/sizing.js'
 import { DEFAULT_OUTPUT_BUFFER_LIMITS, ConfigError, type OutputBufferLimits } from '../../src/runtime/config.js'
 import { loadConfig } from '../../src/runtime/config-load.js'
@@ -23,20 +22,9 @@ afterEach(() => {
 const { start, connect } = serverPerTest()
 
 /** Sends one command and reads one whole reply line (these tests only need single-line replies). */
-async function ask(client: RawClient, ...args: string[]): Promise<string> {
-  client.write(encodeCommand(args))
-  return (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
-}
-
-/** Sends one command and reads its whole reply, whatever its shape. */
-async function askWhole(client: RawClient, ...args: string[]): Promise<string> {
-  client.write(encodeCommand(args))
-  return (await client.readUntil((bytes) => replyEnd(bytes, 0) >= 0)).toString('latin1')
-}
-
 async function expectHealthy(port: number): Promise<void> {
   const client = await connect(port)
-  expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+  expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
 }
 
 /** Bytes of the first layer BF.RESERVE key <errorRate> <capacity> allocates (scalable: rate halved). */
@@ -49,14 +37,14 @@ describe('maxclients', () => {
     const { port, server } = await start({ maxclients: 2 })
     const a = await connect(port)
     const b = await connect(port)
-    expect(await ask(a, 'PING')).toBe('+PONG\r\n')
-    expect(await ask(b, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(a, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(b, 'PING')).toBe('+PONG\r\n')
     const c = await connect(port)
     // readUntil(() => false) returns what arrived once the server closes the connection.
     expect((await c.readUntil(() => false)).toString()).toBe('-ERR max number of clients reached\r\n')
     await c.waitClosed()
     expect(server.stats.rejectedConnections).toBe(1)
-    expect(await ask(a, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(a, 'PING')).toBe('+PONG\r\n')
     b.close()
     while (server.clientCount > 1) await new Promise((resolve) => setTimeout(resolve, 10))
     await expectHealthy(port)
@@ -194,9 +182,9 @@ describe('client-output-buffer-limit', () => {
   it('leaves the first 16 KiB of unsent output out, as redis leaves its reply buffer out', async () => {
     const { port } = await start({ 'client-output-buffer-limit': normalLimit(1024) })
     const client = await connect(port)
-    const info = await askWhole(client, 'INFO')
+    const info = await ask(client, 'INFO')
     expect(info.length).toBeGreaterThan(1024)
-    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
   })
 
   it('CONFIG GET/SET speak redis.conf\'s form, with redis\'s errors', async () => {
@@ -205,41 +193,41 @@ describe('client-output-buffer-limit', () => {
     const limitError = (why: string) =>
       `-ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - ${why}\r\n`
     const get = (value: string) => `*2\r\n$26\r\nclient-output-buffer-limit\r\n$${value.length}\r\n${value}\r\n`
-    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+    expect(await ask(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
       get('normal 268435456 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60'),
     )
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb 512kb 10')).toBe('+OK\r\n')
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb 5 pubsub 0 0 0')).toBe('+OK\r\n')
-    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb 512kb 10')).toBe('+OK\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb 5 pubsub 0 0 0')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
       get('normal 1048576 524288 10 slave 2097152 1048576 5 pubsub 0 0 0'),
     )
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb')).toBe(
       limitError('Wrong number of arguments in buffer limit configuration.'),
     )
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'bogus 1 1 1')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'bogus 1 1 1')).toBe(
       limitError('Invalid client class specified in buffer limit configuration.'),
     )
     for (const bad of ['normal 1x 2 10', 'normal -1 2 10', 'normal 1 2 -3', 'slave 1 2 x']) {
-      expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', bad)).toBe(
+      expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', bad)).toBe(
         limitError('Error in hard, soft or soft_seconds setting in buffer limit configuration.'),
       )
     }
     // redis splits on single spaces: doubled spaces are empty words (0), an empty value changes nothing.
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal  1 2 3')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal  1 2 3')).toBe(
       limitError('Wrong number of arguments in buffer limit configuration.'),
     )
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal')).toBe(
       limitError('Wrong number of arguments in buffer limit configuration.'),
     )
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '')).toBe('+OK\r\n')
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'pubsub 1  ')).toBe('+OK\r\n')
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb +5')).toBe('+OK\r\n')
-    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '')).toBe('+OK\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'pubsub 1  ')).toBe('+OK\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb +5')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
       get('normal 1048576 524288 10 slave 2097152 1048576 5 pubsub 1 0 0'),
     )
     // bfs's one-size form: normal's hard limit.
-    expect(await ask(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '64mb')).toBe('+OK\r\n')
-    expect(await askWhole(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', '64mb')).toBe('+OK\r\n')
+    expect(await ask(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
       get('normal 67108864 0 0 slave 2097152 1048576 5 pubsub 1 0 0'),
     )
     const config = loadConfig('client-output-buffer-limit normal 0 0 0\nclient-output-buffer-limit pubsub 1mb 1kb 9\n')
@@ -256,37 +244,37 @@ describe('timeout and tcp-keepalive', () => {
     const { port } = await start({ timeout: 1 })
     const idle = await connect(port)
     const busy = await connect(port)
-    expect(await ask(idle, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(idle, 'PING')).toBe('+PONG\r\n')
     const until = Date.now() + 2500
     while (Date.now() < until && !idle.closed) {
-      expect(await ask(busy, 'PING')).toBe('+PONG\r\n')
+      expect(await askLine(busy, 'PING')).toBe('+PONG\r\n')
       await new Promise((resolve) => setTimeout(resolve, 150))
     }
     await idle.waitClosed(10_000)
     expect(idle.closed).toBe(true)
     expect(busy.closed).toBe(false)
-    expect(await ask(busy, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(busy, 'PING')).toBe('+PONG\r\n')
   })
 
   it('timeout 0 never closes', async () => {
     const { port } = await start({ timeout: 0 })
     const client = await connect(port)
     await new Promise((resolve) => setTimeout(resolve, 1300))
-    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
   })
 
   it('tcp-keepalive sets keep-alive on each client socket; 0 leaves it off', async () => {
     const spy = vi.spyOn(net.Socket.prototype, 'setKeepAlive')
     const first = await start({ 'tcp-keepalive': 300 })
     const client = await connect(first.port)
-    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
     expect(spy).toHaveBeenCalledWith(true, 300_000)
     client.close()
     await first.stop()
     spy.mockClear()
     const second = await start({ 'tcp-keepalive': 0 })
     const other = await connect(second.port)
-    expect(await ask(other, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(other, 'PING')).toBe('+PONG\r\n')
     expect(spy.mock.calls.filter((call) => call[0] === true)).toHaveLength(0)
   })
 })
@@ -299,17 +287,17 @@ describe('maxmemory', () => {
     const maxmemory = Math.floor(filterBytes * 1.5)
     const { port } = await start({ maxmemory })
     const client = await connect(port)
-    expect(await ask(client, 'BF.RESERVE', 'a', '0.01', String(capacity))).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.RESERVE', 'b', '0.01', String(capacity))).toBe(OOM)
-    expect(await ask(client, 'EXISTS', 'b')).toBe(':0\r\n')
-    expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
-    expect(await ask(client, 'BF.EXISTS', 'a', 'x')).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'a', '0.01', String(capacity))).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'b', '0.01', String(capacity))).toBe(OOM)
+    expect(await askLine(client, 'EXISTS', 'b')).toBe(':0\r\n')
+    expect(await askLine(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.EXISTS', 'a', 'x')).toBe(':1\r\n')
     // Auto-create of a small filter fits.
-    expect(await ask(client, 'BF.ADD', 'small', 'x')).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.ADD', 'small', 'x')).toBe(':1\r\n')
     // An auto-create that does not fit (BF.INSERT with a capacity) is refused too.
-    expect(await ask(client, 'BF.INSERT', 'big', 'CAPACITY', String(capacity), 'ITEMS', 'x')).toBe(OOM)
-    expect(await ask(client, 'DEL', 'a')).toBe(':1\r\n')
-    expect(await ask(client, 'BF.RESERVE', 'b', '0.01', String(capacity))).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.INSERT', 'big', 'CAPACITY', String(capacity), 'ITEMS', 'x')).toBe(OOM)
+    expect(await askLine(client, 'DEL', 'a')).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'b', '0.01', String(capacity))).toBe('+OK\r\n')
     await expectHealthy(port)
   })
 
@@ -317,31 +305,31 @@ describe('maxmemory', () => {
     const first = reserveBytes(0.01, 10_000)
     const { port } = await start({ maxmemory: first * 4 })
     const client = await connect(port)
-    expect(await ask(client, 'BF.RESERVE', 'grow', '0.01', '10000', 'EXPANSION', '16')).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'grow', '0.01', '10000', 'EXPANSION', '16')).toBe('+OK\r\n')
     const items = Array.from({ length: 10_000 }, (_, i) => `item-${i}`)
     client.write(encodeCommand(['BF.MADD', 'grow', ...items]))
     await client.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= 10_001)
     let outcome = ''
     // A few of the 10,000 were false positives, so the layer fills within a few more adds.
-    for (let i = 0; i < 500 && outcome !== OOM; i++) outcome = await ask(client, 'BF.ADD', 'grow', `more-${i}`)
+    for (let i = 0; i < 500 && outcome !== OOM; i++) outcome = await askLine(client, 'BF.ADD', 'grow', `more-${i}`)
     expect(outcome).toBe(OOM)
-    expect(await ask(client, 'BF.INFO', 'grow', 'FILTERS')).toBe('*1\r\n:1\r\n')
-    expect(await ask(client, 'BF.EXISTS', 'grow', 'item-1')).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.INFO', 'grow', 'FILTERS')).toBe('*1\r\n:1\r\n')
+    expect(await askLine(client, 'BF.EXISTS', 'grow', 'item-1')).toBe(':1\r\n')
     await expectHealthy(port)
   })
 
   it('once used memory is over it (CONFIG SET lowered it), denyoom commands get -OOM until DEL', async () => {
     const { port } = await start()
     const client = await connect(port)
-    expect(await ask(client, 'BF.RESERVE', 'a', '0.01', '100000')).toBe('+OK\r\n')
-    expect(await ask(client, 'CONFIG', 'SET', 'maxmemory', '1000')).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(OOM)
-    expect(await ask(client, 'BF.MADD', 'a', 'x')).toBe(OOM)
-    expect(await ask(client, 'BF.EXISTS', 'a', 'x')).toBe(':0\r\n')
-    expect(await ask(client, 'DEL', 'a')).toBe(':1\r\n')
-    expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
-    expect(await ask(client, 'CONFIG', 'SET', 'maxmemory', '0')).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.RESERVE', 'b', '0.01', '100000')).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'a', '0.01', '100000')).toBe('+OK\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'maxmemory', '1000')).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.ADD', 'a', 'x')).toBe(OOM)
+    expect(await askLine(client, 'BF.MADD', 'a', 'x')).toBe(OOM)
+    expect(await askLine(client, 'BF.EXISTS', 'a', 'x')).toBe(':0\r\n')
+    expect(await askLine(client, 'DEL', 'a')).toBe(':1\r\n')
+    expect(await askLine(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'maxmemory', '0')).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'b', '0.01', '100000')).toBe('+OK\r\n')
   })
 })
 
@@ -349,24 +337,24 @@ describe('max-filter-bytes', () => {
   it('BF.RESERVE f 0.0001 1000000000000 is an error reply, not a crash', async () => {
     const { port } = await start()
     const client = await connect(port)
-    expect(await ask(client, 'BF.RESERVE', 'f', '0.0001', '1000000000000')).toBe(TOO_LARGE)
-    expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'f', '0.0001', '1000000000000')).toBe(TOO_LARGE)
+    expect(await askLine(client, 'EXISTS', 'f')).toBe(':0\r\n')
     await expectHealthy(port)
   })
 
   it('by default takes 10^10 items at 1 % in the limit and refuses a capacity mistyped a digit beyond', async () => {
     const { port } = await start()
     const client = await connect(port)
-    expect(await ask(client, 'CONFIG', 'GET', 'max-filter-bytes')).toBe('*2\r\n$16\r\nmax-filter-bytes\r\n$11\r\n17179869184\r\n')
+    expect(await askLine(client, 'CONFIG', 'GET', 'max-filter-bytes')).toBe('*2\r\n$16\r\nmax-filter-bytes\r\n$11\r\n17179869184\r\n')
     expect(reserveBytes(0.01, 10_000_000_000) * 2 ** -30).toBeLessThan(16) // scalable: the first layer at 0.005
-    expect(await ask(client, 'BF.RESERVE', 'f', '0.01', '100000000000')).toBe(TOO_LARGE)
-    expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'f', '0.01', '100000000000')).toBe(TOO_LARGE)
+    expect(await askLine(client, 'EXISTS', 'f')).toBe(':0\r\n')
   })
 
   it('with no per-filter limit it is still an error reply', async () => {
     const { port } = await start({ 'max-filter-bytes': 0 })
     const client = await connect(port)
-    expect(await ask(client, 'BF.RESERVE', 'f', '0.0001', '1000000000000')).toBe('-ERR could not create filter\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'f', '0.0001', '1000000000000')).toBe('-ERR could not create filter\r\n')
     await expectHealthy(port)
   })
 
@@ -374,7 +362,7 @@ describe('max-filter-bytes', () => {
     const first = reserveBytes(0.01, 10_000)
     const { port } = await start({ 'max-filter-bytes': first * 4 })
     const client = await connect(port)
-    expect(await ask(client, 'BF.RESERVE', 'f', '0.01', '10000', 'EXPANSION', '2')).toBe('+OK\r\n')
+    expect(await askLine(client, 'BF.RESERVE', 'f', '0.01', '10000', 'EXPANSION', '2')).toBe('+OK\r\n')
     // Layers 1 + 2 (20000 items at 0.0025) are about 3.3x the first; with layer 3 (40000) about 8x.
     let outcome = ''
     for (let i = 0; i < 40_000 && outcome !== TOO_LARGE; i += 500) {
@@ -384,7 +372,7 @@ describe('max-filter-bytes', () => {
       if (reply.includes(TOO_LARGE)) outcome = TOO_LARGE
     }
     expect(outcome).toBe(TOO_LARGE)
-    expect(await ask(client, 'BF.INFO', 'f', 'FILTERS')).toBe('*1\r\n:2\r\n')
+    expect(await askLine(client, 'BF.INFO', 'f', 'FILTERS')).toBe('*1\r\n:2\r\n')
     await expectHealthy(port)
   })
 })
@@ -403,7 +391,7 @@ describe('protocol limits', () => {
       client.write(bytes)
       expect((await client.readUntil((received) => received.includes('\r\n'))).toString()).toBe(error)
       await client.waitClosed()
-      expect(await ask(bystander, 'PING')).toBe('+PONG\r\n')
+      expect(await askLine(bystander, 'PING')).toBe('+PONG\r\n')
     })
   }
 })
@@ -414,9 +402,9 @@ describe('faults', () => {
       commands: [{ name: 'BOOM', arity: 1, flags: [], handler: () => { throw new TypeError('kaput') } }],
     })
     const client = await connect(port)
-    expect(await ask(client, 'BOOM')).toBe('-ERR internal error\r\n')
+    expect(await askLine(client, 'BOOM')).toBe('-ERR internal error\r\n')
     expect(logs.some((line) => line.includes('BOOM') && line.includes('kaput'))).toBe(true)
-    expect(await ask(client, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
   })
 })
 
@@ -434,22 +422,22 @@ describe('rename-command', () => {
   it('renamed and disabled commands answer as unknown; the new name works', async () => {
     const { port } = await start({ 'rename-command': [{ from: 'CONFIG', to: '' }, { from: 'FLUSHALL', to: 'NUKE-IT' }] })
     const client = await connect(port)
-    expect(await ask(client, 'CONFIG', 'GET', 'port')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'port' \r\n")
-    expect(await ask(client, 'FLUSHALL')).toBe("-ERR unknown command 'FLUSHALL', with args beginning with: \r\n")
-    expect(await ask(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
-    expect(await ask(client, 'nuke-it')).toBe('+OK\r\n')
-    expect(await ask(client, 'EXISTS', 'f')).toBe(':0\r\n')
+    expect(await askLine(client, 'CONFIG', 'GET', 'port')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'port' \r\n")
+    expect(await askLine(client, 'FLUSHALL')).toBe("-ERR unknown command 'FLUSHALL', with args beginning with: \r\n")
+    expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
+    expect(await askLine(client, 'nuke-it')).toBe('+OK\r\n')
+    expect(await askLine(client, 'EXISTS', 'f')).toBe(':0\r\n')
   })
 
   it('renaming a container renames it with every subcommand', async () => {
     const { port } = await start({ 'rename-command': [{ from: 'CONFIG', to: 'SETTINGS' }] })
     const client = await connect(port)
-    expect(await ask(client, 'settings', 'get', 'maxmemory')).toBe('*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n')
+    expect(await askLine(client, 'settings', 'get', 'maxmemory')).toBe('*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n')
     // redis names the original command in these texts (its fullname).
-    expect(await ask(client, 'SETTINGS', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
-    expect(await ask(client, 'SETTINGS')).toBe("-ERR wrong number of arguments for 'config' command\r\n")
-    expect(await ask(client, 'SETTINGS', 'HELP')).toMatch(/^\*11\r\n\+CONFIG <subcommand> /)
-    expect(await ask(client, 'CONFIG', 'GET', 'maxmemory')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'maxmemory' \r\n")
+    expect(await askLine(client, 'SETTINGS', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
+    expect(await askLine(client, 'SETTINGS')).toBe("-ERR wrong number of arguments for 'config' command\r\n")
+    expect(await askLine(client, 'SETTINGS', 'HELP')).toMatch(/^\*11\r\n\+CONFIG <subcommand> /)
+    expect(await askLine(client, 'CONFIG', 'GET', 'maxmemory')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'maxmemory' \r\n")
   })
 
   it('an unknown command or a taken name is refused at start', () => {
@@ -462,7 +450,7 @@ describe('graceful close', () => {
   it('answers what was read, runs nothing after, and does not wait for idle clients', async () => {
     const { port, server } = await start()
     const idle = await connect(port)
-    expect(await ask(idle, 'PING')).toBe('+PONG\r\n')
+    expect(await askLine(idle, 'PING')).toBe('+PONG\r\n')
     const busy = await connect(port)
     busy.write(Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(['PING']))))
     await busy.readUntil((bytes) => bytes.length > 0, 10_000).then((first) => {

@@ -3,12 +3,10 @@
  * COMMAND DOCS, so typing a command shows its arguments in grey after the cursor, and HELP prints
  * them with the summary. The screen is read with tmux capture-pane.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { hasTool, runTool } from '../helpers/tools.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 describe.skipIf(!hasTool('tmux') || !hasTool('redis-cli'))('redis-cli hints and HELP in a terminal', () => {
   let running: RunningServer
@@ -40,7 +38,7 @@ describe.skipIf(!hasTool('tmux') || !hasTool('redis-cli'))('redis-cli hints and 
 
   beforeAll(async () => {
     running = await startServer()
-    home = mkdtempSync(path.join(tmpdir(), 'bfs-cli-home-'))
+    home = makeTempDir('bfs-cli-home-')
     const cli = `env HOME=${home} REDISCLI_HISTFILE=/dev/null redis-cli -h 127.0.0.1 -p ${running.port}`
     const started = await tmux('new-session', '-d', '-s', 'cli', '-x', '200', '-y', '50', cli)
     expect(started.code).toBe(0)
@@ -50,7 +48,7 @@ describe.skipIf(!hasTool('tmux') || !hasTool('redis-cli'))('redis-cli hints and 
   afterAll(async () => {
     await tmux('kill-server')
     await running?.stop()
-    rmSync(home, { recursive: true, force: true })
+    removeTempDir(home)
   })
 
   it('typing SCAN shows its arguments as redis 7.0 documents them', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
-import { RawClient, encodeCommand } from '../helpers/resp.js'
+import { RawClient, askLine, encodeCommand } from '../helpers/resp.js'
 import { randomSession, playSession } from '../helpers/hostile-traffic.js'
 import { seededRandom } from '../helpers/seeded-random.js'
 
@@ -19,11 +19,6 @@ const RSS_SLACK_BYTES = 256 * 1024 * 1024
 
 let running: RunningServer
 let checker: RawClient
-
-async function ask(...args: string[]): Promise<string> {
-  checker.write(encodeCommand(args))
-  return (await checker.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
-}
 
 async function probe(): Promise<string> {
   const items = Array.from({ length: ITEMS * 2 }, (_, i) => `item-${i}`)
@@ -47,7 +42,7 @@ afterAll(async () => {
 
 describe('soak', () => {
   it(`${SOAK_MS / 1000} s of ${CONCURRENCY} concurrent hostile connections`, async () => {
-    expect(await ask('BF.RESERVE', 'kept', '0.001', String(ITEMS))).toBe('+OK\r\n')
+    expect(await askLine(checker, 'BF.RESERVE', 'kept', '0.001', String(ITEMS))).toBe('+OK\r\n')
     const added = Array.from({ length: ITEMS }, (_, i) => `item-${i * 2}`)
     checker.write(encodeCommand(['BF.MADD', 'kept', ...added]))
     await checker.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= ITEMS + 1)
@@ -65,7 +60,7 @@ describe('soak', () => {
     }
     await Promise.all(Array.from({ length: CONCURRENCY }, worker))
 
-    expect(await ask('PING')).toBe('+PONG\r\n')
+    expect(await askLine(checker, 'PING')).toBe('+PONG\r\n')
     expect(await probe()).toBe(before)
     const deadline = Date.now() + 10_000
     while (running.server.clientCount > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))

@@ -3,10 +3,9 @@
  * loading (truncated tail kept, middle damage refused with its offset), buffering per turn, and
  * the rewrite protocol against an in-memory snapshot store.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { scanLog } from '../../src/store/log-replay.js'
 import { encodeCommand } from '../../src/protocol/command-encoder.js'
@@ -16,17 +15,9 @@ import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import type { Logger } from '../../src/runtime/logger.js'
 import { bloomOf } from '../helpers/bloom-of.js'
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-aof-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirsRemovedAfterEach('bfs-aof-')
 
 function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = []

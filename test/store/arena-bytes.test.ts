@@ -3,19 +3,18 @@
  * a larger memory) is written and dumped as the same bytes as its twin on plain arrays: the
  * background save's slices, BF.SAVE's file, the encoder's pieces and every SCANDUMP chunk.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { arenaOf } from '../../src/core/arena.js'
 import { ScalableBloomFilter, type FilterParts } from '../../src/core/scalable-filter.js'
 import { encodeFilter } from '../../src/format/codec.js'
 import { crc32 } from '../../src/format/crc32.js'
 import { DUMP_ITER_DONE, DUMP_ITER_INIT, dumpChunkAt } from '../../src/format/dump-chunk.js'
 import { SLICE_BYTES, writeFilterFileAsync, writeFilterFileSync } from '../../src/store/filter-file-write.js'
+import { tempDirRemovedAfterAll } from '../helpers/temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'bfs-arena-bytes-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const dir = tempDirRemovedAfterAll('bfs-arena-bytes-')
 
 const name = new TextEncoder().encode('twins')
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import {
   replaceFileSync, syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
 } from '../../src/store/durable-file.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 
 const dir = makeTempDir('bfs-durable-file-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -13,7 +13,7 @@ import { FileBytes, readFilterFile } from '../../src/store/filter-file.js'
 import { nativeCrc32 } from '../../src/store/snapshot.js'
 import { decodeErrorOf } from '../format/corrupt-bytes.js'
 import { concat, makeScalable } from '../format/layer-fixtures.js'
-import { makeTempDir } from '../helpers/start-server.js'
+import { makeTempDir } from '../helpers/temp-dir.js'
 
 const dir = makeTempDir('bfs-filter-file-')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -3,15 +3,13 @@
  * and a snapshot round trip of a filter of more than 2^32 bits. Slow, and the round trip holds
  * about 1 GB: the `slow` project (`npm run test:slow`).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { crc32 } from '../../src/format/crc32.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { nativeCrc32, SnapshotStore } from '../../src/store/snapshot.js'
 import { bloomOf } from '../helpers/bloom-of.js'
+import { tempDirRemovedAfterAll } from '../helpers/temp-dir.js'
 
 describe('nativeCrc32', () => {
   it('checksums arrays of 4 GiB and more (zlib alone takes a 32-bit length)', () => {
@@ -43,8 +41,7 @@ describe('nativeCrc32', () => {
 })
 
 describe('SnapshotStore', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-huge-filter-'))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const dir = tempDirRemovedAfterAll('bfs-huge-filter-')
   const quiet = { debug: () => {}, verbose: () => {}, notice: () => {}, warning: () => {} }
   async function loaded(): Promise<{ snapshots: SnapshotStore; registry: FilterRegistry }> {
     const snapshots = new SnapshotStore({ dir, log: quiet, onCorrupt: () => 'refuse' })

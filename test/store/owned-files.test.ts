@@ -2,21 +2,17 @@
  * The list of bfs's own files (store/owned-files.ts) at start: two of them at one path, or one
  * where bfs keeps others, is refused before anything is written, with what clashes.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { rmSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
 import path from 'node:path'
 import { DEFAULT_CONFIG, type Config } from '../../src/runtime/config.js'
 import { ownedFiles, ownFileClash } from '../../src/store/owned-files.js'
-import { makeTempDir, startServer } from '../helpers/start-server.js'
+import { startServer } from '../helpers/start-server.js'
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirsRemovedAfterEach('bfs-owned-')
 
 function configIn(overrides: Partial<Config>): Config {
-  const dir = makeTempDir('bfs-owned-')
-  dirs.push(dir)
+  const dir = tempDir()
   return { ...DEFAULT_CONFIG, dir, ...overrides }
 }
 

@@ -4,10 +4,9 @@
  * real temporary directory; writes, deletes, renames and replacements made while a capture is
  * read never show in it; the copy-on-write guards go once the capture is read or released.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { allocatePieces } from '../../src/core/arena.js'
 import { countSetBits } from '../../src/core/bitmap.js'
 import { writeBitmap } from '../../src/core/pieced-bitmap.js'
@@ -24,11 +23,9 @@ import { MANIFEST_FILE, nativeCrc32, parseManifest, SnapshotStore, SNAPSHOT_DIR 
 import { SyncPayloadDecoder } from '../../src/store/sync-payload-decoder.js'
 import { seededRandom } from '../helpers/seeded-random.js'
 import { bloomFilter, bloomOf } from '../helpers/bloom-of.js'
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tempDir = tempDirsRemovedAfterEach('bfs-capture-')
 
 const quiet = { debug: () => {}, verbose: () => {}, notice: () => {}, warning: () => {} }
 const SCALING: FilterOptions = { capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false }
@@ -75,8 +72,7 @@ function drain(capture: RegistryCapture, maxBytes: number, between: () => void =
 
 /** The payload of `registry` as it is now, from a SAVE into a real directory (files in MANIFEST order). */
 async function payloadFromSave(registry: FilterRegistry): Promise<Buffer> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-capture-'))
-  dirs.push(dir)
+  const dir = tempDir()
   const store = new SnapshotStore({ dir, log: quiet })
   await store.loadAll(new FilterRegistry())
   store.saveSync(registry)

@@ -1,16 +1,16 @@
 /** safe-path: BF.SAVE / BF.LOAD paths stay inside dir, whatever the client sends. */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, symlinkSync, writeFileSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { resolveSafePath, UnsafePathError } from '../../src/store/safe-path.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 let root: string
 let dir: string
 let outside: string
 
 beforeAll(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), 'bfs-safe-path-')))
+  root = realpathSync(makeTempDir('bfs-safe-path-'))
   dir = path.join(root, 'data')
   outside = path.join(root, 'outside')
   mkdirSync(path.join(dir, 'sub'), { recursive: true })
@@ -24,7 +24,7 @@ beforeAll(() => {
   symlinkSync(path.join(dir, 'snapshot'), path.join(dir, 'snap-link'))
 })
 
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+afterAll(() => removeTempDir(root))
 
 const check = (p: string | Buffer, mode: 'read' | 'write' = 'read') =>
   resolveSafePath(dir, typeof p === 'string' ? Buffer.from(p) : p, mode, ['snapshot'], ['appendonly.aof.'])

@@ -6,10 +6,9 @@
 import { allocatePieces } from '../../src/core/arena.js'
 import { bitmapRange, writeBitmap } from '../../src/core/pieced-bitmap.js'
 import { START_COPY_BYTES } from '../../src/store/snapshot-save.js'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import {
@@ -18,17 +17,9 @@ import {
 } from '../../src/store/snapshot.js'
 import type { Logger } from '../../src/runtime/logger.js'
 import { bloomOf } from '../helpers/bloom-of.js'
+import { tempDirsRemovedAfterEach } from '../helpers/temp-dir.js'
 
-const dirs: string[] = []
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-function tempDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'bfs-snapshot-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirsRemovedAfterEach('bfs-snapshot-')
 
 const lines: string[] = []
 const log: Logger = {

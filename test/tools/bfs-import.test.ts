@@ -2,9 +2,8 @@
  * bfs-import end to end: the built command (`npm test` builds first) run as a child process
  * against an in-process bfs, fed from files and from standard input.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,6 +13,7 @@ import { FilterRegistry } from '../../src/store/registry.js'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { InteractiveTool, freePort, runTool } from '../helpers/tools.js'
 import { bloomOf } from '../helpers/bloom-of.js'
+import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const IMPORT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/tools/bfs-import.js')
 
@@ -23,12 +23,12 @@ let work: string
 beforeAll(async () => {
   expect(existsSync(IMPORT), 'dist/tools/bfs-import.js is missing: run npm run build').toBe(true)
   running = await startServer()
-  work = mkdtempSync(path.join(tmpdir(), 'bfs-import-test-'))
+  work = makeTempDir('bfs-import-test-')
 })
 
 afterAll(async () => {
   await running?.stop()
-  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+  if (work !== undefined) removeTempDir(work)
 })
 
 function bfsImport(args: readonly string[], input?: string) {

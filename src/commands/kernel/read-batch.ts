@@ -54,7 +54,7 @@ const ADD_SPELLINGS = [Buffer.from('BF.ADD'), Buffer.from('bf.add')]
 /** Off: every command runs at once (the reference the differential test compares batches with). */
 let enabled = true
 
-/** Turns batching on or off (test/server/read-batch.test.ts runs its reference with it off). */
+/** Turns batching on or off (test/commands/kernel/read-batch.test.ts runs its reference with it off). */
 export function setReadBatching(on: boolean): void {
   settleBatch()
   enabled = on
