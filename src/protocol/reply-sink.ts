@@ -4,7 +4,8 @@
  * session of the server's own (the HTTP API, the log's replay, a replica's master link) builds
  * them as values (reply-values.ts), the values a client's reader would make of the bytes.
  */
-import type { Protocol } from './reply-writer.js'
+/** RESP version a client speaks: 2 by default, 3 after `HELLO 3`. */
+export type Protocol = 2 | 3
 
 export interface ReplySink {
   /** RESP version for the replies that differ between 2 and 3; set by HELLO. */

@@ -8,7 +8,8 @@
 import { formatDouble } from './format-double.js'
 import { RespReplyError, type RespValue } from './reply-reader.js'
 import type { ReplySink } from './reply-sink.js'
-import { sanitizeErrorText, type Protocol } from './reply-writer.js'
+import { sanitizeErrorText } from './reply-writer.js'
+import type { Protocol } from './reply-sink.js'
 
 const SIMPLE = 0x2b // +
 const ERROR = 0x2d // -

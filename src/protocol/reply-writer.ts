@@ -3,7 +3,7 @@
  * a client's reply buffer (networking.c addReply*). Headers and integers are written byte by byte.
  */
 import { formatDouble } from './format-double.js'
-import type { ReplySink } from './reply-sink.js'
+import type { Protocol, ReplySink } from './reply-sink.js'
 
 const SIMPLE = 0x2b // +
 const ERROR = 0x2d // -
@@ -29,9 +29,6 @@ const SPACE = 0x20 // ' '
 
 /** One 0: {@link ReplyWriter.integerLater}'s placeholder. */
 const NO_VALUES = new Uint8Array(1)
-
-/** RESP version a client speaks: 2 by default, 3 after `HELLO 3`. */
-export type Protocol = 2 | 3
 
 /** First buffer size; it doubles as needed. */
 const INITIAL_BYTES = 16 * 1024

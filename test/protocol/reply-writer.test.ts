@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module'
 import { describe, expect, test } from 'vitest'
 import { formatDouble } from '../../src/protocol/format-double.js'
-import { ReplyWriter, type Protocol } from '../../src/protocol/reply-writer.js'
+import { ReplyWriter } from '../../src/protocol/reply-writer.js'
+import type { Protocol } from '../../src/protocol/reply-sink.js'
 import * as shared from '../../src/protocol/shared-replies.js'
 import { seededRandom } from '../helpers/seeded-random.js'
 
