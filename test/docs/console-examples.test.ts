@@ -4,13 +4,14 @@
  * HTTP port. `127.0.0.1:6381> ...` lines go through `redis-cli --no-raw` (the interactive
  * formatting, redis-cli's own splitting of the line), `$ ...` lines through bash with the package's
  * commands (`bfs-import`, `bfs-copy`) on PATH, in a temporary directory; each must print exactly
- * the lines under it, standard error included (`...`: any lines).
+ * the lines under it, standard error included (`...`: any lines). The elapsed time redis-cli prints
+ * after a command that took 500 ms or more is not compared: it tells the machine's load, not the reply.
  */
 import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { allDocBlocks, consoleSteps, outputMatches, REPO_ROOT, type ConsoleStep } from '../helpers/doc-blocks.js'
+import { allDocBlocks, consoleSteps, outputMatches, redisCliLines, REPO_ROOT, type ConsoleStep } from '../helpers/doc-blocks.js'
 import { startServer } from '../helpers/start-server.js'
 import { hasTool } from '../helpers/tools.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
@@ -64,16 +65,47 @@ describe('console sessions of the docs', () => {
         text.replaceAll('6381', String(running.port)).replaceAll('8080', http ? String(running.server.httpPort) : '8080')
       for (const step of consoleSteps(block)) {
         const result = await runStep(step, ports, cwd, running.port)
-        // Trailing empty lines are not compared (redis-cli ends an error reply with one).
-        const text = result.stdout.replace(/\n+$/, '')
-        const actual = text === '' ? [] : text.split('\n')
-        expect(outputMatches(step.expected, actual), `${block.file}:${block.line}: ${step.command}\n${result.stdout}${result.stderr}`).toBe(true)
+        expect(outputMatches(step.expected, linesOf(step, result.stdout)), `${block.file}:${block.line}: ${step.command}\n${result.stdout}${result.stderr}`).toBe(true)
       }
     } finally {
       await running.stop()
     }
   })
 })
+
+describe('a redis-cli step slower than 500 ms', () => {
+  it('matches its reply: the elapsed time redis-cli adds after it is not output', async () => {
+    const running = await startServer({ 'enable-debug-command': 'yes' })
+    try {
+      const step: ConsoleStep = { kind: 'redis-cli', command: 'DEBUG SLEEP 0.6', expected: ['OK'] }
+      const result = await runStep(step, (text) => text, work, running.port)
+      // redis-cli did print the time (0.6 s or more, however loaded the machine) ...
+      expect(result.stdout).toMatch(/^OK\n\(\d+\.\d\ds\)\n$/)
+      // ... and the comparison leaves it out.
+      expect(outputMatches(step.expected, linesOf(step, result.stdout))).toBe(true)
+    } finally {
+      await running.stop()
+    }
+  })
+
+  it('only a last line of exactly that shape is left out', () => {
+    expect(redisCliLines('OK\n(0.56s)\n')).toEqual(['OK'])
+    expect(redisCliLines('(error) ERR no such key\n\n(12.05s)\n')).toEqual(['(error) ERR no such key'])
+    expect(redisCliLines('1) (integer) 1\n2) (integer) 0\n(1.00s)\n')).toEqual(['1) (integer) 1', '2) (integer) 0'])
+    expect(redisCliLines('"(0.56s)"\n')).toEqual(['"(0.56s)"'])
+    expect(redisCliLines('(0.5s)\n')).toEqual(['(0.5s)'])
+    expect(redisCliLines('(0.56s)\nOK\n')).toEqual(['(0.56s)', 'OK'])
+    expect(redisCliLines('(empty array)\n')).toEqual(['(empty array)'])
+    expect(redisCliLines('')).toEqual([])
+  })
+})
+
+/** The lines a step printed, as compared: trailing empty lines are not (redis-cli ends an error reply with one). */
+function linesOf(step: ConsoleStep, stdout: string): string[] {
+  if (step.kind === 'redis-cli') return redisCliLines(stdout)
+  const text = stdout.replace(/\n+$/, '')
+  return text === '' ? [] : text.split('\n')
+}
 
 function runStep(step: ConsoleStep, ports: (text: string) => string, cwd: string, port: number) {
   if (step.kind === 'redis-cli') return run('redis-cli', ['--no-raw', '-p', String(port)], cwd, `${step.command}\n`)

@@ -123,6 +123,19 @@ export function consoleSteps(block: DocBlock): ConsoleStep[] {
   return steps
 }
 
+/**
+ * The lines an interactive redis-cli printed for one command, as a reader of the docs sees them:
+ * trailing empty lines dropped (redis-cli ends an error reply with one), and so is the elapsed time
+ * redis-cli's REPL adds after a command that took 500 ms or more (redis-cli.c, repl(): `elapsed >=
+ * 500 && config.output == OUTPUT_STANDARD` prints `(%.2fs)`), which depends on the machine's load,
+ * not on the reply. Only that exact shape, and only as the last line: in this (--no-raw) form no
+ * reply prints a bare `(0.56s)` (a string would be quoted, a number marked `(integer)`).
+ */
+export function redisCliLines(stdout: string): string[] {
+  const text = stdout.replace(/\n+$/, '').replace(/(^|\n)\(\d+\.\d\ds\)$/, '').replace(/\n+$/, '')
+  return text === '' ? [] : text.split('\n')
+}
+
 /** Whether `actual` lines are the `expected` ones, where an expected `...` stands for any lines. */
 export function outputMatches(expected: readonly string[], actual: readonly string[]): boolean {
   const [first, ...rest] = expected
