@@ -66,7 +66,7 @@ export function countArenaBits(view: Uint8Array, start: number, end: number): nu
 /**
  * `dst |= src`, byte by byte over `dst.length` bytes (`src` at least as long). In the kernel when
  * `dst` is in an arena: directly from `src` in the same arena, else through the scratch area in
- * chunks (one copy, then the OR; bench/bitmap-ops.ts measured this against the JavaScript loop).
+ * chunks (one copy, then the OR; bench/bitmap-ops.mjs measured this against the JavaScript loop).
  */
 export function orBitmap(dst: Uint8Array, src: Uint8Array): void {
   const length = dst.length

@@ -106,7 +106,7 @@ export function countSetBits(bitmap: Bitmap, start = 0, end = bitmap.length): nu
   return countArenaBits(bitmap, start, end) ?? countSetBitsLoop(bitmap, start, end)
 }
 
-/** {@link countSetBits} by the JavaScript loop, for any array (bench/bitmap-ops.ts compares them). */
+/** {@link countSetBits} by the JavaScript loop, for any array (bench/bitmap-ops.mjs compares them). */
 export function countSetBitsLoop(bitmap: Uint8Array, start = 0, end = bitmap.length): number {
   let count = 0
   let i = start

@@ -1,5 +1,5 @@
 /**
- * Reading INFO's fields as values (commands/info.ts infoFields): what /metrics and the status
+ * Reading INFO's fields as values (commands/admin/info.ts infoFields): what /metrics and the status
  * page take from them.
  */
 import type { InfoPairs, InfoValue } from '../commands/admin/info.js'

@@ -2,7 +2,7 @@
  * The TLS keys (redis 7.0's names, defaults and meanings: redis.conf and tls.c of 7.0.15): the
  * TLS port, the server's certificate and key, the CA that client certificates are checked
  * against, whether clients must present one, and the protocol, cipher and session settings.
- * Their rows are spread into config.ts's table after `bind`; server/tls-context.ts turns them
+ * Their rows are spread into config.ts's table after `bind`; runtime/tls-context.ts turns them
  * into Node's TLS options, and CONFIG SET of any of them (but the port) builds a new context
  * for new connections, or is refused with the old one kept.
  */

@@ -8,7 +8,7 @@ describe('key → hash slot (redis cluster.c keyHashSlot)', () => {
   })
 
   it('hashes the tag between the first { and the first } after it', () => {
-    // Values from cluster-clients.md §1.3, measured with redis 7.0.15 CLUSTER KEYSLOT.
+    // Values measured with redis 7.0.15 CLUSTER KEYSLOT.
     expect(slotOf('{user1000}.following')).toBe(3443)
     expect(slotOf('{user1000}.followers')).toBe(3443)
     expect(slotOf('foo')).toBe(12182)

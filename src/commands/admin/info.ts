@@ -140,7 +140,7 @@ const SECTIONS: Record<string, Section> = {
     const fields: Field[] = []
     for (const entry of ctx.server.commands) {
       // A container's subcommands one by one, as redis 7.0 (cmdstat_config|get); the container
-      // itself when it ran alone (COMMAND). Timed as runtime/command-timer.ts says.
+      // itself when it ran alone (COMMAND). Timed as commands/state/command-timer.ts says.
       for (const row of entryRows(entry)) {
         const { calls, micros, rejectedCalls, failedCalls } = row.counts
         if (calls + rejectedCalls === 0) continue

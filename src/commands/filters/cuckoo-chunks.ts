@@ -1,7 +1,7 @@
 /**
  * CF.SCANDUMP and CF.LOADCHUNK, as RedisBloom 2.4.23's rebloom.c CFScanDump_RedisCommand and
  * CFLoadChunk_RedisCommand answer them, over the encoding of format/cuckoo-dump.ts. Where
- * RedisBloom loses data, bfs refuses (docs/COMPATIBILITY.md): a chunk past the last sub-filter
+ * RedisBloom loses data, bfs refuses (docs/reference/compatibility.md): a chunk past the last sub-filter
  * ("Couldn't load chunk!"), a header whose expansion is not a power of two or that declares more
  * than 65535 sub-filters ("Couldn't create filter!"), a header too large to allocate ("ERR
  * Insufficient memory to create filter"); and every chunk is propagated, not only the header, so

@@ -1,7 +1,7 @@
 /**
  * The CF.* commands: Cuckoo filters (core/cuckoo-filter.ts), worded and ordered as RedisBloom
  * 2.4.23's src/rebloom.c so that every reply, error included, is the same byte for byte. Where
- * RedisBloom crashes or loses data, bfs answers an error instead (docs/COMPATIBILITY.md):
+ * RedisBloom crashes or loses data, bfs answers an error instead (docs/reference/compatibility.md):
  * - CF.RESERVE with MAXITERATIONS, BUCKETSIZE or EXPANSION as its last argument reads past its
  *   arguments in RedisBloom (a crash): here it is that option's "Couldn't parse" error;
  * - sizes that cannot be allocated abort RedisBloom: here `ERR Insufficient memory to create filter`.
@@ -189,7 +189,7 @@ export function cfCount(ctx: CommandContext, argv: CommandArgs): void {
 /**
  * CF.DEL key item → :1 removed / :0 not found; "Not found" for a missing key or another kind.
  * Deleting an item that was never added may remove another item's equal fingerprint: inherent to
- * Cuckoo filters (docs/COMPATIBILITY.md), and what RedisBloom does.
+ * Cuckoo filters (docs/reference/compatibility.md), and what RedisBloom does.
  */
 export function cfDel(ctx: CommandContext, argv: CommandArgs): void {
   const entry = filterForCheck(ctx, argv)

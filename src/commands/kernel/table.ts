@@ -494,7 +494,7 @@ export interface ClientSession {
   readonly blocked?: boolean
   /** CLIENT NO-EVICT on: CLIENT LIST's e flag (bfs evicts no client either way). */
   noEvict?: boolean
-  /** CLIENT REPLY OFF / SKIP (client-reply.ts): replies it does not want. */
+  /** CLIENT REPLY OFF / SKIP (commands/connection/connection.ts): replies it does not want. */
   replyMode?: 'off' | 'skip' | undefined
   /** Its pub/sub subscriptions (pubsub-hub.ts); undefined when it has none (not in the subscribed mode). */
   subscriptions?: Subscriptions | undefined

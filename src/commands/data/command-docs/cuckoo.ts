@@ -1,7 +1,7 @@
 /**
  * The CF.* commands' arguments and complexity, from RedisBloom's own command docs (commands.json in
  * its repository), and for CF.COMPACT and CF.DEBUG, which it does not document, in the same form.
- * Summary and since come from the command table's rows (commands/cuckoo-commands.ts).
+ * Summary and since come from the command table's rows (commands/filters/cuckoo-commands.ts).
  */
 import type { ArgumentDoc, CommandDoc } from './doc-types.js'
 

@@ -1,5 +1,5 @@
 /**
- * The APBF.* commands' arguments and complexity (bfs's sliding-window filters, commands/window.ts),
+ * The APBF.* commands' arguments and complexity (bfs's sliding-window filters, commands/filters/window.ts),
  * in the form of RedisBloom's command docs (command-docs/bloom.ts). Summary and since come from
  * the command table's rows; group `module`, module `bf`, as the BF.* commands.
  */
