@@ -1,7 +1,7 @@
 /**
  * A client in Sentinel mode that writes one item at a time, each followed by `WAIT 1 1000`, and
  * keeps the items whose write is acknowledged: WAIT answered ≥ 1 and both commands ran on the same
- * connection (replication-sentinel.md §3.1: ioredis re-sends a WAIT in flight at a disconnection
+ * connection (ioredis re-sends a WAIT in flight at a disconnection
  * on the new connection, where its answer says nothing about the write). Those are the writes
  * that must survive a failover.
  */

@@ -9,7 +9,7 @@ import { answersPing, commandOn, ManagedProcess, startOnFreePort, waitUntil, typ
 
 export const MASTER_NAME = 'mymaster'
 
-/** Sentinel settings of the tests: replication-sentinel.md §4 (quorum 2, down-after 3000 ms). */
+/** Sentinel settings of the tests (quorum 2, down-after 3000 ms). */
 export const SENTINEL_SETTINGS = { quorum: 2, downAfterMs: 3000, failoverTimeoutMs: 10_000 }
 
 export class Sentinel {

@@ -1,8 +1,7 @@
 /**
- * The Sentinel failover scenarios of issue 16 (replication-sentinel.md §4), shared by the test
- * files of test/distributed: three nodes (a master and two replicas from their config files),
- * three real Sentinels (quorum 2, down-after-milliseconds 3000), and a Sentinel-mode client that
- * writes BF.ADD + WAIT 1 all along.
+ * The Sentinel failover scenarios, shared by the test files of test/distributed: three nodes (a
+ * master and two replicas from their config files), three real Sentinels (quorum 2,
+ * down-after-milliseconds 3000), and a Sentinel-mode client that writes BF.ADD + WAIT 1 all along.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -81,7 +80,7 @@ export function nodeOn(nodes: readonly ClusterNode[], port: number): ClusterNode
 /**
  * Registers the hooks of a failover file: before all, the monitored cluster and a started writer
  * (the returned object's fields); after all, both stopped and `figures` printed (the timeline, for
- * comparison with redis-server's: replication-sentinel.md §4).
+ * comparison with redis-server's).
  */
 export function withMonitoredCluster(
   makeWriter: (sentinels: readonly Sentinel[]) => Promise<AckedWriter>,

@@ -332,7 +332,7 @@ describe('bfs as a replica', () => {
     cleanups.push(() => {
       sentinel.socket.destroy()
     })
-    // replication-sentinel.md §1.4, the bytes Sentinel writes in one go.
+    // The bytes Sentinel writes in one go to promote a replica (sentinel.c sentinelSendSlaveOf).
     sentinel.write(
       '*1\r\n$5\r\nMULTI\r\n*3\r\n$7\r\nSLAVEOF\r\n$2\r\nNO\r\n$3\r\nONE\r\n*2\r\n$6\r\nCONFIG\r\n$7\r\nREWRITE\r\n' +
         '*4\r\n$6\r\nCLIENT\r\n$4\r\nKILL\r\n$4\r\nTYPE\r\n$6\r\nnormal\r\n*4\r\n$6\r\nCLIENT\r\n$4\r\nKILL\r\n$4\r\nTYPE\r\n$6\r\npubsub\r\n*1\r\n$4\r\nEXEC\r\n',

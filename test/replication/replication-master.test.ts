@@ -36,7 +36,7 @@ async function ask(client: RawClient, args: string[], expectedLength: number): P
   return (await client.read(expectedLength)).toString('latin1')
 }
 
-/** The handshake of replication-sentinel.md §2.1, then PSYNC: the replica's socket with what follows PSYNC unread. */
+/** A replica's handshake (PING, REPLCONF listening-port, REPLCONF capa), then PSYNC: the replica's socket with what follows PSYNC unread. */
 async function replica(port: number, psync: [string, string] = ['?', '-1'], listeningPort = '7001'): Promise<RawClient> {
   const client = await RawClient.connect(port)
   expect(await ask(client, ['PING'], 7)).toBe('+PONG\r\n')

@@ -149,7 +149,7 @@ describe('RESP2 subscribed mode', () => {
 
 describe('Sentinel', () => {
   it("answers a Sentinel's pub/sub link and hello PUBLISH with the bytes measured against redis-server 7.0.15", async () => {
-    // replication-sentinel.md §1.1: the pub/sub link's first write, and a hello from another Sentinel.
+    // What a Sentinel sends: its pub/sub link's first write, and a hello from another Sentinel.
     const link = await connect()
     const other = await connect()
     const hello = '127.0.0.1,18302,14e6096c0000000000000000000000000000000,0,mymaster,127.0.0.1,18001,0'
