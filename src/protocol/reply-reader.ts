@@ -6,22 +6,24 @@
  * reads. Every size read from the wire is checked against a limit before anything is gathered
  * for it. The request side is command-encoder.ts.
  */
+import {
+  ARRAY,
+  ATTRIBUTE,
+  BIG_NUMBER,
+  BOOLEAN,
+  BULK,
+  BULK_ERROR,
+  DOUBLE,
+  ERROR,
+  INTEGER,
+  MAP,
+  NULL,
+  PUSH,
+  SET,
+  SIMPLE,
+  VERBATIM,
+} from './resp-type-bytes.js'
 
-const SIMPLE = 0x2b // +
-const ERROR = 0x2d // -
-const INTEGER = 0x3a // :
-const BULK = 0x24 // $
-const ARRAY = 0x2a // *
-const NULL = 0x5f // _
-const BOOLEAN = 0x23 // #
-const DOUBLE = 0x2c // ,
-const BIG_NUMBER = 0x28 // (
-const BULK_ERROR = 0x21 // !
-const VERBATIM = 0x3d // =
-const MAP = 0x25 // %
-const SET = 0x7e // ~
-const PUSH = 0x3e // >
-const ATTRIBUTE = 0x7c // |
 const CR = 0x0d // \r
 const LF = 0x0a // \n
 const TRUE = 0x74 // t
@@ -137,7 +139,8 @@ export class ReplyReader {
     const start = this.pos
     const cr = buffer.indexOf(CR, start)
     if (cr < 0 || cr + 1 >= buffer.length) {
-      if ((cr < 0 ? buffer.length : cr) - start > this.limits.maxLineBytes) throw new RespProtocolError('reply line too long')
+      if ((cr < 0 ? buffer.length : cr) - start > this.limits.maxLineBytes)
+        throw new RespProtocolError('reply line too long')
       return INCOMPLETE
     }
     if (cr - start > this.limits.maxLineBytes) throw new RespProtocolError('reply line too long')
@@ -175,7 +178,8 @@ export class ReplyReader {
       case DOUBLE:
         return text === 'inf' ? Infinity : text === '-inf' ? -Infinity : Number(text)
       case BOOLEAN:
-        if (text !== 't' && text !== 'f') throw new RespProtocolError(`bad boolean ${JSON.stringify(text.slice(0, 32))}`)
+        if (text !== 't' && text !== 'f')
+          throw new RespProtocolError(`bad boolean ${JSON.stringify(text.slice(0, 32))}`)
         return text.charCodeAt(0) === TRUE
       case NULL:
         return null
@@ -189,7 +193,10 @@ export class ReplyReader {
       case MAP:
       case ATTRIBUTE: {
         const pairs = type === MAP || type === ATTRIBUTE
-        const n = this.length(text, pairs ? Math.floor(this.limits.maxAggregateLength / 2) : this.limits.maxAggregateLength)
+        const n = this.length(
+          text,
+          pairs ? Math.floor(this.limits.maxAggregateLength / 2) : this.limits.maxAggregateLength,
+        )
         if (n < 0) return null
         const count = pairs ? n * 2 : n
         const values: RespValue[] = []

@@ -10,21 +10,23 @@ import { RespReplyError, type RespValue } from './reply-reader.js'
 import type { ReplySink } from './reply-sink.js'
 import { sanitizeErrorText } from './reply-writer.js'
 import type { Protocol } from './reply-sink.js'
+import {
+  SIMPLE,
+  ERROR,
+  INTEGER,
+  BULK,
+  ARRAY,
+  NULL,
+  BOOLEAN,
+  DOUBLE,
+  BIG_NUMBER,
+  BULK_ERROR,
+  VERBATIM,
+  MAP,
+  SET,
+  PUSH,
+} from './resp-type-bytes.js'
 
-const SIMPLE = 0x2b // +
-const ERROR = 0x2d // -
-const INTEGER = 0x3a // :
-const BULK = 0x24 // $
-const ARRAY = 0x2a // *
-const NULL = 0x5f // _
-const BOOLEAN = 0x23 // #
-const DOUBLE = 0x2c // ,
-const BIG_NUMBER = 0x28 // (
-const BULK_ERROR = 0x21 // !
-const VERBATIM = 0x3d // =
-const MAP = 0x25 // %
-const SET = 0x7e // ~
-const PUSH = 0x3e // >
 const CR = 0x0d // \r
 
 export interface ReplyValuesOptions {
