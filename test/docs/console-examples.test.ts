@@ -46,6 +46,11 @@ function run(command: string, args: string[], cwd: string, input: string): Promi
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')))
     child.on('error', reject)
     child.on('close', (code) => resolve({ code, stdout, stderr }))
+    // A step that does not read its input (a shell command, bfs-import given files) may exit before
+    // the input is written: EPIPE on stdin is then no failure, its exit code and output tell.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error)
+    })
     child.stdin.end(input)
   })
 }
