@@ -181,7 +181,7 @@ export const ERR = {
   INVALID_SECOND_DB: 'ERR invalid second DB index',
   INVALID_CURSOR: 'ERR invalid cursor',
 
-  // redis 7.0 server.c commandGetKeysCommand
+  // redis 7.0 server.c getKeysSubcommandImpl (COMMAND GETKEYS)
   GETKEYS_INVALID_COMMAND: 'ERR Invalid command specified',
   GETKEYS_NO_KEYS: 'ERR The command has no key arguments',
   GETKEYS_ARGUMENT_COUNT: 'ERR Invalid number of arguments specified for command',
