@@ -91,6 +91,7 @@ export const ERR = {
   // store/registry.ts MAX_KEY_BYTES, which this folder may not import; the catalogue's test
   // checks that the two agree.
   KEY_TOO_LONG: `ERR key or name longer than ${2 ** 29 - 24} bytes`,
+  // bfs: a handler failed in a way it does not expect (logged); redis would have crashed
   INTERNAL: 'ERR internal error',
 
   // redis 7.0.15 networking.c clientAcceptHandler (its "Setup a an" included)
@@ -292,8 +293,9 @@ export function protocolErrorText(message: string): string {
 }
 
 /**
- * An error whose reason is worded elsewhere: an ACL rule's refusal (state/acl/), a path refused by
- * store/safe-path.ts, a failed save's or a failed MIGRATE's own reason.
+ * redis 7.0 networking.c addReplyError: a reason without a code word is sent after `ERR `. For
+ * reasons worded elsewhere: an ACL rule's refusal (state/acl/, as acl.c words it), a path refused
+ * by store/safe-path.ts (bfs's own), a failed save's or a failed MIGRATE's own reason.
  */
 export function errText(reason: string): string {
   return `ERR ${reason}`
@@ -330,7 +332,10 @@ export function subcommandSyntaxText(command: Uint8Array, sub: Uint8Array): stri
   return subcommandSyntaxWords(name, latin1(sub).slice(0, 128))
 }
 
-/** {@link subcommandSyntaxText} for a command and subcommand already decoded by the caller. */
+/**
+ * redis 7.0 networking.c addReplySubcommandSyntaxError, for a command and subcommand the caller
+ * has decoded (ACL as acl.c names it, CLUSTER's subcommands as their handlers decode them).
+ */
 export function subcommandSyntaxWords(command: string, sub: string): string {
   return `ERR unknown subcommand or wrong number of arguments for '${sub}'. Try ${command} HELP.`
 }
