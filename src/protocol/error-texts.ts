@@ -13,10 +13,10 @@
  * which re-exports this file for handlers). test/architecture/error-catalogue.test.ts keeps it so:
  * no string in src/ outside this file begins with an error code word.
  *
- * Not here: log lines, the config file's startup errors (thrown before any client connects and
- * worded for the operator; CONFIG SET quotes a config value's reason through
- * {@link configSetFailedText}), the reasons the ACL rules give (state/acl/, one grammar shared
- * with the aclfile, quoted through {@link errText}) and the tools' own messages.
+ * Not here: log lines; the configuration's own refusals (runtime/: a value's parser words why it
+ * refuses a value once, for the config file at start and for CONFIG SET, which quotes it through
+ * {@link configSetFailedText}); the reasons store/safe-path.ts gives for a path BF.SAVE or BF.LOAD
+ * may not use (bfs's own, quoted through {@link errText}); and the tools' own messages.
  */
 import type { FilterErrorCode } from '../core/filter-error.js'
 import type { MergeMismatch } from '../core/merge.js'
@@ -467,6 +467,83 @@ export function commandNotFoundText(command: string): string {
 /** redis 7.0 acl.c ACLLoadFromFile: the aclfile could not be opened (strerror's words). */
 export function aclFileOpenText(file: string, reason: string): string {
   return `ERR Error loading ACLs, opening file '${file}': ${reason}`
+}
+
+/**
+ * redis 7.0 acl.c ACLSetUserStringError (and ACLSetUser's errno): why one ACL rule is refused.
+ * ACL SETUSER sends one after `ERR ` inside {@link aclModifierText}; ACL LOAD and the aclfile at
+ * start list them in the texts below.
+ */
+export const ACL_RULE_ERROR = {
+  UNKNOWN_NAME: 'Unknown command or category name in ACL',
+  SYNTAX: 'Syntax error',
+  AFTER_ALLKEYS:
+    "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns",
+  AFTER_ALLCHANNELS:
+    "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels",
+  SUBCOMMAND_FIRST_ARG: 'Allowing first-arg of a subcommand is not supported',
+  NO_SUCH_PASSWORD: 'The password you are trying to remove from the user does not exist',
+  BAD_HASH: 'The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters',
+  // redis 7.0 acl.c ACLLoadConfiguredUsers
+  USERNAME_SPACES: "Usernames can't contain spaces or null characters",
+} as const
+
+/** redis 7.0 acl.c aclCommand SETUSER (ACLMergeSelectorArguments): a selector never closed. */
+export function aclUnmatchedSelectorText(start: string): string {
+  return `Unmatched parenthesis in acl selector starting at '${start}'.`
+}
+
+/** redis 7.0 acl.c aclCommand SETUSER: the first rule refused, and why ({@link ACL_RULE_ERROR}). */
+export function aclModifierText(rule: string, reason: string): string {
+  return `Error in ACL SETUSER modifier '${rule}': ${reason}`
+}
+
+/** redis 7.0 acl.c ACLLoadConfiguredUsers: a `user` line of the config file names a user twice. */
+export function aclDuplicateUserText(name: string): string {
+  return `Duplicate user '${name}' found`
+}
+
+/** redis 7.0 acl.c ACLLoadConfiguredUsers: a `user` line of the config file refused, and why. */
+export function aclUserDeclarationText(name: string, reason: string): string {
+  return `Error in user declaration '${name}': ${reason}`
+}
+
+// redis 7.0 acl.c ACLLoadFromFile: the problems of an aclfile's lines (`where` is `file:line`), each
+// as redis appends it to the list it replies with.
+
+/** redis 7.0 acl.c ACLLoadFromFile: a line that is not `user <name> ...`. */
+export function aclFileNoUserText(where: string): string {
+  return `${where} should start with user keyword followed by the username. `
+}
+
+/** redis 7.0 acl.c ACLLoadFromFile: a user name with a space or NUL (redis's stray leading quote included). */
+export function aclFileBadUsernameText(where: string, name: string): string {
+  return `'${where}: username '${name}' contains invalid characters. `
+}
+
+/** redis 7.0 acl.c ACLLoadFromFile: a user named twice. */
+export function aclFileDuplicateUserText(name: string, line: number): string {
+  return `WARNING: Duplicate user '${name}' found on line ${line}. `
+}
+
+/** redis 7.0 acl.c ACLLoadFromFile: a selector never closed. */
+export function aclFileUnmatchedSelectorText(where: string): string {
+  return `${where}: Unmatched parenthesis in selector definition.`
+}
+
+/** redis 7.0 acl.c ACLLoadFromFile: a rule naming an unknown command or category. */
+export function aclFileOperationText(where: string, operation: string, reason: string): string {
+  return `${where}: Error in applying operation '${operation}': ${reason}. `
+}
+
+/** redis 7.0 acl.c ACLLoadFromFile: the line's first other refused rule. */
+export function aclFileRuleText(where: string, reason: string): string {
+  return `${where}: ${reason}. `
+}
+
+/** redis 7.0 acl.c ACLLoadFromFile: the problems found, and that nothing was changed. */
+export function aclFileNotLoadedText(problems: string): string {
+  return `${problems}WARNING: ACL errors detected, no change to the previously active ACL rules was performed`
 }
 
 // ---- Server administration ----
