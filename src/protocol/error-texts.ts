@@ -15,8 +15,7 @@
  *
  * Not here: log lines; the configuration's own refusals (runtime/: a value's parser words why it
  * refuses a value once, for the config file at start and for CONFIG SET, which quotes it through
- * {@link configSetFailedText}); the reasons store/safe-path.ts gives for a path BF.SAVE or BF.LOAD
- * may not use (bfs's own, quoted through {@link errText}); and the tools' own messages.
+ * {@link configSetFailedText}); and the tools' own messages.
  */
 import type { FilterErrorCode } from '../core/filter-error.js'
 import type { MergeMismatch } from '../core/merge.js'
@@ -294,8 +293,8 @@ export function protocolErrorText(message: string): string {
 
 /**
  * redis 7.0 networking.c addReplyError: a reason without a code word is sent after `ERR `. For
- * reasons worded elsewhere: an ACL rule's refusal (state/acl/, as acl.c words it), a path refused
- * by store/safe-path.ts (bfs's own), a failed save's or a failed MIGRATE's own reason.
+ * reasons: an ACL rule's refusal ({@link ACL_RULE_ERROR}), a path refused ({@link UNSAFE_PATH}),
+ * a failed save's or a failed MIGRATE's own reason.
  */
 export function errText(reason: string): string {
   return `ERR ${reason}`
@@ -576,6 +575,34 @@ export function noLatencySamplesText(event: string): string {
 /** bfs's own: BF.SAVE / BF.LOAD (RedisBloom has no such commands), the file that could not be written or read. */
 export function filterFileText(verb: 'cannot write' | 'cannot read' | 'bad filter file', file: string, reason: string): string {
   return `ERR ${verb} ${file}: ${reason}`
+}
+
+/**
+ * bfs's own: why BF.SAVE or BF.LOAD (RedisBloom has no such commands) refuses a client's path
+ * (store/safe-path.ts: it must stay under `dir` and away from bfs's own files), sent after `ERR `.
+ */
+export const UNSAFE_PATH = {
+  NOT_UTF8: 'path is not valid UTF-8',
+  EMPTY: 'path is empty',
+  NUL_BYTE: 'path contains a NUL byte',
+  ABSOLUTE: 'path must be relative to dir',
+  DOT_DOT: "path must not contain '..'",
+  DIRECTORY: 'path names a directory, not a file',
+  NO_SUCH_DIRECTORY: 'no such directory under dir',
+  SYMLINK_ESCAPES: 'path escapes dir through a symlink',
+  OWN_FILES: "path is inside bfs's own files",
+  DANGLING_SYMLINK: 'path is a dangling symlink',
+  NO_SUCH_FILE: 'no such file under dir',
+} as const
+
+/** bfs's own: a path into one of bfs's directories under `dir` (the snapshot's, the log's). */
+export function ownDirectoryPathText(directory: string): string {
+  return `path is inside bfs's own '${directory}' directory`
+}
+
+/** bfs's own: a path that is one of bfs's files (`what`: "logfile", "TLS key", ...) or a temporary of one. */
+export function ownFilePathText(what: string, temporary: boolean): string {
+  return temporary ? `path is a temporary of bfs's own ${what}` : `path is bfs's own ${what}`
 }
 
 // ---- Replication ----
