@@ -20,7 +20,6 @@ import { DEFAULT_USER } from '../state/acl/acl-users.js'
 import { replaceFileSync } from '../../store/durable-file.js'
 import { strerror } from '../../store/disk-error.js'
 
-
 /**
  * Closes the connections authenticated as `name` (redis ACLFreeUserAndKillClients): as the default
  * user and unauthenticated first, the sender itself after its reply.

@@ -18,7 +18,6 @@ import { globMatch } from './glob.js'
 import { clientInfoLine } from './client-info.js'
 import { ERR, aclChangedInExecText, nopermCommandText } from './reply-error.js'
 
-
 /** A denial: why, and the argument (key or channel) it is about. */
 export interface AclDenied {
   readonly reason: Exclude<AclDenial, 'auth'>
