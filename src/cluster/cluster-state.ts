@@ -15,6 +15,7 @@ import type { ReplicaLink } from '../replication/replica-link.js'
 import type { ReplicationState } from '../replication/replication-state.js'
 import { ClusterNode } from './cluster-node.js'
 import { loadNodesConf, saveNodesConf, type NodesView } from './nodes-conf.js'
+import { ERR, unknownNodeText } from '../protocol/error-texts.js'
 
 /** redis CLUSTER_BLACKLIST_TTL: a forgotten node is not re-added for 60 s. */
 export const BLACKLIST_TTL_MS = 60_000
@@ -245,11 +246,11 @@ export class ClusterState implements NodesView {
    */
   replicate(nodeId: string): string | undefined {
     const node = this.nodes.get(nodeId)
-    if (node === undefined) return `ERR Unknown node ${nodeId}`
-    if (node === this.myself) return "ERR Can't replicate myself"
-    if (!node.isMaster) return 'ERR I can only replicate a master, not a replica.'
+    if (node === undefined) return unknownNodeText(nodeId)
+    if (node === this.myself) return ERR.REPLICATE_MYSELF
+    if (!node.isMaster) return ERR.REPLICATE_A_REPLICA
     if (this.myself.isMaster && (this.myself.slotCount !== 0 || this.host.keyCount() !== 0)) {
-      return 'ERR To set a master the node must be empty and without assigned slots.'
+      return ERR.REPLICATE_NOT_EMPTY
     }
     this.setMaster(node)
     return undefined

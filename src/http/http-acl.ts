@@ -10,10 +10,11 @@
 import type { CommandContext } from '../commands/kernel/context.js'
 import type { AclUser } from '../commands/state/acl/acl-user.js'
 import { DEFAULT_USER } from '../commands/state/acl/acl-users.js'
-import { aclDenial, denialText, keyReadable, logDenial, logDenied, nopermCommandText } from '../commands/kernel/acl-check.js'
+import { aclDenial, denialText, keyReadable, logDenial, logDenied } from '../commands/kernel/acl-check.js'
 import { FilterRegistry } from '../store/registry.js'
 import { rowOf } from '../commands/kernel/table.js'
 import { CommandArgs } from '../protocol/command-args.js'
+import { nopermCommandText } from '../protocol/error-texts.js'
 
 const AUTH = Buffer.from('AUTH')
 

@@ -6,6 +6,7 @@
  */
 import { splitArgs } from './split-args.js'
 import { CommandArgs } from './command-args.js'
+import { PROTOCOL_ERROR, expectedDollarText } from './error-texts.js'
 
 /** Called once per whole command with the parser's reused {@link CommandArgs}; false stops parsing. */
 export type CommandCallback = (args: CommandArgs) => boolean | void
@@ -56,12 +57,7 @@ export class ProtocolError extends Error {
   override name = 'ProtocolError'
 }
 
-const INVALID_MULTIBULK_LENGTH = 'Protocol error: invalid multibulk length'
-const INVALID_BULK_LENGTH = 'Protocol error: invalid bulk length'
-const TOO_BIG_MBULK_COUNT = 'Protocol error: too big mbulk count string'
-const TOO_BIG_BULK_COUNT = 'Protocol error: too big bulk count string'
-const TOO_BIG_INLINE = 'Protocol error: too big inline request'
-const UNBALANCED_QUOTES = 'Protocol error: unbalanced quotes in request'
+const { INVALID_MULTIBULK_LENGTH, INVALID_BULK_LENGTH, TOO_BIG_MBULK_COUNT, TOO_BIG_BULK_COUNT, TOO_BIG_INLINE, UNBALANCED_QUOTES } = PROTOCOL_ERROR
 
 const EMPTY = Buffer.alloc(0)
 
@@ -341,7 +337,7 @@ export class RequestParser {
       return -1
     }
     if (buf[pos] !== BULK) {
-      this.fail(`Protocol error: expected '$', got '${String.fromCharCode(buf[pos]!)}'`)
+      this.fail(expectedDollarText(String.fromCharCode(buf[pos]!)))
     }
     const length = parseLineInteger(buf, pos + 1, cr)
     if (!(length >= 0 && length <= this.limits.maxBulkBytes)) this.fail(INVALID_BULK_LENGTH)

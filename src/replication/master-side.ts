@@ -18,6 +18,7 @@ import { Backlog } from './backlog.js'
 import { AttachedReplica, nowSeconds, type PeerConnection } from './replica-peer.js'
 import { FullSync, captureFor, type RegistryCapture } from './full-sync.js'
 import { WaitList } from './wait-list.js'
+import { ERR } from '../protocol/error-texts.js'
 
 /** `SELECT db` as a client sends it (redis replicationFeedSlaves' selectcmd). */
 function selectRecord(db: number): Buffer {
@@ -299,7 +300,7 @@ export class MasterSide {
       this.replicas.delete(replica.peer)
       replica.detach()
       replica.peer.kind = 'normal'
-      replica.peer.reply.error("ERR BGSAVE failed, replication can't continue")
+      replica.peer.reply.error(ERR.BGSAVE_FAILED_FOR_REPLICATION)
       replica.peer.closeAfterReply()
       replica.peer.flush()
     }
@@ -464,4 +465,4 @@ const GETACK = encodeCommand(['REPLCONF', 'GETACK', '*'])
 const NEWLINE = Buffer.from('\n')
 
 /** redis blocked.c disconnectAllBlockedClients's error, for {@link MasterSide.unblockAll}. */
-export const UNBLOCKED_TEXT = 'UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)'
+export const UNBLOCKED_TEXT = ERR.UNBLOCKED_ROLE_CHANGE

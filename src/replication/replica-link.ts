@@ -19,6 +19,7 @@ import { SyncTransfer } from './sync-transfer.js'
 import { MasterStreamReader, type StreamCommand } from './master-stream.js'
 import type { MasterSession, ReplicaLinkHost, PayloadDecoder } from './replica-host.js'
 import { encodeCommand } from '../protocol/command-encoder.js'
+import { ERR } from '../protocol/error-texts.js'
 
 export type LinkState = 'none' | 'connect' | 'connecting' | 'handshake' | 'transfer' | 'connected'
 
@@ -67,7 +68,7 @@ export class ReplicaLink {
     const wasMaster = this.host.replication.role === 'master'
     if (this.state === 'connected') this.downSinceMs = Date.now()
     this.closeLink()
-    this.host.unblockAll('UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)')
+    this.host.unblockAll(ERR.UNBLOCKED_ROLE_CHANGE)
     // At start (config replicaof) only a history the snapshot recorded is continued.
     if (wasMaster && options.atStart !== true) this.hasHistory = true
     this.masterHost = host

@@ -19,6 +19,7 @@ import { pauseHolds } from '../commands/kernel/pause-hold.js'
 import { applyReplyMode } from '../commands/connection/connection.js'
 import type { PeerConnection } from '../replication/replica-peer.js'
 import type { PostponedClient } from '../commands/state/client-pause.js'
+import { protocolErrorText } from '../protocol/error-texts.js'
 
 /** redis server.h PROTO_REPLY_CHUNK_BYTES: the client buffer its output limits leave out. */
 const REPLY_CHUNK_BYTES = 16 * 1024
@@ -159,8 +160,9 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
       // redis networking.c: reply with the error, then close after the reply (CLIENT_CLOSE_AFTER_REPLY).
       this.host.log.verbose(`protocol error from client ${this.addr}: ${error.message}`)
       // latin1: "expected '$', got '%c'" quotes the client's byte as it came.
-      this.host.stats.countError(`ERR ${error.message}`)
-      this.reply.error(`ERR ${error.message}`, 'latin1')
+      const text = protocolErrorText(error.message)
+      this.host.stats.countError(text)
+      this.reply.error(text, 'latin1')
       this.closeAfterReply()
     } finally {
       // The read's checks and adds that wait (read-batch.ts), before anything else can run.

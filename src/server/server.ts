@@ -444,7 +444,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.closing !== undefined) return undefined
     const save = this.shutdownSaves(options)
     this.log.warning('User requested shutdown...')
-    if (save && !this.persistence.saveBeforeShutdown()) return 'ERR Errors trying to SHUTDOWN. Check logs.'
+    if (save && !this.persistence.saveBeforeShutdown()) return ERR.SHUTDOWN_FAILED
     // close() saves what changed since, if anything (a running BGSAVE's share, which it aborts).
     this.close(options).then(
       () => this.emit('shutdown'),

@@ -9,13 +9,10 @@
  * Reads keep working. Records the log already holds keep being retried; their replies wait for them.
  */
 import type { PersistenceParts } from './persistence-parts.js'
+import { ERR, aofWriteErrorText } from '../protocol/error-texts.js'
 
 /** redis 7.0 server.c shared.bgsaveerr. */
-export const BGSAVE_ERROR =
-  "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
-  'Commands that may modify the data set are disabled, because this instance is configured to report ' +
-  'errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check ' +
-  'the Redis logs for details about the RDB error.'
+export const BGSAVE_ERROR = ERR.MISCONF_BGSAVE
 
 /** glibc's strerror for the errors opening, writing or fsyncing a file can give (redis prints strerror). */
 const STRERROR: Readonly<Record<string, string>> = {
@@ -50,7 +47,7 @@ export function diskErrorRefusal(server: Pick<PersistenceParts, 'snapshots' | 'a
   }
   const log = server.appendLog
   if (log.isOpen && log.failing) {
-    return `MISCONF Errors writing to the AOF file: ${strerror(log.lastErrorCode)}`
+    return aofWriteErrorText(strerror(log.lastErrorCode))
   }
   return undefined
 }

@@ -9,6 +9,7 @@
  */
 import { realpathSync, lstatSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs'
 import path from 'node:path'
+import { UNSAFE_PATH, ownDirectoryPathText, ownFilePathText } from '../protocol/error-texts.js'
 
 /** Why a path was refused; the message is the reply text after "ERR ". */
 export class UnsafePathError extends Error {
@@ -54,21 +55,21 @@ export function resolveSafePath(
   const rawBytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)
   const text = rawBytes.toString('utf8')
   if (!Buffer.from(text, 'utf8').equals(rawBytes)) {
-    throw new UnsafePathError('path is not valid UTF-8')
+    throw new UnsafePathError(UNSAFE_PATH.NOT_UTF8)
   }
-  if (text === '') throw new UnsafePathError('path is empty')
-  if (text.includes('\0')) throw new UnsafePathError('path contains a NUL byte')
+  if (text === '') throw new UnsafePathError(UNSAFE_PATH.EMPTY)
+  if (text.includes('\0')) throw new UnsafePathError(UNSAFE_PATH.NUL_BYTE)
   if (path.isAbsolute(text) || /^[A-Za-z]:/.test(text) || text.startsWith('\\')) {
-    throw new UnsafePathError('path must be relative to dir')
+    throw new UnsafePathError(UNSAFE_PATH.ABSOLUTE)
   }
   const parts = text.split(/[\\/]+/)
-  if (parts.includes('..')) throw new UnsafePathError("path must not contain '..'")
+  if (parts.includes('..')) throw new UnsafePathError(UNSAFE_PATH.DOT_DOT)
   const relative = path.normalize(text)
   if (relative === '.' || relative.endsWith(path.sep) || parts[parts.length - 1] === '' || parts[parts.length - 1] === '.') {
-    throw new UnsafePathError('path names a directory, not a file')
+    throw new UnsafePathError(UNSAFE_PATH.DIRECTORY)
   }
   const top = relative.split(path.sep)[0]!
-  if (reserved.includes(top)) throw new UnsafePathError(`path is inside bfs's own '${top}' directory`)
+  if (reserved.includes(top)) throw new UnsafePathError(ownDirectoryPathText(top))
 
   const root = realpathSync(dir)
   const joined = path.join(root, relative)
@@ -78,14 +79,14 @@ export function resolveSafePath(
   try {
     parent = realpathSync(path.dirname(joined))
   } catch {
-    throw new UnsafePathError('no such directory under dir')
+    throw new UnsafePathError(UNSAFE_PATH.NO_SUCH_DIRECTORY)
   }
-  if (!isInside(root, parent)) throw new UnsafePathError('path escapes dir through a symlink')
+  if (!isInside(root, parent)) throw new UnsafePathError(UNSAFE_PATH.SYMLINK_ESCAPES)
   const inReserved = (resolved: string): boolean =>
     reserved.some((name) => isInside(path.join(root, name), resolved)) ||
     (path.dirname(resolved) === root && reservedPrefixes.some((prefix) => path.basename(resolved).startsWith(prefix)))
   const target = path.join(parent, path.basename(joined))
-  if (inReserved(parent) || inReserved(target)) throw new UnsafePathError("path is inside bfs's own files")
+  if (inReserved(parent) || inReserved(target)) throw new UnsafePathError(UNSAFE_PATH.OWN_FILES)
   const own = ownFiles.filter((file) => file.path !== '').map((file) => ({ what: file.what, at: resolveOwnPath(file.path) }))
   refuseOwnPath(own, target)
   let exists = true
@@ -102,17 +103,17 @@ export function resolveSafePath(
       // Through a symlink to an own file not created yet (the logfile): say so.
       const pointee = readLinkOrUndefined(target)
       if (pointee !== undefined) refuseOwnPath(own, resolveOwnPath(path.resolve(parent, pointee)))
-      throw new UnsafePathError('path is a dangling symlink')
+      throw new UnsafePathError(UNSAFE_PATH.DANGLING_SYMLINK)
     }
-    if (!isInside(root, resolved)) throw new UnsafePathError('path escapes dir through a symlink')
-    if (inReserved(resolved) || inReserved(target)) throw new UnsafePathError("path is inside bfs's own files")
+    if (!isInside(root, resolved)) throw new UnsafePathError(UNSAFE_PATH.SYMLINK_ESCAPES)
+    if (inReserved(resolved) || inReserved(target)) throw new UnsafePathError(UNSAFE_PATH.OWN_FILES)
     refuseOwnPath(own, resolved)
     refuseOwnIdentity(resolved, own, root, reserved, reservedPrefixes)
     if (mode === 'read') return { absolute: resolved, relative }
     // Writing replaces the name (rename does not follow a symlink), so the directory entry is the target.
     return { absolute: target, relative }
   }
-  if (mode === 'read') throw new UnsafePathError('no such file under dir')
+  if (mode === 'read') throw new UnsafePathError(UNSAFE_PATH.NO_SUCH_FILE)
   return { absolute: target, relative }
 }
 
@@ -133,9 +134,9 @@ export function resolveOwnPath(file: string): string {
 /** Refuses an own file by path, and its temporaries: `<name>.<anything>` in the same directory. */
 function refuseOwnPath(own: readonly { what: string; at: string }[], resolved: string): void {
   for (const file of own) {
-    if (file.at === resolved) throw new UnsafePathError(`path is bfs's own ${file.what}`)
+    if (file.at === resolved) throw new UnsafePathError(ownFilePathText(file.what, false))
     if (path.dirname(resolved) === path.dirname(file.at) && path.basename(resolved).startsWith(`${path.basename(file.at)}.`)) {
-      throw new UnsafePathError(`path is a temporary of bfs's own ${file.what}`)
+      throw new UnsafePathError(ownFilePathText(file.what, true))
     }
   }
 }
@@ -172,7 +173,7 @@ function refuseOwnIdentity(
   const stats = statOrUndefined(resolved)
   if (stats === undefined) return
   const same = (other: Stats | undefined): boolean => other !== undefined && other.dev === stats.dev && other.ino === stats.ino
-  for (const file of own) if (same(statOrUndefined(file.at))) throw new UnsafePathError(`path is bfs's own ${file.what}`)
+  for (const file of own) if (same(statOrUndefined(file.at))) throw new UnsafePathError(ownFilePathText(file.what, false))
   if (stats.nlink < 2) return
   const candidates: string[] = []
   for (const name of reserved) {
@@ -182,7 +183,7 @@ function refuseOwnIdentity(
   for (const entry of readdirOrEmpty(root)) {
     if (reservedPrefixes.some((prefix) => entry.startsWith(prefix))) candidates.push(path.join(root, entry))
   }
-  if (candidates.some((file) => same(statOrUndefined(file)))) throw new UnsafePathError("path is inside bfs's own files")
+  if (candidates.some((file) => same(statOrUndefined(file)))) throw new UnsafePathError(UNSAFE_PATH.OWN_FILES)
 }
 
 function readdirOrEmpty(directory: string): string[] {

@@ -10,7 +10,7 @@ import type { AclCommandSpace } from '../state/acl/acl-commands.js'
 import { readFileSync } from 'node:fs'
 import type { CommandContext } from '../kernel/context.js'
 import { CommandArgs } from '../../protocol/command-args.js'
-import { ERR, ReplyError, wrongArityText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, aclFileOpenText, commandNotFoundText, errText, genpassBitsText, subcommandSyntaxWords, unknownCategoryText, userNotFoundText, wrongArityText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { arityAccepts, containerOnly, helpSubcommand, rowOf, type CommandSpec, type SubcommandSpec } from '../kernel/table.js'
 import { ACL_CATEGORIES, categoryName } from '../state/acl/acl-categories.js'
@@ -19,8 +19,6 @@ import { aclDenial, channelAllowed } from '../kernel/acl-check.js'
 import { DEFAULT_USER } from '../state/acl/acl-users.js'
 import { replaceFileSync } from '../../store/durable-file.js'
 import { strerror } from '../../store/disk-error.js'
-
-const NO_ACLFILE = 'ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration.'
 
 /**
  * Closes the connections authenticated as `name` (redis ACLFreeUserAndKillClients): as the default
@@ -41,7 +39,7 @@ export function aclSetuser(ctx: CommandContext, argv: CommandArgs): void {
   const rules: Buffer[] = []
   for (let i = 3; i < argv.length; i++) rules.push(Buffer.from(argv.get(i)))
   const error = ctx.server.acl.setUser(argv.get(2), rules)
-  if (error !== undefined) throw new ReplyError(`ERR ${error}`, 'latin1')
+  if (error !== undefined) throw new ReplyError(errText(error), 'latin1')
   disconnectRevokedSubscribers(ctx, argv.get(2).toString('latin1'))
   ctx.client.reply.simple('OK')
 }
@@ -104,7 +102,7 @@ function writeSelector(reply: ReplySink, selector: AclSelector, space: AclComman
 export function aclDeluser(ctx: CommandContext, argv: CommandArgs): void {
   const names: string[] = []
   for (let i = 2; i < argv.length; i++) names.push(argv.get(i).toString('latin1'))
-  if (names.includes(DEFAULT_USER)) throw new ReplyError("ERR The 'default' user cannot be removed")
+  if (names.includes(DEFAULT_USER)) throw new ReplyError(ERR.DEFAULT_USER_UNDELETABLE)
   let deleted = 0
   for (const name of names) {
     if (!ctx.server.acl.delete(name)) continue
@@ -145,7 +143,7 @@ export function aclCat(ctx: CommandContext, argv: CommandArgs): void {
   }
   if (argv.length !== 3) throw new ReplyError(subcommandSyntax(argv))
   const category = categoryName(argv.get(2).toString('latin1'))
-  if (category === undefined) throw new ReplyError(`ERR Unknown category '${argv.get(2).toString('latin1').slice(0, 128)}'`, 'latin1')
+  if (category === undefined) throw new ReplyError(unknownCategoryText(argv.get(2).toString('latin1').slice(0, 128)), 'latin1')
   const names = ctx.server.acl.space.all.filter((command) => command.categories.has(category)).map((command) => command.fullName)
   reply.array(names.length)
   for (const name of names) reply.bulk(name)
@@ -153,7 +151,7 @@ export function aclCat(ctx: CommandContext, argv: CommandArgs): void {
 
 /** redis addReplySubcommandSyntaxError. */
 function subcommandSyntax(argv: CommandArgs): string {
-  return `ERR unknown subcommand or wrong number of arguments for '${argv.get(1).toString('latin1')}'. Try ACL HELP.`
+  return subcommandSyntaxWords('ACL', argv.get(1).toString('latin1'))
 }
 
 /** redis GENPASS_MAX_BITS. */
@@ -165,7 +163,7 @@ export function aclGenpass(ctx: CommandContext, argv: CommandArgs): void {
   const bits = argv.length === 3 ? parseInteger(argv.get(2)) : 256
   if (bits === undefined) throw new ReplyError(ERR.NOT_INTEGER)
   if (bits <= 0 || bits > GENPASS_MAX_BITS) {
-    throw new ReplyError(`ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to ${GENPASS_MAX_BITS}`)
+    throw new ReplyError(genpassBitsText(GENPASS_MAX_BITS))
   }
   const chars = Math.floor((bits + 3) / 4)
   ctx.client.reply.bulk(randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars))
@@ -192,12 +190,12 @@ export function aclLog(ctx: CommandContext, argv: CommandArgs): void {
 export function aclDryrun(ctx: CommandContext, argv: CommandArgs): void {
   const userName = argv.get(2).toString('latin1')
   const user = ctx.server.acl.get(userName)
-  if (user === undefined) throw new ReplyError(`ERR User '${userName}' not found`, 'latin1')
+  if (user === undefined) throw new ReplyError(userNotFoundText(userName), 'latin1')
   const args = argv.toArray().slice(3)
   const inner = CommandArgs.of(args)
   const entry = ctx.server.commands.lookup(args[0]!)
   const row = entry === undefined ? undefined : rowOf(entry, inner)
-  if (entry === undefined || row === undefined) throw new ReplyError(`ERR Command '${args[0]!.toString('latin1')}' not found`, 'latin1')
+  if (entry === undefined || row === undefined) throw new ReplyError(commandNotFoundText(args[0]!.toString('latin1')), 'latin1')
   if (!arityAccepts(row.spec, args.length)) throw new ReplyError(wrongArityText(row.fullName))
   const denied = aclDenial(user, entry, row, inner)
   const reply = ctx.client.reply
@@ -208,7 +206,7 @@ export function aclDryrun(ctx: CommandContext, argv: CommandArgs): void {
 
 function aclFile(ctx: CommandContext): string {
   const file = ctx.server.config.aclfile
-  if (file === '') throw new ReplyError(NO_ACLFILE)
+  if (file === '') throw new ReplyError(ERR.NO_ACLFILE)
   return file
 }
 
@@ -219,11 +217,11 @@ export function aclLoad(ctx: CommandContext): void {
   try {
     text = readFileSync(file, 'latin1')
   } catch (error) {
-    throw new ReplyError(`ERR Error loading ACLs, opening file '${file}': ${strerror((error as NodeJS.ErrnoException).code ?? '')}`)
+    throw new ReplyError(aclFileOpenText(file, strerror((error as NodeJS.ErrnoException).code ?? '')))
   }
   const before = new Set(ctx.server.acl.names())
   const errors = ctx.server.acl.loadFile(text, file)
-  if (errors !== undefined) throw new ReplyError(`ERR ${errors}`, 'latin1')
+  if (errors !== undefined) throw new ReplyError(errText(errors), 'latin1')
   for (const name of before) if (name !== DEFAULT_USER) disconnectUser(ctx, name)
   ctx.client.reply.simple('OK')
 }
@@ -235,7 +233,7 @@ export function aclSave(ctx: CommandContext): void {
     replaceFileSync(file, [Buffer.from(ctx.server.acl.fileText(), 'latin1')], `${file}.tmp-${process.pid}-${Date.now()}`)
   } catch (error) {
     ctx.server.log.warning(`Writing ACL file for ACL SAVE: ${strerror((error as NodeJS.ErrnoException).code ?? '')}`)
-    throw new ReplyError('ERR There was an error trying to save the ACLs. Please check the server logs for more information')
+    throw new ReplyError(ERR.ACL_SAVE_FAILED)
   }
   ctx.client.reply.simple('OK')
 }

@@ -7,13 +7,12 @@
  */
 import { keyspace, type ClientSession, type CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
 import { FilterRegistry } from '../../store/registry.js'
 import { newReplid } from '../../replication/replication-state.js'
 
 /** redis 7.0 server.c processCommand's refusal of a protected command. */
-const NOT_ALLOWED =
-  'ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.'
+const NOT_ALLOWED = ERR.DEBUG_NOT_ALLOWED
 
 /** redis 7.0 debug.c debugCommand's HELP lines for the subcommands bfs has, in its order. */
 const HELP = [
@@ -105,7 +104,7 @@ function debugSleep(ctx: CommandContext, argv: CommandArgs): void {
 function debugObject(ctx: CommandContext, argv: CommandArgs): void {
   const entry = keyspace(ctx).peek(FilterRegistry.nameOf(argv.get(2)))
   // redis shared.nokeyerr.
-  if (entry === undefined) throw new ReplyError('ERR no such key')
+  if (entry === undefined) throw new ReplyError(ERR.NO_SUCH_KEY)
   const address = `0x${(entry.seq + 0x7f0000000000).toString(16)}`
   ctx.client.reply.simple(`Value at:${address} refcount:1 encoding:raw serializedlength:${entry.filter.sizeBytes()} lru:0 lru_seconds_idle:0`)
 }
@@ -121,22 +120,22 @@ function debugReload(ctx: CommandContext, argv: CommandArgs): void {
   let save = true
   for (let j = 2; j < argv.length; j++) {
     if (argv.isKeyword(j, 'NOSAVE')) save = false
-    else if (argv.isKeyword(j, 'MERGE') || argv.isKeyword(j, 'NOFLUSH')) throw new ReplyError('ERR DEBUG RELOAD MERGE and NOFLUSH are not supported: bfs loads a snapshot into an empty dataset only')
+    else if (argv.isKeyword(j, 'MERGE') || argv.isKeyword(j, 'NOFLUSH')) throw new ReplyError(ERR.DEBUG_RELOAD_MERGE)
     // redis debug.c, word for word.
-    else throw new ReplyError('ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.')
+    else throw new ReplyError(ERR.DEBUG_RELOAD_OPTIONS)
   }
   const { persistence, databases, log, pause } = ctx.server
   const peer = ctx.client.peer
-  if (peer === undefined || persistence.inTransaction) throw new ReplyError('ERR DEBUG RELOAD needs a client connection outside a transaction')
+  if (peer === undefined || persistence.inTransaction) throw new ReplyError(ERR.DEBUG_RELOAD_NEEDS_CONNECTION)
   // A background save or log rewrite would commit what it took before the reload over it: refused
   // as redis refuses the save while a child runs (shared.err).
-  if (persistence.snapshots.inProgress || persistence.logRewriter.inProgress) throw new ReplyError('ERR')
+  if (persistence.snapshots.inProgress || persistence.logRewriter.inProgress) throw new ReplyError(ERR.BARE)
   if (save) {
     try {
       persistence.snapshots.saveSync(databases)
     } catch {
       // redis replies shared.err when rdbSave fails.
-      throw new ReplyError('ERR')
+      throw new ReplyError(ERR.BARE)
     }
   }
   // Every database is reloaded (redis emptyData(-1, ...)): each one's watchers are touched.
@@ -152,7 +151,7 @@ function debugReload(ctx: CommandContext, argv: CommandArgs): void {
     },
     (error: unknown) => {
       log.warning(`DEBUG RELOAD: ${(error as Error).message}`)
-      peer.reply.error('ERR Error trying to load the RDB dump')
+      peer.reply.error(ERR.DEBUG_RELOAD_LOAD_FAILED)
     },
   ).finally(() => {
     persistence.loading = false

@@ -7,7 +7,7 @@
  */
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ReplyError } from '../kernel/reply-error.js'
+import { ReplyError, noLatencySamplesText } from '../kernel/reply-error.js'
 import { latencySamples, latestSample, type LatencyMonitor, type LatencySeries } from '../../runtime/latency-monitor.js'
 import { latencyReport } from './latency-doctor.js'
 
@@ -59,7 +59,7 @@ export function latencyGraph(ctx: CommandContext, argv: CommandArgs): void {
   const event = argv.get(2).toString('latin1')
   const series = ctx.server.latency.get(event)
   // redis latency.c nodataerr.
-  if (series === undefined) throw new ReplyError(`ERR No samples available for event '${event}'`, 'latin1')
+  if (series === undefined) throw new ReplyError(noLatencySamplesText(event), 'latin1')
   ctx.client.reply.verbatim(latencyGraphText(event, series))
 }
 

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs'
 import { bloomOrWrongType } from '../kernel/key-kind.js'
 import { replacedBytes, reserveLoadBytes } from '../kernel/filter-budget.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, errText, filterFileText } from '../kernel/reply-error.js'
 import { ScalableBloomFilter } from '../../core/scalable-filter.js'
 import { decodeFilter, encodeFilter, type FilterRecord } from '../../format/codec.js'
 import { readFilterFile } from '../../store/filter-file.js'
@@ -22,7 +22,7 @@ import {
 import type { CommandArgs } from '../../protocol/command-args.js'
 
 /** redis rdb.c bgsaveCommand / saveCommand wording. */
-const BGSAVE_IN_PROGRESS = 'ERR Background save already in progress'
+const BGSAVE_IN_PROGRESS = ERR.BGSAVE_IN_PROGRESS
 const BGSAVE_STARTED = 'Background saving started'
 const BGSAVE_SCHEDULED = 'Background saving scheduled'
 
@@ -33,7 +33,7 @@ export function save(ctx: CommandContext): void {
   try {
     store.saveSync(ctx.server.databases)
   } catch (error) {
-    throw new ReplyError(`ERR ${(error as Error).message}`)
+    throw new ReplyError(errText((error as Error).message))
   }
   ctx.client.reply.simple('OK')
 }
@@ -70,7 +70,7 @@ function safePath(ctx: CommandContext, raw: Buffer, mode: 'read' | 'write'): { a
     // Every file bfs owns is refused (store/owned-files.ts).
     return resolveClientPath(ctx.server.config, ctx.server.configFile, raw, mode)
   } catch (error) {
-    if (error instanceof UnsafePathError) throw new ReplyError(`ERR ${error.message}`)
+    if (error instanceof UnsafePathError) throw new ReplyError(errText(error.message))
     throw error
   }
 }
@@ -84,7 +84,7 @@ export function bgrewriteaof(ctx: CommandContext): void {
     return
   }
   if (ctx.server.persistence.logRewriter.start() === 'in-progress') {
-    throw new ReplyError('ERR Background append only file rewriting already in progress')
+    throw new ReplyError(ERR.BGREWRITEAOF_IN_PROGRESS)
   }
   ctx.client.reply.simple('Background append only file rewriting started')
 }
@@ -98,7 +98,7 @@ export function bfSave(ctx: CommandContext, argv: CommandArgs): void {
   try {
     writeFilterFileSync(target.absolute, { name: argv.get(1), parts: entry.filter.toParts() })
   } catch (error) {
-    throw new ReplyError(`ERR cannot write ${target.relative}: ${(error as Error).message}`)
+    throw new ReplyError(filterFileText('cannot write', target.relative, (error as Error).message))
   }
   // Nothing to propagate: the dataset did not change.
   ctx.client.reply.simple('OK')
@@ -109,7 +109,7 @@ function fileSize(source: { absolute: string; relative: string }): number {
   try {
     return statSync(source.absolute).size
   } catch (error) {
-    throw new ReplyError(`ERR cannot read ${source.relative}: ${(error as Error).message}`)
+    throw new ReplyError(filterFileText('cannot read', source.relative, (error as Error).message))
   }
 }
 
@@ -160,9 +160,9 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
     if (bytes === undefined && ctx.server.config.appendonly) bytes = Buffer.concat(encodeFilter(record))
   } catch (error) {
     if (error instanceof DecodeError || error instanceof RangeError) {
-      throw new ReplyError(`ERR bad filter file ${source.relative}: ${error.message}`)
+      throw new ReplyError(filterFileText('bad filter file', source.relative, error.message))
     }
-    throw new ReplyError(`ERR cannot read ${source.relative}: ${(error as Error).message}`)
+    throw new ReplyError(filterFileText('cannot read', source.relative, (error as Error).message))
   }
   // A new entry (version 1, never saved) is written by the next snapshot; set() counts the change.
   registry.set(name, filter)

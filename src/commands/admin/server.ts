@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CommandContext } from '../kernel/context.js'
 import { containerOnly, entryRows, type CommandEntry } from '../kernel/table.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, configRewriteFailedText, configSetFailedText, configSetUnknownText } from '../kernel/reply-error.js'
 import { isKeyword, lowerAscii, text } from '../kernel/args.js'
 import { globMatch } from '../kernel/glob.js'
 import { infoText } from './info.js'
@@ -45,7 +45,7 @@ export function moduleList(ctx: CommandContext): void {
 
 /** MODULE LOAD | UNLOAD | LOADEX → an error: there is nothing to load */
 export function moduleLoad(): void {
-  throw new ReplyError('ERR bfs does not load modules: Bloom filter commands are built in')
+  throw new ReplyError(ERR.MODULE_NOT_SUPPORTED)
 }
 
 /** SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] → no reply on success: the server exits */
@@ -65,7 +65,7 @@ export function shutdown(ctx: CommandContext, argv: CommandArgs): void {
   // redis 7.0 shutdownCommand: ABORT takes no other flag, and cancels a shutdown rather than starting one.
   if ((abort && (save || noSave || otherFlag)) || (save && noSave)) throw new ReplyError(ERR.SYNTAX)
   // bfs's shutdown never waits for replicas, so there is never one in progress to abort.
-  if (abort) throw new ReplyError('ERR No shutdown in progress.')
+  if (abort) throw new ReplyError(ERR.NO_SHUTDOWN_IN_PROGRESS)
   const error = ctx.server.shutdown({ save, noSave })
   if (error !== undefined) throw new ReplyError(error)
   ctx.client.closeAfterReply()
@@ -86,12 +86,12 @@ function checkConfigSet(ctx: CommandContext, argv: CommandArgs): [ConfigKey, Ret
     const name = text(argv.get(i))
     const entry = configName(name)
     if (entry === undefined) {
-      if (refusal === undefined) throw new ReplyError(`ERR Unknown option or number of arguments for CONFIG SET - '${name}'`)
+      if (refusal === undefined) throw new ReplyError(configSetUnknownText(name))
       continue
     }
     if (refusal !== undefined) continue
-    if (!entry.spec.mutable) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - can't set immutable config`
-    if (names.includes(entry)) refusal = `ERR CONFIG SET failed (possibly related to argument '${name}') - duplicate parameter`
+    if (!entry.spec.mutable) refusal = configSetFailedText(name, "can't set immutable config")
+    if (names.includes(entry)) refusal = configSetFailedText(name, 'duplicate parameter')
     names.push(entry)
   }
   if (refusal !== undefined) throw new ReplyError(refusal)
@@ -104,7 +104,7 @@ function checkConfigSet(ctx: CommandContext, argv: CommandArgs): [ConfigKey, Ret
       return [entry.spec.name, parseConfigValue(entry.spec, [text(value)], ctx.server.config)]
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error
-      throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${entry.name}') - ${error.message}`)
+      throw new ReplyError(configSetFailedText(entry.name, error.message))
     }
   })
 }
@@ -159,7 +159,7 @@ export function configSet(ctx: CommandContext, argv: CommandArgs): void {
       if (updates.some(([name]) => name.startsWith('tls-'))) ctx.server.reconfigureTls?.(ctx.server.config)
       // redis config.c updateAppendonly's words; the reason goes to the log.
       ctx.server.log.warning(`Cannot turn on the append only file: ${(error as Error).message}`)
-      throw new ReplyError("ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.")
+      throw new ReplyError(configSetFailedText('appendonly', 'Unable to turn on AOF. Check server logs.'))
     }
   }
   const target = ctx.server.config as unknown as Record<string, unknown>
@@ -183,7 +183,7 @@ function applyTls(ctx: CommandContext, updates: readonly [ConfigKey, ReturnType<
   } catch (error) {
     if (!(error instanceof TlsConfigError)) throw error
     ctx.server.log.warning(error.message)
-    throw new ReplyError(`ERR CONFIG SET failed (possibly related to argument '${first[0]}') - Unable to update TLS configuration. Check server logs.`)
+    throw new ReplyError(configSetFailedText(first[0], 'Unable to update TLS configuration. Check server logs.'))
   }
 }
 
@@ -204,7 +204,7 @@ export function configResetstat(ctx: CommandContext): void {
  */
 export function configRewrite(ctx: CommandContext): void {
   const { configFile, config, log } = ctx.server
-  if (configFile === '') throw new ReplyError('ERR The server is running without a config file')
+  if (configFile === '') throw new ReplyError(ERR.NO_CONFIG_FILE)
   try {
     const newText = rewriteConfigText(readOldConfig(configFile), config, path.resolve(config.dir), ctx.server.acl.lines())
     // mkstemp's <file>.XXXXXX: a name no earlier, interrupted rewrite can have left.
@@ -212,7 +212,7 @@ export function configRewrite(ctx: CommandContext): void {
   } catch (error) {
     const reason = strerror((error as NodeJS.ErrnoException).code ?? '')
     log.warning(`CONFIG REWRITE failed: ${reason}`)
-    throw new ReplyError(`ERR Rewriting config file: ${reason}`)
+    throw new ReplyError(configRewriteFailedText(reason))
   }
   log.warning('CONFIG REWRITE executed with success.')
   ctx.client.reply.simple('OK')

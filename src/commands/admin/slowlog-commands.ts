@@ -1,7 +1,7 @@
 /** SLOWLOG GET/LEN/RESET: the log itself and what enters it are state/slowlog.ts. */
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 
 /** SLOWLOG GET [count] → the newest entries (10 unless told; -1: all) */
@@ -11,7 +11,7 @@ export function slowlogGet(ctx: CommandContext, argv: CommandArgs): void {
   let count = 10
   if (argv.length === 3) {
     const asked = parseInteger(argv.get(2))
-    if (asked === undefined || asked < -1) throw new ReplyError('ERR count should be greater than or equal to -1')
+    if (asked === undefined || asked < -1) throw new ReplyError(ERR.SLOWLOG_COUNT)
     count = asked === -1 ? slowlog.length : asked
   }
   if (config['slowlog-log-slower-than'] >= 0) slowlog.trim(config['slowlog-max-len'])

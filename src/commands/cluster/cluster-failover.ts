@@ -7,7 +7,7 @@
  */
 import type { CommandContext, ServerContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
 import { ManualFailovers, MF_TIMEOUT_MS, type PeerCommands } from '../../cluster/manual-failover.js'
 import { clusterPeerLink } from '../../cluster/peer-link.js'
 import { takeOverMaster } from '../kernel/cluster-replicaof.js'
@@ -22,15 +22,15 @@ export function clusterFailover(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length === 3) {
     if (argv.isKeyword(2, 'FORCE')) mode = 'force'
     else if (argv.isKeyword(2, 'TAKEOVER')) mode = 'takeover'
-    else throw new ReplyError('ERR syntax error')
+    else throw new ReplyError(ERR.SYNTAX)
   }
   const cluster = server.cluster!
-  if (cluster.myself.isMaster) throw new ReplyError('ERR You should send CLUSTER FAILOVER to a replica')
+  if (cluster.myself.isMaster) throw new ReplyError(ERR.FAILOVER_ON_MASTER)
   const master = cluster.myMaster()
-  if (master === undefined) throw new ReplyError("ERR I'm a replica but my master is unknown to me")
+  if (master === undefined) throw new ReplyError(ERR.FAILOVER_MASTER_UNKNOWN)
   // redis: the master FAIL-flagged or its bus link down; here the replication link is that link.
   if (mode === 'default' && (master.fail || server.replicaLink.state !== 'connected')) {
-    throw new ReplyError('ERR Master is down or failed, please use CLUSTER FAILOVER FORCE')
+    throw new ReplyError(ERR.FAILOVER_MASTER_DOWN)
   }
   const failover = manualFailovers(server)
   failover.reset()

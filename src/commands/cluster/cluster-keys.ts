@@ -21,7 +21,7 @@ function integerArg(argv: CommandArgs, index: number): number {
 /** CLUSTER COUNTKEYSINSLOT slot → the number of keys in the slot, or "ERR Invalid slot" */
 export function clusterCountkeysinslot(ctx: CommandContext, argv: CommandArgs): void {
   const slot = integerArg(argv, 2)
-  if (slot < 0 || slot >= CLUSTER_SLOTS) throw new ReplyError('ERR Invalid slot')
+  if (slot < 0 || slot >= CLUSTER_SLOTS) throw new ReplyError(ERR.INVALID_SLOT)
   ctx.client.reply.integer(keyspace(ctx).countKeysInSlot(slot))
 }
 
@@ -29,7 +29,7 @@ export function clusterCountkeysinslot(ctx: CommandContext, argv: CommandArgs): 
 export function clusterGetkeysinslot(ctx: CommandContext, argv: CommandArgs): void {
   const slot = integerArg(argv, 2)
   const max = integerArg(argv, 3)
-  if (slot < 0 || slot >= CLUSTER_SLOTS || max < 0) throw new ReplyError('ERR Invalid slot or number of keys')
+  if (slot < 0 || slot >= CLUSTER_SLOTS || max < 0) throw new ReplyError(ERR.INVALID_SLOT_OR_COUNT)
   const names = keyspace(ctx).keysInSlot(slot, max)
   const reply = ctx.client.reply
   reply.array(names.length)

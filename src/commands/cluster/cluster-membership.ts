@@ -6,7 +6,7 @@
 import net from 'node:net'
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, meetRefusalText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { clusterOf, namedNode, subcommandSyntaxError } from './cluster-view.js'
 
@@ -27,17 +27,17 @@ export function clusterMeet(ctx: CommandContext, argv: CommandArgs): void {
   const host = argv.get(2).toString('utf8')
   const portText = argv.get(3).toString('utf8')
   const port = parseInteger(argv.get(3))
-  if (port === undefined) throw new ReplyError(`ERR Invalid TCP base port specified: ${portText}`)
+  if (port === undefined) throw new ReplyError(meetRefusalText('TCP base port', portText))
   let cport = port + PORT_INCR
   if (argv.length === 5) {
     const given = parseInteger(argv.get(4))
-    if (given === undefined) throw new ReplyError(`ERR Invalid TCP bus port specified: ${argv.get(4).toString('utf8')}`)
+    if (given === undefined) throw new ReplyError(meetRefusalText('TCP bus port', argv.get(4).toString('utf8')))
     cport = given
   }
   // redis clusterStartHandshake: an IP (no host name) and ports in 1..65535.
   const ip = host.startsWith('::ffff:') ? host.slice(7) : host
   if (net.isIP(ip) === 0 || port <= 0 || port > 65535 || cport <= 0 || cport > 65535) {
-    throw new ReplyError(`ERR Invalid node address specified: ${host}:${portText}`)
+    throw new ReplyError(meetRefusalText('node address', `${host}:${portText}`))
   }
   state.learnMyIp(ipOf(ctx.client.laddr))
   const mine = state.myself.port === port && (state.myself.ip === ip || state.myself.ip === '')
@@ -51,8 +51,8 @@ export function clusterMeet(ctx: CommandContext, argv: CommandArgs): void {
 export function clusterForget(ctx: CommandContext, argv: CommandArgs): void {
   const state = clusterOf(ctx)
   const node = namedNode(state, argv, 2)
-  if (node === state.myself) throw new ReplyError("ERR I tried hard but I can't forget myself...")
-  if (!state.myself.isMaster && state.myself.masterId === node.id) throw new ReplyError("ERR Can't forget my master!")
+  if (node === state.myself) throw new ReplyError(ERR.FORGET_MYSELF)
+  if (!state.myself.isMaster && state.myself.masterId === node.id) throw new ReplyError(ERR.FORGET_MY_MASTER)
   state.forget(node)
   ctx.client.reply.simple('OK')
 }
@@ -72,13 +72,13 @@ export function clusterReset(ctx: CommandContext, argv: CommandArgs): void {
     else if (!argv.isKeyword(2, 'SOFT')) throw new ReplyError(ERR.SYNTAX)
   } else if (argv.length > 3) throw subcommandSyntaxError(argv)
   const state = clusterOf(ctx)
-  if (state.myself.isMaster && keyspace(ctx).size !== 0) throw new ReplyError("ERR CLUSTER RESET can't be called with master nodes containing keys")
+  if (state.myself.isMaster && keyspace(ctx).size !== 0) throw new ReplyError(ERR.RESET_WITH_KEYS)
   state.reset(hard)
   ctx.client.reply.simple('OK')
 }
 
 /** redis 7.0 cluster.c: READONLY, READWRITE and ASKING outside cluster mode. */
-const DISABLED = 'ERR This instance has cluster support disabled'
+const DISABLED = ERR.CLUSTER_DISABLED
 
 /** READONLY → +OK: a replica serves this connection reads of its master's slots */
 export function readonly(ctx: CommandContext): void {

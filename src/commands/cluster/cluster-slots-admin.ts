@@ -6,7 +6,7 @@
  */
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ERR, ReplyError, wrongArityText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, dontKnowNodeText, invalidConfigEpochText, nodesConfSaveText, slotHasKeysText, slotOwnerText, slotRangeReversedText, slotRefusalText, unknownNodeText, wrongArityText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { CLUSTER_SLOTS } from '../../core/key-slot.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'
@@ -15,7 +15,7 @@ import { clusterOf, namedNode } from './cluster-view.js'
 /** redis getSlotOrReply. */
 function slotArg(argv: CommandArgs, index: number): number {
   const slot = parseInteger(argv.get(index))
-  if (slot === undefined || slot < 0 || slot >= CLUSTER_SLOTS) throw new ReplyError('ERR Invalid or out of range slot')
+  if (slot === undefined || slot < 0 || slot >= CLUSTER_SLOTS) throw new ReplyError(ERR.INVALID_OR_OUT_OF_RANGE_SLOT)
   return slot
 }
 
@@ -23,9 +23,9 @@ function slotArg(argv: CommandArgs, index: number): number {
 function checkSlots(state: ClusterState, seen: Uint8Array, del: boolean, start: number, end: number): void {
   for (let slot = start; slot <= end; slot++) {
     const owner = state.slotOwner(slot)
-    if (del && owner === undefined) throw new ReplyError(`ERR Slot ${slot} is already unassigned`)
-    if (!del && owner !== undefined) throw new ReplyError(`ERR Slot ${slot} is already busy`)
-    if (seen[slot]++ === 1) throw new ReplyError(`ERR Slot ${slot} specified multiple times`)
+    if (del && owner === undefined) throw new ReplyError(slotRefusalText(slot, 'unassigned'))
+    if (!del && owner !== undefined) throw new ReplyError(slotRefusalText(slot, 'busy'))
+    if (seen[slot]++ === 1) throw new ReplyError(slotRefusalText(slot, 'repeated'))
   }
 }
 
@@ -60,7 +60,7 @@ function addOrDelRanges(ctx: CommandContext, argv: CommandArgs, del: boolean): v
   for (let i = 2; i < argv.length; i += 2) {
     const start = slotArg(argv, i)
     const end = slotArg(argv, i + 1)
-    if (start > end) throw new ReplyError(`ERR start slot number ${start} is greater than end slot number ${end}`)
+    if (start > end) throw new ReplyError(slotRangeReversedText(start, end))
     checkSlots(state, seen, del, start, end)
   }
   updateSlots(ctx, seen, del)
@@ -89,7 +89,7 @@ export function clusterDelslotsrange(ctx: CommandContext, argv: CommandArgs): vo
 /** CLUSTER FLUSHSLOTS → +OK: myself owns no slot (its database must be empty) */
 export function clusterFlushslots(ctx: CommandContext): void {
   const state = clusterOf(ctx)
-  if (keyspace(ctx).size !== 0) throw new ReplyError('ERR DB must be empty to perform CLUSTER FLUSHSLOTS.')
+  if (keyspace(ctx).size !== 0) throw new ReplyError(ERR.FLUSHSLOTS_NOT_EMPTY)
   for (const slot of state.slotsOf(state.myself)) state.setSlotOwner(slot, undefined)
   state.changed()
   ctx.client.reply.simple('OK')
@@ -107,9 +107,9 @@ export function clusterSetConfigEpoch(ctx: CommandContext, argv: CommandArgs): v
   const state = clusterOf(ctx)
   const epoch = parseInteger(argv.get(2))
   if (epoch === undefined) throw new ReplyError(ERR.NOT_INTEGER)
-  if (epoch < 0) throw new ReplyError(`ERR Invalid config epoch specified: ${epoch}`)
-  if (state.nodes.size > 1) throw new ReplyError('ERR The user can assign a config epoch only when the node does not know any other node.')
-  if (state.myself.configEpoch !== 0) throw new ReplyError('ERR Node config epoch is already non-zero')
+  if (epoch < 0) throw new ReplyError(invalidConfigEpochText(epoch))
+  if (state.nodes.size > 1) throw new ReplyError(ERR.EPOCH_WITH_OTHER_NODES)
+  if (state.myself.configEpoch !== 0) throw new ReplyError(ERR.EPOCH_ALREADY_SET)
   state.myself.configEpoch = epoch
   ctx.server.log.warning(`configEpoch set to ${epoch} via CLUSTER SET-CONFIG-EPOCH`)
   if (state.currentEpoch < epoch) state.currentEpoch = epoch
@@ -122,7 +122,7 @@ export function clusterSaveconfig(ctx: CommandContext): void {
   try {
     clusterOf(ctx).saveConfig()
   } catch (error) {
-    throw new ReplyError(`ERR error saving the cluster node config: ${(error as Error).message}`)
+    throw new ReplyError(nodesConfSaveText((error as Error).message))
   }
   ctx.client.reply.simple('OK')
 }
@@ -132,30 +132,29 @@ function targetMaster(state: ClusterState, argv: CommandArgs, unknown: (id: stri
   const id = argv.get(4).toString('utf8')
   const node = state.nodeById(id)
   if (node === undefined) throw new ReplyError(unknown(id))
-  if (!node.isMaster) throw new ReplyError('ERR Target node is not a master')
+  if (!node.isMaster) throw new ReplyError(ERR.TARGET_NOT_MASTER)
   return node
 }
 
 /** CLUSTER SETSLOT slot IMPORTING|MIGRATING node-id | STABLE | NODE node-id → +OK */
 export function clusterSetslot(ctx: CommandContext, argv: CommandArgs): void {
   const state = clusterOf(ctx)
-  if (!state.myself.isMaster) throw new ReplyError('ERR Please use SETSLOT only with masters.')
+  if (!state.myself.isMaster) throw new ReplyError(ERR.SETSLOT_ON_REPLICA)
   const slot = slotArg(argv, 2)
   const action = argv.get(3).toString('latin1').toLowerCase()
-  const unknownNode = (id: string): string => `ERR I don't know about node ${id}`
   if (action === 'migrating' && argv.length === 5) {
-    if (state.slotOwner(slot) !== state.myself) throw new ReplyError(`ERR I'm not the owner of hash slot ${slot}`)
-    state.migratingTo.set(slot, targetMaster(state, argv, unknownNode))
+    if (state.slotOwner(slot) !== state.myself) throw new ReplyError(slotOwnerText(slot, 'not-mine'))
+    state.migratingTo.set(slot, targetMaster(state, argv, dontKnowNodeText))
   } else if (action === 'importing' && argv.length === 5) {
-    if (state.slotOwner(slot) === state.myself) throw new ReplyError(`ERR I'm already the owner of hash slot ${slot}`)
-    state.importingFrom.set(slot, targetMaster(state, argv, unknownNode))
+    if (state.slotOwner(slot) === state.myself) throw new ReplyError(slotOwnerText(slot, 'mine'))
+    state.importingFrom.set(slot, targetMaster(state, argv, dontKnowNodeText))
   } else if (action === 'stable' && argv.length === 4) {
     state.importingFrom.delete(slot)
     state.migratingTo.delete(slot)
   } else if (action === 'node' && argv.length === 5) {
-    setSlotNode(ctx, state, slot, targetMaster(state, argv, (id) => `ERR Unknown node ${id}`))
+    setSlotNode(ctx, state, slot, targetMaster(state, argv, unknownNodeText))
   } else {
-    throw new ReplyError('ERR Invalid CLUSTER SETSLOT action or number of arguments. Try CLUSTER HELP')
+    throw new ReplyError(ERR.SETSLOT_SYNTAX)
   }
   state.changed()
   ctx.client.reply.simple('OK')
@@ -170,7 +169,7 @@ function setSlotNode(ctx: CommandContext, state: ClusterState, slot: number, nod
   const myself = state.myself
   const keys = state.host.countKeysInSlot(slot)
   if (state.slotOwner(slot) === myself && node !== myself && keys !== 0) {
-    throw new ReplyError(`ERR Can't assign hashslot ${slot} to a different node while I still hold keys for this hash slot.`)
+    throw new ReplyError(slotHasKeysText(slot))
   }
   if (keys === 0) state.migratingTo.delete(slot)
   const wasMine = state.slotOwner(slot) === myself

@@ -4,7 +4,7 @@
  */
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, subcommandSyntaxWords, unknownNodeText } from '../kernel/reply-error.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'
 import type { ClusterNode } from '../../cluster/cluster-node.js'
 import { CLUSTER_SLOTS, keyHashSlot } from '../../core/key-slot.js'
@@ -20,14 +20,14 @@ export function clusterOf(ctx: CommandContext): ClusterState {
 /** redis addReplySubcommandSyntaxError: a subcommand given a count of arguments it does not take. */
 export function subcommandSyntaxError(argv: CommandArgs): ReplyError {
   const command = argv.get(0).toString('utf8').toUpperCase()
-  return new ReplyError(`ERR unknown subcommand or wrong number of arguments for '${argv.get(1).toString('utf8')}'. Try ${command} HELP.`)
+  return new ReplyError(subcommandSyntaxWords(command, argv.get(1).toString('utf8')))
 }
 
 /** A node named by argument `index`, or redis's `Unknown node <id>`. */
 export function namedNode(state: ClusterState, argv: CommandArgs, index: number): ClusterNode {
   const id = argv.get(index).toString('utf8')
   const node = state.nodeById(id)
-  if (node === undefined) throw new ReplyError(`ERR Unknown node ${id}`)
+  if (node === undefined) throw new ReplyError(unknownNodeText(id))
   return node
 }
 
@@ -61,7 +61,7 @@ export function clusterLinks(ctx: CommandContext): void {
 export function clusterReplicas(ctx: CommandContext, argv: CommandArgs): void {
   const state = clusterOf(ctx)
   const node = namedNode(state, argv, 2)
-  if (!node.isMaster) throw new ReplyError('ERR The specified node is not a master')
+  if (!node.isMaster) throw new ReplyError(ERR.NODE_NOT_MASTER)
   const replicas = state.replicasOf(node)
   ctx.client.reply.array(replicas.length)
   for (const replica of replicas) ctx.client.reply.bulk(describeNode(state, replica, ctx.client.tls !== false))

@@ -9,7 +9,7 @@
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { containerOnly, helpSubcommand, type CommandHandler, type CommandSpec, type SubcommandSpec } from '../kernel/table.js'
-import { ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError } from '../kernel/reply-error.js'
 import {
   clusterCountFailureReports, clusterInfo, clusterKeyslot, clusterLinks, clusterMyid, clusterNodes, clusterReplicas, clusterShards,
   clusterSlots,
@@ -23,7 +23,7 @@ import { clusterCountkeysinslot, clusterGetkeysinslot } from './cluster-keys.js'
 import { clusterFailover } from './cluster-failover.js'
 
 /** redis 7.0 cluster.c clusterCommand outside cluster mode. */
-export const CLUSTER_DISABLED = 'ERR This instance has cluster support disabled'
+export const CLUSTER_DISABLED = ERR.CLUSTER_DISABLED
 
 /** A subcommand's handler, run only in cluster mode. */
 function inClusterMode(handler: CommandHandler): CommandHandler {

@@ -1,7 +1,7 @@
 /** CLIENT PAUSE and CLIENT UNPAUSE; the pauses and what they hold are state/client-pause.ts. */
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import type { PauseType } from '../state/client-pause.js'
 
@@ -12,12 +12,12 @@ export function clientPause(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length === 4) {
     if (argv.isKeyword(3, 'WRITE')) type = 'write'
     else if (argv.isKeyword(3, 'ALL')) type = 'all'
-    else throw new ReplyError('ERR CLIENT PAUSE mode must be WRITE or ALL')
+    else throw new ReplyError(ERR.CLIENT_PAUSE_MODE)
   }
   // redis timeout.c getTimeoutFromObjectOrReply, UNIT_MILLISECONDS.
   const timeout = parseInteger(argv.get(2))
-  if (timeout === undefined) throw new ReplyError('ERR timeout is not an integer or out of range')
-  if (timeout < 0) throw new ReplyError('ERR timeout is negative')
+  if (timeout === undefined) throw new ReplyError(ERR.TIMEOUT_NOT_INTEGER)
+  if (timeout < 0) throw new ReplyError(ERR.TIMEOUT_NEGATIVE)
   ctx.server.pause.pause('client', Date.now() + timeout, type)
   ctx.client.reply.simple('OK')
 }

@@ -1,6 +1,6 @@
 /** Connection commands: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT and its subcommands, as redis 7.0 answers them. */
 import type { CommandContext, ClientSession } from '../kernel/context.js'
-import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, helloSyntaxText, noSuchUserText, subcommandSyntaxText, unknownClientTypeText, unrecognizedOptionText } from '../kernel/reply-error.js'
 import { isKeyword, parseInteger, text } from '../kernel/args.js'
 import { REDIS_VERSION } from '../../runtime/version.js'
 import { writeModuleList } from '../kernel/modules.js'
@@ -33,7 +33,7 @@ export function quit(ctx: CommandContext): void {
   ctx.client.closeAfterReply()
 }
 
-const WRONGPASS = 'WRONGPASS invalid username-password pair or user is disabled.'
+const WRONGPASS = ERR.WRONGPASS
 
 /**
  * The user name and password check shared by AUTH and HELLO ... AUTH (redis ACLAuthenticateUser):
@@ -55,7 +55,7 @@ export function auth(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length > 3) throw new ReplyError(ERR.SYNTAX)
   if (argv.length === 2 && ctx.server.acl.get(DEFAULT_USER)!.nopass) {
     // redis 7.0 acl.c authCommand
-    throw new ReplyError('ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?')
+    throw new ReplyError(ERR.AUTH_WITHOUT_PASSWORD)
   }
   const user = argv.length === 3 ? argv.get(1) : Buffer.from('default')
   if (!authenticate(ctx, user, argv.get(argv.length - 1), argv.get(0))) throw new ReplyError(WRONGPASS)
@@ -68,8 +68,8 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
   let protocol: 2 | 3 | undefined
   if (argv.length >= 2) {
     const version = parseInteger(argv.get(1))
-    if (version === undefined) throw new ReplyError('ERR Protocol version is not an integer or out of range')
-    if (version < 2 || version > 3) throw new ReplyError('NOPROTO unsupported protocol version')
+    if (version === undefined) throw new ReplyError(ERR.PROTOCOL_VERSION_NOT_INTEGER)
+    if (version < 2 || version > 3) throw new ReplyError(ERR.NOPROTO)
     protocol = version as 2 | 3
   }
   // redis 7.0 networking.c helloCommand acts on each option as it reads it: an AUTH or SETNAME
@@ -83,12 +83,12 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
       setClientName(client, argv.get(i + 1))
       i += 1
     } else {
-      throw new ReplyError(`ERR Syntax error in HELLO option '${argv.get(i).toString('latin1')}'`, 'latin1')
+      throw new ReplyError(helloSyntaxText(argv.get(i).toString('latin1')), 'latin1')
     }
   }
   if (!client.authenticated) {
     // redis 7.0's words (7.2 added "<proto>").
-    throw new ReplyError('NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time')
+    throw new ReplyError(ERR.HELLO_NOAUTH)
   }
   if (protocol !== undefined) client.reply.protocol = protocol
   const reply = client.reply
@@ -135,7 +135,7 @@ export function reset(ctx: CommandContext): void {
 /** redis networking.c validateClientAttr: no spaces, newlines or special characters. */
 function setClientName(client: ClientSession, name: Buffer): void {
   for (const c of name) {
-    if (c < 0x21 || c > 0x7e) throw new ReplyError('ERR Client names cannot contain spaces, newlines or special characters.')
+    if (c < 0x21 || c > 0x7e) throw new ReplyError(ERR.CLIENT_NAME_CHARACTERS)
   }
   client.name = name.toString('latin1')
 }
@@ -162,10 +162,10 @@ export function clientSetname(ctx: CommandContext, argv: CommandArgs): void {
 export function clientSetinfo(ctx: CommandContext, argv: CommandArgs): void {
   const self = ctx.client
   const value = argv.get(3).toString('latin1')
-  if (/[\s]/.test(value)) throw new ReplyError("ERR lib-name and lib-ver cannot contain spaces, newlines or special characters.")
+  if (/[\s]/.test(value)) throw new ReplyError(ERR.CLIENT_LIB_CHARACTERS)
   if (argv.isKeyword(2, 'LIB-NAME')) self.libName = value
   else if (argv.isKeyword(2, 'LIB-VER')) self.libVersion = value
-  else throw new ReplyError(`ERR Unrecognized option '${argv.get(2).toString('latin1')}'`, 'latin1')
+  else throw new ReplyError(unrecognizedOptionText(argv.get(2).toString('latin1')), 'latin1')
   self.reply.simple('OK')
 }
 
@@ -192,7 +192,7 @@ function clientsToList(ctx: CommandContext, argv: CommandArgs): Iterable<ClientS
     const found: ClientSession[] = []
     for (let j = 3; j < argc; j++) {
       const id = parseInteger(argv.get(j))
-      if (id === undefined) throw new ReplyError('ERR Invalid client ID')
+      if (id === undefined) throw new ReplyError(ERR.INVALID_CLIENT_ID)
       for (const other of ctx.server.clients()) if (other.id === id) found.push(other)
     }
     return found
@@ -207,7 +207,7 @@ function clientTypeByName(name: Buffer): ClientType {
   if (isKeyword(name, 'SLAVE') || isKeyword(name, 'REPLICA')) return 'replica'
   if (isKeyword(name, 'PUBSUB')) return 'pubsub'
   if (isKeyword(name, 'MASTER')) return 'master'
-  throw new ReplyError(`ERR Unknown client type '${name.toString('latin1')}'`, 'latin1')
+  throw new ReplyError(unknownClientTypeText(name.toString('latin1')), 'latin1')
 }
 
 /** CLIENT KILL ip:port | CLIENT KILL [ID id] [TYPE type] [USER user] [ADDR ip:port] [LADDR ip:port] [SKIPME yes|no] */
@@ -222,7 +222,7 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
         return
       }
     }
-    throw new ReplyError('ERR No such client')
+    throw new ReplyError(ERR.NO_SUCH_CLIENT)
   }
   if (argv.length % 2 !== 0) throw new ReplyError(ERR.SYNTAX)
   let id: number | undefined
@@ -236,11 +236,11 @@ export function clientKill(ctx: CommandContext, argv: CommandArgs): void {
     const value = argv.get(i + 1)
     if (isKeyword(option, 'ID')) {
       id = parseInteger(value)
-      if (id === undefined || id <= 0) throw new ReplyError('ERR client-id should be greater than 0')
+      if (id === undefined || id <= 0) throw new ReplyError(ERR.CLIENT_ID_NOT_POSITIVE)
     } else if (isKeyword(option, 'TYPE')) type = clientTypeByName(value)
     else if (isKeyword(option, 'USER')) {
       user = value.toString('latin1')
-      if (ctx.server.acl.get(user) === undefined) throw new ReplyError(`ERR No such user '${user}'`, 'latin1')
+      if (ctx.server.acl.get(user) === undefined) throw new ReplyError(noSuchUserText(user), 'latin1')
     } else if (isKeyword(option, 'ADDR')) addr = text(value)
     else if (isKeyword(option, 'LADDR')) laddr = text(value)
     else if (isKeyword(option, 'SKIPME')) {
@@ -307,7 +307,7 @@ export function clientNoEvict(ctx: CommandContext, argv: CommandArgs): void {
 }
 
 /** redis 7.0 blocked.c: what a client unblocked with CLIENT UNBLOCK id ERROR receives. */
-const UNBLOCKED = 'UNBLOCKED client unblocked via CLIENT UNBLOCK'
+const UNBLOCKED = ERR.UNBLOCKED_BY_CLIENT
 
 /** CLIENT UNBLOCK id [TIMEOUT|ERROR] → 1 when the client was blocked in WAIT (it answers now), else 0 */
 export function clientUnblock(ctx: CommandContext, argv: CommandArgs): void {
@@ -316,7 +316,7 @@ export function clientUnblock(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length === 4) {
     if (argv.isKeyword(3, 'TIMEOUT')) error = false
     else if (argv.isKeyword(3, 'ERROR')) error = true
-    else throw new ReplyError('ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR')
+    else throw new ReplyError(ERR.CLIENT_UNBLOCK_REASON)
   }
   const id = parseInteger(argv.get(2))
   if (id === undefined) throw new ReplyError(ERR.NOT_INTEGER)
@@ -331,7 +331,7 @@ export function clientUnblock(ctx: CommandContext, argv: CommandArgs): void {
 /** CLIENT TRACKING ON|OFF [options] → +OK for OFF; bfs has no client-side caching, so ON is refused */
 export function clientTracking(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.isKeyword(2, 'OFF')) ctx.client.reply.simple('OK')
-  else if (argv.isKeyword(2, 'ON')) throw new ReplyError('ERR CLIENT TRACKING is not supported by this server (bfs has no client-side caching)')
+  else if (argv.isKeyword(2, 'ON')) throw new ReplyError(ERR.CLIENT_TRACKING_UNSUPPORTED)
   else throw new ReplyError(ERR.SYNTAX)
 }
 
@@ -339,7 +339,7 @@ export function clientTracking(ctx: CommandContext, argv: CommandArgs): void {
 export function clientCaching(ctx: CommandContext, argv: CommandArgs): void {
   void argv
   void ctx
-  throw new ReplyError('ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled')
+  throw new ReplyError(ERR.CLIENT_CACHING_NOT_TRACKING)
 }
 
 /** CLIENT GETREDIR → -1 (tracking is off) */

@@ -1,13 +1,13 @@
 /** The MONITOR command and RESET's way out of it; the monitors and what they are fed: state/monitor-hub.ts. */
 import type { CommandContext } from '../kernel/context.js'
-import { ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError } from '../kernel/reply-error.js'
 
 /** MONITOR → +OK, then the commands every client runs; again: nothing (redis ignores it). */
 export function monitor(ctx: CommandContext): void {
   const { client, server } = ctx
   // redis monitorCommand: CLIENT_DENY_BLOCKING, which a command run by EXEC has (MONITOR is queued
   // otherwise, so a transaction under way means EXEC runs it).
-  if (client.transaction !== undefined) throw new ReplyError("ERR MONITOR isn't allowed for DENY BLOCKING client")
+  if (client.transaction !== undefined) throw new ReplyError(ERR.MONITOR_DENY_BLOCKING)
   if (server.monitors.has(client) || client.kind !== 'normal') return
   server.monitors.add(client)
   client.monitoring = true

@@ -8,7 +8,7 @@ import type { ClientSession, CommandContext } from '../kernel/context.js'
 import type { SubscriptionKind } from '../state/pubsub-hub.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { REPLICAS_ONLY } from '../../store/persistence.js'
-import { ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
 
 /** The confirmation words of each namespace (redis shared.subscribebulk, ...). */
 const WORDS: Record<SubscriptionKind, { subscribe: string; unsubscribe: string }> = {
@@ -70,7 +70,7 @@ export function psubscribe(ctx: CommandContext, argv: CommandArgs): void {
 export function ssubscribe(ctx: CommandContext, argv: CommandArgs): void {
   // redis ssubscribeCommand: refused to a CLIENT_DENY_BLOCKING client, which a transaction's is
   // (SUBSCRIBE and PSUBSCRIBE make an exception for MULTI, "for backward compatibility").
-  if (ctx.client.transaction !== undefined) throw new ReplyError("ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+  if (ctx.client.transaction !== undefined) throw new ReplyError(ERR.SSUBSCRIBE_DENY_BLOCKING)
   subscribeAll(ctx, argv, 'shardChannels')
 }
 

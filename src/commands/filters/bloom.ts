@@ -9,7 +9,7 @@ import { isFilterError } from '../../core/filter-error.js'
 import type { BloomEntry } from '../../store/registry.js'
 import { bloomOrWrongType } from '../kernel/key-kind.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
-import { ERR, FILTER_ERROR_TEXT, ReplyError } from '../kernel/reply-error.js'
+import { ERR, FILTER_ERROR_TEXT, ReplyError, wrongArityText } from '../kernel/reply-error.js'
 import { isKeyword, parseDouble, parseInteger } from '../kernel/args.js'
 import { ONE, ZERO } from '../../protocol/shared-replies.js'
 import { reserveFilterBytes, scaleUpRefusal } from '../kernel/filter-budget.js'
@@ -309,7 +309,7 @@ export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
   addItems(ctx, entry, argv, itemsAt)
 
   function wrongArity(): string {
-    return "ERR wrong number of arguments for 'bf.insert' command"
+    return wrongArityText('bf.insert')
   }
 }
 

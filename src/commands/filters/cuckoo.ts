@@ -18,7 +18,7 @@ import { parseInteger } from '../kernel/args.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import { createCuckoo, cuckooGrowthCheck, endGrowthCheck } from './cuckoo-budget.js'
 import { cuckooOrWrongType } from '../kernel/key-kind.js'
-import { ERR, ReplyError, wrongArityText } from '../kernel/reply-error.js'
+import { ERR, ReplyError, cfOptionRangeText, cfUnparsableOptionText, wrongArityText } from '../kernel/reply-error.js'
 
 /** Capacity of a filter CF.ADD / CF.INSERT create (RedisBloom's module argument CF_INITIAL_SIZE, default 1024). */
 export const CF_DEFAULT_CAPACITY = 1024
@@ -39,8 +39,8 @@ function reserveOption(argv: CommandArgs, keyword: string, fallback: number, min
   const at = argIndex(argv, keyword)
   if (at === -1) return fallback
   const value = at + 1 < argv.length ? parseInteger(argv.get(at + 1)) : undefined
-  if (value === undefined) throw new ReplyError(`Couldn't parse ${keyword}`)
-  if (value < min || value > max) throw new ReplyError(`${keyword}: value must be an integer between ${min} and ${max}, inclusive.`)
+  if (value === undefined) throw new ReplyError(cfUnparsableOptionText(keyword))
+  if (value < min || value > max) throw new ReplyError(cfOptionRangeText(keyword, min, max))
   return value
 }
 

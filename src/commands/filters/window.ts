@@ -27,36 +27,25 @@ import { ERR, FILTER_ERROR_TEXT, ReplyError } from '../kernel/reply-error.js'
 import type { CommandSpec } from '../kernel/table.js'
 import { openedForWrite } from '../kernel/transaction.js'
 
-/** APBF.RESERVE's own errors, in BF.RESERVE's wording (rebloom.c BFReserve_RedisCommand). */
-export const WINDOW_ERR = {
-  BAD_TYPE: 'ERR bad window type (COUNT or TIME)',
-  NO_TIME_SPAN: 'ERR TIME windows need a time span',
-  COUNT_TIME_SPAN: 'ERR COUNT windows take no time span',
-  BAD_TIME_SPAN: 'ERR bad time span',
-  TIME_SPAN_RANGE: `ERR (0 < time span <= ${Math.floor(MAX_WINDOW_MS / 1000)})`,
-  ERROR_RATE_TOO_SMALL: `ERR (${MIN_WINDOW_ERROR_RATE} <= error rate < 1)`,
-  BAD_TIMESTAMP: 'ERR bad timestamp',
-} as const
-
 /** The arguments of APBF.RESERVE, checked in BF.RESERVE's order: rate, capacity, then the span. */
 function reserveOptions(argv: CommandArgs): WindowOptions {
   const kind = argv.isKeyword(2, 'COUNT') ? 'count' : argv.isKeyword(2, 'TIME') ? 'time' : undefined
-  if (kind === undefined) throw new ReplyError(WINDOW_ERR.BAD_TYPE)
+  if (kind === undefined) throw new ReplyError(ERR.WINDOW_BAD_TYPE)
   const errorRate = parseDouble(argv.get(3))
   if (errorRate === undefined) throw new ReplyError(ERR.BAD_ERROR_RATE)
   if (errorRate >= 1 || errorRate <= 0) throw new ReplyError(ERR.ERROR_RATE_RANGE)
-  if (errorRate < MIN_WINDOW_ERROR_RATE) throw new ReplyError(WINDOW_ERR.ERROR_RATE_TOO_SMALL)
+  if (errorRate < MIN_WINDOW_ERROR_RATE) throw new ReplyError(ERR.WINDOW_ERROR_RATE_TOO_SMALL)
   const capacity = parseInteger(argv.get(4))
   if (capacity === undefined) throw new ReplyError(ERR.BAD_CAPACITY)
   if (capacity <= 0) throw new ReplyError(ERR.CAPACITY_RANGE)
   if (kind === 'count') {
-    if (argv.length > 5) throw new ReplyError(WINDOW_ERR.COUNT_TIME_SPAN)
+    if (argv.length > 5) throw new ReplyError(ERR.WINDOW_COUNT_TIME_SPAN)
     return { kind, errorRate, capacity }
   }
-  if (argv.length < 6) throw new ReplyError(WINDOW_ERR.NO_TIME_SPAN)
+  if (argv.length < 6) throw new ReplyError(ERR.WINDOW_NO_TIME_SPAN)
   const seconds = parseInteger(argv.get(5))
-  if (seconds === undefined) throw new ReplyError(WINDOW_ERR.BAD_TIME_SPAN)
-  if (seconds <= 0 || seconds * 1000 > MAX_WINDOW_MS) throw new ReplyError(WINDOW_ERR.TIME_SPAN_RANGE)
+  if (seconds === undefined) throw new ReplyError(ERR.WINDOW_BAD_TIME_SPAN)
+  if (seconds <= 0 || seconds * 1000 > MAX_WINDOW_MS) throw new ReplyError(ERR.WINDOW_TIME_SPAN_RANGE)
   return { kind, errorRate, capacity, windowMs: seconds * 1000 }
 }
 
@@ -165,7 +154,7 @@ export function apbfAdd(ctx: CommandContext, argv: CommandArgs): void {
 /** APBF.ADDAT key unix-ms item [item ...] → as APBF.ADD, the items added at that time (not before a TIME window's latest add) */
 export function apbfAddat(ctx: CommandContext, argv: CommandArgs): void {
   const at = parseInteger(argv.get(2))
-  if (at === undefined || at < 0) throw new ReplyError(WINDOW_ERR.BAD_TIMESTAMP)
+  if (at === undefined || at < 0) throw new ReplyError(ERR.WINDOW_BAD_TIMESTAMP)
   openedForWrite(ctx)
   addItems(ctx, existingWindow(ctx, argv), argv, 3, at)
 }

@@ -16,10 +16,7 @@ import type { AclDenial } from '../state/acl/acl-log.js'
 import { keyPlanOf, planKeyPositions, type KeyPlan } from './command-getkeys.js'
 import { globMatch } from './glob.js'
 import { clientInfoLine } from './client-info.js'
-
-export const NOPERM_KEY = 'NOPERM this user has no permissions to access one of the keys used as arguments'
-export const NOPERM_CHANNEL = 'NOPERM this user has no permissions to access one of the channels used as arguments'
-export const nopermCommandText = (fullName: string): string => `NOPERM this user has no permissions to run the '${fullName}' command`
+import { ERR, aclChangedInExecText, nopermCommandText } from './reply-error.js'
 
 /** A denial: why, and the argument (key or channel) it is about. */
 export interface AclDenied {
@@ -156,7 +153,7 @@ function selectorDenial(user: AclSelector, entry: CommandEntry, row: CommandRow,
 /** The reply to a denial (redis processCommand's rejectCommandFormat texts). */
 export function denialText(denied: AclDenied, row: CommandRow): string {
   if (denied.reason === 'command') return nopermCommandText(row.fullName)
-  return denied.reason === 'key' ? NOPERM_KEY : NOPERM_CHANNEL
+  return denied.reason === 'key' ? ERR.NOPERM_KEY : ERR.NOPERM_CHANNEL
 }
 
 /** Logs a denial in ACL LOG (redis addACLLogEntry). `object` defaults to the command or the argument. */
@@ -192,7 +189,5 @@ export function aclRefusal(ctx: CommandContext, entry: CommandEntry, row: Comman
 
 /** redis 7.0 multi.c execCommand's text for a queued command that may no longer run. */
 export function aclExecText(denied: AclDenied): string {
-  const reason = denied.reason === 'command' ? 'no permission to execute the command or subcommand'
-    : denied.reason === 'key' ? 'no permission to touch the specified keys' : 'no permission to access one of the channels used as arguments'
-  return `NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ${reason}`
+  return aclChangedInExecText(denied.reason)
 }

@@ -9,7 +9,7 @@
  * unmodified Sentinel cannot fail over a redis cluster node: docs/reference/compatibility.md.
  */
 import type { CommandContext, ServerContext } from './context.js'
-import { ReplyError } from './reply-error.js'
+import { ReplyError, unknownNodeText } from './reply-error.js'
 
 /** REPLICAOF NO ONE in cluster mode → +OK; a replica takes its master's slots over */
 export function clusterReplicaofNoOne(ctx: CommandContext): void {
@@ -24,7 +24,7 @@ export function clusterReplicaofAddress(ctx: CommandContext, host: string, port:
   const cluster = server.cluster!
   const node = cluster.nodeByAddress(host, port)
   // cluster.c CLUSTER REPLICATE: "Unknown node <id>"; here the node is named by its address.
-  if (node === undefined) throw new ReplyError(`ERR Unknown node ${host}:${port}`)
+  if (node === undefined) throw new ReplyError(unknownNodeText(`${host}:${port}`))
   if (cluster.myself.masterId === node.id && server.replication.role === 'replica') {
     client.reply.simple('OK Already connected to specified master')
     return

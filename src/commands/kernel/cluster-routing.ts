@@ -24,6 +24,7 @@ import { COMMAND_DOCS } from './command-docs.js'
 import { keyHashSlot } from '../../core/key-slot.js'
 import { FilterRegistry } from '../../store/registry.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'
+import { ERR, askText, movedText } from './reply-error.js'
 
 /** How a row's keys are found: none, a [first, last, step] range, or the key specs in full. */
 type KeyPlan = { readonly kind: 'none' } | { readonly kind: 'range'; readonly first: number; readonly last: number; readonly step: number } | { readonly kind: 'specs' }
@@ -143,8 +144,8 @@ export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: C
   const state = ctx.server.cluster!
   if (servedAtOnce(state, entry, argv)) return undefined
   const query = queryOf(ctx, state, entry, argv)
-  if (query.unbound) return 'CLUSTERDOWN Hash slot not served'
-  if (query.crossSlot) return "CROSSSLOT Keys in request don't hash to the same slot"
+  if (query.unbound) return ERR.CLUSTERDOWN_UNBOUND
+  if (query.crossSlot) return ERR.CROSSSLOT
   if (query.firstKey === undefined) return undefined
   return redirection(ctx, state, entry, query, asking)
 }
@@ -153,25 +154,25 @@ export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: C
 function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEntry, query: Query, asking: boolean): string | undefined {
   const slot = query.slot
   const owner = state.slotOwner(slot)
-  if (owner === undefined) return 'CLUSTERDOWN Hash slot not served'
+  if (owner === undefined) return ERR.CLUSTERDOWN_UNBOUND
   const myself = state.myself
   const migrating = owner === myself && state.migratingTo.has(slot)
   const importing = !migrating && state.importingFrom.has(slot)
   // cluster-allow-pubsubshard-when-down is yes in bfs: shard channels are served while down.
   if (state.state !== 'ok' && !query.shardChannels) {
-    if (!ctx.server.config['cluster-allow-reads-when-down']) return 'CLUSTERDOWN The cluster is down'
-    if (query.writes) return 'CLUSTERDOWN The cluster is down and only accepts read commands'
+    if (!ctx.server.config['cluster-allow-reads-when-down']) return ERR.CLUSTERDOWN
+    if (query.writes) return ERR.CLUSTERDOWN_READS_ONLY
   }
   if ((migrating || importing) && entry.row.fullName === 'migrate') return undefined
   if (migrating && query.missing > 0) {
-    if (query.existing > 0) return 'TRYAGAIN Multiple keys request during rehashing of slot'
+    if (query.existing > 0) return ERR.TRYAGAIN
     const target = state.migratingTo.get(slot)!
-    return `ASK ${slot} ${target.ip}:${state.clientPort(target, ctx.client.tls !== false)}`
+    return askText(slot, `${target.ip}:${state.clientPort(target, ctx.client.tls !== false)}`)
   }
   if (importing && (asking || entry.spec.flags.includes('asking'))) {
-    return query.multipleKeys && query.missing > 0 ? 'TRYAGAIN Multiple keys request during rehashing of slot' : undefined
+    return query.multipleKeys && query.missing > 0 ? ERR.TRYAGAIN : undefined
   }
   if ((ctx.client.clusterReadonly === true || query.shardChannels) && !query.writes && !myself.isMaster && myself.masterId === owner.id) return undefined
   // redis clusterRedirectClient: under tls-cluster a plaintext client is sent to the plaintext port.
-  return owner === myself ? undefined : `MOVED ${slot} ${owner.ip}:${state.clientPort(owner, ctx.client.tls !== false)}`
+  return owner === myself ? undefined : movedText(slot, `${owner.ip}:${state.clientPort(owner, ctx.client.tls !== false)}`)
 }

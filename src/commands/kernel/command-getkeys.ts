@@ -12,7 +12,7 @@ import type { CommandArgs } from '../../protocol/command-args.js'
 import type { CommandEntry, CommandRow, CommandTable } from './table.js'
 import type { KeySpec } from '../data/command-docs/doc-types.js'
 import { COMMAND_DOCS } from './command-docs.js'
-import { ReplyError } from './reply-error.js'
+import { ERR, ReplyError } from './reply-error.js'
 
 /** Key positions of subcommands (redis commands.def); bfs's rows give them for whole commands only. */
 const SUBCOMMAND_KEYS: Readonly<Record<string, readonly [number, number, number]>> = { 'memory|usage': [2, 2, 1] }
@@ -192,11 +192,11 @@ function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): vo
   const args = argv.toArray().slice(2)
   const row = resolve(ctx.server.commands, args)
   // redis server.c getKeysSubcommandImpl, word for word.
-  if (row === undefined) throw new ReplyError('ERR Invalid command specified')
-  if (!hasKeys(row)) throw new ReplyError('ERR The command has no key arguments')
-  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError('ERR Invalid number of arguments specified for command')
+  if (row === undefined) throw new ReplyError(ERR.GETKEYS_INVALID_COMMAND)
+  if (!hasKeys(row)) throw new ReplyError(ERR.GETKEYS_NO_KEYS)
+  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError(ERR.GETKEYS_ARGUMENT_COUNT)
   const keys = positionsOf(row, args)
-  if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError('ERR Invalid arguments specified for command')
+  if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError(ERR.GETKEYS_INVALID_ARGUMENTS)
   const reply = ctx.client.reply
   reply.array(keys.length)
   for (const key of keys) {

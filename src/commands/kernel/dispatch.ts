@@ -13,10 +13,9 @@ import { aclDenial, aclExecText, aclRefusal, logDenied } from './acl-check.js'
 import { clusterRefusal } from './cluster-routing.js'
 import { batchPending, settleBatch } from './read-batch.js'
 
-const NOAUTH = 'NOAUTH Authentication required.'
-const LOADING = 'LOADING Redis is loading the dataset in memory'
+const { NOAUTH, LOADING } = ERR
 /** redis 7.0 server.c shared.oomerr. */
-export const OOM = "OOM command not allowed when used memory > 'maxmemory'."
+export const OOM = ERR.OOM
 
 /** Runs one command and writes its reply. Returns the table entry it named, if any. */
 export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry | undefined {
@@ -110,7 +109,7 @@ function execOfWrites(ctx: CommandContext, entry: CommandEntry): boolean {
 }
 
 /** redis 7.0 server.c shared.noreplicaserr. */
-const NOREPLICAS = 'NOREPLICAS Not enough good replicas to write.'
+const NOREPLICAS = ERR.NOREPLICAS
 
 /**
  * redis processCommand checkGoodReplicasStatus: with min-replicas-to-write and min-replicas-max-lag
@@ -126,8 +125,8 @@ function replicasRefusal(ctx: CommandContext, entry: CommandEntry): string | und
 }
 
 /** redis 7.0 server.c shared.roslaveerr and shared.masterdownerr. */
-export const READONLY = "READONLY You can't write against a read only replica."
-const MASTERDOWN = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+export const READONLY = ERR.READONLY
+const MASTERDOWN = ERR.MASTERDOWN
 
 /**
  * On a replica (redis processCommand): a write from anyone but the master's link is refused while
@@ -145,7 +144,7 @@ function replicaRefusal(ctx: CommandContext, entry: CommandEntry): string | unde
 }
 
 function transactionRefusal(entry: CommandEntry): string | undefined {
-  return entry.refusedInTransaction ? 'ERR Command not allowed inside a transaction' : undefined
+  return entry.refusedInTransaction ? ERR.NOT_IN_TRANSACTION : undefined
 }
 
 function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
@@ -275,6 +274,6 @@ const MAY_REPLICATE = new Set(['PUBLISH', 'SPUBLISH'])
  */
 export function monitorRefusal(entry: CommandEntry): string | undefined {
   return entry.writes || entry.spec.flags.includes('readonly') || MAY_REPLICATE.has(entry.spec.name)
-    ? "ERR Replica can't interact with the keyspace"
+    ? ERR.MONITOR_KEYSPACE
     : undefined
 }

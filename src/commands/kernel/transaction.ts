@@ -13,10 +13,10 @@
 import { keyspace, type ClientSession, type CommandContext, type ServerContext } from './context.js'
 import type { CommandEntry } from './table.js'
 import { lookupWatched } from '../state/watched-keys.js'
-import { ReplyError } from './reply-error.js'
+import { ERR, ReplyError, execAbortText } from './reply-error.js'
 import { CommandArgs } from '../../protocol/command-args.js'
 
-const EXECABORT = 'EXECABORT Transaction discarded because of previous errors.'
+const EXECABORT = ERR.EXECABORT
 
 /**
  * RedisBloom's RedisModule_OpenKey(key, READ | WRITE): from here on the command touches its key's
@@ -47,7 +47,7 @@ export function refuseInTransaction(client: ClientSession, entry: CommandEntry |
   // MULTI), whose reason is the refusal without its "ERR " (rejectCommandFormat has none).
   if (entry?.isExec === true) {
     discardTransaction(client, server)
-    return `EXECABORT Transaction discarded because of: ${text.startsWith('ERR ') ? text.slice(4) : text}`
+    return execAbortText(text)
   }
   if (client.transaction !== undefined) client.transaction.failed = true
   return text
@@ -60,21 +60,21 @@ function discardTransaction(client: ClientSession, server: ServerContext): void 
 
 /** MULTI → +OK */
 export function multi(ctx: CommandContext): void {
-  if (ctx.client.transaction !== undefined) throw new ReplyError('ERR MULTI calls can not be nested')
+  if (ctx.client.transaction !== undefined) throw new ReplyError(ERR.MULTI_NESTED)
   ctx.client.transaction = { queued: [], failed: false }
   ctx.client.reply.simple('OK')
 }
 
 /** DISCARD → +OK */
 export function discard(ctx: CommandContext): void {
-  if (ctx.client.transaction === undefined) throw new ReplyError('ERR DISCARD without MULTI')
+  if (ctx.client.transaction === undefined) throw new ReplyError(ERR.DISCARD_WITHOUT_MULTI)
   discardTransaction(ctx.client, ctx.server)
   ctx.client.reply.simple('OK')
 }
 
 /** WATCH key [key ...] → +OK */
 export function watch(ctx: CommandContext, argv: CommandArgs): void {
-  if (ctx.client.transaction !== undefined) throw new ReplyError('ERR WATCH inside MULTI is not allowed')
+  if (ctx.client.transaction !== undefined) throw new ReplyError(ERR.WATCH_INSIDE_MULTI)
   for (let i = 1; i < argv.length; i++) {
     const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
     // A key already expired is deleted now, so that it does not fail the EXEC (redis wk->expired).
@@ -100,7 +100,7 @@ export function unwatch(ctx: CommandContext): void {
 export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: CommandEntry, argv: CommandArgs) => void): void {
   const { client, server } = ctx
   const transaction = client.transaction
-  if (transaction === undefined) throw new ReplyError('ERR EXEC without MULTI')
+  if (transaction === undefined) throw new ReplyError(ERR.EXEC_WITHOUT_MULTI)
   // A watched key that expired since is deleted by this lookup, which touches it (redis isWatchedKeyExpired).
   if (client.watch !== undefined) for (const id of client.watch.keys) lookupWatched(server.databases, id)
   const touched = client.watch?.touched === true

@@ -10,7 +10,7 @@ import type { CommandArgs } from '../../protocol/command-args.js'
 import { ONE, ZERO } from '../../protocol/shared-replies.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import { parseInteger } from '../kernel/args.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, valueOutOfRangeText } from '../kernel/reply-error.js'
 
 const INT_MIN = -2_147_483_648
 const INT_MAX = 2_147_483_647
@@ -24,7 +24,7 @@ function intArgument(bytes: Uint8Array, notInteger?: string): number {
   const value = parseInteger(bytes)
   if (value === undefined) throw new ReplyError(notInteger ?? ERR.NOT_INTEGER)
   if (value < INT_MIN || value > INT_MAX) {
-    throw new ReplyError(notInteger ?? `ERR value is out of range, value must between ${INT_MIN} and ${INT_MAX}`)
+    throw new ReplyError(notInteger ?? valueOutOfRangeText(INT_MIN, INT_MAX))
   }
   return value
 }
@@ -39,7 +39,7 @@ function databaseArgument(ctx: CommandContext, bytes: Uint8Array, notInteger?: s
 /** SELECT index → +OK; the client's later commands use that database */
 export function select(ctx: CommandContext, argv: CommandArgs): void {
   // redis 7.0 db.c selectCommand.
-  if (ctx.server.cluster !== undefined && intArgument(argv.get(1)) !== 0) throw new ReplyError('ERR SELECT is not allowed in cluster mode')
+  if (ctx.server.cluster !== undefined && intArgument(argv.get(1)) !== 0) throw new ReplyError(ERR.SELECT_IN_CLUSTER)
   ctx.client.db = databaseArgument(ctx, argv.get(1))
   ctx.client.reply.simple('OK')
 }
@@ -50,9 +50,9 @@ export function select(ctx: CommandContext, argv: CommandArgs): void {
  */
 export function move(ctx: CommandContext, argv: CommandArgs): void {
   // redis 7.0 db.c moveCommand.
-  if (ctx.server.cluster !== undefined) throw new ReplyError('ERR MOVE is not allowed in cluster mode')
+  if (ctx.server.cluster !== undefined) throw new ReplyError(ERR.MOVE_IN_CLUSTER)
   const to = databaseArgument(ctx, argv.get(2))
-  if (to === ctx.client.db) throw new ReplyError('ERR source and destination objects are the same')
+  if (to === ctx.client.db) throw new ReplyError(ERR.SAME_SOURCE_AND_DESTINATION)
   const source = keyspace(ctx)
   const name = FilterRegistry.nameOf(argv.get(1))
   const entry = source.get(name)
@@ -75,9 +75,9 @@ export function move(ctx: CommandContext, argv: CommandArgs): void {
  */
 export function swapdb(ctx: CommandContext, argv: CommandArgs): void {
   // redis 7.0 db.c swapdbCommand.
-  if (ctx.server.cluster !== undefined) throw new ReplyError('ERR SWAPDB is not allowed in cluster mode')
-  const a = intArgument(argv.get(1), 'ERR invalid first DB index')
-  const b = intArgument(argv.get(2), 'ERR invalid second DB index')
+  if (ctx.server.cluster !== undefined) throw new ReplyError(ERR.SWAPDB_IN_CLUSTER)
+  const a = intArgument(argv.get(1), ERR.INVALID_FIRST_DB)
+  const b = intArgument(argv.get(2), ERR.INVALID_SECOND_DB)
   const databases = ctx.server.databases
   if (!databases.has(a) || !databases.has(b)) throw new ReplyError(ERR.DB_INDEX_OUT_OF_RANGE)
   databases.swap(a, b)

@@ -6,7 +6,7 @@
  */
 import { FilterRegistry } from '../../store/registry.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, invalidExpireTimeText, unsupportedOptionText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { ONE, ZERO } from '../../protocol/shared-replies.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
@@ -28,12 +28,12 @@ function parseFlags(argv: CommandArgs): number {
     else if (argv.isKeyword(i, 'XX')) flags |= XX
     else if (argv.isKeyword(i, 'GT')) flags |= GT
     else if (argv.isKeyword(i, 'LT')) flags |= LT
-    else throw new ReplyError(`ERR Unsupported option ${argv.latin1(i)}`, 'latin1')
+    else throw new ReplyError(unsupportedOptionText(argv.latin1(i)), 'latin1')
   }
   if ((flags & NX) !== 0 && (flags & (XX | GT | LT)) !== 0) {
-    throw new ReplyError('ERR NX and XX, GT or LT options at the same time are not compatible')
+    throw new ReplyError(ERR.EXPIRE_NX_XX_GT_LT)
   }
-  if ((flags & GT) !== 0 && (flags & LT) !== 0) throw new ReplyError('ERR GT and LT options at the same time are not compatible')
+  if ((flags & GT) !== 0 && (flags & LT) !== 0) throw new ReplyError(ERR.EXPIRE_GT_LT)
   return flags
 }
 
@@ -45,7 +45,7 @@ function expiryTime(argv: CommandArgs, baseMs: number, seconds: boolean): number
   const raw = argv.get(2)
   if (parseInteger(raw) === undefined) throw new ReplyError(ERR.NOT_INTEGER)
   let when = BigInt(raw.toString('latin1'))
-  const invalid = (): ReplyError => new ReplyError(`ERR invalid expire time in '${argv.latin1(0).toLowerCase()}' command`, 'latin1')
+  const invalid = (): ReplyError => new ReplyError(invalidExpireTimeText(argv.latin1(0).toLowerCase()), 'latin1')
   if (seconds) {
     if (when > INT64_MAX / 1000n || when < INT64_MIN / 1000n) throw invalid()
     when *= 1000n

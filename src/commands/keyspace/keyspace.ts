@@ -106,7 +106,7 @@ export function keys(ctx: CommandContext, argv: CommandArgs): void {
  */
 export function scan(ctx: CommandContext, argv: CommandArgs): void {
   const cursor = parseInteger(argv.get(1))
-  if (cursor === undefined || cursor < 0) throw new ReplyError('ERR invalid cursor')
+  if (cursor === undefined || cursor < 0) throw new ReplyError(ERR.INVALID_CURSOR)
   let count = 10
   let pattern: Buffer | undefined
   let typeName: string | undefined

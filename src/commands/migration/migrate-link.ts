@@ -9,6 +9,7 @@ import tls from 'node:tls'
 import type { Config } from '../../runtime/config.js'
 import { clusterLinkTls } from '../../runtime/tls-context.js'
 import { ReplyReader, RespReplyError, type RespValue } from '../../protocol/reply-reader.js'
+import { migrateIoErrorText } from '../kernel/reply-error.js'
 
 /** redis MIGRATE_SOCKET_CACHE_TTL: a cached connection unused this long is closed. */
 const CACHE_TTL_MS = 10_000
@@ -21,7 +22,7 @@ export class LinkError extends Error {
     readonly stage: 'connecting' | 'writing' | 'reading',
     readonly timedOut: boolean,
   ) {
-    super(stage === 'connecting' ? 'IOERR error or timeout connecting to the client' : `IOERR error or timeout ${stage} to target instance`)
+    super(migrateIoErrorText(stage))
   }
 }
 

@@ -24,7 +24,7 @@ import { captureRegistry, MAX_PIECE_BYTES, type RegistryCapture } from '../../st
 import { FilterRegistry, type FilterEntry } from '../../store/registry.js'
 import type { Databases } from '../../store/databases.js'
 import { keyspace, type ClientSession, type CommandContext, type ServerContext } from '../kernel/context.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, errText, migrateTargetErrorText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { encodeCommand, encodeCommandPieces } from '../../protocol/command-encoder.js'
@@ -78,7 +78,7 @@ function parseMigrate(argv: CommandArgs): MigrateRequest {
       auth = [Buffer.from(argv.get(j + 1)), Buffer.from(argv.get(j + 2))]
       j += 2
     } else if (argv.isKeyword(j, 'KEYS')) {
-      if (argv.get(3).length !== 0) throw new ReplyError('ERR When using MIGRATE KEYS option, the key argument must be set to the empty string')
+      if (argv.get(3).length !== 0) throw new ReplyError(ERR.MIGRATE_KEYS_WITH_KEY)
       keys = []
       for (let k = j + 1; k < argv.length; k++) keys.push(Buffer.from(argv.get(k)))
       break
@@ -104,7 +104,7 @@ export function migrate(ctx: CommandContext, argv: CommandArgs): void {
     return
   }
   const peer = ctx.client.peer
-  if (peer === undefined || ctx.server.persistence.inTransaction) throw new ReplyError('ERR MIGRATE cannot run inside MULTI/EXEC or from this client in bfs')
+  if (peer === undefined || ctx.server.persistence.inTransaction) throw new ReplyError(ERR.MIGRATE_NEEDS_CONNECTION)
   const names = present.map((key) => FilterRegistry.nameOf(key))
   const release = ctx.server.pause.holdKeys(ctx.client.db, names)
   peer.block()
@@ -118,7 +118,7 @@ export function migrate(ctx: CommandContext, argv: CommandArgs): void {
       if (error instanceof ReplyError) peer.reply.error(error.message)
       else {
         ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
-        peer.reply.error(`ERR ${(error as Error).message}`)
+        peer.reply.error(errText((error as Error).message))
       }
     },
   ).finally(() => {
@@ -193,7 +193,7 @@ class Migration {
       const failed = [...(await this.prelude()), reply].find((line) => line.startsWith('-'))
       if (failed !== undefined) {
         link.lastDb = -1
-        targetError ??= `ERR Target instance replied with error: ${failed.slice(1)}`
+        targetError ??= migrateTargetErrorText(failed.slice(1))
         continue
       }
       this.progressed = true

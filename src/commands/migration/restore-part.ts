@@ -35,7 +35,7 @@ import { DecodeError } from '../../format/decode-error.js'
 import type { Databases } from '../../store/databases.js'
 import { FilterRegistry } from '../../store/registry.js'
 import { keyspace, type CommandContext, type ServerContext } from '../kernel/context.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, tooManyTransfersText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { BAD_DATA_FORMAT, BUSYKEY, parseRestoreOptions, parseRestoreTtl, storeRestored } from './restore.js'
@@ -52,7 +52,7 @@ const ABANDONED_MS = 5 * 60 * 1000
  * for several sources migrating to one target together, and bounds what a client can hold open.
  */
 export const MAX_OPEN_STAGINGS = 16
-const TOO_MANY_STAGINGS = `ERR BFS.RESTORE-PART too many transfers open (${MAX_OPEN_STAGINGS}): finish or abandon one first`
+const TOO_MANY_STAGINGS = tooManyTransfersText(MAX_OPEN_STAGINGS)
 /** A full sync waits for a staging that had a part this recently (see {@link stagingActive}). */
 const ACTIVE_MS = 10_000
 
@@ -159,7 +159,7 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
     return
   } else if (staging === undefined || staging.id !== id || staging.nextSeq !== seq) {
     if (staging?.id === id) stagings.drop(key)
-    throw new ReplyError('ERR BFS.RESTORE-PART out of sequence: no such transfer, or a part is missing')
+    throw new ReplyError(ERR.RESTORE_PART_SEQUENCE)
   }
   staging.ctx = ctx
   try {

@@ -16,7 +16,7 @@ import { DecodeError } from '../../format/decode-error.js'
 import { nativeCrc32 } from '../../store/native-crc32.js'
 import { FilterRegistry, type FilterEntry, type StoredFilter } from '../../store/registry.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, notDumpableText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { replacedBytes, reserveLoadBytes } from '../kernel/filter-budget.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
@@ -24,10 +24,10 @@ import type { CommandArgs } from '../../protocol/command-args.js'
 const NO_NAME = new Uint8Array(0)
 
 /** redis shared.busykeyerr. */
-export const BUSYKEY = 'BUSYKEY Target key name already exists.'
+export const BUSYKEY = ERR.BUSYKEY
 /** redis restoreCommand's refusals of a payload. */
-export const BAD_PAYLOAD = 'ERR DUMP payload version or checksum are wrong'
-export const BAD_DATA_FORMAT = 'ERR Bad data format'
+export const BAD_PAYLOAD = ERR.BAD_PAYLOAD
+export const BAD_DATA_FORMAT = ERR.BAD_DATA_FORMAT
 
 /** The DUMP payload of a key's filter. @throws ReplyError when the filter cannot be encoded (as SAVE refuses it) */
 export function dumpPayloadOf(entry: FilterEntry): Buffer {
@@ -37,7 +37,7 @@ export function dumpPayloadOf(entry: FilterEntry): Buffer {
       : encodeDumpPayload(entry.kind === 'window' ? DUMP_KIND_WINDOW : DUMP_KIND_CUCKOO, [wholeFileOf(entry, NO_NAME, nativeCrc32)!])
     return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
   } catch (error) {
-    if (error instanceof RangeError) throw new ReplyError(`ERR the filter cannot be dumped: ${error.message}`)
+    if (error instanceof RangeError) throw new ReplyError(notDumpableText(error.message))
     throw error
   }
 }
@@ -93,12 +93,12 @@ export function parseRestoreOptions(argv: CommandArgs, from: number): RestoreOpt
     else if (argv.isKeyword(j, 'IDLETIME') && more >= 1 && !freq) {
       const value = parseInteger(argv.get(++j))
       if (value === undefined) throw new ReplyError(ERR.NOT_INTEGER)
-      if (value < 0) throw new ReplyError('ERR Invalid IDLETIME value, must be >= 0')
+      if (value < 0) throw new ReplyError(ERR.INVALID_IDLETIME)
       idle = true
     } else if (argv.isKeyword(j, 'FREQ') && more >= 1 && !idle) {
       const value = parseInteger(argv.get(++j))
       if (value === undefined) throw new ReplyError(ERR.NOT_INTEGER)
-      if (value < 0 || value > 255) throw new ReplyError('ERR Invalid FREQ value, must be >= 0 and <= 255')
+      if (value < 0 || value > 255) throw new ReplyError(ERR.INVALID_FREQ)
       freq = true
     } else throw new ReplyError(ERR.SYNTAX)
   }
@@ -109,7 +109,7 @@ export function parseRestoreOptions(argv: CommandArgs, from: number): RestoreOpt
 export function parseRestoreTtl(bytes: Uint8Array): number {
   const ttl = parseInteger(bytes)
   if (ttl === undefined) throw new ReplyError(ERR.NOT_INTEGER)
-  if (ttl < 0) throw new ReplyError('ERR Invalid TTL value, must be >= 0')
+  if (ttl < 0) throw new ReplyError(ERR.INVALID_TTL)
   return ttl
 }
 

@@ -5,7 +5,7 @@
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { isKeyword, parseInteger, text } from '../kernel/args.js'
-import { ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError } from '../kernel/reply-error.js'
 import { replicaRole } from '../../replication/replica-info.js'
 import { clusterReplicaofAddress, clusterReplicaofNoOne } from '../kernel/cluster-replicaof.js'
 
@@ -24,9 +24,9 @@ export function replicaof(ctx: CommandContext, argv: CommandArgs): void {
     client.reply.simple('OK')
     return
   }
-  if (client.kind === 'replica') throw new ReplyError('ERR Command is not valid when client is a replica.')
+  if (client.kind === 'replica') throw new ReplyError(ERR.REPLICAOF_FROM_REPLICA)
   const port = parseInteger(argv.get(2))
-  if (port === undefined || port < 0 || port > 65535) throw new ReplyError('ERR Invalid master port')
+  if (port === undefined || port < 0 || port > 65535) throw new ReplyError(ERR.INVALID_MASTER_PORT)
   const host = text(argv.get(1))
   if (cluster) return clusterReplicaofAddress(ctx, host, port)
   if (ctx.server.replication.role === 'replica' && link.masterHost.toLowerCase() === host.toLowerCase() && link.masterPort === port) {

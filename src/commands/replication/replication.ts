@@ -5,7 +5,7 @@
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { PeerConnection } from '../../replication/replica-peer.js'
-import { ERR, ReplyError } from '../kernel/reply-error.js'
+import { ERR, ReplyError, replconfIpTooLongText, unrecognizedReplconfText, unsupportedRdbFilterText, valueOutOfRangeText } from '../kernel/reply-error.js'
 import { isKeyword, parseInteger, text } from '../kernel/args.js'
 
 /** redis NET_HOST_STR_LEN: an announced address must be shorter. */
@@ -14,7 +14,7 @@ const NET_HOST_STR_LEN = 256
 /** The connection behind the client; commands that need a socket refuse sessions without one (HTTP, the log's replay). */
 function peerOf(ctx: CommandContext): PeerConnection {
   const peer = ctx.client.peer
-  if (peer === undefined) throw new ReplyError('ERR this command needs a connection')
+  if (peer === undefined) throw new ReplyError(ERR.NEEDS_CONNECTION)
   return peer
 }
 
@@ -29,7 +29,7 @@ export function replconf(ctx: CommandContext, argv: CommandArgs): void {
       if (port === undefined) throw new ReplyError(ERR.NOT_INTEGER)
       master.handshake(peerOf(ctx)).listeningPort = port
     } else if (argv.isKeyword(j, 'IP-ADDRESS')) {
-      if (value.length >= NET_HOST_STR_LEN) throw new ReplyError(`ERR REPLCONF ip-address provided by replica instance is too long: ${value.length} bytes`)
+      if (value.length >= NET_HOST_STR_LEN) throw new ReplyError(replconfIpTooLongText(value.length))
       master.handshake(peerOf(ctx)).announcedIp = text(value)
     } else if (argv.isKeyword(j, 'CAPA')) {
       // Capabilities this master does not know are ignored.
@@ -49,16 +49,16 @@ export function replconf(ctx: CommandContext, argv: CommandArgs): void {
       // redis object.c getRangeLongFromObjectOrReply(0, 1).
       const only = parseInteger(value)
       if (only === undefined) throw new ReplyError(ERR.NOT_INTEGER)
-      if (only < 0 || only > 1) throw new ReplyError('ERR value is out of range, value must between 0 and 1')
+      if (only < 0 || only > 1) throw new ReplyError(valueOutOfRangeText(0, 1))
       master.handshake(peerOf(ctx)).rdbOnly = only === 1
     } else if (argv.isKeyword(j, 'RDB-FILTER-ONLY')) {
       const filters = text(value).split(/\s+/).filter((word) => word !== '')
       // redis knows one filter, "functions"; bfs has no functions, so the payload is empty either way.
       const unsupported = filters.find((filter) => filter.toLowerCase() !== 'functions')
-      if (unsupported !== undefined) throw new ReplyError(`ERR Unsupported rdb-filter-only option: ${unsupported}`)
+      if (unsupported !== undefined) throw new ReplyError(unsupportedRdbFilterText(unsupported))
       master.handshake(peerOf(ctx)).excludeData = true
     } else {
-      throw new ReplyError(`ERR Unrecognized REPLCONF option: ${text(argv.get(j))}`, 'latin1')
+      throw new ReplyError(unrecognizedReplconfText(text(argv.get(j))), 'latin1')
     }
   }
   ctx.client.reply.simple('OK')
@@ -71,9 +71,9 @@ function syncAllowed(ctx: CommandContext, peer: PeerConnection): boolean {
   const master = ctx.server.masterSide
   const refusal = master.syncRefusal()
   if (refusal !== undefined) throw new ReplyError(refusal)
-  if (peer.outputBytes() > 0) throw new ReplyError('ERR SYNC and PSYNC are invalid with pending output')
+  if (peer.outputBytes() > 0) throw new ReplyError(ERR.SYNC_PENDING_OUTPUT)
   const replica = master.handshake(peer)
-  if (replica.excludeData && !replica.capaEof) throw new ReplyError('ERR Filtered replica requires EOF capability')
+  if (replica.excludeData && !replica.capaEof) throw new ReplyError(ERR.FILTERED_REPLICA_NEEDS_EOF)
   return true
 }
 
@@ -99,14 +99,14 @@ export function sync(ctx: CommandContext): void {
 /** WAIT numreplicas timeout (redis waitCommand): the count of replicas that acknowledged the client's last write. */
 export function wait(ctx: CommandContext, argv: CommandArgs): void {
   if (ctx.server.replication.role === 'replica') {
-    throw new ReplyError('ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.')
+    throw new ReplyError(ERR.WAIT_ON_REPLICA)
   }
   const replicas = parseInteger(argv.get(1))
   if (replicas === undefined) throw new ReplyError(ERR.NOT_INTEGER)
   // redis timeout.c getTimeoutFromObjectOrReply, milliseconds.
   const timeoutMs = parseInteger(argv.get(2))
-  if (timeoutMs === undefined) throw new ReplyError('ERR timeout is not an integer or out of range')
-  if (timeoutMs < 0) throw new ReplyError('ERR timeout is negative')
+  if (timeoutMs === undefined) throw new ReplyError(ERR.TIMEOUT_NOT_INTEGER)
+  if (timeoutMs < 0) throw new ReplyError(ERR.TIMEOUT_NEGATIVE)
   const peer = ctx.client.peer
   const master = ctx.server.masterSide
   const mayBlock = peer !== undefined && ctx.client.transaction === undefined

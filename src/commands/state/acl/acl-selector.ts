@@ -5,6 +5,7 @@
  */
 import type { AclCommand, AclCommandSpace } from './acl-commands.js'
 import { categoryName } from './acl-categories.js'
+import { ACL_RULE_ERROR } from '../../../protocol/error-texts.js'
 
 /** %R~ and %W~ (redis ACL_READ_PERMISSION, ACL_WRITE_PERMISSION); ~ is both. */
 export const KEY_READ = 1
@@ -26,11 +27,8 @@ export class AclRuleError extends Error {
   }
 }
 
-export const UNKNOWN = 'Unknown command or category name in ACL'
-export const SYNTAX = 'Syntax error'
-const AFTER_ALLKEYS = "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns"
-const AFTER_ALLCHANNELS = "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and does not have any effect. Try 'resetchannels' to start with an empty list of channels"
-const SUBCOMMAND_FIRST_ARG = 'Allowing first-arg of a subcommand is not supported'
+export const { UNKNOWN_NAME: UNKNOWN, SYNTAX } = ACL_RULE_ERROR
+const { AFTER_ALLKEYS, AFTER_ALLCHANNELS, SUBCOMMAND_FIRST_ARG } = ACL_RULE_ERROR
 
 /** redis ACLStringHasSpaces: a space (isspace) or a NUL byte. */
 export function hasSpaces(bytes: Uint8Array): boolean {

@@ -8,11 +8,11 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { AclCommandSpace } from './acl-commands.js'
 import { AclRuleError, AclSelector, SYNTAX } from './acl-selector.js'
 import { splitConfigLine } from '../../../runtime/config-line.js'
+import { ACL_RULE_ERROR } from '../../../protocol/error-texts.js'
 
 export { AclRuleError, hasSpaces, KEY_ALL, KEY_READ, KEY_WRITE, type KeyPattern } from './acl-selector.js'
 
-const NO_SUCH_PASSWORD = 'The password you are trying to remove from the user does not exist'
-const BAD_HASH = 'The password hash must be exactly 64 characters and contain only lowercase hexadecimal characters'
+const { NO_SUCH_PASSWORD, BAD_HASH } = ACL_RULE_ERROR
 
 /** redis ACLHashPassword: SHA-256, lower-case hex. */
 export function hashPassword(password: Uint8Array): string {

@@ -8,6 +8,7 @@ import { aclCommandSpace, type AclCommandSpace, type AclTable } from './acl-comm
 import { AclRuleError, AclUser, hasSpaces, mergeSelectorArguments, newUser } from './acl-user.js'
 import { describeUser } from './acl-describe.js'
 import { AclLog } from './acl-log.js'
+import { ACL_RULE_ERROR, aclDuplicateUserText, aclFileBadUsernameText, aclFileDuplicateUserText, aclFileNoUserText, aclFileNotLoadedText, aclFileOperationText, aclFileRuleText, aclFileUnmatchedSelectorText, aclModifierText, aclUnmatchedSelectorText, aclUserDeclarationText } from '../../../protocol/error-texts.js'
 
 /** What the users need of the configuration. */
 export interface AclSettings {
@@ -84,14 +85,14 @@ export class AclUsers {
   /** Applies rules to a user; returns redis's "Error in ACL SETUSER modifier" text on the first bad one. */
   private applyRules(user: AclUser, given: readonly Buffer[]): string | undefined {
     const rules = mergeSelectorArguments(given)
-    if (typeof rules === 'string') return `Unmatched parenthesis in acl selector starting at '${rules}'.`
+    if (typeof rules === 'string') return aclUnmatchedSelectorText(rules)
     const space = this.space
     for (const rule of rules) {
       try {
         user.apply(rule, space, this.allChannelsByDefault)
       } catch (error) {
         if (!(error instanceof AclRuleError)) throw error
-        return `Error in ACL SETUSER modifier '${rule.toString('latin1')}': ${error.message}`
+        return aclModifierText(rule.toString('latin1'), error.message)
       }
     }
     return undefined
@@ -130,12 +131,12 @@ export class AclUsers {
   loadConfigured(lines: readonly (readonly string[])[]): string | undefined {
     for (const words of lines) {
       const name = words[0]!
-      if (name !== DEFAULT_USER && this.users.has(name)) return `Duplicate user '${name}' found`
+      if (name !== DEFAULT_USER && this.users.has(name)) return aclDuplicateUserText(name)
       const user = name === DEFAULT_USER ? this.users.get(DEFAULT_USER)!.copy() : newUser(name, this.allChannelsByDefault)
       if (name === DEFAULT_USER) user.apply(Buffer.from('reset'), this.space, this.allChannelsByDefault)
-      if (hasSpaces(Buffer.from(name, 'latin1'))) return `Error in user declaration '${name}': Usernames can't contain spaces or null characters`
+      if (hasSpaces(Buffer.from(name, 'latin1'))) return aclUserDeclarationText(name, ACL_RULE_ERROR.USERNAME_SPACES)
       const error = this.applyRules(user, words.slice(1).map((word) => Buffer.from(word, 'latin1')))
-      if (error !== undefined) return `Error in user declaration '${name}': ${error}`
+      if (error !== undefined) return aclUserDeclarationText(name, error)
       this.users.set(name, user)
     }
     this.changed()
@@ -154,17 +155,17 @@ export class AclUsers {
       const where = `${fileName}:${index + 1}`
       if (line === '') return
       const words = line.split(' ')
-      if (words[0] !== 'user' || words.length < 2) return void (errors += `${where} should start with user keyword followed by the username. `)
+      if (words[0] !== 'user' || words.length < 2) return void (errors += aclFileNoUserText(where))
       const name = words[1]!
-      if (hasSpaces(Buffer.from(name, 'latin1'))) return void (errors += `'${where}: username '${name}' contains invalid characters. `)
-      if (loaded.has(name)) return void (errors += `WARNING: Duplicate user '${name}' found on line ${index + 1}. `)
+      if (hasSpaces(Buffer.from(name, 'latin1'))) return void (errors += aclFileBadUsernameText(where, name))
+      if (loaded.has(name)) return void (errors += aclFileDuplicateUserText(name, index + 1))
       const user = newUser(name, this.allChannelsByDefault)
       loaded.set(name, user)
       const rules = mergeSelectorArguments(words.slice(2).map((word) => Buffer.from(word, 'latin1')))
-      if (typeof rules === 'string') errors += `${where}: Unmatched parenthesis in selector definition.`
+      if (typeof rules === 'string') errors += aclFileUnmatchedSelectorText(where)
       else errors += this.applyFileRules(user, rules, where)
     })
-    if (errors !== '') return `${errors}WARNING: ACL errors detected, no change to the previously active ACL rules was performed`
+    if (errors !== '') return aclFileNotLoadedText(errors)
     if (!loaded.has(DEFAULT_USER)) loaded.set(DEFAULT_USER, this.createDefault())
     this.users = loaded
     this.changed()
@@ -181,9 +182,9 @@ export class AclUsers {
         user.apply(op, this.space, this.allChannelsByDefault)
       } catch (error) {
         if (!(error instanceof AclRuleError)) throw error
-        if (error.unknownName) errors += `${where}: Error in applying operation '${op.toString('latin1')}': ${error.message}. `
+        if (error.unknownName) errors += aclFileOperationText(where, op.toString('latin1'), error.message)
         else if (!syntaxError) {
-          errors += `${where}: ${error.message}. `
+          errors += aclFileRuleText(where, error.message)
           syntaxError = true
         }
       }
