@@ -356,7 +356,9 @@ export class CuckooFilter implements CuckooSettings {
       this.items -= deleted
       this.deletes += deleted
       j = done
-      if (this.subFilters.length > 1 && this.deletes > this.items * 0.1) this.compact(false)
+      // As delete: compacts right after the delete that brings the deletes past 10% (the kernel
+      // stopped there), never on an item not found.
+      if (deleted === limit && this.subFilters.length > 1 && this.deletes > this.items * 0.1) this.compact(false)
     }
   }
 

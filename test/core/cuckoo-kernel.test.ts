@@ -91,4 +91,27 @@ describe('the Cuckoo kernel (cuckoo-kernel.wat) against the JavaScript loops', (
     expect(expected).toContain(-2)
     sameFilters(batched, reference, 'after refused growth')
   })
+
+  it('compacts after the delete that takes the deletes past 10%, never on an item not found', () => {
+    // Deletes made while the filter had one sub-filter, then a growth: the next delete of an item
+    // found compacts it (RedisBloom checks after a delete only), one of an item not found does not.
+    const settings = reserveSettings(8, 2, 1, 1)
+    const [batched, reference] = [new CuckooFilter(settings), new CuckooFilter(settings)]
+    const items = Array.from({ length: 12 }, (_, i) => Buffer.from(`d${i}`))
+    for (const filter of [batched, reference]) {
+      for (const item of items.slice(0, 4)) filter.add(item, 0, item.length, false)
+      for (const item of items.slice(0, 2)) filter.delete(item, 0, item.length)
+      for (const item of items) filter.add(item, 0, item.length, false)
+    }
+    expect(reference.numFilters).toBeGreaterThan(1)
+    expect(Number(reference.numDeletes)).toBeGreaterThan(Number(reference.numItems) * 0.1)
+    for (const item of [Buffer.from('never added'), items[5]!]) {
+      const out = new Uint8Array(1)
+      expect(batched.stageItem(listOf([item]), 0, 0)).toBe(true)
+      batched.deleteStaged(1, out)
+      expect(out[0]).toBe(reference.delete(item, 0, item.length) ? 1 : 0)
+      sameFilters(batched, reference, `after deleting ${item.toString()}`)
+    }
+    expect(reference.numDeletes).toBe(0n)
+  })
 })
