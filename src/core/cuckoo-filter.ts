@@ -601,8 +601,32 @@ export class CuckooFilter implements CuckooSettings {
     }
     this.subFilters.push(data)
     this.occupied?.push(0)
-    this.home = kernelHome(this.subFilters)
+    this.home = kernelHome(this.subFilters) ?? this.gather()
     return true
+  }
+
+  /**
+   * After a growth whose sub-filter found no room in the arena of the others: the older ones
+   * copied beside the new one, when its arena has room for them all (else the filter stays as it
+   * is, served by the JavaScript loops). A growth is rare, and the kernel serves only a filter
+   * whose sub-filters share an arena. Returns the arena that then holds them all.
+   */
+  private gather(): Arena | undefined {
+    const subFilters = this.subFilters
+    if (subFilters.length > MAX_KERNEL_FILTERS) return undefined
+    const newest = subFilters[subFilters.length - 1]!
+    const arena = arenaOf(newest)
+    if (arena === undefined) return undefined
+    const moved: Uint8Array[] = []
+    for (let i = 0; i < subFilters.length - 1; i++) {
+      const data = subFilters[i]!
+      const copy = arenaOf(data) === arena ? data : allocateArenaBitmap(data.length, newest)
+      if (copy === undefined || arenaOf(copy) !== arena) return undefined
+      if (copy !== data) copy.set(data)
+      moved.push(copy)
+    }
+    for (let i = 0; i < moved.length; i++) subFilters[i] = moved[i]!
+    return arena
   }
 }
 
