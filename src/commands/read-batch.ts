@@ -7,10 +7,10 @@
  * all, their misses in flight together, as BF.MEXISTS's and BF.MADD's are.
  *
  * Everything a client or a replica sees is what the commands run in turn give. A batch holds
- * consecutive commands of one kind (checks or adds) on one filter by one client, and it is
+ * consecutive commands of one kind (checks, adds or deletes) on one filter by one client, and it is
  * settled before anything else can change that filter, use the kernel's scratch area, log a write
  * or send the client's output:
- *   - before any other command runs (dispatch.ts settles unless the command is one of these two
+ *   - before any other command runs (dispatch.ts settles unless the command is one of these
  *     on its fast path, which nothing refuses);
  *   - before a command that does not join it (another filter, kind or client, or a case below);
  *   - when the read's commands are done (client.ts {@link endRead}), while the client is still
@@ -27,8 +27,9 @@
  * meanwhile). Adds also need: no WATCHed key anywhere, a newest layer with room for every item
  * of the batch (no scale-up, so no error), no capture reading it, and the name spelled `BF.ADD`
  * or `bf.add` (any other spelling runs at once, so a renamed command's log record keeps its
- * original name). CF.ADD and CF.DEL need no WATCHed key and the spelling `CF.ADD` / `cf.add`,
- * `CF.DEL` / `cf.del`, and the kernel serving the filter (its sub-filters in one arena).
+ * original name). CF commands need the kernel to serve the filter (its sub-filters in one arena);
+ * CF.ADD and CF.DEL also need no WATCHed key and the spelling `CF.ADD` / `cf.add`, `CF.DEL` /
+ * `cf.del`.
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'

@@ -123,6 +123,7 @@ export interface CuckooKernel {
   cfCount(desc: number, n: number, table: number, filters: number, size: number, out: number): void
   cfDelete(desc: number, n: number, table: number, filters: number, size: number, out: number, limit: number): number
   cfAdd(desc: number, n: number, table: number, filters: number, size: number, maxIterations: number, out: number): number
+  cfCompactOne(table: number, index: number, size: number, out: number): number
 }
 
 let compiled: object | undefined

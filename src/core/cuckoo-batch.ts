@@ -49,11 +49,18 @@ export function callAdd(arena: Arena, from: number, n: number, filters: number, 
   return from + arena.cuckoo.cfAdd(DESC + 8 * from, n, TABLE, filters, size, maxIterations, OUT + 4 * from)
 }
 
+/** Compacts sub-filter `index` (all in `arena`, its table written): true when it was emptied; {@link resultOf}(i) = fingerprints moved into sub-filter i. */
+export function callCompactOne(arena: Arena, index: number, size: number): boolean {
+  arena.words.fill(0, OUT >> 2, (OUT >> 2) + index)
+  return arena.cuckoo.cfCompactOne(TABLE, index, size, OUT) === 1
+}
+
 for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
   callCheck(sentinel, 0, 0, 1, 1)
   callCount(sentinel, 0, 0, 1, 1)
   callDelete(sentinel, 0, 0, 1, 1, 1)
   callAdd(sentinel, 0, 0, 1, 1, 1)
+  callCompactOne(sentinel, 0, 1)
 }
 
 /** Items one kernel call takes at most (as the Bloom kernel's). */

@@ -14,7 +14,7 @@
  *   by CF.DEL takes numItems below zero, and it wraps.
  */
 import { allocateArenaBitmap, arenaOf, type Arena } from './arena.js'
-import { MAX_KERNEL_FILTERS, callAdd, callCheck, callCount, callDelete, resultOf, writeTable } from './cuckoo-batch.js'
+import { MAX_KERNEL_FILTERS, callAdd, callCheck, callCompactOne, callCount, callDelete, resultOf, writeTable } from './cuckoo-batch.js'
 import { stage, stagedItems, stageItem, type ItemList } from './filter-batch.js'
 import { murmurHash64AOne } from './murmur-hash.js'
 import {
@@ -150,6 +150,8 @@ export class CuckooFilter implements CuckooSettings {
   private home: Arena | undefined
   /** The arena the current batch's items were staged in (see {@link stageItem}). */
   private staging: Arena | undefined
+  /** Whether the kernel may serve it ({@link useCuckooKernel} when it was made). */
+  private readonly kernel = kernelOn
 
   /**
    * A filter with these settings and sub-filters (all of them when given: a loaded filter), or
@@ -178,8 +180,10 @@ export class CuckooFilter implements CuckooSettings {
       total += data.length
     })
     if (total > MAX_CUCKOO_BYTES) throw new RangeError(`${total} bytes of buckets, more than 2^31`)
-    this.subFilters = subFilters.map((data, i) => intoArena(data, i === 0 ? undefined : subFilters[0]))
-    this.home = kernelHome(this.subFilters)
+    const held: Uint8Array[] = []
+    for (const data of subFilters) held.push(intoArena(data, held[0]))
+    this.subFilters = held
+    this.home = this.findHome()
   }
 
   /**
@@ -488,6 +492,32 @@ export class CuckooFilter implements CuckooSettings {
 
   /** CuckooFilter_CompactSingle: true when every fingerprint of sub-filter `index` found a home. */
   private compactOne(index: number): boolean {
+    const emptied = this.home !== undefined ? this.compactInKernel(this.home, index) : this.compactInLoops(index)
+    if (emptied && index === this.subFilters.length - 1) {
+      this.subFilters.pop()
+      this.occupied?.pop()
+      this.home = this.findHome()
+    }
+    return emptied
+  }
+
+  /** {@link compactOne}'s moves by the kernel (cuckoo-kernel.wat cfCompactOne). */
+  private compactInKernel(home: Arena, index: number): boolean {
+    writeTable(home, this.subFilters, this.bucketSize)
+    const emptied = callCompactOne(home, index, this.bucketSize)
+    const occupied = this.occupied
+    if (occupied !== undefined) {
+      for (let i = 0; i < index; i++) {
+        const moved = resultOf(home, i)
+        occupied[i]! += moved
+        occupied[index]! -= moved
+      }
+    }
+    return emptied
+  }
+
+  /** {@link compactOne}'s moves by the JavaScript loops. */
+  private compactInLoops(index: number): boolean {
     const data = this.subFilters[index]!
     // Slots in bucket order, four at a time where they can be read as one word: a newest
     // sub-filter is mostly empty when CF.DEL compacts it, and each compaction scans all of it.
@@ -498,11 +528,6 @@ export class CuckooFilter implements CuckooSettings {
       if (words![w] !== 0 && !this.relocateSlots(index, w * 4, w * 4 + 4)) emptied = false
     }
     if (!this.relocateSlots(index, wordSlots, data.length)) emptied = false
-    if (emptied && index === this.subFilters.length - 1) {
-      this.subFilters.pop()
-      this.occupied?.pop()
-      this.home = kernelHome(this.subFilters)
-    }
     return emptied
   }
 
@@ -601,15 +626,21 @@ export class CuckooFilter implements CuckooSettings {
     }
     this.subFilters.push(data)
     this.occupied?.push(0)
-    this.home = kernelHome(this.subFilters) ?? this.gather()
+    this.home = this.findHome()
     return true
   }
 
+  /** The arena whose kernel serves the filter now (see {@link home}), its sub-filters gathered there when they can be. */
+  private findHome(): Arena | undefined {
+    return this.kernel ? kernelHome(this.subFilters) ?? this.gather() : undefined
+  }
+
   /**
-   * After a growth whose sub-filter found no room in the arena of the others: the older ones
-   * copied beside the new one, when its arena has room for them all (else the filter stays as it
-   * is, served by the JavaScript loops). A growth is rare, and the kernel serves only a filter
-   * whose sub-filters share an arena. Returns the arena that then holds them all.
+   * Sub-filters in more than one arena (a growth whose sub-filter found no room beside the
+   * others, or a loaded filter): the older ones copied beside the newest, when its arena has room
+   * for them all (else the filter stays as it is, served by the JavaScript loops). A growth is
+   * rare, and the kernel serves only a filter whose sub-filters share an arena. Returns the arena
+   * that then holds them all.
    */
   private gather(): Arena | undefined {
     const subFilters = this.subFilters
@@ -642,6 +673,14 @@ function intoArena(data: Uint8Array, near: Uint8Array | undefined): Uint8Array {
   if (copy === undefined) return data
   copy.set(data)
   return copy
+}
+
+/** Off: filters made meanwhile keep the JavaScript loops (the reference test/core/cuckoo-kernel.test.ts compares the kernel with). */
+let kernelOn = true
+
+/** Turns the Cuckoo kernel on or off for the filters made from now on (for their whole life). */
+export function useCuckooKernel(on: boolean): void {
+  kernelOn = on
 }
 
 /** The arena holding every one of these sub-filters, when the kernel can serve them; else undefined. */

@@ -274,4 +274,53 @@
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
         (br $items)))
     (local.get $j))
+
+  ;; cuckoo.c CuckooFilter_CompactSingle on sub-filter `index` of the table (cuckoo-filter.ts
+  ;; compactOne): each fingerprint, in slot order, moves to the first older sub-filter with an
+  ;; empty slot in the bucket of its own bucket's index, else in that index's alternate; out[i]
+  ;; (i < index) counts those moved into sub-filter i. Eight empty slots are skipped at a time (a
+  ;; newest sub-filter is mostly empty when CF.DEL compacts it). Returns 1 when every one moved.
+  (func (export "cfCompactOne") (param $table i32) (param $index i32) (param $size i32) (param $out i32) (result i32)
+    (local $entry i32) (local $base i32) (local $bytes i32) (local $slot i32) (local $fp i32) (local $bucket i32)
+    (local $alt i32) (local $i i32) (local $free i32) (local $emptied i32)
+    (local.set $entry (i32.add (local.get $table) (i32.shl (local.get $index) (i32.const 3))))
+    (local.set $base (i32.load (local.get $entry)))
+    (local.set $bytes (i32.mul (i32.add (i32.load offset=4 (local.get $entry)) (i32.const 1)) (local.get $size)))
+    (local.set $emptied (i32.const 1))
+    (block $done
+      (loop $slots
+        (br_if $done (i32.ge_u (local.get $slot) (local.get $bytes)))
+        (if (i32.and
+              (i32.le_u (i32.add (local.get $slot) (i32.const 8)) (local.get $bytes))
+              (i64.eqz (i64.load (i32.add (local.get $base) (local.get $slot)))))
+          (then
+            (local.set $slot (i32.add (local.get $slot) (i32.const 8)))
+            (br $slots)))
+        (local.set $fp (i32.load8_u (i32.add (local.get $base) (local.get $slot))))
+        (if (local.get $fp)
+          (then
+            (local.set $bucket (i32.div_u (local.get $slot) (local.get $size)))
+            (local.set $alt (i32.xor (local.get $bucket) (i32.mul (local.get $fp) (i32.const 0x5bd1e995))))
+            (local.set $free (i32.const -1))
+            (local.set $i (i32.const 0))
+            (block $placed
+              (loop $older
+                (br_if $placed (i32.ge_u (local.get $i) (local.get $index)))
+                (local.set $entry (i32.add (local.get $table) (i32.shl (local.get $i) (i32.const 3))))
+                (local.set $free (call $find (call $bucket (local.get $entry) (local.get $bucket) (local.get $size)) (local.get $size) (i32.const 0)))
+                (if (i32.eq (local.get $free) (i32.const -1))
+                  (then (local.set $free (call $find (call $bucket (local.get $entry) (local.get $alt) (local.get $size)) (local.get $size) (i32.const 0)))))
+                (br_if $placed (i32.ne (local.get $free) (i32.const -1)))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $older)))
+            (if (i32.eq (local.get $free) (i32.const -1))
+              (then (local.set $emptied (i32.const 0)))
+              (else
+                (i32.store8 (local.get $free) (local.get $fp))
+                (i32.store8 (i32.add (local.get $base) (local.get $slot)) (i32.const 0))
+                (i32.store (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))
+                  (i32.add (i32.load (i32.add (local.get $out) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 1)))))))
+        (local.set $slot (i32.add (local.get $slot) (i32.const 1)))
+        (br $slots)))
+    (local.get $emptied))
 )
