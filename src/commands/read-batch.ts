@@ -28,8 +28,8 @@
  * of the batch (no scale-up, so no error), no capture reading it, and the name spelled `BF.ADD`
  * or `bf.add` (any other spelling runs at once, so a renamed command's log record keeps its
  * original name). CF commands need the kernel to serve the filter (its sub-filters in one arena);
- * CF.ADD and CF.DEL also need no WATCHed key and the spelling `CF.ADD` / `cf.add`, `CF.DEL` /
- * `cf.del`.
+ * CF.ADD and CF.DEL also need no WATCHed key, no `maxmemory` and the spelling `CF.ADD` / `cf.add`,
+ * `CF.DEL` / `cf.del`.
  */
 import type { ReplyWriter } from '../protocol/reply-writer.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -138,7 +138,7 @@ export function cuckooCheckLater(ctx: CommandContext, target: CuckooEntry, argv:
  * runs at once, the batch settled.
  */
 export function cuckooAddLater(ctx: CommandContext, target: CuckooEntry, argv: CommandArgs, rules: CuckooAddRules): boolean {
-  if (!joinWrite(ctx, target, argv, CF_ADD, CF_ADD_SPELLINGS)) return false
+  if (!joinCuckooWrite(ctx, target, argv, CF_ADD, CF_ADD_SPELLINGS)) return false
   addRules = rules
   if (target.filter.stageItem(argv, 2, count)) return staged(ctx, target, argv, CF_ADD)
   settleBatch()
@@ -158,10 +158,23 @@ let addRules: CuckooAddRules | undefined
 
 /** CF.DEL key item: {@link cuckooAddLater} for a delete. */
 export function cuckooDelLater(ctx: CommandContext, target: CuckooEntry, argv: CommandArgs): boolean {
-  if (!joinWrite(ctx, target, argv, CF_DEL, CF_DEL_SPELLINGS)) return false
+  if (!joinCuckooWrite(ctx, target, argv, CF_DEL, CF_DEL_SPELLINGS)) return false
   if (target.filter.stageItem(argv, 2, count)) return staged(ctx, target, argv, CF_DEL)
   settleBatch()
   return false
+}
+
+/**
+ * {@link joinWrite} for CF.ADD and CF.DEL, which also need no `maxmemory`: a batch's add may grow
+ * the filter and its delete compact it, and the memory that takes or frees decides whether redis
+ * refuses the next command (-OOM) before it runs; here that would be known only at the settle.
+ */
+function joinCuckooWrite(ctx: CommandContext, target: CuckooEntry, argv: CommandArgs, kind: number, spellings: readonly Buffer[]): boolean {
+  if (ctx.server.config.maxmemory > 0) {
+    settleBatch()
+    return false
+  }
+  return joinWrite(ctx, target, argv, kind, spellings)
 }
 
 /** {@link join} for a write, which also needs a spelling the batch logs itself and no WATCHed key. */

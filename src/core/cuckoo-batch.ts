@@ -5,6 +5,7 @@
  * kernel does not otherwise use:
  *   [PAIRS, +8 f)          the table: per sub-filter, oldest first, u32 offset and u32 mask
  *   [OUT, +4 n)            one i32 result per item
+ *   [PARAMS, +8 n)         each item's lookup parameters, kept by the kernel between its two passes
  */
 import { Arena, PAGE_BYTES, SCRATCH_BYTES } from './arena.js'
 import { DESC, MAX_BATCH_ITEMS, PAIRS } from './filter-batch.js'
@@ -13,6 +14,9 @@ import { DESC, MAX_BATCH_ITEMS, PAIRS } from './filter-batch.js'
 export const MAX_KERNEL_FILTERS = 64
 const TABLE = PAIRS
 const OUT = PAIRS + MAX_KERNEL_FILTERS * 8
+const PARAMS = OUT + MAX_BATCH_ITEMS * 4
+// cuckoo-kernel.wat's $params: where an item's parameters lie from its descriptor.
+if (PARAMS - DESC !== 12800 || PARAMS + 8 * MAX_BATCH_ITEMS > PAIRS + 16 * MAX_BATCH_ITEMS) throw new Error('cuckoo-kernel.wat $params disagrees')
 
 /** Writes the table of these sub-filters (all in `arena`) of `bucketSize`-byte buckets. */
 export function writeTable(arena: Arena, subFilters: readonly Uint8Array[], bucketSize: number): void {

@@ -21,6 +21,9 @@
   (global $h2 (mut i32) (i32.const 0))
   ;; What $touch read, kept so that its loads stay.
   (global $sink (mut i32) (i32.const 0))
+  ;; From an item's descriptor to where $touch keeps its lookup parameters (low 32 bits of the
+  ;; hash, fingerprint) for the walk after it: cuckoo-batch.ts PARAMS - DESC.
+  (global $params i32 (i32.const 12800))
 
   ;; MurmurHash64A (deps/murmur2/MurmurHash2.c) of memory[p, p + len), seed 0: bloom-kernel.wat's,
   ;; the tail bytes loaded as one word with the bytes past the item masked off.
@@ -54,6 +57,14 @@
     (global.set $fp (local.get $fp))
     (global.set $h1 (i32.wrap_i64 (local.get $hash)))
     (global.set $h2 (i32.xor (global.get $h1) (i32.mul (local.get $fp) (i32.const 0x5bd1e995)))))
+
+  ;; The lookup parameters $touch kept for the item described at `desc`.
+  (func $recall (param $desc i32)
+    (local $at i32)
+    (local.set $at (i32.add (local.get $desc) (global.get $params)))
+    (global.set $h1 (i32.load (local.get $at)))
+    (global.set $fp (i32.load offset=4 (local.get $at)))
+    (global.set $h2 (i32.xor (global.get $h1) (i32.mul (global.get $fp) (i32.const 0x5bd1e995)))))
 
   ;; The address of the slot holding `fp` in the bucket at `at` of `size` slots, or -1 (Bucket_Find).
   (func $find (param $at i32) (param $size i32) (param $fp i32) (result i32)
@@ -89,11 +100,15 @@
   ;; misses of a batch's items (a filter of a few MiB is mostly out of the cache) are in flight
   ;; together, where the walk, branching on each slot, would wait for them one by one.
   (func $touch (param $desc i32) (param $n i32) (param $table i32) (param $filters i32) (param $size i32)
-    (local $j i32) (local $i i32) (local $entry i32) (local $sum i32)
+    (local $j i32) (local $i i32) (local $entry i32) (local $sum i32) (local $at i32)
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-        (call $lookup (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
+        (local.set $at (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
+        (call $lookup (local.get $at))
+        (local.set $at (i32.add (local.get $at) (global.get $params)))
+        (i32.store (local.get $at) (global.get $h1))
+        (i32.store offset=4 (local.get $at) (global.get $fp))
         (local.set $i (i32.const 0))
         (block $all
           (loop $subs
@@ -123,7 +138,7 @@
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-        (call $lookup (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
+        (call $recall (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
         (local.set $hit (i32.const 0))
         (local.set $i (i32.const 0))
         (block $seen
@@ -176,7 +191,7 @@
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-        (call $lookup (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
+        (call $recall (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
         (local.set $where (i32.const -1))
         (local.set $i (local.get $filters))
         (block $seen
@@ -254,7 +269,7 @@
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
-        (call $lookup (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
+        (call $recall (i32.add (local.get $desc) (i32.shl (local.get $j) (i32.const 3))))
         (local.set $i (local.get $filters))
         (block $placed
           (loop $subs
