@@ -265,7 +265,8 @@
   (func (export "cfAdd") (param $desc i32) (param $n i32) (param $table i32) (param $filters i32) (param $size i32) (param $maxIterations i32) (param $out i32) (result i32)
     (local $j i32) (local $i i32) (local $slot i32) (local $newest i32)
     (local.set $newest (i32.add (local.get $table) (i32.shl (i32.sub (local.get $filters) (i32.const 1)) (i32.const 3))))
-    (call $touch (local.get $desc) (local.get $n) (local.get $table) (local.get $filters) (local.get $size))
+    ;; The newest sub-filter's buckets only: an add tries it first, and it has room nearly always.
+    (call $touch (local.get $desc) (local.get $n) (local.get $newest) (i32.const 1) (local.get $size))
     (block $done
       (loop $items
         (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
