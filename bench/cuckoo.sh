@@ -11,6 +11,7 @@
 #   PIPELINES='16' bench/cuckoo.sh  only these -P depths (default '1 16')
 #   REDISBLOOM_SO=/path/to/redisbloom.so bench/cuckoo.sh   also redis-server with that module
 #   BASE_MAIN=/path/to/dist/main.js bench/cuckoo.sh        also another bfs build: before / after
+#   ROUNDS=1 bench/cuckoo.sh 3      also each round's rows (CPU per request and its ratio to RedisBloom)
 # Needs redis-server, redis-benchmark and redis-cli (Debian: apt-get install -y redis-server redis-tools).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -122,6 +123,26 @@ for pipeline in $PIPELINES; do
     done
   done
 done
+
+if [ -n "${ROUNDS:-}" ]; then
+  # Rows are appended in order: the n-th row of a test and server is round n.
+  echo
+  echo "Each round: CPU us/req of each server (and RedisBloom's over bfs's)"
+  awk -F, '{ n = ++seen[$1 "," $2 "," $3]; cpu[$1 "," $2 "," $3 "," n] = $7; if (n > rounds) rounds = n; keys[$1 "," $2] = 1; if ($3 != "redisbloom") servers[$3] = 1 }
+    END {
+      for (k in keys) for (r = 1; r <= rounds; r++) {
+        line = sprintf("  %-10s -P %-2s round %d:", substr(k, 1, index(k, ",") - 1), substr(k, index(k, ",") + 1), r)
+        rb = cpu[k ",redisbloom," r]
+        for (s in servers) {
+          v = cpu[k "," s "," r]
+          line = line sprintf(" %s %.2f", s, v)
+          if (rb != "" && v > 0) line = line sprintf(" (%.2fx)", rb / v)
+        }
+        if (rb != "") line = line sprintf(" redisbloom %.2f", rb)
+        print line
+      }
+    }' "$RESULTS" | sort
+fi
 
 # Bytes per item: a filter reserved for CAPACITY (bucket size 2) given distinct items in CF.INSERTs of
 # 10,000 until 90% of its slots (one that grows) or until full (EXPANSION 0: refusals answer -1).

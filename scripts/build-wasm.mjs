@@ -9,6 +9,7 @@ export const WASM_SOURCES = [
   { wat: 'murmur-hash.wat', module: 'murmur-wasm-module.ts', constant: 'MURMUR_WASM_MODULE' },
   { wat: 'bloom-kernel.wat', module: 'bloom-kernel-module.ts', constant: 'BLOOM_KERNEL_MODULE' },
   { wat: 'bitmap-ops.wat', module: 'bitmap-ops-module.ts', constant: 'BITMAP_OPS_MODULE' },
+  { wat: 'cuckoo-kernel.wat', module: 'cuckoo-kernel-module.ts', constant: 'CUCKOO_KERNEL_MODULE' },
 ]
 
 /** @returns the module bytes of the .wat source */

@@ -29,6 +29,7 @@
 
 import { BITMAP_OPS_MODULE } from './bitmap-ops-module.js'
 import { BLOOM_KERNEL_MODULE } from './bloom-kernel-module.js'
+import { CUCKOO_KERNEL_MODULE } from './cuckoo-kernel-module.js'
 import { PiecedBitmap } from './pieced-bitmap.js'
 
 // lib.dom.d.ts declares WebAssembly; this project compiles against ES2022 and Node's types only.
@@ -116,8 +117,18 @@ export interface BitmapOps {
   windowAdd(desc: number, pair: number, table: number, k: number, live: number): number
 }
 
+/** The exports of cuckoo-kernel.wat (cuckoo-batch.ts calls them). */
+export interface CuckooKernel {
+  cfCheck(desc: number, n: number, table: number, filters: number, size: number, out: number): number
+  cfCount(desc: number, n: number, table: number, filters: number, size: number, out: number): void
+  cfDelete(desc: number, n: number, table: number, filters: number, size: number, out: number, limit: number): number
+  cfAdd(desc: number, n: number, table: number, filters: number, size: number, maxIterations: number, out: number): number
+  cfCompactOne(table: number, index: number, size: number, out: number): number
+}
+
 let compiled: object | undefined
 let compiledOps: object | undefined
+let compiledCuckoo: object | undefined
 
 /** One memory, its kernel and its allocation state. */
 export class Arena {
@@ -129,6 +140,8 @@ export class Arena {
   readonly kernel: BloomKernel
   /** The other bitmap operations (bitmap-ops.wat), bound to this memory and kernel. */
   readonly ops: BitmapOps
+  /** The Cuckoo kernel (cuckoo-kernel.wat), bound to this memory: Cuckoo buckets live in arenas too. */
+  readonly cuckoo: CuckooKernel
   /** Regions handed out and not freed yet. */
   live = 0
   /** Bytes of those regions. */
@@ -149,6 +162,8 @@ export class Arena {
     compiledOps ??= new WebAssembly.Module(BITMAP_OPS_MODULE)
     const ops = new WebAssembly.Instance(compiledOps, { env: { memory }, bloom: { hashItems: this.kernel.hashItems } })
     this.ops = ops.exports as unknown as BitmapOps
+    compiledCuckoo ??= new WebAssembly.Module(CUCKOO_KERNEL_MODULE)
+    this.cuckoo = new WebAssembly.Instance(compiledCuckoo, { env: { memory } }).exports as unknown as CuckooKernel
     this.bytes = new Uint8Array(memory.buffer)
     this.words = new Uint32Array(memory.buffer)
   }

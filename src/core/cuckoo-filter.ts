@@ -13,6 +13,9 @@
  * - numItems and numDeletes are u64 as in RedisBloom: a chunk loaded without its header followed
  *   by CF.DEL takes numItems below zero, and it wraps.
  */
+import { allocateArenaBitmap, arenaOf, type Arena } from './arena.js'
+import { MAX_KERNEL_FILTERS, callAdd, callCheck, callCompactOne, callCount, callDelete, resultOf, writeTable } from './cuckoo-batch.js'
+import { stage, stagedItems, stageItem, type ItemList } from './filter-batch.js'
 import { murmurHash64AOne } from './murmur-hash.js'
 import {
   MAX_SUB_FILTER_BYTES, altHash, bucketIndex, countInBucket, findInBucket, fingerprintOf, freeSlot, kickInsert,
@@ -139,6 +142,16 @@ export class CuckooFilter implements CuckooSettings {
    * `undefined` check per change).
    */
   private occupied: number[] | undefined
+  /**
+   * The arena holding every sub-filter, whose Cuckoo kernel then serves the filter
+   * (cuckoo-kernel.wat); undefined when they lie apart or outside the arenas (the JavaScript loops
+   * of cuckoo-buckets.ts answer then, the same).
+   */
+  private home: Arena | undefined
+  /** The arena the current batch's items were staged in (see {@link stageItem}). */
+  private staging: Arena | undefined
+  /** Whether the kernel may serve it ({@link useCuckooKernel} when it was made). */
+  private readonly kernel = kernelOn
 
   /**
    * A filter with these settings and sub-filters (all of them when given: a loaded filter), or
@@ -157,7 +170,7 @@ export class CuckooFilter implements CuckooSettings {
     if (subFilters === undefined) {
       const bytes = subFilterBytes(settings, 0)
       if (bytes === Infinity) throw new RangeError('the first sub-filter is too large')
-      subFilters = [new Uint8Array(bytes)]
+      subFilters = [allocateBuckets(bytes)]
     }
     if (subFilters.length < 1 || subFilters.length > CF_MAX_FILTERS) throw new RangeError('sub-filter count out of range')
     if (this.expansion === 0 && subFilters.length > 1) throw new RangeError('a filter with expansion 0 has one sub-filter')
@@ -167,7 +180,10 @@ export class CuckooFilter implements CuckooSettings {
       total += data.length
     })
     if (total > MAX_CUCKOO_BYTES) throw new RangeError(`${total} bytes of buckets, more than 2^31`)
-    this.subFilters = subFilters
+    const held: Uint8Array[] = []
+    for (const data of subFilters) held.push(intoArena(data, held[0]))
+    this.subFilters = held
+    this.home = this.findHome()
   }
 
   /**
@@ -255,6 +271,154 @@ export class CuckooFilter implements CuckooSettings {
     this.occupied[index]! += countTaken(data) - before
   }
 
+  /**
+   * Stages item i of `items` for a later {@link checkStaged}, {@link addStaged} or
+   * {@link deleteStaged}, after the `staged` items staged before it: the checks, adds or deletes
+   * that commands of one read make one item each (commands/read-batch.ts). Nothing may change the
+   * filter until then.
+   * @returns false when the kernel does not serve this filter or the item does not fit
+   */
+  stageItem(items: ItemList, i: number, staged: number): boolean {
+    const home = this.home
+    if (home === undefined || !stageItem(home, items, i, staged)) return false
+    this.staging = home
+    return true
+  }
+
+  /** The items staged, where they lie (valid until the next staging in that arena). */
+  stagedItems(): ItemList {
+    return stagedItems(this.staging!)
+  }
+
+  /** {@link has} of the n staged items: `out[j]` = 1 when staged item j may be present. */
+  checkStaged(n: number, out: Uint8Array): void {
+    const arena = this.staging!
+    if (this.home === arena) {
+      writeTable(arena, this.subFilters, this.bucketSize)
+      callCheck(arena, 0, n, this.subFilters.length, this.bucketSize)
+      for (let j = 0; j < n; j++) out[j] = resultOf(arena, j)
+      return
+    }
+    const items = stagedItems(arena)
+    for (let j = 0; j < n; j++) out[j] = this.has(items.bytes(j), items.start(j), items.end(j)) ? 1 : 0
+  }
+
+  /**
+   * CF.MEXISTS: `out[j]` = 1 when items[from + j] may be present, for items[from, to), one kernel
+   * call per scratch area's worth of items; the JavaScript loops when the kernel does not serve it.
+   */
+  hasMany(items: ItemList, from: number, to: number, out: Uint8Array): void {
+    const home = this.home
+    let i = from
+    while (home !== undefined && i < to) {
+      const n = stage(home, items, i, to)
+      if (n === 0) break
+      writeTable(home, this.subFilters, this.bucketSize)
+      callCheck(home, 0, n, this.subFilters.length, this.bucketSize)
+      for (let j = 0; j < n; j++) out[i - from + j] = resultOf(home, j)
+      i += n
+    }
+    for (; i < to; i++) out[i - from] = this.has(items.bytes(i), items.start(i), items.end(i)) ? 1 : 0
+  }
+
+  /** CF.COUNT of items[i]: one kernel call when the kernel serves the filter. */
+  countOf(items: ItemList, i: number): number {
+    const home = this.home
+    if (home === undefined || !stageItem(home, items, i, 0)) return this.count(items.bytes(i), items.start(i), items.end(i))
+    writeTable(home, this.subFilters, this.bucketSize)
+    callCount(home, 0, 1, this.subFilters.length, this.bucketSize)
+    return resultOf(home, 0)
+  }
+
+  /**
+   * {@link delete} of the n staged items in order: `out[j]` = 1 when staged item j's fingerprint
+   * was removed. The kernel deletes until the one after which the filter compacts (or its item
+   * count would reach 0, or the counters are past 2^53); the JavaScript way takes such items.
+   */
+  deleteStaged(n: number, out: Uint8Array): void {
+    const arena = this.staging!
+    const size = this.bucketSize
+    let j = 0
+    while (j < n) {
+      const limit = this.home === arena ? this.deleteLimit() : 0
+      if (limit === 0) {
+        const items = stagedItems(arena)
+        out[j] = this.delete(items.bytes(j), items.start(j), items.end(j)) ? 1 : 0
+        j++
+        continue
+      }
+      writeTable(arena, this.subFilters, size)
+      const done = callDelete(arena, j, n - j, this.subFilters.length, size, limit)
+      let deleted = 0
+      for (let k = j; k < done; k++) {
+        const where = resultOf(arena, k)
+        out[k] = where >= 0 ? 1 : 0
+        if (where < 0) continue
+        deleted++
+        if (this.occupied !== undefined) this.occupied[where]!--
+      }
+      this.items -= deleted
+      this.deletes += deleted
+      j = done
+      // As delete: compacts right after the delete that brings the deletes past 10% (the kernel
+      // stopped there), never on an item not found.
+      if (deleted === limit && this.subFilters.length > 1 && this.deletes > this.items * 0.1) this.compact(false)
+    }
+  }
+
+  /**
+   * Deletes the kernel may make before the one after which {@link delete} compacts (that one
+   * included), at most the item count (which a delete never takes below 0 in the kernel); 0 when
+   * a counter is past 2^53.
+   */
+  private deleteLimit(): number {
+    if (this.itemsWide !== undefined || this.deletesWide !== undefined) return 0
+    const items = this.items
+    const deletes = this.deletes
+    let limit = Math.min(items, 0x7fffffff)
+    if (this.subFilters.length > 1) {
+      // The least k with deletes + k > (items - k) * 0.1, as delete compares (doubles).
+      const compacts = (k: number): boolean => deletes + k > (items - k) * 0.1
+      let k = Math.max(1, Math.ceil((items * 0.1 - deletes) / 1.1))
+      while (k > 1 && compacts(k - 1)) k--
+      while (!compacts(k)) k++
+      limit = Math.min(limit, k)
+    }
+    return limit
+  }
+
+  /**
+   * {@link add} (not unique) of the n staged items in order: `out[j]` = 1 added, -1 full, -2 no
+   * growth possible, -3 refused before trying, as the filter had `maxFilters` sub-filters or more
+   * (CF.ADD's "Maximum expansions reached"). The kernel places items until one needs the filter
+   * to grow, which the JavaScript way does (`canGrow` asked first).
+   */
+  addStaged(n: number, out: Int8Array, canGrow: GrowthCheck | undefined, maxFilters: number): void {
+    const arena = this.staging!
+    const size = this.bucketSize
+    let j = 0
+    while (j < n) {
+      if (this.subFilters.length >= maxFilters) {
+        out[j++] = -3
+        continue
+      }
+      if (this.home === arena && this.itemsWide === undefined && this.items + n < Number.MAX_SAFE_INTEGER) {
+        writeTable(arena, this.subFilters, size)
+        const done = callAdd(arena, j, n - j, this.subFilters.length, size, this.maxIterations)
+        for (let k = j; k < done; k++) {
+          out[k] = 1
+          if (this.occupied !== undefined) this.occupied[resultOf(arena, k)]!++
+        }
+        this.items += done - j
+        j = done
+        if (j === n) break
+      }
+      const items = stagedItems(arena)
+      out[j] = this.add(items.bytes(j), items.start(j), items.end(j), false, canGrow)
+      j++
+    }
+  }
+
   /** Buckets of sub-filter `index`. */
   bucketsOf(index: number): number {
     return this.subFilters[index]!.length / this.bucketSize
@@ -328,6 +492,32 @@ export class CuckooFilter implements CuckooSettings {
 
   /** CuckooFilter_CompactSingle: true when every fingerprint of sub-filter `index` found a home. */
   private compactOne(index: number): boolean {
+    const emptied = this.home !== undefined ? this.compactInKernel(this.home, index) : this.compactInLoops(index)
+    if (emptied && index === this.subFilters.length - 1) {
+      this.subFilters.pop()
+      this.occupied?.pop()
+      this.home = this.findHome()
+    }
+    return emptied
+  }
+
+  /** {@link compactOne}'s moves by the kernel (cuckoo-kernel.wat cfCompactOne). */
+  private compactInKernel(home: Arena, index: number): boolean {
+    writeTable(home, this.subFilters, this.bucketSize)
+    const emptied = callCompactOne(home, index, this.bucketSize)
+    const occupied = this.occupied
+    if (occupied !== undefined) {
+      for (let i = 0; i < index; i++) {
+        const moved = resultOf(home, i)
+        occupied[i]! += moved
+        occupied[index]! -= moved
+      }
+    }
+    return emptied
+  }
+
+  /** {@link compactOne}'s moves by the JavaScript loops. */
+  private compactInLoops(index: number): boolean {
     const data = this.subFilters[index]!
     // Slots in bucket order, four at a time where they can be read as one word: a newest
     // sub-filter is mostly empty when CF.DEL compacts it, and each compaction scans all of it.
@@ -338,10 +528,6 @@ export class CuckooFilter implements CuckooSettings {
       if (words![w] !== 0 && !this.relocateSlots(index, w * 4, w * 4 + 4)) emptied = false
     }
     if (!this.relocateSlots(index, wordSlots, data.length)) emptied = false
-    if (emptied && index === this.subFilters.length - 1) {
-      this.subFilters.pop()
-      this.occupied?.pop()
-    }
     return emptied
   }
 
@@ -433,15 +619,76 @@ export class CuckooFilter implements CuckooSettings {
     if (bytes === Infinity || this.bucketBytes() + bytes > MAX_CUCKOO_BYTES || (canGrow !== undefined && !canGrow(bytes))) return false
     let data: Uint8Array
     try {
-      data = new Uint8Array(bytes)
+      data = allocateBuckets(bytes, this.subFilters[0])
     } catch (error) {
       if (error instanceof RangeError) return false // memory the process could not get
       throw error
     }
     this.subFilters.push(data)
     this.occupied?.push(0)
+    this.home = this.findHome()
     return true
   }
+
+  /** The arena whose kernel serves the filter now (see {@link home}), its sub-filters gathered there when they can be. */
+  private findHome(): Arena | undefined {
+    return this.kernel ? kernelHome(this.subFilters) ?? this.gather() : undefined
+  }
+
+  /**
+   * Sub-filters in more than one arena (a growth whose sub-filter found no room beside the
+   * others, or a loaded filter): the older ones copied beside the newest, when its arena has room
+   * for them all (else the filter stays as it is, served by the JavaScript loops). A growth is
+   * rare, and the kernel serves only a filter whose sub-filters share an arena. Returns the arena
+   * that then holds them all.
+   */
+  private gather(): Arena | undefined {
+    const subFilters = this.subFilters
+    if (subFilters.length > MAX_KERNEL_FILTERS) return undefined
+    const newest = subFilters[subFilters.length - 1]!
+    const arena = arenaOf(newest)
+    if (arena === undefined) return undefined
+    const moved: Uint8Array[] = []
+    for (let i = 0; i < subFilters.length - 1; i++) {
+      const data = subFilters[i]!
+      const copy = arenaOf(data) === arena ? data : allocateArenaBitmap(data.length, newest)
+      if (copy === undefined || arenaOf(copy) !== arena) return undefined
+      if (copy !== data) copy.set(data)
+      moved.push(copy)
+    }
+    for (let i = 0; i < moved.length; i++) subFilters[i] = moved[i]!
+    return arena
+  }
+}
+
+/** `bytes` zeroed bytes of buckets: in an arena (beside `near`'s when it can), else a plain array. */
+function allocateBuckets(bytes: number, near?: Uint8Array): Uint8Array {
+  return allocateArenaBitmap(bytes, near) ?? new Uint8Array(bytes)
+}
+
+/** `data` itself when it is in an arena already, else a copy in one (beside `near`), else itself. */
+function intoArena(data: Uint8Array, near: Uint8Array | undefined): Uint8Array {
+  if (arenaOf(data) !== undefined) return data
+  const copy = allocateArenaBitmap(data.length, near)
+  if (copy === undefined) return data
+  copy.set(data)
+  return copy
+}
+
+/** Off: filters made meanwhile keep the JavaScript loops (the reference test/core/cuckoo-kernel.test.ts compares the kernel with). */
+let kernelOn = true
+
+/** Turns the Cuckoo kernel on or off for the filters made from now on (for their whole life). */
+export function useCuckooKernel(on: boolean): void {
+  kernelOn = on
+}
+
+/** The arena holding every one of these sub-filters, when the kernel can serve them; else undefined. */
+function kernelHome(subFilters: readonly Uint8Array[]): Arena | undefined {
+  if (subFilters.length > MAX_KERNEL_FILTERS) return undefined
+  const home = arenaOf(subFilters[0]!)
+  for (let i = 1; i < subFilters.length && home !== undefined; i++) if (arenaOf(subFilters[i]!) !== home) return undefined
+  return home
 }
 
 /** Non-zero bytes: taken slots. */

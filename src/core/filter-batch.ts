@@ -32,10 +32,12 @@ export interface ItemList {
 }
 
 const RESULT = 0
-const DESC = 64
+/** Where the staged items' descriptors start (the Cuckoo kernel reads them too: cuckoo-batch.ts). */
+export const DESC = 64
 /** Items one kernel call takes at most; a longer command takes several. */
 export const MAX_BATCH_ITEMS = 1024
-const PAIRS = DESC + MAX_BATCH_ITEMS * 8
+/** The hash pairs' area, 16 bytes per item (cuckoo-batch.ts keeps its sub-filter table and results there). */
+export const PAIRS = DESC + MAX_BATCH_ITEMS * 8
 const FLAGS = PAIRS + MAX_BATCH_ITEMS * 16
 const ITEMS = FLAGS + MAX_BATCH_ITEMS
 const ITEMS_END = SCRATCH_BYTES - 8
@@ -121,7 +123,7 @@ export function kernelServes(layers: readonly BloomLayer[]): boolean {
  * hashed yet: the caller's first kernel call does that).
  * @returns how many it took (0 when the first alone is too long for the scratch area)
  */
-function stage(arena: Arena, items: ItemList, from: number, to: number): number {
+export function stage(arena: Arena, items: ItemList, from: number, to: number): number {
   const run = stageRun(arena, items, from, to)
   return run === 1 && from + 1 < to ? stageEach(arena, items, from + 1, to, 1) : run
 }

@@ -50,6 +50,12 @@ export interface ReplySink {
   integerLater(settle: () => void): number
   /** Sets the reply {@link integerLater} left at `at` to 1 when `one`. */
   answer(at: number, one: boolean): void
+  /**
+   * Replaces the reply {@link integerLater} left at `at` with the error `text` (as {@link error}
+   * takes it, starting with its code).
+   * @returns how far the places of the later replies moved (add it to each later `at`)
+   */
+  answerError(at: number, text: string): number
   /** The replies left open are answered: nothing to run before a take. */
   settled(): void
   /** Where the next reply goes: a mark for {@link truncate}. */

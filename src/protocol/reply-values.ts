@@ -126,6 +126,14 @@ export class ReplyValues implements ReplySink {
     this.laterIn[at]![this.laterAt[at]!] = one ? 1 : 0
   }
 
+  answerError(at: number, text: string): number {
+    text = sanitizeErrorText(text)
+    if (text.charCodeAt(0) === ERROR) text = text.slice(1)
+    this.laterIn[at]![this.laterAt[at]!] = new RespReplyError(this.line(text, 'utf8'))
+    // Values have no byte offsets: the later replies stay where they are.
+    return 0
+  }
+
   settled(): void {
     this.settle = undefined
   }

@@ -171,6 +171,21 @@ export class ReplyWriter implements ReplySink {
     this.buf[at + 1] = one ? DIGIT_1 : DIGIT_0
   }
 
+  /**
+   * Replaces the reply {@link integerLater} left at `at` with the error `-text\r\n` (`text` as
+   * {@link error} takes it, starting with its code), moving what was written after it.
+   * @returns how many bytes the replies after it moved by
+   */
+  answerError(at: number, text: string): number {
+    const line = Buffer.from(`-${sanitizeErrorText(text)}\r\n`, 'utf8')
+    const shift = line.length - 4
+    this.reserve(shift)
+    this.buf.copyWithin(at + line.length, at + 4, this.offset)
+    line.copy(this.buf, at)
+    this.offset += shift
+    return shift
+  }
+
   /** The replies left open are answered: nothing to run before a take. */
   settled(): void {
     this.settle = undefined

@@ -131,6 +131,20 @@ describe('ReplyValues gives what ReplyReader reads from ReplyWriter\'s bytes', (
       at.push(s.integerLater(settle))
       settle()
     }],
+    ['integerLater, some answered by an error (a failed add of a batch)', (s) => {
+      let at: number[] = []
+      const settle = (): void => {
+        s.settled()
+        let shift = 0
+        s.answer(at[0]! + shift, true)
+        shift += s.answerError(at[1]! + shift, 'ERR Filter is full')
+        s.answer(at[2]! + shift, true)
+        shift += s.answerError(at[3]! + shift, 'Maximum expansions reached')
+      }
+      at = [s.integerLater(settle), s.integerLater(settle), s.integerLater(settle), s.integerLater(settle)]
+      settle()
+      s.simple('after')
+    }],
     ['integerLater, settled by a take', (s) => {
       const at: number[] = []
       const settle = (): void => {

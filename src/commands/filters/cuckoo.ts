@@ -18,6 +18,7 @@ import { parseInteger } from '../kernel/args.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import { createCuckoo, cuckooGrowthCheck, endGrowthCheck } from './cuckoo-budget.js'
 import { cuckooOrWrongType } from '../kernel/key-kind.js'
+import { beforeLookup, cuckooAddLater, cuckooCheckLater, cuckooDelLater, type CuckooAddRules } from '../kernel/read-batch.js'
 import { ERR, ReplyError, cfOptionRangeText, cfUnparsableOptionText, wrongArityText } from '../kernel/reply-error.js'
 
 /** Capacity of a filter CF.ADD / CF.INSERT create (RedisBloom's module argument CF_INITIAL_SIZE, default 1024). */
@@ -111,17 +112,23 @@ function insertItems(ctx: CommandContext, argv: CommandArgs, first: number, nx: 
   for (let i = 0; i < count; i++) reply.integer(outcomes[i]!)
 }
 
-function addCommand(nx: boolean) {
-  /** CF.ADD / CF.ADDNX key item → :1 added, :0 found (NX); "Filter is full" */
-  return (ctx: CommandContext, argv: CommandArgs): void => {
-    const entry = filterForInsert(ctx, argv, true, CF_DEFAULT_CAPACITY)
-    // A filter just created propagates with the add: a replay auto-creates it the same way.
-    insertItems(ctx, argv, 2, nx, false, entry)
-  }
+/** What a read's batch of CF.ADD commands settles by: insertItems's limit and growth checks. */
+const ADD_RULES: CuckooAddRules = { maxFilters: CF_MAX_EXPANSIONS, growthCheck: cuckooGrowthCheck, endGrowthCheck }
+
+/** CF.ADD key item → :1 added; "Filter is full", "Maximum expansions reached" */
+export function cfAdd(ctx: CommandContext, argv: CommandArgs): void {
+  beforeLookup(argv)
+  const entry = filterForInsert(ctx, argv, true, CF_DEFAULT_CAPACITY)
+  // One of a read's CF.ADD commands, added with the others (read-batch.ts).
+  if (cuckooAddLater(ctx, entry, argv, ADD_RULES)) return
+  // A filter just created propagates with the add: a replay auto-creates it the same way.
+  insertItems(ctx, argv, 2, false, false, entry)
 }
 
-export const cfAdd = addCommand(false)
-export const cfAddnx = addCommand(true)
+/** CF.ADDNX key item → :1 added, :0 found */
+export function cfAddnx(ctx: CommandContext, argv: CommandArgs): void {
+  insertItems(ctx, argv, 2, true, false, filterForInsert(ctx, argv, true, CF_DEFAULT_CAPACITY))
+}
 
 /** rebloom.c CFInsert_RedisCommand's options, matched by their first letter: c... CAPACITY n, n... NOCREATE, i... ITEMS. */
 function insertOptions(argv: CommandArgs, name: string): { capacity: number; create: boolean; itemsAt: number } {
@@ -168,7 +175,11 @@ function filterForCheck(ctx: CommandContext, argv: CommandArgs): CuckooEntry | u
 
 /** CF.EXISTS key item → :1 / :0 */
 export function cfExists(ctx: CommandContext, argv: CommandArgs): void {
-  const filter = filterForCheck(ctx, argv)?.filter
+  beforeLookup(argv)
+  const entry = filterForCheck(ctx, argv)
+  // One of a read's CF.EXISTS commands, answered with the others (read-batch.ts).
+  if (entry !== undefined && cuckooCheckLater(ctx, entry, argv)) return
+  const filter = entry?.filter
   ctx.client.reply.integer(filter !== undefined && filter.has(argv.bytes(2), argv.start(2), argv.end(2)) ? 1 : 0)
 }
 
@@ -176,14 +187,24 @@ export function cfExists(ctx: CommandContext, argv: CommandArgs): void {
 export function cfMexists(ctx: CommandContext, argv: CommandArgs): void {
   const filter = filterForCheck(ctx, argv)?.filter
   const reply = ctx.client.reply
-  reply.array(argv.length - 2)
-  for (let i = 2; i < argv.length; i++) reply.integer(filter !== undefined && filter.has(argv.bytes(i), argv.start(i), argv.end(i)) ? 1 : 0)
+  const count = argv.length - 2
+  reply.array(count)
+  if (filter === undefined) {
+    for (let i = 0; i < count; i++) reply.integer(0)
+    return
+  }
+  if (found.length < count) found = new Uint8Array(count)
+  filter.hasMany(argv, 2, argv.length, found)
+  reply.zeroOrOne(found, 0, count)
 }
+
+/** CF.MEXISTS's answers, reused: commands run one at a time. */
+let found = new Uint8Array(64)
 
 /** CF.COUNT key item → matching fingerprints in the item's buckets */
 export function cfCount(ctx: CommandContext, argv: CommandArgs): void {
   const filter = filterForCheck(ctx, argv)?.filter
-  ctx.client.reply.integer(filter === undefined ? 0 : filter.count(argv.bytes(2), argv.start(2), argv.end(2)))
+  ctx.client.reply.integer(filter === undefined ? 0 : filter.countOf(argv, 2))
 }
 
 /**
@@ -192,8 +213,11 @@ export function cfCount(ctx: CommandContext, argv: CommandArgs): void {
  * Cuckoo filters (docs/reference/compatibility.md), and what RedisBloom does.
  */
 export function cfDel(ctx: CommandContext, argv: CommandArgs): void {
+  beforeLookup(argv)
   const entry = filterForCheck(ctx, argv)
   if (entry === undefined) throw new ReplyError(ERR.CF_NOT_FOUND)
+  // One of a read's CF.DEL commands, deleted with the others (read-batch.ts).
+  if (cuckooDelLater(ctx, entry, argv)) return
   const removed = entry.filter.delete(argv.bytes(2), argv.start(2), argv.end(2))
   if (removed) {
     keyspace(ctx).touch(entry)

@@ -105,8 +105,8 @@ export interface CommandSpec extends RowSpec {
   /** Its part in a transaction; none: queued between MULTI and EXEC, refused there over maxmemory. */
   readonly roles?: readonly TransactionRole[]
   /**
-   * It may run after the commands that follow it in the same read (read-batch.ts: BF.EXISTS
-   * and BF.ADD): dispatch does not settle a waiting batch before it.
+   * It may run after the commands that follow it in the same read (read-batch.ts: BF.EXISTS,
+   * BF.ADD, CF.EXISTS, CF.ADD and CF.DEL): dispatch does not settle a waiting batch before it.
    */
   readonly answersTogether?: boolean
 }

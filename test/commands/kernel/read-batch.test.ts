@@ -242,3 +242,91 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
     }
   })
 })
+
+/**
+ * A seeded mix of CF commands, in runs, over Cuckoo filters that grow, fill up (EXPANSION 0:
+ * "Filter is full" in the middle of a batch), reach their most sub-filters ("Maximum expansions
+ * reached"), compact on deletes, share an arena, have a time to live, hold another type or do
+ * not exist, with the commands that change them between the runs.
+ */
+function cuckooMix(seed: number, count: number): (string | Buffer)[][] {
+  const random = seededRandom(seed)
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
+  const items: (string | Buffer)[] = []
+  for (let i = 0; i < 150; i++) items.push(`item:${i}:${'x'.repeat(Math.floor(random() * (random() < 0.1 ? 120 : 20)))}`)
+  items.push(Buffer.alloc(300 * 1024, 'y'))
+  const keys = ['c', 'full', 'tiny', 'big', 'ttl', 'bloom', 'missing']
+  const commands: (string | Buffer)[][] = [
+    ['CF.RESERVE', 'c', '40'],
+    ['CF.RESERVE', 'full', '20', 'EXPANSION', '0', 'MAXITERATIONS', '3'],
+    ['CF.RESERVE', 'tiny', '4', 'MAXITERATIONS', '1'],
+    ['CF.RESERVE', 'big', '100000', 'BUCKETSIZE', '4'],
+    ['CF.RESERVE', 'ttl', '1000'],
+    ['EXPIRE', 'ttl', '100000'],
+    ['BF.RESERVE', 'bloom', '0.01', '100'],
+  ]
+  // Runs that fill 'full' and take 'tiny' to its most sub-filters: errors among a batch's replies.
+  for (let i = 0; i < 40; i++) commands.push(['CF.ADD', 'full', items[i]!])
+  for (let i = 0; i < 150; i++) commands.push(['CF.ADD', 'tiny', items[i]!])
+  while (commands.length < count) {
+    const key = pick(keys)
+    const roll = random()
+    const run = roll < 0.8 ? 1 + Math.floor(random() * 40) : 1
+    for (let r = 0; r < run && commands.length < count; r++) {
+      if (roll < 0.3) commands.push([pick(['CF.ADD', 'CF.ADD', 'cf.add', 'Cf.Add']), key, pick(items)])
+      else if (roll < 0.55) commands.push(['CF.EXISTS', key, pick(items)])
+      else if (roll < 0.75) commands.push([pick(['CF.DEL', 'CF.DEL', 'cf.del', 'cF.dEl']), key, pick(items)])
+      else if (roll < 0.8) commands.push([pick(['CF.ADD', 'CF.DEL', 'CF.EXISTS', 'BF.ADD', 'BF.EXISTS']), key, pick(items)])
+      else if (roll < 0.82) commands.push(['CF.ADDNX', key, pick(items)])
+      else if (roll < 0.84) commands.push(['CF.MEXISTS', key, pick(items), pick(items), pick(items)])
+      else if (roll < 0.86) commands.push(['CF.COUNT', key, pick(items)])
+      else if (roll < 0.87) commands.push(['CF.INSERT', key, 'CAPACITY', '50', 'ITEMS', pick(items), pick(items)])
+      else if (roll < 0.88) commands.push(['CF.INFO', key])
+      else if (roll < 0.89) commands.push(['CF.COMPACT', key])
+      else if (roll < 0.9) commands.push(['DEL', key])
+      else if (roll < 0.91) commands.push(['CF.RESERVE', key, String(8 + Math.floor(random() * 100))])
+      else if (roll < 0.92) commands.push(['SELECT', random() < 0.5 ? '1' : '0'])
+      else if (roll < 0.93) commands.push(['RENAME', key, pick(keys)])
+      else if (roll < 0.94) commands.push(['CF.ADD', key])
+      else if (roll < 0.95) commands.push(['PERSIST', 'ttl'], ['EXPIRE', 'ttl', '100000'])
+      else if (roll < 0.96) commands.push(['CF.SCANDUMP', key, '0'])
+      else commands.push(['PING'])
+    }
+  }
+  return commands
+}
+
+describe('CF.EXISTS, CF.ADD and CF.DEL run together with the rest of their read', () => {
+  for (const seed of [1, 2, 3]) {
+    test(`a mixed pipeline gets the replies, the log and the buckets of the same commands one by one (seed ${seed})`, async () => {
+      const commands = [['SELECT', '0'], ['FLUSHALL'], ['CONFIG', 'RESETSTAT'], ...cuckooMix(seed, 2500)]
+      // The logs from here on (the tests above sent some commands to one server only).
+      const [logFrom, pipelinedLogFrom] = [logOf(sequential).length, logOf(pipelined).length]
+      const changes = async (running: RunningServer): Promise<number> =>
+        Number(/rdb_changes_since_last_save:(\d+)/.exec((await oneByOne(running.port, [['INFO', 'persistence']]))[0]!)![1])
+      const changesFrom = [await changes(sequential), await changes(pipelined)]
+      const expected = await oneByOne(sequential.port, commands)
+      const got = await allAtOnce(pipelined.port, commands)
+      expect(got.length).toBe(commands.length)
+      for (let i = 0; i < commands.length; i++) {
+        if (got[i] !== expected[i]) expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
+      }
+      // The mix did find and miss items, add, delete, and fail adds in the middle of runs.
+      expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
+      expect(expected.filter((reply) => reply === ':0').length).toBeGreaterThan(100)
+      expect(expected.filter((reply) => reply === '-Filter is full' || reply === '-Maximum expansions reached').length).toBeGreaterThan(0)
+      const log = logOf(sequential).slice(logFrom)
+      expect(log).toContain('$6\r\nCF.DEL\r\n')
+      expect(log).toContain('$6\r\ncf.add\r\n')
+      expect(logOf(pipelined).slice(pipelinedLogFrom) === log).toBe(true)
+      // The same buckets and counters, the same changes counted and the same failed calls.
+      const state = [['SELECT', '0'], ...['c', 'full', 'tiny', 'big', 'ttl'].flatMap((key) => [['DUMP', key], ['CF.DEBUG', key]]),
+        ['INFO', 'commandstats'], ['INFO', 'errorstats']]
+      const [before, after] = await Promise.all([sequential, pipelined].map((running) => oneByOne(running.port, state)))
+      const masked = (replies: string[]): string[] => replies.map((reply) => reply.replace(/usec(_per_call)?=[\d.]+/g, 'usec=T'))
+      expect(masked(after)).toEqual(masked(before))
+      expect(await changes(pipelined) - changesFrom[1]!).toBe(await changes(sequential) - changesFrom[0]!)
+      expect(before.join()).toContain('cmdstat_cf.add:calls=')
+    })
+  }
+})
