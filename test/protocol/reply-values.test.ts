@@ -139,7 +139,7 @@ describe('ReplyValues gives what ReplyReader reads from ReplyWriter\'s bytes', (
         s.answer(at[0]! + shift, true)
         shift += s.answerError(at[1]! + shift, 'ERR Filter is full')
         s.answer(at[2]! + shift, true)
-        shift += s.answerError(at[3]! + shift, 'Maximum expansions reached')
+        s.answerError(at[3]! + shift, 'Maximum expansions reached')
       }
       at = [s.integerLater(settle), s.integerLater(settle), s.integerLater(settle), s.integerLater(settle)]
       settle()
