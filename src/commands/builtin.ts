@@ -4,7 +4,8 @@
  * rows; COMMAND, HELP and INFO commandstats are generated from them. Flags as redis 7.0 and
  * RedisBloom 2.4 register them ("write deny-oom" / "readonly fast" for BF.*).
  */
-import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './kernel/table.js'
+import type { CommandSpec, SubcommandSpec } from './kernel/context.js'
+import { containerOnly, helpSubcommand } from './kernel/table.js'
 import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './filters/bloom.js'
 import { bfLoadchunk, bfScandump } from './filters/dump.js'
 import { bfDebug, bfsHealth } from './filters/health.js'

@@ -4,7 +4,7 @@
  * CREATE_ROCMD "readonly fast", keys 1 1 1, arity -1 reported and checked by each handler),
  * except CF.COMPACT, a write here: it moves fingerprints and frees sub-filters, and is propagated.
  */
-import type { CommandSpec } from '../kernel/table.js'
+import type { CommandSpec } from '../kernel/context.js'
 import { cfAdd, cfAddnx, cfCompact, cfCount, cfDebug, cfDel, cfExists, cfInfo, cfInsert, cfInsertnx, cfMexists, cfReserve } from './cuckoo.js'
 import { cfLoadchunk, cfScandump } from './cuckoo-chunks.js'
 

@@ -7,8 +7,7 @@
  * then the channels of PUBLISH and the SUBSCRIBEs. A denial is logged in ACL LOG and answered with
  * redis's texts.
  */
-import type { CommandContext } from './context.js'
-import type { CommandEntry, CommandRow } from './table.js'
+import type { CommandContext, CommandEntry, CommandRow } from './context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { AclUser } from '../state/acl/acl-user.js'
 import { KEY_READ, KEY_WRITE, type AclSelector } from '../state/acl/acl-selector.js'

@@ -16,9 +16,9 @@
  * moved), served while the cluster is down (`cluster-allow-pubsubshard-when-down yes`), and on a
  * replica of the owner without READONLY.
  */
-import { keyspace, type CommandContext } from './context.js'
+import { keyspace, type CommandContext, type CommandEntry, type CommandRow } from './context.js'
+import { rowOf } from './table.js'
 import { CommandArgs } from '../../protocol/command-args.js'
-import { rowOf, type CommandEntry, type CommandRow } from './table.js'
 import { commandKeyPositions } from './command-getkeys.js'
 import { COMMAND_DOCS } from './command-docs.js'
 import { keyHashSlot } from '../../core/key-slot.js'

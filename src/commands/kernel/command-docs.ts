@@ -8,7 +8,7 @@
  * and key specs come from the same entries.
  */
 import type { ReplySink } from '../../protocol/reply-sink.js'
-import type { CommandEntry, CommandTable } from './table.js'
+import type { CommandEntry, CommandTableView } from './context.js'
 import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from '../data/command-docs/doc-types.js'
 import { BLOOM_DOCS } from '../data/command-docs/bloom.js'
 import { CLUSTER_DOCS } from '../data/command-docs/cluster.js'
@@ -135,7 +135,7 @@ export function writeCommandDocs(reply: ReplySink, entry: CommandEntry): void {
  * What a name given to COMMAND DOCS names: a command, or `container|sub` one subcommand (redis 7.0
  * lookupCommandBySds); undefined for none. `name` is the one the reply gives it.
  */
-export function lookupDocumented(table: CommandTable, name: string): { readonly name: string; write(reply: ReplySink): void } | undefined {
+export function lookupDocumented(table: CommandTableView, name: string): { readonly name: string; write(reply: ReplySink): void } | undefined {
   const parts = name.split('|')
   const entry = table.get(parts[0]!)
   if (entry === undefined || parts.length > 2) return undefined

@@ -7,9 +7,8 @@
  * {@link keyPlanOf} / {@link planKeyPositions} the same per row, worked out once, for dispatch's
  * ACL check (redis ACLSelectorCheckCmd takes its keys from getKeysFromCommandWithSpecs too).
  */
-import type { CommandContext } from './context.js'
+import type { CommandContext, CommandEntry, CommandRow, CommandTableView } from './context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import type { CommandEntry, CommandRow, CommandTable } from './table.js'
 import type { KeySpec } from '../data/command-docs/doc-types.js'
 import { COMMAND_DOCS } from './command-docs.js'
 import { ReplyError } from './reply-error.js'
@@ -43,7 +42,7 @@ function keySpecsOf(fullName: string, keys: readonly [number, number, number] | 
 }
 
 /** redis lookupCommand over argv: a container's subcommand when it has one; undefined when unknown. */
-function resolve(table: CommandTable, args: readonly Buffer[]): KeyedRow | undefined {
+function resolve(table: CommandTableView, args: readonly Buffer[]): KeyedRow | undefined {
   const entry = table.get(args[0]!.toString('latin1').toLowerCase())
   if (entry === undefined) return undefined
   if (entry.subcommands !== undefined && args.length >= 2) {
@@ -111,7 +110,7 @@ function beginOf(keySpec: KeySpec, args: readonly Buffer[]): number | undefined 
 }
 
 /** The key positions of a command line (cluster slots, ACL key patterns); undefined for an unknown command. */
-export function commandKeyPositions(table: CommandTable, args: readonly Buffer[]): KeyPosition[] | undefined {
+export function commandKeyPositions(table: CommandTableView, args: readonly Buffer[]): KeyPosition[] | undefined {
   const row = resolve(table, args)
   return row === undefined ? undefined : positionsOf(row, args)
 }

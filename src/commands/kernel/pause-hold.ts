@@ -3,8 +3,7 @@
  * key hold), decided from the command table and the client's transaction.
  */
 import type { CommandArgs } from '../../protocol/command-args.js'
-import type { CommandContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import type { CommandContext, CommandEntry } from './context.js'
 import { commandKeyPositions } from './command-getkeys.js'
 import type { ClientPause } from '../state/client-pause.js'
 

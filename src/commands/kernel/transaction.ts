@@ -10,8 +10,7 @@
  * MULTI ... EXEC, as redis wraps it in its AOF: a replay runs it whole or, cut short at the end of
  * a segment, not at all.
  */
-import { keyspace, type ClientSession, type CommandContext, type ServerContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import { keyspace, type ClientSession, type CommandContext, type CommandEntry, type ServerContext } from './context.js'
 import { lookupWatched } from '../state/watched-keys.js'
 import { ReplyError } from './reply-error.js'
 import { CommandArgs } from '../../protocol/command-args.js'
