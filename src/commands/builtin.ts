@@ -22,7 +22,7 @@ import {
   command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
   moduleList, moduleLoad, shutdown, time,
 } from './admin/server.js'
-import { discard, multi, unwatch, watch } from './kernel/transaction.js'
+import { discard, multi, unwatch, watch } from './transactions/transactions.js'
 import {
   psubscribe, publish, pubsubChannels, pubsubNumpat, pubsubNumsub, pubsubShardchannels, pubsubShardnumsub, punsubscribe, spublish,
   ssubscribe, subscribe, sunsubscribe, unsubscribe,

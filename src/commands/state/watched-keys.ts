@@ -1,6 +1,6 @@
 /**
  * WATCH's state (redis 7.0 multi.c): every client's watched keys, and the writes that mark their
- * watchers. MULTI, EXEC and WATCH themselves are in kernel/transaction.ts.
+ * watchers. MULTI and WATCH themselves are in transactions/transactions.ts, EXEC in kernel/transaction.ts.
  */
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { FilterEntry } from '../../store/registry.js'
