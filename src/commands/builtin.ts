@@ -19,8 +19,8 @@ import {
   clientReply, clientSetinfo, clientSetname, clientTrackinginfo, clientTracking, clientUnblock, echo, hello, ping, quit, reset,
 } from './connection/connection.js'
 import {
-  command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
-  moduleList, moduleLoad, shutdown, time,
+  command, commandCount, commandDocs, commandGetkeys, commandGetkeysandflags, commandInfo, commandList, configGet, configResetstat,
+  configRewrite, configSet, info, moduleList, moduleLoad, shutdown, time,
 } from './admin/server.js'
 import { discard, multi, unwatch, watch } from './transactions/transactions.js'
 import {
@@ -34,7 +34,6 @@ import { monitor } from './connection/monitor.js'
 import { ACL_COMMAND } from './acl/acl.js'
 import { clientPause, clientUnpause } from './connection/client-pause-commands.js'
 import { debug } from './admin/debug.js'
-import { commandGetkeys, commandGetkeysandflags } from './kernel/command-getkeys.js'
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './admin/latency.js'
 import { WINDOW_COMMANDS } from './filters/window.js'
 import { CUCKOO_COMMANDS } from './filters/cuckoo-commands.js'

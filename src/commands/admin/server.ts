@@ -11,6 +11,7 @@ import { isKeyword, lowerAscii, text } from '../kernel/args.js'
 import { globMatch } from '../kernel/glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from '../kernel/modules.js'
+import { hasKeys, keyedRowOf, positionsOf } from '../kernel/key-positions.js'
 import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from '../kernel/command-docs.js'
 import { SUBCOMMAND_INFO } from '../data/command-docs/subcommand-info.js'
 import {
@@ -348,4 +349,39 @@ export function commandList(ctx: CommandContext, argv: CommandArgs): void {
   const names = [...table].filter(filter).map((entry) => entry.lowerName)
   reply.array(names.length)
   for (const name of names) reply.bulk(name)
+}
+
+/**
+ * COMMAND GETKEYS / GETKEYSANDFLAGS command [arg ...], as redis 7.0 server.c getKeysSubcommandImpl:
+ * the key arguments of a command line (kernel/key-positions.ts).
+ */
+function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): void {
+  const args = argv.toArray().slice(2)
+  const row = keyedRowOf(ctx.server.commands, args)
+  // redis server.c getKeysSubcommandImpl, word for word.
+  if (row === undefined) throw new ReplyError('ERR Invalid command specified')
+  if (!hasKeys(row)) throw new ReplyError('ERR The command has no key arguments')
+  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError('ERR Invalid number of arguments specified for command')
+  const keys = positionsOf(row, args)
+  if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError('ERR Invalid arguments specified for command')
+  const reply = ctx.client.reply
+  reply.array(keys.length)
+  for (const key of keys) {
+    if (withFlags) reply.array(2)
+    reply.bulk(args[key.pos]!)
+    if (!withFlags) continue
+    const flags = key.flags.filter((flag) => flag !== 'not_key')
+    reply.set(flags.length)
+    for (const flag of flags) reply.simple(flag)
+  }
+}
+
+/** COMMAND GETKEYS command [arg ...] → the key arguments */
+export function commandGetkeys(ctx: CommandContext, argv: CommandArgs): void {
+  getKeys(ctx, argv, false)
+}
+
+/** COMMAND GETKEYSANDFLAGS command [arg ...] → each key argument with its key spec's flags */
+export function commandGetkeysandflags(ctx: CommandContext, argv: CommandArgs): void {
+  getKeys(ctx, argv, true)
 }

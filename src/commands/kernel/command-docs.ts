@@ -181,7 +181,7 @@ function writeKeySpecPart(reply: ReplySink, part: KeySpecPart): void {
 export function writeTipsAndKeySpecs(reply: ReplySink, entry: CommandEntry): void {
   const spec = entry.spec
   // A command with keys and no documented key specs (a module's, an extension's) shows the one its
-  // row derives, the spec COMMAND GETKEYS and the cluster's routing use (command-getkeys.ts).
+  // row derives, the spec COMMAND GETKEYS and the cluster's routing use (key-positions.ts).
   const derived = spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
   writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(spec.name.toLowerCase()), derived)
 }

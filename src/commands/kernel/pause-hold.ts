@@ -4,7 +4,7 @@
  */
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { CommandContext, CommandEntry } from './context.js'
-import { commandKeyPositions } from './command-getkeys.js'
+import { commandKeyPositions } from './key-positions.js'
 import type { ClientPause } from '../state/client-pause.js'
 
 /** Commands a key hold lets through (see touchesHeldKeys). */
