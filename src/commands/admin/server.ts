@@ -12,7 +12,8 @@ import { globMatch } from '../kernel/glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from '../kernel/modules.js'
 import { hasKeys, keyedRowOf, positionsOf } from '../kernel/key-positions.js'
-import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from '../kernel/command-docs.js'
+import { lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from './command-docs.js'
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 import { SUBCOMMAND_INFO } from '../data/command-docs/subcommand-info.js'
 import {
   CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type Config, type ConfigKey, type ConfigName,

@@ -20,7 +20,7 @@ import { keyspace, type CommandContext, type CommandEntry, type CommandRow } fro
 import { rowOf } from './table.js'
 import { CommandArgs } from '../../protocol/command-args.js'
 import { commandKeyPositions } from './key-positions.js'
-import { COMMAND_DOCS } from './command-docs.js'
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 import { keyHashSlot } from '../../core/key-slot.js'
 import { FilterRegistry } from '../../store/registry.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'

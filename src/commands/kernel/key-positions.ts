@@ -10,7 +10,7 @@
  */
 import type { CommandEntry, CommandRow, CommandTableView } from './context.js'
 import type { KeySpec } from '../data/command-docs/doc-types.js'
-import { COMMAND_DOCS } from './command-docs.js'
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 
 /** Key positions of subcommands (redis commands.def); bfs's rows give them for whole commands only. */
 const SUBCOMMAND_KEYS: Readonly<Record<string, readonly [number, number, number]>> = { 'memory|usage': [2, 2, 1] }
