@@ -345,8 +345,6 @@ export interface CommandTableView extends Iterable<CommandEntry> {
   original(lowerName: string): CommandEntry | undefined
   /** Every command under the name it was added with, renamed or disabled ones too. */
   originalEntries(): IterableIterator<CommandEntry>
-  /** The original name of the command a client spelled so, when that spelling is a rename of it. */
-  originalName(name: Uint8Array, start: number, end: number): string | undefined
   /** The table under the names the commands were added with (what the append-only log's records name). */
   withOriginalNames(): CommandTableView
   readonly size: number
