@@ -3,7 +3,7 @@
 // node scripts/command-docs.mjs <port>   (a redis-server listening on 127.0.0.1:<port>)
 // Only the groups bfs has commands of, or may have (GROUPS: cluster mode's too; a command bfs lacks
 // is simply not served). The files are generated: do not edit them;
-// test/commands/kernel/command-docs.test.ts compares what bfs serves with a real redis-server.
+// test/commands/admin/command-docs.test.ts compares what bfs serves with a real redis-server.
 import { writeFileSync } from 'node:fs'
 import { ask } from './redis-reply.mjs'
 

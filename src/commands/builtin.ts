@@ -4,7 +4,8 @@
  * rows; COMMAND, HELP and INFO commandstats are generated from them. Flags as redis 7.0 and
  * RedisBloom 2.4 register them ("write deny-oom" / "readonly fast" for BF.*).
  */
-import { containerOnly, helpSubcommand, type CommandSpec, type SubcommandSpec } from './kernel/table.js'
+import type { CommandSpec, SubcommandSpec } from './kernel/context.js'
+import { containerOnly, helpSubcommand } from './kernel/table.js'
 import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './filters/bloom.js'
 import { bfLoadchunk, bfScandump } from './filters/dump.js'
 import { bfDebug, bfsHealth } from './filters/health.js'
@@ -18,10 +19,10 @@ import {
   clientReply, clientSetinfo, clientSetname, clientTrackinginfo, clientTracking, clientUnblock, echo, hello, ping, quit, reset,
 } from './connection/connection.js'
 import {
-  command, commandCount, commandDocs, commandInfo, commandList, configGet, configResetstat, configRewrite, configSet, info,
-  moduleList, moduleLoad, shutdown, time,
+  command, commandCount, commandDocs, commandGetkeys, commandGetkeysandflags, commandInfo, commandList, configGet, configResetstat,
+  configRewrite, configSet, info, moduleList, moduleLoad, shutdown, time,
 } from './admin/server.js'
-import { discard, multi, unwatch, watch } from './kernel/transaction.js'
+import { discard, multi, unwatch, watch } from './transactions/transactions.js'
 import {
   psubscribe, publish, pubsubChannels, pubsubNumpat, pubsubNumsub, pubsubShardchannels, pubsubShardnumsub, punsubscribe, spublish,
   ssubscribe, subscribe, sunsubscribe, unsubscribe,
@@ -33,7 +34,6 @@ import { monitor } from './connection/monitor.js'
 import { ACL_COMMAND } from './acl/acl.js'
 import { clientPause, clientUnpause } from './connection/client-pause-commands.js'
 import { debug } from './admin/debug.js'
-import { commandGetkeys, commandGetkeysandflags } from './kernel/command-getkeys.js'
 import { latencyDoctor, latencyGraph, latencyHistogram, latencyHistory, latencyLatest, latencyReset } from './admin/latency.js'
 import { WINDOW_COMMANDS } from './filters/window.js'
 import { CUCKOO_COMMANDS } from './filters/cuckoo-commands.js'

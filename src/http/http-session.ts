@@ -5,13 +5,12 @@
  * (`propagate`, `registry.touch`) and the same INFO commandstats as RESP; the reply comes back
  * as a value (protocol/reply-values.ts).
  */
-import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
+import type { ClientSession, CommandContext, ServerContext, Transaction } from '../commands/kernel/context.js'
 import { dispatch } from '../commands/kernel/dispatch.js'
 import { timedRead } from '../commands/state/command-timer.js'
 import { ReplyValues } from '../protocol/reply-values.js'
 import { RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import type { Transaction } from '../commands/kernel/table.js'
 import type { WatchState } from '../commands/state/watched-keys.js'
 
 /** What one command answered: an integer, an error's text, or something else (its value, if any). */

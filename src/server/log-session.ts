@@ -6,15 +6,14 @@
  */
 import { dispatch } from '../commands/kernel/dispatch.js'
 import { timedRead } from '../commands/state/command-timer.js'
-import type { ClientSession, CommandContext, ServerContext } from '../commands/kernel/context.js'
+import type { ClientSession, CommandContext, CommandTableView, ServerContext } from '../commands/kernel/context.js'
 import { ReplyValues } from '../protocol/reply-values.js'
 import { RespReplyError } from '../protocol/reply-reader.js'
 import { CommandArgs } from '../protocol/command-args.js'
-import type { CommandTable } from '../commands/kernel/table.js'
 
 export interface ReplaySession {
   /** The commands a replay runs: by their original names, whatever rename-command says (see run). */
-  readonly commands: CommandTable
+  readonly commands: CommandTableView
   /** Runs one logged command of segment `file`; returns its error text, if it answered with one. */
   run(argv: Buffer[], file: string): string | undefined
   /**

@@ -358,7 +358,7 @@ describe('COMMAND', () => {
     expect(flat).toContain('group')
     expect(flat[flat.indexOf('summary') + 1]).toBe(BUILTIN_COMMANDS.find((spec) => spec.name === 'BF.ADD')!.summary)
     await conn.ask('HELLO', '3')
-    // summary, since, group, complexity, arguments (test/commands/kernel/command-docs.test.ts compares with redis)
+    // summary, since, group, complexity, arguments (test/commands/admin/command-docs.test.ts compares with redis)
     expect(await conn.ask('COMMAND', 'DOCS', 'ping')).toMatch(/^%1\r\n\$4\r\nping\r\n%5\r\n/)
   })
 

@@ -4,14 +4,16 @@ import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { CommandContext } from '../kernel/context.js'
-import { containerOnly, entryRows, type CommandEntry } from '../kernel/table.js'
+import type { CommandContext, CommandEntry } from '../kernel/context.js'
+import { containerOnly, entryRows } from '../kernel/table.js'
 import { ERR, ReplyError, configRewriteFailedText, configSetFailedText, configSetUnknownText } from '../kernel/reply-error.js'
 import { isKeyword, lowerAscii, text } from '../kernel/args.js'
 import { globMatch } from '../kernel/glob.js'
 import { infoText } from './info.js'
 import { MODULE_NAME, writeModuleList } from '../kernel/modules.js'
-import { COMMAND_DOCS, lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from '../kernel/command-docs.js'
+import { hasKeys, keyedRowOf, positionsOf } from '../kernel/key-positions.js'
+import { lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsAndKeySpecs } from './command-docs.js'
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 import { SUBCOMMAND_INFO } from '../data/command-docs/subcommand-info.js'
 import {
   CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type Config, type ConfigKey, type ConfigName,
@@ -348,4 +350,39 @@ export function commandList(ctx: CommandContext, argv: CommandArgs): void {
   const names = [...table].filter(filter).map((entry) => entry.lowerName)
   reply.array(names.length)
   for (const name of names) reply.bulk(name)
+}
+
+/**
+ * COMMAND GETKEYS / GETKEYSANDFLAGS command [arg ...], as redis 7.0 server.c getKeysSubcommandImpl:
+ * the key arguments of a command line (kernel/key-positions.ts).
+ */
+function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): void {
+  const args = argv.toArray().slice(2)
+  const row = keyedRowOf(ctx.server.commands, args)
+  // redis server.c getKeysSubcommandImpl, word for word.
+  if (row === undefined) throw new ReplyError(ERR.GETKEYS_INVALID_COMMAND)
+  if (!hasKeys(row)) throw new ReplyError(ERR.GETKEYS_NO_KEYS)
+  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError(ERR.GETKEYS_ARGUMENT_COUNT)
+  const keys = positionsOf(row, args)
+  if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError(ERR.GETKEYS_INVALID_ARGUMENTS)
+  const reply = ctx.client.reply
+  reply.array(keys.length)
+  for (const key of keys) {
+    if (withFlags) reply.array(2)
+    reply.bulk(args[key.pos]!)
+    if (!withFlags) continue
+    const flags = key.flags.filter((flag) => flag !== 'not_key')
+    reply.set(flags.length)
+    for (const flag of flags) reply.simple(flag)
+  }
+}
+
+/** COMMAND GETKEYS command [arg ...] → the key arguments */
+export function commandGetkeys(ctx: CommandContext, argv: CommandArgs): void {
+  getKeys(ctx, argv, false)
+}
+
+/** COMMAND GETKEYSANDFLAGS command [arg ...] → each key argument with its key spec's flags */
+export function commandGetkeysandflags(ctx: CommandContext, argv: CommandArgs): void {
+  getKeys(ctx, argv, true)
 }

@@ -6,9 +6,9 @@
  * map and epochs), cluster-membership.ts (who is in the cluster), cluster-keys.ts (keys of a slot)
  * and cluster-failover.ts.
  */
-import type { CommandContext } from '../kernel/context.js'
+import type { CommandContext, CommandHandler, CommandSpec, SubcommandSpec } from '../kernel/context.js'
+import { containerOnly, helpSubcommand } from '../kernel/table.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { containerOnly, helpSubcommand, type CommandHandler, type CommandSpec, type SubcommandSpec } from '../kernel/table.js'
 import { ERR, ReplyError } from '../kernel/reply-error.js'
 import {
   clusterCountFailureReports, clusterInfo, clusterKeyslot, clusterLinks, clusterMyid, clusterNodes, clusterReplicas, clusterShards,

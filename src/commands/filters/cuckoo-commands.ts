@@ -5,7 +5,7 @@
  * except CF.COMPACT, a write here: it moves fingerprints and frees sub-filters, and is propagated.
  * CF.ADD, CF.EXISTS and CF.DEL answer together with a read's others (read-batch.ts).
  */
-import type { CommandSpec } from '../kernel/table.js'
+import type { CommandSpec } from '../kernel/context.js'
 import { cfAdd, cfAddnx, cfCompact, cfCount, cfDebug, cfDel, cfExists, cfInfo, cfInsert, cfInsertnx, cfMexists, cfReserve } from './cuckoo.js'
 import { cfLoadchunk, cfScandump } from './cuckoo-chunks.js'
 

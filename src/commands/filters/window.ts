@@ -19,12 +19,11 @@ import type { WindowEntry } from '../../store/registry.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { ONE, ZERO } from '../../protocol/shared-replies.js'
 import { parseDouble, parseInteger } from '../kernel/args.js'
-import { keyspace, type CommandContext } from '../kernel/context.js'
+import { keyspace, type CommandContext, type CommandSpec } from '../kernel/context.js'
 import { OOM } from '../kernel/dispatch.js'
 import { reserveBytes } from '../kernel/filter-budget.js'
 import { windowOrWrongType } from '../kernel/key-kind.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from '../kernel/reply-error.js'
-import type { CommandSpec } from '../kernel/table.js'
 import { openedForWrite } from '../kernel/transaction.js'
 
 /** The arguments of APBF.RESERVE, checked in BF.RESERVE's order: rate, capacity, then the span. */

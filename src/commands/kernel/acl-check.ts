@@ -1,19 +1,18 @@
 /**
  * The ACL check dispatch runs after authentication (redis 7.0 server.c processCommand →
  * ACLCheckAllPerm, acl.c ACLSelectorCheckCmd): the command (or subcommand, or an allowed first
- * argument), then the keys COMMAND GETKEYS finds (command-getkeys.ts: the key specs, a
+ * argument), then the keys COMMAND GETKEYS finds (key-positions.ts: the key specs, a
  * subcommand's and MIGRATE's KEYS included), each for the access its own key spec needs (redis
  * ACLSelectorCheckKey; for BF.* and extensions, which no key spec documents, the command's flags),
  * then the channels of PUBLISH and the SUBSCRIBEs. A denial is logged in ACL LOG and answered with
  * redis's texts.
  */
-import type { CommandContext } from './context.js'
-import type { CommandEntry, CommandRow } from './table.js'
+import type { CommandContext, CommandEntry, CommandRow } from './context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { AclUser } from '../state/acl/acl-user.js'
 import { KEY_READ, KEY_WRITE, type AclSelector } from '../state/acl/acl-selector.js'
 import type { AclDenial } from '../state/acl/acl-log.js'
-import { keyPlanOf, planKeyPositions, type KeyPlan } from './command-getkeys.js'
+import { keyPlanOf, planKeyPositions, type KeyPlan } from './key-positions.js'
 import { globMatch } from './glob.js'
 import { clientInfoLine } from './client-info.js'
 import { ERR, aclChangedInExecText, nopermCommandText } from './reply-error.js'

@@ -7,20 +7,20 @@
  * replica serves reads of its master's slots on READONLY connections; an importing slot serves a
  * command after ASKING (or one with the `asking` flag, RESTORE-ASKING). The master's link and the
  * log's replay are never redirected; a queued command is checked when queued, EXEC over them all.
- * Key positions come from the command's key specs (command-getkeys.ts), planned once per row; a
+ * Key positions come from the command's key specs (key-positions.ts), planned once per row; a
  * row whose keys no single range gives (MIGRATE's migrateGetKeys rule among them) asks
- * command-getkeys.ts for the line's keys. A shard channel (SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE) is
+ * key-positions.ts for the line's keys. A shard channel (SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE) is
  * routed as a key, though its key spec says `not_key` (redis getKeysFromCommand takes it from the
  * legacy range): -MOVED to its slot's owner, -CROSSSLOT for channels of several slots; never
  * -ASK or -TRYAGAIN (no key is looked up: the channel stays on the owner until the slot has
  * moved), served while the cluster is down (`cluster-allow-pubsubshard-when-down yes`), and on a
  * replica of the owner without READONLY.
  */
-import { keyspace, type CommandContext } from './context.js'
+import { keyspace, type CommandContext, type CommandEntry, type CommandRow } from './context.js'
+import { rowOf } from './table.js'
 import { CommandArgs } from '../../protocol/command-args.js'
-import { rowOf, type CommandEntry, type CommandRow } from './table.js'
-import { commandKeyPositions } from './command-getkeys.js'
-import { COMMAND_DOCS } from './command-docs.js'
+import { commandKeyPositions } from './key-positions.js'
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 import { keyHashSlot } from '../../core/key-slot.js'
 import { FilterRegistry } from '../../store/registry.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'

@@ -3,8 +3,8 @@
  * subcommand), arity, authentication, loading, maxmemory, persistence errors, the subscribed mode,
  * transaction rules. Handlers never re-check these. Errors thrown by handlers become replies here.
  */
-import type { CommandContext } from './context.js'
-import { arityAccepts, arityFits, rowOf, type CommandEntry, type CommandRow } from './table.js'
+import type { CommandContext, CommandEntry, CommandRow } from './context.js'
+import { arityAccepts, arityFits, rowOf } from './table.js'
 import { ERR, ReplyError, subscribedModeText, unknownCommandText, unknownSubcommandText, wrongArityText } from './reply-error.js'
 import { MemoryGuard } from '../../store/memory-guard.js'
 import type { CommandArgs } from '../../protocol/command-args.js'

@@ -3,9 +3,8 @@
  * key hold), decided from the command table and the client's transaction.
  */
 import type { CommandArgs } from '../../protocol/command-args.js'
-import type { CommandContext } from './context.js'
-import type { CommandEntry } from './table.js'
-import { commandKeyPositions } from './command-getkeys.js'
+import type { CommandContext, CommandEntry } from './context.js'
+import { commandKeyPositions } from './key-positions.js'
 import type { ClientPause } from '../state/client-pause.js'
 
 /** Commands a key hold lets through (see touchesHeldKeys). */

@@ -1,17 +1,16 @@
 /**
- * MULTI / EXEC / DISCARD / WATCH / UNWATCH, as redis 7.0's multi.c: between MULTI and EXEC a
+ * What dispatch does with a transaction, as redis 7.0's multi.c: between MULTI and EXEC a
  * client's commands are checked as usual (dispatch) and queued, answered +QUEUED; EXEC runs them
  * one after another with nothing in between, and answers an array of their replies. A command
  * refused while queueing (unknown command or subcommand, wrong arity, NOAUTH, OOM, MISCONF, not
  * allowed in a transaction) makes EXEC answer -EXECABORT instead. EXEC answers a null array when a key WATCHed before MULTI
- * was written by anyone meanwhile.
+ * was written by anyone meanwhile. MULTI, DISCARD, WATCH and UNWATCH are commands/transactions/'s.
  *
  * In the append-only log a transaction whose commands wrote two records or more is wrapped in
  * MULTI ... EXEC, as redis wraps it in its AOF: a replay runs it whole or, cut short at the end of
  * a segment, not at all.
  */
-import { keyspace, type ClientSession, type CommandContext, type ServerContext } from './context.js'
-import type { CommandEntry } from './table.js'
+import type { ClientSession, CommandContext, CommandEntry, ServerContext } from './context.js'
 import { lookupWatched } from '../state/watched-keys.js'
 import { ERR, ReplyError, execAbortText } from './reply-error.js'
 import { CommandArgs } from '../../protocol/command-args.js'
@@ -53,41 +52,10 @@ export function refuseInTransaction(client: ClientSession, entry: CommandEntry |
   return text
 }
 
-function discardTransaction(client: ClientSession, server: ServerContext): void {
+/** Ends a client's transaction and forgets its WATCHed keys (DISCARD, a refused EXEC). */
+export function discardTransaction(client: ClientSession, server: ServerContext): void {
   client.transaction = undefined
   server.watchedKeys.unwatchAll(client)
-}
-
-/** MULTI → +OK */
-export function multi(ctx: CommandContext): void {
-  if (ctx.client.transaction !== undefined) throw new ReplyError(ERR.MULTI_NESTED)
-  ctx.client.transaction = { queued: [], failed: false }
-  ctx.client.reply.simple('OK')
-}
-
-/** DISCARD → +OK */
-export function discard(ctx: CommandContext): void {
-  if (ctx.client.transaction === undefined) throw new ReplyError(ERR.DISCARD_WITHOUT_MULTI)
-  discardTransaction(ctx.client, ctx.server)
-  ctx.client.reply.simple('OK')
-}
-
-/** WATCH key [key ...] → +OK */
-export function watch(ctx: CommandContext, argv: CommandArgs): void {
-  if (ctx.client.transaction !== undefined) throw new ReplyError(ERR.WATCH_INSIDE_MULTI)
-  for (let i = 1; i < argv.length; i++) {
-    const key = argv.bytes(i).toString('latin1', argv.start(i), argv.end(i))
-    // A key already expired is deleted now, so that it does not fail the EXEC (redis wk->expired).
-    keyspace(ctx).get(key)
-    ctx.server.watchedKeys.watch(ctx.client, ctx.client.db, key)
-  }
-  ctx.client.reply.simple('OK')
-}
-
-/** UNWATCH → +OK */
-export function unwatch(ctx: CommandContext): void {
-  ctx.server.watchedKeys.unwatchAll(ctx.client)
-  ctx.client.reply.simple('OK')
 }
 
 /**

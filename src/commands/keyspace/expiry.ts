@@ -5,12 +5,11 @@
  * the active cycle (store/active-expiry.ts) deletes the ones nobody looks up.
  */
 import { FilterRegistry } from '../../store/registry.js'
-import { keyspace, type CommandContext } from '../kernel/context.js'
+import { keyspace, type CommandContext, type CommandSpec } from '../kernel/context.js'
 import { ERR, ReplyError, invalidExpireTimeText, unsupportedOptionText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { ONE, ZERO } from '../../protocol/shared-replies.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import type { CommandSpec } from '../kernel/table.js'
 
 const INT64_MAX = (1n << 63n) - 1n
 const INT64_MIN = -(1n << 63n)

@@ -2,7 +2,7 @@
  * The command rows of moving keys between nodes (redis 7.0.15's arity, flags and key positions):
  * DUMP, RESTORE, RESTORE-ASKING, MIGRATE, and bfs's private BFS.RESTORE-PART (docs/MIGRATE.md).
  */
-import type { CommandSpec } from '../kernel/table.js'
+import type { CommandSpec } from '../kernel/context.js'
 import { dump, restore } from './restore.js'
 import { restorePart } from './restore-part.js'
 import { migrate } from './migrate.js'

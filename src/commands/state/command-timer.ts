@@ -17,18 +17,18 @@ import type { LatencyMonitor } from '../../runtime/latency-monitor.js'
 import { CommandArgs } from '../../protocol/command-args.js'
 import { loggedArgs, MAX_ARGC, type LoggedCommand, type SlowLog, type SlowLogClient } from './slowlog.js'
 
-/** What the timer reads of a command's table entry (kernel/table.ts CommandEntry). */
+/** What the timer reads of a command's table entry (kernel/context.ts CommandEntry). */
 export interface TimedCommand extends LoggedCommand {
   readonly skipsSlowlog: boolean
   readonly spec: { readonly name: string; readonly flags: readonly string[] }
 }
 
-/** What the timer reads of the row that ran (kernel/table.ts CommandRow): its commandstats counters. */
+/** What the timer reads of the row that ran (kernel/context.ts CommandRow): its commandstats counters. */
 export interface TimedRow {
   readonly counts: { micros: number }
 }
 
-/** The server as the timer sees it at the end of a read (kernel/table.ts ServerContext). */
+/** The server as the timer sees it at the end of a read (kernel/context.ts ServerContext). */
 export interface TimedServer {
   readonly config: Config
   readonly slowlog: SlowLog

@@ -12,17 +12,17 @@ import { redactedPositions } from './slowlog.js'
 import type { ReplySink } from '../../protocol/reply-sink.js'
 import { REDIS_ACL_CATEGORIES } from '../data/acl-categories-data.js'
 
-/** A client in the MONITOR mode, as the hub keeps it (kernel/table.ts ClientSession). */
+/** A client in the MONITOR mode, as the hub keeps it (kernel/context.ts ClientSession). */
 export interface Monitor {
   readonly reply: ReplySink
 }
 
-/** What a monitor is told of a command that ran: its client's address and database (kernel/table.ts CommandContext). */
+/** What a monitor is told of a command that ran: its client's address and database (kernel/context.ts CommandContext). */
 export interface MonitoredRun {
   readonly client: { readonly addr: string; readonly db: number }
 }
 
-/** What the hub reads of a command's table entry (kernel/table.ts CommandEntry). */
+/** What the hub reads of a command's table entry (kernel/context.ts CommandEntry). */
 export interface MonitoredCommand {
   readonly spec: { readonly name: string; readonly flags: readonly string[] }
   readonly subcommands?: unknown

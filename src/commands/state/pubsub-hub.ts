@@ -14,7 +14,7 @@ import { keyHashSlot } from '../../core/key-slot.js'
  */
 export type SubscriptionKind = 'channels' | 'patterns' | 'shardChannels'
 
-/** A client as pub/sub keeps it (kernel/table.ts ClientSession): where messages go, what it listens to. */
+/** A client as pub/sub keeps it (kernel/context.ts ClientSession): where messages go, what it listens to. */
 export interface Subscriber {
   readonly reply: ReplySink
   subscriptions?: Subscriptions | undefined

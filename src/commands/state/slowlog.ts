@@ -12,13 +12,13 @@ export const MAX_ARGC = 32
 const MAX_STRING = 128
 const REDACTED = Buffer.from('(redacted)')
 
-/** The client a slow command came from, as the log keeps it (kernel/table.ts ClientSession). */
+/** The client a slow command came from, as the log keeps it (kernel/context.ts ClientSession). */
 export interface SlowLogClient {
   readonly addr: string
   readonly name: string
 }
 
-/** What the log reads of a command's table entry (kernel/table.ts CommandEntry): its name. */
+/** What the log reads of a command's table entry (kernel/context.ts CommandEntry): its name. */
 export interface LoggedCommand {
   readonly spec: { readonly name: string }
 }

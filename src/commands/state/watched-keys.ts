@@ -1,17 +1,17 @@
 /**
  * WATCH's state (redis 7.0 multi.c): every client's watched keys, and the writes that mark their
- * watchers. MULTI, EXEC and WATCH themselves are in kernel/transaction.ts.
+ * watchers. MULTI and WATCH themselves are in transactions/transactions.ts, EXEC in kernel/transaction.ts.
  */
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { FilterEntry } from '../../store/registry.js'
 import type { Databases } from '../../store/databases.js'
 
-/** A client as WATCH keeps it (kernel/table.ts ClientSession): the keys it watches. */
+/** A client as WATCH keeps it (kernel/context.ts ClientSession): the keys it watches. */
 export interface Watcher {
   watch?: WatchState | undefined
 }
 
-/** What WATCH reads of a write's table entry (kernel/table.ts CommandEntry): its key positions and flags. */
+/** What WATCH reads of a write's table entry (kernel/context.ts CommandEntry): its key positions and flags. */
 export interface WatchedWrite {
   readonly spec: { readonly keys: readonly [number, number, number]; readonly flags: readonly string[] }
 }

@@ -8,7 +8,7 @@
  */
 import { REDIS_ACL_CATEGORIES } from '../../data/acl-categories-data.js'
 
-/** What a command's categories are read from (kernel/table.ts CommandEntry): its name, group and flags. */
+/** What a command's categories are read from (kernel/context.ts CommandEntry): its name, group and flags. */
 export interface CategorizedCommand {
   readonly spec: { readonly name: string; readonly group: string; readonly flags: readonly string[] }
 }

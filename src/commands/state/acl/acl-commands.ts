@@ -5,7 +5,7 @@
  */
 import { categoriesOf, type CategorizedCommand } from './acl-categories.js'
 
-/** A command as ACL rules see it in the table (kernel/table.ts CommandEntry): with its subcommands' names. */
+/** A command as ACL rules see it in the table (kernel/context.ts CommandEntry): with its subcommands' names. */
 export interface AclTableEntry extends CategorizedCommand {
   readonly subcommands: ReadonlyMap<string, unknown> | undefined
 }

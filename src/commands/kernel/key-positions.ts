@@ -1,18 +1,16 @@
 /**
- * COMMAND GETKEYS / GETKEYSANDFLAGS command [arg ...], as redis 7.0 server.c getKeysSubcommandImpl:
- * the key arguments of a command line, found from the command's key specs (command-docs/, redis
- * 7.0's own) or, for a command without any (BF.*, an extension's), from its row's
- * [first, last, step] with a module's flags (RW access update), as redis derives a module
- * command's spec. {@link commandKeyPositions} is the same search for other callers (cluster), and
- * {@link keyPlanOf} / {@link planKeyPositions} the same per row, worked out once, for dispatch's
- * ACL check (redis ACLSelectorCheckCmd takes its keys from getKeysFromCommandWithSpecs too).
+ * The key arguments of a command line, as redis 7.0 finds them (db.c getKeysFromCommandWithSpecs):
+ * from the command's key specs (command-docs/, redis 7.0's own) or, for a command without any
+ * (BF.*, an extension's), from its row's [first, last, step] with a module's flags (RW access
+ * update), as redis derives a module command's spec. {@link commandKeyPositions} is the search for
+ * one line (cluster, CLIENT PAUSE's hold), {@link keyedRowOf} with {@link positionsOf} the same for
+ * COMMAND GETKEYS (admin/server.ts), and {@link keyPlanOf} / {@link planKeyPositions} the same per
+ * row, worked out once, for dispatch's ACL check (redis ACLSelectorCheckCmd takes its keys from
+ * getKeysFromCommandWithSpecs too).
  */
-import type { CommandContext } from './context.js'
-import type { CommandArgs } from '../../protocol/command-args.js'
-import type { CommandEntry, CommandRow, CommandTable } from './table.js'
+import type { CommandEntry, CommandRow, CommandTableView } from './context.js'
 import type { KeySpec } from '../data/command-docs/doc-types.js'
-import { COMMAND_DOCS } from './command-docs.js'
-import { ERR, ReplyError } from './reply-error.js'
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 
 /** Key positions of subcommands (redis commands.def); bfs's rows give them for whole commands only. */
 const SUBCOMMAND_KEYS: Readonly<Record<string, readonly [number, number, number]>> = { 'memory|usage': [2, 2, 1] }
@@ -20,7 +18,7 @@ const SUBCOMMAND_KEYS: Readonly<Record<string, readonly [number, number, number]
 const MODULE_KEY_FLAGS = ['RW', 'access', 'update'] as const
 
 /** A command line's resolved row: its full name, arity, flags and key specs. */
-interface KeyedRow {
+export interface KeyedRow {
   readonly fullName: string
   readonly arity: number
   readonly noMandatoryKeys: boolean
@@ -43,7 +41,7 @@ function keySpecsOf(fullName: string, keys: readonly [number, number, number] | 
 }
 
 /** redis lookupCommand over argv: a container's subcommand when it has one; undefined when unknown. */
-function resolve(table: CommandTable, args: readonly Buffer[]): KeyedRow | undefined {
+export function keyedRowOf(table: CommandTableView, args: readonly Buffer[]): KeyedRow | undefined {
   const entry = table.get(args[0]!.toString('latin1').toLowerCase())
   if (entry === undefined) return undefined
   if (entry.subcommands !== undefined && args.length >= 2) {
@@ -64,7 +62,7 @@ function keyedRow(entry: CommandEntry, row: CommandRow): KeyedRow {
 }
 
 /** redis doesCommandHaveKeys: a key spec that is not all `not_key`. */
-function hasKeys(row: KeyedRow): boolean {
+export function hasKeys(row: KeyedRow): boolean {
   return row.keySpecs.some((keySpec) => !keySpec.flags.includes('not_key'))
 }
 
@@ -111,8 +109,8 @@ function beginOf(keySpec: KeySpec, args: readonly Buffer[]): number | undefined 
 }
 
 /** The key positions of a command line (cluster slots, ACL key patterns); undefined for an unknown command. */
-export function commandKeyPositions(table: CommandTable, args: readonly Buffer[]): KeyPosition[] | undefined {
-  const row = resolve(table, args)
+export function commandKeyPositions(table: CommandTableView, args: readonly Buffer[]): KeyPosition[] | undefined {
+  const row = keyedRowOf(table, args)
   return row === undefined ? undefined : positionsOf(row, args)
 }
 
@@ -159,7 +157,7 @@ export function planKeyPositions(plan: Extract<KeyPlan, { kind: 'specs' }>, args
 }
 
 /** The key positions of a resolved row: its key specs', or its getkeys_proc's where redis uses one (MIGRATE). */
-function positionsOf(row: KeyedRow, args: readonly Buffer[]): KeyPosition[] {
+export function positionsOf(row: KeyedRow, args: readonly Buffer[]): KeyPosition[] {
   return row.fullName === 'migrate' ? migrateKeyPositions(row, args) : keyPositions(row.keySpecs, args)
 }
 
@@ -186,35 +184,4 @@ function migrateKeyPositions(row: KeyedRow, args: readonly Buffer[]): KeyPositio
   const found: KeyPosition[] = []
   for (let pos = first; pos < first + count && pos < args.length; pos++) found.push({ pos, flags })
   return found
-}
-
-function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): void {
-  const args = argv.toArray().slice(2)
-  const row = resolve(ctx.server.commands, args)
-  // redis server.c getKeysSubcommandImpl, word for word.
-  if (row === undefined) throw new ReplyError(ERR.GETKEYS_INVALID_COMMAND)
-  if (!hasKeys(row)) throw new ReplyError(ERR.GETKEYS_NO_KEYS)
-  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError(ERR.GETKEYS_ARGUMENT_COUNT)
-  const keys = positionsOf(row, args)
-  if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError(ERR.GETKEYS_INVALID_ARGUMENTS)
-  const reply = ctx.client.reply
-  reply.array(keys.length)
-  for (const key of keys) {
-    if (withFlags) reply.array(2)
-    reply.bulk(args[key.pos]!)
-    if (!withFlags) continue
-    const flags = key.flags.filter((flag) => flag !== 'not_key')
-    reply.set(flags.length)
-    for (const flag of flags) reply.simple(flag)
-  }
-}
-
-/** COMMAND GETKEYS command [arg ...] → the key arguments */
-export function commandGetkeys(ctx: CommandContext, argv: CommandArgs): void {
-  getKeys(ctx, argv, false)
-}
-
-/** COMMAND GETKEYSANDFLAGS command [arg ...] → each key argument with its key spec's flags */
-export function commandGetkeysandflags(ctx: CommandContext, argv: CommandArgs): void {
-  getKeys(ctx, argv, true)
 }

@@ -10,8 +10,8 @@ import { startServer, type RunningServer } from '../../helpers/start-server.js'
 import { askRaw, RawClient } from '../../helpers/resp.js'
 import { hasTool } from '../../helpers/tools.js'
 import { startRedisServer, type ReferenceServer } from '../../helpers/redis-server.js'
-import { COMMAND_DOCS } from '../../../src/commands/kernel/command-docs.js'
-import type { CommandEntry } from '../../../src/commands/kernel/table.js'
+import { COMMAND_DOCS } from '../../../src/commands/data/command-docs/by-name.js'
+import type { CommandEntry } from '../../../src/commands/kernel/context.js'
 
 /** A reply with its RESP types kept: a map or a RESP2 array of pairs alike as [key, value][] where asked. */
 interface Node {

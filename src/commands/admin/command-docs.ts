@@ -1,6 +1,6 @@
 /**
  * COMMAND DOCS, generated from the command table's rows joined to the documentation in
- * command-docs/ by name: redis 7.0.15's own for its commands (generated from a real redis-server's
+ * data/command-docs/ by name: redis 7.0.15's own for its commands (generated from a real redis-server's
  * reply by scripts/command-docs.mjs, so the reply is redis's byte for byte), RedisBloom's command
  * docs for BF.* (RedisBloom 2.4 registers none, so redis-cli could show no hints for them), and
  * the row's summary, since and group for a command without an entry (an extension's). A
@@ -8,25 +8,9 @@
  * and key specs come from the same entries.
  */
 import type { ReplySink } from '../../protocol/reply-sink.js'
-import type { CommandEntry, CommandTable } from './table.js'
+import type { CommandEntry, CommandTableView } from '../kernel/context.js'
 import type { ArgumentDoc, CommandDoc, KeySpec, KeySpecPart } from '../data/command-docs/doc-types.js'
-import { BLOOM_DOCS } from '../data/command-docs/bloom.js'
-import { CLUSTER_DOCS } from '../data/command-docs/cluster.js'
-import { CONNECTION_DOCS } from '../data/command-docs/connection.js'
-import { GENERIC_DOCS } from '../data/command-docs/generic.js'
-import { PUBSUB_DOCS } from '../data/command-docs/pubsub.js'
-import { SERVER_DOCS } from '../data/command-docs/server.js'
-import { REDIS_72_DOCS } from '../data/command-docs/redis-7.2.js'
-import { TRANSACTIONS_DOCS } from '../data/command-docs/transactions.js'
-import { WINDOW_DOCS } from '../data/command-docs/window.js'
-import { CUCKOO_DOCS } from '../data/command-docs/cuckoo.js'
-
-/** Every documented command and subcommand, by lower-case name (`config|get` for a subcommand). */
-export const COMMAND_DOCS: ReadonlyMap<string, CommandDoc> = new Map(
-  [CLUSTER_DOCS, CONNECTION_DOCS, GENERIC_DOCS, PUBSUB_DOCS, SERVER_DOCS, REDIS_72_DOCS, TRANSACTIONS_DOCS, BLOOM_DOCS, WINDOW_DOCS, CUCKOO_DOCS].flatMap((docs) =>
-    Object.entries(docs),
-  ),
-)
+import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 
 /** The rows COMMAND DOCS reports as a module's, as redis does RedisBloom's: group `module`, module `bf`. */
 const MODULE_GROUP = 'bf'
@@ -135,7 +119,7 @@ export function writeCommandDocs(reply: ReplySink, entry: CommandEntry): void {
  * What a name given to COMMAND DOCS names: a command, or `container|sub` one subcommand (redis 7.0
  * lookupCommandBySds); undefined for none. `name` is the one the reply gives it.
  */
-export function lookupDocumented(table: CommandTable, name: string): { readonly name: string; write(reply: ReplySink): void } | undefined {
+export function lookupDocumented(table: CommandTableView, name: string): { readonly name: string; write(reply: ReplySink): void } | undefined {
   const parts = name.split('|')
   const entry = table.get(parts[0]!)
   if (entry === undefined || parts.length > 2) return undefined
@@ -181,7 +165,7 @@ function writeKeySpecPart(reply: ReplySink, part: KeySpecPart): void {
 export function writeTipsAndKeySpecs(reply: ReplySink, entry: CommandEntry): void {
   const spec = entry.spec
   // A command with keys and no documented key specs (a module's, an extension's) shows the one its
-  // row derives, the spec COMMAND GETKEYS and the cluster's routing use (command-getkeys.ts).
+  // row derives, the spec COMMAND GETKEYS and the cluster's routing use (key-positions.ts).
   const derived = spec.keys[0] !== 0 ? [moduleKeySpec(spec.keys)] : []
   writeDocTipsAndKeySpecs(reply, COMMAND_DOCS.get(spec.name.toLowerCase()), derived)
 }
