@@ -55,7 +55,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: [...SLOW, ...FRESH_ARENAS], isolate: false } },
       { extends: true, test: { name: 'unit-fresh', include: FRESH_ARENAS } },
-      { extends: true, test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED, ...HUGE] } },
+      {
+        extends: true,
+        test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED, ...HUGE] },
+      },
       { extends: true, test: { name: 'slow', include: SLOW, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       {
         extends: true,
@@ -70,7 +73,14 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'huge', include: HUGE, maxWorkers: 1, testTimeout: 600_000, hookTimeout: 600_000, sequence: { groupOrder: 3 } },
+        test: {
+          name: 'huge',
+          include: HUGE,
+          maxWorkers: 1,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          sequence: { groupOrder: 3 },
+        },
       },
     ],
   },

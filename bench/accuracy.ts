@@ -151,7 +151,12 @@ function fillExperiment(errorRate: number, seed: number): FillSeries {
       layer.addHashed(pair)
     }
     const hits = measure(has, queries)
-    points.push({ x: percent, hits, measured: hits / QUERIES, theory: theoreticalRate(geometry.bitCount, geometry.hashCount, inserted) })
+    points.push({
+      x: percent,
+      hits,
+      measured: hits / QUERIES,
+      theory: theoreticalRate(geometry.bitCount, geometry.hashCount, inserted),
+    })
   }
   return { errorRate, bits: geometry.bitCount, hashes: geometry.hashCount, points }
 }
@@ -209,7 +214,12 @@ function scalableTheory(filter: ScalableBloomFilter): number {
 }
 
 function growExperiment(errorRate: number, seed: number): GrowSeries {
-  const filter = new ScalableBloomFilter({ capacity: GROW_CAPACITY, errorRate, expansion: GROW_EXPANSION, nonScaling: false })
+  const filter = new ScalableBloomFilter({
+    capacity: GROW_CAPACITY,
+    errorRate,
+    expansion: GROW_EXPANSION,
+    nonScaling: false,
+  })
   const added = new ItemSource(ADDED, seed)
   const queries = new ItemSource(QUERIED, seed ^ 0xffff)
   const points: GrowPoint[] = []
@@ -221,7 +231,13 @@ function growExperiment(errorRate: number, seed: number): GrowSeries {
       if (typeof outcome === 'object') throw new Error(`add failed: ${outcome.code}`)
     }
     const hits = measure((item) => filter.has(item), queries)
-    points.push({ x: multiple, hits, measured: hits / QUERIES, theory: scalableTheory(filter), layers: filter.layers.length })
+    points.push({
+      x: multiple,
+      hits,
+      measured: hits / QUERIES,
+      theory: scalableTheory(filter),
+      layers: filter.layers.length,
+    })
   }
   return { errorRate, points }
 }
@@ -252,7 +268,9 @@ function markdown(fill: FillSeries[], hashCounts: Point[], grow: GrowSeries[]): 
   lines.push('(1 − e^(−kn/m))^k for a layer of m bits with k hashes holding n items; a scalable filter answers')
   lines.push('yes when any layer does, 1 − Π(1 − rateᵢ). Each measured rate is the share of')
   lines.push(`${QUERIES.toLocaleString('en-US')} never-added items reported present. z is (hits − expected) / σ of the`)
-  lines.push(`binomial (shown when at least ${MIN_EXPECTED_HITS} hits are expected): |z| below about 3 means measurement and theory agree.`)
+  lines.push(
+    `binomial (shown when at least ${MIN_EXPECTED_HITS} hits are expected): |z| below about 3 means measurement and theory agree.`,
+  )
   lines.push('')
   lines.push('![measured vs theoretical false-positive rates](accuracy.svg)')
   lines.push('')
@@ -269,18 +287,27 @@ function markdown(fill: FillSeries[], hashCounts: Point[], grow: GrowSeries[]): 
   lines.push('')
   lines.push('| target p | bits (m) | hashes (k) | bits per item |')
   lines.push('|---:|---:|---:|---:|')
-  for (const s of fill) lines.push(`| ${s.errorRate} | ${s.bits.toLocaleString('en-US')} | ${s.hashes} | ${(s.bits / FILL_CAPACITY).toFixed(2)} |`)
+  for (const s of fill)
+    lines.push(
+      `| ${s.errorRate} | ${s.bits.toLocaleString('en-US')} | ${s.hashes} | ${(s.bits / FILL_CAPACITY).toFixed(2)} |`,
+    )
   lines.push('')
-  lines.push(`## B. Hash count: k = 1…${K_MAX}, m = ${K_BITS.toLocaleString('en-US')} bits, n = ${K_ITEMS.toLocaleString('en-US')} items`)
+  lines.push(
+    `## B. Hash count: k = 1…${K_MAX}, m = ${K_BITS.toLocaleString('en-US')} bits, n = ${K_ITEMS.toLocaleString('en-US')} items`,
+  )
   lines.push('')
   const best = hashCounts.reduce((a, b) => (b.measured < a.measured ? b : a))
-  lines.push(`Theory's optimum is k = ln 2 · m/n = ${((Math.LN2 * K_BITS) / K_ITEMS).toFixed(2)}; the lowest measured rate is at k = ${best.x}.`)
+  lines.push(
+    `Theory's optimum is k = ln 2 · m/n = ${((Math.LN2 * K_BITS) / K_ITEMS).toFixed(2)}; the lowest measured rate is at k = ${best.x}.`,
+  )
   lines.push('')
   lines.push('| k | measured | theory | z |')
   lines.push('|---:|---:|---:|---:|')
   for (const p of hashCounts) lines.push(`| ${p.x} | ${rate(p.measured)} | ${rate(p.theory)} | ${z(p)} |`)
   lines.push('')
-  lines.push(`## C. Scalable filters growing: capacity ${GROW_CAPACITY.toLocaleString('en-US')}, expansion ${GROW_EXPANSION}`)
+  lines.push(
+    `## C. Scalable filters growing: capacity ${GROW_CAPACITY.toLocaleString('en-US')}, expansion ${GROW_EXPANSION}`,
+  )
   lines.push('')
   lines.push('Each new layer has twice the capacity and half the error rate of the one before (sb.c), so the')
   lines.push('compound rate stays below the target however far the filter grows.')
@@ -336,7 +363,9 @@ function panel(spec: PanelSpec, left: number, top: number, width: number, height
   const plotWidth = width - 64
   const plotHeight = height - 72
   const sx = (x: number): number => {
-    const t = spec.xLog ? Math.log(x / spec.xMin) / Math.log(spec.xMax / spec.xMin) : (x - spec.xMin) / (spec.xMax - spec.xMin)
+    const t = spec.xLog
+      ? Math.log(x / spec.xMin) / Math.log(spec.xMax / spec.xMin)
+      : (x - spec.xMin) / (spec.xMax - spec.xMin)
     return plotLeft + t * plotWidth
   }
   const sy = (y: number): number => {
@@ -344,25 +373,42 @@ function panel(spec: PanelSpec, left: number, top: number, width: number, height
     return plotTop + plotHeight - t * plotHeight
   }
   const out: string[] = []
-  out.push(`<text x="${num(left + width / 2)}" y="${num(top + 16)}" text-anchor="middle" font-weight="bold">${escapeXml(spec.title)}</text>`)
-  out.push(`<rect x="${num(plotLeft)}" y="${num(plotTop)}" width="${num(plotWidth)}" height="${num(plotHeight)}" fill="none" stroke="#888"/>`)
+  out.push(
+    `<text x="${num(left + width / 2)}" y="${num(top + 16)}" text-anchor="middle" font-weight="bold">${escapeXml(spec.title)}</text>`,
+  )
+  out.push(
+    `<rect x="${num(plotLeft)}" y="${num(plotTop)}" width="${num(plotWidth)}" height="${num(plotHeight)}" fill="none" stroke="#888"/>`,
+  )
   for (let e = 0; e >= -6; e--) {
     const y = sy(10 ** e)
-    out.push(`<line x1="${num(plotLeft)}" y1="${num(y)}" x2="${num(plotLeft + plotWidth)}" y2="${num(y)}" stroke="#eee"/>`)
-    out.push(`<text x="${num(plotLeft - 6)}" y="${num(y + 4)}" text-anchor="end" font-size="11">${e === 0 ? '1' : `1e${e}`}</text>`)
+    out.push(
+      `<line x1="${num(plotLeft)}" y1="${num(y)}" x2="${num(plotLeft + plotWidth)}" y2="${num(y)}" stroke="#eee"/>`,
+    )
+    out.push(
+      `<text x="${num(plotLeft - 6)}" y="${num(y + 4)}" text-anchor="end" font-size="11">${e === 0 ? '1' : `1e${e}`}</text>`,
+    )
   }
   for (const x of spec.xTicks) {
     const px = sx(x)
-    out.push(`<line x1="${num(px)}" y1="${num(plotTop + plotHeight)}" x2="${num(px)}" y2="${num(plotTop + plotHeight + 4)}" stroke="#888"/>`)
-    out.push(`<text x="${num(px)}" y="${num(plotTop + plotHeight + 16)}" text-anchor="middle" font-size="11">${x}</text>`)
+    out.push(
+      `<line x1="${num(px)}" y1="${num(plotTop + plotHeight)}" x2="${num(px)}" y2="${num(plotTop + plotHeight + 4)}" stroke="#888"/>`,
+    )
+    out.push(
+      `<text x="${num(px)}" y="${num(plotTop + plotHeight + 16)}" text-anchor="middle" font-size="11">${x}</text>`,
+    )
   }
-  out.push(`<text x="${num(plotLeft + plotWidth / 2)}" y="${num(top + height - 12)}" text-anchor="middle" font-size="12">${escapeXml(spec.xLabel)}</text>`)
-  out.push(`<text transform="translate(${num(left + 12)},${num(plotTop + plotHeight / 2)}) rotate(-90)" text-anchor="middle" font-size="12">false-positive rate</text>`)
+  out.push(
+    `<text x="${num(plotLeft + plotWidth / 2)}" y="${num(top + height - 12)}" text-anchor="middle" font-size="12">${escapeXml(spec.xLabel)}</text>`,
+  )
+  out.push(
+    `<text transform="translate(${num(left + 12)},${num(plotTop + plotHeight / 2)}) rotate(-90)" text-anchor="middle" font-size="12">false-positive rate</text>`,
+  )
   for (const series of spec.series) {
     // Points below the chart's floor (including measured zeros) are left out rather than drawn at it.
     const visible = series.points.filter((p) => p.y >= Y_MIN)
     if (series.style === 'dots') {
-      for (const p of visible) out.push(`<circle cx="${num(sx(p.x))}" cy="${num(sy(p.y))}" r="3" fill="${series.color}"/>`)
+      for (const p of visible)
+        out.push(`<circle cx="${num(sx(p.x))}" cy="${num(sy(p.y))}" r="3" fill="${series.color}"/>`)
     } else if (visible.length > 1) {
       const d = visible.map((p, i) => `${i === 0 ? 'M' : 'L'}${num(sx(p.x))},${num(sy(p.y))}`).join(' ')
       const dash = series.style === 'dashed' ? ' stroke-dasharray="5,4"' : ''
@@ -377,7 +423,9 @@ function panel(spec: PanelSpec, left: number, top: number, width: number, height
     const y = plotTop + plotHeight - 12 - (labels.length - 1 - i) * 16
     const x = plotLeft + plotWidth - 8 - legendWidth
     out.push(`<circle cx="${num(x)}" cy="${num(y - 4)}" r="3" fill="${color}"/>`)
-    out.push(`<line x1="${num(x + 6)}" y1="${num(y - 4)}" x2="${num(x + 20)}" y2="${num(y - 4)}" stroke="${color}" stroke-width="1.5"/>`)
+    out.push(
+      `<line x1="${num(x + 6)}" y1="${num(y - 4)}" x2="${num(x + 20)}" y2="${num(y - 4)}" stroke="${color}" stroke-width="1.5"/>`,
+    )
     out.push(`<text x="${num(x + 24)}" y="${num(y)}" font-size="11">${escapeXml(label)}</text>`)
   })
   return out.join('\n')
@@ -417,7 +465,15 @@ function svg(fill: FillSeries[], hashCounts: Point[], grow: GrowSeries[]): strin
       series: grow.flatMap((s, i) => [
         ...measuredAndTheory(`p = ${s.errorRate}`, COLORS[i + 1]!, s.points),
         // The target: the compound rate must stay below it.
-        { label: `p = ${s.errorRate}`, color: COLORS[i + 1]!, style: 'dashed' as const, points: [{ x: 0.4, y: s.errorRate }, { x: 80, y: s.errorRate }] },
+        {
+          label: `p = ${s.errorRate}`,
+          color: COLORS[i + 1]!,
+          style: 'dashed' as const,
+          points: [
+            { x: 0.4, y: s.errorRate },
+            { x: 80, y: s.errorRate },
+          ],
+        },
       ]),
     },
   ]

@@ -27,7 +27,9 @@ const count = Number(process.env.BIG_LAYER_ITEMS ?? 1 << 20)
 const pieceMiB = process.env.BIG_LAYER_PIECE_MIB === undefined ? undefined : Number(process.env.BIG_LAYER_PIECE_MIB)
 
 function itemsOf(prefix: string): Buffer[] {
-  return Array.from({ length: count }, (_, i) => Buffer.from(`${prefix}:${String(i * 7919).padStart(16 - prefix.length - 1, '0')}`, 'latin1'))
+  return Array.from({ length: count }, (_, i) =>
+    Buffer.from(`${prefix}:${String(i * 7919).padStart(16 - prefix.length - 1, '0')}`, 'latin1'),
+  )
 }
 
 function listOf(items: readonly Buffer[]): ItemList {
@@ -35,7 +37,10 @@ function listOf(items: readonly Buffer[]): ItemList {
 }
 
 /** CPU nanoseconds per item of `run` over all items, BATCH at a time. */
-function perItem(items: readonly Buffer[], run: (list: ItemList, from: number, to: number, out: Uint8Array) => number): number {
+function perItem(
+  items: readonly Buffer[],
+  run: (list: ItemList, from: number, to: number, out: Uint8Array) => number,
+): number {
   const list = listOf(items)
   const out = new Uint8Array(items.length)
   const before = process.cpuUsage()
@@ -75,7 +80,10 @@ else {
   // One process per size: a layer's memory is given back only when its memories are collected,
   // and a layer measured beside the last one's pages measured the machine's memory pressure.
   for (const gib of sizes) {
-    const run = spawnSync(process.execPath, process.argv.slice(1), { env: { ...process.env, BIG_LAYER_GIB: String(gib) }, encoding: 'utf8' })
+    const run = spawnSync(process.execPath, process.argv.slice(1), {
+      env: { ...process.env, BIG_LAYER_GIB: String(gib) },
+      encoding: 'utf8',
+    })
     process.stdout.write(run.stdout.split('\n').slice(1).join('\n') + run.stderr)
   }
 }

@@ -42,7 +42,9 @@ function compare(title, unit, ways) {
   const base = median(times[0])
   for (const [i, way] of ways.entries()) {
     const ns = median(times[i])
-    console.log(`  ${way.name.padEnd(44)} ${ns.toFixed(ns < 10 ? 3 : 1).padStart(9)} ns/${unit}   ${(base / ns).toFixed(2)}x`)
+    console.log(
+      `  ${way.name.padEnd(44)} ${ns.toFixed(ns < 10 ? 3 : 1).padStart(9)} ns/${unit}   ${(base / ns).toFixed(2)}x`,
+    )
   }
 }
 
@@ -50,7 +52,9 @@ function randomFill(bytes, seed) {
   let x = seed
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4)
   for (let i = 0; i < words.length; i++) {
-    x ^= x << 13; x ^= x >>> 17; x ^= x << 5
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
     words[i] = x & (x >>> 3) // about a quarter of the bits set
   }
 }
@@ -59,17 +63,30 @@ function mergeBench(bytes) {
   const dst = allocateArenaBitmap(bytes)
   const src = allocateArenaBitmap(bytes)
   const other = allocateArenaBitmap(bytes) // a third: for a shared arena, maybe another arena
-  randomFill(dst, 1); randomFill(src, 2); randomFill(other, 3)
+  randomFill(dst, 1)
+  randomFill(src, 2)
+  randomFill(other, 3)
   const own = new Arena(Math.ceil((SCRATCH_BYTES + bytes) / 65536) * 65536, true)
   const far = new Uint8Array(own.bytes.buffer, own.take(bytes), bytes)
   far.set(src)
   const sameArena = bytes < 64 * 1024 * 1024
   const ways = [
-    { name: 'JavaScript byte loop (before)', units: bytes / 1024, run: () => { for (let j = 0; j < bytes; j++) dst[j] = dst[j] | src[j] } },
+    {
+      name: 'JavaScript byte loop (before)',
+      units: bytes / 1024,
+      run: () => {
+        for (let j = 0; j < bytes; j++) dst[j] = dst[j] | src[j]
+      },
+    },
     { name: 'kernel, source through the scratch area', units: bytes / 1024, run: () => orBitmap(dst, far) },
   ]
-  if (sameArena) ways.splice(1, 0, { name: 'kernel, source in the same arena', units: bytes / 1024, run: () => orBitmap(dst, src) })
-  compare(`BF.MERGE's OR, ${bytes / 1048576} MiB layers${sameArena ? '' : ' (own arenas: never the same one)'}`, 'KiB', ways)
+  if (sameArena)
+    ways.splice(1, 0, { name: 'kernel, source in the same arena', units: bytes / 1024, run: () => orBitmap(dst, src) })
+  compare(
+    `BF.MERGE's OR, ${bytes / 1048576} MiB layers${sameArena ? '' : ' (own arenas: never the same one)'}`,
+    'KiB',
+    ways,
+  )
 }
 
 function countBench(bytes) {
@@ -86,16 +103,24 @@ function windowBench(kind) {
   const options = { kind, errorRate: 0.01, capacity: 100_000, windowMs: kind === 'time' ? 60_000 : undefined }
   const kernel = new WindowFilter(options)
   const parts = kernel.toParts()
-  const loops = WindowFilter.fromParts({ ...parts, slices: parts.slices.map((slice) => ({ ...slice, bitmap: slice.bitmap.slice() })) })
+  const loops = WindowFilter.fromParts({
+    ...parts,
+    slices: parts.slices.map((slice) => ({ ...slice, bitmap: slice.bitmap.slice() })),
+  })
   const items = Array.from({ length: 100_000 }, (_, i) => Buffer.from(`window:${String(i * 7919).padStart(9, '0')}`))
   // Each filter its own clock (1 ms per add), so both see the same times.
-  const clocks = new Map([[kernel, 1_000_000], [loops, 1_000_000]])
+  const clocks = new Map([
+    [kernel, 1_000_000],
+    [loops, 1_000_000],
+  ])
   const adds = (filter) => () => {
     let clock = clocks.get(filter)
     for (const item of items) filter.add(item, 0, item.length, clock++)
     clocks.set(filter, clock)
   }
-  const checks = (filter) => () => { for (const item of items) filter.has(item, 0, item.length, clocks.get(filter)) }
+  const checks = (filter) => () => {
+    for (const item of items) filter.has(item, 0, item.length, clocks.get(filter))
+  }
   compare(`APBF.ADD, ${kind.toUpperCase()} 0.01 100k (${kernel.slices.length} slices, k = ${kernel.k})`, 'item', [
     { name: 'JavaScript loops (before)', units: items.length, run: adds(loops) },
     { name: 'kernel', units: items.length, run: adds(kernel) },
@@ -111,7 +136,8 @@ async function kernelVariant(kind) {
   let source = readFileSync(new URL('../src/core/bloom-kernel.wat', import.meta.url), 'utf8')
   if (kind === 'plain') source = source.replace('(memory 1 65536 shared)', '(memory 1 65536)')
   if (kind === 'atomic') {
-    const plainSet = /\(local\.set \$old \(i32\.load8_u \(local\.get \$at\)\)\)\s*\(i32\.store8 \(local\.get \$at\) \(i32\.or \(local\.get \$old\) (\(i32\.shl \(i32\.const 1\) \(local\.get \$bit\)\))\)\)/
+    const plainSet =
+      /\(local\.set \$old \(i32\.load8_u \(local\.get \$at\)\)\)\s*\(i32\.store8 \(local\.get \$at\) \(i32\.or \(local\.get \$old\) (\(i32\.shl \(i32\.const 1\) \(local\.get \$bit\)\))\)\)/
     if (!plainSet.test(source)) return undefined
     source = source.replace(plainSet, '(local.set $$old (i32.atomic.rmw8.or_u (local.get $$at) $1))')
   }
@@ -119,7 +145,10 @@ async function kernelVariant(kind) {
 }
 
 const N_ITEMS = 1024
-const DESC = 64, PAIRS = DESC + N_ITEMS * 8, FLAGS = PAIRS + N_ITEMS * 16, ITEMS = FLAGS + N_ITEMS
+const DESC = 64,
+  PAIRS = DESC + N_ITEMS * 8,
+  FLAGS = PAIRS + N_ITEMS * 16,
+  ITEMS = FLAGS + N_ITEMS
 
 /**
  * 100 batches of N_ITEMS new 16-byte items written into `memory`'s scratch area as filter-batch.ts
@@ -151,7 +180,10 @@ async function kernelBench() {
   const ways = []
   for (const kind of ['plain', 'shared', 'atomic']) {
     const bytes = await kernelVariant(kind)
-    if (bytes === undefined) { console.log(`\n(no ${kind} variant: bloom-kernel.wat's set changed)`); continue }
+    if (bytes === undefined) {
+      console.log(`\n(no ${kind} variant: bloom-kernel.wat's set changed)`)
+      continue
+    }
     const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: kind !== 'plain' })
     const kernel = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports
     const name = `${kind} memory${kind === 'atomic' ? ' (shared), atomic sets' : ''}`
@@ -160,9 +192,13 @@ async function kernelBench() {
   // The items built as in those runs, no kernel call: subtract it to see the kernel's own part.
   const spare = new WebAssembly.Memory({ initial: SCRATCH_BYTES / 65536, maximum: SCRATCH_BYTES / 65536 })
   const buildOnly = { name: '(building the items only, no kernel)', units: 100 * N_ITEMS, run: addBatches(spare) }
-  compare('Bloom kernel adds (hashItems + addLayer, new 16-byte items, 13.8 MB layer, k = 7)', 'item', [...ways, buildOnly])
+  compare('Bloom kernel adds (hashItems + addLayer, new 16-byte items, 13.8 MB layer, k = 7)', 'item', [
+    ...ways,
+    buildOnly,
+  ])
   const bits = ways.map((way) => new Uint8Array(way.memory.buffer, SCRATCH_BYTES, layerBytes))
-  for (const other of bits.slice(1)) if (Buffer.compare(bits[0], other) !== 0) throw new Error('the variants set different bits')
+  for (const other of bits.slice(1))
+    if (Buffer.compare(bits[0], other) !== 0) throw new Error('the variants set different bits')
 }
 
 console.log(`node ${process.version}, ${rounds} rounds, medians of CPU time`)

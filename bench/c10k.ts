@@ -44,7 +44,23 @@ async function main(): Promise<void> {
   const connections = Number(process.argv[3] ?? 10_000)
   if (!mainJs) throw new Error('usage: c10k.js <dist/main.js> [connections]')
   const dir = mkdtempSync(path.join(tmpdir(), 'bfs-c10k-'))
-  const server = spawn(process.execPath, [mainJs, '--port', '0', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxclients', String(connections + 100)], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const server = spawn(
+    process.execPath,
+    [
+      mainJs,
+      '--port',
+      '0',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxclients',
+      String(connections + 100),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let log = ''
   const port = await new Promise<number>((resolve, reject) => {
     const onOutput = (chunk: Buffer): void => {
@@ -65,18 +81,24 @@ async function main(): Promise<void> {
     const sockets: net.Socket[] = []
     let failedToConnect = 0
     for (let i = 0; i < connections; i += WAVE) {
-      const wave = await Promise.allSettled(Array.from({ length: Math.min(WAVE, connections - i) }, () => connect(port)))
+      const wave = await Promise.allSettled(
+        Array.from({ length: Math.min(WAVE, connections - i) }, () => connect(port)),
+      )
       for (const outcome of wave) {
         if (outcome.status === 'fulfilled') sockets.push(outcome.value)
         else failedToConnect++
       }
     }
     const connectedMs = performance.now() - started
-    const replies = await Promise.all(sockets.map((socket) => ask(socket, Buffer.concat([PING, EXISTS]), EXPECTED.length)))
+    const replies = await Promise.all(
+      sockets.map((socket) => ask(socket, Buffer.concat([PING, EXISTS]), EXPECTED.length)),
+    )
     const totalMs = performance.now() - started
     const served = replies.filter((reply) => reply === EXPECTED).length
     const rejected = replies.filter((reply) => reply.startsWith('-ERR max number of clients reached')).length
-    console.log(`c10k: ${connections} connections: ${sockets.length} held open at once (${failedToConnect} failed to connect), ${served} served, ${rejected} rejected`)
+    console.log(
+      `c10k: ${connections} connections: ${sockets.length} held open at once (${failedToConnect} failed to connect), ${served} served, ${rejected} rejected`,
+    )
     console.log(`c10k: connect ${connectedMs.toFixed(0)} ms, connect + serve all ${totalMs.toFixed(0)} ms`)
     for (const socket of sockets) socket.destroy()
     if (served !== connections) process.exitCode = 1

@@ -79,13 +79,36 @@ async function startMasters(count, round) {
     const nodeDir = path.join(dir, `m${count}-r${round}-${i}`)
     mkdirSync(nodeDir)
     const log = openSync(path.join(nodeDir, 'node.log'), 'a')
-    const args = ['--port', port, '--dir', nodeDir, '--save', '', '--appendonly', 'no', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-announce-ip', '127.0.0.1']
-    children.push(spawn(process.execPath, [path.join(ROOT, 'dist/main.js'), ...args.map(String)], { stdio: ['ignore', log, log] }))
+    const args = [
+      '--port',
+      port,
+      '--dir',
+      nodeDir,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      'nodes.conf',
+      '--cluster-announce-ip',
+      '127.0.0.1',
+    ]
+    children.push(
+      spawn(process.execPath, [path.join(ROOT, 'dist/main.js'), ...args.map(String)], { stdio: ['ignore', log, log] }),
+    )
     ports.push(port)
   }
   for (const port of ports) await until(`${port} answers`, async () => (await ask(port, 'PING')) === 'PONG')
   for (const [i, port] of ports.entries()) {
-    await ask(port, 'CLUSTER', 'ADDSLOTSRANGE', Math.round((i * SLOTS) / count), Math.round(((i + 1) * SLOTS) / count) - 1)
+    await ask(
+      port,
+      'CLUSTER',
+      'ADDSLOTSRANGE',
+      Math.round((i * SLOTS) / count),
+      Math.round(((i + 1) * SLOTS) / count) - 1,
+    )
     await ask(port, 'CLUSTER', 'SET-CONFIG-EPOCH', i + 1)
   }
   for (const port of ports.slice(1)) await ask(port, 'CLUSTER', 'MEET', '127.0.0.1', ports[0])
@@ -108,7 +131,8 @@ async function stopAll() {
 
 async function redirects(ports) {
   let total = 0
-  for (const port of ports) total += Number(/errorstat_MOVED:count=(\d+)/.exec(String(await ask(port, 'INFO', 'errorstats')))?.[1] ?? 0)
+  for (const port of ports)
+    total += Number(/errorstat_MOVED:count=(\d+)/.exec(String(await ask(port, 'INFO', 'errorstats')))?.[1] ?? 0)
   return total
 }
 
@@ -167,13 +191,17 @@ try {
     rows.push({ count, results })
     process.stderr.write(`${count} master(s): ${JSON.stringify(results)}\n`)
   }
-  console.log(`BF.ADD through ioredis Cluster, ${REQUESTS} requests per mode and round, ${WINDOW} in flight, ${KEYS} filters; ${RUNS} rounds, medians`)
+  console.log(
+    `BF.ADD through ioredis Cluster, ${REQUESTS} requests per mode and round, ${WINDOW} in flight, ${KEYS} filters; ${RUNS} rounds, medians`,
+  )
   console.log('| masters | bloomCluster BF.ADD/s | MOVED | cluster.call BF.ADD/s | MOVED | MOVED per call |')
   console.log('|--------:|----------------------:|------:|----------------------:|------:|---------------:|')
   for (const { count, results } of rows) {
     const pick = (mode, field) => median(results.map((result) => result[mode][field]))
     const perCall = pick('call', 'moved') / REQUESTS
-    console.log(`| ${count} | ${Math.round(pick('helper', 'rate'))} | ${pick('helper', 'moved')} | ${Math.round(pick('call', 'rate'))} | ${pick('call', 'moved')} | ${perCall.toFixed(2)} |`)
+    console.log(
+      `| ${count} | ${Math.round(pick('helper', 'rate'))} | ${pick('helper', 'moved')} | ${Math.round(pick('call', 'rate'))} | ${pick('call', 'moved')} | ${perCall.toFixed(2)} |`,
+    )
   }
 } finally {
   await stopAll()

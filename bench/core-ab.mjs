@@ -46,5 +46,7 @@ for (const capacity of [10_000, 10_000_000]) {
     for (const k of order) times[k].push(run(filters[k]))
   }
   const [a, b] = times.map(median)
-  console.log(`${filters[0].layers[0].bitCount} bits: ns CPU per add, median of ${rounds}: A ${a.toFixed(1)}, B ${b.toFixed(1)} (B/A ${(b / a).toFixed(3)})`)
+  console.log(
+    `${filters[0].layers[0].bitCount} bits: ns CPU per add, median of ${rounds}: A ${a.toFixed(1)}, B ${b.toFixed(1)} (B/A ${(b / a).toFixed(3)})`,
+  )
 }

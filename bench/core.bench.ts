@@ -37,9 +37,18 @@ const out = new Uint32Array(4)
 const hashCases: BenchCase[] = [16, 64, 256].flatMap((size) => {
   const data = Buffer.alloc(size, 0x61)
   return [
-    { name: `MurmurHash64A ${size} B (JS)`, fn: () => murmurHash64A(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, out, 0) },
-    { name: `pair ${size} B (WebAssembly)`, fn: () => murmurHash64AChained(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out) },
-    { name: `pair ${size} B (JS)`, fn: () => murmurHash64AChainedJs(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out) },
+    {
+      name: `MurmurHash64A ${size} B (JS)`,
+      fn: () => murmurHash64A(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, out, 0),
+    },
+    {
+      name: `pair ${size} B (WebAssembly)`,
+      fn: () => murmurHash64AChained(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out),
+    },
+    {
+      name: `pair ${size} B (JS)`,
+      fn: () => murmurHash64AChainedJs(data, 0, data.length, 0xc6a4a793, 0x5bd1e995, false, out),
+    },
   ]
 })
 /** CORE_CPU_ONLY=1: only the CPU-time table at the end. */
@@ -57,15 +66,17 @@ function bfsFilter(bits: number, inArena: boolean): ScalableBloomFilter {
     hashing: REDISBLOOM_HASHING,
     expansion: 2,
     nonScaling: false,
-    layers: [{
-      capacity: Number.MAX_SAFE_INTEGER,
-      errorRate: ERROR_RATE,
-      bitsPerEntry,
-      hashCount: hashCountFor(bitsPerEntry),
-      bitCount,
-      items: 0,
-      bitmap: inArena ? allocateBitmap(bitCount / 8) : new Uint8Array(bitCount / 8),
-    }],
+    layers: [
+      {
+        capacity: Number.MAX_SAFE_INTEGER,
+        errorRate: ERROR_RATE,
+        bitsPerEntry,
+        hashCount: hashCountFor(bitsPerEntry),
+        bitCount,
+        items: 0,
+        bitmap: inArena ? allocateBitmap(bitCount / 8) : new Uint8Array(bitCount / 8),
+      },
+    ],
   })
 }
 
@@ -134,20 +145,32 @@ for (const bits of [1e5, 1e7, 1e8]) {
   const loops = bfsFilter(bits, false)
   const kernel = bfsFilter(bits, true)
   const over = (list: ItemList, per: number) => ({
-    add: () => { for (let i = 0; i + per <= ITEM_COUNT; i += per) kernel.addMany(list, i, i + per, outcomes, 0) },
-    has: () => { for (let i = 0; i + per <= ITEM_COUNT; i += per) kernel.hasMany(list, i, i + per, outcomes, 0) },
+    add: () => {
+      for (let i = 0; i + per <= ITEM_COUNT; i += per) kernel.addMany(list, i, i + per, outcomes, 0)
+    },
+    has: () => {
+      for (let i = 0; i + per <= ITEM_COUNT; i += per) kernel.hasMany(list, i, i + per, outcomes, 0)
+    },
   })
   const ways: Array<{ name: string; add: () => void; has: () => void }> = [
     {
       name: 'JavaScript loops',
-      add: () => { for (let i = 0; i < ITEM_COUNT; i++) loops.add(items[i]!) },
-      has: () => { for (let i = 0; i < ITEM_COUNT; i++) loops.has(items[i]!) },
+      add: () => {
+        for (let i = 0; i < ITEM_COUNT; i++) loops.add(items[i]!)
+      },
+      has: () => {
+        for (let i = 0; i < ITEM_COUNT; i++) loops.has(items[i]!)
+      },
     },
     { name: 'kernel, 1 per call', ...over(list, 1) },
     { name: 'kernel, 10 per call', ...over(list, 10) },
     { name: 'kernel, 10 per call, one read', ...over(oneRead, 10) },
   ]
-  for (let warm = 0; warm < 20; warm++) for (const way of ways) { way.add(); way.has() }
+  for (let warm = 0; warm < 20; warm++)
+    for (const way of ways) {
+      way.add()
+      way.has()
+    }
   const times = ways.map(() => ({ add: [] as number[], has: [] as number[] }))
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ways.map((_, w) => w) : ways.map((_, w) => ways.length - 1 - w)
@@ -160,6 +183,8 @@ for (const bits of [1e5, 1e7, 1e8]) {
   ways.forEach((way, w) => {
     const add = median(times[w]!.add)
     const has = median(times[w]!.has)
-    console.log(`| ${bits.toExponential(0)} | ${way.name} | ${add.toFixed(1)} | ${(base.add / add).toFixed(2)} | ${has.toFixed(1)} | ${(base.has / has).toFixed(2)} |`)
+    console.log(
+      `| ${bits.toExponential(0)} | ${way.name} | ${add.toFixed(1)} | ${(base.add / add).toFixed(2)} | ${has.toFixed(1)} | ${(base.has / has).toFixed(2)} |`,
+    )
   })
 }

@@ -69,7 +69,14 @@ async function measure(redis: Redis, done: () => boolean): Promise<Window> {
     pings++
   }
   histogram.disable()
-  return { maxDelayMs: histogram.max / 1e6, p99DelayMs: histogram.percentile(99) / 1e6, maxPingMs, pings, longestCycleMs, longestCycleCpuMs }
+  return {
+    maxDelayMs: histogram.max / 1e6,
+    p99DelayMs: histogram.percentile(99) / 1e6,
+    maxPingMs,
+    pings,
+    longestCycleMs,
+    longestCycleCpuMs,
+  }
 }
 
 /** Makes the keys with an expiry far ahead, then moves every one to `at()` in one quick pass. */
@@ -77,7 +84,10 @@ function fill(server: BfsServer, at: () => number): number {
   const registry = server.registry
   const entries = []
   for (let i = 0; i < KEYS; i++) {
-    const entry = registry.set(`key:${i}`, new ScalableBloomFilter({ capacity: 1, errorRate: 0.1, expansion: 2, nonScaling: false }))
+    const entry = registry.set(
+      `key:${i}`,
+      new ScalableBloomFilter({ capacity: 1, errorRate: 0.1, expansion: 2, nonScaling: false }),
+    )
     registry.setExpiry(entry, Date.now() + 3_600_000)
     entries.push(entry)
   }
@@ -118,10 +128,13 @@ async function run(effort: number): Promise<string[]> {
   console.error(`effort ${effort}: filled ${KEYS} in ${fillMs.toFixed(0)} ms; reaped in ${reapMs.toFixed(0)} ms`)
   return [
     cells('nothing expiring (1.5 s)', baseline, ''),
-    cells(`${KEYS} keys expiring`, expiring,
+    cells(
+      `${KEYS} keys expiring`,
+      expiring,
       `all deleted in ${(reapMs / 1000).toFixed(2)} s; expired_keys ${infoField(stats, 'expired_keys')}, ` +
-      `expired_time_cap_reached_count ${infoField(stats, 'expired_time_cap_reached_count')}, ` +
-      `expire_cycle_cpu_milliseconds ${infoField(stats, 'expire_cycle_cpu_milliseconds')}`),
+        `expired_time_cap_reached_count ${infoField(stats, 'expired_time_cap_reached_count')}, ` +
+        `expire_cycle_cpu_milliseconds ${infoField(stats, 'expire_cycle_cpu_milliseconds')}`,
+    ),
   ]
 }
 

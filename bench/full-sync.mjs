@@ -81,12 +81,19 @@ async function run(registry, label, between) {
   const totalMs = performance.now() - started
   delay.disable()
   const [decoded] = [...decoder.filters()]
-  const sameCrc = between === undefined ? zlib.crc32(decoded.filter.layers[0].bitmap) === crcAtCapture : 'n/a (bits changed)'
-  console.log(`${label}: ${(bytes / 2 ** 20).toFixed(0)} MiB payload (totalBytes ${capture.totalBytes === bytes ? 'matches' : 'DIFFERS'})`)
-  console.log(`  captureRegistry ${ms(captureMs)}; read out in ${ms(totalMs)} over ${calls} next() calls (${empty} empty: checksumming)`)
+  const sameCrc =
+    between === undefined ? zlib.crc32(decoded.filter.layers[0].bitmap) === crcAtCapture : 'n/a (bits changed)'
+  console.log(
+    `${label}: ${(bytes / 2 ** 20).toFixed(0)} MiB payload (totalBytes ${capture.totalBytes === bytes ? 'matches' : 'DIFFERS'})`,
+  )
+  console.log(
+    `  captureRegistry ${ms(captureMs)}; read out in ${ms(totalMs)} over ${calls} next() calls (${empty} empty: checksumming)`,
+  )
   console.log(`  next() wall ${spread(walls)}; CPU ${spread(cpus)}`)
   console.log(`  longest decoder.push() ${ms(longestPush)}; event-loop delay max ${ms(delay.max / 1e6)}`)
-  console.log(`  decoded items ${decoded.filter.info().items} (at capture ${itemsAtCapture}); bitmap CRC as at capture: ${sameCrc}`)
+  console.log(
+    `  decoded items ${decoded.filter.info().items} (at capture ${itemsAtCapture}); bitmap CRC as at capture: ${sameCrc}`,
+  )
 }
 
 async function main() {
@@ -103,9 +110,15 @@ async function main() {
     for (let i = 0; i < batch; i++) filter.add(Buffer.from(`during:${n++}`))
     longestBatch = Math.max(longestBatch, performance.now() - t)
     const guard = filter.layers[0].writeGuard
-    if (guard !== null) peakSaved = Math.max(peakSaved, guard.copies.reduce((sum, copy) => sum + copy.savedBytes, 0))
+    if (guard !== null)
+      peakSaved = Math.max(
+        peakSaved,
+        guard.copies.reduce((sum, copy) => sum + copy.savedBytes, 0),
+      )
   })
-  console.log(`  ${n} adds during the capture; longest batch of ${batch} ${ms(longestBatch)}; saved pieces at most ${(peakSaved / 2 ** 20).toFixed(0)} MiB`)
+  console.log(
+    `  ${n} adds during the capture; longest batch of ${batch} ${ms(longestBatch)}; saved pieces at most ${(peakSaved / 2 ** 20).toFixed(0)} MiB`,
+  )
 }
 
 main().catch((error) => {

@@ -80,7 +80,15 @@ function series(errorRate: number, nonScaling: boolean, seed: number): Point[] {
     added = target
     const health = filterHealth(filter)
     const hits = measure(filter, seed)
-    points.push({ label, percent, layers: filter.layers.length, fill: health.fillRatio, estimate: health.estimatedErrorRate, measured: hits / QUERIES, hits })
+    points.push({
+      label,
+      percent,
+      layers: filter.layers.length,
+      fill: health.fillRatio,
+      estimate: health.estimatedErrorRate,
+      measured: hits / QUERIES,
+      hits,
+    })
   }
   return points
 }
@@ -95,7 +103,10 @@ function zScore(point: Point): number {
 const relative = (point: Point): number => (point.measured - point.estimate) / point.estimate
 
 function table(points: Point[]): string[] {
-  const rows = ['| filter | fill of capacity | layers | seed | set bits | estimate | measured | measured / estimate − 1 | z |', '|---|--:|--:|--:|--:|--:|--:|--:|--:|']
+  const rows = [
+    '| filter | fill of capacity | layers | seed | set bits | estimate | measured | measured / estimate − 1 | z |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+  ]
   points.forEach((p, i) => {
     const counted = p.hits >= MIN_HITS
     rows.push(
@@ -132,7 +143,7 @@ function main(): void {
     '# The live false-positive estimate against the measured rate',
     '',
     `\`npm run bench:health\`: capacity ${CAPACITY}, ${QUERIES} never-added items queried per point, seeds ${SEEDS.join(', ')}.`,
-    'Estimate: BFS.HEALTH\'s, from the live count of set bits. Past 100 % a non-scaling filter\'s',
+    "Estimate: BFS.HEALTH's, from the live count of set bits. Past 100 % a non-scaling filter's",
     'items go straight into its layer (as in a filter loaded overfull).',
     '',
     ...summary(points),

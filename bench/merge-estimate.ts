@@ -79,7 +79,9 @@ const lines = [
 for (const capacity of CAPACITIES) {
   for (const fill of FILLS) {
     const { merged, added } = measure(capacity, fill)
-    lines.push(`| ${capacity} | ${fill} % | ${percent(merged.mean)} | ${percent(merged.worst)} | ${percent(added.mean)} | ${percent(added.worst)} |`)
+    lines.push(
+      `| ${capacity} | ${fill} % | ${percent(merged.mean)} | ${percent(merged.worst)} | ${percent(added.mean)} | ${percent(added.worst)} |`,
+    )
   }
 }
 const report = lines.join('\n') + '\n'

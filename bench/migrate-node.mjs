@@ -8,8 +8,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { createServer } from '../dist/server/server.js'
 
 const [port, dir, cluster] = process.argv.slice(2)
-const clusterConfig = cluster === 'cluster' ? { 'cluster-enabled': true, 'cluster-config-file': `${dir}/nodes.conf`, 'cluster-node-timeout': 5000 } : {}
-const server = createServer({ config: { port: Number(port), dir, save: '', appendonly: false, ...clusterConfig }, logSink: () => {} })
+const clusterConfig =
+  cluster === 'cluster'
+    ? { 'cluster-enabled': true, 'cluster-config-file': `${dir}/nodes.conf`, 'cluster-node-timeout': 5000 }
+    : {}
+const server = createServer({
+  config: { port: Number(port), dir, save: '', appendonly: false, ...clusterConfig },
+  logSink: () => {},
+})
 await server.start()
 const delay = monitorEventLoopDelay({ resolution: 1 })
 delay.enable()

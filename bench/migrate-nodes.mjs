@@ -13,11 +13,14 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 /** A node on `port` (in cluster mode when `cluster`); `ask('reset' | 'report')` talks to its histogram. */
 export function startNode(port, cluster = false) {
   const dir = mkdtempSync(path.join(tmpdir(), 'bfs-migrate-bench-'))
-  const child = fork(path.join(here, 'migrate-node.mjs'), [String(port), dir, cluster ? 'cluster' : ''], { stdio: 'inherit' })
-  const ask = (message) => new Promise((resolve) => {
-    child.once('message', resolve)
-    child.send(message)
+  const child = fork(path.join(here, 'migrate-node.mjs'), [String(port), dir, cluster ? 'cluster' : ''], {
+    stdio: 'inherit',
   })
+  const ask = (message) =>
+    new Promise((resolve) => {
+      child.once('message', resolve)
+      child.send(message)
+    })
   const ready = new Promise((resolve) => child.once('message', resolve))
   return { child, dir, ask, ready, port }
 }
@@ -35,7 +38,8 @@ export async function stopNodes(nodes) {
 export async function bigFilter(client, key, sizeMiB) {
   const bitsPerItem = -Math.log(0.005) / (Math.LN2 * Math.LN2)
   await client.call('BF.RESERVE', key, '0.01', String(Math.floor((sizeMiB * 1024 * 1024 * 8) / bitsPerItem)))
-  for (let i = 0; i < 100_000; i += 1000) await client.call('BF.MADD', key, ...Array.from({ length: 1000 }, (_, k) => `item:${i + k}`))
+  for (let i = 0; i < 100_000; i += 1000)
+    await client.call('BF.MADD', key, ...Array.from({ length: 1000 }, (_, k) => `item:${i + k}`))
   return Number(await client.call('BF.INFO', key, 'SIZE'))
 }
 
@@ -60,5 +64,7 @@ export async function idleFloor(nodes, durationMs) {
   await new Promise((resolve) => setTimeout(resolve, Math.min(durationMs, 10_000)))
   const reports = await Promise.all(nodes.map((node) => node.ask('report')))
   const { loadavg } = await import('node:os')
-  return `idle for ${ms(Math.min(durationMs, 10_000))} just after: worst stall ${reports.map((report) => ms(report.maxMs)).join(' / ')}; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`
+  return `idle for ${ms(Math.min(durationMs, 10_000))} just after: worst stall ${reports.map((report) => ms(report.maxMs)).join(' / ')}; load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')}`
 }

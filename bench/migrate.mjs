@@ -27,8 +27,10 @@ try {
   const bigMs = performance.now() - started
   const [bigSource, bigTarget] = await Promise.all([source.ask('report'), target.ask('report')])
   const found = await b.call('BF.MEXISTS', 'big', 'item:0', 'item:99999', 'item:50000')
-  console.log(`1 filter of ${(size / 2 ** 20).toFixed(0)} MiB: ${reply} in ${ms(bigMs)} (${(size / 2 ** 20 / (bigMs / 1000)).toFixed(0)} MiB/s); ` +
-    `worst stall source ${ms(bigSource.maxMs)}, target ${ms(bigTarget.maxMs)}; on the target: items found ${found}, exists on the source ${await a.exists('big')}`)
+  console.log(
+    `1 filter of ${(size / 2 ** 20).toFixed(0)} MiB: ${reply} in ${ms(bigMs)} (${(size / 2 ** 20 / (bigMs / 1000)).toFixed(0)} MiB/s); ` +
+      `worst stall source ${ms(bigSource.maxMs)}, target ${ms(bigTarget.maxMs)}; on the target: items found ${found}, exists on the source ${await a.exists('big')}`,
+  )
   console.log(`  ${await idleFloor([source, target], bigMs)}`)
   // What deleting that filter costs on its own (the source pays it at the end of MIGRATE): the full
   // collection that returns its memory to the system (store/memory-reclaim.ts), 100 ms later.
@@ -37,7 +39,10 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 2000))
   console.log(`  DEL of it on the target alone, then 2 s: worst stall ${ms((await target.ask('report')).maxMs)}`)
 
-  await smallFilters(a, Array.from({ length: 1000 }, (_, i) => `small:${i}`))
+  await smallFilters(
+    a,
+    Array.from({ length: 1000 }, (_, i) => `small:${i}`),
+  )
   await Promise.all([source.ask('reset'), target.ask('reset')])
   started = performance.now()
   for (let i = 0; i < 1000; i += 10) {
@@ -47,8 +52,10 @@ try {
   }
   const smallMs = performance.now() - started
   const [smallSource, smallTarget] = await Promise.all([source.ask('report'), target.ask('report')])
-  console.log(`1,000 small filters, 10 keys per MIGRATE: ${ms(smallMs)}; worst stall source ${ms(smallSource.maxMs)}, target ${ms(smallTarget.maxMs)}; ` +
-    `target DBSIZE ${await b.dbsize()}, source DBSIZE ${await a.dbsize()}`)
+  console.log(
+    `1,000 small filters, 10 keys per MIGRATE: ${ms(smallMs)}; worst stall source ${ms(smallSource.maxMs)}, target ${ms(smallTarget.maxMs)}; ` +
+      `target DBSIZE ${await b.dbsize()}, source DBSIZE ${await a.dbsize()}`,
+  )
   console.log(`  ${await idleFloor([source, target], smallMs)}`)
 } finally {
   a.disconnect()

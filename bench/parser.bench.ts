@@ -30,10 +30,17 @@ const onCommand = (args: CommandArgs): void => {
 }
 
 const cases: BenchCase[] = []
-for (const [command, items] of [['BF.ADD', 1], ['BF.MADD', 10]] as const) {
+for (const [command, items] of [
+  ['BF.ADD', 1],
+  ['BF.MADD', 10],
+] as const) {
   for (const depth of [1, 16]) {
     const input = chunk(command, items, depth)
-    cases.push({ name: `${command} ×${items}, ${depth} per chunk (${input.length} B)`, items: depth, fn: () => parser.parse(input, onCommand) })
+    cases.push({
+      name: `${command} ×${items}, ${depth} per chunk (${input.length} B)`,
+      items: depth,
+      fn: () => parser.parse(input, onCommand),
+    })
   }
 }
 // The same 16 commands arriving in 100-byte pieces: commands split across reads.

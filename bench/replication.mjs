@@ -85,35 +85,70 @@ async function startNode(name, replicaOf) {
   const nodeDir = path.join(dir, name)
   mkdirSync(nodeDir, { recursive: true })
   const conf = path.join(nodeDir, 'node.conf')
-  const lines = [`port ${port}`, 'bind 127.0.0.1', `dir ${nodeDir}`, 'save ""', 'appendonly no', 'repl-diskless-sync-delay 0']
+  const lines = [
+    `port ${port}`,
+    'bind 127.0.0.1',
+    `dir ${nodeDir}`,
+    'save ""',
+    'appendonly no',
+    'repl-diskless-sync-delay 0',
+  ]
   if (replicaOf !== undefined) lines.push(`replicaof 127.0.0.1 ${replicaOf}`)
   writeFileSync(conf, lines.join('\n') + '\n')
   const log = openSync(path.join(nodeDir, 'node.log'), 'a')
   const [command, args] =
-    KIND === 'bfs' ? [process.execPath, ['--max-semi-space-size=1', '--optimize-for-size', path.join(ROOT, 'dist/main.js'), conf]] : ['redis-server', [conf]]
-  const child = spawn(command, args, { stdio: ['ignore', log, log], env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=16384' } })
+    KIND === 'bfs'
+      ? [process.execPath, ['--max-semi-space-size=1', '--optimize-for-size', path.join(ROOT, 'dist/main.js'), conf]]
+      : ['redis-server', [conf]]
+  const child = spawn(command, args, {
+    stdio: ['ignore', log, log],
+    env: { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=16384' },
+  })
   children.push(child)
-  await waitUntil(`${name} answers PING`, async () => {
-    const probe = client(port)
-    try {
-      return (await probe.ping()) === 'PONG'
-    } finally {
-      probe.disconnect()
-    }
-  }, 30_000)
+  await waitUntil(
+    `${name} answers PING`,
+    async () => {
+      const probe = client(port)
+      try {
+        return (await probe.ping()) === 'PONG'
+      } finally {
+        probe.disconnect()
+      }
+    },
+    30_000,
+  )
   return { name, port, redis: client(port), child }
 }
 
 async function waitLinkUp(replica, masterPort, timeoutMs) {
-  await waitUntil(`${replica.name} link up`, async () => {
-    const fields = await info(replica.redis)
-    return fields.get('master_port') === String(masterPort) && fields.get('master_link_status') === 'up'
-  }, timeoutMs)
+  await waitUntil(
+    `${replica.name} link up`,
+    async () => {
+      const fields = await info(replica.redis)
+      return fields.get('master_port') === String(masterPort) && fields.get('master_link_status') === 'up'
+    },
+    timeoutMs,
+  )
 }
 
 /** redis-benchmark BF.ADD -P 16: requests per second. */
 function benchmark(port, requests) {
-  const args = ['-h', '127.0.0.1', '-p', String(port), '-c', '50', '-P', '16', '-n', String(requests), '-r', '1000000', '--csv', ...ADD]
+  const args = [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-c',
+    '50',
+    '-P',
+    '16',
+    '-n',
+    String(requests),
+    '-r',
+    '1000000',
+    '--csv',
+    ...ADD,
+  ]
   const result = spawnSync('redis-benchmark', args, { encoding: 'utf8' })
   const row = result.stdout.split('\n').find((line) => line.startsWith('"') && !line.startsWith('"test"'))
   if (row === undefined) throw new Error(`redis-benchmark: ${result.stderr}`)
@@ -140,7 +175,8 @@ async function throughput() {
   const master = await startNode('master')
   const replica = await startNode('replica', master.port)
   await waitLinkUp(replica, master.port, 60_000)
-  if (KIND === 'bfs') for (const node of [alone, master]) await node.redis.call('BF.RESERVE', 'bench', '0.01', '10000000')
+  if (KIND === 'bfs')
+    for (const node of [alone, master]) await node.redis.call('BF.RESERVE', 'bench', '0.01', '10000000')
   benchmark(alone.port, REQUESTS / 4) // warm-up, not recorded
   benchmark(master.port, REQUESTS / 4)
   const without = []
@@ -149,7 +185,9 @@ async function throughput() {
     without.push(measured(alone))
     withReplica.push(measured(master))
     const [x, y] = [without.at(-1), withReplica.at(-1)]
-    console.error(`throughput run ${run}/${RUNS}: without ${x.rate} req/s ${x.cpuMicros.toFixed(3)} µs, with a replica ${y.rate} req/s ${y.cpuMicros.toFixed(3)} µs`)
+    console.error(
+      `throughput run ${run}/${RUNS}: without ${x.rate} req/s ${x.cpuMicros.toFixed(3)} µs, with a replica ${y.rate} req/s ${y.cpuMicros.toFixed(3)} µs`,
+    )
   }
   const [a, b] = [median(without.map((m) => m.rate)), median(withReplica.map((m) => m.rate))]
   const [ca, cb] = [median(without.map((m) => m.cpuMicros)), median(withReplica.map((m) => m.cpuMicros))]
@@ -159,7 +197,9 @@ async function throughput() {
   // The master's own work per write, which is what a replica on another machine costs it: on one
   // machine the replica also takes CPU from the master and from redis-benchmark.
   console.log(`| master CPU per ${ADD[0]}, no replica / one replica | ${ca.toFixed(3)} / ${cb.toFixed(3)} µs |`)
-  console.log(`| share with a replica, by the master's CPU per request (no replica ÷ one replica) | ${(ca / cb).toFixed(3)} |`)
+  console.log(
+    `| share with a replica, by the master's CPU per request (no replica ÷ one replica) | ${(ca / cb).toFixed(3)} |`,
+  )
   return { master, replica }
 }
 
@@ -213,7 +253,9 @@ async function fullSync() {
   console.log(`| master's longest PING round trip during it (idle: ${idle.toFixed(1)} ms) | ${worst.toFixed(1)} ms |`)
   // The master's own figure: its log line "Full sync of N bytes (diskless) done in T ms, longest
   // event-loop slice S ms" (src/replication/full-sync.ts).
-  const logged = readFileSync(path.join(dir, master.name, 'node.log'), 'utf8').match(/Full sync of .*longest event-loop slice [\d.]+ ms/g)
+  const logged = readFileSync(path.join(dir, master.name, 'node.log'), 'utf8').match(
+    /Full sync of .*longest event-loop slice [\d.]+ ms/g,
+  )
   if (logged !== null) console.log(`| master's log | ${logged.at(-1)} |`)
   for (const node of [master, replica]) node.child.kill('SIGKILL')
 }
@@ -221,7 +263,26 @@ async function fullSync() {
 async function lag(pair) {
   const { master, replica } = pair ?? (await replicatedPair())
   const samples = []
-  const load = spawn('redis-benchmark', ['-h', '127.0.0.1', '-p', String(master.port), '-c', '50', '-P', '16', '-n', '100000000', '-r', '1000000', '-q', ...ADD], { stdio: 'ignore' })
+  const load = spawn(
+    'redis-benchmark',
+    [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(master.port),
+      '-c',
+      '50',
+      '-P',
+      '16',
+      '-n',
+      '100000000',
+      '-r',
+      '1000000',
+      '-q',
+      ...ADD,
+    ],
+    { stdio: 'ignore' },
+  )
   children.push(load)
   const end = Date.now() + LAG_SECONDS * 1000
   while (Date.now() < end) {
@@ -236,7 +297,9 @@ async function lag(pair) {
     return m.get('master_repl_offset') === r.get('slave_repl_offset')
   })
   const caughtUp = Date.now() - stopped
-  console.log(`| lag under ${ADD[0]} -P 16 for ${LAG_SECONDS} s: median / max of ${samples.length} samples | ${median(samples)} / ${Math.max(...samples)} bytes |`)
+  console.log(
+    `| lag under ${ADD[0]} -P 16 for ${LAG_SECONDS} s: median / max of ${samples.length} samples | ${median(samples)} / ${Math.max(...samples)} bytes |`,
+  )
   console.log(`| replica caught up after the load stopped | ${caughtUp} ms |`)
 }
 
@@ -255,7 +318,9 @@ function cleanup() {
 process.on('exit', cleanup)
 process.on('SIGINT', () => process.exit(130))
 
-console.log(`${KIND}, node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} CPUs, ${new Date().toISOString().slice(0, 10)}`)
+console.log(
+  `${KIND}, node ${process.version}, ${spawnSync('nproc', { encoding: 'utf8' }).stdout.trim()} CPUs, ${new Date().toISOString().slice(0, 10)}`,
+)
 console.log('| measure | value |\n|---|---:|')
 let pair
 if (ONLY === '' || ONLY === 'throughput') pair = await throughput()

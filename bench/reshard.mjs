@@ -44,8 +44,16 @@ try {
   await b.call('CLUSTER', 'MEET', '127.0.0.1', String(nodeA.port))
   for (;;) {
     const check = await run('redis-cli', ['--cluster', 'check', `127.0.0.1:${nodeA.port}`])
-    const states = await Promise.all([a, b].map(async (client) => String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')))
-    if (check.code === 0 && !check.output.includes('[ERR]') && !check.output.includes('[WARNING]') && states.every(Boolean)) break
+    const states = await Promise.all(
+      [a, b].map(async (client) => String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')),
+    )
+    if (
+      check.code === 0 &&
+      !check.output.includes('[ERR]') &&
+      !check.output.includes('[WARNING]') &&
+      states.every(Boolean)
+    )
+      break
     await new Promise((resolve) => setTimeout(resolve, 300))
   }
   const big = namesInFirstSlots('big:', 1)[0]
@@ -54,14 +62,28 @@ try {
   const [idA, idB] = [String(await a.call('CLUSTER', 'MYID')), String(await b.call('CLUSTER', 'MYID'))]
   await Promise.all([nodeA.ask('reset'), nodeB.ask('reset')])
   const started = performance.now()
-  const reshard = await run('redis-cli', ['--cluster', 'reshard', `127.0.0.1:${nodeA.port}`, '--cluster-from', idA, '--cluster-to', idB,
-    '--cluster-slots', String(SLOTS), '--cluster-yes', '--cluster-timeout', '600000'])
+  const reshard = await run('redis-cli', [
+    '--cluster',
+    'reshard',
+    `127.0.0.1:${nodeA.port}`,
+    '--cluster-from',
+    idA,
+    '--cluster-to',
+    idB,
+    '--cluster-slots',
+    String(SLOTS),
+    '--cluster-yes',
+    '--cluster-timeout',
+    '600000',
+  ])
   const elapsed = performance.now() - started
   const [stallA, stallB] = await Promise.all([nodeA.ask('report'), nodeB.ask('report')])
   if (reshard.code !== 0) console.log(reshard.output.split('\n').slice(-20).join('\n'))
-  console.log(`reshard of ${SLOTS} slots holding 1 filter of ${(size / 2 ** 20).toFixed(0)} MiB and 1,000 small ones: rc ${reshard.code} in ${ms(elapsed)}; ` +
-    `worst stall source ${ms(stallA.maxMs)}, target ${ms(stallB.maxMs)}; target DBSIZE ${await b.dbsize()}, source DBSIZE ${await a.dbsize()}, ` +
-    `items on the target ${await b.call('BF.MEXISTS', big, 'item:0', 'item:99999')}`)
+  console.log(
+    `reshard of ${SLOTS} slots holding 1 filter of ${(size / 2 ** 20).toFixed(0)} MiB and 1,000 small ones: rc ${reshard.code} in ${ms(elapsed)}; ` +
+      `worst stall source ${ms(stallA.maxMs)}, target ${ms(stallB.maxMs)}; target DBSIZE ${await b.dbsize()}, source DBSIZE ${await a.dbsize()}, ` +
+      `items on the target ${await b.call('BF.MEXISTS', big, 'item:0', 'item:99999')}`,
+  )
   console.log(`  ${await idleFloor([nodeA, nodeB], elapsed)}`)
 } finally {
   a.disconnect()

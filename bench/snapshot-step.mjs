@@ -51,8 +51,12 @@ for (const kind of ['arena', 'plain']) {
   fill(bitmap)
   results.push({ kind, ...steps(bitmap) })
 }
-console.log(`bitmap ${sizeMiB} MiB, ${SLICE_BYTES / 1024 / 1024} MiB slices, ${rounds} rounds; ms per step (copy + CRC-32)`)
+console.log(
+  `bitmap ${sizeMiB} MiB, ${SLICE_BYTES / 1024 / 1024} MiB slices, ${rounds} rounds; ms per step (copy + CRC-32)`,
+)
 for (const r of results) {
-  console.log(`${r.kind.padEnd(6)} steps ${r.count}  min ${r.min.toFixed(2)}  median ${r.median.toFixed(2)}  p99 ${r.p99.toFixed(2)}  max ${r.max.toFixed(2)}  crc ${r.crc.toString(16)}`)
+  console.log(
+    `${r.kind.padEnd(6)} steps ${r.count}  min ${r.min.toFixed(2)}  median ${r.median.toFixed(2)}  p99 ${r.p99.toFixed(2)}  max ${r.max.toFixed(2)}  crc ${r.crc.toString(16)}`,
+  )
 }
 console.log(results[0].crc === results[1].crc ? 'same bytes (CRC-32 equal)' : 'DIFFERENT CRC-32')

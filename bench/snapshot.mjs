@@ -19,7 +19,7 @@ import { createServer } from '../dist/server/server.js'
 
 const sizeMiB = Number(process.argv[2] ?? 1024)
 const base = mkdtempSync(path.join(process.argv[3] ?? tmpdir(), 'bfs-bench-snapshot-'))
-const mib = (bytes, ms) => ((bytes / 1024 / 1024) / (ms / 1000)).toFixed(0)
+const mib = (bytes, ms) => (bytes / 1024 / 1024 / (ms / 1000)).toFixed(0)
 
 function dd(args) {
   const started = performance.now()
@@ -36,7 +36,14 @@ async function main() {
   rmSync(ddFile)
 
   const dir = path.join(base, 'data')
-  const config = { port: 0, dir, save: '', appendonly: process.env.APPENDONLY === 'yes', 'max-filter-bytes': 0, loglevel: 'warning' }
+  const config = {
+    port: 0,
+    dir,
+    save: '',
+    appendonly: process.env.APPENDONLY === 'yes',
+    'max-filter-bytes': 0,
+    loglevel: 'warning',
+  }
   let server = createServer({ config, logSink: () => {} })
   await server.start()
   let redis = new Redis({ port: server.port, host: '127.0.0.1' })
@@ -52,7 +59,25 @@ async function main() {
   const saveMs = performance.now() - started
 
   // BGSAVE under load: redis-benchmark adds to the same filter the whole time.
-  const load = spawn('redis-benchmark', ['-p', String(server.port), '-c', '20', '-P', '8', '-n', '100000000', '-r', '1000000', 'BF.ADD', 'big', '__rand_int__'], { stdio: 'ignore' })
+  const load = spawn(
+    'redis-benchmark',
+    [
+      '-p',
+      String(server.port),
+      '-c',
+      '20',
+      '-P',
+      '8',
+      '-n',
+      '100000000',
+      '-r',
+      '1000000',
+      'BF.ADD',
+      'big',
+      '__rand_int__',
+    ],
+    { stdio: 'ignore' },
+  )
   await new Promise((resolve) => setTimeout(resolve, 1000))
   // The same load without a save, for comparison.
   const baseline = monitorEventLoopDelay({ resolution: 1 })
@@ -63,7 +88,8 @@ async function main() {
   histogram.enable()
   started = performance.now()
   await redis.call('BGSAVE')
-  while ((await redis.info('persistence')).includes('rdb_bgsave_in_progress:1')) await new Promise((r) => setTimeout(r, 50))
+  while ((await redis.info('persistence')).includes('rdb_bgsave_in_progress:1'))
+    await new Promise((r) => setTimeout(r, 50))
   const bgsaveMs = performance.now() - started
   histogram.disable()
   const processed = Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))[1])
@@ -87,7 +113,8 @@ async function main() {
   })()
   quiet.enable()
   await redis.call('BGSAVE')
-  while ((await redis.info('persistence')).includes('rdb_bgsave_in_progress:1')) await new Promise((r) => setTimeout(r, 50))
+  while ((await redis.info('persistence')).includes('rdb_bgsave_in_progress:1'))
+    await new Promise((r) => setTimeout(r, 50))
   quiet.disable()
   pinging = false
   await pings
@@ -110,14 +137,35 @@ async function main() {
     ['filter bitmap', `${(filterBytes / 1024 / 1024).toFixed(0)} MiB`],
     ['dd write (conv=fsync)', `${ddWriteMs.toFixed(0)} ms, ${mib(bytes, ddWriteMs)} MiB/s`],
     ['dd read (iflag=direct)', `${ddReadMs.toFixed(0)} ms, ${mib(bytes, ddReadMs)} MiB/s`],
-    ['SAVE (blocking)', `${saveMs.toFixed(0)} ms, ${mib(filterBytes, saveMs)} MiB/s, ${(saveMs / ddWriteMs).toFixed(2)}x dd`],
-    ['BGSAVE under BF.ADD load', `${bgsaveMs.toFixed(0)} ms, ${mib(filterBytes, bgsaveMs)} MiB/s, ${(bgsaveMs / ddWriteMs).toFixed(2)}x dd`],
-    ['  longest step of the save', `${loadedStepMs.toFixed(1)} ms of main-thread work (plan, or one slice's copy and CRC-32)`],
-    ['  event-loop delay max', `${(histogram.max / 1e6).toFixed(1)} ms (p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, mean ${(histogram.mean / 1e6).toFixed(2)} ms)`],
-    ['same load, no save: delay max', `${(baseline.max / 1e6).toFixed(1)} ms (p99 ${(baseline.percentile(99) / 1e6).toFixed(1)} ms, mean ${(baseline.mean / 1e6).toFixed(2)} ms)`],
+    [
+      'SAVE (blocking)',
+      `${saveMs.toFixed(0)} ms, ${mib(filterBytes, saveMs)} MiB/s, ${(saveMs / ddWriteMs).toFixed(2)}x dd`,
+    ],
+    [
+      'BGSAVE under BF.ADD load',
+      `${bgsaveMs.toFixed(0)} ms, ${mib(filterBytes, bgsaveMs)} MiB/s, ${(bgsaveMs / ddWriteMs).toFixed(2)}x dd`,
+    ],
+    [
+      '  longest step of the save',
+      `${loadedStepMs.toFixed(1)} ms of main-thread work (plan, or one slice's copy and CRC-32)`,
+    ],
+    [
+      '  event-loop delay max',
+      `${(histogram.max / 1e6).toFixed(1)} ms (p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, mean ${(histogram.mean / 1e6).toFixed(2)} ms)`,
+    ],
+    [
+      'same load, no save: delay max',
+      `${(baseline.max / 1e6).toFixed(1)} ms (p99 ${(baseline.percentile(99) / 1e6).toFixed(1)} ms, mean ${(baseline.mean / 1e6).toFixed(2)} ms)`,
+    ],
     ['  commands served meanwhile', String(processed)],
-    ['BGSAVE, no load: delay max', `${(quiet.max / 1e6).toFixed(1)} ms (p99 ${(quiet.percentile(99) / 1e6).toFixed(1)} ms, mean ${(quiet.mean / 1e6).toFixed(2)} ms); slowest PING ${pingMaxMs.toFixed(1)} ms; longest step ${quietStepMs.toFixed(1)} ms`],
-    ['load at start', `${loadMs.toFixed(0)} ms, ${mib(filterBytes, loadMs)} MiB/s, ${(loadMs / ddReadMs).toFixed(2)}x dd`],
+    [
+      'BGSAVE, no load: delay max',
+      `${(quiet.max / 1e6).toFixed(1)} ms (p99 ${(quiet.percentile(99) / 1e6).toFixed(1)} ms, mean ${(quiet.mean / 1e6).toFixed(2)} ms); slowest PING ${pingMaxMs.toFixed(1)} ms; longest step ${quietStepMs.toFixed(1)} ms`,
+    ],
+    [
+      'load at start',
+      `${loadMs.toFixed(0)} ms, ${mib(filterBytes, loadMs)} MiB/s, ${(loadMs / ddReadMs).toFixed(2)}x dd`,
+    ],
     ['reloaded filter answers', String(check)],
   ]
   for (const [label, value] of rows) console.log(`${label.padEnd(30)} ${value}`)

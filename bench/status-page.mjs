@@ -35,7 +35,21 @@ function freePort() {
 /** Starts dist/main.js; resolves once /healthz answers. */
 async function startBfs(dir) {
   const [port, httpPort] = [await freePort(), await freePort()]
-  const args = ['dist/main.js', '--port', String(port), '--http-port', String(httpPort), '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'warning']
+  const args = [
+    'dist/main.js',
+    '--port',
+    String(port),
+    '--http-port',
+    String(httpPort),
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--loglevel',
+    'warning',
+  ]
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'inherit' })
   for (let i = 0; i < 100; i++) {
     try {
@@ -44,7 +58,12 @@ async function startBfs(dir) {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
-  return { child, port, httpPort, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) }
+  return {
+    child,
+    port,
+    httpPort,
+    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
+  }
 }
 
 /** Runs chromium and resolves with its wall time and stdout. */
@@ -52,7 +71,11 @@ function chromium(args) {
   const profile = mkdtempSync(path.join(tmpdir(), 'bfs-chromium-'))
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = spawn('chromium', ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${profile}`, ...args], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const child = spawn(
+      'chromium',
+      ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${profile}`, ...args],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    )
     let stdout = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.on('error', reject)
@@ -105,23 +128,42 @@ async function bench(count) {
   try {
     const started = performance.now()
     await fill(redis, count)
-    console.log(`${await redis.dbsize()} filters, ${(await redis.info('memory')).match(/bfs_filter_bytes:(\d+)/)[1]} bytes of bits, filled in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    console.log(
+      `${await redis.dbsize()} filters, ${(await redis.info('memory')).match(/bfs_filter_bytes:(\d+)/)[1]} bytes of bits, filled in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    )
     const base = `http://127.0.0.1:${bfs.httpPort}`
     console.log('| request | bytes | serve ms (median of 7) |\n|---|---:|---:|')
-    for (const target of ['/', '/?limit=1000', '/?sort=bytes', '/?sort=estimatedErrorRate', '/filters', '/filters?limit=1000', '/filters?sort=bytes&limit=1000', '/filters?sort=estimatedErrorRate&limit=1000']) {
+    for (const target of [
+      '/',
+      '/?limit=1000',
+      '/?sort=bytes',
+      '/?sort=estimatedErrorRate',
+      '/filters',
+      '/filters?limit=1000',
+      '/filters?sort=bytes&limit=1000',
+      '/filters?sort=estimatedErrorRate&limit=1000',
+    ]) {
       const { ms, bytes } = await timeGet(base + target)
       console.log(`| GET ${target} | ${bytes} | ${ms.toFixed(1)} |`)
     }
-    console.log('\n| page in chromium | --dump-dom wall ms (median of 3) | page performance.now() at its last script, ms |\n|---|---:|---:|')
+    console.log(
+      '\n| page in chromium | --dump-dom wall ms (median of 3) | page performance.now() at its last script, ms |\n|---|---:|---:|',
+    )
     for (const target of ['about:blank', '/', '/?limit=1000', '/?sort=estimatedErrorRate']) {
       const walls = []
       const rendered = []
       for (let i = 0; i < 3; i++) {
-        const run = await chromium(['--virtual-time-budget=10000', '--dump-dom', target.startsWith('/') ? base + target : target])
+        const run = await chromium([
+          '--virtual-time-budget=10000',
+          '--dump-dom',
+          target.startsWith('/') ? base + target : target,
+        ])
         walls.push(run.ms)
         rendered.push(/data-rendered-ms="(\d+)"/.exec(run.stdout)?.[1] ?? '—')
       }
-      console.log(`| ${target.startsWith('/') ? `GET ${target}` : `${target} (Chromium's own start)`} | ${median(walls).toFixed(0)} | ${median(rendered)} |`)
+      console.log(
+        `| ${target.startsWith('/') ? `GET ${target}` : `${target} (Chromium's own start)`} | ${median(walls).toFixed(0)} | ${median(rendered)} |`,
+      )
     }
   } finally {
     redis.disconnect()
@@ -138,7 +180,8 @@ function originalFile(capacity, errorRate, seed, items) {
   for (let i = 0; i < items; i++) {
     const item = Buffer.from(`https://example.com/old/${i}`)
     hashSeeded(item, 0, item.length, seed, pair)
-    for (const position of bitPositions(pair, geometry.hashCount, geometry.bitCount)) bits[position >> 3] |= 1 << (position & 7)
+    for (const position of bitPositions(pair, geometry.hashCount, geometry.bitCount))
+      bits[position >> 3] |= 1 << (position & 7)
   }
   const header = Buffer.alloc(64)
   header.writeUInt32LE(0x01464c42, 0)
@@ -159,7 +202,11 @@ async function screenshot(file, width = 1200, height = 760) {
   try {
     const add = async (name, count, prefix) => {
       for (let j = 0; j < count; j += 1000) {
-        await redis.call('BF.MADD', name, ...Array.from({ length: Math.min(1000, count - j) }, (_, k) => `${prefix}${j + k}`))
+        await redis.call(
+          'BF.MADD',
+          name,
+          ...Array.from({ length: Math.min(1000, count - j) }, (_, k) => `${prefix}${j + k}`),
+        )
       }
     }
     await redis.call('BF.RESERVE', 'crawler:seen', '0.001', '100000')
@@ -174,7 +221,12 @@ async function screenshot(file, width = 1200, height = 760) {
     await fetch(`http://127.0.0.1:${bfs.httpPort}/`) // a first view, so ops/s covers the last seconds
     for (let i = 0; i < 3000; i++) await redis.call('BF.EXISTS', 'crawler:seen', `q${i}`) // some traffic for ops/s
     await new Promise((resolve) => setTimeout(resolve, 1000))
-    await chromium([`--screenshot=${path.resolve(file)}`, `--window-size=${width},${height}`, '--hide-scrollbars', `http://127.0.0.1:${bfs.httpPort}/?sort=estimatedErrorRate`])
+    await chromium([
+      `--screenshot=${path.resolve(file)}`,
+      `--window-size=${width},${height}`,
+      '--hide-scrollbars',
+      `http://127.0.0.1:${bfs.httpPort}/?sort=estimatedErrorRate`,
+    ])
     console.log(`wrote ${file} (${readFileSync(file).length} bytes)`)
   } finally {
     redis.disconnect()
@@ -183,5 +235,6 @@ async function screenshot(file, width = 1200, height = 760) {
   }
 }
 
-if (process.argv[2] === '--screenshot') await screenshot(process.argv[3] ?? 'docs/status-page.png', ...(process.argv[4]?.split(',').map(Number) ?? []))
+if (process.argv[2] === '--screenshot')
+  await screenshot(process.argv[3] ?? 'docs/status-page.png', ...(process.argv[4]?.split(',').map(Number) ?? []))
 else await bench(Number(process.argv[2] ?? 10_000))

@@ -48,7 +48,16 @@ const pair = createHashPair()
 /** A plain Bloom filter of RedisBloom's geometry, which takes items past its capacity (its rate then rises). */
 function plainBloom(capacity: number, errorRate: number): BloomLayer {
   const g = layerGeometry(capacity, errorRate)
-  return new BloomLayer({ capacity, errorRate, bitsPerEntry: g.bitsPerEntry, hashCount: g.hashCount, bitCount: g.bitCount, items: 0, bitmap: new Uint8Array(g.byteCount), setBits: 0 })
+  return new BloomLayer({
+    capacity,
+    errorRate,
+    bitsPerEntry: g.bitsPerEntry,
+    hashCount: g.hashCount,
+    bitCount: g.bitCount,
+    items: 0,
+    bitmap: new Uint8Array(g.byteCount),
+    setBits: 0,
+  })
 }
 
 /** Two Bloom filters of N items at errorRate / 2: adds go to the newer; every window (N adds or T ms) the older is dropped. */
@@ -149,7 +158,11 @@ function memoryTable(): void {
       if (scheme.name.includes('TIME')) for (let i = 0; i < 2 * N; i++) scheme.add(item('w-', i), (i * T) / N)
       rows.push([pct(rate), scheme.name, ((scheme.bytes() * 8) / N).toFixed(1)])
     }
-    rows.push([pct(rate), 'exact (Map, pruned)', Number.isNaN(exactBytes) ? 'n/a (run with --expose-gc)' : (exactBytes * 8).toFixed(0)])
+    rows.push([
+      pct(rate),
+      'exact (Map, pruned)',
+      Number.isNaN(exactBytes) ? 'n/a (run with --expose-gc)' : (exactBytes * 8).toFixed(0),
+    ])
   }
   table(['target', 'scheme', 'bits per item'], rows)
 }
@@ -205,23 +218,51 @@ function accuracyTable(): void {
   const rows: (string | number)[][] = []
   const adds = Math.round(7 * N)
   for (const rate of [0.01, 0.001]) {
-    for (const [kind, stream] of [['count', 'steady'], ['time', 'steady'], ['time', 'bursty']] as const) {
+    for (const [kind, stream] of [
+      ['count', 'steady'],
+      ['time', 'steady'],
+      ['time', 'bursty'],
+    ] as const) {
       for (const make of [() => apbf(kind, rate), () => rotating(kind, rate), () => exact(kind)]) {
         const result = accuracy(make, kind, stream, adds)
         const name = make().name
         const memory = Number.isNaN(result.peakBytes) ? '' : ((result.peakBytes * 8) / N).toFixed(1)
-        rows.push([pct(rate), `${kind.toUpperCase()} ${stream}`, name, pct(result.fpMean), pct(result.fpWorst), `${result.falseNegatives} / ${result.checked}`, memory])
+        rows.push([
+          pct(rate),
+          `${kind.toUpperCase()} ${stream}`,
+          name,
+          pct(result.fpMean),
+          pct(result.fpWorst),
+          `${result.falseNegatives} / ${result.checked}`,
+          memory,
+        ])
       }
     }
   }
-  table(['target', 'window, stream', 'scheme', 'FP mean', 'FP worst', 'false negatives / checked', 'peak bits per sized item'], rows)
+  table(
+    [
+      'target',
+      'window, stream',
+      'scheme',
+      'FP mean',
+      'FP worst',
+      'false negatives / checked',
+      'peak bits per sized item',
+    ],
+    rows,
+  )
 }
 
 /** ≥ 10M adds, each followed by a check of the oldest item still in the window: must answer 1 every time. */
 function falseNegativeRun(): void {
-  console.log(`### False negatives over ${FN_ADDS.toLocaleString('en')} adds (each add checks the oldest item in the window)\n`)
+  console.log(
+    `### False negatives over ${FN_ADDS.toLocaleString('en')} adds (each add checks the oldest item in the window)\n`,
+  )
   const rows: (string | number)[][] = []
-  for (const [kind, stream] of [['count', 'steady'], ['time', 'bursty']] as const) {
+  for (const [kind, stream] of [
+    ['count', 'steady'],
+    ['time', 'bursty'],
+  ] as const) {
     const filter = new WindowFilter({ kind, errorRate: 0.01, capacity: N, windowMs: kind === 'time' ? T : undefined })
     const times = new Float64Array(FN_ADDS)
     let oldest = 0
@@ -237,7 +278,12 @@ function falseNegativeRun(): void {
       const old = item('f-', oldest)
       if (!filter.has(old, 0, old.length, now)) misses++
     }
-    rows.push([`${kind.toUpperCase()} ${stream}, 1%`, FN_ADDS.toLocaleString('en'), misses, ((performance.now() - started) / 1000).toFixed(0)])
+    rows.push([
+      `${kind.toUpperCase()} ${stream}, 1%`,
+      FN_ADDS.toLocaleString('en'),
+      misses,
+      ((performance.now() - started) / 1000).toFixed(0),
+    ])
   }
   table(['window', 'adds', 'false negatives', 'seconds'], rows)
 }
@@ -249,11 +295,23 @@ function median(values: number[]): number {
 
 function throughputTable(): void {
   const count = Math.round(1_000_000 * Math.min(1, SCALE * 2))
-  console.log(`### Adds and checks per second in process (${count.toLocaleString('en')} of each, median of ${RUNS} runs; ratios within each run)\n`)
+  console.log(
+    `### Adds and checks per second in process (${count.toLocaleString('en')} of each, median of ${RUNS} runs; ratios within each run)\n`,
+  )
   const keys = Array.from({ length: count }, (_, i) => item('s-', i))
   const probes = Array.from({ length: count }, (_, i) => item('p-', i))
-  const makers = [() => apbf('count', 0.01), () => apbf('time', 0.01), () => rotating('count', 0.01), () => exact('count')]
-  const results = makers.map(() => ({ adds: [] as number[], checks: [] as number[], addRatio: [] as number[], checkRatio: [] as number[] }))
+  const makers = [
+    () => apbf('count', 0.01),
+    () => apbf('time', 0.01),
+    () => rotating('count', 0.01),
+    () => exact('count'),
+  ]
+  const results = makers.map(() => ({
+    adds: [] as number[],
+    checks: [] as number[],
+    addRatio: [] as number[],
+    checkRatio: [] as number[],
+  }))
   for (let run = 0; run < RUNS; run++) {
     const round = makers.map((make) => {
       const scheme = make()
@@ -262,7 +320,8 @@ function throughputTable(): void {
       const adds = count / ((performance.now() - started) / 1000)
       started = performance.now()
       let found = 0
-      for (let i = 0; i < count; i++) if (scheme.has(i % 2 === 0 ? keys[count - 1 - (i % N)]! : probes[i]!, count)) found++
+      for (let i = 0; i < count; i++)
+        if (scheme.has(i % 2 === 0 ? keys[count - 1 - (i % N)]! : probes[i]!, count)) found++
       const checks = count / ((performance.now() - started) / 1000)
       return { adds, checks, found }
     })
@@ -275,7 +334,13 @@ function throughputTable(): void {
   }
   const rows = makers.map((make, i) => {
     const r = results[i]!
-    return [make().name, Math.round(median(r.adds)).toLocaleString('en'), median(r.addRatio).toFixed(2), Math.round(median(r.checks)).toLocaleString('en'), median(r.checkRatio).toFixed(2)]
+    return [
+      make().name,
+      Math.round(median(r.adds)).toLocaleString('en'),
+      median(r.addRatio).toFixed(2),
+      Math.round(median(r.checks)).toLocaleString('en'),
+      median(r.checkRatio).toFixed(2),
+    ]
   })
   table(['scheme (1%)', 'adds/s', 'adds vs exact', 'checks/s', 'checks vs exact'], rows)
 }

@@ -40,9 +40,17 @@ function filterFor(ctx: CommandContext, key: Buffer): BloomEntry {
   const capacity = config['default-capacity']
   const expansion = config['default-expansion']
   const maxBytes = config['max-filter-bytes']
-  const filter = new ScalableBloomFilter({ capacity, errorRate, expansion, nonScaling: false, maxLayerBytes: maxBytes > 0 ? maxBytes : undefined })
+  const filter = new ScalableBloomFilter({
+    capacity,
+    errorRate,
+    expansion,
+    nonScaling: false,
+    maxLayerBytes: maxBytes > 0 ? maxBytes : undefined,
+  })
   // Log built-in commands only, so that replaying the log does not need this extension.
-  ctx.server.propagate(['BF.RESERVE', key, String(errorRate), String(capacity), 'EXPANSION', String(expansion)].map(toBuffer))
+  ctx.server.propagate(
+    ['BF.RESERVE', key, String(errorRate), String(capacity), 'EXPANSION', String(expansion)].map(toBuffer),
+  )
   return registry.set(name, filter)
 }
 

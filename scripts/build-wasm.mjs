@@ -29,7 +29,9 @@ export async function compileWat(source, name = 'murmur-hash.wat') {
 export function moduleSource(bytes, wat = 'murmur-hash.wat', constant = 'MURMUR_WASM_MODULE') {
   const lines = []
   for (let i = 0; i < bytes.length; i += 16) {
-    lines.push('  ' + Array.from(bytes.subarray(i, i + 16), (b) => '0x' + b.toString(16).padStart(2, '0')).join(', ') + ',')
+    lines.push(
+      '  ' + Array.from(bytes.subarray(i, i + 16), (b) => '0x' + b.toString(16).padStart(2, '0')).join(', ') + ',',
+    )
   }
   return [
     `// Generated from ${wat} by \`npm run build:wasm\`; do not edit.`,

@@ -8,8 +8,29 @@ import { writeFileSync } from 'node:fs'
 import { ask } from './redis-reply.mjs'
 
 const GROUPS = ['cluster', 'connection', 'generic', 'pubsub', 'server', 'transactions']
-const COMMAND_KEYS = ['summary', 'since', 'group', 'complexity', 'doc_flags', 'deprecated_since', 'replaced_by', 'history', 'arguments', 'subcommands']
-const ARGUMENT_KEYS = ['name', 'type', 'key_spec_index', 'token', 'summary', 'since', 'deprecated_since', 'flags', 'arguments']
+const COMMAND_KEYS = [
+  'summary',
+  'since',
+  'group',
+  'complexity',
+  'doc_flags',
+  'deprecated_since',
+  'replaced_by',
+  'history',
+  'arguments',
+  'subcommands',
+]
+const ARGUMENT_KEYS = [
+  'name',
+  'type',
+  'key_spec_index',
+  'token',
+  'summary',
+  'since',
+  'deprecated_since',
+  'flags',
+  'arguments',
+]
 
 function checkKeys(pairs, allowed, what) {
   let last = -1
@@ -44,7 +65,12 @@ function addInfo(info, all) {
   const [name, , , , , , , tips, keySpecs, subcommands] = info
   const doc = all.get(name)
   if (tips.length > 0) doc.tips = tips
-  if (keySpecs.length > 0) doc.key_specs = keySpecs.map((pairs) => Object.fromEntries(pairs.map(([key, value]) => [key, key === 'begin_search' || key === 'find_keys' ? keySpecPart(value) : value])))
+  if (keySpecs.length > 0)
+    doc.key_specs = keySpecs.map((pairs) =>
+      Object.fromEntries(
+        pairs.map(([key, value]) => [key, key === 'begin_search' || key === 'find_keys' ? keySpecPart(value) : value]),
+      ),
+    )
   for (const sub of subcommands) addInfo(sub, all)
 }
 
@@ -62,12 +88,17 @@ function literal(value) {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`
   if (Object.keys(value).length === 0) return '{}'
-  return `{ ${Object.entries(value).map(([key, item]) => `${identifier(key)}: ${literal(item)}`).join(', ')} }`
+  return `{ ${Object.entries(value)
+    .map(([key, item]) => `${identifier(key)}: ${literal(item)}`)
+    .join(', ')} }`
 }
 
 function commandSource(name, doc) {
   const { summary, since, group, ...rest } = doc
-  const lines = [`  ${identifier(name)}: {`, `    summary: ${literal(summary)}, since: ${literal(since)}, group: ${literal(group)},`]
+  const lines = [
+    `  ${identifier(name)}: {`,
+    `    summary: ${literal(summary)}, since: ${literal(since)}, group: ${literal(group)},`,
+  ]
   for (const [key, value] of Object.entries(rest)) {
     if (key === 'arguments') {
       lines.push('    arguments: [')

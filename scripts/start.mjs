@@ -27,7 +27,8 @@ export function staleReason(root) {
     return 'no build yet'
   }
   const inputs = [newestUnder(path.join(root, 'src'))]
-  for (const name of readdirSync(root)) if (/^tsconfig.*\.json$/.test(name)) inputs.push(statSync(path.join(root, name)).mtimeMs)
+  for (const name of readdirSync(root))
+    if (/^tsconfig.*\.json$/.test(name)) inputs.push(statSync(path.join(root, name)).mtimeMs)
   return Math.max(...inputs) > built ? 'sources changed since the last build' : undefined
 }
 

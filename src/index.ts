@@ -32,7 +32,13 @@ export { loadConfig } from './runtime/config-load.js'
 export type { Config, ConfigKey } from './runtime/config.js'
 export { BFS_VERSION, REDIS_VERSION } from './runtime/version.js'
 export { ReplyError, ERR, FILTER_ERROR_TEXT } from './commands/kernel/reply-error.js'
-export type { CommandSpec, CommandHandler, ExtensionHandler, CommandFlag, CommandEntry } from './commands/kernel/context.js'
+export type {
+  CommandSpec,
+  CommandHandler,
+  ExtensionHandler,
+  CommandFlag,
+  CommandEntry,
+} from './commands/kernel/context.js'
 export type { CommandDefinition, CommandTable } from './commands/kernel/table.js'
 export type { CommandArgs } from './protocol/command-args.js'
 export { COMMAND_FLAGS } from './commands/kernel/context.js'
@@ -64,4 +70,12 @@ export { DecodeError } from './format/decode-error.js'
 export type { DecodeErrorCode } from './format/decode-error.js'
 /** BF.* and APBF.* through an ioredis `Cluster`, each command sent to its key's shard (library/cluster-commands.ts). */
 export { bloomCluster, clusterSlotOf, BLOOM_CLUSTER_COMMANDS } from './library/cluster-commands.js'
-export type { BloomCluster, BloomClusterOptions, BloomClusterCommandName, ClusterArgument, ClusterCommandLike, ClusterCommandClass, ClusterLike } from './library/cluster-commands.js'
+export type {
+  BloomCluster,
+  BloomClusterOptions,
+  BloomClusterCommandName,
+  ClusterArgument,
+  ClusterCommandLike,
+  ClusterCommandClass,
+  ClusterLike,
+} from './library/cluster-commands.js'

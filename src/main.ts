@@ -26,7 +26,14 @@ import { createServer, type BfsServer } from './server/server.js'
 import { BFS_VERSION } from './runtime/version.js'
 import { usageText } from './runtime/usage.js'
 import {
-  DAEMON_CHILD_ENV, daemonize, notifySystemd, removePidFile, reportToStarter, signalReady, supervisor, writePidFile,
+  DAEMON_CHILD_ENV,
+  daemonize,
+  notifySystemd,
+  removePidFile,
+  reportToStarter,
+  signalReady,
+  supervisor,
+  writePidFile,
 } from './server/supervision.js'
 
 /** Whether this process is the background copy `daemonize` started. */
@@ -102,7 +109,8 @@ async function run(server: BfsServer, config: Config, background: boolean): Prom
   // Not awaited: the signal handlers below must be in place at once. STOPPING=1 follows READY=1.
   const ready = signalReady(kind, server.log)
   let stoppingSent: Promise<void> | undefined
-  const stopping = (): Promise<void> => (stoppingSent ??= ready.then(() => (kind === 'systemd' ? notifySystemd(['STOPPING=1'], server.log) : undefined)))
+  const stopping = (): Promise<void> =>
+    (stoppingSent ??= ready.then(() => (kind === 'systemd' ? notifySystemd(['STOPPING=1'], server.log) : undefined)))
   return new Promise<number>((resolve) => {
     let shuttingDown = false
     const stop = (signal: string): void => {

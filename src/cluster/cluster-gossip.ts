@@ -79,18 +79,22 @@ export class ClusterGossip {
     const state = this.state
     const known = state.nodeByAddress(host, port)
     if (known !== undefined && known.pingSentMs === 0) known.pingSentMs = nowMs
-    link.request(['CLUSTER', 'NODES'], REQUEST_TIMEOUT_MS).then((reply) => {
-      if (typeof reply !== 'string') throw new Error(`CLUSTER NODES: ${JSON.stringify(reply)}`)
-      state.learnMyIp(link.localAddress)
-      const result = mergeNodes(state, host, port, parseNodeLines(reply))
-      if (result.sender === undefined) state.pendingMeets.delete(`${host}:${port}`)
-      else if (!result.listsMe) this.meetBack(link)
-      updateState(state)
-      if (result.sender !== undefined && state.host.config['tls-cluster']) return this.pullPlaintextPort(link, result.sender)
-    }).catch(() => {
-      const node = state.nodeByAddress(host, port)
-      if (node !== undefined) node.linkConnected = false
-    })
+    link
+      .request(['CLUSTER', 'NODES'], REQUEST_TIMEOUT_MS)
+      .then((reply) => {
+        if (typeof reply !== 'string') throw new Error(`CLUSTER NODES: ${JSON.stringify(reply)}`)
+        state.learnMyIp(link.localAddress)
+        const result = mergeNodes(state, host, port, parseNodeLines(reply))
+        if (result.sender === undefined) state.pendingMeets.delete(`${host}:${port}`)
+        else if (!result.listsMe) this.meetBack(link)
+        updateState(state)
+        if (result.sender !== undefined && state.host.config['tls-cluster'])
+          return this.pullPlaintextPort(link, result.sender)
+      })
+      .catch(() => {
+        const node = state.nodeByAddress(host, port)
+        if (node !== undefined) node.linkConnected = false
+      })
     return `${host}:${port}`
   }
 

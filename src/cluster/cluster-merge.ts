@@ -23,7 +23,13 @@ export interface MergeResult {
  * Merges `lines`, pulled from the peer reached at host:port, into `state`. The address the peer
  * was reached at stands in for its own when its line has none (a node that has not learned its ip).
  */
-export function mergeNodes(state: ClusterState, host: string, port: number, lines: readonly NodeLine[], nowMs = Date.now()): MergeResult {
+export function mergeNodes(
+  state: ClusterState,
+  host: string,
+  port: number,
+  lines: readonly NodeLine[],
+  nowMs = Date.now(),
+): MergeResult {
   const own = lines.find((line) => line.myself)
   if (own === undefined || own.id === state.myself.id) return { sender: undefined, listsMe: false }
   const sender = state.addNode(own.id, own.ip || host, own.port || port, own.cport, nowMs)
@@ -82,7 +88,9 @@ function handleEpochCollision(state: ClusterState, sender: ClusterNode): void {
   if (sender.id <= myself.id) return
   state.currentEpoch++
   myself.configEpoch = state.currentEpoch
-  state.host.log.verbose(`WARNING: configEpoch collision with node ${sender.id}. configEpoch set to ${myself.configEpoch}`)
+  state.host.log.verbose(
+    `WARNING: configEpoch collision with node ${sender.id}. configEpoch set to ${myself.configEpoch}`,
+  )
   state.changed(true)
 }
 

@@ -70,7 +70,9 @@ export class ClusterState implements NodesView {
   state: 'ok' | 'fail' = 'fail'
   /** Masters that own at least one slot (CLUSTER INFO cluster_size). */
   size = 0
-  private readonly owners: (ClusterNode | undefined)[] = new Array<ClusterNode | undefined>(CLUSTER_SLOTS).fill(undefined)
+  private readonly owners: (ClusterNode | undefined)[] = new Array<ClusterNode | undefined>(CLUSTER_SLOTS).fill(
+    undefined,
+  )
   private saveScheduled = false
   private saveDurably = false
   readonly file: string
@@ -98,7 +100,7 @@ export class ClusterState implements NodesView {
     const config = this.host.config
     const tlsCluster = config['tls-cluster']
     let port = this.host.listeningPort() || this.myself.port
-    let pport = tlsCluster ? this.host.plaintextPort?.() ?? 0 : 0
+    let pport = tlsCluster ? (this.host.plaintextPort?.() ?? 0) : 0
     if (tlsCluster && config['cluster-announce-tls-port'] !== 0) {
       port = config['cluster-announce-tls-port']
       pport = config['cluster-announce-port']
@@ -164,7 +166,8 @@ export class ClusterState implements NodesView {
     if (previous !== undefined) previous.slotCount--
     if (node !== undefined) node.slotCount++
     this.owners[slot] = node
-    if (previous !== undefined && (previous === this.myself || previous.id === this.myself.masterId)) this.host.shardSlotLeft?.(slot)
+    if (previous !== undefined && (previous === this.myself || previous.id === this.myself.masterId))
+      this.host.shardSlotLeft?.(slot)
   }
 
   /** Whether `node` owns `slot`. */
@@ -269,9 +272,12 @@ export class ClusterState implements NodesView {
     this.currentEpoch = Math.max(this.currentEpoch, this.maxEpoch()) + 1
     this.myself.configEpoch = this.currentEpoch
     if (master !== undefined) {
-      for (let slot = 0; slot < CLUSTER_SLOTS; slot++) if (this.owners[slot] === master) this.setSlotOwner(slot, this.myself)
+      for (let slot = 0; slot < CLUSTER_SLOTS; slot++)
+        if (this.owners[slot] === master) this.setSlotOwner(slot, this.myself)
     }
-    this.host.log.warning(`Took over the slots of ${master?.id ?? 'my unknown master'}, configEpoch ${this.myself.configEpoch}`)
+    this.host.log.warning(
+      `Took over the slots of ${master?.id ?? 'my unknown master'}, configEpoch ${this.myself.configEpoch}`,
+    )
     this.changed(true)
     return true
   }

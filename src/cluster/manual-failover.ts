@@ -93,7 +93,9 @@ export class ManualFailovers {
       const offset = masterOffset(await beforeDeadline(peer.command(['INFO', 'replication']), deadline))
       log.notice(`Received replication offset for paused master manual failover: ${offset}`)
       // The master's current epoch, in case this node's pulls have not seen its latest yet.
-      const epoch = Number(infoField(String(await beforeDeadline(peer.command(['CLUSTER', 'INFO']), deadline)), 'cluster_current_epoch'))
+      const epoch = Number(
+        infoField(String(await beforeDeadline(peer.command(['CLUSTER', 'INFO']), deadline)), 'cluster_current_epoch'),
+      )
       while (this.host.appliedOffset() < offset) {
         if (!this.live(token, master)) throw new Error('the manual failover was abandoned')
         if (Date.now() > deadline) throw new Error('Manual failover timed out.')

@@ -30,7 +30,8 @@ export interface NodesView {
 export function describeNode(state: NodesView, node: ClusterNode, tlsClient = true): string {
   const myself = node === state.myself
   const link = myself || node.linkConnected ? 'connected' : 'disconnected'
-  let line = `${node.id} ${node.ip}:${state.clientPort(node, tlsClient)}@${node.cport} ${node.flags(myself)} ${node.masterId ?? '-'} ` +
+  let line =
+    `${node.id} ${node.ip}:${state.clientPort(node, tlsClient)}@${node.cport} ${node.flags(myself)} ${node.masterId ?? '-'} ` +
     `${node.pingSentMs} ${node.pongReceivedMs} ${state.printedEpoch(node)} ${link}`
   if (node.slotCount > 0) {
     for (const range of slotRanges((slot) => state.owns(node, slot))) line += ` ${rangeToken(range)}`
@@ -84,7 +85,17 @@ export class CorruptNodesConfError extends Error {
 }
 
 /** The flags redis 7.0 writes to or accepts from nodes.conf (clusterLoadConfig). */
-const NODE_FLAGS = new Set(['myself', 'master', 'slave', 'fail?', 'fail', 'handshake', 'noaddr', 'nofailover', 'noflags'])
+const NODE_FLAGS = new Set([
+  'myself',
+  'master',
+  'slave',
+  'fail?',
+  'fail',
+  'handshake',
+  'noaddr',
+  'nofailover',
+  'noflags',
+])
 
 /** Why one line of nodes.conf is no node line, or undefined when it is one. */
 function nodeLineFault(text: string): string | undefined {
@@ -163,14 +174,18 @@ export function loadNodesConf(file: string, state: NodesView): boolean {
       if (token.kind === 'range') for (let slot = token.start; slot <= token.end; slot++) state.setSlotOwner(slot, node)
       else if (line.myself) {
         const peer = state.nodes.get(token.nodeId)
-        if (peer !== undefined) (token.kind === 'migrating' ? state.migratingTo : state.importingFrom).set(token.slot, peer)
+        if (peer !== undefined)
+          (token.kind === 'migrating' ? state.migratingTo : state.importingFrom).set(token.slot, peer)
       }
     }
   }
   // A replica's printed epoch is its master's: its own is not in the file (redis neither keeps it).
   for (const node of state.nodes.values()) if (!node.isMaster) node.configEpoch = 0
   // redis: a currentEpoch below a node's epoch (a hand edit) is raised to it.
-  state.currentEpoch = Math.max(vars.get('currentEpoch') ?? 0, ...[...state.nodes.values()].map((node) => node.configEpoch))
+  state.currentEpoch = Math.max(
+    vars.get('currentEpoch') ?? 0,
+    ...[...state.nodes.values()].map((node) => node.configEpoch),
+  )
   state.lastVoteEpoch = vars.get('lastVoteEpoch') ?? 0
   return true
 }

@@ -43,7 +43,10 @@ function parseAddress(text: string): { ip: string; port: number; cport: number }
 
 /** Parses one line; undefined when it is not a node line (a `vars` line, garbage). */
 export function parseNodeLine(line: string): NodeLine | undefined {
-  const fields = line.trim().split(' ').filter((field) => field !== '')
+  const fields = line
+    .trim()
+    .split(' ')
+    .filter((field) => field !== '')
   if (fields.length < 8 || !isNodeId(fields[0]!)) return undefined
   const address = parseAddress(fields[1]!)
   if (address === undefined) return undefined

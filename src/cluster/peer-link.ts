@@ -70,7 +70,10 @@ export class PeerLink {
 
   private async connect(): Promise<void> {
     const secure = this.tlsOptions()
-    const socket = secure === undefined ? net.createConnection({ host: this.host, port: this.port }) : tls.connect({ host: this.host, port: this.port, ...secure })
+    const socket =
+      secure === undefined
+        ? net.createConnection({ host: this.host, port: this.port })
+        : tls.connect({ host: this.host, port: this.port, ...secure })
     socket.setNoDelay(true)
     this.socket = socket
     socket.on('data', (chunk: Buffer) => this.onData(chunk))

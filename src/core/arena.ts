@@ -87,25 +87,72 @@ export interface BloomKernel {
   hashItems(desc: number, n: number, pairs: number): void
   checkLayer(pairs: number, flags: number, n: number, bitmap: number, bitCount: number, hashCount: number): number
   addLayer(
-    pairs: number, flags: number, from: number, n: number,
-    bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
+    pairs: number,
+    flags: number,
+    from: number,
+    n: number,
+    bitmap: number,
+    bitCount: number,
+    hashCount: number,
+    room: number,
+    result: number,
   ): number
   /** hashItems, the n flags cleared, then checkLayer: a one-layer filter's check in one call. */
-  hashCheck(desc: number, n: number, pairs: number, flags: number, bitmap: number, bitCount: number, hashCount: number): number
+  hashCheck(
+    desc: number,
+    n: number,
+    pairs: number,
+    flags: number,
+    bitmap: number,
+    bitCount: number,
+    hashCount: number,
+  ): number
   /** hashItems, the n flags cleared, then addLayer from item 0: a one-layer filter's add in one call. */
   hashAdd(
-    desc: number, n: number, pairs: number, flags: number,
-    bitmap: number, bitCount: number, hashCount: number, room: number, result: number,
+    desc: number,
+    n: number,
+    pairs: number,
+    flags: number,
+    bitmap: number,
+    bitCount: number,
+    hashCount: number,
+    room: number,
+    result: number,
   ): number
   /** A check's pass over one piece of a layer (bits [lo, lo + span) at `bitmap`): flag 0 → 3 when absent there. */
   checkPiece(
-    pairs: number, flags: number, n: number, bitCount: number, hashCount: number, lo: number, span: number, list: number, bitmap: number,
+    pairs: number,
+    flags: number,
+    n: number,
+    bitCount: number,
+    hashCount: number,
+    lo: number,
+    span: number,
+    list: number,
+    bitmap: number,
   ): void
   /** Before a check's passes: flag 0 → 3 for the items whose first position is in the piece and clear. */
-  checkFirst(pairs: number, flags: number, n: number, bitCount: number, lo: number, span: number, list: number, bitmap: number): void
+  checkFirst(
+    pairs: number,
+    flags: number,
+    n: number,
+    bitCount: number,
+    lo: number,
+    span: number,
+    list: number,
+    bitmap: number,
+  ): void
   /** An add's pass over one piece: flag → 1 when it turned a bit on there (flag 2 left alone); the bits turned on. */
   addPiece(
-    pairs: number, flags: number, n: number, bitCount: number, hashCount: number, lo: number, span: number, list: number, bitmap: number,
+    pairs: number,
+    flags: number,
+    n: number,
+    bitCount: number,
+    hashCount: number,
+    lo: number,
+    span: number,
+    list: number,
+    bitmap: number,
   ): number
 }
 
@@ -122,7 +169,15 @@ export interface CuckooKernel {
   cfCheck(desc: number, n: number, table: number, filters: number, size: number, out: number): number
   cfCount(desc: number, n: number, table: number, filters: number, size: number, out: number): void
   cfDelete(desc: number, n: number, table: number, filters: number, size: number, out: number, limit: number): number
-  cfAdd(desc: number, n: number, table: number, filters: number, size: number, maxIterations: number, out: number): number
+  cfAdd(
+    desc: number,
+    n: number,
+    table: number,
+    filters: number,
+    size: number,
+    maxIterations: number,
+    out: number,
+  ): number
   cfCompactOne(table: number, index: number, size: number, out: number): number
 }
 
@@ -151,7 +206,10 @@ export class Arena {
   /** Freed regions by size: offsets to reuse (their bytes must be zeroed first). */
   private readonly freeBySize = new Map<number, number[]>()
 
-  constructor(readonly byteLength: number, readonly own: boolean) {
+  constructor(
+    readonly byteLength: number,
+    readonly own: boolean,
+  ) {
     const pages = byteLength / PAGE_BYTES
     // Shared (its buffer a SharedArrayBuffer), as both kernels import it, so that a second thread
     // could run them on the same bitmaps (docs/WASM.md, "Shared memory"); Node 20 and 24 allow it.

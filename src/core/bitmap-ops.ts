@@ -126,7 +126,15 @@ export function windowTable(slices: readonly TableSlice[]): WindowTable | undefi
  * Returns bit 0: some run of k held it; bit 1 (adds): some bit was clear. Undefined when the
  * item is too long for the scratch area (the caller takes the JavaScript way).
  */
-export function windowCall(table: WindowTable, add: boolean, item: Uint8Array, start: number, end: number, k: number, live: number): number | undefined {
+export function windowCall(
+  table: WindowTable,
+  add: boolean,
+  item: Uint8Array,
+  start: number,
+  end: number,
+  k: number,
+  live: number,
+): number | undefined {
   const length = end - start
   if (length > MAX_WINDOW_ITEM_BYTES) return undefined
   const { arena, image } = table

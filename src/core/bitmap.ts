@@ -6,7 +6,13 @@
  * and not `>>> 3`; `i & 7` stays correct for every integer below 2^53 because 2^32 is a multiple of 8.
  */
 
-import { allocateArenaBitmap, allocateArenaBitmapGroup, allocatePieces, MAX_ARENA_BITMAP_BYTES, piecedLayerLimit } from './arena.js'
+import {
+  allocateArenaBitmap,
+  allocateArenaBitmapGroup,
+  allocatePieces,
+  MAX_ARENA_BITMAP_BYTES,
+  piecedLayerLimit,
+} from './arena.js'
 import { countArenaBits } from './bitmap-ops.js'
 import { type Bitmap, bitmapSlices } from './pieced-bitmap.js'
 
@@ -34,7 +40,9 @@ export function allocateLayerBitmap(byteCount: number): Bitmap {
   checkByteCount(byteCount)
   if (byteCount <= MAX_ARENA_BITMAP_BYTES) return allocateBitmap(byteCount)
   if (byteCount > piecedLayerLimit()) {
-    throw new RangeError(`a layer of ${byteCount} bytes is larger than this machine's memory (${piecedLayerLimit()} bytes)`)
+    throw new RangeError(
+      `a layer of ${byteCount} bytes is larger than this machine's memory (${piecedLayerLimit()} bytes)`,
+    )
   }
   const pieces = allocatePieces(byteCount)
   if (pieces === undefined) {
@@ -81,7 +89,7 @@ export function setBit(bitmap: Uint8Array, index: number): boolean {
 function wordBits(v: number): number {
   v = v - ((v >>> 1) & 0x55555555)
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333)
-  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24)
+  return Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24
 }
 
 /** Set bits of one byte. */

@@ -16,7 +16,8 @@ const TABLE = PAIRS
 const OUT = PAIRS + MAX_KERNEL_FILTERS * 8
 const PARAMS = OUT + MAX_BATCH_ITEMS * 4
 // cuckoo-kernel.wat's $params: where an item's parameters lie from its descriptor.
-if (PARAMS - DESC !== 12800 || PARAMS + 8 * MAX_BATCH_ITEMS > PAIRS + 16 * MAX_BATCH_ITEMS) throw new Error('cuckoo-kernel.wat $params disagrees')
+if (PARAMS - DESC !== 12800 || PARAMS + 8 * MAX_BATCH_ITEMS > PAIRS + 16 * MAX_BATCH_ITEMS)
+  throw new Error('cuckoo-kernel.wat $params disagrees')
 
 /** Writes the table of these sub-filters (all in `arena`) of `bucketSize`-byte buckets. */
 export function writeTable(arena: Arena, subFilters: readonly Uint8Array[], bucketSize: number): void {
@@ -44,12 +45,26 @@ export function callCount(arena: Arena, from: number, n: number, filters: number
 }
 
 /** @returns the index after the last item handled */
-export function callDelete(arena: Arena, from: number, n: number, filters: number, size: number, limit: number): number {
+export function callDelete(
+  arena: Arena,
+  from: number,
+  n: number,
+  filters: number,
+  size: number,
+  limit: number,
+): number {
   return from + arena.cuckoo.cfDelete(DESC + 8 * from, n, TABLE, filters, size, OUT + 4 * from, limit)
 }
 
 /** @returns the index of the first item not placed (from + n when all were) */
-export function callAdd(arena: Arena, from: number, n: number, filters: number, size: number, maxIterations: number): number {
+export function callAdd(
+  arena: Arena,
+  from: number,
+  n: number,
+  filters: number,
+  size: number,
+  maxIterations: number,
+): number {
   return from + arena.cuckoo.cfAdd(DESC + 8 * from, n, TABLE, filters, size, maxIterations, OUT + 4 * from)
 }
 

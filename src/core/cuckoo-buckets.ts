@@ -34,8 +34,15 @@ export function altHash(fp: number, index: number): number {
  * floating-point remainder on the hot path).
  */
 export function fingerprintOf(hashHi: number, hashLo: number): number {
-  const bytes = (hashHi & 0xff) + ((hashHi >>> 8) & 0xff) + ((hashHi >>> 16) & 0xff) + (hashHi >>> 24) +
-    (hashLo & 0xff) + ((hashLo >>> 8) & 0xff) + ((hashLo >>> 16) & 0xff) + (hashLo >>> 24)
+  const bytes =
+    (hashHi & 0xff) +
+    ((hashHi >>> 8) & 0xff) +
+    ((hashHi >>> 16) & 0xff) +
+    (hashHi >>> 24) +
+    (hashLo & 0xff) +
+    ((hashLo >>> 8) & 0xff) +
+    ((hashLo >>> 16) & 0xff) +
+    (hashLo >>> 24)
   return (bytes % 255) + 1
 }
 
@@ -64,7 +71,14 @@ export function countInBucket(data: Uint8Array, at: number, bucketSize: number, 
  * `maxIterations` steps without one, every swap is undone in reverse order (false): the buckets
  * are as they were, and the caller grows the filter or answers it full.
  */
-export function kickInsert(data: Uint8Array, numBuckets: number, bucketSize: number, maxIterations: number, fp: number, h1: number): boolean {
+export function kickInsert(
+  data: Uint8Array,
+  numBuckets: number,
+  bucketSize: number,
+  maxIterations: number,
+  fp: number,
+  h1: number,
+): boolean {
   let victim = 0
   let index = bucketIndex(h1, numBuckets)
   let carried = fp

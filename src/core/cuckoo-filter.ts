@@ -14,11 +14,27 @@
  *   by CF.DEL takes numItems below zero, and it wraps.
  */
 import { allocateArenaBitmap, arenaOf, type Arena } from './arena.js'
-import { MAX_KERNEL_FILTERS, callAdd, callCheck, callCompactOne, callCount, callDelete, resultOf, writeTable } from './cuckoo-batch.js'
+import {
+  MAX_KERNEL_FILTERS,
+  callAdd,
+  callCheck,
+  callCompactOne,
+  callCount,
+  callDelete,
+  resultOf,
+  writeTable,
+} from './cuckoo-batch.js'
 import { stage, stagedItems, stageItem, type ItemList } from './filter-batch.js'
 import { murmurHash64AOne } from './murmur-hash.js'
 import {
-  MAX_SUB_FILTER_BYTES, altHash, bucketIndex, countInBucket, findInBucket, fingerprintOf, freeSlot, kickInsert,
+  MAX_SUB_FILTER_BYTES,
+  altHash,
+  bucketIndex,
+  countInBucket,
+  findInBucket,
+  fingerprintOf,
+  freeSlot,
+  kickInsert,
 } from './cuckoo-buckets.js'
 
 /** RedisBloom's defaults and bounds (cuckoo.h). */
@@ -78,7 +94,12 @@ export function subFilterBuckets(settings: CuckooSettings, index: number): numbe
 }
 
 /** The settings CF.RESERVE gives `capacity` (CuckooFilter_Init): numBuckets = next power of two of capacity / bucketSize. */
-export function reserveSettings(capacity: number, bucketSize: number, maxIterations: number, expansion: number): CuckooSettings {
+export function reserveSettings(
+  capacity: number,
+  bucketSize: number,
+  maxIterations: number,
+  expansion: number,
+): CuckooSettings {
   return {
     numBuckets: nextPowerOfTwo(Math.floor(capacity / bucketSize)),
     bucketSize,
@@ -172,8 +193,10 @@ export class CuckooFilter implements CuckooSettings {
       if (bytes === Infinity) throw new RangeError('the first sub-filter is too large')
       subFilters = [allocateBuckets(bytes)]
     }
-    if (subFilters.length < 1 || subFilters.length > CF_MAX_FILTERS) throw new RangeError('sub-filter count out of range')
-    if (this.expansion === 0 && subFilters.length > 1) throw new RangeError('a filter with expansion 0 has one sub-filter')
+    if (subFilters.length < 1 || subFilters.length > CF_MAX_FILTERS)
+      throw new RangeError('sub-filter count out of range')
+    if (this.expansion === 0 && subFilters.length > 1)
+      throw new RangeError('a filter with expansion 0 has one sub-filter')
     let total = 0
     subFilters.forEach((data, i) => {
       if (data.length !== subFilterBytes(settings, i)) throw new RangeError(`sub-filter ${i} has the wrong size`)
@@ -324,7 +347,8 @@ export class CuckooFilter implements CuckooSettings {
   /** CF.COUNT of items[i]: one kernel call when the kernel serves the filter. */
   countOf(items: ItemList, i: number): number {
     const home = this.home
-    if (home === undefined || !stageItem(home, items, i, 0)) return this.count(items.bytes(i), items.start(i), items.end(i))
+    if (home === undefined || !stageItem(home, items, i, 0))
+      return this.count(items.bytes(i), items.start(i), items.end(i))
     writeTable(home, this.subFilters, this.bucketSize)
     callCount(home, 0, 1, this.subFilters.length, this.bucketSize)
     return resultOf(home, 0)
@@ -521,7 +545,8 @@ export class CuckooFilter implements CuckooSettings {
     const data = this.subFilters[index]!
     // Slots in bucket order, four at a time where they can be read as one word: a newest
     // sub-filter is mostly empty when CF.DEL compacts it, and each compaction scans all of it.
-    const words = (data.byteOffset & 3) === 0 ? new Int32Array(data.buffer, data.byteOffset, data.length >>> 2) : undefined
+    const words =
+      (data.byteOffset & 3) === 0 ? new Int32Array(data.buffer, data.byteOffset, data.length >>> 2) : undefined
     const wordSlots = words === undefined ? 0 : words.length * 4
     let emptied = true
     for (let w = 0; w < wordSlots / 4; w++) {
@@ -616,7 +641,12 @@ export class CuckooFilter implements CuckooSettings {
   private grow(canGrow: GrowthCheck | undefined): boolean {
     if (this.subFilters.length >= CF_MAX_FILTERS) return false
     const bytes = subFilterBytes(this, this.subFilters.length)
-    if (bytes === Infinity || this.bucketBytes() + bytes > MAX_CUCKOO_BYTES || (canGrow !== undefined && !canGrow(bytes))) return false
+    if (
+      bytes === Infinity ||
+      this.bucketBytes() + bytes > MAX_CUCKOO_BYTES ||
+      (canGrow !== undefined && !canGrow(bytes))
+    )
+      return false
     let data: Uint8Array
     try {
       data = allocateBuckets(bytes, this.subFilters[0])
@@ -632,7 +662,7 @@ export class CuckooFilter implements CuckooSettings {
 
   /** The arena whose kernel serves the filter now (see {@link home}), its sub-filters gathered there when they can be. */
   private findHome(): Arena | undefined {
-    return this.kernel ? kernelHome(this.subFilters) ?? this.gather() : undefined
+    return this.kernel ? (kernelHome(this.subFilters) ?? this.gather()) : undefined
   }
 
   /**
@@ -687,7 +717,8 @@ export function useCuckooKernel(on: boolean): void {
 function kernelHome(subFilters: readonly Uint8Array[]): Arena | undefined {
   if (subFilters.length > MAX_KERNEL_FILTERS) return undefined
   const home = arenaOf(subFilters[0]!)
-  for (let i = 1; i < subFilters.length && home !== undefined; i++) if (arenaOf(subFilters[i]!) !== home) return undefined
+  for (let i = 1; i < subFilters.length && home !== undefined; i++)
+    if (arenaOf(subFilters[i]!) !== home) return undefined
   return home
 }
 
@@ -701,13 +732,25 @@ function countTaken(data: Uint8Array): number {
 /** Why these settings are outside RedisBloom's bounds (CuckooFilter_ValidateIntegrity) or bfs's, or undefined. */
 export function settingsProblem(settings: CuckooSettings): string | undefined {
   const { numBuckets, bucketSize, maxIterations, expansion } = settings
-  if (!(Number.isInteger(bucketSize) && bucketSize >= 1 && bucketSize <= CF_MAX_BUCKET_SIZE)) return `bucket size ${bucketSize} is not in [1, 255]`
-  if (!(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= CF_MAX_ITERATIONS)) return `max iterations ${maxIterations} is not in [1, 65535]`
-  if (!(Number.isInteger(numBuckets) && numBuckets >= 1 && numBuckets <= 0x1_0000_0000 && nextPowerOfTwo(numBuckets) === numBuckets)) {
+  if (!(Number.isInteger(bucketSize) && bucketSize >= 1 && bucketSize <= CF_MAX_BUCKET_SIZE))
+    return `bucket size ${bucketSize} is not in [1, 255]`
+  if (!(Number.isInteger(maxIterations) && maxIterations >= 1 && maxIterations <= CF_MAX_ITERATIONS))
+    return `max iterations ${maxIterations} is not in [1, 65535]`
+  if (!(
+    Number.isInteger(numBuckets) &&
+    numBuckets >= 1 &&
+    numBuckets <= 0x1_0000_0000 &&
+    nextPowerOfTwo(numBuckets) === numBuckets
+  )) {
     return `bucket count ${numBuckets} is not a power of two in [1, 2^32]`
   }
   // A non-power-of-two expansion gives later sub-filters bucket counts whose alternate buckets do not pair.
-  if (!(Number.isInteger(expansion) && expansion >= 0 && expansion <= CF_MAX_EXPANSION && roundExpansion(expansion) === expansion)) {
+  if (!(
+    Number.isInteger(expansion) &&
+    expansion >= 0 &&
+    expansion <= CF_MAX_EXPANSION &&
+    roundExpansion(expansion) === expansion
+  )) {
     return `expansion ${expansion} is not 0 or a power of two up to 32768`
   }
   return undefined

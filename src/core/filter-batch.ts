@@ -83,20 +83,56 @@ function callHashCheck(arena: Arena, n: number, bitmap: number, bitCount: number
   return arena.kernel.hashCheck(DESC, n, PAIRS, FLAGS, bitmap, bitCount, hashCount)
 }
 
-function callHashAdd(arena: Arena, n: number, bitmap: number, bitCount: number, hashCount: number, room: number): number {
+function callHashAdd(
+  arena: Arena,
+  n: number,
+  bitmap: number,
+  bitCount: number,
+  hashCount: number,
+  room: number,
+): number {
   return arena.kernel.hashAdd(DESC, n, PAIRS, FLAGS, bitmap, bitCount, hashCount, room, RESULT)
 }
 
 function callCheckPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
-  arena.kernel.checkPiece(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+  arena.kernel.checkPiece(
+    PAIRS + 16 * at,
+    FLAGS + at,
+    n,
+    layer.bitCount,
+    layer.hashCount,
+    piece.firstBit,
+    piece.bits,
+    piece.list,
+    piece.offset,
+  )
 }
 
 function callCheckFirst(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): void {
-  arena.kernel.checkFirst(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+  arena.kernel.checkFirst(
+    PAIRS + 16 * at,
+    FLAGS + at,
+    n,
+    layer.bitCount,
+    piece.firstBit,
+    piece.bits,
+    piece.list,
+    piece.offset,
+  )
 }
 
 function callAddPiece(arena: Arena, at: number, n: number, layer: BloomLayer, piece: LayerPiece): number {
-  return arena.kernel.addPiece(PAIRS + 16 * at, FLAGS + at, n, layer.bitCount, layer.hashCount, piece.firstBit, piece.bits, piece.list, piece.offset)
+  return arena.kernel.addPiece(
+    PAIRS + 16 * at,
+    FLAGS + at,
+    n,
+    layer.bitCount,
+    layer.hashCount,
+    piece.firstBit,
+    piece.bits,
+    piece.list,
+    piece.offset,
+  )
 }
 
 for (const sentinel of [new Arena(SCRATCH_BYTES + PAGE_BYTES, true), new Arena(SCRATCH_BYTES + PAGE_BYTES, true)]) {
@@ -228,7 +264,14 @@ let viewed: Uint8Array | undefined
 let viewedAs: DataView | undefined
 
 /** {@link copyWords}, four bytes a load through `view`, a DataView of all of `source`. */
-function copyRun(words: Uint32Array, at: number, view: DataView, source: Uint8Array, start: number, length: number): void {
+function copyRun(
+  words: Uint32Array,
+  at: number,
+  view: DataView,
+  source: Uint8Array,
+  start: number,
+  length: number,
+): void {
   let word = at >> 2
   let p = start
   const end = start + length
@@ -290,7 +333,8 @@ function checkPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece
   const round = roundItems(layer)
   for (let i = 0; i < n; i += round) {
     const count = Math.min(round, n - i)
-    for (const piece of pieces) inPiece(home, piece.arena, i, count, () => callCheckPiece(piece.arena, i, count, layer, piece))
+    for (const piece of pieces)
+      inPiece(home, piece.arena, i, count, () => callCheckPiece(piece.arena, i, count, layer, piece))
   }
   const bytes = home.bytes
   let found = 0
@@ -341,7 +385,14 @@ function addPieces(home: Arena, layer: BloomLayer, pieces: readonly LayerPiece[]
  * @returns the index of the first item not answered: `to`, or less when an item is too long
  *   for the scratch area (the caller answers it and calls again)
  */
-export function hasBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
+export function hasBatch(
+  layers: readonly BloomLayer[],
+  items: ItemList,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  outAt: number,
+): number {
   const home = layers[layers.length - 1]!.home!
   let i = from
   while (i < to) {
@@ -362,7 +413,8 @@ export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8
   const newest = layers[layers.length - 1]!
   const home = newest.home!
   let found: number
-  if (newest.pieces === undefined) found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
+  if (newest.pieces === undefined)
+    found = callHashCheck(home, n, newest.bitmapOffset, newest.bitCount, newest.hashCount)
   else {
     hashStaged(home, n)
     found = checkPieces(home, newest, newest.pieces, n)
@@ -379,7 +431,14 @@ export function checkStaged(layers: readonly BloomLayer[], n: number, out: Uint8
  * @returns the index of the first item not handled: `to`, or less when the newest layer filled
  *   up (the caller grows the filter) or an item is too long for the scratch area
  */
-export function addBatch(layers: readonly BloomLayer[], items: ItemList, from: number, to: number, out: Uint8Array, outAt: number): number {
+export function addBatch(
+  layers: readonly BloomLayer[],
+  items: ItemList,
+  from: number,
+  to: number,
+  out: Uint8Array,
+  outAt: number,
+): number {
   const newest = layers[layers.length - 1]!
   const home = newest.home!
   let i = from

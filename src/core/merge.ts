@@ -16,14 +16,7 @@ import { targetErrorRate } from './filter-health.js'
 
 /** What two sources disagree on, so that they cannot be merged. */
 export type MergeMismatchField =
-  | 'hashing'
-  | 'seed'
-  | 'scaling'
-  | 'expansion'
-  | 'capacity'
-  | 'error rate'
-  | 'size'
-  | 'hash count'
+  'hashing' | 'seed' | 'scaling' | 'expansion' | 'capacity' | 'error rate' | 'size' | 'hash count'
 
 /** Why the sources cannot be merged: source `other` differs from source `first` in `field`. */
 export interface MergeMismatch {
@@ -60,8 +53,23 @@ function mergedItems(setBits: number, layer: BloomLayer, sourceItems: number): n
   return Math.max(estimate, sourceItems)
 }
 
-function mismatch(field: MergeMismatchField, layer: number, first: number, firstValue: unknown, other: number, otherValue: unknown): MergeMismatch {
-  return { kind: 'mismatch', field, layer, first, firstValue: String(firstValue), other, otherValue: String(otherValue) }
+function mismatch(
+  field: MergeMismatchField,
+  layer: number,
+  first: number,
+  firstValue: unknown,
+  other: number,
+  otherValue: unknown,
+): MergeMismatch {
+  return {
+    kind: 'mismatch',
+    field,
+    layer,
+    first,
+    firstValue: String(firstValue),
+    other,
+    otherValue: String(otherValue),
+  }
 }
 
 /** Hashing, scaling and expansion: what the whole filter has. */
@@ -89,12 +97,24 @@ function reservedErrorRate(filter: ScalableBloomFilter, index: number): number {
 }
 
 /** Layer `index` of source `i` against the same layer of source `first`. */
-function layerMismatch(sources: readonly ScalableBloomFilter[], index: number, first: number, i: number): MergeMismatch | undefined {
+function layerMismatch(
+  sources: readonly ScalableBloomFilter[],
+  index: number,
+  first: number,
+  i: number,
+): MergeMismatch | undefined {
   const a = sources[first]!.layers[index]!
   const b = sources[i]!.layers[index]!
   if (a.capacity !== b.capacity) return mismatch('capacity', index, first, a.capacity, i, b.capacity)
   if (a.errorRate !== b.errorRate) {
-    return mismatch('error rate', index, first, reservedErrorRate(sources[first]!, index), i, reservedErrorRate(sources[i]!, index))
+    return mismatch(
+      'error rate',
+      index,
+      first,
+      reservedErrorRate(sources[first]!, index),
+      i,
+      reservedErrorRate(sources[i]!, index),
+    )
   }
   if (a.bitCount !== b.bitCount) return mismatch('size', index, first, a.bitCount, i, b.bitCount)
   if (a.hashCount !== b.hashCount) return mismatch('hash count', index, first, a.hashCount, i, b.hashCount)
@@ -151,7 +171,15 @@ function mergeLayer(sources: readonly ScalableBloomFilter[], index: number): Lay
     items = Math.max(items, layer.items)
   }
   const { capacity, errorRate, bitsPerEntry, hashCount, bitCount } = shape!
-  return { capacity, errorRate, bitsPerEntry, hashCount, bitCount, items: layerItems(sources, index, bitmap!, shape!, items), bitmap: bitmap! }
+  return {
+    capacity,
+    errorRate,
+    bitsPerEntry,
+    hashCount,
+    bitCount,
+    items: layerItems(sources, index, bitmap!, shape!, items),
+    bitmap: bitmap!,
+  }
 }
 
 /** `apply(slice, same bytes of src)` for each slice of `dst` (a piece, or all of an array). */
@@ -168,7 +196,13 @@ function bySlices(dst: Bitmap, src: Bitmap, apply: (to: Uint8Array, from: Uint8A
  * sources added nothing: a copy, a merge with itself or with a subset; the union holds every
  * source's bits, so the same count of set bits means the same bits), else the estimate.
  */
-function layerItems(sources: readonly ScalableBloomFilter[], index: number, bitmap: Bitmap, shape: BloomLayer, largest: number): number {
+function layerItems(
+  sources: readonly ScalableBloomFilter[],
+  index: number,
+  bitmap: Bitmap,
+  shape: BloomLayer,
+  largest: number,
+): number {
   const setBits = countSetBits(bitmap)
   let exact = -1
   for (const source of sources) {
@@ -192,5 +226,10 @@ export function mergeFilters(sources: readonly ScalableBloomFilter[]): ScalableB
   const layerCount = longest(sources).layers.length
   const layers: LayerParts[] = []
   for (let index = 0; index < layerCount; index++) layers.push(mergeLayer(sources, index))
-  return ScalableBloomFilter.fromParts({ hashing: first.hashing, expansion: first.expansion, nonScaling: first.nonScaling, layers })
+  return ScalableBloomFilter.fromParts({
+    hashing: first.hashing,
+    expansion: first.expansion,
+    nonScaling: first.nonScaling,
+    layers,
+  })
 }

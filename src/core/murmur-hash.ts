@@ -263,8 +263,16 @@ export function murmurHash64AChainedJs(
  * in the block cache, and the same tail word: its result goes to out[2], out[3].
  */
 function chainedSecondHash(
-  h1Hi: number, h1Lo: number, lenHi: number, lenLo: number, blocks: number,
-  hasTail: boolean, tHi: number, tLo: number, foldSeed: boolean, out: Uint32Array,
+  h1Hi: number,
+  h1Lo: number,
+  lenHi: number,
+  lenLo: number,
+  blocks: number,
+  hasTail: boolean,
+  tHi: number,
+  tLo: number,
+  foldSeed: boolean,
+  out: Uint32Array,
 ): void {
   let hHi = foldSeed ? lenHi : h1Hi ^ lenHi
   let hLo = foldSeed ? h1Hi ^ h1Lo ^ lenLo : h1Lo ^ lenLo

@@ -30,7 +30,10 @@ export class PiecedBitmap {
    * @throws RangeError when `pieceBytes` is not a positive multiple of {@link PIECE_ALIGN}, or a
    *   piece other than the last is not `pieceBytes` long, or the last is empty or longer
    */
-  constructor(readonly pieces: readonly Uint8Array[], readonly pieceBytes: number) {
+  constructor(
+    readonly pieces: readonly Uint8Array[],
+    readonly pieceBytes: number,
+  ) {
     if (!Number.isSafeInteger(pieceBytes) || pieceBytes <= 0 || pieceBytes % PIECE_ALIGN !== 0) {
       throw new RangeError(`bad piece size ${pieceBytes}`)
     }
@@ -135,7 +138,10 @@ export function writeBitmap(bitmap: Bitmap, data: Uint8Array, offset: number): v
 /** A copy of the whole bitmap, in the same shape (pieces stay pieces, as plain arrays). */
 export function copyBitmap(bitmap: Bitmap): Bitmap {
   if (bitmap instanceof Uint8Array) return bitmap.slice()
-  return new PiecedBitmap(bitmap.pieces.map((piece) => piece.slice()), bitmap.pieceBytes)
+  return new PiecedBitmap(
+    bitmap.pieces.map((piece) => piece.slice()),
+    bitmap.pieceBytes,
+  )
 }
 
 /** Byte `index` of a bitmap. */

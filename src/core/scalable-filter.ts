@@ -254,7 +254,8 @@ export class ScalableBloomFilter {
     const layers = this.layerList
     const newest = layers[layers.length - 1]!
     // A capture reading the newest layer must hear of each write first (bloom-layer.ts addHashed).
-    if (this.seeded || newest.items >= newest.capacity || newest.writeGuard !== null || !kernelServes(layers)) return from
+    if (this.seeded || newest.items >= newest.capacity || newest.writeGuard !== null || !kernelServes(layers))
+      return from
     return addBatch(layers, items, from, to, out, outAt)
   }
 
@@ -301,8 +302,13 @@ export class ScalableBloomFilter {
   stageAdd(items: ItemList, i: number, staged: number): boolean {
     const layers = this.layerList
     const newest = layers[layers.length - 1]!
-    return !this.seeded && newest.writeGuard === null && newest.items + staged < newest.capacity && kernelServes(layers) &&
+    return (
+      !this.seeded &&
+      newest.writeGuard === null &&
+      newest.items + staged < newest.capacity &&
+      kernelServes(layers) &&
       stageItem(newest.home!, items, i, staged)
+    )
   }
 
   /** {@link addMany} for the n items {@link stageAdd} staged: `out[j]` = 1 when item j was added. */
@@ -415,7 +421,9 @@ export class ScalableBloomFilter {
           throw new RangeError(`layer ${index}: bitCount ${layer.bitCount} is not a whole number of 64-bit words`)
         }
         if (layer.hashCount !== hashCountFor(layer.bitsPerEntry)) {
-          throw new RangeError(`layer ${index}: hashCount ${layer.hashCount} does not match bitsPerEntry ${layer.bitsPerEntry}`)
+          throw new RangeError(
+            `layer ${index}: hashCount ${layer.hashCount} does not match bitsPerEntry ${layer.bitsPerEntry}`,
+          )
         }
       }
       return layer

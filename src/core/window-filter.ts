@@ -354,7 +354,8 @@ export class WindowFilter {
     if (this.kind === 'count') {
       for (let p = 0; p < this.l && p < slices.length; p++) total += slices[p]!.added
       const partial = slices[this.l]
-      if (partial !== undefined) total += Math.round((partial.added * Math.max(0, this.target - this.genCount)) / this.target)
+      if (partial !== undefined)
+        total += Math.round((partial.added * Math.max(0, this.target - this.genCount)) / this.target)
       return total
     }
     const live = this.liveSlices(now)
@@ -389,7 +390,21 @@ export class WindowFilter {
 
   toParts(): WindowParts {
     const { kind, errorRate, capacity, windowMs, k, l, target, inserts, genCount, genLimit, genStart, clock } = this
-    return { kind, errorRate, capacity, windowMs, k, l, target, inserts, genCount, genLimit, genStart, clock, slices: this.slices.map((slice) => slice.toParts()) }
+    return {
+      kind,
+      errorRate,
+      capacity,
+      windowMs,
+      k,
+      l,
+      target,
+      inserts,
+      genCount,
+      genLimit,
+      genStart,
+      clock,
+      slices: this.slices.map((slice) => slice.toParts()),
+    }
   }
 
   /** A filter from its stored state (bitmaps used, not copied). @throws RangeError for a state no filter has */
@@ -411,15 +426,27 @@ function checkParts(parts: WindowParts): void {
   const { kind, errorRate, capacity, windowMs, k, l, slices } = parts
   if (kind !== 'count' && kind !== 'time') throw new RangeError('kind must be count or time')
   if (!(errorRate > 0 && errorRate < 1)) throw new RangeError('error rate must be in (0, 1)')
-  if (!isCount(capacity, 1) || !isCount(k, 1) || k > MAX_HASHES || !isCount(l, 1) || l > MAX_GENERATIONS) throw new RangeError('bad shape')
-  if (kind === 'time' ? !isCount(windowMs, 1) || windowMs > MAX_WINDOW_MS : windowMs !== 0) throw new RangeError('bad window')
-  for (const field of ['target', 'inserts', 'genCount', 'genLimit'] as const) if (!isCount(parts[field], field === 'inserts' || field === 'genCount' ? 0 : 1)) throw new RangeError(`bad ${field}`)
+  if (!isCount(capacity, 1) || !isCount(k, 1) || k > MAX_HASHES || !isCount(l, 1) || l > MAX_GENERATIONS)
+    throw new RangeError('bad shape')
+  if (kind === 'time' ? !isCount(windowMs, 1) || windowMs > MAX_WINDOW_MS : windowMs !== 0)
+    throw new RangeError('bad window')
+  for (const field of ['target', 'inserts', 'genCount', 'genLimit'] as const)
+    if (!isCount(parts[field], field === 'inserts' || field === 'genCount' ? 0 : 1))
+      throw new RangeError(`bad ${field}`)
   if (!isCount(parts.genStart + 1) || !isCount(parts.clock + 1)) throw new RangeError('bad time')
-  if (!Array.isArray(slices) || (kind === 'count' ? slices.length !== k + l : slices.length < 1)) throw new RangeError('bad slice count')
+  if (!Array.isArray(slices) || (kind === 'count' ? slices.length !== k + l : slices.length < 1))
+    throw new RangeError('bad slice count')
   for (const slice of slices) {
-    if (!isCount(slice.hashIndex) || slice.hashIndex >= k || !isCount(slice.count) || !isCount(slice.added) || !isCount(slice.lastAdd + 1)) {
+    if (
+      !isCount(slice.hashIndex) ||
+      slice.hashIndex >= k ||
+      !isCount(slice.count) ||
+      !isCount(slice.added) ||
+      !isCount(slice.lastAdd + 1)
+    ) {
       throw new RangeError('bad slice')
     }
-    if (!(slice.bitmap instanceof Uint8Array) || slice.bitmap.length < 1 || slice.bitmap.length > MAX_SLICE_BYTES) throw new RangeError('bad slice bitmap')
+    if (!(slice.bitmap instanceof Uint8Array) || slice.bitmap.length < 1 || slice.bitmap.length > MAX_SLICE_BYTES)
+      throw new RangeError('bad slice bitmap')
   }
 }

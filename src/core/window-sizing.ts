@@ -91,7 +91,8 @@ const shapes = new Map<string, WindowShape>()
  * @throws RangeError for an error rate outside [{@link MIN_WINDOW_ERROR_RATE}, 1)
  */
 export function chooseWindowShape(errorRate: number, maxGenerations = MAX_GENERATIONS): WindowShape {
-  if (!(errorRate >= MIN_WINDOW_ERROR_RATE && errorRate < 1)) throw new RangeError(`error rate must be in [${MIN_WINDOW_ERROR_RATE}, 1)`)
+  if (!(errorRate >= MIN_WINDOW_ERROR_RATE && errorRate < 1))
+    throw new RangeError(`error rate must be in [${MIN_WINDOW_ERROR_RATE}, 1)`)
   const lMax = Math.max(1, Math.min(MAX_GENERATIONS, Math.floor(maxGenerations)))
   const key = `${errorRate}:${lMax}`
   const known = shapes.get(key)

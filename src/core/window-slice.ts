@@ -90,7 +90,13 @@ export class WindowSlice implements SliceParts {
   }
 
   toParts(): SliceParts {
-    return { hashIndex: this.hashIndex, count: this.count, added: this.added, lastAdd: this.lastAdd, bitmap: this.bitmap }
+    return {
+      hashIndex: this.hashIndex,
+      count: this.count,
+      added: this.added,
+      lastAdd: this.lastAdd,
+      bitmap: this.bitmap,
+    }
   }
 }
 

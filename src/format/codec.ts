@@ -17,7 +17,13 @@ import type { FilterParts, LayerParts } from '../core/scalable-filter.js'
 import { bitmapSlices } from './bitmap-bytes.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
-import { decodeFileTrailer, decodeFileTrailerLength, encodeFileTrailer, fileTrailerLength, TRAILER_FIXED_BYTES } from './file-trailer.js'
+import {
+  decodeFileTrailer,
+  decodeFileTrailerLength,
+  encodeFileTrailer,
+  fileTrailerLength,
+  TRAILER_FIXED_BYTES,
+} from './file-trailer.js'
 import {
   chainedCrcStart,
   checksumLayerHeader,
@@ -159,7 +165,8 @@ function arraySource(bytes: Uint8Array): ByteSource {
 export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum = crc32): FilterRecord {
   const source = bytes instanceof Uint8Array ? arraySource(bytes) : bytes
   const total = source.length
-  const headerAt = (offset: number): Uint8Array => source.read(offset, Math.min(HEADER_BYTES, Math.max(0, total - offset)))
+  const headerAt = (offset: number): Uint8Array =>
+    source.read(offset, Math.min(HEADER_BYTES, Math.max(0, total - offset)))
   const firstHeader = headerAt(0)
   const first = decodeLayerHeader(firstHeader, 0)
   if (first.version === VERSION_ORIGINAL) return decodeOriginalFile(source, first)
@@ -191,7 +198,12 @@ export function decodeFilter(bytes: Uint8Array | ByteSource, checksum: Checksum 
   // The trailer's length comes from its fixed part, checked against what is left before it is read.
   const rest = total - offset
   const maxName = first.version === VERSION_1 ? MAX_NAME_BYTES_V1 : MAX_NAME_BYTES
-  const trailerLength = decodeFileTrailerLength(source.read(offset, Math.min(TRAILER_FIXED_BYTES, rest)), 0, offset, maxName)
+  const trailerLength = decodeFileTrailerLength(
+    source.read(offset, Math.min(TRAILER_FIXED_BYTES, rest)),
+    0,
+    offset,
+    maxName,
+  )
   if (rest < trailerLength) throw new DecodeError('truncated', `file trailer at byte ${offset} is cut short`)
   if (rest > trailerLength) throw new DecodeError('corrupt', `${rest - trailerLength} bytes follow the file trailer`)
   const trailer = decodeFileTrailer(source.read(offset, trailerLength), 0, checksum, offset, maxName)

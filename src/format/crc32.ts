@@ -44,8 +44,7 @@ export function crc32(data: Uint8Array, previous = 0): number {
   let i = 0
   const end8 = data.length - (data.length % 8)
   while (i < end8) {
-    const a =
-      crc ^ (data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24))
+    const a = crc ^ (data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24))
     const b = data[i + 4] | (data[i + 5] << 8) | (data[i + 6] << 16) | (data[i + 7] << 24)
     crc =
       t[1792 + (a & 0xff)] ^

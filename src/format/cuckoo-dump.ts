@@ -152,7 +152,11 @@ export function cuckooChunkAt(sizes: readonly number[], cursor: number): CuckooC
  * it does not lie inside one sub-filter. RedisBloom also takes a chunk past the last sub-filter
  * (by up to one sub-filter's size) and writes it into the last one at the wrong offset; refused here.
  */
-export function cuckooChunkTarget(sizes: readonly number[], cursor: number, length: number): { index: number; offset: number } | undefined {
+export function cuckooChunkTarget(
+  sizes: readonly number[],
+  cursor: number,
+  length: number,
+): { index: number; offset: number } | undefined {
   if (length === 0 || cursor <= 0 || cursor - 1 < length) return undefined
   let offset = cursor - length - 1
   for (let index = 0; index < sizes.length; index++) {

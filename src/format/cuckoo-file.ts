@@ -70,7 +70,8 @@ export function encodeCuckooFile(record: CuckooRecord, checksum: Checksum = crc3
 }
 
 function need(bytes: Uint8Array, end: number): void {
-  if (end > bytes.length) throw new DecodeError('truncated', `the file ends at byte ${bytes.length}, before byte ${end}`)
+  if (end > bytes.length)
+    throw new DecodeError('truncated', `the file ends at byte ${bytes.length}, before byte ${end}`)
 }
 
 /**
@@ -83,9 +84,11 @@ export function decodeCuckooFile(bytes: Uint8Array, checksum: Checksum = crc32):
   if (!isCuckooFile(bytes)) throw new DecodeError('bad-magic', 'not a Cuckoo filter file (magic "BFSC")')
   need(bytes, FIXED_BYTES + 4)
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  if (view.getUint8(4) !== CUCKOO_FILE_VERSION) throw new DecodeError('unknown-version', `unknown Cuckoo file version ${view.getUint8(4)}`)
+  if (view.getUint8(4) !== CUCKOO_FILE_VERSION)
+    throw new DecodeError('unknown-version', `unknown Cuckoo file version ${view.getUint8(4)}`)
   const end = bytes.length - 4
-  if ((checksum(bytes.subarray(0, end), 0) >>> 0) !== view.getUint32(end, true)) throw new DecodeError('checksum', 'Cuckoo filter file checksum mismatch')
+  if (checksum(bytes.subarray(0, end), 0) >>> 0 !== view.getUint32(end, true))
+    throw new DecodeError('checksum', 'Cuckoo filter file checksum mismatch')
   const numBuckets = readUint64(view, 16)
   const settings = {
     numBuckets: numBuckets ?? Infinity,
@@ -101,15 +104,28 @@ export function decodeCuckooFile(bytes: Uint8Array, checksum: Checksum = crc32):
   const name = bytes.subarray(FIXED_BYTES, FIXED_BYTES + nameLength)
   const subFilters: Uint8Array[] = []
   let at = FIXED_BYTES + nameLength
-  for (let i = 0, expected = settings.numBuckets * settings.bucketSize; i < count; i++, expected *= settings.expansion) {
+  for (
+    let i = 0, expected = settings.numBuckets * settings.bucketSize;
+    i < count;
+    i++, expected *= settings.expansion
+  ) {
     need(bytes, at + 8)
     const length = readUint64(view, at)
-    if (length !== expected) throw new DecodeError('corrupt', `sub-filter ${i} is ${length ?? 'over 2^53'} bytes, its settings make it ${expected}`)
+    if (length !== expected)
+      throw new DecodeError(
+        'corrupt',
+        `sub-filter ${i} is ${length ?? 'over 2^53'} bytes, its settings make it ${expected}`,
+      )
     need(bytes, at + 8 + length)
     subFilters.push(bytes.subarray(at + 8, at + 8 + length))
     at += 8 + length
   }
   if (at !== end) throw new DecodeError('corrupt', `${end - at} bytes after the last sub-filter`)
-  const parts: CuckooParts = { ...settings, numItems: view.getBigUint64(24, true), numDeletes: view.getBigUint64(32, true), subFilters }
+  const parts: CuckooParts = {
+    ...settings,
+    numItems: view.getBigUint64(24, true),
+    numDeletes: view.getBigUint64(32, true),
+    subFilters,
+  }
   return { name, parts }
 }

@@ -73,7 +73,12 @@ export function encodeFileTrailer(trailer: FileTrailer, checksum: Checksum = crc
  * Throws {@link DecodeError}: `truncated` (fewer than 16 bytes), `corrupt` (wrong trailer magic,
  * unknown flags, a name longer than `maxNameBytes`: 64 KiB, the version 1 limit, by default).
  */
-export function decodeFileTrailerLength(bytes: Uint8Array, offset = 0, at = offset, maxNameBytes = MAX_NAME_BYTES_V1): number {
+export function decodeFileTrailerLength(
+  bytes: Uint8Array,
+  offset = 0,
+  at = offset,
+  maxNameBytes = MAX_NAME_BYTES_V1,
+): number {
   if (bytes.length - offset < TRAILER_FIXED_BYTES) {
     throw new DecodeError('truncated', `file trailer at byte ${at} is cut short`)
   }

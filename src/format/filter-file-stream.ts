@@ -17,7 +17,15 @@ import { type FilterRecord, sameHashing } from './codec.js'
 import { type Checksum, crc32 } from './crc32.js'
 import { DecodeError } from './decode-error.js'
 import { decodeFileTrailer, decodeFileTrailerLength, fileTrailerLength, TRAILER_FIXED_BYTES } from './file-trailer.js'
-import { chainedCrcStart, checksumLayerHeader, decodeLayerHeader, HEADER_BYTES, type LayerHeader, VERSION_1, VERSION_ORIGINAL } from './header.js'
+import {
+  chainedCrcStart,
+  checksumLayerHeader,
+  decodeLayerHeader,
+  HEADER_BYTES,
+  type LayerHeader,
+  VERSION_1,
+  VERSION_ORIGINAL,
+} from './header.js'
 import { filterProblem, MAX_NAME_BYTES, MAX_NAME_BYTES_V1 } from './limits.js'
 
 /** The smallest file there is: one header, one byte of bitmap, a trailer with an empty name. */
@@ -92,14 +100,20 @@ export class FilterFileStream {
     let at = start
     while (at < end && this.offset < this.length) {
       const room = Math.min(end - at, this.length - this.offset)
-      const taken = this.bitmap !== undefined
-        ? this.takeBitmap(chunk, at, room)
-        : this.trailer !== undefined ? this.takeTrailer(chunk, at, room) : this.takeHeader(chunk, at, room)
+      const taken =
+        this.bitmap !== undefined
+          ? this.takeBitmap(chunk, at, room)
+          : this.trailer !== undefined
+            ? this.takeTrailer(chunk, at, room)
+            : this.takeHeader(chunk, at, room)
       at += taken
       this.offset += taken
     }
     if (this.offset === this.length && this.record === undefined) {
-      throw new DecodeError('corrupt', `the filter file at byte ${this.at} ends (${this.length} bytes) inside its own layers`)
+      throw new DecodeError(
+        'corrupt',
+        `the filter file at byte ${this.at} ends (${this.length} bytes) inside its own layers`,
+      )
     }
     return at - start
   }
@@ -124,13 +138,23 @@ export class FilterFileStream {
     if (header.version === VERSION_ORIGINAL) {
       throw new DecodeError('corrupt', `byte ${this.at}: an original-library file, not a bfs file with its name`)
     }
-    if (header.version !== first.version || (header.layerIndex ?? index) !== index || header.layerCount !== first.layerCount) {
-      throw new DecodeError('corrupt', `header at byte ${this.at + offset} is not layer ${index} of ${first.layerCount}`)
+    if (
+      header.version !== first.version ||
+      (header.layerIndex ?? index) !== index ||
+      header.layerCount !== first.layerCount
+    ) {
+      throw new DecodeError(
+        'corrupt',
+        `header at byte ${this.at + offset} is not layer ${index} of ${first.layerCount}`,
+      )
     }
     if (!sameHashing(header, first)) throw new DecodeError('corrupt', `layer ${index} hashes differently from layer 0`)
     const left = this.length - offset - HEADER_BYTES - fileTrailerLength(0)
     if (header.byteCount > left) {
-      throw new DecodeError('truncated', `layer ${index} needs ${header.byteCount} bitmap bytes, the file holds ${Math.max(0, left)} more`)
+      throw new DecodeError(
+        'truncated',
+        `layer ${index} needs ${header.byteCount} bitmap bytes, the file holds ${Math.max(0, left)} more`,
+      )
     }
     const max = this.limits.maxBitmapBytes
     if (max > 0 && this.bitmapBytes + header.byteCount > max) {
@@ -160,7 +184,8 @@ export class FilterFileStream {
   private endLayer(): void {
     const header = this.current!
     const index = this.layers.length
-    if (this.crc !== header.crc) throw new DecodeError('checksum', `layer ${index} of the filter at byte ${this.at}: checksum mismatch`)
+    if (this.crc !== header.crc)
+      throw new DecodeError('checksum', `layer ${index} of the filter at byte ${this.at}: checksum mismatch`)
     const layer: StreamedLayer = { ...header.layer, bitmap: this.bitmap! }
     if (this.countBits !== undefined) layer.setBits = this.setBits
     this.layers.push(layer)
@@ -179,9 +204,17 @@ export class FilterFileStream {
     const expected = this.length - trailerAt
     if (before < TRAILER_FIXED_BYTES && this.trailerFill >= TRAILER_FIXED_BYTES) {
       // The name's length, known from the fixed part, must be exactly what the record has left.
-      const announced = decodeFileTrailerLength(concat(pieces, TRAILER_FIXED_BYTES), 0, this.at + trailerAt, this.maxName())
+      const announced = decodeFileTrailerLength(
+        concat(pieces, TRAILER_FIXED_BYTES),
+        0,
+        this.at + trailerAt,
+        this.maxName(),
+      )
       if (announced !== expected) {
-        throw new DecodeError('corrupt', `file trailer at byte ${this.at + trailerAt} is ${announced} bytes, the record has ${expected} left`)
+        throw new DecodeError(
+          'corrupt',
+          `file trailer at byte ${this.at + trailerAt} is ${announced} bytes, the record has ${expected} left`,
+        )
       }
     }
     if (this.trailerFill === expected) this.finish(concat(pieces, expected), trailerAt)
@@ -201,7 +234,12 @@ export class FilterFileStream {
     this.trailer = undefined
     this.record = {
       name: trailer.name,
-      parts: { hashing: first.hashing, expansion: trailer.expansion, nonScaling: trailer.nonScaling, layers: this.layers },
+      parts: {
+        hashing: first.hashing,
+        expansion: trailer.expansion,
+        nonScaling: trailer.nonScaling,
+        layers: this.layers,
+      },
     }
   }
 }

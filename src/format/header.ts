@@ -142,11 +142,7 @@ export function encodeLayerHeader(
   view.setUint32(OFFSET.count, low32(layer.items), true)
   view.setUint32(OFFSET.maxItems, low32(layer.capacity), true)
   view.setFloat64(OFFSET.probFalse, layer.errorRate, true)
-  view.setUint32(
-    OFFSET.filterBits,
-    layer.bitCount <= 0xffff_ffff ? layer.bitCount : FILTER_BITS_OVERFLOW,
-    true,
-  )
+  view.setUint32(OFFSET.filterBits, layer.bitCount <= 0xffff_ffff ? layer.bitCount : FILTER_BITS_OVERFLOW, true)
   view.setUint32(OFFSET.hashFuncs, layer.hashCount, true)
   view.setUint8(OFFSET.version, version)
   view.setUint8(OFFSET.flags, hashing.kind === 'redisbloom' ? FLAG_REDISBLOOM_HASHING : 0)
@@ -303,7 +299,11 @@ function decodeVersion1or2(view: DataView, offset: number, version: number): Lay
   }
 }
 
-function layerPosition(view: DataView, offset: number, version: number): { layerIndex: number | undefined; layerCount: number } {
+function layerPosition(
+  view: DataView,
+  offset: number,
+  version: number,
+): { layerIndex: number | undefined; layerCount: number } {
   if (version === VERSION_2) {
     const layerCount = view.getUint16(OFFSET.layerCountV2, true)
     if (layerCount < 1) throw corrupt(offset, 'layer count 0')

@@ -78,13 +78,22 @@ export function isFilterFileName(name: string): boolean {
  * hex>`. `repl-id <40 hex>` and `repl-offset <n>` follow the log's lines when `repl` is given,
  * then `repl-db <n>` when its database is not 0.
  */
-export function formatManifest(files: readonly ManifestFile[], logFrom?: number, logOpen = false, repl?: ReplicationPosition): string {
+export function formatManifest(
+  files: readonly ManifestFile[],
+  logFrom?: number,
+  logOpen = false,
+  repl?: ReplicationPosition,
+): string {
   let body = `${MANIFEST_MAGIC}\n`
   if (logFrom !== undefined) body += `log-from ${logFrom}\n${logOpen ? 'log-open\n' : ''}`
-  if (repl !== undefined) body += `repl-id ${repl.replid}\nrepl-offset ${repl.offset}\n${(repl.db ?? 0) === 0 ? '' : `repl-db ${repl.db}\n`}`
+  if (repl !== undefined)
+    body += `repl-id ${repl.replid}\nrepl-offset ${repl.offset}\n${(repl.db ?? 0) === 0 ? '' : `repl-db ${repl.db}\n`}`
   for (const { file, bytes, expiresAt, db } of files) {
     const inDb = db === undefined || db === 0 ? '' : ` db ${db}`
-    body += expiresAt === undefined ? `file ${file} ${bytes}${inDb}\n` : `file ${file} ${bytes}${inDb} expire-at ${expiresAt}\n`
+    body +=
+      expiresAt === undefined
+        ? `file ${file} ${bytes}${inDb}\n`
+        : `file ${file} ${bytes}${inDb} expire-at ${expiresAt}\n`
   }
   const crc = crc32(latin1Bytes(body), 0)
   return `${body}end ${files.length} ${crc.toString(16).padStart(8, '0')}\n`
@@ -103,7 +112,8 @@ export function parseManifestText(text: string): Manifest {
   const body = text.slice(0, endAt)
   const end = /^end (\d+) ([0-9a-f]{8})\n$/.exec(text.slice(endAt))
   if (!end) throw new DecodeError('truncated', 'truncated manifest')
-  if (crc32(latin1Bytes(body), 0) !== parseInt(end[2]!, 16)) throw new DecodeError('checksum', 'manifest checksum mismatch')
+  if (crc32(latin1Bytes(body), 0) !== parseInt(end[2]!, 16))
+    throw new DecodeError('checksum', 'manifest checksum mismatch')
   const files: ManifestFile[] = []
   const seen = new Set<string>()
   let lines = body.split('\n').slice(1, -1)
@@ -134,7 +144,11 @@ export function parseManifestText(text: string): Manifest {
     if (!match || seen.has(match[1]!)) throw new DecodeError('corrupt', `bad manifest line ${JSON.stringify(line)}`)
     seen.add(match[1]!)
     const file: ManifestFile = { file: match[1]!, bytes: Number(match[2]) }
-    files.push({ ...file, ...(match[3] === undefined ? {} : { db: Number(match[3]) }), ...(match[4] === undefined ? {} : { expiresAt: Number(match[4]) }) })
+    files.push({
+      ...file,
+      ...(match[3] === undefined ? {} : { db: Number(match[3]) }),
+      ...(match[4] === undefined ? {} : { expiresAt: Number(match[4]) }),
+    })
   }
   if (files.length !== Number(end[1])) throw new DecodeError('corrupt', 'manifest count mismatch')
   const manifest: Manifest = { files }

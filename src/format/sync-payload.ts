@@ -50,7 +50,8 @@ export const MAX_SYNC_NAME_BYTES = 2 ** 29 - 24
 
 /** The prefix of a filter record holding a file of `fileBytes` bytes. */
 export function encodeRecordPrefix(fileBytes: number): Uint8Array {
-  if (!Number.isSafeInteger(fileBytes) || fileBytes < MIN_FILE_BYTES) throw new RangeError(`no filter file is ${fileBytes} bytes`)
+  if (!Number.isSafeInteger(fileBytes) || fileBytes < MIN_FILE_BYTES)
+    throw new RangeError(`no filter file is ${fileBytes} bytes`)
   const prefix = new Uint8Array(RECORD_PREFIX_BYTES)
   prefix[0] = RECORD_FILTER
   writeUint64(new DataView(prefix.buffer), 1, fileBytes)
@@ -226,13 +227,19 @@ export class SyncPayloadReader {
 
   private checkMagic(): void {
     for (let i = 0; i < SYNC_MAGIC.length; i++) {
-      if (this.scratch[i] !== SYNC_MAGIC[i]) throw new DecodeError('bad-magic', 'not a bfs sync payload (no "BFSSYNC1" at its start)')
+      if (this.scratch[i] !== SYNC_MAGIC[i])
+        throw new DecodeError('bad-magic', 'not a bfs sync payload (no "BFSSYNC1" at its start)')
     }
     this.state = 'prefix'
   }
 
   private knownRecord(type: number): boolean {
-    return type === RECORD_FILTER || type === RECORD_EXPIRY || type === RECORD_SELECT_DB || (type === RECORD_WINDOW && this.acceptWindow !== undefined)
+    return (
+      type === RECORD_FILTER ||
+      type === RECORD_EXPIRY ||
+      type === RECORD_SELECT_DB ||
+      (type === RECORD_WINDOW && this.acceptWindow !== undefined)
+    )
   }
 
   private startRecord(): void {
@@ -249,7 +256,10 @@ export class SyncPayloadReader {
     const at = this.position + 1 - RECORD_PREFIX_BYTES
     // 48: the shortest Cuckoo filter file (a window file has at least 96 bytes).
     if (length === undefined || length < 48 || length > maxWindowFileBytes(this.limits)) {
-      throw new DecodeError('corrupt', `record at byte ${at}: no window filter within the limits is a file of ${length ?? 'over 2^53'} bytes`)
+      throw new DecodeError(
+        'corrupt',
+        `record at byte ${at}: no window filter within the limits is a file of ${length ?? 'over 2^53'} bytes`,
+      )
     }
     this.limits.reserve?.(length)
     this.window = new Uint8Array(length)
@@ -265,7 +275,9 @@ export class SyncPayloadReader {
     if (this.windowFill === window.length) {
       this.window = undefined
       this.state = 'prefix'
-      this.acceptWindow!(isCuckooFile(window) ? decodeCuckooFile(window, this.checksum) : decodeWindowFile(window, this.checksum))
+      this.acceptWindow!(
+        isCuckooFile(window) ? decodeCuckooFile(window, this.checksum) : decodeWindowFile(window, this.checksum),
+      )
     }
     return taken
   }
@@ -279,14 +291,16 @@ export class SyncPayloadReader {
   private takeSelectDb(): void {
     const db = readUint64(new DataView(this.scratch.buffer), 1)
     const at = this.position + 1 - RECORD_PREFIX_BYTES
-    if (db === undefined || this.acceptDb === undefined) throw new DecodeError('corrupt', `database record at byte ${at}: no database ${db ?? 'over 2^53'}`)
+    if (db === undefined || this.acceptDb === undefined)
+      throw new DecodeError('corrupt', `database record at byte ${at}: no database ${db ?? 'over 2^53'}`)
     this.acceptDb(db)
   }
 
   private takeExpiry(): void {
     const expiresAt = readUint64(new DataView(this.scratch.buffer), 1)
     const at = this.position + 1 - RECORD_PREFIX_BYTES
-    if (expiresAt === undefined || this.acceptExpiry === undefined) throw new DecodeError('corrupt', `expiry record at byte ${at}: no expiry is at ${expiresAt ?? 'over 2^53'}`)
+    if (expiresAt === undefined || this.acceptExpiry === undefined)
+      throw new DecodeError('corrupt', `expiry record at byte ${at}: no expiry is at ${expiresAt ?? 'over 2^53'}`)
     this.acceptExpiry(expiresAt)
   }
 
@@ -299,7 +313,11 @@ export class SyncPayloadReader {
       throw new DecodeError('corrupt', `record at byte ${at}: no filter within the limits is a file of ${shown} bytes`)
     }
     this.limits.reserve?.(length)
-    const limits = { maxBitmapBytes: this.limits.maxFilterBytes, maxNameBytes: MAX_SYNC_NAME_BYTES, allocate: this.limits.allocate }
+    const limits = {
+      maxBitmapBytes: this.limits.maxFilterBytes,
+      maxNameBytes: MAX_SYNC_NAME_BYTES,
+      allocate: this.limits.allocate,
+    }
     this.file = new FilterFileStream(length, limits, at + RECORD_PREFIX_BYTES, this.checksum, this.countBits)
     this.state = 'file'
   }

@@ -60,7 +60,16 @@ export function encodeWindowFile(record: WindowRecord, checksum: Checksum = crc3
   view.setUint16(8, parts.l, true)
   view.setUint32(12, parts.slices.length, true)
   view.setFloat64(16, parts.errorRate, true)
-  const fields = [parts.capacity, parts.windowMs, parts.target, parts.inserts, parts.genCount, parts.genLimit, parts.genStart + 1, parts.clock + 1]
+  const fields = [
+    parts.capacity,
+    parts.windowMs,
+    parts.target,
+    parts.inserts,
+    parts.genCount,
+    parts.genLimit,
+    parts.genStart + 1,
+    parts.clock + 1,
+  ]
   fields.forEach((value, i) => writeUint64(view, 24 + 8 * i, value))
   view.setUint32(88, name.length, true)
   out.set(name, FIXED_BYTES)
@@ -85,7 +94,8 @@ function u64(view: DataView, offset: number, what: string): number {
 }
 
 function need(bytes: Uint8Array, end: number): void {
-  if (end > bytes.length) throw new DecodeError('truncated', `the file ends at byte ${bytes.length}, before byte ${end}`)
+  if (end > bytes.length)
+    throw new DecodeError('truncated', `the file ends at byte ${bytes.length}, before byte ${end}`)
 }
 
 /**
@@ -97,12 +107,16 @@ export function decodeWindowFile(bytes: Uint8Array, checksum: Checksum = crc32):
   if (!isWindowFile(bytes)) throw new DecodeError('bad-magic', 'not a window filter file (magic "BFSW")')
   need(bytes, FIXED_BYTES + 4)
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  if (view.getUint8(4) !== WINDOW_FILE_VERSION) throw new DecodeError('unknown-version', `unknown window file version ${view.getUint8(4)}`)
+  if (view.getUint8(4) !== WINDOW_FILE_VERSION)
+    throw new DecodeError('unknown-version', `unknown window file version ${view.getUint8(4)}`)
   const end = bytes.length - 4
-  if ((checksum(bytes.subarray(0, end), 0) >>> 0) !== view.getUint32(end, true)) throw new DecodeError('checksum', 'window filter file checksum mismatch')
+  if (checksum(bytes.subarray(0, end), 0) >>> 0 !== view.getUint32(end, true))
+    throw new DecodeError('checksum', 'window filter file checksum mismatch')
   const kind = KINDS[view.getUint8(5) - 1]
   if (kind === undefined) throw new DecodeError('corrupt', `unknown window kind ${view.getUint8(5)}`)
-  const [capacity, windowMs, target, inserts, genCount, genLimit, genStart, clock] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => u64(view, 24 + 8 * i, 'a field'))
+  const [capacity, windowMs, target, inserts, genCount, genLimit, genStart, clock] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
+    u64(view, 24 + 8 * i, 'a field'),
+  )
   const nameLength = view.getUint32(88, true)
   need(bytes, FIXED_BYTES + nameLength)
   const name = bytes.subarray(FIXED_BYTES, FIXED_BYTES + nameLength)
@@ -124,8 +138,19 @@ export function decodeWindowFile(bytes: Uint8Array, checksum: Checksum = crc32):
   }
   if (at !== end) throw new DecodeError('corrupt', `${end - at} bytes after the last slice`)
   const parts: WindowParts = {
-    kind, errorRate: view.getFloat64(16, true), capacity, windowMs, k: view.getUint16(6, true), l: view.getUint16(8, true),
-    target, inserts, genCount, genLimit, genStart: genStart - 1, clock: clock - 1, slices,
+    kind,
+    errorRate: view.getFloat64(16, true),
+    capacity,
+    windowMs,
+    k: view.getUint16(6, true),
+    l: view.getUint16(8, true),
+    target,
+    inserts,
+    genCount,
+    genLimit,
+    genStart: genStart - 1,
+    clock: clock - 1,
+    slices,
   }
   return { name, parts }
 }

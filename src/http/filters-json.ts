@@ -107,15 +107,18 @@ export function parseListingQuery(query: string): ListingQuery {
     const equals = part.indexOf('=')
     const key = decodeQueryValue(part, 0, equals < 0 ? part.length : equals).toString('latin1')
     const value = equals < 0 ? '' : decodeQueryValue(part, equals + 1).toString('latin1')
-    if (!PARAMETERS.includes(key)) throw new ListingQueryError(`unknown parameter '${printable(key)}' (known: limit, offset, sort)`)
+    if (!PARAMETERS.includes(key))
+      throw new ListingQueryError(`unknown parameter '${printable(key)}' (known: limit, offset, sort)`)
     if (seen.has(key)) throw new ListingQueryError(`parameter '${key}' given twice`)
     seen.add(key)
     if (key === 'sort') {
-      if (!SORTS.includes(value as FilterSort)) throw new ListingQueryError(`sort must be one of name, bytes, estimatedErrorRate`)
+      if (!SORTS.includes(value as FilterSort))
+        throw new ListingQueryError(`sort must be one of name, bytes, estimatedErrorRate`)
       sort = value as FilterSort
     } else if (key === 'limit') {
       const parsed = integerParameter(value)
-      if (parsed === undefined || parsed < 1 || parsed > MAX_LIMIT) throw new ListingQueryError(`limit must be an integer from 1 to ${MAX_LIMIT}`)
+      if (parsed === undefined || parsed < 1 || parsed > MAX_LIMIT)
+        throw new ListingQueryError(`limit must be an integer from 1 to ${MAX_LIMIT}`)
       limit = parsed
     } else {
       const parsed = integerParameter(value)
@@ -160,7 +163,11 @@ function byName(a: { name: string }, b: { name: string }): number {
 export type KeyFilter = ((name: string) => boolean) | undefined
 
 /** Every filter shown, in the query's order, with the key it was sorted by computed once. */
-function sortedEntries(registry: FilterRegistry, sort: FilterSort, shown: KeyFilter): { entry: ListedEntry; health?: FilterHealth }[] {
+function sortedEntries(
+  registry: FilterRegistry,
+  sort: FilterSort,
+  shown: KeyFilter,
+): { entry: ListedEntry; health?: FilterHealth }[] {
   const all = [...listedEntries(registry)].filter((entry) => shown === undefined || shown(entry.name))
   if (sort === 'name') return all.sort(byName).map((entry) => ({ entry }))
   if (sort === 'bytes') {

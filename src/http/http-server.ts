@@ -44,7 +44,8 @@ function httpsOptions(config: Config): https.ServerOptions {
   try {
     return tlsHttpsOptions(config)
   } catch (error) {
-    if (error instanceof TlsConfigError) throw new Error(`Failed to configure HTTPS: ${error.message}`, { cause: error })
+    if (error instanceof TlsConfigError)
+      throw new Error(`Failed to configure HTTPS: ${error.message}`, { cause: error })
     throw error
   }
 }
@@ -103,7 +104,9 @@ export class HttpFrontend {
         this.sockets.add(socket)
         socket.once('close', () => this.sockets.delete(socket))
       })
-      listener.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket) => this.clientError(error, socket))
+      listener.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: net.Socket) =>
+        this.clientError(error, socket),
+      )
       await new Promise<void>((resolve, reject) => {
         listener.once('error', reject)
         listener.listen({ port: bindPort, host: address }, () => {
@@ -267,7 +270,8 @@ export class HttpFrontend {
       return
     }
     let status = 400
-    if (error.code === 'HPE_HEADER_OVERFLOW') status = targetOverflowed(error.rawPacket, this.server.config['http-max-url-bytes']) ? 414 : 431
+    if (error.code === 'HPE_HEADER_OVERFLOW')
+      status = targetOverflowed(error.rawPacket, this.server.config['http-max-url-bytes']) ? 414 : 431
     else if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') status = 408
     const body = `${RAW_REASONS[status]}\n`
     socket.end(

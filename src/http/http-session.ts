@@ -15,9 +15,7 @@ import type { WatchState } from '../commands/state/watched-keys.js'
 
 /** What one command answered: an integer, an error's text, or something else (its value, if any). */
 export type CommandOutcome =
-  | { kind: 'integer'; value: number }
-  | { kind: 'error'; text: string }
-  | { kind: 'other'; value: RespValue | undefined }
+  { kind: 'integer'; value: number } | { kind: 'error'; text: string } | { kind: 'other'; value: RespValue | undefined }
 
 /** A client with no socket: dispatch answers into its ReplyValues and `run` takes the reply. */
 export class HttpSession implements ClientSession {

@@ -78,8 +78,15 @@ function itemsOf(entry: ListedEntry): number {
 }
 
 /** The `count` filters (of those shown) holding the most items, largest first. */
-export function topFiltersByItems(registry: FilterRegistry, count: number, shown?: FilterShown): { name: string; items: number }[] {
-  return topBy(shownEntries(registry, shown), count, itemsOf).map(({ entry, score }) => ({ name: entry.name, items: score }))
+export function topFiltersByItems(
+  registry: FilterRegistry,
+  count: number,
+  shown?: FilterShown,
+): { name: string; items: number }[] {
+  return topBy(shownEntries(registry, shown), count, itemsOf).map(({ entry, score }) => ({
+    name: entry.name,
+    items: score,
+  }))
 }
 
 /** A filter's health as /metrics shows it. */
@@ -95,7 +102,11 @@ interface HealthRow {
  * count of set bits, or each Cuckoo sub-filter's live count of taken slots, so this reads no
  * bitmap and no bucket (past a Cuckoo filter's first count).
  */
-export function filtersForHealth(registry: FilterRegistry, count: number, shown?: FilterShown): { rows: HealthRow[]; overTarget: number } {
+export function filtersForHealth(
+  registry: FilterRegistry,
+  count: number,
+  shown?: FilterShown,
+): { rows: HealthRow[]; overTarget: number } {
   const healths = new Map<FilterEntry, FilterHealth>()
   let overTarget = 0
   for (const entry of listedEntries(registry)) {
@@ -120,7 +131,8 @@ export function httpRegistry(server: ServerContext): FilterRegistry {
 }
 
 /** The end of the per-filter health series' help texts. */
-const HEALTH_OF = 'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
+const HEALTH_OF =
+  'for the filters holding the most items and those furthest over their target (config metrics-top-filters each)'
 
 /** One server's /metrics: call `render()` per scrape. */
 export class ServerMetrics {
@@ -128,35 +140,123 @@ export class ServerMetrics {
   private readonly persistence = new Map<string, Gauge>()
   private queue: Promise<unknown> = Promise.resolve()
   // The series, made in the order a scrape lists them.
-  private readonly uptime = this.gauge('bfs_uptime_seconds', 'Seconds since the server started (INFO uptime_in_seconds)')
-  private readonly commands = this.counter('bfs_commands_total', 'Commands run, by command name (INFO commandstats calls)', ['command'])
-  private readonly failedCommands = this.counter('bfs_command_failed_calls_total', 'Commands that ran and replied with an error, by name (INFO commandstats failed_calls)', ['command'])
-  private readonly rejectedCommands = this.counter('bfs_command_rejected_calls_total', 'Commands refused before running (arity, auth, loading), by name (INFO commandstats rejected_calls)', ['command'])
+  private readonly uptime = this.gauge(
+    'bfs_uptime_seconds',
+    'Seconds since the server started (INFO uptime_in_seconds)',
+  )
+  private readonly commands = this.counter(
+    'bfs_commands_total',
+    'Commands run, by command name (INFO commandstats calls)',
+    ['command'],
+  )
+  private readonly failedCommands = this.counter(
+    'bfs_command_failed_calls_total',
+    'Commands that ran and replied with an error, by name (INFO commandstats failed_calls)',
+    ['command'],
+  )
+  private readonly rejectedCommands = this.counter(
+    'bfs_command_rejected_calls_total',
+    'Commands refused before running (arity, auth, loading), by name (INFO commandstats rejected_calls)',
+    ['command'],
+  )
   // Mean latency per command: rate(bfs_command_duration_seconds_total) / rate(bfs_commands_total).
-  private readonly commandSeconds = this.counter('bfs_command_duration_seconds_total', 'Time spent running commands, by command name (INFO commandstats usec)', ['command'])
-  private readonly commandsProcessed = this.counter('bfs_commands_processed_total', 'Commands processed, unknown ones included (INFO total_commands_processed)')
-  private readonly errorReplies = this.counter('bfs_error_replies_total', 'Error replies sent (INFO total_error_replies)')
-  private readonly connectionsReceived = this.counter('bfs_connections_received_total', 'RESP connections accepted (INFO total_connections_received)')
-  private readonly rejectedConnections = this.counter('bfs_rejected_connections_total', 'RESP connections refused over maxclients (INFO rejected_connections)')
-  private readonly httpRequests = this.counter('bfs_http_requests_total', 'HTTP requests answered (INFO bfs_total_http_requests)')
-  private readonly connectedClients = this.gauge('bfs_connected_clients', 'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)', ['protocol'])
+  private readonly commandSeconds = this.counter(
+    'bfs_command_duration_seconds_total',
+    'Time spent running commands, by command name (INFO commandstats usec)',
+    ['command'],
+  )
+  private readonly commandsProcessed = this.counter(
+    'bfs_commands_processed_total',
+    'Commands processed, unknown ones included (INFO total_commands_processed)',
+  )
+  private readonly errorReplies = this.counter(
+    'bfs_error_replies_total',
+    'Error replies sent (INFO total_error_replies)',
+  )
+  private readonly connectionsReceived = this.counter(
+    'bfs_connections_received_total',
+    'RESP connections accepted (INFO total_connections_received)',
+  )
+  private readonly rejectedConnections = this.counter(
+    'bfs_rejected_connections_total',
+    'RESP connections refused over maxclients (INFO rejected_connections)',
+  )
+  private readonly httpRequests = this.counter(
+    'bfs_http_requests_total',
+    'HTTP requests answered (INFO bfs_total_http_requests)',
+  )
+  private readonly connectedClients = this.gauge(
+    'bfs_connected_clients',
+    'Open client connections, by protocol (INFO connected_clients, bfs_http_connected_clients)',
+    ['protocol'],
+  )
   private readonly filters = this.gauge('bfs_filters', 'Filters (keys) held (INFO keyspace keys)')
-  private readonly filtersExpiring = this.gauge('bfs_filters_with_expiry', 'Filters (keys) with an expiry (INFO keyspace expires)')
+  private readonly filtersExpiring = this.gauge(
+    'bfs_filters_with_expiry',
+    'Filters (keys) with an expiry (INFO keyspace expires)',
+  )
   // As redis_exporter's redis_db_keys{db="db0"} and redis_db_keys_expiring: a series per database holding keys.
-  private readonly dbKeys = this.gauge('bfs_db_keys', 'Filters (keys) held, by database (INFO keyspace dbN keys)', ['db'])
-  private readonly dbKeysExpiring = this.gauge('bfs_db_keys_expiring', 'Filters (keys) with an expiry, by database (INFO keyspace dbN expires)', ['db'])
-  private readonly httpDb = this.gauge('bfs_http_db', 'The database the HTTP API, the status page and the per-filter series here use (config http-db)')
-  private readonly expiredKeys = this.counter('bfs_expired_keys_total', 'Keys deleted because they expired (INFO expired_keys)')
-  private readonly filterBytes = this.gauge('bfs_filter_bytes', 'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)')
-  private readonly filterItems = this.gauge('bfs_filter_items', 'Items added (a Cuckoo filter: inserted less deleted), for the filters holding the most (config metrics-top-filters)', ['filter'])
-  private readonly filterFill = this.gauge('bfs_filter_fill_ratio', `Set bits over all bits, taken slots over all slots for a Cuckoo filter (BFS.HEALTH Fill ratio), ${HEALTH_OF}`, ['filter'])
-  private readonly filterEstimate = this.gauge('bfs_filter_estimated_error_rate', `False-positive rate estimated from the bits or the sub-filters' loads (BFS.HEALTH Estimated error rate), ${HEALTH_OF}`, ['filter'])
-  private readonly filterTarget = this.gauge('bfs_filter_target_error_rate', `False-positive rate the filter was reserved with, or one full sub-filter's for a Cuckoo filter (BFS.HEALTH Error rate), ${HEALTH_OF}`, ['filter'])
-  private readonly filterOverTarget = this.gauge('bfs_filter_over_target', `1 when the estimated false-positive rate is over the target, else 0, ${HEALTH_OF}`, ['filter'])
-  private readonly filtersOverTarget = this.gauge('bfs_filters_over_target', 'Filters whose estimated false-positive rate is over their target, of all filters')
-  private readonly usedMemory = this.gauge('bfs_used_memory_bytes', 'Heap and external memory in use (INFO used_memory)')
-  private readonly residentMemory = this.gauge('bfs_used_memory_rss_bytes', 'Resident set size of the process (INFO used_memory_rss)')
-  private readonly heapUsed = this.gauge('bfs_process_heap_used_bytes', 'V8 heap in use (process.memoryUsage().heapUsed)')
+  private readonly dbKeys = this.gauge('bfs_db_keys', 'Filters (keys) held, by database (INFO keyspace dbN keys)', [
+    'db',
+  ])
+  private readonly dbKeysExpiring = this.gauge(
+    'bfs_db_keys_expiring',
+    'Filters (keys) with an expiry, by database (INFO keyspace dbN expires)',
+    ['db'],
+  )
+  private readonly httpDb = this.gauge(
+    'bfs_http_db',
+    'The database the HTTP API, the status page and the per-filter series here use (config http-db)',
+  )
+  private readonly expiredKeys = this.counter(
+    'bfs_expired_keys_total',
+    'Keys deleted because they expired (INFO expired_keys)',
+  )
+  private readonly filterBytes = this.gauge(
+    'bfs_filter_bytes',
+    'Bytes of bitmap held by all filters (INFO bfs_filter_bytes)',
+  )
+  private readonly filterItems = this.gauge(
+    'bfs_filter_items',
+    'Items added (a Cuckoo filter: inserted less deleted), for the filters holding the most (config metrics-top-filters)',
+    ['filter'],
+  )
+  private readonly filterFill = this.gauge(
+    'bfs_filter_fill_ratio',
+    `Set bits over all bits, taken slots over all slots for a Cuckoo filter (BFS.HEALTH Fill ratio), ${HEALTH_OF}`,
+    ['filter'],
+  )
+  private readonly filterEstimate = this.gauge(
+    'bfs_filter_estimated_error_rate',
+    `False-positive rate estimated from the bits or the sub-filters' loads (BFS.HEALTH Estimated error rate), ${HEALTH_OF}`,
+    ['filter'],
+  )
+  private readonly filterTarget = this.gauge(
+    'bfs_filter_target_error_rate',
+    `False-positive rate the filter was reserved with, or one full sub-filter's for a Cuckoo filter (BFS.HEALTH Error rate), ${HEALTH_OF}`,
+    ['filter'],
+  )
+  private readonly filterOverTarget = this.gauge(
+    'bfs_filter_over_target',
+    `1 when the estimated false-positive rate is over the target, else 0, ${HEALTH_OF}`,
+    ['filter'],
+  )
+  private readonly filtersOverTarget = this.gauge(
+    'bfs_filters_over_target',
+    'Filters whose estimated false-positive rate is over their target, of all filters',
+  )
+  private readonly usedMemory = this.gauge(
+    'bfs_used_memory_bytes',
+    'Heap and external memory in use (INFO used_memory)',
+  )
+  private readonly residentMemory = this.gauge(
+    'bfs_used_memory_rss_bytes',
+    'Resident set size of the process (INFO used_memory_rss)',
+  )
+  private readonly heapUsed = this.gauge(
+    'bfs_process_heap_used_bytes',
+    'V8 heap in use (process.memoryUsage().heapUsed)',
+  )
   private readonly replication = new ReplicationMetrics(this.registry)
 
   constructor(
@@ -237,7 +337,11 @@ export class ServerMetrics {
     this.refreshKeyspace(info)
     setGauge(this.filterBytes, 'bfs_filter_bytes')
     this.filterItems.reset()
-    for (const { name, items } of topFiltersByItems(httpRegistry(server), server.config['metrics-top-filters'], shown)) {
+    for (const { name, items } of topFiltersByItems(
+      httpRegistry(server),
+      server.config['metrics-top-filters'],
+      shown,
+    )) {
       this.filterItems.set({ filter: filterLabel(name) }, items)
     }
 
@@ -286,7 +390,8 @@ export class ServerMetrics {
   private refreshHealth(shown: FilterShown): void {
     const server = this.ctx.server
     const { rows, overTarget } = filtersForHealth(httpRegistry(server), server.config['metrics-top-filters'], shown)
-    for (const metric of [this.filterFill, this.filterEstimate, this.filterTarget, this.filterOverTarget]) metric.reset()
+    for (const metric of [this.filterFill, this.filterEstimate, this.filterTarget, this.filterOverTarget])
+      metric.reset()
     for (const { name, health } of rows) {
       const labels = { filter: filterLabel(name) }
       this.filterFill.set(labels, health.fillRatio)

@@ -21,15 +21,36 @@ export class ReplicationMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry]
-    const gauge = (name: string, help: string, labelNames: string[] = []): Gauge => new Gauge({ name, help, labelNames, registers })
+    const gauge = (name: string, help: string, labelNames: string[] = []): Gauge =>
+      new Gauge({ name, help, labelNames, registers })
     this.master = gauge('bfs_replication_master', '1 on a master, 0 on a replica (INFO role)')
     this.connectedReplicas = gauge('bfs_connected_replicas', 'Replicas attached to this node (INFO connected_slaves)')
-    this.masterOffset = gauge('bfs_master_repl_offset_bytes', 'Bytes of replication stream this node has produced or applied (INFO master_repl_offset)')
-    this.replicaLag = gauge('bfs_replica_lag_seconds', 'Seconds since each replica last acknowledged, on its master (INFO slaveN lag)', ['replica', 'state'])
-    this.replicaOffsetLag = gauge('bfs_replica_offset_lag_bytes', 'Bytes of stream each replica has not acknowledged yet, on its master (master_repl_offset - INFO slaveN offset)', ['replica', 'state'])
-    this.linkUp = gauge('bfs_master_link_up', '1 while a replica\'s link to its master is up, else 0; on replicas only (INFO master_link_status)')
-    this.lastIo = gauge('bfs_master_last_io_seconds', 'Seconds since a replica last heard from its master; on replicas only (INFO master_last_io_seconds_ago)')
-    this.replicaOffset = gauge('bfs_replica_repl_offset_bytes', 'Bytes of the master\'s stream a replica has applied; on replicas only (INFO slave_repl_offset)')
+    this.masterOffset = gauge(
+      'bfs_master_repl_offset_bytes',
+      'Bytes of replication stream this node has produced or applied (INFO master_repl_offset)',
+    )
+    this.replicaLag = gauge(
+      'bfs_replica_lag_seconds',
+      'Seconds since each replica last acknowledged, on its master (INFO slaveN lag)',
+      ['replica', 'state'],
+    )
+    this.replicaOffsetLag = gauge(
+      'bfs_replica_offset_lag_bytes',
+      'Bytes of stream each replica has not acknowledged yet, on its master (master_repl_offset - INFO slaveN offset)',
+      ['replica', 'state'],
+    )
+    this.linkUp = gauge(
+      'bfs_master_link_up',
+      "1 while a replica's link to its master is up, else 0; on replicas only (INFO master_link_status)",
+    )
+    this.lastIo = gauge(
+      'bfs_master_last_io_seconds',
+      'Seconds since a replica last heard from its master; on replicas only (INFO master_last_io_seconds_ago)',
+    )
+    this.replicaOffset = gauge(
+      'bfs_replica_repl_offset_bytes',
+      "Bytes of the master's stream a replica has applied; on replicas only (INFO slave_repl_offset)",
+    )
   }
 
   /** Sets every series from INFO replication's fields. */

@@ -24,7 +24,11 @@ const WINDOW_MS = 60_000
 export class OpsMeter {
   private readonly samples: { atMs: number; commands: number }[] = []
 
-  rate(nowMs: number, commands: number, startedAtMs: number): { perSecond: number; overSeconds: number; sinceStart: boolean } {
+  rate(
+    nowMs: number,
+    commands: number,
+    startedAtMs: number,
+  ): { perSecond: number; overSeconds: number; sinceStart: boolean } {
     while (this.samples.length > 0 && nowMs - this.samples[0]!.atMs > WINDOW_MS) this.samples.shift()
     const oldest = this.samples[0]
     this.samples.push({ atMs: nowMs, commands })
@@ -75,9 +79,15 @@ export function serverFigures(ctx: CommandContext, meter: OpsMeter, nowMs = Date
     { label: 'version', value: `bfs ${info.get('bfs_version')} (redis ${info.get('redis_version')})` },
     { label: 'uptime', value: humanSeconds(Number(info.get('uptime_in_seconds') ?? 0)) },
     { label: 'ops/s', value: `${ops.perSecond.toFixed(1)} (${window})` },
-    { label: 'clients', value: `${info.get('connected_clients')} RESP, ${info.get('bfs_http_connected_clients')} HTTP` },
+    {
+      label: 'clients',
+      value: `${info.get('connected_clients')} RESP, ${info.get('bfs_http_connected_clients')} HTTP`,
+    },
     { label: 'memory', value: `${info.get('used_memory_human')} used, ${info.get('used_memory_rss_human')} RSS` },
-    { label: `filters in db${ctx.server.config['http-db']}`, value: `${httpRegistry(ctx.server).liveSize()}, ${human(Number(info.get('bfs_filter_bytes') ?? 0))} of bits` },
+    {
+      label: `filters in db${ctx.server.config['http-db']}`,
+      value: `${httpRegistry(ctx.server).liveSize()}, ${human(Number(info.get('bfs_filter_bytes') ?? 0))} of bits`,
+    },
     lastSave(info, nowMs),
     appendLog(info),
     { label: 'replication', value: `${info.get('role')}, ${replicas} replicas` },

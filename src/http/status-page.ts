@@ -11,7 +11,8 @@ import { human } from '../commands/admin/info.js'
 import { rateChart } from './status-chart.js'
 
 /** Nothing may be fetched; inline style and script only (the page has no other kind). */
-export const STATUS_PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+export const STATUS_PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
 const SORT_LABELS: Record<FilterSort, string> = { name: 'name', bytes: 'largest', estimatedErrorRate: 'worst rate' }
 
@@ -101,9 +102,17 @@ function filterRowHtml(listed: ListedFilter, showTtl: boolean): string {
   const fill = Math.min(100, row.fillRatio * 100)
   const filter = listed.filter
   // A Cuckoo filter's rate follows its sub-filters' loads, not a curve of items: no chart.
-  const chart = 'layers' in filter
-    ? rateChart({ layers: filter.layers, items: row.items, capacity: row.capacity, estimatedErrorRate: row.estimatedErrorRate, errorRate: row.errorRate, over })
-    : '—'
+  const chart =
+    'layers' in filter
+      ? rateChart({
+          layers: filter.layers,
+          items: row.items,
+          capacity: row.capacity,
+          estimatedErrorRate: row.estimatedErrorRate,
+          errorRate: row.errorRate,
+          over,
+        })
+      : '—'
   const left = row.itemsLeft < 0 ? 'scales' : `${count(row.itemsLeft)} left`
   const cells = [
     cell('name', escapeHtml(row.name), 'name'),
@@ -113,7 +122,10 @@ function filterRowHtml(listed: ListedFilter, showTtl: boolean): string {
     cell('bytes', human(row.bytes)),
     ...(showTtl ? [cell('TTL', row.ttl < 0 ? '—' : `${row.ttl}s`)] : []),
     cell('fill', `<span class="bar"><i style="width:${fill.toFixed(1)}%"></i></span>${percent(row.fillRatio)}`),
-    cell('estimated / target rate', `<span class="rate${over ? ' over' : ''}">${percent(row.estimatedErrorRate)}</span> / ${percent(row.errorRate)}`),
+    cell(
+      'estimated / target rate',
+      `<span class="rate${over ? ' over' : ''}">${percent(row.estimatedErrorRate)}</span> / ${percent(row.errorRate)}`,
+    ),
     cell('status', `<span class="verdict ${verdictClass(row.verdict)}">${row.verdict}</span>`),
     cell('rate vs items', chart),
   ]
@@ -123,13 +135,19 @@ function filterRowHtml(listed: ListedFilter, showTtl: boolean): string {
 /** Sort links and previous / next page links. */
 function navigation(query: ListingQuery, total: number, shown: number): string {
   const sorts = (Object.keys(SORT_LABELS) as FilterSort[]).map((sort) =>
-    sort === query.sort ? `<span class="current">${SORT_LABELS[sort]}</span>` : `<a href="${pageHref(query, { sort, offset: 0 })}">${SORT_LABELS[sort]}</a>`,
+    sort === query.sort
+      ? `<span class="current">${SORT_LABELS[sort]}</span>`
+      : `<a href="${pageHref(query, { sort, offset: 0 })}">${SORT_LABELS[sort]}</a>`,
   )
   const first = total === 0 ? 0 : Math.min(query.offset + 1, total)
   const last = query.offset + shown
   const links: string[] = []
-  if (query.offset > 0) links.push(`<a rel="prev" href="${pageHref(query, { offset: Math.max(0, query.offset - query.limit) })}">previous</a>`)
-  if (last < total) links.push(`<a rel="next" href="${pageHref(query, { offset: query.offset + query.limit })}">next</a>`)
+  if (query.offset > 0)
+    links.push(
+      `<a rel="prev" href="${pageHref(query, { offset: Math.max(0, query.offset - query.limit) })}">previous</a>`,
+    )
+  if (last < total)
+    links.push(`<a rel="next" href="${pageHref(query, { offset: query.offset + query.limit })}">next</a>`)
   return `<nav><span>sort: ${sorts.join(' · ')}</span><span id="range">${first}–${last} of ${total}</span>${links.join(' ')}</nav>`
 }
 
@@ -137,7 +155,18 @@ function navigation(query: ListingQuery, total: number, shown: number): string {
 function filtersSection(listing: Listing, query: ListingQuery): string {
   if (listing.total === 0) return `<h2>Filters</h2><p class="empty">No filters yet.</p>`
   const showTtl = listing.filters.some((listed) => listed.row.ttl >= 0)
-  const headings = ['name', 'type', 'items / capacity', 'layers', 'bytes', ...(showTtl ? ['TTL'] : []), 'fill', 'estimated / target rate', 'status', 'rate vs items']
+  const headings = [
+    'name',
+    'type',
+    'items / capacity',
+    'layers',
+    'bytes',
+    ...(showTtl ? ['TTL'] : []),
+    'fill',
+    'estimated / target rate',
+    'status',
+    'rate vs items',
+  ]
   const rows = listing.filters.map((listed) => filterRowHtml(listed, showTtl)).join('\n')
   const nav = navigation(query, listing.total, listing.filters.length)
   return (
@@ -149,7 +178,10 @@ function filtersSection(listing: Listing, query: ListingQuery): string {
 /** The whole page. */
 export function statusPage(figures: readonly Figure[], listing: Listing, query: ListingQuery): string {
   const dl = figures
-    .map((figure) => `<div${figure.bad === true ? ' class="bad"' : ''}><dt>${escapeHtml(figure.label)}</dt><dd>${escapeHtml(figure.value)}</dd></div>`)
+    .map(
+      (figure) =>
+        `<div${figure.bad === true ? ' class="bad"' : ''}><dt>${escapeHtml(figure.label)}</dt><dd>${escapeHtml(figure.value)}</dd></div>`,
+    )
     .join('')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -116,13 +116,24 @@ export function clusterSlotOf(key: string | Buffer): number {
  * @param cluster an ioredis `Cluster` (ioredis 5 or 6)
  * @param Command ioredis's `Command` class, from the same ioredis as `cluster`
  */
-export function bloomCluster<C extends ClusterCommandLike>(cluster: ClusterLike<C>, Command: ClusterCommandClass<C>, options: BloomClusterOptions = {}): BloomCluster {
+export function bloomCluster<C extends ClusterCommandLike>(
+  cluster: ClusterLike<C>,
+  Command: ClusterCommandClass<C>,
+  options: BloomClusterOptions = {},
+): BloomCluster {
   const prefix = options.keyPrefix ?? cluster.options?.keyPrefix ?? ''
-  const send = (replyEncoding: BufferEncoding | null, name: string, key: string | Buffer, args: ClusterArgument[]): Promise<unknown> => {
+  const send = (
+    replyEncoding: BufferEncoding | null,
+    name: string,
+    key: string | Buffer,
+    args: ClusterArgument[],
+  ): Promise<unknown> => {
     const upper = name.toUpperCase()
     const readOnly = (BLOOM_CLUSTER_COMMANDS as Readonly<Record<string, boolean>>)[upper]
-    if (readOnly === undefined) return Promise.reject(new TypeError(`bloomCluster: ${name} is not a BF.* or APBF.* command`))
-    const fullKey = prefix === '' ? key : typeof key === 'string' ? prefix + key : Buffer.concat([Buffer.from(prefix), key])
+    if (readOnly === undefined)
+      return Promise.reject(new TypeError(`bloomCluster: ${name} is not a BF.* or APBF.* command`))
+    const fullKey =
+      prefix === '' ? key : typeof key === 'string' ? prefix + key : Buffer.concat([Buffer.from(prefix), key])
     const command = new Command(upper, [fullKey, ...args], { replyEncoding, readOnly })
     // ioredis reads a preset slot instead of looking for the key in its table of Redis commands.
     ;(command as unknown as { slot: number }).slot = slotOf(fullKey)
@@ -132,7 +143,8 @@ export function bloomCluster<C extends ClusterCommandLike>(cluster: ClusterLike<
   return {
     call: (name, key, ...args) => send('utf8', name, key, args),
     callBuffer: (name, key, ...args) => send(null, name, key, args),
-    reserve: (key, errorRate, capacity, ...rest) => send('utf8', 'BF.RESERVE', key, [errorRate, capacity, ...rest]) as Promise<'OK'>,
+    reserve: (key, errorRate, capacity, ...rest) =>
+      send('utf8', 'BF.RESERVE', key, [errorRate, capacity, ...rest]) as Promise<'OK'>,
     add: (key, item) => send('utf8', 'BF.ADD', key, [item]) as Promise<0 | 1>,
     madd: (key, ...items) => send('utf8', 'BF.MADD', key, items) as Promise<(0 | 1)[]>,
     exists: (key, item) => send('utf8', 'BF.EXISTS', key, [item]) as Promise<0 | 1>,

@@ -9,8 +9,17 @@
  * process answers what `CF.EXISTS key x` answers over the wire for the same filter.
  */
 import {
-  CuckooFilter as CoreCuckooFilter, CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_EXPANSION, CF_DEFAULT_MAX_ITERATIONS,
-  CF_MAX_BUCKET_SIZE, CF_MAX_EXPANSION, CF_MAX_ITERATIONS, EXISTS, INSERTED, NO_SPACE, reserveSettings,
+  CuckooFilter as CoreCuckooFilter,
+  CF_DEFAULT_BUCKET_SIZE,
+  CF_DEFAULT_EXPANSION,
+  CF_DEFAULT_MAX_ITERATIONS,
+  CF_MAX_BUCKET_SIZE,
+  CF_MAX_EXPANSION,
+  CF_MAX_ITERATIONS,
+  EXISTS,
+  INSERTED,
+  NO_SPACE,
+  reserveSettings,
 } from '../core/cuckoo-filter.js'
 import { cuckooHealth } from '../core/cuckoo-health.js'
 import type { FilterHealth } from '../core/filter-health.js'
@@ -64,7 +73,8 @@ export class CuckooFilterFullError extends Error {
 }
 
 function checkedInteger(value: number, name: string, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`)
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`)
   return value
 }
 
@@ -93,7 +103,12 @@ export class CuckooFilter {
    */
   constructor(options: CuckooFilterOptions) {
     const bucketSize = checkedInteger(options.bucketSize ?? CF_DEFAULT_BUCKET_SIZE, 'bucketSize', 1, CF_MAX_BUCKET_SIZE)
-    const maxIterations = checkedInteger(options.maxIterations ?? CF_DEFAULT_MAX_ITERATIONS, 'maxIterations', 1, CF_MAX_ITERATIONS)
+    const maxIterations = checkedInteger(
+      options.maxIterations ?? CF_DEFAULT_MAX_ITERATIONS,
+      'maxIterations',
+      1,
+      CF_MAX_ITERATIONS,
+    )
     const expansion = checkedInteger(options.expansion ?? CF_DEFAULT_EXPANSION, 'expansion', 0, CF_MAX_EXPANSION)
     const capacity = checkedInteger(options.capacity, 'capacity', 2 * bucketSize, Number.MAX_SAFE_INTEGER)
     this.core = new CoreCuckooFilter(reserveSettings(capacity, bucketSize, maxIterations, expansion))

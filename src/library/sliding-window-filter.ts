@@ -32,7 +32,12 @@ export class SlidingWindowFilter {
   /** @throws RangeError for a capacity, error rate or window no filter can be made of */
   constructor(options: SlidingWindowOptions) {
     const windowMs = options.window === 'time' ? options.windowSeconds * 1000 : undefined
-    this.window = new WindowFilter({ kind: options.window, errorRate: options.errorRate, capacity: options.capacity, windowMs })
+    this.window = new WindowFilter({
+      kind: options.window,
+      errorRate: options.errorRate,
+      capacity: options.capacity,
+      windowMs,
+    })
   }
 
   /** Wraps an existing core filter (one taken from a server's registry, say); nothing is copied. */

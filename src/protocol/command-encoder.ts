@@ -78,7 +78,12 @@ export function encodeCommandPieces(argv: readonly CommandPart[], inlineBytes = 
   let size = 1 + decimalDigits(argv.length) + 2
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    const bytes = typeof arg === 'string' ? Buffer.from(arg, 'utf8') : typeof arg === 'number' ? Buffer.from(String(arg), 'latin1') : arg
+    const bytes =
+      typeof arg === 'string'
+        ? Buffer.from(arg, 'utf8')
+        : typeof arg === 'number'
+          ? Buffer.from(String(arg), 'latin1')
+          : arg
     args[i] = bytes
     const length = byteLength(bytes)
     size += 1 + decimalDigits(length) + 2 + (isPieces(bytes) || length > inlineBytes ? 0 : length) + 2

@@ -95,7 +95,7 @@ export const ERR = {
 
   // redis 7.0.15 networking.c clientAcceptHandler (its "Setup a an" included)
   PROTECTED_MODE_DENIED:
-    "DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. " +
+    'DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. ' +
     'In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you ' +
     "may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface " +
     'by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. ' +
@@ -203,7 +203,8 @@ export const ERR = {
   DEBUG_RELOAD_LOAD_FAILED: 'ERR Error trying to load the RDB dump',
   // bfs's own: DEBUG RELOAD loads a snapshot into an empty dataset only, and needs a connection
   // to block while it loads (a socket client outside MULTI)
-  DEBUG_RELOAD_MERGE: 'ERR DEBUG RELOAD MERGE and NOFLUSH are not supported: bfs loads a snapshot into an empty dataset only',
+  DEBUG_RELOAD_MERGE:
+    'ERR DEBUG RELOAD MERGE and NOFLUSH are not supported: bfs loads a snapshot into an empty dataset only',
   DEBUG_RELOAD_NEEDS_CONNECTION: 'ERR DEBUG RELOAD needs a client connection outside a transaction',
 
   // redis 7.0 replication.c replconfCommand, syncCommand, replicaofCommand; server.c waitCommand
@@ -364,9 +365,11 @@ export function nopermCommandText(fullName: string): string {
 /** redis 7.0 multi.c execCommand: a queued command the user's rules no longer allow, and why. */
 export function aclChangedInExecText(reason: 'command' | 'key' | 'channel'): string {
   const why =
-    reason === 'command' ? 'no permission to execute the command or subcommand'
-    : reason === 'key' ? 'no permission to touch the specified keys'
-    : 'no permission to access one of the channels used as arguments'
+    reason === 'command'
+      ? 'no permission to execute the command or subcommand'
+      : reason === 'key'
+        ? 'no permission to touch the specified keys'
+        : 'no permission to access one of the channels used as arguments'
   return `NOPERM ACLs rules changed between the moment the transaction was accumulated and the EXEC call. This command is no longer allowed for the following reason: ${why}`
 }
 
@@ -573,7 +576,11 @@ export function noLatencySamplesText(event: string): string {
 }
 
 /** bfs's own: BF.SAVE / BF.LOAD (RedisBloom has no such commands), the file that could not be written or read. */
-export function filterFileText(verb: 'cannot write' | 'cannot read' | 'bad filter file', file: string, reason: string): string {
+export function filterFileText(
+  verb: 'cannot write' | 'cannot read' | 'bad filter file',
+  file: string,
+  reason: string,
+): string {
   return `ERR ${verb} ${file}: ${reason}`
 }
 
@@ -636,9 +643,11 @@ export function dontKnowNodeText(id: string): string {
 
 /** redis 7.0 cluster.c clusterCommand ADDSLOTS / DELSLOTS (and their RANGE forms): why a slot is refused. */
 export function slotRefusalText(slot: number, why: 'unassigned' | 'busy' | 'repeated'): string {
-  return why === 'unassigned' ? `ERR Slot ${slot} is already unassigned`
-    : why === 'busy' ? `ERR Slot ${slot} is already busy`
-    : `ERR Slot ${slot} specified multiple times`
+  return why === 'unassigned'
+    ? `ERR Slot ${slot} is already unassigned`
+    : why === 'busy'
+      ? `ERR Slot ${slot} is already busy`
+      : `ERR Slot ${slot} specified multiple times`
 }
 
 /** redis 7.0 cluster.c clusterCommand ADDSLOTSRANGE / DELSLOTSRANGE: a range given backwards. */
@@ -658,7 +667,9 @@ export function nodesConfSaveText(reason: string): string {
 
 /** redis 7.0 cluster.c clusterCommand SETSLOT MIGRATING / IMPORTING: who owns the slot. */
 export function slotOwnerText(slot: number, owner: 'not-mine' | 'mine'): string {
-  return owner === 'not-mine' ? `ERR I'm not the owner of hash slot ${slot}` : `ERR I'm already the owner of hash slot ${slot}`
+  return owner === 'not-mine'
+    ? `ERR I'm not the owner of hash slot ${slot}`
+    : `ERR I'm already the owner of hash slot ${slot}`
 }
 
 /** redis 7.0 cluster.c clusterCommand SETSLOT NODE: the slot still has keys here. */
@@ -690,7 +701,9 @@ export function migrateTargetErrorText(error: string): string {
 
 /** redis 7.0 cluster.c migrateCommand's socket errors (connecting, writing, reading). */
 export function migrateIoErrorText(stage: 'connecting' | 'writing' | 'reading'): string {
-  return stage === 'connecting' ? 'IOERR error or timeout connecting to the client' : `IOERR error or timeout ${stage} to target instance`
+  return stage === 'connecting'
+    ? 'IOERR error or timeout connecting to the client'
+    : `IOERR error or timeout ${stage} to target instance`
 }
 
 function latin1(bytes: Uint8Array): string {

@@ -36,7 +36,8 @@ function roundDigits(n: number, digits: number): { digits: string; exponent: num
   }
   const rounded = parse(n.toExponential(digits - 1))
   // A tie needs the exact expansion to end at digit digits + 1 with a 5: cheap test first.
-  if (digits >= 100 || !n.toExponential(digits).slice(0, n.toExponential(digits).indexOf('e')).endsWith('5')) return rounded
+  if (digits >= 100 || !n.toExponential(digits).slice(0, n.toExponential(digits).indexOf('e')).endsWith('5'))
+    return rounded
   const exact = parse(n.toExponential(99)) // exact: an expansion that short fits in 100 digits
   const tie = exact.digits[digits] === '5' && /^0*$/.test(exact.digits.slice(digits + 1))
   if (!tie || (Number(exact.digits[digits - 1]) & 1) === 1) return rounded

@@ -36,12 +36,18 @@ function hexValue(c: number): number {
 /** The byte a backslash escape inside "double quotes" stands for (sdssplitargs' switch). */
 function unescape(c: number): number {
   switch (c) {
-    case LOWER_N: return LF
-    case LOWER_R: return CR
-    case LOWER_T: return TAB
-    case LOWER_B: return BACKSPACE
-    case LOWER_A: return BELL
-    default: return c
+    case LOWER_N:
+      return LF
+    case LOWER_R:
+      return CR
+    case LOWER_T:
+      return TAB
+    case LOWER_B:
+      return BACKSPACE
+    case LOWER_A:
+      return BELL
+    default:
+      return c
   }
 }
 
@@ -82,8 +88,11 @@ export function splitArgs(line: Uint8Array, start: number, end: number): Buffer[
       const c = line[p]!
       if (inDouble) {
         if (
-          c === BACKSLASH && p + 3 < end && line[p + 1] === LOWER_X &&
-          hexValue(line[p + 2]!) >= 0 && hexValue(line[p + 3]!) >= 0
+          c === BACKSLASH &&
+          p + 3 < end &&
+          line[p + 1] === LOWER_X &&
+          hexValue(line[p + 2]!) >= 0 &&
+          hexValue(line[p + 3]!) >= 0
         ) {
           out[w++] = hexValue(line[p + 2]!) * 16 + hexValue(line[p + 3]!)
           p += 4

@@ -106,7 +106,9 @@ export class FullSync {
     const mark = Buffer.from(this.mark)
     for (const replica of this.replicas) {
       replica.peer.writeRaw(mark)
-      this.options.log.notice(`Streamed RDB transfer with replica ${replica.label} succeeded (socket). Waiting for REPLCONF ACK from slave to enable streaming`)
+      this.options.log.notice(
+        `Streamed RDB transfer with replica ${replica.label} succeeded (socket). Waiting for REPLCONF ACK from slave to enable streaming`,
+      )
       this.options.onSent(replica, true)
     }
     this.finish()
@@ -187,7 +189,9 @@ export class FullSync {
     this.finished = true
     this.options.capture.release()
     const ms = Math.round(performance.now() - this.startedMs)
-    this.options.log.notice(`Full sync of ${this.options.capture.totalBytes} bytes (${this.options.diskless ? 'diskless' : 'disk'}) done in ${ms} ms, longest event-loop slice ${this.longestSliceMs.toFixed(1)} ms`)
+    this.options.log.notice(
+      `Full sync of ${this.options.capture.totalBytes} bytes (${this.options.diskless ? 'diskless' : 'disk'}) done in ${ms} ms, longest event-loop slice ${this.longestSliceMs.toFixed(1)} ms`,
+    )
     if (this.file !== '') {
       try {
         unlinkSync(this.file)

@@ -36,7 +36,8 @@ export class Handshake {
     for (;;) {
       const lf = this.buffered.indexOf(0x0a)
       if (lf < 0) {
-        if (this.buffered.length > MAX_LINE_BYTES) return { kind: 'retry', reason: 'Too long a reply line from the master' }
+        if (this.buffered.length > MAX_LINE_BYTES)
+          return { kind: 'retry', reason: 'Too long a reply line from the master' }
         return undefined
       }
       const line = this.buffered.toString('latin1', 0, lf).replace(/\r$/, '')
@@ -51,7 +52,8 @@ export class Handshake {
     const error = line.startsWith('-')
     switch (step) {
       case 'ping':
-        if (error && !/^-(NOAUTH|NOPERM|ERR operation not permitted)/.test(line)) return { kind: 'retry', reason: `Error reply to PING from master: '${line}'` }
+        if (error && !/^-(NOAUTH|NOPERM|ERR operation not permitted)/.test(line))
+          return { kind: 'retry', reason: `Error reply to PING from master: '${line}'` }
         this.host.log.notice('Master replied to PING, replication can continue...')
         this.sendReplconf()
         return undefined
@@ -60,7 +62,10 @@ export class Handshake {
       case 'port':
       case 'ip':
       case 'capa':
-        if (error) this.host.log.notice(`(Non critical) Master does not understand REPLCONF ${step === 'port' ? 'listening-port' : step === 'ip' ? 'ip-address' : 'capa'}: ${line}`)
+        if (error)
+          this.host.log.notice(
+            `(Non critical) Master does not understand REPLCONF ${step === 'port' ? 'listening-port' : step === 'ip' ? 'ip-address' : 'capa'}: ${line}`,
+          )
         if (step === 'capa') {
           this.steps.push('psync')
           this.write(encodeCommand(['PSYNC', ...this.psync]))
@@ -97,10 +102,12 @@ export class Handshake {
     const rest = this.buffered
     const full = /^\+FULLRESYNC ([0-9a-zA-Z]{40}) (\d{1,19})$/.exec(line)
     if (full) return { kind: 'full', replid: full[1]!, offset: Number(full[2]), rest }
-    if (line.startsWith('+FULLRESYNC')) return { kind: 'retry', reason: `Master replied with wrong +FULLRESYNC syntax: ${line}` }
+    if (line.startsWith('+FULLRESYNC'))
+      return { kind: 'retry', reason: `Master replied with wrong +FULLRESYNC syntax: ${line}` }
     const resumed = /^\+CONTINUE(?: ([0-9a-zA-Z]{40}))?\s*$/.exec(line)
     if (resumed) return { kind: 'continue', replid: resumed[1], rest }
-    if (/^-(NOMASTERLINK|LOADING)/.test(line)) return { kind: 'retry', reason: `Master is currently unable to PSYNC but should be in the future: ${line}` }
+    if (/^-(NOMASTERLINK|LOADING)/.test(line))
+      return { kind: 'retry', reason: `Master is currently unable to PSYNC but should be in the future: ${line}` }
     return { kind: 'retry', reason: `Unexpected reply to PSYNC from master: ${line}` }
   }
 }

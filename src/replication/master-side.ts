@@ -155,7 +155,11 @@ export class MasterSide {
   handshake(peer: PeerConnection): AttachedReplica {
     let replica = this.replicas.get(peer) ?? this.handshakes.get(peer)
     if (replica === undefined) {
-      replica = new AttachedReplica(peer, () => this.options.config['client-output-buffer-limit'].replica, this.options.log)
+      replica = new AttachedReplica(
+        peer,
+        () => this.options.config['client-output-buffer-limit'].replica,
+        this.options.log,
+      )
       this.handshakes.set(peer, replica)
     }
     return replica
@@ -192,7 +196,9 @@ export class MasterSide {
       this.replication.replid = newReplid()
       this.replication.clearId2()
       this.createBacklog()
-      this.options.log.notice(`Replication backlog created, my new replication IDs are '${this.replication.replid}' and '${this.replication.replid2}'`)
+      this.options.log.notice(
+        `Replication backlog created, my new replication IDs are '${this.replication.replid}' and '${this.replication.replid2}'`,
+      )
     }
     const config = this.options.config
     if (this.fullSync !== undefined) {
@@ -218,16 +224,25 @@ export class MasterSide {
     if (replid !== state.replid && (replid !== state.replid2 || offset > state.secondReplOffset)) {
       if (replid === '?') log.notice(`Full resync requested by replica ${replica.label}`)
       else if (replid !== state.replid && replid !== state.replid2) {
-        log.notice(`Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '${replid}', my replication IDs are '${state.replid}' and '${state.replid2}')`)
+        log.notice(
+          `Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '${replid}', my replication IDs are '${state.replid}' and '${state.replid2}')`,
+        )
       } else {
-        log.notice(`Partial resynchronization not accepted: Requested offset for second ID was ${offset}, but I can reply up to ${state.secondReplOffset}`)
+        log.notice(
+          `Partial resynchronization not accepted: Requested offset for second ID was ${offset}, but I can reply up to ${state.secondReplOffset}`,
+        )
       }
       return false
     }
     const backlog = this.backlog
     if (backlog === undefined || !backlog.holds(offset)) {
-      log.notice(`Unable to partial resync with replica ${replica.label} for lack of backlog (Replica request was: ${offset}).`)
-      if (offset > state.masterReplOffset) log.warning(`Warning: replica ${replica.label} tried to PSYNC with an offset that is greater than the master replication offset.`)
+      log.notice(
+        `Unable to partial resync with replica ${replica.label} for lack of backlog (Replica request was: ${offset}).`,
+      )
+      if (offset > state.masterReplOffset)
+        log.warning(
+          `Warning: replica ${replica.label} tried to PSYNC with an offset that is greater than the master replication offset.`,
+        )
       return false
     }
     this.attach(replica)
@@ -239,7 +254,9 @@ export class MasterSide {
     replica.peer.writeRaw(history)
     replica.follow((sink) => this.replication.attach(sink))
     replica.startStreaming()
-    log.notice(`Partial resynchronization request from ${replica.label} accepted. Sending ${history.length} bytes of backlog starting from offset ${offset}.`)
+    log.notice(
+      `Partial resynchronization request from ${replica.label} accepted. Sending ${history.length} bytes of backlog starting from offset ${offset}.`,
+    )
     return true
   }
 
@@ -250,7 +267,9 @@ export class MasterSide {
    */
   private startPendingSync(now: boolean): void {
     if (this.fullSync !== undefined || this.holdSync?.() === true) return
-    const waiting = [...this.replicas.values()].filter((replica) => replica.waitingStart && replica.peer.state === 'open')
+    const waiting = [...this.replicas.values()].filter(
+      (replica) => replica.waitingStart && replica.peer.state === 'open',
+    )
     if (waiting.length === 0) return
     const excludeData = waiting[0]!.excludeData
     const group = waiting.filter((replica) => replica.excludeData === excludeData)
@@ -385,7 +404,8 @@ export class MasterSide {
   onlineReplicas(): { ip: string; port: number; offset: number }[] {
     const list: { ip: string; port: number; offset: number }[] = []
     for (const replica of this.replicas.values()) {
-      if (replica.state === 'online') list.push({ ip: replica.ip, port: replica.listeningPort, offset: replica.ackOffset })
+      if (replica.state === 'online')
+        list.push({ ip: replica.ip, port: replica.listeningPort, offset: replica.ackOffset })
     }
     return list
   }
@@ -399,7 +419,8 @@ export class MasterSide {
     const maxLag = this.options.config['min-replicas-max-lag']
     const now = nowSeconds()
     let count = 0
-    for (const replica of this.replicas.values()) if (replica.state === 'online' && now - replica.ackTimeSeconds <= maxLag) count++
+    for (const replica of this.replicas.values())
+      if (replica.state === 'online' && now - replica.ackTimeSeconds <= maxLag) count++
     return count
   }
 
@@ -407,7 +428,12 @@ export class MasterSide {
   cron(): void {
     const config = this.options.config
     const now = nowSeconds()
-    if (this.replication.role === 'master' && this.replicas.size > 0 && this.wantsRecords && this.cronLoops % config['repl-ping-replica-period'] === 0) {
+    if (
+      this.replication.role === 'master' &&
+      this.replicas.size > 0 &&
+      this.wantsRecords &&
+      this.cronLoops % config['repl-ping-replica-period'] === 0
+    ) {
       this.replication.feed(PING)
     }
     for (const replica of [...this.replicas.values()]) this.cronReplica(replica, now)
@@ -418,7 +444,12 @@ export class MasterSide {
 
   /** Keep-alives before the payload, the ACK timeout, the output limit's soft seconds. */
   private cronReplica(replica: AttachedReplica, now: number): void {
-    const presync = replica.waitingStart || (replica.state === 'wait_bgsave' && this.fullSync !== undefined && !this.fullSync.diskless && this.fullSync.has(replica))
+    const presync =
+      replica.waitingStart ||
+      (replica.state === 'wait_bgsave' &&
+        this.fullSync !== undefined &&
+        !this.fullSync.diskless &&
+        this.fullSync.has(replica))
     if (presync) replica.peer.writeRaw(NEWLINE)
     const timeout = this.options.config['repl-timeout']
     if (replica.state === 'online' && !replica.preSync && now - replica.ackTimeSeconds > timeout) {

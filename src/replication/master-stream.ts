@@ -132,7 +132,8 @@ export class MasterStreamReader {
       if (buf[pos] !== ARRAY) throw new MasterStreamError(`expected '*' in the master's stream, got byte ${buf[pos]}`)
       const count = readCountLine(buf, pos)
       if (count === INCOMPLETE) return -1
-      if (count < 0 || count > MAX_ARRAY_LENGTH) throw new MasterStreamError("invalid multibulk length in the master's stream")
+      if (count < 0 || count > MAX_ARRAY_LENGTH)
+        throw new MasterStreamError("invalid multibulk length in the master's stream")
       this.bulksLeft = count
       this.scanned = lineNext
     }
@@ -142,13 +143,15 @@ export class MasterStreamReader {
       if (buf[p] !== BULK) throw new MasterStreamError(`expected '$' in the master's stream, got byte ${buf[p]}`)
       const length = readCountLine(buf, p)
       if (length === INCOMPLETE) return -1
-      if (length < 0 || length > MAX_BULK_BYTES) throw new MasterStreamError("invalid bulk length in the master's stream")
+      if (length < 0 || length > MAX_BULK_BYTES)
+        throw new MasterStreamError("invalid bulk length in the master's stream")
       const next = lineNext + length + 2
       if (next > buf.length) {
         this.needBytes = next
         return -1
       }
-      if (buf[next - 2] !== CR || buf[next - 1] !== 0x0a) throw new MasterStreamError("bulk not followed by CRLF in the master's stream")
+      if (buf[next - 2] !== CR || buf[next - 1] !== 0x0a)
+        throw new MasterStreamError("bulk not followed by CRLF in the master's stream")
       p = this.scanned = next
       this.bulksLeft--
     }
@@ -181,11 +184,12 @@ function readCountLine(buf: Buffer, pos: number): number {
     value = value * 10 + (c - 0x30)
   }
   if (p + 1 >= length) {
-    if (length - pos > MAX_LINE_BYTES) throw new MasterStreamError('too long a count line in the master\'s stream')
+    if (length - pos > MAX_LINE_BYTES) throw new MasterStreamError("too long a count line in the master's stream")
     return INCOMPLETE
   }
   const digits = p - first
-  if (buf[p] !== CR || buf[p + 1] !== LF || digits === 0 || digits > 19) throw new MasterStreamError('bad count line in the master\'s stream')
+  if (buf[p] !== CR || buf[p + 1] !== LF || digits === 0 || digits > 19)
+    throw new MasterStreamError("bad count line in the master's stream")
   lineNext = p + 2
   return negative ? -value : value
 }

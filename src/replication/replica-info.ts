@@ -41,7 +41,8 @@ export function replicaInfoFields(link: ReplicaLink, config: Config, nowMs: numb
       ['master_sync_last_io_seconds_ago', seconds(transfer.lastIoMs)],
     )
   }
-  if (!connected) fields.push(['master_link_down_since_seconds', link.downSinceMs !== 0 ? seconds(link.downSinceMs) : -1])
+  if (!connected)
+    fields.push(['master_link_down_since_seconds', link.downSinceMs !== 0 ? seconds(link.downSinceMs) : -1])
   fields.push(
     ['slave_priority', config['replica-priority']],
     ['slave_read_only', config['replica-read-only'] ? 1 : 0],
@@ -62,5 +63,10 @@ const ROLE_STATES: Record<LinkState, string> = {
 
 /** ROLE on a replica: `slave`, host, port, the link's state, the applied offset (-1 while not connected). */
 export function replicaRole(link: ReplicaLink): { host: string; port: number; state: string; offset: number } {
-  return { host: link.masterHost, port: link.masterPort, state: ROLE_STATES[link.state], offset: link.state === 'connected' ? link.appliedOffset : -1 }
+  return {
+    host: link.masterHost,
+    port: link.masterPort,
+    state: ROLE_STATES[link.state],
+    offset: link.state === 'connected' ? link.appliedOffset : -1,
+  }
 }

@@ -100,7 +100,8 @@ export class ReplicaLink {
     this.state = 'none'
     this.downSinceMs = 0
     // Restart the log if a full sync had stopped it (redis restartAOFAfterSYNC).
-    if (this.host.config.appendonly && !this.host.persistence.appendLog.isOpen) this.host.persistence.setAppendOnly(true)
+    if (this.host.config.appendonly && !this.host.persistence.appendLog.isOpen)
+      this.host.persistence.setAppendOnly(true)
   }
 
   /** The master link's client was killed (CLIENT KILL TYPE master): reconnect, PSYNC from here. */
@@ -118,7 +119,11 @@ export class ReplicaLink {
     if (this.state === 'none') return
     const timeoutMs = this.host.config['repl-timeout'] * 1000
     if (nowMs - this.lastIoMs > timeoutMs) {
-      this.fail(this.state === 'connected' ? 'MASTER timeout: no data nor PING received...' : 'Timeout connecting to the MASTER...')
+      this.fail(
+        this.state === 'connected'
+          ? 'MASTER timeout: no data nor PING received...'
+          : 'Timeout connecting to the MASTER...',
+      )
       return
     }
     if (this.state === 'connected') this.sendAck()
@@ -160,14 +165,17 @@ export class ReplicaLink {
       if (socket === this.socket) this.fail(`Error condition on socket for SYNC: ${error.message}`)
     })
     socket.on('close', () => {
-      if (socket === this.socket) this.fail(this.state === 'connected' ? 'Connection with master lost.' : 'Master closed the connection')
+      if (socket === this.socket)
+        this.fail(this.state === 'connected' ? 'Connection with master lost.' : 'Master closed the connection')
     })
   }
 
   /** The connection to the master: TLS under tls-replication (redis connCreateTLS), with the client certificate. @throws TlsConfigError */
   private openSocket(): net.Socket {
     const target = { host: this.masterHost, port: this.masterPort }
-    return this.host.config['tls-replication'] ? tls.connect({ ...target, ...tlsClientOptions(this.host.config) }) : net.connect(target)
+    return this.host.config['tls-replication']
+      ? tls.connect({ ...target, ...tlsClientOptions(this.host.config) })
+      : net.connect(target)
   }
 
   /** `PSYNC <replid> <offset+1>` to continue this node's history, `PSYNC ? -1` without one. */
@@ -308,7 +316,8 @@ export class ReplicaLink {
       this.sendAck()
     } else {
       const error = session.run(argv)
-      if (error !== undefined) this.host.log.warning(`A command from the master answered an error here: ${argv.latin1(0)}: ${error}`)
+      if (error !== undefined)
+        this.host.log.warning(`A command from the master answered an error here: ${argv.latin1(0)}: ${error}`)
     }
     this.host.replication.stage(command.source, command.start, command.end)
   }

@@ -171,7 +171,9 @@ export class AttachedReplica {
       this.softSinceSeconds = 0
     }
     if (!over) return false
-    this.log.warning(`Client id=${this.peer.id} addr=${this.peer.addr} name=${this.peer.name} omem=${used} scheduled to be closed ASAP for overcoming of output buffer limits.`)
+    this.log.warning(
+      `Client id=${this.peer.id} addr=${this.peer.addr} name=${this.peer.name} omem=${used} scheduled to be closed ASAP for overcoming of output buffer limits.`,
+    )
     this.close()
     return true
   }

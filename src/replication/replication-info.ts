@@ -15,16 +15,31 @@ export type InfoField = readonly [string, string | number | readonly (readonly [
  * The section's fields. `replicaFields` is the role:slave block after `role` (the replica side's
  * `replica-info.ts`; none on a master).
  */
-export function replicationInfo(state: ReplicationState, master: MasterSide, config: MasterConfig, replicaFields: () => InfoField[] = () => []): InfoField[] {
+export function replicationInfo(
+  state: ReplicationState,
+  master: MasterSide,
+  config: MasterConfig,
+  replicaFields: () => InfoField[] = () => [],
+): InfoField[] {
   const fields: InfoField[] = [['role', state.role === 'master' ? 'master' : 'slave']]
   if (state.role === 'replica') fields.push(...replicaFields())
   fields.push(['connected_slaves', master.replicaCount])
-  if (config['min-replicas-to-write'] > 0 && config['min-replicas-max-lag'] > 0) fields.push(['min_slaves_good_slaves', master.goodReplicaCount()])
+  if (config['min-replicas-to-write'] > 0 && config['min-replicas-max-lag'] > 0)
+    fields.push(['min_slaves_good_slaves', master.goodReplicaCount()])
   let id = 0
   const now = nowSeconds()
   for (const replica of master.attached()) {
     const lag = replica.state === 'online' ? now - replica.ackTimeSeconds : 0
-    fields.push([`slave${id++}`, [['ip', replica.ip], ['port', replica.listeningPort], ['state', replica.state], ['offset', replica.ackOffset], ['lag', lag]]])
+    fields.push([
+      `slave${id++}`,
+      [
+        ['ip', replica.ip],
+        ['port', replica.listeningPort],
+        ['state', replica.state],
+        ['offset', replica.ackOffset],
+        ['lag', lag],
+      ],
+    ])
   }
   const backlog = master.backlog
   fields.push(

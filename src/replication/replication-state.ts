@@ -114,7 +114,8 @@ export class ReplicationState {
     for (const sink of this.sinks) sink(out)
     // Large room is kept while turns need it (a replica catching up reads megabytes a turn),
     // and let go after the first turn that does not.
-    if (this.staged.length > STAGED_KEEP_BYTES && length <= STAGED_KEEP_BYTES) this.staged = Buffer.allocUnsafe(STAGED_BYTES)
+    if (this.staged.length > STAGED_KEEP_BYTES && length <= STAGED_KEEP_BYTES)
+      this.staged = Buffer.allocUnsafe(STAGED_BYTES)
   }
 
   private growStaged(needed: number): void {

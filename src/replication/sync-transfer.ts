@@ -61,7 +61,8 @@ export class SyncTransfer {
     while (buf.length > 0 && buf[0] === 0x0a) buf = buf.subarray(1)
     const lf = buf.indexOf(0x0a)
     if (lf < 0) {
-      if (buf.length > MAX_PREAMBLE_BYTES) throw new SyncTransferError('too long a line from the master before the payload')
+      if (buf.length > MAX_PREAMBLE_BYTES)
+        throw new SyncTransferError('too long a line from the master before the payload')
       this.preamble = Buffer.from(buf)
       return undefined
     }
@@ -73,7 +74,9 @@ export class SyncTransfer {
     } else if (/^\$\d{1,16}$/.test(line)) {
       this.left = this.totalBytes = Number(line.slice(1))
     } else {
-      throw new SyncTransferError(`Bad protocol from MASTER, the first byte is not '$' (we received '${line.slice(0, 64)}'), are you sure the host and port are right?`)
+      throw new SyncTransferError(
+        `Bad protocol from MASTER, the first byte is not '$' (we received '${line.slice(0, 64)}'), are you sure the host and port are right?`,
+      )
     }
     return buf.subarray(lf + 1)
   }

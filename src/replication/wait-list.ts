@@ -49,7 +49,8 @@ export class WaitList {
     if (acked >= replicas || !mayBlock) return acked
     const waiter: Waiter = { peer, offset: peer.replOffset, replicas, timer: undefined }
     // Past a timer's range (about 24.8 days) Node would fire at once: such a WAIT waits as with 0.
-    if (timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS) waiter.timer = setTimeout(() => this.answer(waiter, this.options.count(waiter.offset)), timeoutMs)
+    if (timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)
+      waiter.timer = setTimeout(() => this.answer(waiter, this.options.count(waiter.offset)), timeoutMs)
     this.waiters.set(peer, waiter)
     peer.block()
     if (!this.getackScheduled) {

@@ -16,35 +16,147 @@ interface IgnoredGroup {
 const GROUPS: readonly IgnoredGroup[] = [
   {
     reason: "Redis's own files and encodings: bfs keeps its own layout in dir",
-    names: ['dbfilename', 'appenddirname', 'rdbcompression', 'rdbchecksum', 'aof-use-rdb-preamble', 'aof-timestamp-enabled', 'rdb-del-sync-files', 'aof-rewrite-incremental-fsync', 'rdb-save-incremental-fsync', 'aof-disable-auto-gc', 'no-appendfsync-on-rewrite', 'sanitize-dump-payload'],
+    names: [
+      'dbfilename',
+      'appenddirname',
+      'rdbcompression',
+      'rdbchecksum',
+      'aof-use-rdb-preamble',
+      'aof-timestamp-enabled',
+      'rdb-del-sync-files',
+      'aof-rewrite-incremental-fsync',
+      'rdb-save-incremental-fsync',
+      'aof-disable-auto-gc',
+      'no-appendfsync-on-rewrite',
+      'sanitize-dump-payload',
+    ],
   },
   {
     reason: 'encodings of data types bfs does not have',
-    names: ['hash-max-listpack-entries', 'hash-max-listpack-value', 'hash-max-ziplist-entries', 'hash-max-ziplist-value', 'list-max-listpack-size', 'list-max-ziplist-size', 'list-compress-depth', 'set-max-intset-entries', 'zset-max-listpack-entries', 'zset-max-listpack-value', 'zset-max-ziplist-entries', 'zset-max-ziplist-value', 'hll-sparse-max-bytes', 'stream-node-max-bytes', 'stream-node-max-entries'],
+    names: [
+      'hash-max-listpack-entries',
+      'hash-max-listpack-value',
+      'hash-max-ziplist-entries',
+      'hash-max-ziplist-value',
+      'list-max-listpack-size',
+      'list-max-ziplist-size',
+      'list-compress-depth',
+      'set-max-intset-entries',
+      'zset-max-listpack-entries',
+      'zset-max-listpack-value',
+      'zset-max-ziplist-entries',
+      'zset-max-ziplist-value',
+      'hll-sparse-max-bytes',
+      'stream-node-max-bytes',
+      'stream-node-max-entries',
+    ],
   },
   {
-    reason: "Redis's allocator, defragmentation, lazy freeing and eviction sampling: Node manages bfs's memory, and bfs never evicts",
-    names: ['activedefrag', 'active-defrag-cycle-max', 'active-defrag-cycle-min', 'active-defrag-ignore-bytes', 'active-defrag-max-scan-fields', 'active-defrag-threshold-lower', 'active-defrag-threshold-upper', 'activerehashing', 'jemalloc-bg-thread', 'disable-thp', 'lazyfree-lazy-eviction', 'lazyfree-lazy-expire', 'lazyfree-lazy-server-del', 'lazyfree-lazy-user-del', 'lazyfree-lazy-user-flush', 'replica-lazy-flush', 'slave-lazy-flush', 'maxmemory-samples', 'maxmemory-eviction-tenacity', 'maxmemory-clients', 'lfu-log-factor', 'lfu-decay-time', 'tracking-table-max-keys', 'replica-ignore-maxmemory', 'slave-ignore-maxmemory'],
+    reason:
+      "Redis's allocator, defragmentation, lazy freeing and eviction sampling: Node manages bfs's memory, and bfs never evicts",
+    names: [
+      'activedefrag',
+      'active-defrag-cycle-max',
+      'active-defrag-cycle-min',
+      'active-defrag-ignore-bytes',
+      'active-defrag-max-scan-fields',
+      'active-defrag-threshold-lower',
+      'active-defrag-threshold-upper',
+      'activerehashing',
+      'jemalloc-bg-thread',
+      'disable-thp',
+      'lazyfree-lazy-eviction',
+      'lazyfree-lazy-expire',
+      'lazyfree-lazy-server-del',
+      'lazyfree-lazy-user-del',
+      'lazyfree-lazy-user-flush',
+      'replica-lazy-flush',
+      'slave-lazy-flush',
+      'maxmemory-samples',
+      'maxmemory-eviction-tenacity',
+      'maxmemory-clients',
+      'lfu-log-factor',
+      'lfu-decay-time',
+      'tracking-table-max-keys',
+      'replica-ignore-maxmemory',
+      'slave-ignore-maxmemory',
+    ],
   },
   {
-    reason: 'process tuning of redis-server: bfs runs one Node thread with a fixed 10 Hz cron and a 4096 listen backlog',
-    names: ['hz', 'dynamic-hz', 'io-threads', 'io-threads-do-reads', 'tcp-backlog', 'oom-score-adj', 'oom-score-adj-values', 'server_cpulist', 'bio_cpulist', 'aof_rewrite_cpulist', 'bgsave_cpulist', 'set-proc-title', 'proc-title-template', 'socket-mark-id', 'bind-source-addr', 'shutdown-timeout'],
+    reason:
+      'process tuning of redis-server: bfs runs one Node thread with a fixed 10 Hz cron and a 4096 listen backlog',
+    names: [
+      'hz',
+      'dynamic-hz',
+      'io-threads',
+      'io-threads-do-reads',
+      'tcp-backlog',
+      'oom-score-adj',
+      'oom-score-adj-values',
+      'server_cpulist',
+      'bio_cpulist',
+      'aof_rewrite_cpulist',
+      'bgsave_cpulist',
+      'set-proc-title',
+      'proc-title-template',
+      'socket-mark-id',
+      'bind-source-addr',
+      'shutdown-timeout',
+    ],
   },
   {
     reason: "redis-server's logo, crash report and syslog naming",
-    names: ['always-show-logo', 'crash-log-enabled', 'crash-memcheck-enabled', 'syslog-enabled', 'syslog-ident', 'syslog-facility'],
+    names: [
+      'always-show-logo',
+      'crash-log-enabled',
+      'crash-memcheck-enabled',
+      'syslog-enabled',
+      'syslog-ident',
+      'syslog-facility',
+    ],
   },
   {
     reason: 'scripting, modules, protected configs, latency histograms and warnings bfs does not have',
-    names: ['lua-time-limit', 'busy-reply-threshold', 'enable-protected-configs', 'enable-module-command', 'latency-tracking', 'latency-tracking-info-percentiles', 'ignore-warnings', 'notify-keyspace-events', 'maxmemory-policy', 'shutdown-on-sigint', 'shutdown-on-sigterm'],
+    names: [
+      'lua-time-limit',
+      'busy-reply-threshold',
+      'enable-protected-configs',
+      'enable-module-command',
+      'latency-tracking',
+      'latency-tracking-info-percentiles',
+      'ignore-warnings',
+      'notify-keyspace-events',
+      'maxmemory-policy',
+      'shutdown-on-sigint',
+      'shutdown-on-sigterm',
+    ],
   },
   {
     reason: "replication and cluster tuning for Redis's own sync and cluster bus",
-    names: ['repl-diskless-load', 'repl-diskless-sync-max-replicas', 'repl-disable-tcp-nodelay', 'propagation-error-behavior', 'replica-ignore-disk-write-errors', 'cluster-allow-pubsubshard-when-down', 'cluster-allow-replica-migration', 'cluster-announce-hostname', 'cluster-link-sendbuf-limit', 'cluster-migration-barrier', 'cluster-port', 'cluster-preferred-endpoint-type', 'cluster-replica-no-failover', 'cluster-slave-no-failover', 'cluster-replica-validity-factor', 'cluster-slave-validity-factor'],
+    names: [
+      'repl-diskless-load',
+      'repl-diskless-sync-max-replicas',
+      'repl-disable-tcp-nodelay',
+      'propagation-error-behavior',
+      'replica-ignore-disk-write-errors',
+      'cluster-allow-pubsubshard-when-down',
+      'cluster-allow-replica-migration',
+      'cluster-announce-hostname',
+      'cluster-link-sendbuf-limit',
+      'cluster-migration-barrier',
+      'cluster-port',
+      'cluster-preferred-endpoint-type',
+      'cluster-replica-no-failover',
+      'cluster-slave-no-failover',
+      'cluster-replica-validity-factor',
+      'cluster-slave-validity-factor',
+    ],
   },
 ]
 
-const GROUP_OF = new Map<string, IgnoredGroup>(GROUPS.flatMap((group) => group.names.map((name) => [name, group] as const)))
+const GROUP_OF = new Map<string, IgnoredGroup>(
+  GROUPS.flatMap((group) => group.names.map((name) => [name, group] as const)),
+)
 
 /**
  * The values bfs refuses: the value a directive must have (any case; a missing or "" value passes
@@ -52,10 +164,25 @@ const GROUP_OF = new Map<string, IgnoredGroup>(GROUPS.flatMap((group) => group.n
  */
 const REFUSED: ReadonlyMap<string, { readonly allowed: readonly string[]; readonly why: string }> = new Map([
   ['maxmemory-policy', { allowed: ['noeviction'], why: 'bfs never evicts keys: past maxmemory, writes get -OOM' }],
-  ['syslog-enabled', { allowed: ['no'], why: 'bfs cannot log to syslog: use logfile, or standard output under systemd' }],
+  [
+    'syslog-enabled',
+    { allowed: ['no'], why: 'bfs cannot log to syslog: use logfile, or standard output under systemd' },
+  ],
   ['notify-keyspace-events', { allowed: [''], why: 'bfs publishes no keyspace notifications' }],
-  ['shutdown-on-sigterm', { allowed: ['default'], why: 'bfs shuts down on SIGTERM as redis\'s default does (a final save when save rules are set)' }],
-  ['shutdown-on-sigint', { allowed: ['default'], why: 'bfs shuts down on SIGINT as redis\'s default does (a final save when save rules are set)' }],
+  [
+    'shutdown-on-sigterm',
+    {
+      allowed: ['default'],
+      why: "bfs shuts down on SIGTERM as redis's default does (a final save when save rules are set)",
+    },
+  ],
+  [
+    'shutdown-on-sigint',
+    {
+      allowed: ['default'],
+      why: "bfs shuts down on SIGINT as redis's default does (a final save when save rules are set)",
+    },
+  ],
 ])
 
 /** Directives a file may hold that bfs cannot honour at all. */

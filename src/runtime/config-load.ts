@@ -25,7 +25,10 @@ function includedFiles(pattern: string): string[] {
   const base = path.basename(pattern)
   if (!/[*?[]/.test(base)) return [pattern]
   const dir = path.dirname(pattern)
-  const source = base.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
+  const source = base
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.')
   const matcher = new RegExp(`^${source}$`)
   let names: string[]
   try {
@@ -34,7 +37,10 @@ function includedFiles(pattern: string): string[] {
     // redis: a wildcard that matches nothing is no error.
     return []
   }
-  return names.filter((name) => matcher.test(name)).sort().map((name) => path.join(dir, name))
+  return names
+    .filter((name) => matcher.test(name))
+    .sort()
+    .map((name) => path.join(dir, name))
 }
 
 /**
@@ -93,7 +99,7 @@ export function readConfig(fileText: string | undefined, flags: readonly string[
   }
   if (fileText !== undefined) applyText(fileText, '')
   let saveFromFlags = false
-  for (let i = 0; i < flags.length; ) {
+  for (let i = 0; i < flags.length;) {
     const flag = flags[i]!
     if (!flag.startsWith('--')) throw new ConfigError(`unexpected argument '${flag}' (flags are --key value)`)
     const args: string[] = []

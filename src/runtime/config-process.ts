@@ -38,10 +38,42 @@ export const DEFAULT_DAEMON_PIDFILE = '/var/run/bfs.pid'
 
 /** Their rows, in bfs.conf.example's order. */
 export const PROCESS_CONFIG_ROWS = {
-  'protected-mode': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'while the default user has no password (no requirepass), serve only clients on loopback or the Unix socket; others get -DENIED (as Redis)' },
-  unixsocket: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'path of a Unix socket to listen on as well, "" for none' },
-  unixsocketperm: { kind: { type: 'octal', max: MAX_SOCKET_PERM }, default: 0, mutable: false, description: 'permissions of the Unix socket file in octal (700), 0 = as the umask leaves them' },
-  daemonize: { kind: { type: 'boolean' }, default: false, mutable: false, description: 'run in the background: the command returns once the server listens (not when supervised)' },
-  supervised: { kind: { type: 'enum', values: ['no', 'upstart', 'systemd', 'auto'] }, default: 'no', mutable: false, description: 'tell a supervisor when ready: systemd (READY=1 and STOPPING=1 through systemd-notify, unit NotifyAccess=all), upstart (SIGSTOP), auto (from NOTIFY_SOCKET or UPSTART_JOB) or no' },
-  pidfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: `file the pid is written to at start and removed from at exit, "" for none (daemonize: ${DEFAULT_DAEMON_PIDFILE})` },
+  'protected-mode': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description:
+      'while the default user has no password (no requirepass), serve only clients on loopback or the Unix socket; others get -DENIED (as Redis)',
+  },
+  unixsocket: {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: false,
+    description: 'path of a Unix socket to listen on as well, "" for none',
+  },
+  unixsocketperm: {
+    kind: { type: 'octal', max: MAX_SOCKET_PERM },
+    default: 0,
+    mutable: false,
+    description: 'permissions of the Unix socket file in octal (700), 0 = as the umask leaves them',
+  },
+  daemonize: {
+    kind: { type: 'boolean' },
+    default: false,
+    mutable: false,
+    description: 'run in the background: the command returns once the server listens (not when supervised)',
+  },
+  supervised: {
+    kind: { type: 'enum', values: ['no', 'upstart', 'systemd', 'auto'] },
+    default: 'no',
+    mutable: false,
+    description:
+      'tell a supervisor when ready: systemd (READY=1 and STOPPING=1 through systemd-notify, unit NotifyAccess=all), upstart (SIGSTOP), auto (from NOTIFY_SOCKET or UPSTART_JOB) or no',
+  },
+  pidfile: {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: false,
+    description: `file the pid is written to at start and removed from at exit, "" for none (daemonize: ${DEFAULT_DAEMON_PIDFILE})`,
+  },
 } satisfies { readonly [K in ProcessKey]: ConfigRow<ProcessConfig[K]> }

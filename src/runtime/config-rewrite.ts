@@ -14,8 +14,14 @@
  * - runs of blank lines become one (rewriteConfigGetContentFromState).
  */
 import {
-  CONFIG_ROWS, DEFAULT_CONFIG, configFileName, formatConfigValue,
-  type Config, type ConfigKeySpec, type OutputBufferLimit, type OutputBufferLimits,
+  CONFIG_ROWS,
+  DEFAULT_CONFIG,
+  configFileName,
+  formatConfigValue,
+  type Config,
+  type ConfigKeySpec,
+  type OutputBufferLimit,
+  type OutputBufferLimits,
 } from './config.js'
 import { splitConfigLine } from './config-line.js'
 import { isIgnoredDirective } from './config-ignored.js'
@@ -132,7 +138,11 @@ export function quoteConfigValue(value: string): string {
 
 /** rewriteConfigFormatMemory: bytes as `<n>gb`, `<n>mb` or `<n>kb` when whole, else plain bytes. */
 export function formatMemoryValue(bytes: number): string {
-  for (const [unit, size] of [['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const) {
+  for (const [unit, size] of [
+    ['gb', 1024 ** 3],
+    ['mb', 1024 ** 2],
+    ['kb', 1024],
+  ] as const) {
     if (bytes !== 0 && bytes % size === 0) return `${bytes / size}${unit}`
   }
   return String(bytes)
@@ -175,7 +185,13 @@ function rewriteUsers(state: RewriteState, config: Config, users: readonly strin
 }
 
 /** One key's line(s), as redis writes a config of its type (or its own rewrite function). */
-function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, absoluteDir: string, users?: readonly string[]): void {
+function rewriteKey(
+  state: RewriteState,
+  spec: ConfigKeySpec,
+  config: Config,
+  absoluteDir: string,
+  users?: readonly string[],
+): void {
   const name = spec.name
   const value = config[name]
   const isDefault = formatConfigValue(config, name) === formatConfigValue(DEFAULT_CONFIG, name)
@@ -206,7 +222,11 @@ function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, ab
       }
       // An unset string (EMPTY_STRING_IS_NULL) has no line; one that is set is always written.
       if (kind.emptyIsNone === true && value === '') return void state.processed.add(name)
-      return state.rewriteLine(name, `${name} ${quoteConfigValue(value as string)}`, kind.emptyIsNone === true || !isDefault)
+      return state.rewriteLine(
+        name,
+        `${name} ${quoteConfigValue(value as string)}`,
+        kind.emptyIsNone === true || !isDefault,
+      )
     default:
       return state.rewriteLine(name, `${name} ${formatConfigValue(config, name)}`, !isDefault)
   }
@@ -218,7 +238,12 @@ function rewriteKey(state: RewriteState, spec: ConfigKeySpec, config: Config, ab
  * directory it runs in, always. `users`: the ACL users as ACL LIST's lines (`user <name> <rules>`);
  * without them, the `user` lines of `config`.
  */
-export function rewriteConfigText(oldText: string, config: Config, absoluteDir: string, users?: readonly string[]): string {
+export function rewriteConfigText(
+  oldText: string,
+  config: Config,
+  absoluteDir: string,
+  users?: readonly string[],
+): string {
   const state = readOldText(oldText)
   for (const spec of CONFIG_ROWS) rewriteKey(state, spec, config, absoluteDir, users)
   state.removeOrphaned()

@@ -49,7 +49,8 @@ export function parseReplicaof(args: readonly string[]): string {
   if (args.length !== 2) throw new ConfigError("'replicaof' takes <host> <port> or no one")
   if (args[0]!.toLowerCase() === 'no' && args[1]!.toLowerCase() === 'one') return ''
   const port = INTEGER.test(args[1]!) ? Number(args[1]) : NaN
-  if (!(port >= 1 && port <= MAX_PORT) || args[0] === '') throw new ConfigError("'replicaof' takes <host> <port> or no one")
+  if (!(port >= 1 && port <= MAX_PORT) || args[0] === '')
+    throw new ConfigError("'replicaof' takes <host> <port> or no one")
   return `${args[0]} ${port}`
 }
 
@@ -64,7 +65,15 @@ export function checkRange(value: number, min: number, max: number): number {
 }
 
 /** Memory units as redis util.c memtoull reads them. */
-const MEMORY_UNITS: Readonly<Record<string, number>> = { b: 1, k: 1e3, kb: 1024, m: 1e6, mb: 1024 ** 2, g: 1e9, gb: 1024 ** 3 }
+const MEMORY_UNITS: Readonly<Record<string, number>> = {
+  b: 1,
+  k: 1e3,
+  kb: 1024,
+  m: 1e6,
+  mb: 1024 ** 2,
+  g: 1e9,
+  gb: 1024 ** 3,
+}
 
 /**
  * redis util.c memtoull: digits (none is 0) and an optional unit, 1k = 1000, 1kb = 1024, likewise
@@ -103,7 +112,10 @@ export function parseSaveRules(args: readonly string[]): string {
 }
 
 const OUTPUT_LIMIT_CLASSES: Readonly<Record<string, keyof OutputBufferLimits>> = {
-  normal: 'normal', replica: 'replica', slave: 'replica', pubsub: 'pubsub',
+  normal: 'normal',
+  replica: 'replica',
+  slave: 'replica',
+  pubsub: 'pubsub',
 }
 
 /**
@@ -143,7 +155,6 @@ function limitNumber(word: string): number | undefined {
   const value = memoryBytes(word.startsWith('+') ? word.slice(1) : word)
   return value !== undefined && Number.isSafeInteger(value) ? value : undefined
 }
-
 
 /**
  * `rename-command NAME NEWNAME`: repeatable, so the rule is added to `current`'s; checked against

@@ -10,11 +10,30 @@ import type { ConfigRow } from './config-row.js'
 
 export type { ConfigRow, ConfigUnit } from './config-row.js'
 export {
-  ConfigError, MAX_PORT, MAX_SECONDS, MIN_PORT, type OutputBufferLimit, type OutputBufferLimits, type RenameRule,
+  ConfigError,
+  MAX_PORT,
+  MAX_SECONDS,
+  MIN_PORT,
+  type OutputBufferLimit,
+  type OutputBufferLimits,
+  type RenameRule,
 } from './config-values.js'
 import {
-  ConfigError, INT64_MAX, INTEGER, MAX_PORT, MAX_SECONDS, MIN_PORT, checkRange, parseMemory, parseOutputBufferLimits, parseRenameRule,
-  parseReplicaof, parseSaveRules, type OutputBufferLimit, type OutputBufferLimits, type RenameRule,
+  ConfigError,
+  INT64_MAX,
+  INTEGER,
+  MAX_PORT,
+  MAX_SECONDS,
+  MIN_PORT,
+  checkRange,
+  parseMemory,
+  parseOutputBufferLimits,
+  parseRenameRule,
+  parseReplicaof,
+  parseSaveRules,
+  type OutputBufferLimit,
+  type OutputBufferLimits,
+  type RenameRule,
 } from './config-values.js'
 
 export type LogLevel = 'debug' | 'verbose' | 'notice' | 'warning'
@@ -203,79 +222,439 @@ export const isFileOnly = (spec: ConfigKeySpec): boolean => spec.kind.type === '
  * that key's type, and no row to a key Config lacks.
  */
 const ROWS = {
-  port: { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 6381, mutable: false, description: 'TCP port (0 = any free port)' },
-  bind: { kind: { type: 'string', words: true }, default: '127.0.0.1', mutable: false, description: 'address(es) to listen on, space separated; `-` before one: skipped if the machine lacks it, `*` all IPv4, `::*` all IPv6 (as Redis)' },
+  port: {
+    kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT },
+    default: 6381,
+    mutable: false,
+    description: 'TCP port (0 = any free port)',
+  },
+  bind: {
+    kind: { type: 'string', words: true },
+    default: '127.0.0.1',
+    mutable: false,
+    description:
+      'address(es) to listen on, space separated; `-` before one: skipped if the machine lacks it, `*` all IPv4, `::*` all IPv6 (as Redis)',
+  },
   ...TLS_CONFIG_ROWS,
   ...PROCESS_CONFIG_ROWS,
-  dir: { kind: { type: 'string' }, default: './data', mutable: false, description: 'data directory, created if missing' },
-  databases: { kind: { type: 'integer', min: 1, max: MAX_DATABASES }, default: 16, mutable: false, description: 'how many databases SELECT chooses from (0 to databases - 1)' },
-  maxclients: { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: true, description: 'most simultaneous clients' },
-  timeout: { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, unit: 'seconds', mutable: true, description: 'seconds before an idle client is closed, 0 = never' },
-  'tcp-keepalive': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: DEFAULT_TCP_KEEPALIVE_SECONDS, unit: 'seconds', mutable: true, description: 'seconds between TCP keep-alive probes, 0 = off' },
-  'client-query-buffer-limit': { kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES, unit: 'bytes', mutable: true, description: 'bytes of an unfinished command before the client is closed' },
-  'proto-max-bulk-len': { kind: { type: 'bytes', min: 1024 ** 2, max: 512 * 1024 ** 2 }, default: 512 * 1024 ** 2, unit: 'bytes', mutable: true, description: 'bytes of the largest bulk argument a client may send (new connections); MIGRATE sends a larger filter in parts' },
-  'client-output-buffer-limit': { kind: { type: 'output-buffer-limit' }, default: DEFAULT_OUTPUT_BUFFER_LIMITS, mutable: true, description: 'unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (classes normal, replica, pubsub), or one size for normal\'s hard limit; 0 = no limit' },
-  maxmemory: { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'bytes', mutable: true, description: 'bytes of filter memory, 0 = no limit' },
-  'default-error-rate': { kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true }, default: 0.01, mutable: true, description: 'error rate of auto-created filters' },
-  'default-capacity': { kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER }, default: 100, unit: 'items', mutable: true, description: 'capacity (items) of auto-created filters' },
-  'default-expansion': { kind: { type: 'integer', min: 1, max: 0xffffffff }, default: 2, mutable: true, description: 'growth factor of auto-created filters' },
-  'max-filter-bytes': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: DEFAULT_MAX_FILTER_BYTES, unit: 'bytes', mutable: true, description: 'largest filter in bytes, 0 = no limit' },
-  loglevel: { kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] }, default: 'notice', mutable: true, description: 'log verbosity: debug, verbose, notice or warning' },
+  dir: {
+    kind: { type: 'string' },
+    default: './data',
+    mutable: false,
+    description: 'data directory, created if missing',
+  },
+  databases: {
+    kind: { type: 'integer', min: 1, max: MAX_DATABASES },
+    default: 16,
+    mutable: false,
+    description: 'how many databases SELECT chooses from (0 to databases - 1)',
+  },
+  maxclients: {
+    kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS },
+    default: DEFAULT_MAXCLIENTS,
+    mutable: true,
+    description: 'most simultaneous clients',
+  },
+  timeout: {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: 0,
+    unit: 'seconds',
+    mutable: true,
+    description: 'seconds before an idle client is closed, 0 = never',
+  },
+  'tcp-keepalive': {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: DEFAULT_TCP_KEEPALIVE_SECONDS,
+    unit: 'seconds',
+    mutable: true,
+    description: 'seconds between TCP keep-alive probes, 0 = off',
+  },
+  'client-query-buffer-limit': {
+    kind: { type: 'bytes', min: MIN_QUERY_BUFFER_LIMIT_BYTES, max: Number.MAX_SAFE_INTEGER },
+    default: DEFAULT_QUERY_BUFFER_LIMIT_BYTES,
+    unit: 'bytes',
+    mutable: true,
+    description: 'bytes of an unfinished command before the client is closed',
+  },
+  'proto-max-bulk-len': {
+    kind: { type: 'bytes', min: 1024 ** 2, max: 512 * 1024 ** 2 },
+    default: 512 * 1024 ** 2,
+    unit: 'bytes',
+    mutable: true,
+    description:
+      'bytes of the largest bulk argument a client may send (new connections); MIGRATE sends a larger filter in parts',
+  },
+  'client-output-buffer-limit': {
+    kind: { type: 'output-buffer-limit' },
+    default: DEFAULT_OUTPUT_BUFFER_LIMITS,
+    mutable: true,
+    description:
+      "unsent replies before the client is closed: <class> <hard> <soft> <soft-seconds> as in redis.conf (classes normal, replica, pubsub), or one size for normal's hard limit; 0 = no limit",
+  },
+  maxmemory: {
+    kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER },
+    default: 0,
+    unit: 'bytes',
+    mutable: true,
+    description: 'bytes of filter memory, 0 = no limit',
+  },
+  'default-error-rate': {
+    kind: { type: 'float', min: 0, max: 1, exclusiveMin: true, exclusiveMax: true },
+    default: 0.01,
+    mutable: true,
+    description: 'error rate of auto-created filters',
+  },
+  'default-capacity': {
+    kind: { type: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER },
+    default: 100,
+    unit: 'items',
+    mutable: true,
+    description: 'capacity (items) of auto-created filters',
+  },
+  'default-expansion': {
+    kind: { type: 'integer', min: 1, max: 0xffffffff },
+    default: 2,
+    mutable: true,
+    description: 'growth factor of auto-created filters',
+  },
+  'max-filter-bytes': {
+    kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER },
+    default: DEFAULT_MAX_FILTER_BYTES,
+    unit: 'bytes',
+    mutable: true,
+    description: 'largest filter in bytes, 0 = no limit',
+  },
+  loglevel: {
+    kind: { type: 'enum', values: ['debug', 'verbose', 'notice', 'warning'] },
+    default: 'notice',
+    mutable: true,
+    description: 'log verbosity: debug, verbose, notice or warning',
+  },
   logfile: { kind: { type: 'string' }, default: '', mutable: false, description: 'log file, "" for standard output' },
-  'slowlog-log-slower-than': { kind: { type: 'integer', min: -1, max: Number.MAX_SAFE_INTEGER }, default: 10000, mutable: true, description: 'microseconds a command must take to enter the SLOWLOG, -1 = off, 0 = every command' },
-  'slowlog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most SLOWLOG entries kept (the oldest go first)' },
-  'latency-monitor-threshold': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 0, unit: 'milliseconds', mutable: true, description: 'milliseconds an event (a command, the event loop\'s delay, a log write) must take to be a LATENCY sample, 0 = off' },
-  'enable-debug-command': { kind: { type: 'enum', values: ['no', 'yes', 'local'] }, default: 'no', mutable: false, description: 'who may run DEBUG (SLEEP, RELOAD, ...): no (as Redis 7.0), yes, or local (loopback connections only)' },
-  requirepass: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password clients must AUTH with, "" for none' },
-  save: { kind: { type: 'save' }, default: '3600 1 300 100 60 10000', mutable: true, description: 'snapshot rules: <seconds> <changes> pairs, "" disables' },
-  'snapshot-on-corrupt': { kind: { type: 'enum', values: ['refuse', 'move-aside'] }, default: 'refuse', mutable: true, description: 'corrupt snapshot file at start: refuse (to start) or move-aside (rename it <file>.<ms>.corrupt and go on)' },
-  'stop-writes-on-bgsave-error': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)' },
-  appendonly: { kind: { type: 'boolean' }, default: true, mutable: true, description: 'append-only log of writes (CONFIG SET yes starts it with a rewrite)' },
-  appendfsync: { kind: { type: 'enum', values: ['everysec', 'always', 'no'] }, default: 'everysec', mutable: true, description: 'fsync policy of the append-only log: everysec, always or no' },
-  appendfilename: { kind: { type: 'string' }, default: 'appendonly.aof', mutable: false, description: 'prefix of the log segment files in dir' },
-  'aof-load-truncated': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'load a log cut short in its last record, with a warning' },
-  'aof-load-corrupt': { kind: { type: 'boolean' }, default: false, mutable: true, description: 'load a log damaged in the middle up to the damage instead of refusing to start' },
-  'auto-aof-rewrite-percentage': { kind: { type: 'integer', min: 0, max: 2_147_483_647 }, default: 100, unit: 'percent', mutable: true, description: 'log growth in percent that triggers a rewrite, 0 = never' },
-  'auto-aof-rewrite-min-size': { kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 64 * 1024 * 1024, unit: 'bytes', mutable: true, description: 'smallest log (bytes) that is rewritten automatically' },
-  'http-port': { kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT }, default: 0, mutable: false, description: 'HTTP port, 0 = off, -1 = any free port' },
-  'http-bind': { kind: { type: 'string', words: true }, default: '', mutable: false, description: 'HTTP address(es), "" = same as bind' },
-  'http-tls': { kind: { type: 'boolean' }, default: false, mutable: false, description: 'the HTTP port serves HTTPS with tls-cert-file and tls-key-file (reloaded with them; no client certificate asked, /healthz needs none)' },
-  'http-filter': { kind: { type: 'string' }, default: 'bfs', mutable: true, description: 'filter of GET /add= and /contain=' },
-  'http-db': { kind: { type: 'integer', min: 0, max: MAX_DATABASES - 1 }, default: 0, mutable: false, description: 'database of the HTTP API, /filters and the filters /metrics lists (below databases)' },
-  'http-max-url-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_URL_BYTES, unit: 'bytes', mutable: true, description: 'longest HTTP request target in bytes (longer: 414)' },
-  'http-max-header-bytes': { kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES }, default: DEFAULT_HTTP_MAX_HEADER_BYTES, unit: 'bytes', mutable: false, description: 'largest HTTP request head in bytes' },
-  'http-headers-timeout-ms': { kind: { type: 'integer', min: 100, max: 3_600_000 }, default: 10_000, unit: 'milliseconds', mutable: false, description: 'milliseconds to receive an HTTP request head' },
-  'http-keepalive-timeout-ms': { kind: { type: 'integer', min: 100, max: 3_600_000 }, default: 5_000, unit: 'milliseconds', mutable: false, description: 'milliseconds an idle HTTP keep-alive connection is kept' },
-  'http-maxclients': { kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS }, default: DEFAULT_MAXCLIENTS, mutable: false, description: 'most simultaneous HTTP connections' },
-  'metrics-top-filters': { kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS }, default: 10, mutable: true, description: 'filters /metrics lists items for (largest first), 0 = none' },
-  replicaof: { kind: { type: 'replicaof' }, default: '', mutable: false, description: 'replicate the master at `<host> <port>` (`no one`: be a master); REPLICAOF changes it at run time' },
-  masterauth: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'password a replica AUTHs with at its master, "" for none' },
-  masteruser: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'user a replica AUTHs as at its master (AUTH masteruser masterauth), "" for none' },
-  'replica-read-only': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica refuses writes from its clients (-READONLY)' },
-  'replica-serve-stale-data': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a replica whose link to its master is down still answers reads (no: -MASTERDOWN)' },
-  'repl-backlog-size': { kind: { type: 'bytes', min: 16 * 1024, max: Number.MAX_SAFE_INTEGER }, default: 1024 * 1024, unit: 'bytes', mutable: true, description: 'bytes of the replication stream kept so that a replica that reconnects continues (partial resync)' },
-  'repl-backlog-ttl': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 3600, unit: 'seconds', mutable: true, description: 'seconds without replicas before a master frees its backlog, 0 = never' },
-  'repl-diskless-sync': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'a full sync streams the snapshot to the replica as it is made ($EOF: form); no: written to disk first' },
-  'repl-diskless-sync-delay': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 5, unit: 'seconds', mutable: true, description: 'seconds a diskless full sync waits for more replicas to share it' },
-  'repl-ping-replica-period': { kind: { type: 'integer', min: 1, max: MAX_SECONDS }, default: 10, unit: 'seconds', mutable: true, description: 'seconds between the master\'s pings on the replication stream' },
-  'repl-timeout': { kind: { type: 'integer', min: 1, max: MAX_SECONDS }, default: 60, unit: 'seconds', mutable: true, description: 'seconds of silence before a replication link is dropped' },
-  'min-replicas-to-write': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 0, mutable: true, description: 'refuse writes (-NOREPLICAS) with fewer replicas than this lagging at most min-replicas-max-lag, 0 = off' },
-  'min-replicas-max-lag': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 10, unit: 'seconds', mutable: true, description: 'seconds since its last ACK under which a replica counts for min-replicas-to-write' },
-  'replica-priority': { kind: { type: 'integer', min: 0, max: MAX_SECONDS }, default: 100, mutable: true, description: 'Sentinel promotes replicas with a lower priority first; 0 = never promote this one' },
-  'replica-announce-ip': { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: true, description: 'address a replica gives its master (and Sentinel), "" = the connection\'s' },
-  'replica-announce-port': { kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT }, default: 0, mutable: true, description: 'port a replica gives its master (and Sentinel), 0 = its own port' },
-  'replica-announced': { kind: { type: 'boolean' }, default: true, mutable: true, description: 'whether Sentinel lists this replica' },
-  'active-expire-effort': { kind: { type: 'integer', min: 1, max: 10 }, default: 1, mutable: true, description: 'effort of the active expiry of keys, 1-10: more CPU for fewer expired keys held (as Redis)' },
-  aclfile: { kind: { type: 'string', emptyIsNone: true }, default: '', mutable: false, description: 'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)' },
-  'acllog-max-len': { kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER }, default: 128, mutable: true, description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)' },
-  'acl-pubsub-default': { kind: { type: 'enum', values: ['allchannels', 'resetchannels'] }, default: 'resetchannels', mutable: true, description: 'pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0\'s default)' },
+  'slowlog-log-slower-than': {
+    kind: { type: 'integer', min: -1, max: Number.MAX_SAFE_INTEGER },
+    default: 10000,
+    mutable: true,
+    description: 'microseconds a command must take to enter the SLOWLOG, -1 = off, 0 = every command',
+  },
+  'slowlog-max-len': {
+    kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER },
+    default: 128,
+    mutable: true,
+    description: 'most SLOWLOG entries kept (the oldest go first)',
+  },
+  'latency-monitor-threshold': {
+    kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER },
+    default: 0,
+    unit: 'milliseconds',
+    mutable: true,
+    description:
+      "milliseconds an event (a command, the event loop's delay, a log write) must take to be a LATENCY sample, 0 = off",
+  },
+  'enable-debug-command': {
+    kind: { type: 'enum', values: ['no', 'yes', 'local'] },
+    default: 'no',
+    mutable: false,
+    description: 'who may run DEBUG (SLEEP, RELOAD, ...): no (as Redis 7.0), yes, or local (loopback connections only)',
+  },
+  requirepass: {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: true,
+    description: 'password clients must AUTH with, "" for none',
+  },
+  save: {
+    kind: { type: 'save' },
+    default: '3600 1 300 100 60 10000',
+    mutable: true,
+    description: 'snapshot rules: <seconds> <changes> pairs, "" disables',
+  },
+  'snapshot-on-corrupt': {
+    kind: { type: 'enum', values: ['refuse', 'move-aside'] },
+    default: 'refuse',
+    mutable: true,
+    description:
+      'corrupt snapshot file at start: refuse (to start) or move-aside (rename it <file>.<ms>.corrupt and go on)',
+  },
+  'stop-writes-on-bgsave-error': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description: 'refuse writes with -MISCONF while the last background save failed (and save rules are set)',
+  },
+  appendonly: {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description: 'append-only log of writes (CONFIG SET yes starts it with a rewrite)',
+  },
+  appendfsync: {
+    kind: { type: 'enum', values: ['everysec', 'always', 'no'] },
+    default: 'everysec',
+    mutable: true,
+    description: 'fsync policy of the append-only log: everysec, always or no',
+  },
+  appendfilename: {
+    kind: { type: 'string' },
+    default: 'appendonly.aof',
+    mutable: false,
+    description: 'prefix of the log segment files in dir',
+  },
+  'aof-load-truncated': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description: 'load a log cut short in its last record, with a warning',
+  },
+  'aof-load-corrupt': {
+    kind: { type: 'boolean' },
+    default: false,
+    mutable: true,
+    description: 'load a log damaged in the middle up to the damage instead of refusing to start',
+  },
+  'auto-aof-rewrite-percentage': {
+    kind: { type: 'integer', min: 0, max: 2_147_483_647 },
+    default: 100,
+    unit: 'percent',
+    mutable: true,
+    description: 'log growth in percent that triggers a rewrite, 0 = never',
+  },
+  'auto-aof-rewrite-min-size': {
+    kind: { type: 'bytes', min: 0, max: Number.MAX_SAFE_INTEGER },
+    default: 64 * 1024 * 1024,
+    unit: 'bytes',
+    mutable: true,
+    description: 'smallest log (bytes) that is rewritten automatically',
+  },
+  'http-port': {
+    kind: { type: 'integer', min: HTTP_PORT_ANY, max: MAX_PORT },
+    default: 0,
+    mutable: false,
+    description: 'HTTP port, 0 = off, -1 = any free port',
+  },
+  'http-bind': {
+    kind: { type: 'string', words: true },
+    default: '',
+    mutable: false,
+    description: 'HTTP address(es), "" = same as bind',
+  },
+  'http-tls': {
+    kind: { type: 'boolean' },
+    default: false,
+    mutable: false,
+    description:
+      'the HTTP port serves HTTPS with tls-cert-file and tls-key-file (reloaded with them; no client certificate asked, /healthz needs none)',
+  },
+  'http-filter': {
+    kind: { type: 'string' },
+    default: 'bfs',
+    mutable: true,
+    description: 'filter of GET /add= and /contain=',
+  },
+  'http-db': {
+    kind: { type: 'integer', min: 0, max: MAX_DATABASES - 1 },
+    default: 0,
+    mutable: false,
+    description: 'database of the HTTP API, /filters and the filters /metrics lists (below databases)',
+  },
+  'http-max-url-bytes': {
+    kind: { type: 'bytes', min: MIN_HTTP_MAX_URL_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES },
+    default: DEFAULT_HTTP_MAX_URL_BYTES,
+    unit: 'bytes',
+    mutable: true,
+    description: 'longest HTTP request target in bytes (longer: 414)',
+  },
+  'http-max-header-bytes': {
+    kind: { type: 'bytes', min: MIN_HTTP_MAX_HEADER_BYTES, max: MAX_HTTP_MAX_HEADER_BYTES },
+    default: DEFAULT_HTTP_MAX_HEADER_BYTES,
+    unit: 'bytes',
+    mutable: false,
+    description: 'largest HTTP request head in bytes',
+  },
+  'http-headers-timeout-ms': {
+    kind: { type: 'integer', min: 100, max: 3_600_000 },
+    default: 10_000,
+    unit: 'milliseconds',
+    mutable: false,
+    description: 'milliseconds to receive an HTTP request head',
+  },
+  'http-keepalive-timeout-ms': {
+    kind: { type: 'integer', min: 100, max: 3_600_000 },
+    default: 5_000,
+    unit: 'milliseconds',
+    mutable: false,
+    description: 'milliseconds an idle HTTP keep-alive connection is kept',
+  },
+  'http-maxclients': {
+    kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS },
+    default: DEFAULT_MAXCLIENTS,
+    mutable: false,
+    description: 'most simultaneous HTTP connections',
+  },
+  'metrics-top-filters': {
+    kind: { type: 'integer', min: 0, max: MAX_METRICS_TOP_FILTERS },
+    default: 10,
+    mutable: true,
+    description: 'filters /metrics lists items for (largest first), 0 = none',
+  },
+  replicaof: {
+    kind: { type: 'replicaof' },
+    default: '',
+    mutable: false,
+    description: 'replicate the master at `<host> <port>` (`no one`: be a master); REPLICAOF changes it at run time',
+  },
+  masterauth: {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: true,
+    description: 'password a replica AUTHs with at its master, "" for none',
+  },
+  masteruser: {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: true,
+    description: 'user a replica AUTHs as at its master (AUTH masteruser masterauth), "" for none',
+  },
+  'replica-read-only': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description: 'a replica refuses writes from its clients (-READONLY)',
+  },
+  'replica-serve-stale-data': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description: 'a replica whose link to its master is down still answers reads (no: -MASTERDOWN)',
+  },
+  'repl-backlog-size': {
+    kind: { type: 'bytes', min: 16 * 1024, max: Number.MAX_SAFE_INTEGER },
+    default: 1024 * 1024,
+    unit: 'bytes',
+    mutable: true,
+    description: 'bytes of the replication stream kept so that a replica that reconnects continues (partial resync)',
+  },
+  'repl-backlog-ttl': {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: 3600,
+    unit: 'seconds',
+    mutable: true,
+    description: 'seconds without replicas before a master frees its backlog, 0 = never',
+  },
+  'repl-diskless-sync': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description:
+      'a full sync streams the snapshot to the replica as it is made ($EOF: form); no: written to disk first',
+  },
+  'repl-diskless-sync-delay': {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: 5,
+    unit: 'seconds',
+    mutable: true,
+    description: 'seconds a diskless full sync waits for more replicas to share it',
+  },
+  'repl-ping-replica-period': {
+    kind: { type: 'integer', min: 1, max: MAX_SECONDS },
+    default: 10,
+    unit: 'seconds',
+    mutable: true,
+    description: "seconds between the master's pings on the replication stream",
+  },
+  'repl-timeout': {
+    kind: { type: 'integer', min: 1, max: MAX_SECONDS },
+    default: 60,
+    unit: 'seconds',
+    mutable: true,
+    description: 'seconds of silence before a replication link is dropped',
+  },
+  'min-replicas-to-write': {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: 0,
+    mutable: true,
+    description:
+      'refuse writes (-NOREPLICAS) with fewer replicas than this lagging at most min-replicas-max-lag, 0 = off',
+  },
+  'min-replicas-max-lag': {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: 10,
+    unit: 'seconds',
+    mutable: true,
+    description: 'seconds since its last ACK under which a replica counts for min-replicas-to-write',
+  },
+  'replica-priority': {
+    kind: { type: 'integer', min: 0, max: MAX_SECONDS },
+    default: 100,
+    mutable: true,
+    description: 'Sentinel promotes replicas with a lower priority first; 0 = never promote this one',
+  },
+  'replica-announce-ip': {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: true,
+    description: 'address a replica gives its master (and Sentinel), "" = the connection\'s',
+  },
+  'replica-announce-port': {
+    kind: { type: 'integer', min: MIN_PORT, max: MAX_PORT },
+    default: 0,
+    mutable: true,
+    description: 'port a replica gives its master (and Sentinel), 0 = its own port',
+  },
+  'replica-announced': {
+    kind: { type: 'boolean' },
+    default: true,
+    mutable: true,
+    description: 'whether Sentinel lists this replica',
+  },
+  'active-expire-effort': {
+    kind: { type: 'integer', min: 1, max: 10 },
+    default: 1,
+    mutable: true,
+    description: 'effort of the active expiry of keys, 1-10: more CPU for fewer expired keys held (as Redis)',
+  },
+  aclfile: {
+    kind: { type: 'string', emptyIsNone: true },
+    default: '',
+    mutable: false,
+    description:
+      'file of the ACL users (`user` lines, as ACL LIST writes them) that ACL LOAD reads and ACL SAVE writes; "" for none (then `user` lines in this file)',
+  },
+  'acllog-max-len': {
+    kind: { type: 'integer', min: 0, max: Number.MAX_SAFE_INTEGER },
+    default: 128,
+    mutable: true,
+    description: 'most ACL LOG entries kept (denied commands, keys, channels and failed AUTHs)',
+  },
+  'acl-pubsub-default': {
+    kind: { type: 'enum', values: ['allchannels', 'resetchannels'] },
+    default: 'resetchannels',
+    mutable: true,
+    description:
+      "pub/sub channels a new ACL user may use: allchannels (&*) or resetchannels (none, Redis 7.0's default)",
+  },
   ...CLUSTER_CONFIG_ROWS,
-  user: { kind: { type: 'user' }, default: NO_USERS, mutable: false, description: '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)' },
-  'rename-command': { kind: { type: 'rename' }, default: NO_RENAMES, mutable: false, description: '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)' },
+  user: {
+    kind: { type: 'user' },
+    default: NO_USERS,
+    mutable: false,
+    description:
+      '`user <name> <rule> ...`, repeatable: an ACL user as ACL SETUSER takes it (file or flags only, as in Redis; not with aclfile)',
+  },
+  'rename-command': {
+    kind: { type: 'rename' },
+    default: NO_RENAMES,
+    mutable: false,
+    description:
+      '`rename-command NAME NEWNAME`, repeatable; `""` as NEWNAME disables the command (file or flags only, as in Redis)',
+  },
 } satisfies { readonly [K in ConfigKey]: ConfigRow<Config[K]> }
 
 /** Every key's row, `rename-command` included, in bfs.conf.example's order. */
-export const CONFIG_ROWS: readonly ConfigKeySpec[] = Object.entries(ROWS).map(([name, row]) => ({ name: name as ConfigKey, ...row }))
+export const CONFIG_ROWS: readonly ConfigKeySpec[] = Object.entries(ROWS).map(([name, row]) => ({
+  name: name as ConfigKey,
+  ...row,
+}))
 
 /** Every default, from the rows; each key's unit is in its row. */
 export const DEFAULT_CONFIG: Readonly<Config> = Object.freeze(
@@ -341,7 +720,11 @@ export function configKeySpec(name: string): ConfigKeySpec | undefined {
  * the configuration the value goes into: classes of client-output-buffer-limit not given keep
  * their limits from it, as in redis.
  */
-export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], current: Config = DEFAULT_CONFIG): Config[ConfigKey] {
+export function parseConfigValue(
+  spec: ConfigKeySpec,
+  args: readonly string[],
+  current: Config = DEFAULT_CONFIG,
+): Config[ConfigKey] {
   const kind = spec.kind
   const name = spec.name
   if (kind.type === 'save') return parseSaveRules(args)
@@ -367,7 +750,8 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
       return checkRange(parseMemory(raw), kind.min, kind.max)
     case 'float': {
       const value = Number(raw)
-      if (raw.trim() === '' || !Number.isFinite(value)) throw new ConfigError(`'${name}' must be a number, got '${raw}'`)
+      if (raw.trim() === '' || !Number.isFinite(value))
+        throw new ConfigError(`'${name}' must be a number, got '${raw}'`)
       const low = kind.exclusiveMin ? value <= kind.min : value < kind.min
       const high = kind.exclusiveMax ? value >= kind.max : value > kind.max
       if (low || high) {
@@ -385,7 +769,8 @@ export function parseConfigValue(spec: ConfigKeySpec, args: readonly string[], c
       return checkRange(parseInt(raw, 8), 0, kind.max)
     case 'enum': {
       const value = raw.toLowerCase()
-      if (!kind.values.includes(value)) throw new ConfigError(`argument(s) must be one of the following: ${kind.values.join(', ')}`)
+      if (!kind.values.includes(value))
+        throw new ConfigError(`argument(s) must be one of the following: ${kind.values.join(', ')}`)
       return value as Config[ConfigKey]
     }
     case 'boolean': {
@@ -403,7 +788,8 @@ export function formatConfigValue(config: Config, name: ConfigKey): string {
   if (name === 'unixsocketperm') return (value as number).toString(8)
   if (name === 'client-output-buffer-limit') {
     const limits = value as OutputBufferLimits
-    const one = (label: string, limit: OutputBufferLimit): string => `${label} ${limit.hard} ${limit.soft} ${limit.softSeconds}`
+    const one = (label: string, limit: OutputBufferLimit): string =>
+      `${label} ${limit.hard} ${limit.soft} ${limit.softSeconds}`
     return [one('normal', limits.normal), one('slave', limits.replica), one('pubsub', limits.pubsub)].join(' ')
   }
   return String(value)

@@ -111,8 +111,17 @@ export class LatencyMonitor {
     const avg = samples === 0 ? 0 : Math.floor(sum / samples)
     const period = samples === 0 ? 0 : Math.max(1, nowSeconds - oldest)
     let deviation = 0
-    for (let j = 0; j < LATENCY_TS_LEN; j++) if (series.times[j] !== 0) deviation += Math.abs(avg - series.latencies[j]!)
-    return { allTimeHigh: series.max, avg, min, max, mad: samples === 0 ? 0 : Math.floor(deviation / samples), samples, period }
+    for (let j = 0; j < LATENCY_TS_LEN; j++)
+      if (series.times[j] !== 0) deviation += Math.abs(avg - series.latencies[j]!)
+    return {
+      allTimeHigh: series.max,
+      avg,
+      min,
+      max,
+      mad: samples === 0 ? 0 : Math.floor(deviation / samples),
+      samples,
+      period,
+    }
   }
 }
 

@@ -43,6 +43,8 @@ export function createLogger(target: LogTarget): Logger {
 
 function timestamp(date: Date): string {
   const pad = (n: number, width = 2): string => String(n).padStart(width, '0')
-  return `${pad(date.getDate())} ${MONTHS[date.getMonth()]} ${date.getFullYear()} ` +
+  return (
+    `${pad(date.getDate())} ${MONTHS[date.getMonth()]} ${date.getFullYear()} ` +
     `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}.${pad(date.getMilliseconds(), 3)}`
+  )
 }

@@ -29,7 +29,12 @@ export interface TlsServerSetup {
 
 const PROTOCOLS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const
 /** The OpenSSL option that turns each of {@link PROTOCOLS} off. */
-const NO_PROTOCOL = [constants.SSL_OP_NO_TLSv1, constants.SSL_OP_NO_TLSv1_1, constants.SSL_OP_NO_TLSv1_2, constants.SSL_OP_NO_TLSv1_3]
+const NO_PROTOCOL = [
+  constants.SSL_OP_NO_TLSv1,
+  constants.SSL_OP_NO_TLSv1_1,
+  constants.SSL_OP_NO_TLSv1_2,
+  constants.SSL_OP_NO_TLSv1_3,
+]
 
 /** Whether TLS is in use at all (redis: tls_port || tls_replication || tls_cluster). */
 export function tlsEnabled(config: Config): boolean {
@@ -56,12 +61,23 @@ export function checkTlsConfig(config: Config): TlsServerSetup | undefined {
  * tls-protocols as Node's minimum and maximum version, and the versions between them that are
  * off (redis parseProtocolsConfig: any of the four words, any case; "" = TLSv1.2 and TLSv1.3).
  */
-function protocolOptions(value: string): Pick<tls.SecureContextOptions, 'minVersion' | 'maxVersion'> & { secureOptions: number } {
-  const words = value.trim() === '' ? ['tlsv1.2', 'tlsv1.3'] : value.split(' ').filter((word) => word !== '').map((word) => word.toLowerCase())
+function protocolOptions(
+  value: string,
+): Pick<tls.SecureContextOptions, 'minVersion' | 'maxVersion'> & { secureOptions: number } {
+  const words =
+    value.trim() === ''
+      ? ['tlsv1.2', 'tlsv1.3']
+      : value
+          .split(' ')
+          .filter((word) => word !== '')
+          .map((word) => word.toLowerCase())
   const wanted = new Set<number>()
   for (const word of words) {
     const index = PROTOCOLS.findIndex((name) => name.toLowerCase() === word)
-    if (index < 0) throw new TlsConfigError("Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.")
+    if (index < 0)
+      throw new TlsConfigError(
+        "Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.",
+      )
     wanted.add(index)
   }
   const low = Math.min(...wanted)
@@ -111,7 +127,9 @@ function caCertificates(config: Config): Buffer[] | undefined {
     try {
       names = readdirSync(dir).sort()
     } catch (error) {
-      throw new TlsConfigError(`Failed to configure CA certificate(s) file/directory: ${dir}: ${(error as Error).message}`)
+      throw new TlsConfigError(
+        `Failed to configure CA certificate(s) file/directory: ${dir}: ${(error as Error).message}`,
+      )
     }
     for (const name of names) {
       const at = path.join(dir, name)
@@ -119,12 +137,19 @@ function caCertificates(config: Config): Buffer[] | undefined {
     }
   }
   if (ca.length === 0) return undefined
-  tryContext({ ca }, `Failed to configure CA certificate(s) file/directory: ${[file, dir].filter((name) => name !== '').join(', ')}`)
+  tryContext(
+    { ca },
+    `Failed to configure CA certificate(s) file/directory: ${[file, dir].filter((name) => name !== '').join(', ')}`,
+  )
   return ca
 }
 
 /** A certificate and its key, each tried, then the pair (a key that is not the certificate's). */
-function certificateAndKey(certFile: string, keyFile: string, passphrase: string): Pick<tls.SecureContextOptions, 'cert' | 'key' | 'passphrase'> {
+function certificateAndKey(
+  certFile: string,
+  keyFile: string,
+  passphrase: string,
+): Pick<tls.SecureContextOptions, 'cert' | 'key' | 'passphrase'> {
   const cert = readPem(certFile, 'certificate')
   tryContext({ cert }, `Failed to load certificate: ${certFile}`)
   const key = readPem(keyFile, 'private key')
@@ -139,7 +164,10 @@ function commonOptions(config: Config): tls.SecureContextOptions {
   const ca = caCertificates(config)
   const protocols = protocolOptions(config['tls-protocols'])
   const ciphers = cipherString(config['tls-ciphers'], config['tls-ciphersuites'])
-  tryContext({ ciphers, minVersion: protocols.minVersion, maxVersion: protocols.maxVersion }, 'Failed to configure ciphers')
+  tryContext(
+    { ciphers, minVersion: protocols.minVersion, maxVersion: protocols.maxVersion },
+    'Failed to configure ciphers',
+  )
   return { ...protocols, ciphers, ca }
 }
 
@@ -156,8 +184,14 @@ function requireOwnCertificate(config: Config): void {
 export function tlsServerSetup(config: Config): TlsServerSetup {
   requireOwnCertificate(config)
   const auth = config['tls-auth-clients']
-  if ((auth !== 'no' || config['tls-replication'] || config['tls-cluster']) && config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
-    throw new TlsConfigError('Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!')
+  if (
+    (auth !== 'no' || config['tls-replication'] || config['tls-cluster']) &&
+    config['tls-ca-cert-file'] === '' &&
+    config['tls-ca-cert-dir'] === ''
+  ) {
+    throw new TlsConfigError(
+      'Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!',
+    )
   }
   const common = commonOptions(config)
   const own = certificateAndKey(config['tls-cert-file'], config['tls-key-file'], config['tls-key-file-pass'])
@@ -188,7 +222,11 @@ export function tlsServerSetup(config: Config): TlsServerSetup {
 export function tlsHttpsOptions(config: Config): tls.TlsOptions {
   requireOwnCertificate(config)
   const { ca: _ca, ...common } = commonOptions(config)
-  const options = { ...common, ...certificateAndKey(config['tls-cert-file'], config['tls-key-file'], config['tls-key-file-pass']), honorCipherOrder: config['tls-prefer-server-ciphers'] }
+  const options = {
+    ...common,
+    ...certificateAndKey(config['tls-cert-file'], config['tls-key-file'], config['tls-key-file-pass']),
+    honorCipherOrder: config['tls-prefer-server-ciphers'],
+  }
   tryContext(options, 'Failed to configure TLS')
   return options
 }
@@ -201,12 +239,18 @@ export function tlsHttpsOptions(config: Config): tls.TlsOptions {
 export function tlsClientOptions(config: Config): tls.ConnectionOptions {
   requireOwnCertificate(config)
   if (config['tls-ca-cert-file'] === '' && config['tls-ca-cert-dir'] === '') {
-    throw new TlsConfigError('Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!')
+    throw new TlsConfigError(
+      'Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!',
+    )
   }
   const common = commonOptions(config)
   const client = config['tls-client-cert-file'] !== '' && config['tls-client-key-file'] !== ''
   const own = client
-    ? certificateAndKey(config['tls-client-cert-file'], config['tls-client-key-file'], config['tls-client-key-file-pass'])
+    ? certificateAndKey(
+        config['tls-client-cert-file'],
+        config['tls-client-key-file'],
+        config['tls-client-key-file-pass'],
+      )
     : certificateAndKey(config['tls-cert-file'], config['tls-key-file'], config['tls-key-file-pass'])
   return { ...common, ...own, rejectUnauthorized: true, checkServerIdentity: () => undefined }
 }

@@ -17,7 +17,8 @@ function packageFile(name: string): string {
 export function usageText(): string {
   const rows = CONFIG_ROWS.map((row) => {
     // user and rename-command are rules, repeatable, with no default: their doc line shows the form.
-    const value = row.name === 'rename-command' || row.name === 'user' ? '...' : formatConfigValue(DEFAULT_CONFIG, row.name)
+    const value =
+      row.name === 'rename-command' || row.name === 'user' ? '...' : formatConfigValue(DEFAULT_CONFIG, row.name)
     const flag = `--${row.name} ${value === '' ? '""' : /\s/.test(value) ? JSON.stringify(value) : value}`
     return `  ${flag.padEnd(40)} ${row.description}`
   })

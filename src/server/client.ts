@@ -8,7 +8,13 @@ import { TLSSocket } from 'node:tls'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { ReplyWriter } from '../protocol/reply-writer.js'
-import type { ClientKind, ClientSession, CommandContext, ServerContext, Transaction } from '../commands/kernel/context.js'
+import type {
+  ClientKind,
+  ClientSession,
+  CommandContext,
+  ServerContext,
+  Transaction,
+} from '../commands/kernel/context.js'
 import { dispatch } from '../commands/kernel/dispatch.js'
 import { beginRead, endRead } from '../commands/kernel/read-batch.js'
 import type { WatchState } from '../commands/state/watched-keys.js'
@@ -102,8 +108,10 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   ) {
     this.unixSocket = unixSocketPath !== undefined
     this.tls = socket instanceof TLSSocket
-    this.addr = unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
-    this.laddr = unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
+    this.addr =
+      unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
+    this.laddr =
+      unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.localAddress ?? '?'}:${socket.localPort ?? 0}`
     // redis createClient: authenticated at once while the default user needs no password.
     this.authenticated = host.acl.defaultOpen
     this.parser = new RequestParser(host.parserLimits())
@@ -182,7 +190,8 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     }
     // One byte compare per command: the keywords are looked at only after a P or an H, either case.
     const initial = argv.bytes(0)[argv.start(0)]! | 0x20
-    if (initial === 0x70 ? argv.isKeyword(0, 'POST') : initial === 0x68 && argv.isKeyword(0, 'HOST:')) return this.crossProtocolAttack()
+    if (initial === 0x70 ? argv.isKeyword(0, 'POST') : initial === 0x68 && argv.isKeyword(0, 'HOST:'))
+      return this.crossProtocolAttack()
     // CLIENT PAUSE: one compare per command while no pause is on.
     if (this.host.pause.type !== 'off' && pauseHolds(this.host.pause, this.context, argv)) return this.postpone(argv)
     // CLIENT REPLY OFF / SKIP: one compare per command while replies are on.
@@ -280,7 +289,9 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
    */
   private replicaReplied(): false {
     this.reply.take()
-    this.host.log.warning(`Replica generated a reply to command '${this.lastCommand}', disconnecting it: id=${this.id} addr=${this.addr}`)
+    this.host.log.warning(
+      `Replica generated a reply to command '${this.lastCommand}', disconnecting it: id=${this.id} addr=${this.addr}`,
+    )
     this.kill()
     return false
   }
@@ -305,7 +316,9 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   private checkQueryBuffer(): void {
     const buffered = this.parser.bufferedBytes
     if (buffered <= this.host.config['client-query-buffer-limit']) return
-    this.host.log.warning(`Closing client that reached max query buffer length: id=${this.id} addr=${this.addr} name=${this.name} qbuf=${buffered}`)
+    this.host.log.warning(
+      `Closing client that reached max query buffer length: id=${this.id} addr=${this.addr} name=${this.name} qbuf=${buffered}`,
+    )
     this.kill()
   }
 
@@ -328,9 +341,11 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     if (this.kind === 'replica') return false
     // Within the buffer redis leaves out, no limit can be passed (used <= 0 below): the usual case,
     // decided without the client's class and limits.
-    if (this.softLimitSinceSeconds === 0 && this.reply.pendingBytes + this.socket.writableLength <= REPLY_CHUNK_BYTES) return false
+    if (this.softLimitSinceSeconds === 0 && this.reply.pendingBytes + this.socket.writableLength <= REPLY_CHUNK_BYTES)
+      return false
     const type = clientType(this)
-    const { hard, soft, softSeconds } = this.host.config['client-output-buffer-limit'][type === 'master' ? 'normal' : type]
+    const { hard, soft, softSeconds } =
+      this.host.config['client-output-buffer-limit'][type === 'master' ? 'normal' : type]
     if (hard === 0 && soft === 0) return false
     const output = this.outputBytes()
     // redis counts its reply list only, not the 16 KiB buffer each client writes into first.
@@ -345,7 +360,9 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
       this.softLimitSinceSeconds = 0
     }
     if (!over) return false
-    this.host.log.warning(`Client id=${this.id} addr=${this.addr} name=${this.name} omem=${output} scheduled to be closed ASAP for overcoming of output buffer limits.`)
+    this.host.log.warning(
+      `Client id=${this.id} addr=${this.addr} name=${this.name} omem=${output} scheduled to be closed ASAP for overcoming of output buffer limits.`,
+    )
     this.kill()
     return true
   }

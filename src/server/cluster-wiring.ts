@@ -12,7 +12,11 @@ import type { PubSubHub } from '../commands/state/pubsub-hub.js'
 
 /** The state of a node in cluster mode; database 0's keys indexed by slot from now on. */
 export function openClusterState(
-  host: Pick<ClusterHost, 'config' | 'log' | 'replicaLink' | 'replication'> & { readonly port: number; readonly tlsPort: number; readonly pubsub: PubSubHub },
+  host: Pick<ClusterHost, 'config' | 'log' | 'replicaLink' | 'replication'> & {
+    readonly port: number
+    readonly tlsPort: number
+    readonly pubsub: PubSubHub
+  },
   registry: FilterRegistry,
 ): ClusterState {
   registry.indexSlots()
@@ -35,7 +39,8 @@ export function openClusterState(
 export function startClusterGossip(state: ClusterState): ClusterGossip {
   state.refreshMyAddress()
   const master = state.myMaster()
-  if (!state.myself.isMaster && master !== undefined) state.host.replicaLink.setMaster(master.ip, master.port, { atStart: true })
+  if (!state.myself.isMaster && master !== undefined)
+    state.host.replicaLink.setMaster(master.ip, master.port, { atStart: true })
   state.changed()
   const gossip = new ClusterGossip(state)
   gossip.start()

@@ -50,7 +50,12 @@ export interface TcpListeners {
  * A listener on each address (port 0: the port the first one got, for all). `wire` is called with
  * each new listener before the next is opened; `log` names each as the tests and operators read it.
  */
-export async function listenTcp(addresses: readonly BindAddress[], port: number, wire: (listener: net.Server) => void, log: Logger): Promise<TcpListeners> {
+export async function listenTcp(
+  addresses: readonly BindAddress[],
+  port: number,
+  wire: (listener: net.Server) => void,
+  log: Logger,
+): Promise<TcpListeners> {
   const listeners: net.Server[] = []
   const hosts: string[] = []
   let boundPort = port
@@ -77,7 +82,10 @@ export async function listenTcp(addresses: readonly BindAddress[], port: number,
     listeners.push(listener)
     hosts.push(host)
   }
-  if (listeners.length === 0 && addresses.length > 0) throw new Error(`none of the bind addresses (${addresses.map((address) => address.host).join(' ')}) exists on this machine`)
+  if (listeners.length === 0 && addresses.length > 0)
+    throw new Error(
+      `none of the bind addresses (${addresses.map((address) => address.host).join(' ')}) exists on this machine`,
+    )
   return { listeners, port: boundPort, hosts }
 }
 
@@ -85,7 +93,12 @@ export async function listenTcp(addresses: readonly BindAddress[], port: number,
  * The Unix socket listener: a file left at the path (a crash) is removed first, as redis does, and
  * `perm` (when not 0) set on the new one. Node removes the file when the listener closes.
  */
-export async function listenUnix(socketPath: string, perm: number, wire: (listener: net.Server) => void, log: Logger): Promise<net.Server> {
+export async function listenUnix(
+  socketPath: string,
+  perm: number,
+  wire: (listener: net.Server) => void,
+  log: Logger,
+): Promise<net.Server> {
   try {
     unlinkSync(socketPath)
   } catch {

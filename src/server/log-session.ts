@@ -55,7 +55,15 @@ export function internalSession(
 export function createReplaySession(server: ServerContext): ReplaySession {
   const reply = new ReplyValues()
   const args = new CommandArgs()
-  const session = internalSession({ id: 0, reply, addr: 'aof:0', laddr: 'aof:0', name: 'aof-loader', kind: 'normal', kill: () => {} })
+  const session = internalSession({
+    id: 0,
+    reply,
+    addr: 'aof:0',
+    laddr: 'aof:0',
+    name: 'aof-loader',
+    kind: 'normal',
+    kill: () => {},
+  })
   // bfs names every record by the command's original name (server.propagate), so that a log
   // replays whatever is renamed or disabled (redis 7.0 fails on a renamed MULTI).
   const commands = server.commands.withOriginalNames()

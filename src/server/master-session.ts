@@ -26,7 +26,15 @@ export interface MasterClient extends MasterSession {
 
 export function createMasterSession(server: ServerContext, id: number, link: MasterLinkInfo): MasterClient {
   const reply = new ReplyValues()
-  const client = internalSession({ id, reply, addr: link.addr, laddr: link.laddr, name: '', kind: 'master', kill: () => link.kill() })
+  const client = internalSession({
+    id,
+    reply,
+    addr: link.addr,
+    laddr: link.laddr,
+    name: '',
+    kind: 'master',
+    kill: () => link.kill(),
+  })
   // Read live (CONFIG SET applies), but no limit refuses what the master accepted.
   const config = Object.create(server.config, { maxmemory: { value: 0 }, 'max-filter-bytes': { value: 0 } })
   const view: ServerContext = Object.create(server, { config: { value: config } })

@@ -40,18 +40,32 @@ export interface ListenerHost {
  * SLOTS/NODES, MOVED/ASK), as Redis 7.0 does.
  */
 function checkClusterPorts(config: Config, plaintext: boolean): void {
-  if (!config['tls-cluster'] && !plaintext) throw new Error('cluster mode without tls-cluster needs the plaintext port: set port beside tls-port (or tls-cluster yes)')
+  if (!config['tls-cluster'] && !plaintext)
+    throw new Error(
+      'cluster mode without tls-cluster needs the plaintext port: set port beside tls-port (or tls-cluster yes)',
+    )
   if (!config['tls-cluster']) return
   if (config['tls-port'] === 0) throw new Error('tls-cluster yes needs a tls-port')
-  if (!config['tls-replication']) throw new Error('tls-cluster yes needs tls-replication yes (a replica connects to its master\'s TLS port)')
+  if (!config['tls-replication'])
+    throw new Error("tls-cluster yes needs tls-replication yes (a replica connects to its master's TLS port)")
 }
 
 /** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
-export async function openListeners(config: Config, log: Logger, cluster: boolean, host: ListenerHost): Promise<OpenListeners> {
+export async function openListeners(
+  config: Config,
+  log: Logger,
+  cluster: boolean,
+  host: ListenerHost,
+): Promise<OpenListeners> {
   const accept = host.accept
   const addresses = bindAddresses(config.bind)
   // In protected mode (redis 7.0) only local clients are served while there is no password.
-  const bindWarning = config['protected-mode'] ? undefined : openBindWarning(addresses.map((address) => address.host), config.requirepass)
+  const bindWarning = config['protected-mode']
+    ? undefined
+    : openBindWarning(
+        addresses.map((address) => address.host),
+        config.requirepass,
+      )
   if (bindWarning !== undefined) log.warning(bindWarning)
   let tls: TlsListeners | undefined
   if (tlsEnabled(config)) {
@@ -65,14 +79,16 @@ export async function openListeners(config: Config, log: Logger, cluster: boolea
       }
       if (setup !== undefined) tls = new TlsListeners(setup, log, admits)
     } catch (error) {
-      if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`, { cause: error })
+      if (error instanceof TlsConfigError)
+        throw new Error(`Failed to configure TLS: ${error.message}`, { cause: error })
       throw error
     }
   }
   // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
   const plaintext = tls === undefined || config.port !== 0
   if (cluster) checkClusterPorts(config, plaintext)
-  const wire = (unix: boolean) => (listener: net.Server) => acceptConnections(listener, (socket) => accept(socket, unix))
+  const wire = (unix: boolean) => (listener: net.Server) =>
+    acceptConnections(listener, (socket) => accept(socket, unix))
   const listeners: net.Server[] = []
   let port = 0
   const hosts: string[] = []
@@ -100,6 +116,7 @@ export async function openListeners(config: Config, log: Logger, cluster: boolea
     }
     if (hosts.length === 0) hosts.push(...tls.hosts)
   }
-  if (config.unixsocket !== '') listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
+  if (config.unixsocket !== '')
+    listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
   return { listeners, tls, port, hosts }
 }

@@ -9,7 +9,8 @@ import { ConfigError, type RenameRule } from '../runtime/config.js'
 export function applyRenames(table: CommandTable, rules: readonly RenameRule[]): void {
   for (const { from, to } of rules) {
     const lower = from.toLowerCase()
-    if (table.get(lower) === undefined) throw new ConfigError(`rename-command ${from}: No such command in rename-command`)
+    if (table.get(lower) === undefined)
+      throw new ConfigError(`rename-command ${from}: No such command in rename-command`)
     if (to !== '' && table.get(to.toLowerCase()) !== undefined) {
       throw new ConfigError(`rename-command ${from} ${to}: Target command name already exists`)
     }

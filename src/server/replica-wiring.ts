@@ -57,7 +57,8 @@ export function replicaLinkHost(server: WiredServer, masterSide: MasterSideHooks
     replaceDataset: (filters) => {
       const { databases, watchedKeys } = server
       // redis emptyData → signalFlushedDb: every WATCHed key, old or new, is touched.
-      for (const registry of databases.made()) for (const name of registry.names()) watchedKeys.touch(registry.index, name)
+      for (const registry of databases.made())
+        for (const name of registry.names()) watchedKeys.touch(registry.index, name)
       databases.clear()
       server.replication.streamDb = 0
       for (const { name, filter, expiresAt, db } of filters) {

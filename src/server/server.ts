@@ -24,7 +24,13 @@ import { defineCommand, defineTable, type CommandDefinition, type CommandTable }
 import { BUILTIN_COMMANDS } from '../commands/builtin.js'
 import { DEFAULT_PARSER_LIMITS, type ParserLimits } from '../protocol/request-parser.js'
 import { applyRenames } from './rename-command.js'
-import { checkOpenFiles, isLocalPeer, openBindWarning, protectedModeRefuses, readOpenFilesLimit } from './startup-checks.js'
+import {
+  checkOpenFiles,
+  isLocalPeer,
+  openBindWarning,
+  protectedModeRefuses,
+  readOpenFilesLimit,
+} from './startup-checks.js'
 import { openListeners } from './open-listeners.js'
 import type { TlsListeners } from './tls-listeners.js'
 import { checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
@@ -143,14 +149,16 @@ export class BfsServer extends EventEmitter implements ClientHost {
   /** Lazy and active expiry of keys, by role (key-expiry.ts). */
   private readonly expiry: KeyExpiry
   /** A held reply's end: sent once its records are durable; never, and the client closed, when they will not be. */
-  private readonly releaseReply = (client: Client, durable: boolean): void => (durable ? this.queueFlush(client) : client.kill())
+  private readonly releaseReply = (client: Client, durable: boolean): void =>
+    durable ? this.queueFlush(client) : client.kill()
 
   constructor(options: ServerOptions = {}) {
     super()
     this.config = { ...DEFAULT_CONFIG, ...options.config }
     this.databases = databasesFor(this.config)
     this.registry = this.databases.db(0)
-    this.configFile = options.configFile === undefined || options.configFile === '' ? '' : path.resolve(options.configFile)
+    this.configFile =
+      options.configFile === undefined || options.configFile === '' ? '' : path.resolve(options.configFile)
     this.log = createLogger({ level: () => this.config.loglevel, file: this.config.logfile, sink: options.logSink })
     this.commands = defineTable([...BUILTIN_COMMANDS, ...(options.commands ?? []).map(defineCommand)])
     applyRenames(this.commands, this.config['rename-command'])
@@ -161,24 +169,38 @@ export class BfsServer extends EventEmitter implements ClientHost {
       databases: this.databases,
       log: this.log,
       currentWriter: () => this.currentClient,
-      replicationPosition: () => ({ replid: this.replication.replid, offset: this.replication.masterReplOffset, db: this.masterClient?.db ?? this.replication.streamDb }),
+      replicationPosition: () => ({
+        replid: this.replication.replid,
+        offset: this.replication.masterReplOffset,
+        db: this.masterClient?.db ?? this.replication.streamDb,
+      }),
       latency: this.latency,
     })
     this.expiry = new KeyExpiry(this)
-    this.masterSide = new MasterSide({ replication: this.replication, databases: this.databases, config: this.config, log: this.log, stats: this.stats })
+    this.masterSide = new MasterSide({
+      replication: this.replication,
+      databases: this.databases,
+      config: this.config,
+      log: this.log,
+      stats: this.stats,
+    })
     this.persistence.replicaFeed = this.masterSide
-    this.replicaLink = new ReplicaLink(replicaLinkHost(this, {
-      unblockAll: (text) => this.masterSide.unblockAll(text),
-      newHistory: () => this.masterSide.createBacklog(),
-      ensureBacklog: () => {
-        if (this.masterSide.backlog === undefined) this.masterSide.createBacklog()
-      },
-      becameMaster: () => this.masterSide.requestSelect(),
-      disconnectReplicas: () => this.masterSide.disconnectReplicas(),
-    }))
+    this.replicaLink = new ReplicaLink(
+      replicaLinkHost(this, {
+        unblockAll: (text) => this.masterSide.unblockAll(text),
+        newHistory: () => this.masterSide.createBacklog(),
+        ensureBacklog: () => {
+          if (this.masterSide.backlog === undefined) this.masterSide.createBacklog()
+        },
+        becameMaster: () => this.masterSide.requestSelect(),
+        disconnectReplicas: () => this.masterSide.disconnectReplicas(),
+      }),
+    )
     // redis syncCommand: a replica whose own link is down refuses a sub-replica's sync.
     this.masterSide.syncRefusal = () =>
-      this.replication.role === 'replica' && this.replicaLink.state !== 'connected' ? "NOMASTERLINK Can't SYNC while not connected with my master" : undefined
+      this.replication.role === 'replica' && this.replicaLink.state !== 'connected'
+        ? "NOMASTERLINK Can't SYNC while not connected with my master"
+        : undefined
   }
 
   allocateClientId = (): number => this.nextClientId++
@@ -203,7 +225,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** The TLS port actually bound (0 without one). */
-  get tlsPort(): number { return this.tls?.port ?? 0 }
+  get tlsPort(): number {
+    return this.tls?.port ?? 0
+  }
 
   /** CONFIG SET of a TLS key: new TLS connections use `next` (no-op without a TLS port, as redis applyTlsCfg). @throws TlsConfigError, the old context kept */
   reconfigureTls(next: Config): void {
@@ -236,13 +260,18 @@ export class BfsServer extends EventEmitter implements ClientHost {
     this.resumeReplication()
     const expired = this.expiry.loaded()
     if (expired > 0) this.log.notice(`Deleted ${expired} key(s) that expired while the server was down`)
-    for (const line of loadedOverLimits(this.databases, this.config.maxmemory, this.config['max-filter-bytes'])) this.log.warning(line)
+    for (const line of loadedOverLimits(this.databases, this.config.maxmemory, this.config['max-filter-bytes']))
+      this.log.warning(line)
     this.cronTimer = setInterval(() => this.cron(Date.now()), CRON_INTERVAL_MS)
     this.cronTimer.unref()
     const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
     for (const line of fds.warnings) this.log.warning(line)
     this.config.maxclients = fds.maxclients
-    const open = await openListeners(this.config, this.log, this.cluster !== undefined, { accept: (socket, unix) => this.accept(socket, unix), clientCount: () => this.clientSet.size, stats: this.stats })
+    const open = await openListeners(this.config, this.log, this.cluster !== undefined, {
+      accept: (socket, unix) => this.accept(socket, unix),
+      clientCount: () => this.clientSet.size,
+      stats: this.stats,
+    })
     this.tcpServers.push(...open.listeners)
     this.tls = open.tls
     this.boundPort = open.port
@@ -255,7 +284,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
       const httpAddresses = httpBind.split(/\s+/).filter((address) => address !== '')
       // The HTTP listener takes /add= from anyone who can reach it (no protected mode): warned
       // about unless RESP's warning already named the same addresses.
-      const httpWarning = this.config['http-bind'].trim() === '' && !this.config['protected-mode'] ? undefined : openBindWarning(httpAddresses, this.config.requirepass)
+      const httpWarning =
+        this.config['http-bind'].trim() === '' && !this.config['protected-mode']
+          ? undefined
+          : openBindWarning(httpAddresses, this.config.requirepass)
       if (httpWarning !== undefined) this.log.warning(`HTTP ${httpWarning}`)
       await this.http.listen(httpAddresses, this.config['http-port'])
     }
@@ -329,9 +361,15 @@ export class BfsServer extends EventEmitter implements ClientHost {
       return undefined
     }
     // redis networking.c acceptCommonHandler's refusals: one error line, then closed.
-    const refusal = protectedModeRefuses(this.config['protected-mode'], this.acl.get('default')?.nopass === true, isLocalPeer(socket.remoteAddress, unix))
+    const refusal = protectedModeRefuses(
+      this.config['protected-mode'],
+      this.acl.get('default')?.nopass === true,
+      isLocalPeer(socket.remoteAddress, unix),
+    )
       ? `-${ERR.PROTECTED_MODE_DENIED}\r\n`
-      : this.clientSet.size >= this.config.maxclients ? '-ERR max number of clients reached\r\n' : undefined
+      : this.clientSet.size >= this.config.maxclients
+        ? '-ERR max number of clients reached\r\n'
+        : undefined
     if (refusal !== undefined) {
       this.stats.rejectedConnections++
       socket.on('error', () => {})
@@ -405,7 +443,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return {
       run: (argv, file, offset) => {
         if (session.commands.get(argv[0]!.toString('latin1').toLowerCase()) === undefined) {
-          throw new Error(`Unknown command '${argv[0]!.toString('latin1')}' reading the append only file ${file} at offset ${offset}`)
+          throw new Error(
+            `Unknown command '${argv[0]!.toString('latin1')}' reading the append only file ${file} at offset ${offset}`,
+          )
         }
         return session.run(argv, file)
       },
@@ -420,7 +460,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   parserLimits(): Partial<ParserLimits> {
     const maxBulkBytes = this.config['proto-max-bulk-len']
-    return maxBulkBytes === DEFAULT_PARSER_LIMITS.maxBulkBytes ? DEFAULT_PARSER_LIMITS : { ...DEFAULT_PARSER_LIMITS, maxBulkBytes }
+    return maxBulkBytes === DEFAULT_PARSER_LIMITS.maxBulkBytes
+      ? DEFAULT_PARSER_LIMITS
+      : { ...DEFAULT_PARSER_LIMITS, maxBulkBytes }
   }
 
   /**
@@ -467,7 +509,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
         this.replicaLink.close()
         this.clusterGossip?.stop()
         // A listener's close callback waits for every connection to end: wait for it last.
-        const listenersClosed = Promise.all([...this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))), ...(this.tls?.close() ?? [])])
+        const listenersClosed = Promise.all([
+          ...this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
+          ...(this.tls?.close() ?? []),
+        ])
         await this.http?.close()
         // The final save, the log's last write and fsync, and the release of what waited on it.
         const saveError = await this.persistence.close(this.shutdownSaves(options))

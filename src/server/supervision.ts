@@ -39,7 +39,11 @@ export function removePidFile(file: string, log: Logger): void {
 }
 
 /** redis redisIsSupervised: the supervisor in effect, `auto` resolved from the environment; undefined for none. */
-export function supervisor(mode: SupervisedMode, env: NodeJS.ProcessEnv, log?: Logger): 'systemd' | 'upstart' | undefined {
+export function supervisor(
+  mode: SupervisedMode,
+  env: NodeJS.ProcessEnv,
+  log?: Logger,
+): 'systemd' | 'upstart' | undefined {
   let resolved = mode
   if (mode === 'auto') resolved = env.UPSTART_JOB ? 'upstart' : env.NOTIFY_SOCKET ? 'systemd' : 'no'
   if (resolved === 'upstart') {
@@ -48,7 +52,9 @@ export function supervisor(mode: SupervisedMode, env: NodeJS.ProcessEnv, log?: L
   }
   if (resolved === 'systemd') {
     if (env.NOTIFY_SOCKET) {
-      log?.notice('Supervised by systemd. Please make sure you set appropriate values for TimeoutStartSec and TimeoutStopSec in your service unit.')
+      log?.notice(
+        'Supervised by systemd. Please make sure you set appropriate values for TimeoutStartSec and TimeoutStopSec in your service unit.',
+      )
       return 'systemd'
     }
     log?.warning('systemd supervision error: NOTIFY_SOCKET not found!')

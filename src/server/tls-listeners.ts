@@ -66,7 +66,11 @@ export class TlsListeners {
    * A listener on each address (port -1: the free port the first one got, for all); `accept`
    * gets each connection once its handshake is done, and returns its reader (undefined: refused).
    */
-  async listen(addresses: readonly BindAddress[], port: number, accept: (socket: net.Socket) => ConnectionReader | undefined): Promise<void> {
+  async listen(
+    addresses: readonly BindAddress[],
+    port: number,
+    accept: (socket: net.Socket) => ConnectionReader | undefined,
+  ): Promise<void> {
     let boundPort = port === -1 ? 0 : port
     for (const { host, optional } of addresses) {
       const listener = tls.createServer(this.setup.options)
@@ -83,7 +87,10 @@ export class TlsListeners {
       this.listeners.push(listener)
       this.hosts.push(host)
     }
-    if (this.listeners.length === 0 && addresses.length > 0) throw new Error(`none of the bind addresses (${addresses.map((address) => address.host).join(' ')}) exists on this machine`)
+    if (this.listeners.length === 0 && addresses.length > 0)
+      throw new Error(
+        `none of the bind addresses (${addresses.map((address) => address.host).join(' ')}) exists on this machine`,
+      )
     this.port = boundPort
   }
 
@@ -93,7 +100,9 @@ export class TlsListeners {
     listener.on('tlsClientError', (error, socket) => {
       if (this.dropped.has((socket as unknown as { _parent?: net.Socket })._parent!)) return
       // A certificate that did not verify ends the handshake without an error of its own (Node: "socket hang up").
-      const why = !socket.authorizationError ? error.message.trim() : `certificate verify failed: ${String(socket.authorizationError)}`
+      const why = !socket.authorizationError
+        ? error.message.trim()
+        : `certificate verify failed: ${String(socket.authorizationError)}`
       this.log.warning(`Error accepting a client connection: ${why}${peerOf(socket)}`)
       socket.destroy()
     })
@@ -111,7 +120,9 @@ export class TlsListeners {
       // Node's TLS socket keeps the TCP socket it wraps as _parent.
       this.handshaking.delete((socket as unknown as { _parent?: net.Socket })._parent!)
       if (this.setup.optionalClientCert && badOptionalCertificate(socket)) {
-        this.log.warning(`Error accepting a client connection: certificate verify failed: ${String(socket.authorizationError)}${peerOf(socket)}`)
+        this.log.warning(
+          `Error accepting a client connection: certificate verify failed: ${String(socket.authorizationError)}${peerOf(socket)}`,
+        )
         socket.destroy()
         return
       }
@@ -125,7 +136,10 @@ export class TlsListeners {
     for (const listener of this.listeners) {
       listener.setSecureContext(setup.options)
       // Node's server reads these for each new connection; setSecureContext leaves them as they were.
-      Object.assign(listener, { requestCert: setup.options.requestCert, rejectUnauthorized: setup.options.rejectUnauthorized })
+      Object.assign(listener, {
+        requestCert: setup.options.requestCert,
+        rejectUnauthorized: setup.options.rejectUnauthorized,
+      })
     }
     this.setup = setup
   }

@@ -72,7 +72,13 @@ export class ActiveExpiry {
     for (let k = 0; k < dbs.length && !this.timedOut; k++) {
       const registry = dbs[(Math.max(0, first) + k) % dbs.length]!
       this.nextDb = registry.index + 1
-      this.cycleDb(registry, keysPerLoop, acceptableStale, () => performance.now() * 1000 - startUs > timeLimitUs, totals)
+      this.cycleDb(
+        registry,
+        keysPerLoop,
+        acceptableStale,
+        () => performance.now() * 1000 - startUs > timeLimitUs,
+        totals,
+      )
     }
     const { expired: totalExpired, sampled: totalSampled } = totals
     this.stats.expireCycleMicros += Math.round(performance.now() * 1000 - startUs)
@@ -83,7 +89,11 @@ export class ActiveExpiry {
 
   /** One database's share of a cycle: samples until few were expired, or the time is up. */
   private cycleDb(
-    registry: FilterRegistry, keysPerLoop: number, acceptableStale: number, overTime: () => boolean, totals: { expired: number; sampled: number },
+    registry: FilterRegistry,
+    keysPerLoop: number,
+    acceptableStale: number,
+    overTime: () => boolean,
+    totals: { expired: number; sampled: number },
   ): void {
     for (let iteration = 1; ; iteration++) {
       const { expired, sampled } = sample(registry, Math.min(keysPerLoop, registry.expiringCount))

@@ -59,7 +59,11 @@ export class AppendLog {
   private buffer: Buffer = Buffer.allocUnsafe(INITIAL_BUFFER_BYTES)
   private bufferLength = 0
   /** The record {@link append} just queued, in place: `bytes[start, end)` (valid until the next append or write; none: closed). */
-  readonly lastRecord: { bytes: Buffer | undefined; start: number; end: number } = { bytes: undefined, start: 0, end: 0 }
+  readonly lastRecord: { bytes: Buffer | undefined; start: number; end: number } = {
+    bytes: undefined,
+    start: 0,
+    end: 0,
+  }
   private flushScheduled = false
   private fsyncInFlight = false
   /** fds of rotated-out segments, closed once the fsync that may still use them returns. */
@@ -132,7 +136,9 @@ export class AppendLog {
     if (skipped > 0) {
       // A crash after the snapshot's MANIFEST was committed, before these were deleted.
       this.dropBelow(fromSeq)
-      log.notice(`Removed ${skipped} append only file segment(s) below ${fromSeq}: the snapshot already holds their writes`)
+      log.notice(
+        `Removed ${skipped} append only file segment(s) below ${fromSeq}: the snapshot already holds their writes`,
+      )
     }
     checkNoGap(segments, fromSeq, options, (seq) => segmentName(baseName, seq), log)
     const { result, size } = replaySegments(segments, skipped, apply, options, log)
@@ -237,7 +243,10 @@ export class AppendLog {
     const target = this.writtenBytes
     const generation = this.generation
     const latency = this.options.latency
-    const startedMs = latency !== undefined && latency.threshold() > 0 && this.options.fsyncPolicy() === 'always' ? performance.now() : -1
+    const startedMs =
+      latency !== undefined && latency.threshold() > 0 && this.options.fsyncPolicy() === 'always'
+        ? performance.now()
+        : -1
     fdatasync(this.fd, (error) => {
       this.fsyncInFlight = false
       // In a thread of its own (redis fsyncs `always` in its main thread): the time the replies waited.
@@ -401,7 +410,9 @@ export class AppendLog {
       this.leftToSnapshot = undefined
       if (this.bufferLength === 0) {
         this.lastWriteOk = this.lastFsyncOk = true
-        log.warning('AOF write error looks solved, Redis can write again: a snapshot holds what the failing segment could not take.')
+        log.warning(
+          'AOF write error looks solved, Redis can write again: a snapshot holds what the failing segment could not take.',
+        )
       }
       this.options.onProgress?.()
     }
@@ -437,7 +448,9 @@ export class AppendLog {
     try {
       this.syncNow()
       if (left !== undefined) {
-        throw new Error(`cannot write the append only file: ${left.to - left.from} bytes of records left to a snapshot that was not saved`)
+        throw new Error(
+          `cannot write the append only file: ${left.to - left.from} bytes of records left to a snapshot that was not saved`,
+        )
       }
     } finally {
       this.leftToSnapshot = undefined
@@ -458,7 +471,11 @@ export class AppendLog {
 
   /** Truncates the open segment after its last whole record (best effort: the disk is failing). */
   private trimToWholeRecords(): void {
-    const cut = cutToWholeRecords(this.fd, path.join(this.options.dir, segmentName(this.options.baseName, this.seq)), this.options.log)
+    const cut = cutToWholeRecords(
+      this.fd,
+      path.join(this.options.dir, segmentName(this.options.baseName, this.seq)),
+      this.options.log,
+    )
     if (cut === undefined) return
     this.partialTail = false
     this.currentSizeBytes -= cut.before - cut.after

@@ -33,7 +33,11 @@ export function databaseCount(configured: number, clusterEnabled = false): numbe
  * The databases of a server configured so: `databases` of them (see {@link databaseCount}).
  * @throws ConfigError when `http-db` names none of them
  */
-export function databasesFor(config: { readonly databases: number; readonly 'http-db': number; readonly 'cluster-enabled'?: boolean }): Databases {
+export function databasesFor(config: {
+  readonly databases: number
+  readonly 'http-db': number
+  readonly 'cluster-enabled'?: boolean
+}): Databases {
   // A layer larger than one memory is refused beyond the machine's memory (core/arena.ts).
   limitPiecedLayers(os.totalmem())
   const databases = new Databases(databaseCount(config.databases, config['cluster-enabled']))

@@ -39,7 +39,9 @@ export function strerror(code: string): string {
 }
 
 /** @returns the -MISCONF text a write must be refused with now, or undefined when writes may run */
-export function diskErrorRefusal(server: Pick<PersistenceParts, 'snapshots' | 'appendLog' | 'config'>): string | undefined {
+export function diskErrorRefusal(
+  server: Pick<PersistenceParts, 'snapshots' | 'appendLog' | 'config'>,
+): string | undefined {
   // Runs before every write: the usual answer is two field reads.
   if (server.snapshots.lastBgsaveStatus === 'err') {
     const config = server.config

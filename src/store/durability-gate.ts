@@ -43,7 +43,9 @@ export class DurabilityGate {
     const offset = log.appendedBytes
     const own = ownOffset ?? offset
     if (log.isDurable(log.failing ? own : offset)) return Promise.resolve(true)
-    return new Promise((resolve) => this.awaitingLog.set({}, { offset, client: undefined, ownOffset: own, release: resolve }))
+    return new Promise((resolve) =>
+      this.awaitingLog.set({}, { offset, client: undefined, ownOffset: own, release: resolve }),
+    )
   }
 
   /**

@@ -91,7 +91,12 @@ export async function syncDirectory(dir: string): Promise<void> {
  * step before the rename fails. It is created exclusively unless `tempFlags` is 'w': a caller
  * whose temp name is fixed (its own file, which a kill may have left) has it written over.
  */
-export function replaceFileSync(target: string, pieces: readonly Uint8Array[], temp: string, tempFlags: 'wx' | 'w' = 'wx'): number {
+export function replaceFileSync(
+  target: string,
+  pieces: readonly Uint8Array[],
+  temp: string,
+  tempFlags: 'wx' | 'w' = 'wx',
+): number {
   let total: number
   try {
     total = writePiecesSync(temp, pieces, tempFlags)

@@ -8,7 +8,13 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { FilterParts } from '../core/scalable-filter.js'
 import { encodeFilter, fileVersionFor, type FilterRecord } from '../format/codec.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
-import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, HEADER_BYTES, writeLayerChecksum } from '../format/header.js'
+import {
+  chainedCrcStart,
+  checksumLayerHeader,
+  encodeLayerHeader,
+  HEADER_BYTES,
+  writeLayerChecksum,
+} from '../format/header.js'
 import { replaceFileSync, TEMP_SUFFIX, writeAllAsync } from './durable-file.js'
 import { nativeCrc32 } from './native-crc32.js'
 import type { LayerCopy } from './layer-copy.js'
@@ -32,7 +38,13 @@ export interface SliceWriter {
  * as it was then, whatever is added meanwhile. Returns the file's size.
  */
 export async function writeFilterFileAsync(
-  temp: string, pending: { readonly name: Uint8Array; readonly parts: FilterParts; readonly copies?: readonly LayerCopy[] | undefined }, job: SliceWriter,
+  temp: string,
+  pending: {
+    readonly name: Uint8Array
+    readonly parts: FilterParts
+    readonly copies?: readonly LayerCopy[] | undefined
+  },
+  job: SliceWriter,
 ): Promise<number> {
   const { parts } = pending
   const handle = await fsp.open(temp, 'w', 0o644)
@@ -79,7 +91,10 @@ export async function writeFilterFileAsync(
       writeLayerChecksum(header, crc)
       await writeAllAsync(handle, header, headerAt)
     }
-    const trailer = encodeFileTrailer({ name: pending.name, expansion: parts.expansion, nonScaling: parts.nonScaling }, nativeCrc32)
+    const trailer = encodeFileTrailer(
+      { name: pending.name, expansion: parts.expansion, nonScaling: parts.nonScaling },
+      nativeCrc32,
+    )
     await writeAllAsync(handle, trailer, position)
     position += trailer.length
     job.checkAbort()

@@ -64,7 +64,10 @@ export function readFilterFile(filePath: string, checksum: Checksum, expectedByt
 }
 
 /** A snapshot's file: a Bloom filter's, a window filter's (format/window-file.ts) or a Cuckoo filter's (format/cuckoo-file.ts), told apart by its magic. */
-export type SnapshotFile = { kind: 'bloom'; record: FilterRecord } | { kind: 'window'; record: WindowRecord } | { kind: 'cuckoo'; record: CuckooRecord }
+export type SnapshotFile =
+  | { kind: 'bloom'; record: FilterRecord }
+  | { kind: 'window'; record: WindowRecord }
+  | { kind: 'cuckoo'; record: CuckooRecord }
 
 /** {@link readFilterFile} for either kind of snapshot file. */
 export function readSnapshotFile(filePath: string, checksum: Checksum, expectedBytes?: number): SnapshotFile {
@@ -78,11 +81,12 @@ export function readSnapshotFile(filePath: string, checksum: Checksum, expectedB
     const magic = size >= 4 ? bytes.read(0, 4) : new Uint8Array(0)
     if (isWindowFile(magic) || isCuckooFile(magic)) {
       const record = decodeWholeFile(bytes.read(0, size), checksum)
-      return 'subFilters' in record.parts ? { kind: 'cuckoo', record: record as CuckooRecord } : { kind: 'window', record: record as WindowRecord }
+      return 'subFilters' in record.parts
+        ? { kind: 'cuckoo', record: record as CuckooRecord }
+        : { kind: 'window', record: record as WindowRecord }
     }
     return { kind: 'bloom', record: decodeFilter(bytes, checksum) }
   } finally {
     closeSync(fd)
   }
 }
-

@@ -63,7 +63,10 @@ export class LayerCopy {
     for (let piece = Math.floor(start / COPY_PIECE_BYTES); piece <= last; piece++) {
       const pieceStart = piece * COPY_PIECE_BYTES
       if (pieceStart + COPY_PIECE_BYTES <= this.readEnd || this.saved.has(piece)) continue
-      this.saved.set(piece, this.keep(bitmapRange(bitmap, pieceStart, Math.min(pieceStart + COPY_PIECE_BYTES, bitmap.length))))
+      this.saved.set(
+        piece,
+        this.keep(bitmapRange(bitmap, pieceStart, Math.min(pieceStart + COPY_PIECE_BYTES, bitmap.length))),
+      )
     }
   }
 

@@ -65,45 +65,45 @@ export function replaySegments(
   options: LoadOptions,
   log: Logger,
 ): { result: LoadResult; size: number } {
-    const result: LoadResult = { segments: segments.length, skipped, records: 0, bytes: 0 }
-    let size = 0
-    // The log's end is its last segment with anything in it: a crash just after a rotation created
-    // the next segment, before the one left was cut back to its last whole record, leaves a cut
-    // record followed only by empty segments.
-    const stats = segments.map(({ file }) => statSync(file))
-    let tailIndex = segments.length - 1
-    while (tailIndex > 0 && stats[tailIndex]!.isFile() && stats[tailIndex]!.size === 0) tailIndex--
-    segments.forEach(({ file }, index) => {
-      // A device or pipe in a segment's place would be read forever (/dev/zero never ends).
-      if (!stats[index]!.isFile()) throw new Error(`The append only file ${file} is not a regular file`)
-      const bytes = readFileSync(file)
-      const scan = scanLog(bytes, (argv, offset) => apply(argv, file, offset))
-      result.records += scan.records
-      result.bytes += scan.validBytes
-      size += bytes.length
-      const damage = scan.damage
-      if (damage === undefined) return
-      const isTail = index >= tailIndex && damage.kind === 'truncated'
-      if (isTail ? !options.allowTruncatedTail : !options.allowCorrupt) throw new LogLoadError(file, damage)
-      if (isTail) {
-        log.warning(
-          `!!! Warning: short read while loading the AOF file ${file}!!! ` +
-            `AOF loaded anyway because aof-load-truncated is enabled: ${bytes.length - scan.validBytes} ` +
-            `bytes dropped after offset ${scan.validBytes} (the last record was cut short).`,
-        )
-      } else {
-        copyFileSync(file, `${file}.corrupt`)
-        log.warning(
-          `!!! Warning: the AOF file ${file} is damaged at offset ${damage.offset} (${damage.reason}). ` +
-            `Loaded the ${scan.records} records before offset ${damage.recordOffset} because aof-load-corrupt ` +
-            `is enabled; the rest is dropped (a copy of the whole file is in ${file}.corrupt).`,
-        )
-      }
-      truncateSync(file, scan.validBytes)
-      size -= bytes.length - scan.validBytes
-      result.damage = { ...damage, file }
-    })
-    return { result, size }
+  const result: LoadResult = { segments: segments.length, skipped, records: 0, bytes: 0 }
+  let size = 0
+  // The log's end is its last segment with anything in it: a crash just after a rotation created
+  // the next segment, before the one left was cut back to its last whole record, leaves a cut
+  // record followed only by empty segments.
+  const stats = segments.map(({ file }) => statSync(file))
+  let tailIndex = segments.length - 1
+  while (tailIndex > 0 && stats[tailIndex]!.isFile() && stats[tailIndex]!.size === 0) tailIndex--
+  segments.forEach(({ file }, index) => {
+    // A device or pipe in a segment's place would be read forever (/dev/zero never ends).
+    if (!stats[index]!.isFile()) throw new Error(`The append only file ${file} is not a regular file`)
+    const bytes = readFileSync(file)
+    const scan = scanLog(bytes, (argv, offset) => apply(argv, file, offset))
+    result.records += scan.records
+    result.bytes += scan.validBytes
+    size += bytes.length
+    const damage = scan.damage
+    if (damage === undefined) return
+    const isTail = index >= tailIndex && damage.kind === 'truncated'
+    if (isTail ? !options.allowTruncatedTail : !options.allowCorrupt) throw new LogLoadError(file, damage)
+    if (isTail) {
+      log.warning(
+        `!!! Warning: short read while loading the AOF file ${file}!!! ` +
+          `AOF loaded anyway because aof-load-truncated is enabled: ${bytes.length - scan.validBytes} ` +
+          `bytes dropped after offset ${scan.validBytes} (the last record was cut short).`,
+      )
+    } else {
+      copyFileSync(file, `${file}.corrupt`)
+      log.warning(
+        `!!! Warning: the AOF file ${file} is damaged at offset ${damage.offset} (${damage.reason}). ` +
+          `Loaded the ${scan.records} records before offset ${damage.recordOffset} because aof-load-corrupt ` +
+          `is enabled; the rest is dropped (a copy of the whole file is in ${file}.corrupt).`,
+      )
+    }
+    truncateSync(file, scan.validBytes)
+    size -= bytes.length - scan.validBytes
+    result.damage = { ...damage, file }
+  })
+  return { result, size }
 }
 
 /** A segment the log cannot do without is missing, and aof-load-corrupt is no: startup stops. */
@@ -138,6 +138,7 @@ export function checkNoGap(
     `The append only file ${missing.join(', ')} doesn't exist: the log runs from segment ${fromSeq}` +
     `${options.fromSeq === undefined ? ' (no snapshot MANIFEST says otherwise)' : " (the snapshot's MANIFEST says so)"}` +
     `${segments.length > 0 ? ` to segment ${segments[segments.length - 1]!.seq}` : ''}, and the writes it held would be lost.`
-  if (!options.allowCorrupt) throw new LogGapError(`${what} Restore it, or set aof-load-corrupt yes to load the segments that exist.`)
+  if (!options.allowCorrupt)
+    throw new LogGapError(`${what} Restore it, or set aof-load-corrupt yes to load the segments that exist.`)
   log.warning(`!!! Warning: ${what} Loading the segments that exist because aof-load-corrupt is enabled.`)
 }

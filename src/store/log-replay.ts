@@ -49,7 +49,11 @@ export function scanLog(bytes: Buffer, onRecord: (argv: Buffer[], offset: number
   while (pos < bytes.length) {
     const frame = frameRecord(bytes, pos)
     if ('incomplete' in frame) {
-      return { records, validBytes: pos, damage: { kind: 'truncated', offset: pos, recordOffset: pos, reason: 'unexpected end of file' } }
+      return {
+        records,
+        validBytes: pos,
+        damage: { kind: 'truncated', offset: pos, recordOffset: pos, reason: 'unexpected end of file' },
+      }
     }
     if ('bad' in frame) {
       const kind = allZero(bytes, frame.bad) ? 'truncated' : 'corrupt'
@@ -91,7 +95,10 @@ function frameRecord(buf: Buffer, pos: number): Frame {
 }
 
 /** Digits then CRLF at `pos`. */
-function readCount(buf: Buffer, pos: number): { value: number; next: number } | { incomplete: true } | { bad: number; reason: string } {
+function readCount(
+  buf: Buffer,
+  pos: number,
+): { value: number; next: number } | { incomplete: true } | { bad: number; reason: string } {
   let value = 0
   let at = pos
   while (at < buf.length && buf[at]! >= DIGIT_0 && buf[at]! <= DIGIT_9) {

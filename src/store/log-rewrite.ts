@@ -112,7 +112,9 @@ export class LogRewriter {
     }
     this.limitDelayMinutes = Math.min(this.limitDelayMinutes === 0 ? 1 : this.limitDelayMinutes * 2, 60)
     this.limitUntilMs = nowMs + this.limitDelayMinutes * 60_000
-    this.logger.warning(`Background AOF rewrite has repeatedly failed and triggered the limit, will retry in ${this.limitDelayMinutes} minutes`)
+    this.logger.warning(
+      `Background AOF rewrite has repeatedly failed and triggered the limit, will retry in ${this.limitDelayMinutes} minutes`,
+    )
     return true
   }
 

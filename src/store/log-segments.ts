@@ -39,7 +39,13 @@ export function segmentsSize(dir: string, baseName: string): number {
  * Deletes the segments below `seq` but the open one (`open`, if any), then fsyncs `dir` when any
  * went. One that cannot be deleted is left with a warning. Returns how many went, and their bytes.
  */
-export function deleteSegmentsBelow(dir: string, baseName: string, seq: number, open: number | undefined, log: Logger): { dropped: number; bytes: number } {
+export function deleteSegmentsBelow(
+  dir: string,
+  baseName: string,
+  seq: number,
+  open: number | undefined,
+  log: Logger,
+): { dropped: number; bytes: number } {
   let dropped = 0
   let bytes = 0
   for (const segment of listSegments(dir, baseName)) {
@@ -61,7 +67,11 @@ export function deleteSegmentsBelow(dir: string, baseName: string, seq: number, 
  * Cuts segment `file`, open on `fd`, back to its last whole record (best effort: the disk is
  * failing): its sizes before and after, or undefined when nothing was cut.
  */
-export function cutToWholeRecords(fd: number, file: string, log: Logger): { before: number; after: number } | undefined {
+export function cutToWholeRecords(
+  fd: number,
+  file: string,
+  log: Logger,
+): { before: number; after: number } | undefined {
   try {
     if (!fstatSync(fd).isFile()) return undefined
     const bytes = readFileSync(file)

@@ -62,9 +62,21 @@ export function ownedFiles(config: Config, configFile: string): OwnedFiles {
  * A client's path relative to `dir`, checked against {@link ownedFiles} (store/safe-path.ts).
  * @throws UnsafePathError with the reply text after "ERR "
  */
-export function resolveClientPath(config: Config, configFile: string, raw: Uint8Array, mode: 'read' | 'write'): SafePath {
+export function resolveClientPath(
+  config: Config,
+  configFile: string,
+  raw: Uint8Array,
+  mode: 'read' | 'write',
+): SafePath {
   const own = ownedFiles(config, configFile)
-  return resolveSafePath(config.dir, raw, mode, [...own.directories, ...caDirectoryInDir(config)], own.prefixes, own.files)
+  return resolveSafePath(
+    config.dir,
+    raw,
+    mode,
+    [...own.directories, ...caDirectoryInDir(config)],
+    own.prefixes,
+    own.files,
+  )
 }
 
 /**

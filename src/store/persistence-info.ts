@@ -18,7 +18,10 @@ export function persistenceInfo(server: PersistenceParts): [string, string | num
     ['rdb_last_save_time', Math.floor(store.lastSaveMs / 1000)],
     ['rdb_last_bgsave_status', store.lastBgsaveStatus],
     ['rdb_last_bgsave_time_sec', store.lastBgsaveSeconds],
-    ['rdb_current_bgsave_time_sec', store.bgsaveStartedMs === undefined ? -1 : Math.floor((now - store.bgsaveStartedMs) / 1000)],
+    [
+      'rdb_current_bgsave_time_sec',
+      store.bgsaveStartedMs === undefined ? -1 : Math.floor((now - store.bgsaveStartedMs) / 1000),
+    ],
     ['rdb_saves', store.saves],
     ['rdb_last_load_keys_loaded', store.lastLoad?.filters ?? 0],
     ['bfs_snapshot_bytes', store.committedBytes],

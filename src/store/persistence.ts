@@ -58,7 +58,13 @@ export interface ReplicaFeed {
    * One record of database `db` (the stream says SELECT first when it changes, as redis's);
    * `encoded[start, end)`: its bytes as the log just encoded them (valid during the call), if it did.
    */
-  feedRecord(argv: CommandArgs | readonly Uint8Array[], db: number, encoded?: Buffer, start?: number, end?: number): void
+  feedRecord(
+    argv: CommandArgs | readonly Uint8Array[],
+    db: number,
+    encoded?: Buffer,
+    start?: number,
+    end?: number,
+  ): void
 }
 
 const MULTI_RECORD = [Buffer.from('MULTI')]
@@ -147,7 +153,8 @@ export class Persistence implements PersistenceParts {
           this.appendLog.dropBelow(logFrom)
           if (this.appendLog.isOpen) this.logRewriter.snapshotCommitted()
         },
-        holdsEveryWrite: () => this.config.appendonly && listSegments(this.config.dir, this.config.appendfilename)[0]?.seq === 1,
+        holdsEveryWrite: () =>
+          this.config.appendonly && listSegments(this.config.dir, this.config.appendfilename)[0]?.seq === 1,
       },
     })
     this.appendLog = new AppendLog({
@@ -179,7 +186,9 @@ export class Persistence implements PersistenceParts {
     try {
       const report = await this.snapshots.loadAll(this.databases)
       const seconds = (report.ms / 1000).toFixed(3)
-      this.log.notice(`DB loaded from disk: ${report.filters} filters, ${report.bytes} bytes, ${Math.round(report.ms)} ms (${seconds} seconds)`)
+      this.log.notice(
+        `DB loaded from disk: ${report.filters} filters, ${report.bytes} bytes, ${Math.round(report.ms)} ms (${seconds} seconds)`,
+      )
     } finally {
       this.loading = false
     }
@@ -192,7 +201,9 @@ export class Persistence implements PersistenceParts {
       // becomes the truth and retires those segments.
       const next = this.appendLog.nextSeqOnDisk()
       if (next !== undefined) {
-        this.log.warning(`appendonly is no: the append only file segments in ${this.config.dir} are not loaded, and the next snapshot retires them`)
+        this.log.warning(
+          `appendonly is no: the append only file segments in ${this.config.dir} are not loaded, and the next snapshot retires them`,
+        )
       }
       return 0
     }
@@ -214,9 +225,14 @@ export class Persistence implements PersistenceParts {
       },
     )
     session.finish()
-    if (errors > 0) this.log.notice(`${errors} command(s) of the append only file answered an error while loading (the first 10 at loglevel verbose)`)
+    if (errors > 0)
+      this.log.notice(
+        `${errors} command(s) of the append only file answered an error while loading (the first 10 at loglevel verbose)`,
+      )
     if (result.segments > 0) {
-      this.log.notice(`DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`)
+      this.log.notice(
+        `DB loaded from append only file: ${result.records} commands, ${result.bytes} bytes, ${result.segments} segment(s), ${(Date.now() - startedMs) / 1000} seconds`,
+      )
     }
     this.logRewriter.baseSizeBytes = this.databases.bitmapBytes() + this.appendLog.currentSizeBytes
     return result.records
@@ -284,7 +300,9 @@ export class Persistence implements PersistenceParts {
       this.logRewriter.baseWanted = true
       if (this.inTransaction) {
         // redis startAppendOnly in_exec: the rewrite is scheduled (logCron starts it).
-        this.log.warning('AOF was enabled during a transaction. An AOF background was scheduled to start when possible.')
+        this.log.warning(
+          'AOF was enabled during a transaction. An AOF background was scheduled to start when possible.',
+        )
       } else if (this.logRewriter.start() === 'in-progress') {
         // That rewrite captured its data before the log was open: another one follows it.
         void this.logRewriter.idle().then(() => this.logRewriter.start())
@@ -297,7 +315,9 @@ export class Persistence implements PersistenceParts {
       } catch (error) {
         // As redis stopAppendOnly: turning the log off is the way out of a disk that refuses it.
         // The writes those records held are in memory, and in the next snapshot.
-        this.log.warning(`Append only file closed with ${unwritten} bytes of records it could not take: ${(error as Error).message}`)
+        this.log.warning(
+          `Append only file closed with ${unwritten} bytes of records it could not take: ${(error as Error).message}`,
+        )
       }
       this.config.appendonly = false
       // redis stopAppendOnly: no rewrite is scheduled for a log that is off.
@@ -336,7 +356,10 @@ export class Persistence implements PersistenceParts {
       // The log was turned on and the rewrite under it failed: again, as redis does.
       this.log.notice('Starting the rewrite the append only file was turned on with, again')
       this.logRewriter.start()
-    } else if (this.holdAutomaticSaves?.() !== true && this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])) {
+    } else if (
+      this.holdAutomaticSaves?.() !== true &&
+      this.logRewriter.shouldAutoRewrite(config['auto-aof-rewrite-percentage'], config['auto-aof-rewrite-min-size'])
+    ) {
       this.log.notice(`Starting automatic rewriting of AOF on ${config['auto-aof-rewrite-percentage']}% growth`)
       this.logRewriter.start()
     }

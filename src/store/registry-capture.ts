@@ -15,7 +15,15 @@ import type { FilterParts } from '../core/scalable-filter.js'
 import { encodedLength, fileVersionFor, recordProblem } from '../format/codec.js'
 import { encodeFileTrailer } from '../format/file-trailer.js'
 import { chainedCrcStart, checksumLayerHeader, encodeLayerHeader, writeLayerChecksum } from '../format/header.js'
-import { encodeEndRecord, encodeExpiryRecord, encodeRecordPrefix, encodeSelectDbRecord, encodeWindowRecordPrefix, SYNC_MAGIC, syncPayloadLength } from '../format/sync-payload.js'
+import {
+  encodeEndRecord,
+  encodeExpiryRecord,
+  encodeRecordPrefix,
+  encodeSelectDbRecord,
+  encodeWindowRecordPrefix,
+  SYNC_MAGIC,
+  syncPayloadLength,
+} from '../format/sync-payload.js'
 import { wholeFileOf } from './whole-file.js'
 import { LayerCopy } from './layer-copy.js'
 import { nativeCrc32 } from './native-crc32.js'
@@ -67,8 +75,13 @@ type Segment =
  * registry's: database 0; see the module comment). Throws, capturing nothing, when a filter
  * cannot be encoded (as SAVE refuses it).
  */
-export function captureRegistry(entries: FilterRegistry | Iterable<{ readonly db: number; readonly entry: FilterEntry }>): RegistryCapture {
-  const all = entries instanceof FilterRegistry ? [...entries.allEntries()].map((entry) => ({ db: entries.index, entry })) : [...entries]
+export function captureRegistry(
+  entries: FilterRegistry | Iterable<{ readonly db: number; readonly entry: FilterEntry }>,
+): RegistryCapture {
+  const all =
+    entries instanceof FilterRegistry
+      ? [...entries.allEntries()].map((entry) => ({ db: entries.index, entry }))
+      : [...entries]
   const filters: CapturedFilter[] = []
   // Every entry held, expired ones too (as redis's RDB): a replica deletes a key only when its
   // master's DEL comes, and a master's own expiry propagates that DEL after the capture point.
@@ -103,7 +116,9 @@ class PayloadCapture implements RegistryCapture {
 
   constructor(private readonly filters: CapturedFilter[]) {
     const expiries = filters.filter((filter) => filter.expiresAt !== undefined).length
-    const lengths = filters.map((filter) => filter.whole?.length ?? encodedLength({ name: filter.name, parts: filter.parts! }))
+    const lengths = filters.map(
+      (filter) => filter.whole?.length ?? encodedLength({ name: filter.name, parts: filter.parts! }),
+    )
     const selects = filters.filter((filter, i) => filter.db !== (i === 0 ? 0 : filters[i - 1]!.db)).length
     this.totalBytes = syncPayloadLength(lengths, expiries, selects)
     this.segments = payloadSegments(filters)
@@ -155,9 +170,12 @@ class PayloadCapture implements RegistryCapture {
       return 0
     }
     const { copy } = segment
-    const end = segment.at + Math.min(copy.byteLength - segment.at, budget, segment.kind === 'bitmap' ? out.room : budget)
+    const end =
+      segment.at + Math.min(copy.byteLength - segment.at, budget, segment.kind === 'bitmap' ? out.room : budget)
     if (segment.kind === 'checksum') {
-      copy.visit(segment.at, end, (bytes) => { segment.crc = nativeCrc32(bytes, segment.crc) })
+      copy.visit(segment.at, end, (bytes) => {
+        segment.crc = nativeCrc32(bytes, segment.crc)
+      })
     } else {
       copy.visit(segment.at, end, (bytes) => out.append(bytes))
       copy.readTo(end)
@@ -185,13 +203,18 @@ function* payloadSegments(filters: readonly CapturedFilter[]): Generator<Segment
     if (filter.whole !== undefined) yield* [bytes(encodeWindowRecordPrefix(filter.whole.length)), bytes(filter.whole)]
     else yield* bloomSegments(filter.name, filter.parts!, filter.copies)
     // Past 2^53 ms (285,000 years) a time is kept as the largest the record holds.
-    if (filter.expiresAt !== undefined) yield bytes(encodeExpiryRecord(Math.max(0, Math.min(filter.expiresAt, Number.MAX_SAFE_INTEGER))))
+    if (filter.expiresAt !== undefined)
+      yield bytes(encodeExpiryRecord(Math.max(0, Math.min(filter.expiresAt, Number.MAX_SAFE_INTEGER))))
   }
   yield bytes(encodeEndRecord())
 }
 
 /** One Bloom filter's record: its prefix, per layer the checksum pass, the header and the bitmap, then the trailer. */
-function* bloomSegments(name: Buffer, parts: FilterParts, copies: readonly LayerCopy[]): Generator<Segment, void, undefined> {
+function* bloomSegments(
+  name: Buffer,
+  parts: FilterParts,
+  copies: readonly LayerCopy[],
+): Generator<Segment, void, undefined> {
   yield bytes(encodeRecordPrefix(encodedLength({ name, parts })))
   const version = fileVersionFor(parts.layers.length, name.length)
   let crc = 0

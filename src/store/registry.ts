@@ -72,7 +72,9 @@ const STANDALONE_EXPIRY: ExpiryPolicy = { now: Date.now, mode: () => 'delete', e
 export const MAX_KEY_BYTES = 2 ** 29 - 24
 
 function nameTooLong(): Error {
-  return Object.assign(new Error(`a key longer than ${MAX_KEY_BYTES} bytes cannot be held`), { code: 'ERR_STRING_TOO_LONG' })
+  return Object.assign(new Error(`a key longer than ${MAX_KEY_BYTES} bytes cannot be held`), {
+    code: 'ERR_STRING_TOO_LONG',
+  })
 }
 
 /**
@@ -269,11 +271,20 @@ export class FilterRegistry extends KeyspaceView {
     this.lastKey.forget()
     // Delete first so the Map's order stays the order of seq.
     this.delete(name, false)
-    const base = { name, version: 1, seq: this.nextSeq++, healthWatch: undefined, expiresAt: undefined, expiryIndex: -1 }
+    const base = {
+      name,
+      version: 1,
+      seq: this.nextSeq++,
+      healthWatch: undefined,
+      expiresAt: undefined,
+      expiryIndex: -1,
+    }
     const entry: FilterEntry =
-      filter instanceof WindowFilter ? { ...base, kind: 'window', filter }
-      : filter instanceof CuckooFilter ? { ...base, kind: 'cuckoo', filter }
-      : { ...base, kind: 'bloom', filter }
+      filter instanceof WindowFilter
+        ? { ...base, kind: 'window', filter }
+        : filter instanceof CuckooFilter
+          ? { ...base, kind: 'cuckoo', filter }
+          : { ...base, kind: 'bloom', filter }
     this.filters.set(name, entry)
     this.slotIndex?.add(name)
     this.shared.dirty++

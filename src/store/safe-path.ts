@@ -65,7 +65,12 @@ export function resolveSafePath(
   const parts = text.split(/[\\/]+/)
   if (parts.includes('..')) throw new UnsafePathError(UNSAFE_PATH.DOT_DOT)
   const relative = path.normalize(text)
-  if (relative === '.' || relative.endsWith(path.sep) || parts[parts.length - 1] === '' || parts[parts.length - 1] === '.') {
+  if (
+    relative === '.' ||
+    relative.endsWith(path.sep) ||
+    parts[parts.length - 1] === '' ||
+    parts[parts.length - 1] === '.'
+  ) {
     throw new UnsafePathError(UNSAFE_PATH.DIRECTORY)
   }
   const top = relative.split(path.sep)[0]!
@@ -87,7 +92,9 @@ export function resolveSafePath(
     (path.dirname(resolved) === root && reservedPrefixes.some((prefix) => path.basename(resolved).startsWith(prefix)))
   const target = path.join(parent, path.basename(joined))
   if (inReserved(parent) || inReserved(target)) throw new UnsafePathError(UNSAFE_PATH.OWN_FILES)
-  const own = ownFiles.filter((file) => file.path !== '').map((file) => ({ what: file.what, at: resolveOwnPath(file.path) }))
+  const own = ownFiles
+    .filter((file) => file.path !== '')
+    .map((file) => ({ what: file.what, at: resolveOwnPath(file.path) }))
   refuseOwnPath(own, target)
   let exists = true
   try {
@@ -135,7 +142,10 @@ export function resolveOwnPath(file: string): string {
 function refuseOwnPath(own: readonly { what: string; at: string }[], resolved: string): void {
   for (const file of own) {
     if (file.at === resolved) throw new UnsafePathError(ownFilePathText(file.what, false))
-    if (path.dirname(resolved) === path.dirname(file.at) && path.basename(resolved).startsWith(`${path.basename(file.at)}.`)) {
+    if (
+      path.dirname(resolved) === path.dirname(file.at) &&
+      path.basename(resolved).startsWith(`${path.basename(file.at)}.`)
+    ) {
       throw new UnsafePathError(ownFilePathText(file.what, true))
     }
   }
@@ -172,8 +182,10 @@ function refuseOwnIdentity(
 ): void {
   const stats = statOrUndefined(resolved)
   if (stats === undefined) return
-  const same = (other: Stats | undefined): boolean => other !== undefined && other.dev === stats.dev && other.ino === stats.ino
-  for (const file of own) if (same(statOrUndefined(file.at))) throw new UnsafePathError(ownFilePathText(file.what, false))
+  const same = (other: Stats | undefined): boolean =>
+    other !== undefined && other.dev === stats.dev && other.ino === stats.ino
+  for (const file of own)
+    if (same(statOrUndefined(file.at))) throw new UnsafePathError(ownFilePathText(file.what, false))
   if (stats.nlink < 2) return
   const candidates: string[] = []
   for (const name of reserved) {

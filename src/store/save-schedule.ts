@@ -50,7 +50,11 @@ export interface SaveState {
  * last attempt failed less than {@link SAVE_RETRY_DELAY_MS} ago. No rules: never.
  */
 export function shouldSave(rules: readonly SaveRule[], state: SaveState): boolean {
-  if (state.lastAttemptFailed && state.lastAttemptMs !== undefined && state.nowMs - state.lastAttemptMs <= SAVE_RETRY_DELAY_MS) {
+  if (
+    state.lastAttemptFailed &&
+    state.lastAttemptMs !== undefined &&
+    state.nowMs - state.lastAttemptMs <= SAVE_RETRY_DELAY_MS
+  ) {
     return false
   }
   const elapsedMs = state.nowMs - state.lastSaveMs

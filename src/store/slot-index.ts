@@ -22,7 +22,9 @@ export function slotOfName(name: string): number {
 
 /** The names held in each slot; a slot's Set is made on its first key and dropped with its last. */
 export class SlotIndex {
-  private readonly slots: (Set<string> | undefined)[] = new Array<Set<string> | undefined>(CLUSTER_SLOTS).fill(undefined)
+  private readonly slots: (Set<string> | undefined)[] = new Array<Set<string> | undefined>(CLUSTER_SLOTS).fill(
+    undefined,
+  )
 
   /** Records a name (set twice: once). */
   add(name: string): void {

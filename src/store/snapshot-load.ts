@@ -9,7 +9,13 @@ import path from 'node:path'
 import { ScalableBloomFilter } from '../core/scalable-filter.js'
 import { filterOfWholeFile } from './whole-file.js'
 import { DecodeError } from '../format/decode-error.js'
-import { isFilterFileName, MANIFEST_FILE, parseManifestText, type Manifest, type ManifestFile } from '../format/manifest.js'
+import {
+  isFilterFileName,
+  MANIFEST_FILE,
+  parseManifestText,
+  type Manifest,
+  type ManifestFile,
+} from '../format/manifest.js'
 import type { Logger } from '../runtime/logger.js'
 import { TEMP_SUFFIX } from './durable-file.js'
 import { readSnapshotFile } from './filter-file.js'
@@ -40,7 +46,10 @@ export interface LoadReport {
 
 /** A snapshot file that cannot be loaded; the message names the file. */
 export class SnapshotLoadError extends Error {
-  constructor(readonly file: string, readonly reason: string) {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
     super(`Bad snapshot file ${file}: ${reason}`)
     this.name = 'SnapshotLoadError'
   }
@@ -68,10 +77,19 @@ interface Load {
  * unless the policy is 'move-aside'.
  */
 export async function loadSnapshot(
-  snapshotDir: string, databases: Databases, policy: CorruptPolicy, log: Logger, logHoldsEveryWrite = false,
+  snapshotDir: string,
+  databases: Databases,
+  policy: CorruptPolicy,
+  log: Logger,
+  logHoldsEveryWrite = false,
 ): Promise<LoadedSnapshot> {
   const started = performance.now()
-  const load: Load = { snapshotDir, policy, log, report: { filters: 0, bytes: 0, ms: 0, movedAside: [], strayFilesRemoved: 0 } }
+  const load: Load = {
+    snapshotDir,
+    policy,
+    log,
+    report: { filters: 0, bytes: 0, ms: 0, movedAside: [], strayFilesRemoved: 0 },
+  }
   const { names, nextFileNumber } = await scanDirectory(snapshotDir)
   const manifestPath = path.join(snapshotDir, MANIFEST_FILE)
   const manifest = await readManifest(load, manifestPath)
@@ -85,7 +103,11 @@ export async function loadSnapshot(
   report.ms = performance.now() - started
   // A manifest listing a moved-aside file must be rewritten at the next save.
   const manifestCurrent = manifest !== undefined && report.movedAside.length === 0
-  return { committed: { files, manifestCurrent, logFrom: manifest?.logFrom, logOpen, repl: manifest?.repl }, nextFileNumber, report }
+  return {
+    committed: { files, manifestCurrent, logFrom: manifest?.logFrom, logOpen, repl: manifest?.repl },
+    nextFileNumber,
+    report,
+  }
 }
 
 /** Creates the directory if need be; its names, and the number after the highest one there. */
@@ -131,14 +153,21 @@ async function readManifest(load: Load, manifestPath: string): Promise<Manifest 
  * committed: moved aside whatever the policy, and the start goes on.
  * @throws SnapshotLoadError naming the missing MANIFEST when the policy is refuse
  */
-async function moveAsideUnlisted(load: Load, names: readonly string[], manifestPath: string, logHoldsEveryWrite: boolean): Promise<void> {
+async function moveAsideUnlisted(
+  load: Load,
+  names: readonly string[],
+  manifestPath: string,
+  logHoldsEveryWrite: boolean,
+): Promise<void> {
   const orphans = names.filter(isFilterFileName)
   if (orphans.length === 0) return
   const shown = orphans.slice(0, 3).join(', ') + (orphans.length > 3 ? ', ...' : '')
   if (logHoldsEveryWrite) {
     // A first snapshot that never committed: the log replayed next holds every write. Kept aside.
-    const reason = 'a first snapshot that never committed (no MANIFEST; the append only file from segment 1 holds every write)'
-    for (const name of orphans) load.report.movedAside.push(await moveAside(load, path.join(load.snapshotDir, name), reason))
+    const reason =
+      'a first snapshot that never committed (no MANIFEST; the append only file from segment 1 holds every write)'
+    for (const name of orphans)
+      load.report.movedAside.push(await moveAside(load, path.join(load.snapshotDir, name), reason))
     return
   }
   if (load.policy !== 'move-aside') {
@@ -149,7 +178,10 @@ async function moveAsideUnlisted(load: Load, names: readonly string[], manifestP
     )
   }
   const { movedAside } = load.report
-  const reason = movedAside.length > 0 ? 'not listed by a valid MANIFEST (it was corrupt)' : 'not listed by a MANIFEST (there is none)'
+  const reason =
+    movedAside.length > 0
+      ? 'not listed by a valid MANIFEST (it was corrupt)'
+      : 'not listed by a MANIFEST (there is none)'
   for (const name of orphans) movedAside.push(await moveAside(load, path.join(load.snapshotDir, name), reason))
 }
 
@@ -160,13 +192,20 @@ async function moveAsideUnlisted(load: Load, names: readonly string[], manifestP
  * (redis rdbLoad: "FATAL: Data file was created with a Redis server configured to handle more than
  * N databases"): the file is sound, and moving it aside would drop it.
  */
-async function loadFilterFiles(load: Load, files: readonly ManifestFile[], databases: Databases): Promise<Map<FilterEntry, CommittedFile>> {
+async function loadFilterFiles(
+  load: Load,
+  files: readonly ManifestFile[],
+  databases: Databases,
+): Promise<Map<FilterEntry, CommittedFile>> {
   const loaded = new Map<FilterEntry, CommittedFile>()
   const { report } = load
   for (const { file, bytes, expiresAt, db = 0 } of files) {
     const filePath = path.join(load.snapshotDir, file)
     if (!databases.has(db)) {
-      throw new SnapshotLoadError(filePath, `its key is of database ${db}, and this server has ${databases.count} databases (raise databases to load it)`)
+      throw new SnapshotLoadError(
+        filePath,
+        `its key is of database ${db}, and this server has ${databases.count} databases (raise databases to load it)`,
+      )
     }
     const registry = databases.db(db)
     let record: { name: Uint8Array }

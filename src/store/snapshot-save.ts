@@ -20,7 +20,12 @@ import { encodeFilter, recordProblem } from '../format/codec.js'
 import { wholeFileOf } from './whole-file.js'
 import { formatManifest, MANIFEST_FILE, type ManifestFile, type ReplicationPosition } from '../format/manifest.js'
 import {
-  syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
+  syncDirectory,
+  syncDirectorySync,
+  tryUnlink,
+  tryUnlinkSync,
+  writeFileAsync,
+  writePiecesSync,
 } from './durable-file.js'
 import { SLICE_BYTES, writeFilterFileAsync, type SliceWriter } from './filter-file-write.js'
 import { nativeCrc32 } from './native-crc32.js'
@@ -105,7 +110,12 @@ export interface CommittedSnapshot {
 }
 
 /** Before a load: no snapshot. */
-export const NO_SNAPSHOT: CommittedSnapshot = { files: new Map(), manifestCurrent: false, logFrom: undefined, logOpen: false }
+export const NO_SNAPSHOT: CommittedSnapshot = {
+  files: new Map(),
+  manifestCurrent: false,
+  logFrom: undefined,
+  logOpen: false,
+}
 
 /** A filter to write, captured when the save began: a Bloom filter's parts, or a window or Cuckoo filter's whole file. */
 export interface PendingFile {
@@ -127,7 +137,13 @@ export interface PendingFile {
 
 export interface SavePlan {
   /** Every filter of the new snapshot in registry order, by file, with its expiry when captured. */
-  readonly records: { entry: FilterEntry; expiresAt: number | undefined; db: number; committed?: CommittedFile; pending?: PendingFile }[]
+  readonly records: {
+    entry: FilterEntry
+    expiresAt: number | undefined
+    db: number
+    committed?: CommittedFile
+    pending?: PendingFile
+  }[]
   readonly pending: PendingFile[]
   readonly dirtyAtStart: number
   readonly startedAtMs: number
@@ -145,7 +161,11 @@ export interface SavePlan {
  * filters (same FilterEntry, same version) keep their file. `newFile` names the next new file.
  */
 export function planSave(
-  databases: Databases, committed: CommittedSnapshot, background: boolean, newFile: () => string, appendLog?: SnapshotLogHooks,
+  databases: Databases,
+  committed: CommittedSnapshot,
+  background: boolean,
+  newFile: () => string,
+  appendLog?: SnapshotLogHooks,
   repl?: ReplicationPosition,
 ): SavePlan {
   const records: SavePlan['records'] = []
@@ -162,7 +182,14 @@ export function planSave(
     }
     const name = FilterRegistry.bytesOf(entry.name)
     if (entry.kind !== 'bloom') {
-      const item: PendingFile = { entry, version: entry.version, name, whole: wholeFileOf(entry, name, nativeCrc32), file: newFile(), size: 0 }
+      const item: PendingFile = {
+        entry,
+        version: entry.version,
+        name,
+        whole: wholeFileOf(entry, name, nativeCrc32),
+        file: newFile(),
+        size: 0,
+      }
       pending.push(item)
       records.push({ entry, expiresAt, db, pending: item })
       continue
@@ -186,10 +213,19 @@ export function planSave(
   // The start point, in the same turn as the capture above: later writes go to a new segment.
   const rotated = appendLog?.rotate()
   // Guards go on once nothing can throw any more (none is left behind), still in the capture's turn.
-  for (const { item, layers } of guarded) (item as { copies?: LayerCopy[] }).copies = layers.map((layer) => new LayerCopy(layer))
+  for (const { item, layers } of guarded)
+    (item as { copies?: LayerCopy[] }).copies = layers.map((layer) => new LayerCopy(layer))
   const logFrom = rotated ?? committed.logFrom
   const logOpen = rotated !== undefined && appendLog?.isOpen?.() === true
-  return { records, pending, dirtyAtStart: databases.dirty, startedAtMs: Date.now(), logFrom, logOpen, repl: background ? undefined : repl }
+  return {
+    records,
+    pending,
+    dirtyAtStart: databases.dirty,
+    startedAtMs: Date.now(),
+    logFrom,
+    logOpen,
+    repl: background ? undefined : repl,
+  }
 }
 
 /** Detaches the copy-on-write of every filter of a background save's plan (its end, committed or not). Idempotent. */
@@ -261,7 +297,11 @@ function* step<T>(result: T | Promise<T>): Generator<unknown, T, unknown> {
  * The save's commit sequence (the module comment's steps 1-4). The caller installs the plan
  * ({@link committedBy}) once it returns: the MANIFEST is durable then.
  */
-export function* commitSequence(plan: SavePlan, target: CommitTarget, io: SaveIo): Generator<unknown, CommitResult, unknown> {
+export function* commitSequence(
+  plan: SavePlan,
+  target: CommitTarget,
+  io: SaveIo,
+): Generator<unknown, CommitResult, unknown> {
   const { snapshotDir } = target
   const created: string[] = []
   try {
@@ -303,7 +343,10 @@ export function* commitSequence(plan: SavePlan, target: CommitTarget, io: SaveIo
 export function runSync<T>(steps: Generator<unknown, T, unknown>): T {
   let next = steps.next()
   while (!next.done) {
-    next = next.value instanceof Promise ? steps.throw(new Error('a synchronous save step returned a promise')) : steps.next(next.value)
+    next =
+      next.value instanceof Promise
+        ? steps.throw(new Error('a synchronous save step returned a promise'))
+        : steps.next(next.value)
   }
   return next.value
 }
@@ -326,7 +369,13 @@ export async function runAsync<T>(steps: Generator<unknown, T, unknown>): Promis
 
 /** SAVE's file operations: blocking. Nothing aborts it. */
 export const syncSaveIo: SaveIo = {
-  writeFilter: (temp, pending) => writePiecesSync(temp, pending.whole !== undefined ? [pending.whole] : encodeFilter({ name: pending.name, parts: pending.parts! }, nativeCrc32)),
+  writeFilter: (temp, pending) =>
+    writePiecesSync(
+      temp,
+      pending.whole !== undefined
+        ? [pending.whole]
+        : encodeFilter({ name: pending.name, parts: pending.parts! }, nativeCrc32),
+    ),
   writeFile: (temp, data) => {
     writePiecesSync(temp, [data], 'w')
   },
@@ -367,12 +416,22 @@ function obsoleteFiles(plan: SavePlan, committed: CommittedSnapshot): string[] {
  */
 function manifestFor(plan: SavePlan, removed: readonly string[], committed: CommittedSnapshot): string | undefined {
   const unchanged =
-    plan.pending.length === 0 && removed.length === 0 && plan.logFrom === committed.logFrom && plan.logOpen === committed.logOpen &&
-    plan.records.every((record) => record.expiresAt === record.committed?.expiresAt && record.db === (record.committed?.db ?? 0)) &&
-    plan.repl?.replid === committed.repl?.replid && plan.repl?.offset === committed.repl?.offset && plan.repl?.db === committed.repl?.db
+    plan.pending.length === 0 &&
+    removed.length === 0 &&
+    plan.logFrom === committed.logFrom &&
+    plan.logOpen === committed.logOpen &&
+    plan.records.every(
+      (record) => record.expiresAt === record.committed?.expiresAt && record.db === (record.committed?.db ?? 0),
+    ) &&
+    plan.repl?.replid === committed.repl?.replid &&
+    plan.repl?.offset === committed.repl?.offset &&
+    plan.repl?.db === committed.repl?.db
   if (unchanged && committed.manifestCurrent) return undefined
   const files = plan.records.map(({ committed: kept, pending, expiresAt, db }): ManifestFile => {
-    const file = kept !== undefined ? { file: kept.file, bytes: kept.bytes, db } : { file: pending!.file, bytes: pending!.size, db }
+    const file =
+      kept !== undefined
+        ? { file: kept.file, bytes: kept.bytes, db }
+        : { file: pending!.file, bytes: pending!.size, db }
     return expiresAt === undefined ? file : { ...file, expiresAt }
   })
   return formatManifest(files, plan.logFrom, plan.logOpen, plan.repl)
@@ -381,5 +440,7 @@ function manifestFor(plan: SavePlan, removed: readonly string[], committed: Comm
 /** A filter's name for a message: JSON-quoted, cut after 64 characters (keys may be 512 MiB). */
 export function quotedName(name: string): string {
   const shown = 64
-  return name.length <= shown ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, shown))}... (${name.length} bytes)`
+  return name.length <= shown
+    ? JSON.stringify(name)
+    : `${JSON.stringify(name.slice(0, shown))}... (${name.length} bytes)`
 }

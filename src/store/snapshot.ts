@@ -38,8 +38,21 @@ import { Databases, type Dataset } from './databases.js'
 import { parseSaveRules, shouldSave } from './save-schedule.js'
 import { loadSnapshot, type CorruptPolicy, type LoadReport } from './snapshot-load.js'
 import {
-  backgroundSaveIo, commitSequence, committedBy, NO_SNAPSHOT, planSave, releasePlan, runAsync, runSync, saveReport, syncSaveIo,
-  type CommitTarget, type CommittedSnapshot, type SavePlan, type SaveReport, type SnapshotLogHooks,
+  backgroundSaveIo,
+  commitSequence,
+  committedBy,
+  NO_SNAPSHOT,
+  planSave,
+  releasePlan,
+  runAsync,
+  runSync,
+  saveReport,
+  syncSaveIo,
+  type CommitTarget,
+  type CommittedSnapshot,
+  type SavePlan,
+  type SaveReport,
+  type SnapshotLogHooks,
 } from './snapshot-save.js'
 
 // The snapshot's parts, exported here as the one entry point for the rest of bfs.
@@ -157,10 +170,17 @@ export class SnapshotStore {
    */
   async loadAll(dataset: Dataset): Promise<LoadReport> {
     // The snapshot fills an empty dataset; a filter stored before start() would collide with its copy.
-    if (dataset.size > 0) throw new Error('the registry must be empty when the snapshot loads: add filters after start()')
+    if (dataset.size > 0)
+      throw new Error('the registry must be empty when the snapshot loads: add filters after start()')
     const policy = this.options.onCorrupt?.() ?? 'refuse'
     const uncommittedOnly = this.options.appendLog?.holdsEveryWrite?.() === true
-    const { committed, nextFileNumber, report } = await loadSnapshot(this.snapshotDir, Databases.of(dataset), policy, this.log, uncommittedOnly)
+    const { committed, nextFileNumber, report } = await loadSnapshot(
+      this.snapshotDir,
+      Databases.of(dataset),
+      policy,
+      this.log,
+      uncommittedOnly,
+    )
     this.committed = committed
     this.nextFileNumber = Math.max(this.nextFileNumber, nextFileNumber)
     dataset.dirty = 0
@@ -230,9 +250,16 @@ export class SnapshotStore {
     }
   }
 
-  private async runBackground(dataset: Dataset, plan: SavePlan, writer: SliceWriter, rewrite: boolean): Promise<SaveReport> {
+  private async runBackground(
+    dataset: Dataset,
+    plan: SavePlan,
+    writer: SliceWriter,
+    rewrite: boolean,
+  ): Promise<SaveReport> {
     try {
-      const { removed, bytesWritten } = await runAsync(commitSequence(plan, this.commitTarget(), backgroundSaveIo(writer)))
+      const { removed, bytesWritten } = await runAsync(
+        commitSequence(plan, this.commitTarget(), backgroundSaveIo(writer)),
+      )
       this.install(dataset, plan)
       const report = saveReport(true, plan, removed, bytesWritten)
       this.lastBgsaveLongestStepMs = writer.longestStepMs
@@ -296,7 +323,14 @@ export class SnapshotStore {
   private plan(dataset: Dataset, background: boolean): SavePlan {
     if (!this.loaded) throw new Error('the snapshot in dir was not loaded; refusing to overwrite it')
     const repl = background ? undefined : this.options.replicationPosition?.()
-    return planSave(Databases.of(dataset), this.committed, background, () => filterFileName(this.nextFileNumber++), this.options.appendLog, repl)
+    return planSave(
+      Databases.of(dataset),
+      this.committed,
+      background,
+      () => filterFileName(this.nextFileNumber++),
+      this.options.appendLog,
+      repl,
+    )
   }
 
   private commitTarget(): CommitTarget {

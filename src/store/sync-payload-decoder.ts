@@ -40,9 +40,16 @@ export class SyncPayloadDecoder {
    * `maxFilterBytes`: most bitmap bytes one filter may have (`max-filter-bytes`); 0: no limit.
    * `databases`: how many databases the replica has (a filter of another is refused).
    */
-  constructor(limits: SyncPayloadLimits, private readonly databases = Number.MAX_SAFE_INTEGER) {
+  constructor(
+    limits: SyncPayloadLimits,
+    private readonly databases = Number.MAX_SAFE_INTEGER,
+  ) {
     this.reader = new SyncPayloadReader(
-      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateLayerBitmap, reserve: limits.reserve }, (record) => this.add(record), nativeCrc32, (bytes) => countSetBits(bytes), (expiresAt) => this.expire(expiresAt),
+      { maxFilterBytes: limits.maxFilterBytes, allocate: allocateLayerBitmap, reserve: limits.reserve },
+      (record) => this.add(record),
+      nativeCrc32,
+      (bytes) => countSetBits(bytes),
+      (expiresAt) => this.expire(expiresAt),
       (record) => this.add(record),
       (db) => this.selectDb(db),
     )
@@ -72,12 +79,20 @@ export class SyncPayloadDecoder {
     const name = Buffer.from(record.name.buffer, record.name.byteOffset, record.name.byteLength)
     const latin1 = name.toString('latin1')
     const key = `${this.db}:${latin1}`
-    if (this.decoded.has(key)) throw new DecodeError('corrupt', `the payload holds two filters named ${JSON.stringify(latin1.slice(0, 64))} in database ${this.db}`)
+    if (this.decoded.has(key))
+      throw new DecodeError(
+        'corrupt',
+        `the payload holds two filters named ${JSON.stringify(latin1.slice(0, 64))} in database ${this.db}`,
+      )
     let filter: StoredFilter
     try {
-      filter = 'layers' in record.parts ? ScalableBloomFilter.fromParts(record.parts) : filterOfWholeFile(record as WholeFileRecord)
+      filter =
+        'layers' in record.parts
+          ? ScalableBloomFilter.fromParts(record.parts)
+          : filterOfWholeFile(record as WholeFileRecord)
     } catch (error) {
-      if (error instanceof RangeError) throw new DecodeError('corrupt', `filter ${JSON.stringify(latin1.slice(0, 64))}: ${error.message}`)
+      if (error instanceof RangeError)
+        throw new DecodeError('corrupt', `filter ${JSON.stringify(latin1.slice(0, 64))}: ${error.message}`)
       throw error
     }
     this.last = { name, filter, db: this.db }
@@ -86,12 +101,17 @@ export class SyncPayloadDecoder {
 
   private selectDb(db: number): void {
     // redis rdbLoad: "FATAL: Data file was created with a Redis server configured to handle more than %d databases".
-    if (db >= this.databases) throw new DecodeError('corrupt', `the payload holds database ${db}, and this server has ${this.databases} (databases)`)
+    if (db >= this.databases)
+      throw new DecodeError(
+        'corrupt',
+        `the payload holds database ${db}, and this server has ${this.databases} (databases)`,
+      )
     this.db = db
   }
 
   private expire(expiresAt: number): void {
-    if (this.last === undefined || this.last.expiresAt !== undefined) throw new DecodeError('corrupt', 'an expiry record that follows no filter record')
+    if (this.last === undefined || this.last.expiresAt !== undefined)
+      throw new DecodeError('corrupt', 'an expiry record that follows no filter record')
     this.last.expiresAt = expiresAt
   }
 }

@@ -193,7 +193,10 @@ function isGlob(pattern: string): boolean {
 function displayName(name: Buffer): string {
   let out = ''
   for (const byte of name) {
-    out += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`
+    out +=
+      byte >= 0x20 && byte < 0x7f && byte !== 0x5c
+        ? String.fromCharCode(byte)
+        : `\\x${byte.toString(16).padStart(2, '0')}`
   }
   return out
 }
@@ -255,9 +258,12 @@ class Progress {
   tick(force = false): void {
     if (!this.tty || !this.line.due(Date.now(), REDRAW_MS, force)) return
     const { copied, total } = this.totals()
-    const fraction = total === 0 ? (this.jobs.length === 0 ? 1 : (this.done + this.failed) / this.jobs.length) : copied / total
+    const fraction =
+      total === 0 ? (this.jobs.length === 0 ? 1 : (this.done + this.failed) / this.jobs.length) : copied / total
     const failed = this.failed > 0 ? `, ${this.failed} failed` : ''
-    this.line.draw(`${formatBar(fraction)} ${formatBytes(copied)} / ${formatBytes(total)}  ${this.done + this.failed}/${this.jobs.length} filters${failed}`)
+    this.line.draw(
+      `${formatBar(fraction)} ${formatBytes(copied)} / ${formatBytes(total)}  ${this.done + this.failed}/${this.jobs.length} filters${failed}`,
+    )
   }
 
   /** A line that must stay on screen (a failure, a warning, or a copied filter when not on a terminal). */
@@ -299,7 +305,11 @@ async function listFilters(source: RespClient, patterns: readonly string[]): Pro
       const name = Buffer.from(pattern, 'utf8')
       const type = String(await source.send(['TYPE', name]))
       const kind = kindOfType(type)
-      add(name, kind ?? 'bloom', kind !== undefined ? undefined : type === 'none' ? 'not found on the source' : `not a filter (type ${type})`)
+      add(
+        name,
+        kind ?? 'bloom',
+        kind !== undefined ? undefined : type === 'none' ? 'not found on the source' : `not a filter (type ${type})`,
+      )
       continue
     }
     for (const type of [FILTER_TYPE, CUCKOO_TYPE, ...WINDOW_TYPES]) {
@@ -328,7 +338,10 @@ async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<vo
     await Promise.all(
       batch.map(async (job) => {
         try {
-          const scandump = job.kind === 'window' ? undefined : source.send([job.kind === 'cuckoo' ? 'CF.SCANDUMP' : 'BF.SCANDUMP', job.name, 0])
+          const scandump =
+            job.kind === 'window'
+              ? undefined
+              : source.send([job.kind === 'cuckoo' ? 'CF.SCANDUMP' : 'BF.SCANDUMP', job.name, 0])
           const [header, ttl] = await Promise.all([scandump, source.send(['PTTL', job.name])])
           job.ttlReadAt = Date.now()
           job.ttlMs = Number(ttl)
@@ -340,7 +353,10 @@ async function readHeaders(source: RespClient, jobs: readonly Job[]): Promise<vo
           const declared = job.kind === 'cuckoo' ? cuckooHeaderBytes(data) : dumpHeaderBitmapBytes(data)
           job.totalBytes = declared !== undefined && Number.isFinite(declared) ? declared : 0
         } catch (error) {
-          job.error = error instanceof RespReplyError && error.message === 'ERR not found' ? 'not found on the source' : errorText(error)
+          job.error =
+            error instanceof RespReplyError && error.message === 'ERR not found'
+              ? 'not found on the source'
+              : errorText(error)
         }
       }),
     )
@@ -363,7 +379,10 @@ async function copyWindow(source: RespClient, target: RespClient, job: Job, repl
     await target.send(['RESTORE', job.name, ttl < 0 ? 0 : ttl, payload, ...(replace ? ['REPLACE'] : [])])
     job.copiedBytes = payload.length
   } catch (error) {
-    job.error = error instanceof RespReplyError && error.message.startsWith('BUSYKEY') ? 'exists on the target (use --replace to overwrite)' : errorText(error)
+    job.error =
+      error instanceof RespReplyError && error.message.startsWith('BUSYKEY')
+        ? 'exists on the target (use --replace to overwrite)'
+        : errorText(error)
   }
 }
 
@@ -371,19 +390,37 @@ async function copyWindow(source: RespClient, target: RespClient, job: Job, repl
 async function cuckooReserve(source: RespClient, name: Buffer): Promise<(string | number | Buffer)[]> {
   const reply = await source.send(['CF.INFO', name])
   const info = new Map<string, number>()
-  if (Array.isArray(reply)) for (let i = 0; i + 1 < reply.length; i += 2) info.set(String(reply[i]), Number(reply[i + 1]))
+  if (Array.isArray(reply))
+    for (let i = 0; i + 1 < reply.length; i += 2) info.set(String(reply[i]), Number(reply[i + 1]))
   const buckets = info.get('Number of buckets')
   const bucketSize = info.get('Bucket size')
   if (buckets === undefined || bucketSize === undefined) throw new Error('unexpected CF.INFO reply')
   // CF.RESERVE makes next-power-of-two(capacity / BUCKETSIZE) buckets: the source's count.
-  return ['CF.RESERVE', name, buckets * bucketSize, 'BUCKETSIZE', bucketSize, 'MAXITERATIONS', info.get('Max iterations')!, 'EXPANSION', info.get('Expansion rate')!]
+  return [
+    'CF.RESERVE',
+    name,
+    buckets * bucketSize,
+    'BUCKETSIZE',
+    bucketSize,
+    'MAXITERATIONS',
+    info.get('Max iterations')!,
+    'EXPANSION',
+    info.get('Expansion rate')!,
+  ]
 }
 
 /** Copies one Bloom or Cuckoo filter whose header was read; records the outcome on the job. */
-async function copyFilter(source: RespClient, target: RespClient, job: Job, replace: boolean, progress: Progress): Promise<void> {
+async function copyFilter(
+  source: RespClient,
+  target: RespClient,
+  job: Job,
+  replace: boolean,
+  progress: Progress,
+): Promise<void> {
   const name = job.name
   const header = job.header
-  const [scandump, loadchunk] = job.kind === 'cuckoo' ? ['CF.SCANDUMP', 'CF.LOADCHUNK'] : ['BF.SCANDUMP', 'BF.LOADCHUNK']
+  const [scandump, loadchunk] =
+    job.kind === 'cuckoo' ? ['CF.SCANDUMP', 'CF.LOADCHUNK'] : ['BF.SCANDUMP', 'BF.LOADCHUNK']
   let created = false
   const inFlight: Promise<unknown>[] = []
   try {
@@ -405,10 +442,12 @@ async function copyFilter(source: RespClient, target: RespClient, job: Job, repl
       if (next === 0) break
       if (data.length === 0 || next <= iterator) throw new Error(`${scandump} did not advance`)
       const length = data.length
-      inFlight.push(target.send([loadchunk, name, next, data]).then(() => {
-        job.copiedBytes += length
-        progress.tick()
-      }))
+      inFlight.push(
+        target.send([loadchunk, name, next, data]).then(() => {
+          job.copiedBytes += length
+          progress.tick()
+        }),
+      )
       if (inFlight.length >= CHUNK_WINDOW) await inFlight.shift()
       iterator = next
     }
@@ -418,7 +457,8 @@ async function copyFilter(source: RespClient, target: RespClient, job: Job, repl
     // Chunks are read one by one while the source keeps serving writes: if its header moved, the
     // copy mixes two moments (still a valid filter, but not a snapshot).
     const { data: after } = dumpReply(await source.send([scandump, name, 0]), true)
-    if (!after.equals(header ?? Buffer.alloc(0))) job.warning = 'the source changed during the copy; run again with --replace for an exact copy'
+    if (!after.equals(header ?? Buffer.alloc(0)))
+      job.warning = 'the source changed during the copy; run again with --replace for an exact copy'
   } catch (error) {
     await Promise.allSettled(inFlight)
     job.error = errorText(error)
@@ -433,7 +473,11 @@ async function copy(options: CopyOptions, out: NodeJS.WriteStream, err: NodeJS.W
   const connect = async (endpoint: Endpoint, role: string): Promise<RespClient> => {
     let client: RespClient
     try {
-      client = await RespClient.connect(endpoint.host, endpoint.port, { password: endpoint.password, username: endpoint.username, tls: endpoint.tls })
+      client = await RespClient.connect(endpoint.host, endpoint.port, {
+        password: endpoint.password,
+        username: endpoint.username,
+        tls: endpoint.tls,
+      })
     } catch (error) {
       throw new SetupError(`cannot connect to the ${role} ${describe(endpoint)}: ${errorText(error)}`)
     }

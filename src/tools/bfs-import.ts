@@ -122,7 +122,12 @@ function parseSecondsFlag(text: string, flag: string): number {
 }
 
 /** What --capacity, --error-rate, --expansion and --nonscaling ask for: the filter to create, if any. */
-function createOptions(capacity: number | undefined, errorRate: number | undefined, expansion: number | undefined, nonScaling: boolean): ImportOptions['create'] {
+function createOptions(
+  capacity: number | undefined,
+  errorRate: number | undefined,
+  expansion: number | undefined,
+  nonScaling: boolean,
+): ImportOptions['create'] {
   if ((capacity === undefined) !== (errorRate === undefined)) {
     throw new SetupError('--capacity and --error-rate go together (they create the filter)')
   }
@@ -194,7 +199,8 @@ function parseArgs(args: readonly string[]): ImportOptions | 'help' {
   })
   if (inputs === 'help') return 'help'
   if (filter === undefined || filter === '') throw new SetupError('--filter is required')
-  if (username !== undefined && username !== '' && (password === undefined || password === '')) throw new SetupError('--user needs --pass')
+  if (username !== undefined && username !== '' && (password === undefined || password === ''))
+    throw new SetupError('--user needs --pass')
   const tlsOptions = tlsConnectOptions(tlsArgs)
   const create = createOptions(capacity, errorRate, expansion, nonScaling)
   return {
@@ -396,7 +402,8 @@ class Importer {
     for (const outcome of reply) {
       if (outcome === 1) c.added++
       else if (outcome === 0) c.present++
-      else this.noteError(1, outcome instanceof RespReplyError ? outcome.message : `unexpected element ${String(outcome)}`)
+      else
+        this.noteError(1, outcome instanceof RespReplyError ? outcome.message : `unexpected element ${String(outcome)}`)
     }
     // BF.MADD stops at the first item a full filter refuses: the ones after it were not added.
     if (reply.length < count) this.noteError(count - reply.length, 'not added after an earlier error in the same batch')
@@ -424,7 +431,11 @@ async function prepare(options: ImportOptions, warn: (line: string) => void): Pr
   const where = `${options.host}:${options.port}`
   let client: RespClient
   try {
-    client = await RespClient.connect(options.host, options.port, { password: options.password, username: options.username, tls: options.tls })
+    client = await RespClient.connect(options.host, options.port, {
+      password: options.password,
+      username: options.username,
+      tls: options.tls,
+    })
   } catch (error) {
     throw new SetupError(`cannot connect to ${where}: ${errorText(error)}`)
   }
@@ -455,7 +466,14 @@ async function runImport(options: ImportOptions, out: NodeJS.WritableStream, err
   const client = await prepare(options, (line) => err.write(`${line}\n`))
   const importer = new Importer(client, options)
   const mode = options.progress === 'auto' ? (err.isTTY === true ? 'bar' : 'lines') : options.progress
-  const progress = new Progress(err, mode, options.progressIntervalMs, importer.counts, inputBytes(options.inputs), startedMs)
+  const progress = new Progress(
+    err,
+    mode,
+    options.progressIntervalMs,
+    importer.counts,
+    inputBytes(options.inputs),
+    startedMs,
+  )
   importer.progress = progress
   try {
     await importer.run()

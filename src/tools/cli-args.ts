@@ -87,7 +87,8 @@ export function tlsOptionTable(into: TlsArgs): OptionTable {
  */
 export function tlsConnectOptions(args: TlsArgs): tls.ConnectionOptions | undefined {
   if (!args.tls) {
-    if (args.cacert !== undefined || args.cert !== undefined || args.key !== undefined) throw new SetupError('--cacert, --cert and --key need --tls')
+    if (args.cacert !== undefined || args.cert !== undefined || args.key !== undefined)
+      throw new SetupError('--cacert, --cert and --key need --tls')
     return undefined
   }
   if ((args.cert === undefined) !== (args.key === undefined)) throw new SetupError('--cert and --key go together')

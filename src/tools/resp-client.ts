@@ -9,7 +9,6 @@ import tls from 'node:tls'
 import { encodeCommandPieces, type CommandArg } from '../protocol/command-encoder.js'
 import { ReplyReader, RespReplyError, type RespValue } from '../protocol/reply-reader.js'
 
-
 /** Options for {@link RespClient.connect}. */
 export interface ConnectOptions {
   /** Sent with AUTH right after connecting (redis `requirepass`). */
@@ -66,7 +65,8 @@ export class RespClient {
   static connect(host: string, port: number, options: ConnectOptions = {}): Promise<RespClient> {
     const timeoutMs = options.connectTimeoutMs ?? 10_000
     return new Promise<RespClient>((resolve, reject) => {
-      const socket = options.tls === undefined ? net.connect({ host, port }) : tls.connect({ host, port, ...options.tls })
+      const socket =
+        options.tls === undefined ? net.connect({ host, port }) : tls.connect({ host, port, ...options.tls })
       const timer = setTimeout(() => socket.destroy(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs)
       const onError = (error: Error): void => {
         clearTimeout(timer)
@@ -81,7 +81,8 @@ export class RespClient {
       })
     }).then(async (client) => {
       if (options.password !== undefined) {
-        const argv = options.username !== undefined ? ['AUTH', options.username, options.password] : ['AUTH', options.password]
+        const argv =
+          options.username !== undefined ? ['AUTH', options.username, options.password] : ['AUTH', options.password]
         try {
           await client.send(argv)
         } catch (error) {

@@ -15,15 +15,41 @@ const CATALOGUE = ['protocol/error-texts.ts']
 
 /** The code words of redis 7.0's and bfs's error replies. */
 const CODE_WORDS = [
-  'ERR', 'WRONGTYPE', 'NOPERM', 'NOAUTH', 'WRONGPASS', 'MOVED', 'ASK', 'CROSSSLOT', 'TRYAGAIN', 'CLUSTERDOWN',
-  'READONLY', 'NOREPLICAS', 'MISCONF', 'OOM', 'EXECABORT', 'LOADING', 'BUSY', 'BUSYKEY', 'NOPROTO', 'NOSCRIPT',
-  'UNBLOCKED', 'MASTERDOWN', 'NOTBUSY', 'IOERR', 'DENIED',
+  'ERR',
+  'WRONGTYPE',
+  'NOPERM',
+  'NOAUTH',
+  'WRONGPASS',
+  'MOVED',
+  'ASK',
+  'CROSSSLOT',
+  'TRYAGAIN',
+  'CLUSTERDOWN',
+  'READONLY',
+  'NOREPLICAS',
+  'MISCONF',
+  'OOM',
+  'EXECABORT',
+  'LOADING',
+  'BUSY',
+  'BUSYKEY',
+  'NOPROTO',
+  'NOSCRIPT',
+  'UNBLOCKED',
+  'MASTERDOWN',
+  'NOTBUSY',
+  'IOERR',
+  'DENIED',
 ]
 const ERROR_TEXT = new RegExp(`^(${CODE_WORDS.join('|')}) `)
 
 /** Literals that look like error texts and are not replies bfs builds, each with why. */
 const ALLOWED: readonly { file: string; text: string; why: string }[] = [
-  { file: 'tools/bfs-copy.ts', text: 'ERR not found', why: 'a client comparing the source server\'s reply, not a reply bfs sends' },
+  {
+    file: 'tools/bfs-copy.ts',
+    text: 'ERR not found',
+    why: "a client comparing the source server's reply, not a reply bfs sends",
+  },
 ]
 
 /** `file:line text` for each literal in `file` (text given for the self-check) that begins like an error reply. */
@@ -32,10 +58,16 @@ function errorLiterals(file: string, text?: string): string[] {
   const found: string[] = []
   const visit = (node: ts.Node): void => {
     const literal =
-      ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) ? node.text
-      : ts.isTemplateExpression(node) ? node.head.text
-      : undefined
-    if (literal !== undefined && ERROR_TEXT.test(literal) && !ALLOWED.some((allowed) => allowed.file === file && allowed.text === literal)) {
+      ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+        ? node.text
+        : ts.isTemplateExpression(node)
+          ? node.head.text
+          : undefined
+    if (
+      literal !== undefined &&
+      ERROR_TEXT.test(literal) &&
+      !ALLOWED.some((allowed) => allowed.file === file && allowed.text === literal)
+    ) {
       const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1
       found.push(`${file}:${line} ${literal}`)
     }
@@ -75,7 +107,7 @@ describe('the error catalogue', () => {
       "const e = 'ERRORS are fine'",
       "const f = 'ERR'",
       "const g = 'Bad capacity'",
-      "log(`ASKING ${x}`)",
+      'log(`ASKING ${x}`)',
     ].join('\n')
     expect(errorLiterals('self-check.ts', text)).toEqual([
       'self-check.ts:1 ERR bad thing',
@@ -98,7 +130,8 @@ describe('the error catalogue', () => {
           const comment = trivia.includes('//') || trivia.includes('/*')
           // A new group (the first entry, or one after a blank line) opens with a comment that names its source.
           const opensGroup = property === object.properties[0] || /\n[ \t]*\n/.test(trivia)
-          if (opensGroup && !(comment && /redis|RedisBloom|bfs/.test(trivia))) unsourced.push(property.name!.getText(source))
+          if (opensGroup && !(comment && /redis|RedisBloom|bfs/.test(trivia)))
+            unsourced.push(property.name!.getText(source))
         }
       }
       ts.forEachChild(node, visit)

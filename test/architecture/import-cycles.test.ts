@@ -16,7 +16,10 @@ function sourceGraph(): Map<string, string[]> {
   if (parsed !== undefined) return parsed
   parsed = new Map<string, string[]>()
   for (const file of sourceFiles()) {
-    parsed.set(file, importsOf(file).flatMap((edge) => (edge.target === undefined ? [] : [edge.target])))
+    parsed.set(
+      file,
+      importsOf(file).flatMap((edge) => (edge.target === undefined ? [] : [edge.target])),
+    )
   }
   return parsed
 }
@@ -38,13 +41,20 @@ describe('src/ files import no cycle', () => {
     const graph = sourceGraph()
     expect(graph.size).toBeGreaterThan(50)
     const cycles = importCycles(graph)
-    expect(cycles.map((cycle) => describeCycle(cycle, graph)).join('\n\n'), `${cycles.length} import cycle(s) in src/`).toBe('')
+    expect(
+      cycles.map((cycle) => describeCycle(cycle, graph)).join('\n\n'),
+      `${cycles.length} import cycle(s) in src/`,
+    ).toBe('')
   })
 
   it('has no cycle between folders either (the layering test orders them; this checks the code, not its table)', () => {
     const graph = folderGraph(sourceGraph())
     expect(graph.size).toBeGreaterThan(10)
-    expect(importCycles(graph).map((cycle) => describeCycle(cycle, graph)).join('\n\n')).toBe('')
+    expect(
+      importCycles(graph)
+        .map((cycle) => describeCycle(cycle, graph))
+        .join('\n\n'),
+    ).toBe('')
   })
 
   it('finds the cycles of a small graph, a self-import among them', () => {
@@ -58,7 +68,9 @@ describe('src/ files import no cycle', () => {
     ])
     expect(stronglyConnectedComponents(graph)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['d.ts'], ['e.ts'], ['f.ts']])
     expect(importCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['e.ts']])
-    expect(describeCycle(['a.ts', 'b.ts', 'c.ts'], graph)).toBe('a cycle of 3 files:\n  a.ts → b.ts\n  b.ts → c.ts\n  c.ts → a.ts')
+    expect(describeCycle(['a.ts', 'b.ts', 'c.ts'], graph)).toBe(
+      'a cycle of 3 files:\n  a.ts → b.ts\n  b.ts → c.ts\n  c.ts → a.ts',
+    )
   })
 
   it('counts a type-only import, a re-export and a dynamic import as edges of a cycle', () => {
@@ -69,7 +81,10 @@ describe('src/ files import no cycle', () => {
       'x/four.ts': "import { one } from './one.js'\n",
     }
     const graph = new Map(
-      Object.entries(texts).map(([file, text]) => [file, importsOf(file, parse(file, text)).map((edge) => edge.target!)]),
+      Object.entries(texts).map(([file, text]) => [
+        file,
+        importsOf(file, parse(file, text)).map((edge) => edge.target!),
+      ]),
     )
     expect(importCycles(graph)).toEqual([['x/one.ts', 'x/three.ts', 'x/two.ts']])
   })

@@ -73,16 +73,23 @@ function importsNoCommands(file: string): boolean {
  * Why `file` may not import `target` under the rules of commands/ above (both relative to src/),
  * or undefined when it may. `isLeaf` says whether a kernel file imports nothing in commands/.
  */
-export function familyProblem(file: string, target: string, isLeaf: (file: string) => boolean = importsNoCommands): string | undefined {
+export function familyProblem(
+  file: string,
+  target: string,
+  isLeaf: (file: string) => boolean = importsNoCommands,
+): string | undefined {
   if (!file.startsWith('commands/') || !target.startsWith('commands/')) return undefined
-  if (target === ASSEMBLY && file !== ASSEMBLY) return `${file} imports ${ASSEMBLY}, the table's assembly, which nothing in commands/ imports`
+  if (target === ASSEMBLY && file !== ASSEMBLY)
+    return `${file} imports ${ASSEMBLY}, the table's assembly, which nothing in commands/ imports`
   const from = commandsPart(file)
   const to = commandsPart(target)
   if (from === to || file === ASSEMBLY) return undefined
   const family = (part: string): boolean => !COMMANDS_BASE.includes(part)
   if (from === 'data') return `${file} (data) imports ${target}: commands/data/ imports nothing else of commands/`
-  if (family(from) && family(to)) return `${file} (family ${from}) imports ${target} (family ${to}): a family imports only the kernel, the state and the data`
-  if (family(to)) return `${file} (commands/${from}/) imports ${target} (family ${to}): only ${ASSEMBLY} imports the families`
+  if (family(from) && family(to))
+    return `${file} (family ${from}) imports ${target} (family ${to}): a family imports only the kernel, the state and the data`
+  if (family(to))
+    return `${file} (commands/${from}/) imports ${target} (family ${to}): only ${ASSEMBLY} imports the families`
   if (from === 'state' && to === 'kernel' && !isLeaf(target)) {
     return `${file} (commands/state/) imports ${target}: the state imports no context and no handler, of the kernel only its leaf helpers`
   }
@@ -139,10 +146,18 @@ describe('src/commands/: families on a kernel and the state', () => {
 
   it('catches a family importing another, the base importing a family, and the state importing the context', () => {
     expect(familyProblem('commands/filters/bloom.ts', 'commands/keyspace/keyspace.ts')).toMatch(/a family imports only/)
-    expect(familyProblem('commands/kernel/dispatch.ts', 'commands/connection/pubsub.ts')).toMatch(/only commands\/builtin.ts imports the families/)
-    expect(familyProblem('commands/state/slowlog.ts', 'commands/admin/slowlog-commands.ts')).toMatch(/only commands\/builtin.ts imports the families/)
-    expect(familyProblem('commands/state/monitor-hub.ts', 'commands/kernel/context.ts', () => false)).toMatch(/no context/)
-    expect(familyProblem('commands/data/acl-categories-data.ts', 'commands/kernel/table.ts')).toMatch(/commands\/data\/ imports nothing/)
+    expect(familyProblem('commands/kernel/dispatch.ts', 'commands/connection/pubsub.ts')).toMatch(
+      /only commands\/builtin.ts imports the families/,
+    )
+    expect(familyProblem('commands/state/slowlog.ts', 'commands/admin/slowlog-commands.ts')).toMatch(
+      /only commands\/builtin.ts imports the families/,
+    )
+    expect(familyProblem('commands/state/monitor-hub.ts', 'commands/kernel/context.ts', () => false)).toMatch(
+      /no context/,
+    )
+    expect(familyProblem('commands/data/acl-categories-data.ts', 'commands/kernel/table.ts')).toMatch(
+      /commands\/data\/ imports nothing/,
+    )
     expect(familyProblem('commands/admin/info.ts', 'commands/builtin.ts')).toMatch(/nothing in commands\/ imports/)
     expect(familyProblem('commands/builtin.ts', 'commands/filters/bloom.ts')).toBeUndefined()
     expect(familyProblem('commands/filters/bloom.ts', 'commands/kernel/dispatch.ts')).toBeUndefined()

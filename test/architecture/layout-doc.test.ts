@@ -38,16 +38,44 @@ function documentedImports(): Map<string, string[]> {
   expect(head, 'no "| folder | imports |" table').toBeGreaterThanOrEqual(0)
   for (const line of layout.slice(head).split('\n').slice(2)) {
     if (!line.startsWith('|')) break
-    const [unit, imports] = line.slice(1, -1).split('|').map((cell) => cell.trim()) as [string, string]
+    const [unit, imports] = line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim()) as [string, string]
     const name = unit.replace(/`/g, '').replace(/\/$/, '')
-    rows.set(name, imports === 'nothing' ? [] : imports.split(',').map((word) => word.trim()).sort())
+    rows.set(
+      name,
+      imports === 'nothing'
+        ? []
+        : imports
+            .split(',')
+            .map((word) => word.trim())
+            .sort(),
+    )
   }
   return rows
 }
 
 describe('docs/LAYOUT.md', () => {
   it('names the number of folders src/ has', () => {
-    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen']
+    const words = [
+      'zero',
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+      'seven',
+      'eight',
+      'nine',
+      'ten',
+      'eleven',
+      'twelve',
+      'thirteen',
+      'fourteen',
+      'fifteen',
+    ]
     expect(layout).toContain(`is ${words[folders.length] ?? folders.length} folders under \`src/\``)
   })
 
@@ -62,7 +90,12 @@ describe('docs/LAYOUT.md', () => {
   it('names only source files that exist', () => {
     const names = new Set(files.map((file) => basename(file)))
     const named = [...layout.matchAll(/`(?:[\w-]+\/)*([\w.-]+\.(?:ts|wat))`/g)].map((match) => match[1]!)
-    const missing = named.filter((name) => !name.endsWith('.test.ts') && !names.has(name) && !existsSync(new URL(`../../src/core/${name}`, import.meta.url)))
+    const missing = named.filter(
+      (name) =>
+        !name.endsWith('.test.ts') &&
+        !names.has(name) &&
+        !existsSync(new URL(`../../src/core/${name}`, import.meta.url)),
+    )
     expect(missing).toEqual([])
   })
 })

@@ -17,7 +17,13 @@ afterAll(async () => {
 async function node(masterauth: string): Promise<Redis> {
   const server = await startServer({ 'cluster-enabled': true, requirepass: 'secret', masterauth })
   servers.push(server)
-  const client = new Redis({ port: server.port, host: '127.0.0.1', password: 'secret', maxRetriesPerRequest: 0, retryStrategy: () => null })
+  const client = new Redis({
+    port: server.port,
+    host: '127.0.0.1',
+    password: 'secret',
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  })
   client.on('error', () => {})
   clients.push(client)
   return client
@@ -32,7 +38,8 @@ describe('the pull of CLUSTER NODES with requirepass', () => {
     const [a, b, outsider] = [await node('secret'), await node('secret'), await node('')]
     const aPort = servers[0]!.port
     expect(await b.call('CLUSTER', 'MEET', '127.0.0.1', String(aPort))).toBe('OK')
-    for (const client of [a, b]) await waitUntil('both know both', async () => (await knownNodes(client)) === '2', { timeoutMs: 20_000 })
+    for (const client of [a, b])
+      await waitUntil('both know both', async () => (await knownNodes(client)) === '2', { timeoutMs: 20_000 })
     expect(await outsider.call('CLUSTER', 'MEET', '127.0.0.1', String(aPort))).toBe('OK')
     await sleep(1500)
     expect(await knownNodes(outsider)).toBe('1')

@@ -32,7 +32,10 @@ afterAll(async () => {
 async function both(...args: string[]): Promise<[string, string]> {
   const mine = (client: RawClient, id: string, port: number) => async () => {
     const text = (await askRaw(client, ...args.map((arg) => arg.replace('$ID', id)))).toString('latin1')
-    return text.replaceAll(id, '<id>').replaceAll(String(port + 10000), '<cport>').replaceAll(String(port), '<port>')
+    return text
+      .replaceAll(id, '<id>')
+      .replaceAll(String(port + 10000), '<cport>')
+      .replaceAll(String(port), '<port>')
   }
   return Promise.all([mine(bfsClient, bfsId, bfs.port)(), mine(redisClient, redisId, redis.port)()])
 }
@@ -177,8 +180,17 @@ describe('outside cluster mode, beside a plain redis-server', () => {
   it('CLUSTER and READONLY answer that cluster support is disabled; INFO says cluster_enabled:0', async () => {
     const [a, b] = await Promise.all([RawClient.connect(plain.port), RawClient.connect(reference.port)])
     try {
-      for (const command of [['CLUSTER', 'INFO'], ['CLUSTER', 'KEYSLOT', 'x'], ['READONLY'], ['ASKING'], ['INFO', 'cluster'], ['SELECT', '1']]) {
-        expect((await askRaw(a, ...command)).toString(), command.join(' ')).toBe((await askRaw(b, ...command)).toString())
+      for (const command of [
+        ['CLUSTER', 'INFO'],
+        ['CLUSTER', 'KEYSLOT', 'x'],
+        ['READONLY'],
+        ['ASKING'],
+        ['INFO', 'cluster'],
+        ['SELECT', '1'],
+      ]) {
+        expect((await askRaw(a, ...command)).toString(), command.join(' ')).toBe(
+          (await askRaw(b, ...command)).toString(),
+        )
       }
     } finally {
       a.close()

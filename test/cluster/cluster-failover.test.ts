@@ -27,10 +27,19 @@ interface Node {
 }
 
 async function clusterNode(config: Partial<Config> = {}): Promise<Node> {
-  const running = await startServer({ 'cluster-enabled': true, 'cluster-node-timeout': 2000, 'repl-diskless-sync-delay': 0, ...config })
+  const running = await startServer({
+    'cluster-enabled': true,
+    'cluster-node-timeout': 2000,
+    'repl-diskless-sync-delay': 0,
+    ...config,
+  })
   let stopped = false
   cleanups.push(() => (stopped ? undefined : running.stop()))
-  const client = new Redis({ port: running.port, host: '127.0.0.1', ...(config.requirepass ? { password: config.requirepass } : {}) })
+  const client = new Redis({
+    port: running.port,
+    host: '127.0.0.1',
+    ...(config.requirepass ? { password: config.requirepass } : {}),
+  })
   client.on('error', () => {})
   cleanups.push(() => client.disconnect())
   const id = String(await client.call('CLUSTER', 'MYID'))
@@ -63,7 +72,11 @@ async function cluster(count: number, configs: readonly Partial<Config>[] = []):
   // tie with its master's new epoch and lose the tie).
   await until(async () => {
     const views = await Promise.all(nodes.map(nodesOf))
-    const own = new Map(views.map((view) => view.find((line) => line.flags.includes('myself'))!).map((line) => [line.id, line.configEpoch]))
+    const own = new Map(
+      views
+        .map((view) => view.find((line) => line.flags.includes('myself'))!)
+        .map((line) => [line.id, line.configEpoch]),
+    )
     return views.every((view) => view.length === count && view.every((line) => own.get(line.id) === line.configEpoch))
   }, `${count} nodes know each other and each other's config epochs`)
   return nodes
@@ -124,7 +137,9 @@ describe('SLAVEOF / REPLICAOF in cluster mode', () => {
     await linkUp(other, master)
     expect(await master.client.call('WAIT', '1', '5000')).toBe(1)
     expect(await missingOn(other, names('x', 100))).toEqual([])
-    expect(await other.client.call('REPLICAOF', '127.0.0.1', String(master.port))).toBe('OK Already connected to specified master')
+    expect(await other.client.call('REPLICAOF', '127.0.0.1', String(master.port))).toBe(
+      'OK Already connected to specified master',
+    )
     const role = (await other.client.call('ROLE')) as unknown[]
     expect(role.slice(0, 3)).toEqual(['slave', '127.0.0.1', master.port])
   })
@@ -132,9 +147,13 @@ describe('SLAVEOF / REPLICAOF in cluster mode', () => {
   it('refuses an address that is no known node, its own address, a replica, and a master holding slots', async () => {
     const [master, replica, third] = (await shard(0, 1)) as [Node, Node, Node]
     await expect(third.client.call('SLAVEOF', '127.0.0.1', '1')).rejects.toThrow('ERR Unknown node 127.0.0.1:1')
-    await expect(third.client.call('SLAVEOF', '127.0.0.1', String(third.port))).rejects.toThrow("ERR Can't replicate myself")
+    await expect(third.client.call('SLAVEOF', '127.0.0.1', String(third.port))).rejects.toThrow(
+      "ERR Can't replicate myself",
+    )
     await seenAsReplica(third, replica, master)
-    await expect(third.client.call('SLAVEOF', '127.0.0.1', String(replica.port))).rejects.toThrow('ERR I can only replicate a master, not a replica.')
+    await expect(third.client.call('SLAVEOF', '127.0.0.1', String(replica.port))).rejects.toThrow(
+      'ERR I can only replicate a master, not a replica.',
+    )
     await expect(master.client.call('SLAVEOF', '127.0.0.1', String(third.port))).rejects.toThrow(
       'ERR To set a master the node must be empty and without assigned slots.',
     )
@@ -170,22 +189,33 @@ describe('SLAVEOF / REPLICAOF in cluster mode', () => {
     }, 'the third node names the new master in CLUSTER SLOTS')
     await linkUp(master, replica)
     expect(await missingOn(replica, names('before', 500))).toEqual([])
-    await expect(master.client.call('BF.ADD', 'f', 'late')).rejects.toThrow(new RegExp(`^MOVED \\d+ 127\\.0\\.0\\.1:${replica.port}$`))
+    await expect(master.client.call('BF.ADD', 'f', 'late')).rejects.toThrow(
+      new RegExp(`^MOVED \\d+ 127\\.0\\.0\\.1:${replica.port}$`),
+    )
   })
 })
 
 describe('CLUSTER FAILOVER', () => {
   it("answers redis 7.0.15's errors: on a master, a bad mode, too many arguments, the master down", async () => {
     const [master, replica] = (await shard(0)) as [Node, Node]
-    await expect(master.client.call('CLUSTER', 'FAILOVER')).rejects.toThrow('ERR You should send CLUSTER FAILOVER to a replica')
-    await expect(master.client.call('CLUSTER', 'FAILOVER', 'TAKEOVER')).rejects.toThrow('ERR You should send CLUSTER FAILOVER to a replica')
+    await expect(master.client.call('CLUSTER', 'FAILOVER')).rejects.toThrow(
+      'ERR You should send CLUSTER FAILOVER to a replica',
+    )
+    await expect(master.client.call('CLUSTER', 'FAILOVER', 'TAKEOVER')).rejects.toThrow(
+      'ERR You should send CLUSTER FAILOVER to a replica',
+    )
     await expect(replica.client.call('CLUSTER', 'FAILOVER', 'NOW')).rejects.toThrow('ERR syntax error')
     await expect(replica.client.call('CLUSTER', 'FAILOVER', 'FORCE', 'x')).rejects.toThrow(
       "ERR unknown subcommand or wrong number of arguments for 'FAILOVER'. Try CLUSTER HELP.",
     )
     await master.running.stop()
-    await until(async () => !String(await replica.client.call('INFO', 'replication')).includes('master_link_status:up'), 'the link is down')
-    await expect(replica.client.call('CLUSTER', 'FAILOVER')).rejects.toThrow('ERR Master is down or failed, please use CLUSTER FAILOVER FORCE')
+    await until(
+      async () => !String(await replica.client.call('INFO', 'replication')).includes('master_link_status:up'),
+      'the link is down',
+    )
+    await expect(replica.client.call('CLUSTER', 'FAILOVER')).rejects.toThrow(
+      'ERR Master is down or failed, please use CLUSTER FAILOVER FORCE',
+    )
     expect(await replica.client.call('CLUSTER', 'FAILOVER', 'FORCE')).toBe('OK')
     await expectOwnsAll(replica)
     expect(await replica.client.call('BF.ADD', 'f', 'after')).toBe(1)
@@ -204,7 +234,11 @@ describe('CLUSTER FAILOVER', () => {
         // Pipelined bursts: writes are under way when the pause begins.
         const burst = names(`w${i}`, 20)
         const results = await Promise.allSettled(burst.map((item) => writer.call('BF.ADD', 'f', item)))
-        results.forEach((result, j) => (result.status === 'fulfilled' ? answered : refused).push(result.status === 'fulfilled' ? burst[j]! : String(result.reason)))
+        results.forEach((result, j) =>
+          (result.status === 'fulfilled' ? answered : refused).push(
+            result.status === 'fulfilled' ? burst[j]! : String(result.reason),
+          ),
+        )
       }
     })()
     await until(async () => answered.length > 200, 'writes answered before the failover')
@@ -219,7 +253,9 @@ describe('CLUSTER FAILOVER', () => {
     expect(await missingOn(replica, [...names('before', 200), ...answered])).toEqual([])
     await linkUp(master, replica)
     // The pause ended once the old master was a replica (CLIENT UNPAUSE), not at its 10 s end.
-    expect(replica.running.logs.some((line) => line.includes('the old master is a replica now, its writes unpaused'))).toBe(true)
+    expect(
+      replica.running.logs.some((line) => line.includes('the old master is a replica now, its writes unpaused')),
+    ).toBe(true)
     expect(String(await master.client.call('INFO', 'clients'))).toMatch(/blocked_clients:0\r\n/)
   })
 
@@ -248,7 +284,10 @@ describe('CLUSTER FAILOVER', () => {
   it('default, against a master that refuses CLIENT PAUSE: abandoned, nothing changes', async () => {
     const [master, replica] = (await shard(10, 0, [{ 'rename-command': [{ from: 'CLIENT', to: '' }] }])) as [Node, Node]
     expect(await replica.client.call('CLUSTER', 'FAILOVER')).toBe('OK')
-    await until(async () => replica.running.logs.some((line) => line.includes('Manual failover aborted')), 'the failover is abandoned')
+    await until(
+      async () => replica.running.logs.some((line) => line.includes('Manual failover aborted')),
+      'the failover is abandoned',
+    )
     expect((await lineOf(replica, replica))!.flags).toEqual(['myself', 'slave'])
     expect(await master.client.call('BF.ADD', 'f', 'still-the-master')).toBe(1)
     expect(await master.client.call('WAIT', '1', '5000')).toBe(1)

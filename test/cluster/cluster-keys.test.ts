@@ -24,7 +24,10 @@ beforeAll(async () => {
   theirs = new Redis({ port: redis.port, host: '127.0.0.1' })
   for (const client of [ours, theirs]) {
     await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383')
-    await until(async () => String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok'), 'cluster_state:ok')
+    await until(
+      async () => String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok'),
+      'cluster_state:ok',
+    )
   }
 })
 afterAll(async () => {
@@ -40,7 +43,9 @@ async function write(key: string | Buffer): Promise<void> {
 }
 
 async function keysIn(client: Redis, slot: number, count = 100): Promise<string[]> {
-  return ((await client.callBuffer('CLUSTER', 'GETKEYSINSLOT', String(slot), String(count))) as Buffer[]).map((key) => key.toString('hex')).sort()
+  return ((await client.callBuffer('CLUSTER', 'GETKEYSINSLOT', String(slot), String(count))) as Buffer[])
+    .map((key) => key.toString('hex'))
+    .sort()
 }
 
 describe('CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT', () => {
@@ -48,7 +53,9 @@ describe('CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT', () => {
     const binary = Buffer.from([0xff, 0x00, 0x7b, 0x61, 0x7d]) // "\xff\0{a}": the tag is "a"
     for (const key of ['{a}1', '{a}2', 'a', binary, '{}a', 'foo']) await write(key)
     for (const slot of [slotOf('a'), slotOf('{}a'), slotOf('foo')]) {
-      expect(await ours.call('CLUSTER', 'COUNTKEYSINSLOT', String(slot))).toBe(await theirs.call('CLUSTER', 'COUNTKEYSINSLOT', String(slot)))
+      expect(await ours.call('CLUSTER', 'COUNTKEYSINSLOT', String(slot))).toBe(
+        await theirs.call('CLUSTER', 'COUNTKEYSINSLOT', String(slot)),
+      )
       expect(await keysIn(ours, slot)).toEqual(await keysIn(theirs, slot))
     }
     expect(await ours.call('CLUSTER', 'COUNTKEYSINSLOT', String(slotOf('a')))).toBe(4)
@@ -68,17 +75,27 @@ describe('CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT', () => {
 
   it('refuse as redis does', async () => {
     for (const args of [
-      ['COUNTKEYSINSLOT', '16384'], ['COUNTKEYSINSLOT', '-1'], ['COUNTKEYSINSLOT', 'x'], ['COUNTKEYSINSLOT'], ['COUNTKEYSINSLOT', '1', '2'],
-      ['GETKEYSINSLOT', '0', '-1'], ['GETKEYSINSLOT', '16384', '1'], ['GETKEYSINSLOT', 'x', '1'], ['GETKEYSINSLOT', '0', 'x'], ['GETKEYSINSLOT', '0'],
+      ['COUNTKEYSINSLOT', '16384'],
+      ['COUNTKEYSINSLOT', '-1'],
+      ['COUNTKEYSINSLOT', 'x'],
+      ['COUNTKEYSINSLOT'],
+      ['COUNTKEYSINSLOT', '1', '2'],
+      ['GETKEYSINSLOT', '0', '-1'],
+      ['GETKEYSINSLOT', '16384', '1'],
+      ['GETKEYSINSLOT', 'x', '1'],
+      ['GETKEYSINSLOT', '0', 'x'],
+      ['GETKEYSINSLOT', '0'],
       ['GETKEYSINSLOT', '0', '99999999999'],
     ]) {
-      expect(await replyOrError(ours, ['CLUSTER', ...args]), args.join(' ')).toEqual(await replyOrError(theirs, ['CLUSTER', ...args]))
+      expect(await replyOrError(ours, ['CLUSTER', ...args]), args.join(' ')).toEqual(
+        await replyOrError(theirs, ['CLUSTER', ...args]),
+      )
     }
   })
 })
 
 describe('MEMORY USAGE in cluster mode', () => {
-  it('the key\'s part in cluster mode is redis\'s, dictEntry metadata included (16 bytes more than without)', async () => {
+  it("the key's part in cluster mode is redis's, dictEntry metadata included (16 bytes more than without)", async () => {
     await theirs.set('k', 'v')
     const redisBase = Number(await theirs.call('MEMORY', 'USAGE', 'k'))
     for (const length of [1, 6, 7, 31, 32, 42, 253]) {
@@ -88,7 +105,9 @@ describe('MEMORY USAGE in cluster mode', () => {
       const size = ((await ours.call('BF.INFO', key, 'SIZE')) as number[])[0]!
       const redisPart = Number(await theirs.call('MEMORY', 'USAGE', key)) - redisBase
       // Without cluster mode, a 1-byte key's part is 8 (its sds) + 24 (the dictEntry).
-      expect(Number(await ours.call('MEMORY', 'USAGE', key)) - size, `key of ${length} bytes`).toBe(8 + 24 + 16 + redisPart)
+      expect(Number(await ours.call('MEMORY', 'USAGE', key)) - size, `key of ${length} bytes`).toBe(
+        8 + 24 + 16 + redisPart,
+      )
     }
   })
 })

@@ -46,7 +46,13 @@ async function savedNodesConf(): Promise<{ text: string; id: string }> {
     await a.call('CLUSTER', 'ADDSLOTSRANGE', '0', '99')
     await a.call('CLUSTER', 'SET-CONFIG-EPOCH', '1')
     await b.call('CLUSTER', 'MEET', '127.0.0.1', String(mine.port))
-    await until(async () => String(await a.call('CLUSTER', 'NODES')).trim().split('\n').length === 2, 'the node knows its peer')
+    await until(
+      async () =>
+        String(await a.call('CLUSTER', 'NODES'))
+          .trim()
+          .split('\n').length === 2,
+      'the node knows its peer',
+    )
     const id = String(await a.call('CLUSTER', 'MYID'))
     await a.call('CLUSTER', 'SAVECONFIG')
     return { text: readFileSync(path.join(dir, 'nodes.conf'), 'utf8'), id }
@@ -65,20 +71,46 @@ function damaged(text: string): { name: string; text: string; redisWords: boolea
   return [
     { name: 'its myself line cut out', text: lines.filter((line) => line !== myself).join('\n'), redisWords: true },
     // Torn in the myself line: its first fields only, nothing after.
-    { name: 'torn in its myself line', text: text.slice(0, text.indexOf(myself) + myself.indexOf(' myself,') + 5), redisWords: true },
+    {
+      name: 'torn in its myself line',
+      text: text.slice(0, text.indexOf(myself) + myself.indexOf(' myself,') + 5),
+      redisWords: true,
+    },
     { name: 'written over by other text', text: '# written over by another program\nport 7000\n', redisWords: true },
     { name: 'a slot range past 16383', text: text.replace(/ 0-99(\s)/, ' 0-99999$1'), redisWords: true },
-    { name: 'a vars line cut short', text: text.replace(/ lastVoteEpoch \d+\n$/, ' lastVoteEpoch\n'), redisWords: true },
+    {
+      name: 'a vars line cut short',
+      text: text.replace(/ lastVoteEpoch \d+\n$/, ' lastVoteEpoch\n'),
+      redisWords: true,
+    },
     { name: 'an unknown flag', text: text.replace(' myself,master ', ' myself,mastr '), redisWords: false },
-    { name: 'a second myself line', text: text.replace(peer, peer.replace(' master ', ' myself,master ')), redisWords: false },
+    {
+      name: 'a second myself line',
+      text: text.replace(peer, peer.replace(' master ', ' myself,master ')),
+      redisWords: false,
+    },
   ]
 }
 
 /** A redis-server 7.0.15 in cluster mode on `dir`'s nodes.conf: its log once it has exited, or undefined if it started. */
 async function redisOn(dir: string): Promise<string | undefined> {
   const port = await freePortBelow50000()
-  const redis = InteractiveTool.start('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-    '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--dir', dir])
+  const redis = InteractiveTool.start('redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    '--dir',
+    dir,
+  ])
   try {
     await redis.waitFor((output) => output.includes('Ready to accept connections'), 10_000)
   } catch {
@@ -98,13 +130,16 @@ describe('a damaged nodes.conf', () => {
       const dir = tempDir()
       const file = path.join(dir, 'nodes.conf')
       writeFileSync(file, variant.text)
-      await expect(startServer({ ...CLUSTER, dir }), variant.name).rejects.toThrow(/^Unrecoverable error: corrupted cluster config file\./)
+      await expect(startServer({ ...CLUSTER, dir }), variant.name).rejects.toThrow(
+        /^Unrecoverable error: corrupted cluster config file\./,
+      )
       expect(readFileSync(file, 'utf8'), variant.name).toBe(variant.text)
       expect(readdirSync(dir), variant.name).toEqual(['nodes.conf'])
       // The reference refuses the same file and leaves it too.
       const reference = await redisOn(dir)
       expect(reference, variant.name).toBeDefined()
-      if (variant.redisWords) expect(reference, variant.name).toContain('Unrecoverable error: corrupted cluster config file.')
+      if (variant.redisWords)
+        expect(reference, variant.name).toContain('Unrecoverable error: corrupted cluster config file.')
       expect(readFileSync(file, 'utf8'), variant.name).toBe(variant.text)
     }
   })
@@ -112,12 +147,27 @@ describe('a damaged nodes.conf', () => {
   it('bfs exits 1 with the reason in its log', async () => {
     const whole = await savedNodesConf()
     const dir = tempDir()
-    const text = whole.text.split('\n').filter((line) => !line.includes(' myself,')).join('\n')
+    const text = whole.text
+      .split('\n')
+      .filter((line) => !line.includes(' myself,'))
+      .join('\n')
     writeFileSync(path.join(dir, 'nodes.conf'), text)
-    const bfs = InteractiveTool.start(process.execPath, [BFS_MAIN, '--port', '0', '--bind', '127.0.0.1', '--dir', dir, '--cluster-enabled', 'yes'])
+    const bfs = InteractiveTool.start(process.execPath, [
+      BFS_MAIN,
+      '--port',
+      '0',
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--cluster-enabled',
+      'yes',
+    ])
     cleanups.push(() => bfs.kill())
     expect(await bfs.waitExit()).toBe(1)
-    expect(bfs.stdout + bfs.stderr).toContain(`Unrecoverable error: corrupted cluster config file. ${path.join(dir, 'nodes.conf')}: no myself line`)
+    expect(bfs.stdout + bfs.stderr).toContain(
+      `Unrecoverable error: corrupted cluster config file. ${path.join(dir, 'nodes.conf')}: no myself line`,
+    )
     expect(readFileSync(path.join(dir, 'nodes.conf'), 'utf8')).toBe(text)
   })
 
@@ -129,7 +179,9 @@ describe('a damaged nodes.conf', () => {
     const client = new Redis({ port: node.port, host: '127.0.0.1' })
     cleanups.push(() => client.disconnect())
     const id = String(await client.call('CLUSTER', 'MYID'))
-    expect(readFileSync(path.join(dir, 'nodes.conf'), 'utf8')).toMatch(new RegExp(`^${id} \\S*:${node.port}@\\d+ myself,master - `))
+    expect(readFileSync(path.join(dir, 'nodes.conf'), 'utf8')).toMatch(
+      new RegExp(`^${id} \\S*:${node.port}@\\d+ myself,master - `),
+    )
   })
 })
 
@@ -146,11 +198,12 @@ describe('a nodes.conf.tmp left by a kill', () => {
     cleanups.push(() => client.disconnect())
     expect(await client.call('CLUSTER', 'MYID')).toBe(whole.id)
     expect(await client.call('CLUSTER', 'COUNTKEYSINSLOT', '5')).toBe(0)
-    expect(String(await client.call('CLUSTER', 'NODES'))).toMatch(new RegExp(`^${whole.id} .* myself,master - 0 0 1 connected 0-99$`, 'm'))
+    expect(String(await client.call('CLUSTER', 'NODES'))).toMatch(
+      new RegExp(`^${whole.id} .* myself,master - 0 0 1 connected 0-99$`, 'm'),
+    )
     expect(await client.call('CLUSTER', 'ADDSLOTS', '100')).toBe('OK')
     expect(await client.call('CLUSTER', 'SAVECONFIG')).toBe('OK')
     expect(readFileSync(path.join(dir, 'nodes.conf'), 'utf8')).toMatch(/ connected 0-100\n/)
     expect(readdirSync(dir)).not.toContain('nodes.conf.tmp')
   })
 })
-

@@ -23,7 +23,7 @@ function client(server: RunningServer): Redis {
 
 /** A key whose slot is owned by `a` (below 8192) or `b`. */
 function keyOn(owner: 'a' | 'b', prefix: string): string {
-  for (let i = 0; ; i++) if ((slotOf(`${prefix}${i}`) < 8192) === (owner === 'a')) return `${prefix}${i}`
+  for (let i = 0; ; i++) if (slotOf(`${prefix}${i}`) < 8192 === (owner === 'a')) return `${prefix}${i}`
 }
 
 async function answer(promise: Promise<unknown>): Promise<unknown> {
@@ -32,16 +32,23 @@ async function answer(promise: Promise<unknown>): Promise<unknown> {
 
 beforeAll(async () => {
   const config = { 'cluster-enabled': true, 'cluster-node-timeout': 5000 } as const
-  const renames = [{ from: 'ASKING', to: 'MYASKING' }, { from: 'MIGRATE', to: 'MYMIGRATE' }]
+  const renames = [
+    { from: 'ASKING', to: 'MYASKING' },
+    { from: 'MIGRATE', to: 'MYMIGRATE' },
+  ]
   ;[a, b] = await Promise.all([startServer({ ...config, 'rename-command': renames }), startServer(config)])
   await client(a).call('CLUSTER', 'ADDSLOTSRANGE', '0', '8191')
   await client(b).call('CLUSTER', 'ADDSLOTSRANGE', '8192', '16383')
   await client(b).call('CLUSTER', 'MEET', '127.0.0.1', String(a.port))
   for (const server of [a, b]) {
-    await waitUntil('each node knows the other and the state is ok', async () => {
-      const info = String(await client(server).call('CLUSTER', 'INFO'))
-      return info.includes('cluster_known_nodes:2') && info.includes('cluster_state:ok')
-    }, { timeoutMs: 20_000 })
+    await waitUntil(
+      'each node knows the other and the state is ok',
+      async () => {
+        const info = String(await client(server).call('CLUSTER', 'INFO'))
+        return info.includes('cluster_known_nodes:2') && info.includes('cluster_state:ok')
+      },
+      { timeoutMs: 20_000 },
+    )
   }
 })
 afterAll(async () => {

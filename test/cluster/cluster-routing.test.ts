@@ -29,7 +29,7 @@ function client(server: RunningServer): Redis {
 
 /** A key whose slot is owned by `a` (below 8192) or `b`. */
 function keyOn(owner: 'a' | 'b', prefix = 'k'): string {
-  for (let i = 0; ; i++) if ((slotOf(`${prefix}${i}`) < 8192) === (owner === 'a')) return `${prefix}${i}`
+  for (let i = 0; ; i++) if (slotOf(`${prefix}${i}`) < 8192 === (owner === 'a')) return `${prefix}${i}`
 }
 
 /** The reply, or the error's text. */
@@ -45,10 +45,14 @@ beforeAll(async () => {
   await client(b).call('CLUSTER', 'MEET', '127.0.0.1', String(a.port))
   await client(replica).call('CLUSTER', 'MEET', '127.0.0.1', String(a.port))
   for (const server of [a, b, replica]) {
-    await waitUntil('every node knows the 3 nodes and the state is ok', async () => {
-      const info = String(await client(server).call('CLUSTER', 'INFO'))
-      return info.includes('cluster_known_nodes:3') && info.includes('cluster_state:ok')
-    }, { timeoutMs: 20_000 })
+    await waitUntil(
+      'every node knows the 3 nodes and the state is ok',
+      async () => {
+        const info = String(await client(server).call('CLUSTER', 'INFO'))
+        return info.includes('cluster_known_nodes:3') && info.includes('cluster_state:ok')
+      },
+      { timeoutMs: 20_000 },
+    )
   }
   const aId = String(await client(a).call('CLUSTER', 'MYID'))
   expect(await client(replica).call('CLUSTER', 'REPLICATE', aId)).toBe('OK')
@@ -63,12 +67,16 @@ describe('routing between bfs nodes in cluster mode', () => {
     const key = keyOn('b')
     expect(await answer(client(a).call('BF.ADD', key, 'x'))).toBe(`MOVED ${slotOf(key)} 127.0.0.1:${b.port}`)
     expect(await client(b).call('BF.ADD', key, 'x')).toBe(1)
-    expect(await answer(client(a).call('DEL', keyOn('a'), keyOn('b')))).toBe("CROSSSLOT Keys in request don't hash to the same slot")
+    expect(await answer(client(a).call('DEL', keyOn('a'), keyOn('b')))).toBe(
+      "CROSSSLOT Keys in request don't hash to the same slot",
+    )
     expect(await client(a).call('DEL', `{${keyOn('a')}}1`, `{${keyOn('a')}}2`)).toBe(0)
     // The keys COMMAND GETKEYS names, past the first argument too: a subcommand's, MIGRATE's KEYS, BF.MERGE's sources.
     expect(await answer(client(a).call('MEMORY', 'USAGE', key))).toBe(`MOVED ${slotOf(key)} 127.0.0.1:${b.port}`)
     const crossSlot = "CROSSSLOT Keys in request don't hash to the same slot"
-    expect(await answer(client(a).call('MIGRATE', '127.0.0.1', '1', '', '0', '100', 'KEYS', keyOn('a'), key))).toBe(crossSlot)
+    expect(await answer(client(a).call('MIGRATE', '127.0.0.1', '1', '', '0', '100', 'KEYS', keyOn('a'), key))).toBe(
+      crossSlot,
+    )
     expect(await answer(client(a).call('BF.MERGE', keyOn('a'), keyOn('a'), key))).toBe(crossSlot)
     expect(await answer(client(a).call('RENAME', keyOn('a'), key))).toBe(crossSlot)
   })
@@ -84,22 +92,29 @@ describe('routing between bfs nodes in cluster mode', () => {
     expect(await client(a).call('BF.EXISTS', present, 'x')).toBe(1)
     expect(await answer(client(a).call('BF.EXISTS', missing, 'x'))).toBe(`ASK ${slot} 127.0.0.1:${b.port}`)
     expect(await client(a).call('BF.MEXISTS', present, 'x')).toEqual([1])
-    expect(await answer(client(a).call('DEL', present, missing))).toBe('TRYAGAIN Multiple keys request during rehashing of slot')
+    expect(await answer(client(a).call('DEL', present, missing))).toBe(
+      'TRYAGAIN Multiple keys request during rehashing of slot',
+    )
     const importer = client(b)
     expect(await answer(importer.call('BF.ADD', missing, 'x'))).toBe(`MOVED ${slot} 127.0.0.1:${a.port}`)
     expect(await importer.call('ASKING')).toBe('OK')
     expect(await importer.call('BF.ADD', missing, 'x')).toBe(1)
     // ASKING lasted one command.
     expect(await answer(importer.call('BF.EXISTS', missing, 'x'))).toBe(`MOVED ${slot} 127.0.0.1:${a.port}`)
-    for (const server of [a, b]) expect(await client(server).call('CLUSTER', 'SETSLOT', String(slot), 'STABLE')).toBe('OK')
+    for (const server of [a, b])
+      expect(await client(server).call('CLUSTER', 'SETSLOT', String(slot), 'STABLE')).toBe('OK')
   })
 
-  it('a replica serves reads of its master\'s slots on READONLY connections only, never writes', async () => {
+  it("a replica serves reads of its master's slots on READONLY connections only, never writes", async () => {
     const key = keyOn('a', 'r')
     await client(a).call('BF.ADD', key, 'x')
     const reader = client(replica)
     expect(await reader.call('READONLY')).toBe('OK')
-    await waitUntil('the replica has the filter', async () => (await answer(reader.call('BF.EXISTS', key, 'x'))) === 1, { timeoutMs: 20_000 })
+    await waitUntil(
+      'the replica has the filter',
+      async () => (await answer(reader.call('BF.EXISTS', key, 'x'))) === 1,
+      { timeoutMs: 20_000 },
+    )
     expect(await answer(reader.call('BF.ADD', key, 'y'))).toBe(`MOVED ${slotOf(key)} 127.0.0.1:${a.port}`)
     expect(await reader.call('READWRITE')).toBe('OK')
     expect(await answer(reader.call('BF.EXISTS', key, 'x'))).toBe(`MOVED ${slotOf(key)} 127.0.0.1:${a.port}`)
@@ -133,18 +148,28 @@ describe('routing between bfs nodes in cluster mode', () => {
       // No channel, no slot: served anywhere.
       expect(await ask(onA, 'SUNSUBSCRIBE')).toBe('*3\r\n$12\r\nsunsubscribe\r\n$-1\r\n:0\r\n')
       // On the owner the subscriber gets what is published there.
-      expect(await ask(onB, 'SSUBSCRIBE', channel)).toBe(`*3\r\n$10\r\nssubscribe\r\n$${channel.length}\r\n${channel}\r\n:1\r\n`)
+      expect(await ask(onB, 'SSUBSCRIBE', channel)).toBe(
+        `*3\r\n$10\r\nssubscribe\r\n$${channel.length}\r\n${channel}\r\n:1\r\n`,
+      )
       expect(await client(b).call('SPUBLISH', channel, 'hello')).toBe(1)
-      expect((await onB.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')).toBe(`*3\r\n$8\r\nsmessage\r\n$${channel.length}\r\n${channel}\r\n$5\r\nhello\r\n`)
+      expect((await onB.readUntil((bytes) => replyEnd(bytes) === bytes.length)).toString('latin1')).toBe(
+        `*3\r\n$8\r\nsmessage\r\n$${channel.length}\r\n${channel}\r\n$5\r\nhello\r\n`,
+      )
       // Channels of two slots in one SSUBSCRIBE; two of one slot (a hash tag) are fine.
       const other = keyOn('b', 'other')
       expect(slotOf(other)).not.toBe(slotOf(channel))
-      expect(await answer(client(b).call('SSUBSCRIBE', channel, other))).toBe("CROSSSLOT Keys in request don't hash to the same slot")
-      expect(await ask(onB, 'SUNSUBSCRIBE', channel)).toBe(`*3\r\n$12\r\nsunsubscribe\r\n$${channel.length}\r\n${channel}\r\n:0\r\n`)
+      expect(await answer(client(b).call('SSUBSCRIBE', channel, other))).toBe(
+        "CROSSSLOT Keys in request don't hash to the same slot",
+      )
+      expect(await ask(onB, 'SUNSUBSCRIBE', channel)).toBe(
+        `*3\r\n$12\r\nsunsubscribe\r\n$${channel.length}\r\n${channel}\r\n:0\r\n`,
+      )
       // A replica serves its master's shard channels without READONLY, and MOVEs the others.
       const mine = keyOn('a', 'ch')
       expect(await ask(onReplica, 'SPUBLISH', mine, 'x')).toBe(':0\r\n')
-      expect(await ask(onReplica, 'SSUBSCRIBE', mine)).toBe(`*3\r\n$10\r\nssubscribe\r\n$${mine.length}\r\n${mine}\r\n:1\r\n`)
+      expect(await ask(onReplica, 'SSUBSCRIBE', mine)).toBe(
+        `*3\r\n$10\r\nssubscribe\r\n$${mine.length}\r\n${mine}\r\n:1\r\n`,
+      )
       expect(await ask(onReplica, 'SSUBSCRIBE', channel)).toBe(moved)
     } finally {
       for (const raw of [onA, onB, onReplica]) raw.close()
@@ -168,8 +193,10 @@ describe('routing between bfs nodes in cluster mode', () => {
     }
   })
 
-  it('a slot moved away lets its shard channels\' subscribers go, on the old owner and its replica, with a sunsubscribe message', async () => {
-    const [aId, bId] = (await Promise.all([client(a).call('CLUSTER', 'MYID'), client(b).call('CLUSTER', 'MYID')])).map(String) as [string, string]
+  it("a slot moved away lets its shard channels' subscribers go, on the old owner and its replica, with a sunsubscribe message", async () => {
+    const [aId, bId] = (await Promise.all([client(a).call('CLUSTER', 'MYID'), client(b).call('CLUSTER', 'MYID')])).map(
+      String,
+    ) as [string, string]
     const channel = keyOn('a', 'gone')
     const slot = String(slotOf(channel))
     const confirmed = `*3\r\n$10\r\nssubscribe\r\n$${channel.length}\r\n${channel}\r\n:1\r\n`
@@ -196,10 +223,16 @@ describe('routing between bfs nodes in cluster mode', () => {
     } finally {
       for (const raw of subscribers) raw.close()
       await move(b, bId, a, aId)
-      await waitUntil('every node has the slot back on a', async () => {
-        for (const server of [a, b, replica]) if ((await answer(client(server).call('SPUBLISH', channel, 'x'))) === `MOVED ${slot} 127.0.0.1:${b.port}`) return false
-        return true
-      }, { timeoutMs: 20_000 })
+      await waitUntil(
+        'every node has the slot back on a',
+        async () => {
+          for (const server of [a, b, replica])
+            if ((await answer(client(server).call('SPUBLISH', channel, 'x'))) === `MOVED ${slot} 127.0.0.1:${b.port}`)
+              return false
+          return true
+        },
+        { timeoutMs: 20_000 },
+      )
     }
   })
 
@@ -209,16 +242,22 @@ describe('routing between bfs nodes in cluster mode', () => {
     const free = slotOf(key) === 0 ? '1' : '0'
     expect(await client(a).call('CLUSTER', 'DELSLOTS', free)).toBe('OK')
     const owner = client(a)
-    await waitUntil('the state is fail', async () => String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:fail'))
+    await waitUntil('the state is fail', async () =>
+      String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:fail'),
+    )
     expect(await answer(owner.call('BF.EXISTS', key, 'x'))).toBe('CLUSTERDOWN The cluster is down')
     // Shard channels are served while down (cluster-allow-pubsubshard-when-down yes, as in redis).
     expect(await owner.call('SPUBLISH', key, 'x')).toBe(0)
     await owner.call('CONFIG', 'SET', 'cluster-allow-reads-when-down', 'yes')
     expect(await owner.call('BF.EXISTS', key, 'x')).toBe(1)
-    expect(await answer(owner.call('BF.ADD', key, 'y'))).toBe('CLUSTERDOWN The cluster is down and only accepts read commands')
+    expect(await answer(owner.call('BF.ADD', key, 'y'))).toBe(
+      'CLUSTERDOWN The cluster is down and only accepts read commands',
+    )
     await owner.call('CONFIG', 'SET', 'cluster-allow-reads-when-down', 'no')
     expect(await client(a).call('CLUSTER', 'ADDSLOTS', free)).toBe('OK')
-    await waitUntil('the state is ok again', async () => String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:ok'))
+    await waitUntil('the state is ok again', async () =>
+      String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:ok'),
+    )
   })
 
   it('a master that cannot reach a majority of the masters for the node timeout refuses keys (redis clusterUpdateState)', async () => {
@@ -228,10 +267,18 @@ describe('routing between bfs nodes in cluster mode', () => {
     await owner.call('CONFIG', 'SET', 'cluster-node-timeout', '500')
     await b.stop()
     // b is only `fail?` (no majority of masters reports it), but a reaches 1 master of 2.
-    await waitUntil('b is flagged fail? and the state is fail', async () => {
-      const nodes = String(await owner.call('CLUSTER', 'NODES'))
-      return nodes.includes(`:${b.port}@`) && /master,fail\? /.test(nodes) && String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:fail')
-    }, { timeoutMs: 20_000 })
+    await waitUntil(
+      'b is flagged fail? and the state is fail',
+      async () => {
+        const nodes = String(await owner.call('CLUSTER', 'NODES'))
+        return (
+          nodes.includes(`:${b.port}@`) &&
+          /master,fail\? /.test(nodes) &&
+          String(await owner.call('CLUSTER', 'INFO')).startsWith('cluster_state:fail')
+        )
+      },
+      { timeoutMs: 20_000 },
+    )
     expect(await answer(owner.call('BF.ADD', key, 'y'))).toBe('CLUSTERDOWN The cluster is down')
   })
 })

@@ -29,7 +29,10 @@ const silent = { debug() {}, verbose() {}, notice() {}, warning() {} }
 /** A state in a fresh directory (or `dir`), with the replication calls it made recorded in `links`. */
 function stateIn(dir = tempDir(), config: Partial<Config> = {}) {
   const links: string[] = []
-  const replicaLink = { setMaster: (host: string, port: number) => links.push(`${host}:${port}`), unsetMaster: () => links.push('no one') } as unknown as ReplicaLink
+  const replicaLink = {
+    setMaster: (host: string, port: number) => links.push(`${host}:${port}`),
+    unsetMaster: () => links.push('no one'),
+  } as unknown as ReplicaLink
   const host: ClusterHost = {
     config: { ...DEFAULT_CONFIG, dir, 'cluster-enabled': true, ...config },
     log: silent,
@@ -71,9 +74,21 @@ describe('slot ranges and NODES lines', () => {
 
   it('reads a redis 7.0 line, an IPv6 address and a hostname included', () => {
     const parsed = parseNodeLine(`${A} ::1:7001@17001,host.example myself,master - 0 1795305521000 3 connected 0-5460`)!
-    expect(parsed).toMatchObject({ id: A, ip: '::1', port: 7001, cport: 17001, myself: true, role: 'master', configEpoch: 3 })
+    expect(parsed).toMatchObject({
+      id: A,
+      ip: '::1',
+      port: 7001,
+      cport: 17001,
+      myself: true,
+      role: 'master',
+      configEpoch: 3,
+    })
     expect(parsed.slots).toEqual([{ kind: 'range', start: 0, end: 5460 }])
-    expect(parseNodeLine(`${B} 127.0.0.1:7002@17002 slave ${A} 0 0 3 disconnected`)).toMatchObject({ role: 'replica', masterId: A, connected: false })
+    expect(parseNodeLine(`${B} 127.0.0.1:7002@17002 slave ${A} 0 0 3 disconnected`)).toMatchObject({
+      role: 'replica',
+      masterId: A,
+      connected: false,
+    })
     expect(parseNodeLine('vars currentEpoch 6 lastVoteEpoch 0')).toBeUndefined()
   })
 })
@@ -210,7 +225,9 @@ describe('the announced ports (redis 7.0 deriveAnnouncedPorts)', () => {
   it('under tls-cluster: the TLS port and the plaintext one, or cluster-announce-tls-port and cluster-announce-port', () => {
     expect(announced({ 'tls-cluster': true })).toEqual([7000, 6000, 17000])
     expect(announced({ 'tls-cluster': true, 'cluster-announce-port': 7100 })).toEqual([7100, 6000, 17100])
-    expect(announced({ 'tls-cluster': true, 'cluster-announce-tls-port': 7300, 'cluster-announce-port': 7100 })).toEqual([7300, 7100, 17300])
+    expect(
+      announced({ 'tls-cluster': true, 'cluster-announce-tls-port': 7300, 'cluster-announce-port': 7100 }),
+    ).toEqual([7300, 7100, 17300])
     expect(announced({ 'tls-cluster': true, 'cluster-announce-tls-port': 7300 })).toEqual([7300, 0, 17300])
   })
 })

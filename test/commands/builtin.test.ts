@@ -92,7 +92,8 @@ describe('HELLO', () => {
     const open = (n: number) => (proto === 3 ? `%${n}` : `\\*${n * 2}`)
     return new RegExp(
       '^' +
-        open(7) + '\\r\\n' +
+        open(7) +
+        '\\r\\n' +
         '\\$6\\r\\nserver\\r\\n\\$5\\r\\nredis\\r\\n' +
         '\\$7\\r\\nversion\\r\\n\\$\\d+\\r\\n7\\.0\\.\\d+\\r\\n' +
         `\\$5\\r\\nproto\\r\\n:${proto}\\r\\n` +
@@ -100,7 +101,8 @@ describe('HELLO', () => {
         '\\$4\\r\\nmode\\r\\n\\$10\\r\\nstandalone\\r\\n' +
         '\\$4\\r\\nrole\\r\\n\\$6\\r\\nmaster\\r\\n' +
         '\\$7\\r\\nmodules\\r\\n\\*1\\r\\n' +
-        open(4) + '\\r\\n\\$4\\r\\nname\\r\\n\\$2\\r\\nbf\\r\\n\\$3\\r\\nver\\r\\n:20423\\r\\n' +
+        open(4) +
+        '\\r\\n\\$4\\r\\nname\\r\\n\\$2\\r\\nbf\\r\\n\\$3\\r\\nver\\r\\n:20423\\r\\n' +
         '\\$4\\r\\npath\\r\\n\\$\\d+\\r\\n[^\\r]*\\r\\n\\$4\\r\\nargs\\r\\n\\*0\\r\\n$',
     )
   }
@@ -156,7 +158,9 @@ describe('AUTH', () => {
       '-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n',
     )
     expect(await conn.ask('AUTH', 'default', 'whatever')).toBe('+OK\r\n')
-    expect(await conn.ask('AUTH', 'someone', 'whatever')).toBe('-WRONGPASS invalid username-password pair or user is disabled.\r\n')
+    expect(await conn.ask('AUTH', 'someone', 'whatever')).toBe(
+      '-WRONGPASS invalid username-password pair or user is disabled.\r\n',
+    )
     expect(await conn.ask('AUTH', 'a', 'b', 'c')).toBe('-ERR syntax error\r\n')
     expect(await conn.ask('AUTH')).toBe("-ERR wrong number of arguments for 'auth' command\r\n")
   })
@@ -177,7 +181,9 @@ describe('AUTH', () => {
       try {
         expect(await client.ask('PING')).toBe('-NOAUTH Authentication required.\r\n')
         expect(await client.ask('BF.ADD', 'f', 'x')).toBe('-NOAUTH Authentication required.\r\n')
-        expect(await client.ask('AUTH', 'wrong')).toBe('-WRONGPASS invalid username-password pair or user is disabled.\r\n')
+        expect(await client.ask('AUTH', 'wrong')).toBe(
+          '-WRONGPASS invalid username-password pair or user is disabled.\r\n',
+        )
         expect(await client.ask('PING')).toBe('-NOAUTH Authentication required.\r\n')
         expect(await client.ask('AUTH', 'sekret')).toBe('+OK\r\n')
         expect(await client.ask('PING')).toBe('+PONG\r\n')
@@ -190,7 +196,9 @@ describe('AUTH', () => {
     it('HELLO 3 AUTH default <password> authenticates and switches protocol at once', async () => {
       const client = await Conn.open(guarded.port)
       try {
-        expect(await client.ask('HELLO', '3')).toMatch(/^-NOAUTH HELLO must be called with the client already authenticated/)
+        expect(await client.ask('HELLO', '3')).toMatch(
+          /^-NOAUTH HELLO must be called with the client already authenticated/,
+        )
         expect(await client.ask('HELLO', '3', 'AUTH', 'default', 'nope')).toBe(
           '-WRONGPASS invalid username-password pair or user is disabled.\r\n',
         )
@@ -280,7 +288,7 @@ describe('CLIENT', () => {
     bystander.close()
   })
 
-  it("LIST and KILL filters by TYPE, ID and USER as redis 7.0.15 answers them (every bfs client is normal)", async () => {
+  it('LIST and KILL filters by TYPE, ID and USER as redis 7.0.15 answers them (every bfs client is normal)', async () => {
     const myId = await conn.integer('CLIENT', 'ID')
     const [mine] = await conn.strings('CLIENT', 'LIST', 'ID', String(myId), '0', '-5')
     expect(mine).toMatch(new RegExp(`^id=${myId} [^\n]*\n$`))
@@ -324,8 +332,11 @@ describe('COMMAND', () => {
   it('INFO bf.add: name, arity, flags, key positions and key spec, as RedisBloom 2.4.23 reports them (arity -1)', async () => {
     const reply = await conn.ask('COMMAND', 'INFO', 'bf.add')
     // The key spec redis 7.0 derives from a module command's key positions (RW access update).
-    const keySpec = '*6\r\n$5\r\nflags\r\n*3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n'
-    expect(reply).toBe(`*1\r\n*10\r\n$6\r\nbf.add\r\n:-1\r\n*3\r\n+write\r\n+denyoom\r\n+module\r\n:1\r\n:1\r\n:1\r\n*3\r\n+@write\r\n+@slow\r\n+@bloom\r\n*0\r\n*1\r\n${keySpec}*0\r\n`)
+    const keySpec =
+      '*6\r\n$5\r\nflags\r\n*3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n'
+    expect(reply).toBe(
+      `*1\r\n*10\r\n$6\r\nbf.add\r\n:-1\r\n*3\r\n+write\r\n+denyoom\r\n+module\r\n:1\r\n:1\r\n:1\r\n*3\r\n+@write\r\n+@slow\r\n+@bloom\r\n*0\r\n*1\r\n${keySpec}*0\r\n`,
+    )
     // Flags in redis's order: RedisBloom registers "readonly fast", redis lists module before fast.
     expect(await conn.ask('COMMAND', 'INFO', 'bf.exists')).toContain('*3\r\n+readonly\r\n+module\r\n+fast\r\n')
     const flat = decodeFlat(reply)
@@ -346,7 +357,9 @@ describe('COMMAND', () => {
     expect(await conn.ask('BF.CARD', 'k', 'x')).toBe("-ERR wrong number of arguments for 'bf.card' command\r\n")
     // redis 7.0.15 (addReplyCommandInfo → addReplyNull): a null bulk in RESP2, _ in RESP3.
     expect(await conn.ask('COMMAND', 'INFO', 'no-such-command')).toBe('*1\r\n$-1\r\n')
-    expect(await conn.ask('COMMAND', 'INFO', 'ping', 'nope')).toMatch(/^\*2\r\n\*10\r\n\$4\r\nping\r\n:-1\r\n[\s\S]*\$-1\r\n$/)
+    expect(await conn.ask('COMMAND', 'INFO', 'ping', 'nope')).toMatch(
+      /^\*2\r\n\*10\r\n\$4\r\nping\r\n:-1\r\n[\s\S]*\$-1\r\n$/,
+    )
   })
 
   it('DOCS gives a summary, since and group per command', async () => {
@@ -364,13 +377,37 @@ describe('COMMAND', () => {
 
   it('LIST FILTERBY MODULE bf lists the BF commands', async () => {
     const names = await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'MODULE', 'bf')
-    expect(names.sort()).toEqual(BUILTIN_COMMANDS.filter((spec) => spec.group === 'bf').map((spec) => spec.name.toLowerCase()).sort())
-    expect(names).toEqual(expect.arrayContaining(['bf.add', 'bf.card', 'bf.exists', 'bf.info', 'bf.insert', 'bf.madd', 'bf.mexists', 'bf.reserve']))
+    expect(names.sort()).toEqual(
+      BUILTIN_COMMANDS.filter((spec) => spec.group === 'bf')
+        .map((spec) => spec.name.toLowerCase())
+        .sort(),
+    )
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'bf.add',
+        'bf.card',
+        'bf.exists',
+        'bf.info',
+        'bf.insert',
+        'bf.madd',
+        'bf.mexists',
+        'bf.reserve',
+      ]),
+    )
     // RedisBloom's Cuckoo filters (CF.*, the same module), bfs's own: BFS.HEALTH, and the sliding-window filters' APBF.*
-    expect(names.every((name) => name.startsWith('bf.') || name.startsWith('cf.') || name.startsWith('bfs.') || name.startsWith('apbf.'))).toBe(true)
+    expect(
+      names.every(
+        (name) =>
+          name.startsWith('bf.') || name.startsWith('cf.') || name.startsWith('bfs.') || name.startsWith('apbf.'),
+      ),
+    ).toBe(true)
     expect(names).toEqual(expect.arrayContaining(['cf.reserve', 'cf.add', 'cf.del', 'cf.scandump', 'cf.loadchunk']))
-    expect(names).toEqual(expect.arrayContaining(['apbf.reserve', 'apbf.add', 'apbf.addat', 'apbf.exists', 'apbf.info']))
-    expect(await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'bf.m*')).toEqual(expect.arrayContaining(['bf.madd', 'bf.mexists']))
+    expect(names).toEqual(
+      expect.arrayContaining(['apbf.reserve', 'apbf.add', 'apbf.addat', 'apbf.exists', 'apbf.info']),
+    )
+    expect(await conn.strings('COMMAND', 'LIST', 'FILTERBY', 'PATTERN', 'bf.m*')).toEqual(
+      expect.arrayContaining(['bf.madd', 'bf.mexists']),
+    )
   })
 })
 
@@ -417,7 +454,10 @@ describe('CONFIG', () => {
     const all = await conn.strings('CONFIG', 'GET', '*')
     // Every name, the redis 7.0 aliases too (slave-read-only beside replica-read-only...).
     // Then the redis 7.0 keys bfs has no behaviour for, with redis's defaults (runtime/config-inert.ts).
-    expect(all.filter((_, i) => i % 2 === 0)).toEqual([...CONFIG_NAMES.map((entry) => entry.name), ...INERT_CONFIG.keys()])
+    expect(all.filter((_, i) => i % 2 === 0)).toEqual([
+      ...CONFIG_NAMES.map((entry) => entry.name),
+      ...INERT_CONFIG.keys(),
+    ])
     // A name without glob characters is answered under the name as given (redis 7.0 configGetCommand).
     const two = await conn.strings('CONFIG', 'GET', 'maxclients', 'APPENDFSYNC', 'appendfsync')
     expect(two).toEqual(['maxclients', '10000', 'APPENDFSYNC', 'everysec'])
@@ -443,47 +483,77 @@ describe('CONFIG', () => {
   })
 
   it('SET errors: unknown, immutable, bad value (all or nothing)', async () => {
-    expect(await conn.ask('CONFIG', 'SET', 'bogus', '1')).toBe("-ERR Unknown option or number of arguments for CONFIG SET - 'bogus'\r\n")
+    expect(await conn.ask('CONFIG', 'SET', 'bogus', '1')).toBe(
+      "-ERR Unknown option or number of arguments for CONFIG SET - 'bogus'\r\n",
+    )
     expect(await conn.ask('CONFIG', 'SET', 'port', '1')).toBe(
       "-ERR CONFIG SET failed (possibly related to argument 'port') - can't set immutable config\r\n",
     )
     const bad = await conn.ask('CONFIG', 'SET', 'default-capacity', '7', 'default-error-rate', '2')
     expect(bad).toMatch(/^-ERR CONFIG SET failed \(possibly related to argument 'default-error-rate'\) - /)
     expect(await conn.strings('CONFIG', 'GET', 'default-capacity')).toEqual(['default-capacity', '100'])
-    expect(await conn.ask('CONFIG', 'SET', 'maxclients')).toBe("-ERR wrong number of arguments for 'config|set' command\r\n")
+    expect(await conn.ask('CONFIG', 'SET', 'maxclients')).toBe(
+      "-ERR wrong number of arguments for 'config|set' command\r\n",
+    )
     expect(await conn.ask('CONFIG', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
   })
 
   it("SET errors in redis 7.0.15's order and words (bytes from redis-server 7.0.15)", async () => {
-    const failed = (name: string, why: string): string => `-ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}\r\n`
-    const unknown = (name: string): string => `-ERR Unknown option or number of arguments for CONFIG SET - '${name}'\r\n`
+    const failed = (name: string, why: string): string =>
+      `-ERR CONFIG SET failed (possibly related to argument '${name}') - ${why}\r\n`
+    const unknown = (name: string): string =>
+      `-ERR Unknown option or number of arguments for CONFIG SET - '${name}'\r\n`
     // Names first: the first unknown one wins unless an immutable or repeated name came before it.
-    expect(await conn.ask('CONFIG', 'SET', 'timeout', '0', 'timeout', '1')).toBe(failed('timeout', 'duplicate parameter'))
-    expect(await conn.ask('CONFIG', 'SET', 'TIMEOUT', '3', 'Timeout', '4')).toBe(failed('Timeout', 'duplicate parameter'))
-    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'timeout', '2', 'foo', '1')).toBe(failed('timeout', 'duplicate parameter'))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '0', 'timeout', '1')).toBe(
+      failed('timeout', 'duplicate parameter'),
+    )
+    expect(await conn.ask('CONFIG', 'SET', 'TIMEOUT', '3', 'Timeout', '4')).toBe(
+      failed('Timeout', 'duplicate parameter'),
+    )
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'timeout', '2', 'foo', '1')).toBe(
+      failed('timeout', 'duplicate parameter'),
+    )
     expect(await conn.ask('CONFIG', 'SET', 'timeout', 'abc', 'foo', '1')).toBe(unknown('foo'))
     expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', '2', '3')).toBe(unknown('2'))
     expect(await conn.ask('CONFIG', 'SET', 'foo', '1', 'logfile', 'x')).toBe(unknown('foo'))
-    expect(await conn.ask('CONFIG', 'SET', 'logfile', 'x', 'foo', '1')).toBe(failed('logfile', "can't set immutable config"))
-    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'LogFile', 'x', 'timeout', '2')).toBe(failed('LogFile', "can't set immutable config"))
+    expect(await conn.ask('CONFIG', 'SET', 'logfile', 'x', 'foo', '1')).toBe(
+      failed('logfile', "can't set immutable config"),
+    )
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'LogFile', 'x', 'timeout', '2')).toBe(
+      failed('LogFile', "can't set immutable config"),
+    )
     expect(await conn.ask('CONFIG', 'SET', 'timeout', '1', 'maxclients')).toBe('-ERR syntax error\r\n')
     // Then values, in order, named as the table spells them; nothing is applied.
-    expect(await conn.ask('CONFIG', 'SET', 'timeout', '7', 'maxmemory', 'abc')).toBe(failed('maxmemory', 'argument must be a memory value'))
-    expect(await conn.ask('CONFIG', 'SET', 'MAXMEMORY', '-5', 'timeout', 'xyz')).toBe(failed('maxmemory', 'argument must be a memory value'))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '7', 'maxmemory', 'abc')).toBe(
+      failed('maxmemory', 'argument must be a memory value'),
+    )
+    expect(await conn.ask('CONFIG', 'SET', 'MAXMEMORY', '-5', 'timeout', 'xyz')).toBe(
+      failed('maxmemory', 'argument must be a memory value'),
+    )
     expect(await conn.strings('CONFIG', 'GET', 'timeout')).toEqual(['timeout', '0'])
     for (const value of ['1.5mb', '+5', '5 ', '0x10']) {
-      expect(await conn.ask('CONFIG', 'SET', 'maxmemory', value)).toBe(failed('maxmemory', 'argument must be a memory value'))
+      expect(await conn.ask('CONFIG', 'SET', 'maxmemory', value)).toBe(
+        failed('maxmemory', 'argument must be a memory value'),
+      )
     }
-    expect(await conn.ask('CONFIG', 'SET', 'auto-aof-rewrite-min-size', 'abc')).toBe(failed('auto-aof-rewrite-min-size', 'argument must be a memory value'))
+    expect(await conn.ask('CONFIG', 'SET', 'auto-aof-rewrite-min-size', 'abc')).toBe(
+      failed('auto-aof-rewrite-min-size', 'argument must be a memory value'),
+    )
     expect(await conn.ask('CONFIG', 'SET', 'maxmemory', '5Kb')).toBe('+OK\r\n')
     expect(await conn.strings('CONFIG', 'GET', 'maxmemory')).toEqual(['maxmemory', '5120'])
     expect(await conn.ask('CONFIG', 'SET', 'maxmemory', '')).toBe('+OK\r\n') // memtoull: no digits is 0
     expect(await conn.strings('CONFIG', 'GET', 'maxmemory')).toEqual(['maxmemory', '0'])
     for (const value of ['abc', '1.5', '+5', '007', '-0', '', '9999999999999999999999']) {
-      expect(await conn.ask('CONFIG', 'SET', 'timeout', value)).toBe(failed('timeout', "argument couldn't be parsed into an integer"))
+      expect(await conn.ask('CONFIG', 'SET', 'timeout', value)).toBe(
+        failed('timeout', "argument couldn't be parsed into an integer"),
+      )
     }
-    expect(await conn.ask('CONFIG', 'SET', 'timeout', '-1')).toBe(failed('timeout', 'argument must be between 0 and 2147483647 inclusive'))
-    expect(await conn.ask('CONFIG', 'SET', 'appendonly', 'maybe')).toBe(failed('appendonly', "argument must be 'yes' or 'no'"))
+    expect(await conn.ask('CONFIG', 'SET', 'timeout', '-1')).toBe(
+      failed('timeout', 'argument must be between 0 and 2147483647 inclusive'),
+    )
+    expect(await conn.ask('CONFIG', 'SET', 'appendonly', 'maybe')).toBe(
+      failed('appendonly', "argument must be 'yes' or 'no'"),
+    )
     expect(await conn.ask('CONFIG', 'SET', 'appendfsync', 'sometimes')).toBe(
       failed('appendfsync', 'argument(s) must be one of the following: everysec, always, no'),
     )
@@ -552,7 +622,9 @@ describe('keyspace', () => {
     await fill(250)
     await db.ask('BF.RESERVE', 'other:1', '0.01', '10')
     expect(await db.integer('DBSIZE')).toBe(251)
-    expect((await db.strings('KEYS', '*')).sort()).toEqual([...Array.from({ length: 250 }, (_, i) => `k:${i}`), 'other:1'].sort())
+    expect((await db.strings('KEYS', '*')).sort()).toEqual(
+      [...Array.from({ length: 250 }, (_, i) => `k:${i}`), 'other:1'].sort(),
+    )
     expect((await db.strings('KEYS', 'k:1?')).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `k:1${i}`).sort())
     expect(await db.strings('KEYS', 'other*')).toEqual(['other:1'])
     // k:240…k:249; no k:25x exists.
@@ -734,7 +806,9 @@ describe('server and connection odds and ends', () => {
     expect(await conn.ask('PING', 'a', 'b')).toBe("-ERR wrong number of arguments for 'ping' command\r\n")
     const binary = Buffer.from([0x00, 0x01, 0x0d, 0x0a, 0xff, 0x24, 0x2a, 0x00])
     const reply = await conn.ask('ECHO', binary)
-    expect(Buffer.from(reply, 'latin1').equals(Buffer.concat([Buffer.from('$8\r\n'), binary, Buffer.from('\r\n')]))).toBe(true)
+    expect(
+      Buffer.from(reply, 'latin1').equals(Buffer.concat([Buffer.from('$8\r\n'), binary, Buffer.from('\r\n')])),
+    ).toBe(true)
     expect(await conn.ask('ECHO', '')).toBe('$0\r\n\r\n')
     expect(await conn.ask('ECHO', 'a', 'b')).toBe("-ERR wrong number of arguments for 'echo' command\r\n")
   })
@@ -749,19 +823,82 @@ describe('server and connection odds and ends', () => {
   it('HELP of each container, generated from its subcommand rows, as before the rows', async () => {
     const help = (lines: string[]): string => `*${lines.length}\r\n${lines.map((line) => `+${line}\r\n`).join('')}`
     const header = (name: string): string => `${name} <subcommand> [<arg> [value] [opt] ...]. Subcommands are:`
-    expect(await conn.ask('CONFIG', 'HELP')).toBe(help([header('CONFIG'), 'GET <pattern>', '    Return parameters matching the glob-like <pattern> and their values.', 'SET <directive> <value>', '    Set the configuration <directive> to <value>.', 'RESETSTAT', '    Reset statistics reported by the INFO command.', 'REWRITE', '    Rewrite the configuration file.', 'HELP', '    Prints this help.']))
+    expect(await conn.ask('CONFIG', 'HELP')).toBe(
+      help([
+        header('CONFIG'),
+        'GET <pattern>',
+        '    Return parameters matching the glob-like <pattern> and their values.',
+        'SET <directive> <value>',
+        '    Set the configuration <directive> to <value>.',
+        'RESETSTAT',
+        '    Reset statistics reported by the INFO command.',
+        'REWRITE',
+        '    Rewrite the configuration file.',
+        'HELP',
+        '    Prints this help.',
+      ]),
+    )
     // redis 7.0's texts, word for word (CLIENT HELP's is compared with a real redis-server's in operator-tools.test.ts).
-    const allDetails = ['    If no command names are given, documentation details for all', '    commands are returned.']
-    expect(await conn.ask('command', 'help')).toBe(help([header('COMMAND'), '(no subcommand)', '    Return details about all Redis commands.', 'COUNT', '    Return the total number of commands in this Redis server.', 'LIST', '    Return a list of all commands in this Redis server.', 'INFO [<command-name> ...]', '    Return details about multiple Redis commands.', ...allDetails, 'DOCS [<command-name> ...]', '    Return documentation details about multiple Redis commands.', ...allDetails, 'GETKEYS <full-command>', '    Return the keys from a full Redis command.', 'GETKEYSANDFLAGS <full-command>', '    Return the keys and the access flags from a full Redis command.', 'HELP', '    Prints this help.']))
-    expect(await conn.ask('CLIENT', 'HELP')).toMatch(/^\*48\r\n\+CLIENT <subcommand> .*\r\n\+CACHING \(YES\|NO\)\r\n[^]*\+NO-EVICT \(ON\|OFF\)\r\n\+ {4}Protect current client connection from eviction.\r\n\+HELP\r\n\+ {4}Prints this help.\r\n$/)
-    expect(await conn.ask('MEMORY', 'HELP')).toBe(help([header('MEMORY'), 'USAGE <key> [SAMPLES <count>]', '    Return memory in bytes used by <key> and its value.', 'DOCTOR', '    Return memory problems reports.', 'HELP', '    Prints this help.']))
+    const allDetails = [
+      '    If no command names are given, documentation details for all',
+      '    commands are returned.',
+    ]
+    expect(await conn.ask('command', 'help')).toBe(
+      help([
+        header('COMMAND'),
+        '(no subcommand)',
+        '    Return details about all Redis commands.',
+        'COUNT',
+        '    Return the total number of commands in this Redis server.',
+        'LIST',
+        '    Return a list of all commands in this Redis server.',
+        'INFO [<command-name> ...]',
+        '    Return details about multiple Redis commands.',
+        ...allDetails,
+        'DOCS [<command-name> ...]',
+        '    Return documentation details about multiple Redis commands.',
+        ...allDetails,
+        'GETKEYS <full-command>',
+        '    Return the keys from a full Redis command.',
+        'GETKEYSANDFLAGS <full-command>',
+        '    Return the keys and the access flags from a full Redis command.',
+        'HELP',
+        '    Prints this help.',
+      ]),
+    )
+    expect(await conn.ask('CLIENT', 'HELP')).toMatch(
+      /^\*48\r\n\+CLIENT <subcommand> .*\r\n\+CACHING \(YES\|NO\)\r\n[^]*\+NO-EVICT \(ON\|OFF\)\r\n\+ {4}Protect current client connection from eviction.\r\n\+HELP\r\n\+ {4}Prints this help.\r\n$/,
+    )
+    expect(await conn.ask('MEMORY', 'HELP')).toBe(
+      help([
+        header('MEMORY'),
+        'USAGE <key> [SAMPLES <count>]',
+        '    Return memory in bytes used by <key> and its value.',
+        'DOCTOR',
+        '    Return memory problems reports.',
+        'HELP',
+        '    Prints this help.',
+      ]),
+    )
   })
 
-  it('a container alone, or a subcommand with a wrong count, answers with redis 7.0\'s texts', async () => {
+  it("a container alone, or a subcommand with a wrong count, answers with redis 7.0's texts", async () => {
     for (const name of ['config', 'client', 'memory', 'module']) {
       expect(await conn.ask(name.toUpperCase())).toBe(`-ERR wrong number of arguments for '${name}' command\r\n`)
     }
-    for (const [args, name] of [[['CONFIG', 'GET'], 'config|get'], [['CONFIG', 'SET', 'a'], 'config|set'], [['CONFIG', 'RESETSTAT', 'x'], 'config|resetstat'], [['COMMAND', 'COUNT', 'x'], 'command|count'], [['CLIENT', 'ID', 'x'], 'client|id'], [['CLIENT', 'SETNAME'], 'client|setname'], [['CLIENT', 'SETINFO', 'a'], 'client|setinfo'], [['CLIENT', 'KILL'], 'client|kill'], [['CLIENT', 'NO-TOUCH'], 'client|no-touch'], [['MEMORY', 'USAGE'], 'memory|usage'], [['MODULE', 'LIST', 'x'], 'module|list']] as const) {
+    for (const [args, name] of [
+      [['CONFIG', 'GET'], 'config|get'],
+      [['CONFIG', 'SET', 'a'], 'config|set'],
+      [['CONFIG', 'RESETSTAT', 'x'], 'config|resetstat'],
+      [['COMMAND', 'COUNT', 'x'], 'command|count'],
+      [['CLIENT', 'ID', 'x'], 'client|id'],
+      [['CLIENT', 'SETNAME'], 'client|setname'],
+      [['CLIENT', 'SETINFO', 'a'], 'client|setinfo'],
+      [['CLIENT', 'KILL'], 'client|kill'],
+      [['CLIENT', 'NO-TOUCH'], 'client|no-touch'],
+      [['MEMORY', 'USAGE'], 'memory|usage'],
+      [['MODULE', 'LIST', 'x'], 'module|list'],
+    ] as const) {
       expect(await conn.ask(...args)).toBe(`-ERR wrong number of arguments for '${name}' command\r\n`)
     }
   })
@@ -775,9 +912,25 @@ describe('server and connection odds and ends', () => {
   it('error replies quote non-UTF-8 argument bytes as they came, as redis does', async () => {
     const ff = Buffer.from([0xff, 0xe9])
     const raw = async (...args: (string | Buffer)[]): Promise<Buffer> => Buffer.from(await conn.ask(...args), 'latin1')
-    expect((await raw(ff, 'x')).equals(Buffer.concat([Buffer.from("-ERR unknown command '"), ff, Buffer.from("', with args beginning with: 'x' \r\n")]))).toBe(true)
-    expect((await raw('CONFIG', ff)).equals(Buffer.concat([Buffer.from("-ERR unknown subcommand '"), ff, Buffer.from("'. Try CONFIG HELP.\r\n")]))).toBe(true)
-    expect((await raw('HELLO', '2', ff)).equals(Buffer.concat([Buffer.from("-ERR Syntax error in HELLO option '"), ff, Buffer.from("'\r\n")]))).toBe(true)
+    expect(
+      (await raw(ff, 'x')).equals(
+        Buffer.concat([
+          Buffer.from("-ERR unknown command '"),
+          ff,
+          Buffer.from("', with args beginning with: 'x' \r\n"),
+        ]),
+      ),
+    ).toBe(true)
+    expect(
+      (await raw('CONFIG', ff)).equals(
+        Buffer.concat([Buffer.from("-ERR unknown subcommand '"), ff, Buffer.from("'. Try CONFIG HELP.\r\n")]),
+      ),
+    ).toBe(true)
+    expect(
+      (await raw('HELLO', '2', ff)).equals(
+        Buffer.concat([Buffer.from("-ERR Syntax error in HELLO option '"), ff, Buffer.from("'\r\n")]),
+      ),
+    ).toBe(true)
   })
 
   it('SHUTDOWN ABORT does not shut down: no shutdown is in progress (redis 7.0)', async () => {

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import {
-  allocateArenaBitmap, Arena, arenaOf, MAX_ARENA_BITMAP_BYTES, OWN_ARENA_BYTES, PAGE_BYTES, SCRATCH_BYTES,
+  allocateArenaBitmap,
+  Arena,
+  arenaOf,
+  MAX_ARENA_BITMAP_BYTES,
+  OWN_ARENA_BYTES,
+  PAGE_BYTES,
+  SCRATCH_BYTES,
 } from '../../src/core/arena.js'
 import { allocateBitmap } from '../../src/core/bitmap.js'
 

@@ -22,7 +22,7 @@ describe('filters beyond 2^32 bits', () => {
       const b = (BigInt(pair[2]) << 32n) | BigInt(pair[3])
       for (const pos of positionsBig(a, b, layer.hashCount, layer.bitCount)) {
         if (pos >= 2 ** 32) highPositions++
-        expect((layer.bitmap as Uint8Array)[Math.floor(pos / 8)] & (1 << pos % 8)).not.toBe(0)
+        expect((layer.bitmap as Uint8Array)[Math.floor(pos / 8)] & (1 << (pos % 8))).not.toBe(0)
       }
     }
     expect(highPositions).toBeGreaterThan(0)

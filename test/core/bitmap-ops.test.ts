@@ -23,7 +23,15 @@ describe('fill counting in the arena kernel', () => {
     const bitmap = allocateBitmap(5000)
     expect(arenaOf(bitmap)).toBeDefined()
     bitmap.set(randomBytes(random, 5000, 0.3))
-    for (const [start, end] of [[0, 5000], [1, 4999], [3, 3], [7, 300], [255, 4096], [4000, 5000], [13, 270]]) {
+    for (const [start, end] of [
+      [0, 5000],
+      [1, 4999],
+      [3, 3],
+      [7, 300],
+      [255, 4096],
+      [4000, 5000],
+      [13, 270],
+    ]) {
       expect(countSetBits(bitmap, start, end)).toBe(countSetBitsLoop(bitmap, start, end))
     }
     expect(countSetBits(bitmap.subarray(9, 4001))).toBe(countSetBitsLoop(bitmap, 9, 4001))
@@ -70,7 +78,10 @@ describe('the OR of BF.MERGE in the arena kernel', () => {
 /** The same filter with its bitmaps copied out of the arenas: it keeps the JavaScript loops. */
 function plainCopy(filter: WindowFilter): WindowFilter {
   const parts = filter.toParts()
-  return WindowFilter.fromParts({ ...parts, slices: parts.slices.map((slice) => ({ ...slice, bitmap: slice.bitmap.slice() })) })
+  return WindowFilter.fromParts({
+    ...parts,
+    slices: parts.slices.map((slice) => ({ ...slice, bitmap: slice.bitmap.slice() })),
+  })
 }
 
 describe('the window filters in the arena kernel', () => {
@@ -89,7 +100,9 @@ describe('the window filters in the arena kernel', () => {
     let now = 1_000_000
     for (let i = 0; i < 6000; i++) {
       now += Math.floor(random() * 20)
-      const item = encoder.encode(`item-${Math.floor(random() * 3 * options.capacity)}${i % 7 === 0 ? 'x'.repeat(i % 90) : ''}`)
+      const item = encoder.encode(
+        `item-${Math.floor(random() * 3 * options.capacity)}${i % 7 === 0 ? 'x'.repeat(i % 90) : ''}`,
+      )
       if (random() < 0.6) expect(kernel.add(item, 0, item.length, now)).toBe(loops.add(item, 0, item.length, now))
       else expect(kernel.has(item, 0, item.length, now)).toBe(loops.has(item, 0, item.length, now))
     }

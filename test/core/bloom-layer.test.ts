@@ -24,7 +24,7 @@ describe('BloomLayer', () => {
         hashRedisBloom(item, 0, item.length, pair)
         expect(layer.hasHashed(pair)).toBe(false)
         expect(layer.addHashed(pair)).toBe(true)
-        expect(setBits((layer.bitmap as Uint8Array))).toEqual(want)
+        expect(setBits(layer.bitmap as Uint8Array)).toEqual(want)
         expect(layer.hasHashed(pair)).toBe(true)
         expect(layer.items).toBe(1)
         expect(layer.addHashed(pair)).toBe(false) // nothing changed: not counted again
@@ -46,14 +46,30 @@ describe('BloomLayer', () => {
   })
 
   it('with hashCount 0 answers present for everything and sets nothing', () => {
-    const layer = new BloomLayer({ capacity: 1000, errorRate: 0.99, bitsPerEntry: 0.02, hashCount: 0, bitCount: 64, items: 0, bitmap: new Uint8Array(8) })
+    const layer = new BloomLayer({
+      capacity: 1000,
+      errorRate: 0.99,
+      bitsPerEntry: 0.02,
+      hashCount: 0,
+      bitCount: 64,
+      items: 0,
+      bitmap: new Uint8Array(8),
+    })
     expect(layer.hasHashed(createHashPair())).toBe(true)
     expect(layer.addHashed(createHashPair())).toBe(false)
     expect(countSetBits(layer.bitmap)).toBe(0)
   })
 
   it('rejects inconsistent parts', () => {
-    const good = { capacity: 10, errorRate: 0.01, bitsPerEntry: 9.5, hashCount: 7, bitCount: 128, items: 0, bitmap: new Uint8Array(16) }
+    const good = {
+      capacity: 10,
+      errorRate: 0.01,
+      bitsPerEntry: 9.5,
+      hashCount: 7,
+      bitCount: 128,
+      items: 0,
+      bitmap: new Uint8Array(16),
+    }
     expect(() => new BloomLayer(good)).not.toThrow()
     const bad: Partial<typeof good>[] = [
       { bitCount: 120 },
@@ -71,7 +87,8 @@ describe('BloomLayer', () => {
       { items: -1 },
       { items: 0.5 },
     ]
-    for (const change of bad) expect(() => new BloomLayer({ ...good, ...change }), JSON.stringify(change)).toThrow(RangeError)
+    for (const change of bad)
+      expect(() => new BloomLayer({ ...good, ...change }), JSON.stringify(change)).toThrow(RangeError)
   })
 })
 
@@ -95,14 +112,18 @@ describe('BloomLayer write guard (a capture reading the layer)', () => {
     const layer = BloomLayer.create(capacity, errorRate, layerGeometry(capacity, errorRate))
     if (adds === 3) expect(layer.bitCount).toBeGreaterThanOrEqual(2 ** 30)
     const told = new Map<number, number>() // byte → its value when the guard was told
-    layer.writeGuard = { beforeWrite: (start, end) => { for (let i = start; i < end; i++) if (!told.has(i)) told.set(i, (layer.bitmap as Uint8Array)[i]!) } }
+    layer.writeGuard = {
+      beforeWrite: (start, end) => {
+        for (let i = start; i < end; i++) if (!told.has(i)) told.set(i, (layer.bitmap as Uint8Array)[i]!)
+      },
+    }
     const pair = createHashPair()
     for (let n = 0; n < adds; n++) {
       const item = Buffer.from(`guarded:${n}`)
       hashRedisBloom(item, 0, item.length, pair)
       expect(layer.addHashed(pair)).toBe(true)
     }
-    const changed = nonZeroBytes((layer.bitmap as Uint8Array))
+    const changed = nonZeroBytes(layer.bitmap as Uint8Array)
     expect(changed.length).toBeGreaterThan(adds)
     // Every byte an add set was told of, and told while it was still 0 (before the write).
     for (const byte of changed) expect(told.get(byte), `byte ${byte}`).toBe(0)

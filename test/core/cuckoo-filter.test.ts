@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import {
-  CuckooFilter, GROWTH_FAILED, INSERTED, NO_SPACE, EXISTS, reserveSettings, nextPowerOfTwo, roundExpansion,
+  CuckooFilter,
+  GROWTH_FAILED,
+  INSERTED,
+  NO_SPACE,
+  EXISTS,
+  reserveSettings,
+  nextPowerOfTwo,
+  roundExpansion,
 } from '../../src/core/cuckoo-filter.js'
 import { MAX_SUB_FILTER_BYTES, altHash, bucketIndex, fingerprintOf, kickInsert } from '../../src/core/cuckoo-buckets.js'
 import { murmurHash64ABig } from '../../src/core/murmur-hash.js'
@@ -65,7 +72,12 @@ describe('RedisBloom arithmetic', () => {
 
   it('pairs the alternate buckets both ways', () => {
     for (const buckets of [1, 2, 64, 2 ** 20, 2 ** 32]) {
-      for (const [fp, h] of [[1, 0], [255, 0xffffffff], [0xc4, 12345], [7, 0x80000001]] as const) {
+      for (const [fp, h] of [
+        [1, 0],
+        [255, 0xffffffff],
+        [0xc4, 12345],
+        [7, 0x80000001],
+      ] as const) {
         const i1 = bucketIndex(h, buckets)
         const i2 = bucketIndex(altHash(fp, i1), buckets)
         expect(bucketIndex(altHash(fp, i2), buckets)).toBe(i1)
@@ -179,7 +191,10 @@ describe('the reference file at the core level', () => {
       // The newest sub-filter sparsely filled, the older ones half: some fingerprints move, some stay.
       const sizes = [0, 1, 2].map((i) => settings.numBuckets * 2 ** i * bucketSize)
       const contents = sizes.map((size, i) =>
-        Uint8Array.from({ length: size }, () => (random() < (i === 2 ? 0.1 : 0.5) ? 1 + Math.floor(random() * 255) : 0)))
+        Uint8Array.from({ length: size }, () =>
+          random() < (i === 2 ? 0.1 : 0.5) ? 1 + Math.floor(random() * 255) : 0,
+        ),
+      )
       const filterAt = (offset: number): CuckooFilter => {
         const subFilters = contents.map((bytes) => {
           const view = new Uint8Array(new ArrayBuffer(bytes.length + offset), offset, bytes.length)
@@ -193,8 +208,12 @@ describe('the reference file at the core level', () => {
       aligned.compact(true)
       unaligned.compact(true)
       expect(unaligned.numFilters).toBe(aligned.numFilters)
-      aligned.subFilters.forEach((bytes, i) => expect([...unaligned.subFilters[i]!], `bucket size ${bucketSize}`).toEqual([...bytes]))
-      expect(aligned.subFilters.map((bytes) => [...bytes])).not.toEqual(contents.slice(0, aligned.numFilters).map((bytes) => [...bytes]))
+      aligned.subFilters.forEach((bytes, i) =>
+        expect([...unaligned.subFilters[i]!], `bucket size ${bucketSize}`).toEqual([...bytes]),
+      )
+      expect(aligned.subFilters.map((bytes) => [...bytes])).not.toEqual(
+        contents.slice(0, aligned.numFilters).map((bytes) => [...bytes]),
+      )
     }
   })
 })
@@ -245,7 +264,14 @@ describe('kicks', () => {
       const buckets = 2 ** Math.floor(next() * 4)
       const data = Uint8Array.from({ length: buckets * bucketSize }, () => 1 + Math.floor(next() * 255))
       const before = data.slice()
-      const ok = kickInsert(data, buckets, bucketSize, 1 + Math.floor(next() * 50), 1 + Math.floor(next() * 255), Math.floor(next() * 2 ** 32))
+      const ok = kickInsert(
+        data,
+        buckets,
+        bucketSize,
+        1 + Math.floor(next() * 50),
+        1 + Math.floor(next() * 255),
+        Math.floor(next() * 2 ** 32),
+      )
       expect(ok).toBe(false)
       expect(data).toEqual(before)
     }

@@ -76,7 +76,14 @@ describe('taken-slot counts', () => {
 describe('cuckooHealth', () => {
   it('an empty filter: fill 0, estimate 0, the target of one full sub-filter', () => {
     const health = cuckooHealth(reserve(1000, 2))
-    expect(health).toMatchObject({ fillRatio: 0, estimatedErrorRate: 0, items: 0, capacity: 1024, itemsLeft: -1, verdict: 'ok' })
+    expect(health).toMatchObject({
+      fillRatio: 0,
+      estimatedErrorRate: 0,
+      items: 0,
+      capacity: 1024,
+      itemsLeft: -1,
+      verdict: 'ok',
+    })
     expect(health.errorRate).toBeCloseTo(1 - (254 / 255) ** 4, 12)
     expect(cuckooHealth(reserve(1000, 4)).errorRate).toBeCloseTo(1 - (254 / 255) ** 8, 12)
   })
@@ -86,17 +93,20 @@ describe('cuckooHealth', () => {
     [2, 0.5],
     [4, 0.75],
     [8, 0.85],
-  ])('bucket size %i at load %f: the estimate agrees with the rate measured on 200,000 absent items', (bucketSize, load) => {
-    const filter = reserve(8192, bucketSize, 20, 0)
-    const slots = filter.subFilters[0]!.length
-    for (let i = 0; i < Math.round(load * slots); i++) expect(add(filter, `item-${i}`)).toBe(1)
-    const health = cuckooHealth(filter)
-    expect(health.fillRatio).toBeCloseTo(load, 3)
-    const measured = measuredRate(filter, 200_000)
-    // Binomial standard deviation of the measurement; the items are fixed, so the outcome is too.
-    const sigma = Math.sqrt((health.estimatedErrorRate * (1 - health.estimatedErrorRate)) / 200_000)
-    expect(Math.abs(measured - health.estimatedErrorRate)).toBeLessThan(4 * sigma)
-  })
+  ])(
+    'bucket size %i at load %f: the estimate agrees with the rate measured on 200,000 absent items',
+    (bucketSize, load) => {
+      const filter = reserve(8192, bucketSize, 20, 0)
+      const slots = filter.subFilters[0]!.length
+      for (let i = 0; i < Math.round(load * slots); i++) expect(add(filter, `item-${i}`)).toBe(1)
+      const health = cuckooHealth(filter)
+      expect(health.fillRatio).toBeCloseTo(load, 3)
+      const measured = measuredRate(filter, 200_000)
+      // Binomial standard deviation of the measurement; the items are fixed, so the outcome is too.
+      const sigma = Math.sqrt((health.estimatedErrorRate * (1 - health.estimatedErrorRate)) / 200_000)
+      expect(Math.abs(measured - health.estimatedErrorRate)).toBeLessThan(4 * sigma)
+    },
+  )
 
   it('a filter that cannot grow: items left and near full past the load where adds may start to be refused', () => {
     const filter = reserve(1024, 2, 20, 0)

@@ -73,12 +73,20 @@ function hasAll(filter: ScalableBloomFilter, items: readonly Uint8Array[], layou
   return results
 }
 
-const options = (capacity: number, errorRate: number, expansion = 2): FilterOptions => ({ capacity, errorRate, expansion, nonScaling: false })
+const options = (capacity: number, errorRate: number, expansion = 2): FilterOptions => ({
+  capacity,
+  errorRate,
+  expansion,
+  nonScaling: false,
+})
 
 describe('the Bloom kernel against RedisBloom 2.4 SBChain (golden chains)', () => {
   for (const chain of vectors.chains) {
     it(`${chain.name}: same add results, bitmaps, items and false positives`, () => {
-      const filter = new ScalableBloomFilter({ ...options(chain.capacity, chain.errorRate, chain.expansion), nonScaling: chain.nonScaling })
+      const filter = new ScalableBloomFilter({
+        ...options(chain.capacity, chain.errorRate, chain.expansion),
+        nonScaling: chain.nonScaling,
+      })
       const adds = Array.from({ length: chain.addCount }, (_, i) => utf8(chain.addPrefix + (i % chain.addRepeatAfter)))
       expect(addAll(filter, adds)).toEqual(chain.addResults)
       const probes = Array.from({ length: chain.probeCount }, (_, i) => utf8(chain.probePrefix + i))
@@ -88,7 +96,7 @@ describe('the Bloom kernel against RedisBloom 2.4 SBChain (golden chains)', () =
       filter.layers.forEach((layer, i) => {
         expect(layer.arena).toBeDefined()
         expect(layer.items).toBe(chain.layers[i]!.items)
-        expect(toHex((layer.bitmap as Uint8Array))).toBe(chain.layers[i]!.bitmapHex)
+        expect(toHex(layer.bitmap as Uint8Array)).toBe(chain.layers[i]!.bitmapHex)
         expect(layer.setBits).toBe(countSetBits(layer.bitmap))
       })
     })
@@ -96,24 +104,29 @@ describe('the Bloom kernel against RedisBloom 2.4 SBChain (golden chains)', () =
 })
 
 describe('the Bloom kernel beside the JavaScript loops', () => {
-  it.each(['packed', 'headers', 'separate'] as const)('answers and sets exactly as add/has, across scale-ups, batches and item lengths (items %s)', (layout) => {
-    const viaKernel = new ScalableBloomFilter(options(700, 0.001, 3))
-    const viaLoops = new ScalableBloomFilter(options(700, 0.001, 3))
-    // Lengths 0..40 (every tail length), some long items, and more items than one call takes.
-    const items = Array.from({ length: 3 * MAX_BATCH_ITEMS + 77 }, (_, i) => utf8(`item:${i}:`.padEnd(i % 41, 'x') + (i % 9 === 0 ? 'y'.repeat(300) : '')))
-    items.push(...items.slice(0, 500)) // duplicates answer 0
-    const expected = items.map((item) => viaLoops.add(item))
-    expect(addAll(viaKernel, items, layout)).toEqual(expected)
-    expect(viaKernel.layers.length).toBeGreaterThan(2)
-    viaKernel.layers.forEach((layer, i) => {
-      const twin = viaLoops.layers[i]!
-      expect(layer.items).toBe(twin.items)
-      expect(layer.setBits).toBe(twin.setBits)
-      expect(Buffer.compare((layer.bitmap as Uint8Array), (twin.bitmap as Uint8Array))).toBe(0)
-    })
-    const probes = Array.from({ length: 5000 }, (_, i) => utf8(`probe-${i}`)).concat(items.slice(0, 2000))
-    expect(hasAll(viaKernel, probes, layout)).toEqual(probes.map((item) => viaLoops.has(item)))
-  })
+  it.each(['packed', 'headers', 'separate'] as const)(
+    'answers and sets exactly as add/has, across scale-ups, batches and item lengths (items %s)',
+    (layout) => {
+      const viaKernel = new ScalableBloomFilter(options(700, 0.001, 3))
+      const viaLoops = new ScalableBloomFilter(options(700, 0.001, 3))
+      // Lengths 0..40 (every tail length), some long items, and more items than one call takes.
+      const items = Array.from({ length: 3 * MAX_BATCH_ITEMS + 77 }, (_, i) =>
+        utf8(`item:${i}:`.padEnd(i % 41, 'x') + (i % 9 === 0 ? 'y'.repeat(300) : '')),
+      )
+      items.push(...items.slice(0, 500)) // duplicates answer 0
+      const expected = items.map((item) => viaLoops.add(item))
+      expect(addAll(viaKernel, items, layout)).toEqual(expected)
+      expect(viaKernel.layers.length).toBeGreaterThan(2)
+      viaKernel.layers.forEach((layer, i) => {
+        const twin = viaLoops.layers[i]!
+        expect(layer.items).toBe(twin.items)
+        expect(layer.setBits).toBe(twin.setBits)
+        expect(Buffer.compare(layer.bitmap as Uint8Array, twin.bitmap as Uint8Array)).toBe(0)
+      })
+      const probes = Array.from({ length: 5000 }, (_, i) => utf8(`probe-${i}`)).concat(items.slice(0, 2000))
+      expect(hasAll(viaKernel, probes, layout)).toEqual(probes.map((item) => viaLoops.has(item)))
+    },
+  )
 
   it('commands of ten items from two reads in turns (runs copied through a kept DataView) answer and set as add/has', () => {
     const viaKernel = new ScalableBloomFilter(options(5000, 0.01)) // one layer: no call stops at a full one
@@ -129,7 +142,9 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
       expect(viaKernel.addMany(list, i, i + 10, out, 0)).toBe(i + 10)
       expect(Array.from(out)).toEqual(items.slice(i, i + 10).map((item) => viaLoops.add(item)))
     }
-    viaKernel.layers.forEach((layer, i) => expect(Buffer.compare((layer.bitmap as Uint8Array), (viaLoops.layers[i]!.bitmap as Uint8Array))).toBe(0))
+    viaKernel.layers.forEach((layer, i) =>
+      expect(Buffer.compare(layer.bitmap as Uint8Array, viaLoops.layers[i]!.bitmap as Uint8Array)).toBe(0),
+    )
     const probes = items.slice(0, 1500).concat(Array.from({ length: 1500 }, (_, i) => utf8(`absent-${i}`)))
     const probeReads = [itemList(probes, 'headers'), itemList(probes, 'headers')]
     for (let i = 0; i < probes.length; i += 10) {
@@ -222,7 +237,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
     expect(viaKernel.layers.length).toBeGreaterThan(2)
     viaKernel.layers.forEach((layer, i) => {
       expect(layer.items).toBe(viaLoops.layers[i]!.items)
-      expect(Buffer.compare((layer.bitmap as Uint8Array), (viaLoops.layers[i]!.bitmap as Uint8Array))).toBe(0)
+      expect(Buffer.compare(layer.bitmap as Uint8Array, viaLoops.layers[i]!.bitmap as Uint8Array)).toBe(0)
     })
   })
 
@@ -242,7 +257,7 @@ describe('the Bloom kernel beside the JavaScript loops', () => {
     const layer = viaKernel.layers[0]!
     expect(layer.bitCount).toBeGreaterThan(2 ** 30)
     expect(layer.bitmap.length).toBeGreaterThanOrEqual(OWN_ARENA_BYTES)
-    expect(arenaOf((layer.bitmap as Uint8Array))?.own).toBe(true)
+    expect(arenaOf(layer.bitmap as Uint8Array)?.own).toBe(true)
     const items = Array.from({ length: 2000 }, (_, i) => utf8(`big-${i}`))
     expect(addAll(viaKernel, items)).toEqual(items.map(() => 1))
     // The JavaScript loops of the same layer find every item, and no other.

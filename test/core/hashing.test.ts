@@ -51,10 +51,38 @@ describe('hash pairs', () => {
 describe('mod64', () => {
   it('is exact for moduli across every branch, including above 2^32 and 2^45', () => {
     const random = rng(7)
-    const moduli = [1, 2, 3, 7, 64, 1000, 2 ** 12 - 1, 2 ** 12, 2 ** 12 + 1, 2 ** 20 - 1, 2 ** 20, 2 ** 20 + 1, 11_027_000,
-      110_000_064, 2 ** 29 - 64, 2 ** 29 - 1, 2 ** 29, 2 ** 29 + 1, 2 ** 32 - 1, 2 ** 32,
-      2 ** 32 + 64, 8 * 1_480_000_000, 2 ** 36 - 1, 2 ** 36, 2 ** 36 + 1, 2 ** 40 + 12345, 2 ** 44, 2 ** 44 + 1,
-      2 ** 51, 2 ** 53 - 1]
+    const moduli = [
+      1,
+      2,
+      3,
+      7,
+      64,
+      1000,
+      2 ** 12 - 1,
+      2 ** 12,
+      2 ** 12 + 1,
+      2 ** 20 - 1,
+      2 ** 20,
+      2 ** 20 + 1,
+      11_027_000,
+      110_000_064,
+      2 ** 29 - 64,
+      2 ** 29 - 1,
+      2 ** 29,
+      2 ** 29 + 1,
+      2 ** 32 - 1,
+      2 ** 32,
+      2 ** 32 + 64,
+      8 * 1_480_000_000,
+      2 ** 36 - 1,
+      2 ** 36,
+      2 ** 36 + 1,
+      2 ** 40 + 12345,
+      2 ** 44,
+      2 ** 44 + 1,
+      2 ** 51,
+      2 ** 53 - 1,
+    ]
     for (let t = 0; t < 400; t++) moduli.push(Math.floor(random() * 2 ** (1 + Math.floor(random() * 52))) + 1)
     for (const m of moduli) {
       for (let t = 0; t < 40; t++) {
@@ -73,7 +101,18 @@ describe('bitPositions', () => {
   it('equals (a + i*b) mod 2^64 mod m computed in BigInt, wraps included', () => {
     const random = rng(99)
     const u64 = () => (BigInt(Math.floor(random() * 4294967296)) << 32n) | BigInt(Math.floor(random() * 4294967296))
-    const moduli = [64, 1000, 11_072, 2 ** 21 + 64, 958_528, 2 ** 32 + 64, 4_312_000_000, 2 ** 35, 2 ** 40 + 64, 2 ** 46 + 8]
+    const moduli = [
+      64,
+      1000,
+      11_072,
+      2 ** 21 + 64,
+      958_528,
+      2 ** 32 + 64,
+      4_312_000_000,
+      2 ** 35,
+      2 ** 40 + 64,
+      2 ** 46 + 8,
+    ]
     for (const m of moduli) {
       for (let t = 0; t < 200; t++) {
         const a = u64()

@@ -35,12 +35,16 @@ describe('mergeFilters', () => {
       const count = 1 + Math.floor(random() * 4)
       for (let s = 0; s < count; s++) {
         // 0 to 5x the capacity: some sources stay in their first layer, others grow to three or four.
-        const items = Array.from({ length: Math.floor(random() * capacity * 5) }, () => `i${Math.floor(random() * capacity * 8)}`)
+        const items = Array.from(
+          { length: Math.floor(random() * capacity * 5) },
+          () => `i${Math.floor(random() * capacity * 8)}`,
+        )
         added.push(items)
         sources.push(filled(options(capacity), items))
       }
       const union = merged(sources)
-      for (const items of added) for (const item of items) expect(union.has(utf8(item)), `seed ${seed} item ${item}`).toBe(true)
+      for (const items of added)
+        for (const item of items) expect(union.has(utf8(item)), `seed ${seed} item ${item}`).toBe(true)
       // Probes never added: a source's positive is the union's positive too.
       for (let i = 0; i < 2000; i++) {
         const probe = utf8(`probe${i}`)
@@ -52,21 +56,27 @@ describe('mergeFilters', () => {
   })
 
   it('ORs each layer: a shorter source contributes to the layers it has; the sources are untouched', () => {
-    const long = filled(options(100), Array.from({ length: 350 }, (_, i) => `long${i}`))
-    const short = filled(options(100), Array.from({ length: 60 }, (_, i) => `short${i}`))
-    const before = long.layers.map((layer) => Buffer.from((layer.bitmap as Uint8Array)))
+    const long = filled(
+      options(100),
+      Array.from({ length: 350 }, (_, i) => `long${i}`),
+    )
+    const short = filled(
+      options(100),
+      Array.from({ length: 60 }, (_, i) => `short${i}`),
+    )
+    const before = long.layers.map((layer) => Buffer.from(layer.bitmap as Uint8Array))
     const union = merged([short, long])
     expect(long.layers.length).toBe(3)
     expect(union.layers.length).toBe(3)
     union.layers.forEach((layer, i) => {
-      const expected = Buffer.from((long.layers[i]!.bitmap as Uint8Array))
+      const expected = Buffer.from(long.layers[i]!.bitmap as Uint8Array)
       if (i === 0) for (let j = 0; j < expected.length; j++) expected[j]! |= (short.layers[0]!.bitmap as Uint8Array)[j]!
-      expect(Buffer.from((layer.bitmap as Uint8Array)).equals(expected)).toBe(true)
+      expect(Buffer.from(layer.bitmap as Uint8Array).equals(expected)).toBe(true)
       expect(layer.bitmap).not.toBe(long.layers[i]!.bitmap)
       // The live set-bit count BFS.HEALTH reads is right for the new bitmaps.
       expect(layer.setBits).toBe(countSetBits(layer.bitmap))
     })
-    long.layers.forEach((layer, i) => expect(Buffer.from((layer.bitmap as Uint8Array)).equals(before[i]!)).toBe(true))
+    long.layers.forEach((layer, i) => expect(Buffer.from(layer.bitmap as Uint8Array).equals(before[i]!)).toBe(true))
     // Older layers stay full (capacity), so the union grows as the longest source would.
     expect(union.layers[0]!.items).toBe(100)
     expect(union.layers[1]!.items).toBe(200)
@@ -80,30 +90,52 @@ describe('mergeFilters', () => {
     const b = Array.from({ length: 300 }, (_, i) => `a${i + 150}`)
     const union = merged([filled(options(1000), a), filled(options(1000), b)])
     const fed = filled(options(1000), [...a, ...b])
-    expect(Buffer.from((union.layers[0]!.bitmap as Uint8Array)).equals(Buffer.from((fed.layers[0]!.bitmap as Uint8Array)))).toBe(true)
+    expect(
+      Buffer.from(union.layers[0]!.bitmap as Uint8Array).equals(Buffer.from(fed.layers[0]!.bitmap as Uint8Array)),
+    ).toBe(true)
   })
 
   it('merging a filter with itself gives the same bits and counts', () => {
-    const filter = filled(options(1000), Array.from({ length: 700 }, (_, i) => `x${i}`))
+    const filter = filled(
+      options(1000),
+      Array.from({ length: 700 }, (_, i) => `x${i}`),
+    )
     const union = merged([filter, filter])
-    expect(Buffer.from((union.layers[0]!.bitmap as Uint8Array)).equals(Buffer.from((filter.layers[0]!.bitmap as Uint8Array)))).toBe(true)
+    expect(
+      Buffer.from(union.layers[0]!.bitmap as Uint8Array).equals(Buffer.from(filter.layers[0]!.bitmap as Uint8Array)),
+    ).toBe(true)
     expect(union.info().items).toBe(filter.info().items)
   })
 
-  it('estimates a layer\'s items from its set bits, within the bounds: capped at capacity, not below a source', () => {
-    const a = filled(options(1000), Array.from({ length: 400 }, (_, i) => `a${i}`))
-    const b = filled(options(1000), Array.from({ length: 400 }, (_, i) => `b${i}`))
+  it("estimates a layer's items from its set bits, within the bounds: capped at capacity, not below a source", () => {
+    const a = filled(
+      options(1000),
+      Array.from({ length: 400 }, (_, i) => `a${i}`),
+    )
+    const b = filled(
+      options(1000),
+      Array.from({ length: 400 }, (_, i) => `b${i}`),
+    )
     const union = merged([a, b])
     const layer = union.layers[0]!
     const estimate = estimateItems(countSetBits(layer.bitmap), layer.bitCount, layer.hashCount)
     expect(layer.items).toBe(estimate)
     expect(Math.abs(layer.items - 800) / 800).toBeLessThan(0.05)
     // Overlapping sources: the union is 600 distinct items, not 800.
-    const c = filled(options(1000), Array.from({ length: 400 }, (_, i) => `a${i + 200}`))
+    const c = filled(
+      options(1000),
+      Array.from({ length: 400 }, (_, i) => `a${i + 200}`),
+    )
     expect(Math.abs(merged([a, c]).layers[0]!.items - 600) / 600).toBeLessThan(0.05)
     // Full sources: the estimate is capped at the capacity.
-    const full1 = filled(options(100), Array.from({ length: 100 }, (_, i) => `p${i}`))
-    const full2 = filled(options(100), Array.from({ length: 100 }, (_, i) => `q${i}`))
+    const full1 = filled(
+      options(100),
+      Array.from({ length: 100 }, (_, i) => `p${i}`),
+    )
+    const full2 = filled(
+      options(100),
+      Array.from({ length: 100 }, (_, i) => `q${i}`),
+    )
     expect(merged([full1, full2]).layers[0]!.items).toBe(100)
     expect(estimateItems(0, 800, 7)).toBe(0)
     expect(estimateItems(800, 800, 7)).toBe(Infinity)
@@ -111,8 +143,14 @@ describe('mergeFilters', () => {
   })
 
   it('a union at capacity grows on the next add, as a filter filled by adds would', () => {
-    const full1 = filled(options(100), Array.from({ length: 100 }, (_, i) => `p${i}`))
-    const full2 = filled(options(100), Array.from({ length: 100 }, (_, i) => `q${i}`))
+    const full1 = filled(
+      options(100),
+      Array.from({ length: 100 }, (_, i) => `p${i}`),
+    )
+    const full2 = filled(
+      options(100),
+      Array.from({ length: 100 }, (_, i) => `q${i}`),
+    )
     const union = merged([full1, full2])
     let i = 0
     while (union.layers.length === 1) union.add(utf8(`new${i++}`))
@@ -125,12 +163,27 @@ describe('mergeFilters', () => {
     const cases: [ScalableBloomFilter, Partial<MergeMismatch>][] = [
       [new ScalableBloomFilter(options(2000)), { field: 'capacity', firstValue: '1000', otherValue: '2000' }],
       [new ScalableBloomFilter(options(1000, 0.001)), { field: 'error rate', firstValue: '0.01', otherValue: '0.001' }],
-      [new ScalableBloomFilter(options(1000, 0.01, { expansion: 4 })), { field: 'expansion', firstValue: '2', otherValue: '4' }],
-      [new ScalableBloomFilter(options(1000, 0.01, { nonScaling: true })), { field: 'scaling', firstValue: 'scaling', otherValue: 'NONSCALING' }],
-      [new ScalableBloomFilter(options(1000, 0.01, { hashing: { kind: 'seeded', seed: 7 } })), { field: 'hashing', firstValue: 'redisbloom', otherValue: 'seeded' }],
+      [
+        new ScalableBloomFilter(options(1000, 0.01, { expansion: 4 })),
+        { field: 'expansion', firstValue: '2', otherValue: '4' },
+      ],
+      [
+        new ScalableBloomFilter(options(1000, 0.01, { nonScaling: true })),
+        { field: 'scaling', firstValue: 'scaling', otherValue: 'NONSCALING' },
+      ],
+      [
+        new ScalableBloomFilter(options(1000, 0.01, { hashing: { kind: 'seeded', seed: 7 } })),
+        { field: 'hashing', firstValue: 'redisbloom', otherValue: 'seeded' },
+      ],
     ]
     for (const [other, expected] of cases) {
-      expect(mergeMismatch([base, base, other])).toMatchObject({ kind: 'mismatch', layer: 0, first: 0, other: 2, ...expected })
+      expect(mergeMismatch([base, base, other])).toMatchObject({
+        kind: 'mismatch',
+        layer: 0,
+        first: 0,
+        other: 2,
+        ...expected,
+      })
       expect(mergeFilters([base, other])).toMatchObject({ kind: 'mismatch', ...expected, other: 1 })
     }
     const seeded = (seed: number, capacity = 1000): ScalableBloomFilter =>

@@ -3,14 +3,23 @@ import { describe, expect, it } from 'vitest'
 // @ts-expect-error: a plain .mjs build script, without type declarations
 import { compileWat, moduleSource, WASM_SOURCES } from '../../scripts/build-wasm.mjs'
 
-interface WasmSource { wat: string; module: string; constant: string }
+interface WasmSource {
+  wat: string
+  module: string
+  constant: string
+}
 const sources = WASM_SOURCES as WasmSource[]
 
 const read = (file: string): string => readFileSync(new URL(`../../src/core/${file}`, import.meta.url), 'utf8')
 
 describe('the generated WebAssembly modules of src/core', () => {
   it('covers every source: the MurmurHash module, the Bloom kernel, the other bitmap operations and the Cuckoo kernel', () => {
-    expect(sources.map((source) => source.wat)).toEqual(['murmur-hash.wat', 'bloom-kernel.wat', 'bitmap-ops.wat', 'cuckoo-kernel.wat'])
+    expect(sources.map((source) => source.wat)).toEqual([
+      'murmur-hash.wat',
+      'bloom-kernel.wat',
+      'bitmap-ops.wat',
+      'cuckoo-kernel.wat',
+    ])
   })
 
   it.each(sources)('$module is what `npm run build:wasm` makes of $wat today', async ({ wat, module, constant }) => {
@@ -31,9 +40,12 @@ describe('the generated WebAssembly modules of src/core', () => {
     expect(moduleSource(await compileWat(edited, wat), wat, source.constant)).not.toBe(read(source.module))
   })
 
-  it.each(['bloom-kernel.wat', 'bitmap-ops.wat', 'cuckoo-kernel.wat'])('%s imports the arena as a shared memory and never grows it (views of an arena are never detached)', (wat) => {
-    const code = read(wat).replace(/;;.*$/gm, '')
-    expect(code).toMatch(/\(import "env" "memory" \(memory 1 65536 shared\)\)/)
-    expect(code).not.toMatch(/memory\.grow/)
-  })
+  it.each(['bloom-kernel.wat', 'bitmap-ops.wat', 'cuckoo-kernel.wat'])(
+    '%s imports the arena as a shared memory and never grows it (views of an arena are never detached)',
+    (wat) => {
+      const code = read(wat).replace(/;;.*$/gm, '')
+      expect(code).toMatch(/\(import "env" "memory" \(memory 1 65536 shared\)\)/)
+      expect(code).not.toMatch(/memory\.grow/)
+    },
+  )
 })

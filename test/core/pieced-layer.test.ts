@@ -53,7 +53,10 @@ function hasAll(filter: ScalableBloomFilter, items: readonly Uint8Array[]): numb
 }
 
 /** A filter like `options` makes, its first layer's bitmap replaced by `pieces(bytes)`. */
-function withPieces(options: ConstructorParameters<typeof ScalableBloomFilter>[0], pieces: (bytes: number) => Bitmap): ScalableBloomFilter {
+function withPieces(
+  options: ConstructorParameters<typeof ScalableBloomFilter>[0],
+  pieces: (bytes: number) => Bitmap,
+): ScalableBloomFilter {
   const parts = new ScalableBloomFilter(options).toParts()
   const layer = parts.layers[0]!
   return ScalableBloomFilter.fromParts({ ...parts, layers: [{ ...layer, bitmap: pieces(layer.bitmap.length) }] })
@@ -71,7 +74,8 @@ describe('a layer in pieces', () => {
         const options = { capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: false }
         const reference = withPieces(options, (bytes) => allocateBitmap(bytes))
         const pieced = withPieces(options, (bytes) =>
-          path === 'kernel' ? allocatePieces(bytes, pieceBytes)! : plainPieces(bytes, pieceBytes))
+          path === 'kernel' ? allocatePieces(bytes, pieceBytes)! : plainPieces(bytes, pieceBytes),
+        )
         expect(pieced.layers[0]!.pieces === undefined).toBe(path === 'javascript')
         // Past the capacity: the pieced layer fills (the kernel's rounds of at most `room` items)
         // and a second, plain layer follows; the pieced one is then an older layer to check.
@@ -114,7 +118,8 @@ describe('a layer in pieces', () => {
     addAll(reference, items)
     addAll(pieced, items)
     const name = utf8('k')
-    const file = (filter: ScalableBloomFilter): Uint8Array => Buffer.concat(encodeFilter({ name, parts: filter.toParts() }))
+    const file = (filter: ScalableBloomFilter): Uint8Array =>
+      Buffer.concat(encodeFilter({ name, parts: filter.toParts() }))
     expect(file(pieced)).toEqual(file(reference))
     expect(whole(decodeFilter(file(pieced)).parts.layers[0]!.bitmap)).toEqual(whole(reference.layers[0]!.bitmap))
     // Chunks of 100 bytes: many cross a piece boundary (320 is not a multiple of 100).
@@ -126,7 +131,11 @@ describe('a layer in pieces', () => {
       expect(Uint8Array.from(got.data)).toEqual(Uint8Array.from(want.data))
       if (got.next === 0) break
       const layers = target.layers
-      expect(applyDumpChunk(target.toParts(), got.next, got.data, (index, offset, bytes) => layers[index]!.writeBytes(bytes, offset))).toBe('ok')
+      expect(
+        applyDumpChunk(target.toParts(), got.next, got.data, (index, offset, bytes) =>
+          layers[index]!.writeBytes(bytes, offset),
+        ),
+      ).toBe('ok')
       iterator = got.next
     }
     expect(whole(target.layers[0]!.bitmap)).toEqual(whole(reference.layers[0]!.bitmap))
@@ -137,7 +146,11 @@ describe('a layer in pieces', () => {
     const bitmap = new PiecedBitmap([new Uint8Array(64), new Uint8Array(64), new Uint8Array(10)], 64)
     expect(bitmap.length).toBe(138)
     expect(bitmapSlices(bitmap, 60, 130).map((s) => s.length)).toEqual([4, 64, 2])
-    writeBitmap(bitmap, Uint8Array.from({ length: 70 }, (_, i) => i + 1), 60)
+    writeBitmap(
+      bitmap,
+      Uint8Array.from({ length: 70 }, (_, i) => i + 1),
+      60,
+    )
     expect(bitmap.pieces[0]![63]).toBe(4)
     expect(bitmap.pieces[1]![0]).toBe(5)
     expect(bitmap.pieces[2]![1]).toBe(70)
@@ -164,8 +177,12 @@ describe('a layer larger than the machine', () => {
     const before = piecedLayerLimit()
     limitPiecedLayers(8 * 2 ** 30)
     try {
-      expect(() => allocateLayerBitmap(9 * 2 ** 30)).toThrow(/^a layer of 9663676416 bytes is larger than this machine's memory \(8589934592 bytes\)$/)
-      expect(() => new ScalableBloomFilter({ capacity: 5_000_000_000, errorRate: 0.001, expansion: 2, nonScaling: true })).toThrow(RangeError)
+      expect(() => allocateLayerBitmap(9 * 2 ** 30)).toThrow(
+        /^a layer of 9663676416 bytes is larger than this machine's memory \(8589934592 bytes\)$/,
+      )
+      expect(
+        () => new ScalableBloomFilter({ capacity: 5_000_000_000, errorRate: 0.001, expansion: 2, nonScaling: true }),
+      ).toThrow(RangeError)
     } finally {
       limitPiecedLayers(before)
     }

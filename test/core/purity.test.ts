@@ -31,7 +31,20 @@ describe('src/core purity', () => {
 
   it.each(files)('%s touches no I/O, clock, logging or process globals', (file) => {
     const source = withoutComments(readFileSync(new URL(file, coreDir), 'utf8'))
-    for (const name of ['Buffer', 'process', 'console', 'Date', 'performance', 'setTimeout', 'setInterval', 'setImmediate', 'require', 'globalThis', 'fetch', 'crypto']) {
+    for (const name of [
+      'Buffer',
+      'process',
+      'console',
+      'Date',
+      'performance',
+      'setTimeout',
+      'setInterval',
+      'setImmediate',
+      'require',
+      'globalThis',
+      'fetch',
+      'crypto',
+    ]) {
       expect(source, `${file} uses ${name}`).not.toMatch(new RegExp(`\\b${name}\\b`))
     }
     expect(source, `${file} contains a machine path`).not.toMatch(/\/work\/|\/tmp\//)

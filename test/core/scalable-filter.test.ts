@@ -49,7 +49,7 @@ describe('ScalableBloomFilter against RedisBloom 2.4 SBChain (golden chains)', (
           byteCount: layer.bitmap.length,
           items: layer.items,
         }).toEqual({ ...want, bitmapHex: undefined })
-        expect(toHex((layer.bitmap as Uint8Array))).toBe(want.bitmapHex)
+        expect(toHex(layer.bitmap as Uint8Array)).toBe(want.bitmapHex)
       })
     })
   }
@@ -145,21 +145,30 @@ describe('ScalableBloomFilter behaviour', () => {
       { maxLayerBytes: 0 },
     ]
     for (const change of bad) {
-      expect(() => new ScalableBloomFilter({ ...scalable(100, 0.01), ...change }), JSON.stringify(change)).toThrow(RangeError)
+      expect(() => new ScalableBloomFilter({ ...scalable(100, 0.01), ...change }), JSON.stringify(change)).toThrow(
+        RangeError,
+      )
     }
     expect(() => new ScalableBloomFilter(scalable(100, 0.01, 40000))).not.toThrow()
   })
 
   it('accepts every kind of byte string, including empty and binary', () => {
     const filter = new ScalableBloomFilter(scalable(100, 0.01))
-    for (const v of vectors.redisbloomPairs) expect(filter.add(fromHex(v.item))).not.toEqual(expect.objectContaining({ code: expect.anything() }))
+    for (const v of vectors.redisbloomPairs)
+      expect(filter.add(fromHex(v.item))).not.toEqual(expect.objectContaining({ code: expect.anything() }))
     for (const v of vectors.redisbloomPairs) expect(filter.has(fromHex(v.item))).toBe(true)
   })
 })
 
 describe('seeded (original library) filters', () => {
   it('are sized by the original rules, keep the error rate, and refuse items once full', () => {
-    const filter = new ScalableBloomFilter({ capacity: 3, errorRate: 0.01, expansion: 2, nonScaling: false, hashing: { kind: 'seeded', seed: 0x9747b28c } })
+    const filter = new ScalableBloomFilter({
+      capacity: 3,
+      errorRate: 0.01,
+      expansion: 2,
+      nonScaling: false,
+      hashing: { kind: 'seeded', seed: 0x9747b28c },
+    })
     expect(filter.layers[0]).toMatchObject({ bitCount: 64, hashCount: 15, errorRate: 0.01 })
     expect(filter.add(utf8('a'))).toBe(1)
     expect(filter.add(utf8('b'))).toBe(1)
@@ -171,12 +180,24 @@ describe('seeded (original library) filters', () => {
 
   it('answer with the original positions (h1 + i*h2) mod m', async () => {
     const { bitPositions } = await import('../../src/core/hashing.js')
-    const filter = new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: true, hashing: { kind: 'seeded', seed: 12345 } })
+    const filter = new ScalableBloomFilter({
+      capacity: 100,
+      errorRate: 0.01,
+      expansion: 2,
+      nonScaling: true,
+      hashing: { kind: 'seeded', seed: 12345 },
+    })
     const layer = filter.layers[0]
     for (const v of vectors.seededPairs.filter((p) => p.seed === 12345)) {
-      const pair = Uint32Array.of(parseInt(v.a.slice(0, 8), 16), parseInt(v.a.slice(8), 16), parseInt(v.b.slice(0, 8), 16), parseInt(v.b.slice(8), 16))
+      const pair = Uint32Array.of(
+        parseInt(v.a.slice(0, 8), 16),
+        parseInt(v.a.slice(8), 16),
+        parseInt(v.b.slice(0, 8), 16),
+        parseInt(v.b.slice(8), 16),
+      )
       filter.add(fromHex(v.item))
-      for (const pos of bitPositions(pair, layer.hashCount, layer.bitCount)) expect((layer.bitmap as Uint8Array)[pos >> 3] & (1 << (pos & 7))).not.toBe(0)
+      for (const pos of bitPositions(pair, layer.hashCount, layer.bitCount))
+        expect((layer.bitmap as Uint8Array)[pos >> 3] & (1 << (pos & 7))).not.toBe(0)
     }
   })
 })
@@ -201,7 +222,10 @@ describe('toParts / fromParts', () => {
     // A copy of the bitmaps, not structuredClone: an arena is a shared memory, and structuredClone
     // of a view of a SharedArrayBuffer shares the bytes instead of copying them.
     const copied = a.toParts()
-    const b = ScalableBloomFilter.fromParts({ ...copied, layers: copied.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) })
+    const b = ScalableBloomFilter.fromParts({
+      ...copied,
+      layers: copied.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })),
+    })
     for (let i = 300; i < 800; i++) expect(b.add(utf8(`rt-${i}`))).toBe(a.add(utf8(`rt-${i}`)))
     expect(b.toParts()).toEqual(a.toParts())
   })
@@ -232,20 +256,49 @@ describe('toParts / fromParts', () => {
   it('rejects inconsistent parts with RangeError', () => {
     const base = (): FilterParts => structuredClone(filled().toParts())
     const mutations: ((p: FilterParts) => void)[] = [
-      (p) => { p.layers = [] },
-      (p) => { p.layers[1].bitCount += 64 },
-      (p) => { p.layers[1].bitmap = new Uint8Array(p.layers[1].bitmap.length - 8) },
-      (p) => { p.layers[0].bitCount = 96; p.layers[0].bitmap = new Uint8Array(12) }, // not whole 64-bit words
-      (p) => { p.layers[0].hashCount += 1 },
-      (p) => { p.layers[0].bitsPerEntry = bitsPerEntryFor(0.5) },
-      (p) => { p.layers[0].capacity = 0 },
-      (p) => { p.layers[0].errorRate = 1 },
-      (p) => { p.layers[0].items = -1 },
-      (p) => { p.expansion = -2 },
-      (p) => { p.nonScaling = true }, // more than one layer
-      (p) => { p.hashing = { kind: 'seeded', seed: 1 } }, // more than one layer
-      (p) => { p.hashing = { kind: 'seeded', seed: 2 ** 32 } },
-      (p) => { p.layers[0].bitmap = [0, 0] as unknown as Uint8Array },
+      (p) => {
+        p.layers = []
+      },
+      (p) => {
+        p.layers[1].bitCount += 64
+      },
+      (p) => {
+        p.layers[1].bitmap = new Uint8Array(p.layers[1].bitmap.length - 8)
+      },
+      (p) => {
+        p.layers[0].bitCount = 96
+        p.layers[0].bitmap = new Uint8Array(12)
+      }, // not whole 64-bit words
+      (p) => {
+        p.layers[0].hashCount += 1
+      },
+      (p) => {
+        p.layers[0].bitsPerEntry = bitsPerEntryFor(0.5)
+      },
+      (p) => {
+        p.layers[0].capacity = 0
+      },
+      (p) => {
+        p.layers[0].errorRate = 1
+      },
+      (p) => {
+        p.layers[0].items = -1
+      },
+      (p) => {
+        p.expansion = -2
+      },
+      (p) => {
+        p.nonScaling = true
+      }, // more than one layer
+      (p) => {
+        p.hashing = { kind: 'seeded', seed: 1 }
+      }, // more than one layer
+      (p) => {
+        p.hashing = { kind: 'seeded', seed: 2 ** 32 }
+      },
+      (p) => {
+        p.layers[0].bitmap = [0, 0] as unknown as Uint8Array
+      },
     ]
     for (const mutate of mutations) {
       const parts = base()
@@ -254,7 +307,13 @@ describe('toParts / fromParts', () => {
     }
     // A seeded layer may use any whole number of bytes (the original's m is a multiple of 64, but
     // the file format only requires m = 8 * filterSize).
-    const seeded = new ScalableBloomFilter({ capacity: 5, errorRate: 0.1, expansion: 2, nonScaling: true, hashing: { kind: 'seeded', seed: 1 } }).toParts()
+    const seeded = new ScalableBloomFilter({
+      capacity: 5,
+      errorRate: 0.1,
+      expansion: 2,
+      nonScaling: true,
+      hashing: { kind: 'seeded', seed: 1 },
+    }).toParts()
     seeded.layers[0].bitmap = new Uint8Array(3)
     seeded.layers[0].bitCount = 24
     expect(() => ScalableBloomFilter.fromParts(seeded)).not.toThrow()

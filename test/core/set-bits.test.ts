@@ -32,7 +32,14 @@ describe('countSetBits', () => {
       for (let i = start * 8; i < end * 8; i++) n += (bitmap[i >> 3]! >> (i & 7)) & 1
       return n
     }
-    for (const [start, end] of [[0, 200], [1, 2], [5, 133], [7, 7], [0, 3], [196, 200]] as const) {
+    for (const [start, end] of [
+      [0, 200],
+      [1, 2],
+      [5, 133],
+      [7, 7],
+      [0, 3],
+      [196, 200],
+    ] as const) {
       expect(countSetBits(bitmap, start, end)).toBe(slow(start, end))
     }
     expect(countSetBits(new Uint8Array(64).fill(0xff))).toBe(512)
@@ -49,7 +56,13 @@ describe('setBits', () => {
   })
 
   it('follows adds with the original library hashing and with a tiny hash-count-heavy layer', () => {
-    const seeded = new ScalableBloomFilter({ capacity: 300, errorRate: 0.001, expansion: 2, nonScaling: true, hashing: { kind: 'seeded', seed: 42 } })
+    const seeded = new ScalableBloomFilter({
+      capacity: 300,
+      errorRate: 0.001,
+      expansion: 2,
+      nonScaling: true,
+      hashing: { kind: 'seeded', seed: 42 },
+    })
     for (let i = 0; i < 300; i++) seeded.add(text.encode(`s${i}`))
     expectCounted(seeded)
     const tiny = new ScalableBloomFilter({ capacity: 1, errorRate: 1e-9, expansion: 1, nonScaling: false })
@@ -62,11 +75,19 @@ describe('setBits', () => {
     const filter = new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
     for (let i = 0; i < 250; i++) filter.add(text.encode(`x${i}`))
     const parts = filter.toParts()
-    const copied = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).map(() => Math.floor(next() * 256)) })) }
+    const copied = {
+      ...parts,
+      layers: parts.layers.map((layer) => ({
+        ...layer,
+        bitmap: (layer.bitmap as Uint8Array).map(() => Math.floor(next() * 256)),
+      })),
+    }
     const restored = ScalableBloomFilter.fromParts(copied)
     expectCounted(restored)
     expect(restored.layers[0]!.setBits).not.toBe(filter.layers[0]!.setBits)
-    const library = BloomFilter.fromBytes(Buffer.concat(encodeFilter({ name: new Uint8Array(0), parts: filter.toParts() })))
+    const library = BloomFilter.fromBytes(
+      Buffer.concat(encodeFilter({ name: new Uint8Array(0), parts: filter.toParts() })),
+    )
     expectCounted(library.scalable)
     expect(library.scalable.layers.map((l) => l.setBits)).toEqual(filter.layers.map((l) => l.setBits))
   })
@@ -79,7 +100,9 @@ describe('setBits', () => {
     const chunk = Uint8Array.from({ length: 37 }, () => Math.floor(next() * 256))
     // Iterator past byte 100 of layer 0 (144 bytes), then into layer 1.
     for (const iterator of [1 + 100 + chunk.length, 1 + 144 + 20 + chunk.length]) {
-      const outcome = applyDumpChunk(filter.toParts(), iterator, chunk, (index, offset, bytes) => layers[index]!.writeBytes(bytes, offset))
+      const outcome = applyDumpChunk(filter.toParts(), iterator, chunk, (index, offset, bytes) =>
+        layers[index]!.writeBytes(bytes, offset),
+      )
       expect(outcome).toBe('ok')
       expectCounted(filter)
     }
@@ -111,7 +134,13 @@ describe('filterHealth', () => {
   it('keeps the rate as given for non-scaling and original-library filters', () => {
     const ns = new ScalableBloomFilter({ capacity: 10, errorRate: 0.02, expansion: 2, nonScaling: true })
     expect(targetErrorRate(ns)).toBe(0.02)
-    const seeded = new ScalableBloomFilter({ capacity: 10, errorRate: 0.02, expansion: 2, nonScaling: false, hashing: { kind: 'seeded', seed: 1 } })
+    const seeded = new ScalableBloomFilter({
+      capacity: 10,
+      errorRate: 0.02,
+      expansion: 2,
+      nonScaling: false,
+      hashing: { kind: 'seeded', seed: 1 },
+    })
     expect(targetErrorRate(seeded)).toBe(0.02)
     for (let i = 0; i < 9; i++) ns.add(text.encode(`n${i}`))
     expect(filterHealth(ns)).toMatchObject({ items: 9, capacity: 10, itemsLeft: 1, verdict: 'near full' })

@@ -63,9 +63,18 @@ describe('BF.INFO Size (rebloom.c BFMemUsage) as observed on RedisBloom 2.4.23',
     // u32, growth u32) + one packed dumpedChainLink (bytes, bits, size u64; error, bpe f64;
     // hashes u32; entries u64; n2 u8), all little-endian (sb.c).
     const hex = [
-      '0000000000000000', '01000000', '05000000', '02000000', // chain: size 0, 1 filter, options 5, growth 2
-      '1000000000000000', '8000000000000000', '0000000000000000', // link: bytes 16, bits 128, size 0
-      '7b14ae47e17a743f', 'e9862fb2350e2640', '08000000', '0a00000000000000', '00', // error, bpe, hashes, entries, n2
+      '0000000000000000',
+      '01000000',
+      '05000000',
+      '02000000', // chain: size 0, 1 filter, options 5, growth 2
+      '1000000000000000',
+      '8000000000000000',
+      '0000000000000000', // link: bytes 16, bits 128, size 0
+      '7b14ae47e17a743f',
+      'e9862fb2350e2640',
+      '08000000',
+      '0a00000000000000',
+      '00', // error, bpe, hashes, entries, n2
     ].join('')
     const bytes = Uint8Array.from(hex.match(/../g)!.map((h) => parseInt(h, 16)))
     expect(bytes.length).toBe(73)

@@ -2,9 +2,18 @@
 import { readFileSync } from 'node:fs'
 
 /** One MurmurHash64A case: item bytes (hex), seed and hash as 16-digit hex. */
-export interface MurmurVector { item: string; seed: string; hash: string }
+export interface MurmurVector {
+  item: string
+  seed: string
+  hash: string
+}
 /** A hash pair of an item (a, b as 16-digit hex); `seed` for the seeded scheme. */
-export interface PairVector { item: string; a: string; b: string; seed?: number }
+export interface PairVector {
+  item: string
+  a: string
+  b: string
+  seed?: number
+}
 /** Sorted set bits of each pair item added alone to a fresh layer. */
 export interface LayerPositionsVector {
   capacity: number

@@ -83,7 +83,10 @@ describe('COUNT window (age-partitioned Bloom filter)', () => {
     for (let i = 0; i < 1000; i++) add(filter, `x-${i}`)
     // Copies of the bitmaps: structuredClone of a view of an arena (a shared memory) shares its bytes.
     const parts = filter.toParts()
-    const copy = WindowFilter.fromParts({ ...parts, slices: parts.slices.map((slice) => ({ ...slice, bitmap: slice.bitmap.slice() })) })
+    const copy = WindowFilter.fromParts({
+      ...parts,
+      slices: parts.slices.map((slice) => ({ ...slice, bitmap: slice.bitmap.slice() })),
+    })
     for (let i = 700; i < 1000; i++) expect(has(copy, `x-${i}`)).toBe(true)
     expect(add(copy, 'new')).toBe(add(filter, 'new'))
     expect(copy.toParts()).toEqual(filter.toParts())

@@ -27,7 +27,8 @@ const work = makeTempDir('bfs-container-')
 
 async function podman(args: readonly string[], timeoutMs = 120_000): Promise<ToolResult> {
   const result = await runTool('podman', [...RUN, ...args], undefined, timeoutMs)
-  if (result.code !== 0) throw new Error(`podman ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`)
+  if (result.code !== 0)
+    throw new Error(`podman ${args.join(' ')} exited ${result.code}:\n${result.stdout}\n${result.stderr}`)
   return result
 }
 
@@ -35,21 +36,35 @@ async function podman(args: readonly string[], timeoutMs = 120_000): Promise<Too
  * Runs the image with the volume on /data, with `options` before the image name and `args` after
  * it (bfs flags); resolves once it answers PING on `port`.
  */
-async function startContainer(port: number, options: string[], args: string[]): Promise<{ name: string; client: Redis }> {
+async function startContainer(
+  port: number,
+  options: string[],
+  args: string[],
+): Promise<{ name: string; client: Redis }> {
   const name = `bfs-test-${suffix}-${containers.length}`
   containers.push(name)
   await podman(['run', '-d', '--name', name, ...LIMITS, '-v', `${volume}:/data`, ...options, IMAGE, ...args])
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  })
   client.on('error', () => {}) // refused while the container starts: the poll below retries
-  await until(async () => {
-    try {
-      await client.connect()
-      return (await client.ping()) === 'PONG'
-    } catch {
-      client.disconnect()
-      return false
-    }
-  }, `the container ${name} answering on ${port}`, 60_000)
+  await until(
+    async () => {
+      try {
+        await client.connect()
+        return (await client.ping()) === 'PONG'
+      } catch {
+        client.disconnect()
+        return false
+      }
+    },
+    `the container ${name} answering on ${port}`,
+    60_000,
+  )
   return { name, client }
 }
 

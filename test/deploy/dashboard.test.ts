@@ -9,7 +9,9 @@ interface Panel {
   panels?: Panel[]
 }
 
-const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/bfs-dashboard.json', import.meta.url), 'utf8')) as {
+const dashboard = JSON.parse(
+  readFileSync(new URL('../../deploy/grafana/bfs-dashboard.json', import.meta.url), 'utf8'),
+) as {
   panels: Panel[]
   templating: { list: { query?: string | { query?: string } }[] }
 }
@@ -44,8 +46,14 @@ afterAll(async () => {
 describe('the Grafana dashboard', () => {
   it('queries throughput, latency, memory, filter health and replication, all of them metrics /metrics has', async () => {
     const names = new Set(expressions().flatMap((expr) => expr.match(/\bbfs_[a-zA-Z0-9_]+/g) ?? []))
-    for (const name of ['bfs_commands_total', 'bfs_command_duration_seconds_total', 'bfs_used_memory_rss_bytes', 'bfs_filter_fill_ratio',
-      'bfs_filter_estimated_error_rate', 'bfs_replica_lag_seconds']) {
+    for (const name of [
+      'bfs_commands_total',
+      'bfs_command_duration_seconds_total',
+      'bfs_used_memory_rss_bytes',
+      'bfs_filter_fill_ratio',
+      'bfs_filter_estimated_error_rate',
+      'bfs_replica_lag_seconds',
+    ]) {
       expect(names, name).toContain(name)
     }
     const text = await (await fetch(`http://127.0.0.1:${running.server.httpPort}/metrics`)).text()

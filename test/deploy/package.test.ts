@@ -15,7 +15,11 @@ import { freePort, hasTool, InteractiveTool, runTool, type ToolResult } from '..
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string; bin: Record<string, string> }
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  name: string
+  version: string
+  bin: Record<string, string>
+}
 let work: string
 let prefix: string
 let tarball: string
@@ -28,10 +32,22 @@ function ok(result: ToolResult, what: string): ToolResult {
 beforeAll(async () => {
   work = makeTempDir('bfs-package-')
   prefix = path.join(work, 'prefix')
-  const npm = (args: string[]): Promise<ToolResult> => runTool('npm', ['--prefix', root, '--no-audit', '--no-fund', '--loglevel=error', ...args], undefined, 300_000)
+  const npm = (args: string[]): Promise<ToolResult> =>
+    runTool('npm', ['--prefix', root, '--no-audit', '--no-fund', '--loglevel=error', ...args], undefined, 300_000)
   ok(await npm(['pack', '--ignore-scripts', '--silent', '--pack-destination', work]), 'npm pack')
-  tarball = path.join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!)
-  ok(await runTool('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], undefined, 300_000), 'npm install -g')
+  tarball = path.join(
+    work,
+    readdirSync(work).find((name) => name.endsWith('.tgz'))!,
+  )
+  ok(
+    await runTool(
+      'npm',
+      ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball],
+      undefined,
+      300_000,
+    ),
+    'npm install -g',
+  )
 }, 600_000)
 
 afterAll(() => {
@@ -73,15 +89,29 @@ describe('the package', () => {
   it('is importable as a library by its name from a project that installed the tarball', async () => {
     const project = path.join(work, 'project')
     mkdirSync(project)
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true }))
-    ok(await runTool('npm', ['install', '--prefix', project, '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', tarball], undefined, 300_000), 'npm install')
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true }),
+    )
+    ok(
+      await runTool(
+        'npm',
+        ['install', '--prefix', project, '--no-audit', '--no-fund', '--loglevel=error', '--prefer-offline', tarball],
+        undefined,
+        300_000,
+      ),
+      'npm install',
+    )
     const script = path.join(project, 'check.mjs')
-    writeFileSync(script, [
-      `import { BloomFilter, createServer } from '${pkg.name}'`,
-      `const filter = new BloomFilter({ capacity: 1000, errorRate: 0.01 })`,
-      `filter.add('a')`,
-      `console.log(filter.has('a'), filter.has('b'), typeof createServer)`,
-    ].join('\n'))
+    writeFileSync(
+      script,
+      [
+        `import { BloomFilter, createServer } from '${pkg.name}'`,
+        `const filter = new BloomFilter({ capacity: 1000, errorRate: 0.01 })`,
+        `filter.add('a')`,
+        `console.log(filter.has('a'), filter.has('b'), typeof createServer)`,
+      ].join('\n'),
+    )
     expect(ok(await runTool(process.execPath, [script]), 'the library').stdout).toBe('true false function\n')
   })
 })
@@ -95,7 +125,10 @@ describe.skipIf(!hasTool('systemd-analyze'))('the systemd unit', () => {
     const dir = path.join(work, 'unit')
     mkdirSync(dir)
     const copy = path.join(dir, 'bfs.service')
-    writeFileSync(copy, unit.replace(/^ExecStart=\/usr\/local\/bin\/bfs /m, `ExecStart=${path.join(prefix, 'bin', 'bfs')} `))
+    writeFileSync(
+      copy,
+      unit.replace(/^ExecStart=\/usr\/local\/bin\/bfs /m, `ExecStart=${path.join(prefix, 'bin', 'bfs')} `),
+    )
     const result = await runTool('systemd-analyze', ['verify', copy])
     expect(result.code, result.stderr).toBe(0)
     // Unknown keys and bad values are only warnings: none may name the unit.

@@ -10,7 +10,15 @@ import { Cluster } from 'ioredis'
 import { slotOf } from '../../src/core/key-slot.js'
 import type { ClusterNode } from '../helpers/cluster-nodes.js'
 import { waitUntil } from '../helpers/cluster-nodes.js'
-import { address, clusterCli, clusterInfo, clusterNodes, ModeCluster, waitCheckPasses, waitJoined } from '../helpers/cluster-mode.js'
+import {
+  address,
+  clusterCli,
+  clusterInfo,
+  clusterNodes,
+  ModeCluster,
+  waitCheckPasses,
+  waitJoined,
+} from '../helpers/cluster-mode.js'
 
 const modes = new ModeCluster()
 afterAll(() => modes.stopAll())
@@ -54,7 +62,9 @@ describe('redis-cli --cluster against bfs nodes', () => {
 
   it('create with 6 nodes and --cluster-replicas 1: three masters with one replica each', async () => {
     six = await modes.nodes(6)
-    const created = await clusterCli('create', [...six.map(address), '--cluster-replicas', '1', '--cluster-yes'], { timeoutMs: 60_000 })
+    const created = await clusterCli('create', [...six.map(address), '--cluster-replicas', '1', '--cluster-yes'], {
+      timeoutMs: 60_000,
+    })
     expect(created.code, created.output).toBe(0)
     const check = await waitCheckPasses(six[0]!)
     expect(check.output).toMatch(/\[OK\] 0 keys in 3 masters\./)
@@ -70,9 +80,15 @@ describe('redis-cli --cluster against bfs nodes', () => {
     expect(added.output).toContain('[OK] New node added correctly.')
     const masterId = await idOf(master!)
     await waitJoined([...three, master!])
-    const slave = await clusterCli('add-node', [address(replica!), address(three[0]!), '--cluster-slave', '--cluster-master-id', masterId], { timeoutMs: 60_000 })
+    const slave = await clusterCli(
+      'add-node',
+      [address(replica!), address(three[0]!), '--cluster-slave', '--cluster-master-id', masterId],
+      { timeoutMs: 60_000 },
+    )
     expect(slave.code, slave.output).toBe(0)
-    await waitUntil('the new replica replicates the new master', async () => (await myselfLine(replica!)).includes(`slave ${masterId}`))
+    await waitUntil('the new replica replicates the new master', async () =>
+      (await myselfLine(replica!)).includes(`slave ${masterId}`),
+    )
     three.push(master!, replica!)
     await waitJoined(three)
   })
@@ -81,7 +97,9 @@ describe('redis-cli --cluster against bfs nodes', () => {
     // From the master with 5462 slots: rebalancing back then takes one move (redis-cli's rounding).
     const [, source, , target] = three
     const keys = keysInSlots(5461, 5560, 20)
-    const client = new Cluster([{ host: '127.0.0.1', port: source!.port }], { redisOptions: { maxRetriesPerRequest: 3 } })
+    const client = new Cluster([{ host: '127.0.0.1', port: source!.port }], {
+      redisOptions: { maxRetriesPerRequest: 3 },
+    })
     client.on('error', () => {})
     try {
       for (const key of keys) await client.call('BF.ADD', key, 'first')
@@ -94,14 +112,28 @@ describe('redis-cli --cluster against bfs nodes', () => {
           acked.push([key, `item${n}`])
         }
       })()
-      const moved = await clusterCli('reshard', [address(source!), '--cluster-from', await idOf(source!), '--cluster-to', await idOf(target!), '--cluster-slots', '100', '--cluster-yes'], { timeoutMs: 60_000 })
+      const moved = await clusterCli(
+        'reshard',
+        [
+          address(source!),
+          '--cluster-from',
+          await idOf(source!),
+          '--cluster-to',
+          await idOf(target!),
+          '--cluster-slots',
+          '100',
+          '--cluster-yes',
+        ],
+        { timeoutMs: 60_000 },
+      )
       writing = false
       await writer
       expect(moved.code, moved.output).toBe(0)
       expect(acked.length).toBeGreaterThan(0)
       for (const [key, item] of acked) expect(await client.call('BF.EXISTS', key, item), `${key} ${item}`).toBe(1)
       let held = 0
-      for (let slot = 5461; slot <= 5560; slot++) held += Number(await target!.command('CLUSTER', 'COUNTKEYSINSLOT', slot))
+      for (let slot = 5461; slot <= 5560; slot++)
+        held += Number(await target!.command('CLUSTER', 'COUNTKEYSINSLOT', slot))
       expect(held).toBe(keys.length)
     } finally {
       client.disconnect()
@@ -111,15 +143,20 @@ describe('redis-cli --cluster against bfs nodes', () => {
     // SETSLOT NODE on the importing node leaves it the largest epoch (bumped unless it had it), so its claim wins everywhere.
     const targetInfo = await clusterInfo(target!)
     expect(targetInfo.get('cluster_my_epoch')).toBe(targetInfo.get('cluster_current_epoch'))
-    expect(Number(targetInfo.get('cluster_my_epoch'))).toBeGreaterThan(Number((await clusterInfo(source!)).get('cluster_my_epoch')))
+    expect(Number(targetInfo.get('cluster_my_epoch'))).toBeGreaterThan(
+      Number((await clusterInfo(source!)).get('cluster_my_epoch')),
+    )
     // Every node, the replica of the target included, has the new owner.
-    for (const node of three) expect(await clusterNodes(node)).toMatch(new RegExp(`${await idOf(target!)} .* 5461-5560\\n`))
+    for (const node of three)
+      expect(await clusterNodes(node)).toMatch(new RegExp(`${await idOf(target!)} .* 5461-5560\\n`))
   })
 
   it('rebalance with weight 0 moves the slots and their filters off the new master (it becomes a replica), and del-node removes it', async () => {
     const target = three[3]!
     const targetId = await idOf(target)
-    const balanced = await clusterCli('rebalance', [address(three[0]!), '--cluster-weight', `${targetId}=0`], { timeoutMs: 60_000 })
+    const balanced = await clusterCli('rebalance', [address(three[0]!), '--cluster-weight', `${targetId}=0`], {
+      timeoutMs: 60_000,
+    })
     expect(balanced.code, balanced.output).toBe(0)
     await waitCheckPasses(three[0]!)
     expect(await myselfLine(target)).not.toMatch(/ \d+(-\d+)?$/)
@@ -162,7 +199,11 @@ describe('redis-cli --cluster against bfs nodes', () => {
     await node.shutdown()
     await node.start()
     const after = await myselfLine(node)
-    const fields = (line: string): string[] => [...line.split(' ').slice(0, 4), line.split(' ')[6]!, ...line.split(' ').slice(8)]
+    const fields = (line: string): string[] => [
+      ...line.split(' ').slice(0, 4),
+      line.split(' ')[6]!,
+      ...line.split(' ').slice(8),
+    ]
     expect(fields(after)).toEqual(fields(before))
     await waitCheckPasses(six[0]!)
   })
@@ -172,7 +213,12 @@ describe('redis-cli --cluster against bfs nodes', () => {
     const deadId = await idOf(dead!)
     await dead!.kill()
     for (const node of [alive1!, alive2!]) {
-      await waitUntil('the killed master is flagged fail', async () => (await clusterNodes(node)).split('\n').some((line) => line.startsWith(deadId) && /master,fail /.test(line)), { timeoutMs: 20_000 })
+      await waitUntil(
+        'the killed master is flagged fail',
+        async () =>
+          (await clusterNodes(node)).split('\n').some((line) => line.startsWith(deadId) && /master,fail /.test(line)),
+        { timeoutMs: 20_000 },
+      )
       expect((await clusterInfo(node)).get('cluster_state')).toBe('fail')
     }
     expect(Number(await alive1!.command('CLUSTER', 'COUNT-FAILURE-REPORTS', deadId))).toBeGreaterThanOrEqual(1)

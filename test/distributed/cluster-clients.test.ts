@@ -42,7 +42,12 @@ function batches(prefix: string): [string, string[]][] {
 }
 
 /** A field of every node's INFO section, summed (a missing field counts 0). */
-async function sumInfo(nodes: readonly ClusterNode[], section: string, field: string, part = /calls=(\d+)/): Promise<number> {
+async function sumInfo(
+  nodes: readonly ClusterNode[],
+  section: string,
+  field: string,
+  part = /calls=(\d+)/,
+): Promise<number> {
   let total = 0
   for (const node of nodes) {
     const value = (await node.info(section)).get(field)
@@ -58,20 +63,28 @@ async function replicasCaughtUp(shards: readonly Shard[]): Promise<void> {
   for (const shard of shards) {
     await waitUntil(`the replicas of ${shard.master.port} have its offset`, async () => {
       const master = Number((await shard.master.info()).get('master_repl_offset'))
-      for (const replica of shard.replicas) if (Number((await replica.info()).get('slave_repl_offset')) !== master) return false
+      for (const replica of shard.replicas)
+        if (Number((await replica.info()).get('slave_repl_offset')) !== master) return false
       return true
     })
   }
 }
 
 /** Every item added, every item found: the adds answered one 0 or 1 per item, the checks 1 for every item. */
-async function addAndCheck(add: (key: string, items: string[]) => Promise<unknown[]>, check: (key: string, items: string[]) => Promise<unknown[]>, prefix: string, shards: readonly Shard[]): Promise<void> {
+async function addAndCheck(
+  add: (key: string, items: string[]) => Promise<unknown[]>,
+  check: (key: string, items: string[]) => Promise<unknown[]>,
+  prefix: string,
+  shards: readonly Shard[],
+): Promise<void> {
   const work = batches(prefix)
   const added = await Promise.all(work.map(([key, list]) => add(key, list)))
   expect(added.reduce((sum, replies) => sum + replies.length, 0)).toBe(ITEMS)
   await replicasCaughtUp(shards)
   const found = await Promise.all(work.map(([key, list]) => check(key, list)))
-  const missing = found.flatMap((replies, i) => replies.flatMap((reply, j) => (reply === 1 || reply === true ? [] : [work[i]![1][j]])))
+  const missing = found.flatMap((replies, i) =>
+    replies.flatMap((reply, j) => (reply === 1 || reply === true ? [] : [work[i]![1][j]])),
+  )
   expect(missing).toEqual([])
 }
 
@@ -90,10 +103,15 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
   const replicas = () => shards.flatMap((shard) => shard.replicas)
   const masters = () => shards.map((shard) => shard.master)
 
-  it('the filters of every client fall in every shard\'s slot range', () => {
+  it("the filters of every client fall in every shard's slot range", () => {
     for (const prefix of ['io5', 'io6', 'nr', 'cli']) {
-      const perShard = shards.map((shard) => filterKeys(prefix).filter((key) => slotOf(key) >= shard.first && slotOf(key) <= shard.last).length)
-      expect(perShard.every((count) => count >= 5), `${prefix}: ${perShard}`).toBe(true)
+      const perShard = shards.map(
+        (shard) => filterKeys(prefix).filter((key) => slotOf(key) >= shard.first && slotOf(key) <= shard.last).length,
+      )
+      expect(
+        perShard.every((count) => count >= 5),
+        `${prefix}: ${perShard}`,
+      ).toBe(true)
     }
   })
 
@@ -114,7 +132,12 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
       const { io, bf } = IOREDIS[version](shards[0]!.master.port)
       try {
         await resetStats()
-        await addAndCheck((key, list) => bf.madd(key, ...list), (key, list) => bf.mexists(key, ...list), `io${version}`, shards)
+        await addAndCheck(
+          (key, list) => bf.madd(key, ...list),
+          (key, list) => bf.mexists(key, ...list),
+          `io${version}`,
+          shards,
+        )
         expect(await moved(nodes)).toBe(0)
         expect(await sumInfo(masters(), 'commandstats', 'cmdstat_bf.madd')).toBe(batches('x').length)
         expect(await sumInfo(masters(), 'commandstats', 'cmdstat_bf.mexists')).toBe(0)
@@ -145,7 +168,12 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
     await nr.connect()
     try {
       await resetStats()
-      await addAndCheck((key, list) => nr.bf.mAdd(key, list), (key, list) => nr.bf.mExists(key, list), 'nr', shards)
+      await addAndCheck(
+        (key, list) => nr.bf.mAdd(key, list),
+        (key, list) => nr.bf.mExists(key, list),
+        'nr',
+        shards,
+      )
       expect(await moved(nodes)).toBe(0)
       expect(await sumInfo(replicas(), 'commandstats', 'cmdstat_bf.mexists')).toBeGreaterThan(0)
     } finally {
@@ -153,27 +181,44 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
     }
   })
 
-  it.skipIf(!hasTool('redis-cli'))('redis-cli -c: 100,000 items from its standard input, every one found, following MOVED', async () => {
-    const work = batches('cli')
-    const port = String(shards[0]!.master.port)
-    const add = await runTool('redis-cli', ['-c', '-p', port], work.map(([key, list]) => `BF.MADD ${key} ${list.join(' ')}`).join('\n') + '\n')
-    expect(add.code, add.stderr).toBe(0)
-    const replies = (text: string) => text.split('\n').filter((line) => line !== '' && !line.startsWith('-> Redirected'))
-    expect(replies(add.stdout).filter((line) => line !== '0' && line !== '1')).toEqual([])
-    expect(replies(add.stdout).length).toBe(ITEMS)
-    const check = await runTool('redis-cli', ['-c', '-p', port], work.map(([key, list]) => `BF.MEXISTS ${key} ${list.join(' ')}`).join('\n') + '\n')
-    expect(check.code, check.stderr).toBe(0)
-    expect(replies(check.stdout).length).toBe(ITEMS)
-    expect(replies(check.stdout).filter((line) => line !== '1')).toEqual([])
-    expect(check.stdout).toContain('-> Redirected to slot')
-  })
+  it.skipIf(!hasTool('redis-cli'))(
+    'redis-cli -c: 100,000 items from its standard input, every one found, following MOVED',
+    async () => {
+      const work = batches('cli')
+      const port = String(shards[0]!.master.port)
+      const add = await runTool(
+        'redis-cli',
+        ['-c', '-p', port],
+        work.map(([key, list]) => `BF.MADD ${key} ${list.join(' ')}`).join('\n') + '\n',
+      )
+      expect(add.code, add.stderr).toBe(0)
+      const replies = (text: string) =>
+        text.split('\n').filter((line) => line !== '' && !line.startsWith('-> Redirected'))
+      expect(replies(add.stdout).filter((line) => line !== '0' && line !== '1')).toEqual([])
+      expect(replies(add.stdout).length).toBe(ITEMS)
+      const check = await runTool(
+        'redis-cli',
+        ['-c', '-p', port],
+        work.map(([key, list]) => `BF.MEXISTS ${key} ${list.join(' ')}`).join('\n') + '\n',
+      )
+      expect(check.code, check.stderr).toBe(0)
+      expect(replies(check.stdout).length).toBe(ITEMS)
+      expect(replies(check.stdout).filter((line) => line !== '1')).toEqual([])
+      expect(check.stdout).toContain('-> Redirected to slot')
+    },
+  )
 
-  it('bloomCluster follows ASK while its key\'s slot migrates and MOVED once it has moved (it never pins a node)', async () => {
+  it("bloomCluster follows ASK while its key's slot migrates and MOVED once it has moved (it never pins a node)", async () => {
     const [from, to] = [shards[0]!, shards[1]!]
     let tag = ''
     for (let n = 0; tag === ''; n++) {
       const slot = slotOf(`mv${n}`)
-      if (slot >= from.first && slot <= from.last && Number(await from.master.command('CLUSTER', 'COUNTKEYSINSLOT', slot)) === 0) tag = `mv${n}`
+      if (
+        slot >= from.first &&
+        slot <= from.last &&
+        Number(await from.master.command('CLUSTER', 'COUNTKEYSINSLOT', slot)) === 0
+      )
+        tag = `mv${n}`
     }
     const [slot, key] = [slotOf(tag), `{${tag}}:moving`]
     const io = new IoCluster5([{ host: '127.0.0.1', port: from.master.port }])
@@ -181,19 +226,27 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
       const bf = bloomCluster(io, Command5)
       expect(await bf.exists(`{${tag}}:absent`, 'x')).toBe(0) // the slot map loaded, the slot on `from`
       await to.master.command('CLUSTER', 'SETSLOT', slot, 'IMPORTING', from.masterId)
-      await from.master.command('CLUSTER', 'SETSLOT', slot, 'MIGRATING', String(await to.master.command('CLUSTER', 'MYID')))
+      await from.master.command(
+        'CLUSTER',
+        'SETSLOT',
+        slot,
+        'MIGRATING',
+        String(await to.master.command('CLUSTER', 'MYID')),
+      )
       await resetStats()
       expect(await bf.add(key, 'x')).toBe(1) // not on `from`: -ASK, then ASKING + BF.ADD on `to`
       expect(await bf.exists(key, 'x')).toBe(1)
       expect(await sumInfo([from.master], 'errorstats', 'errorstat_ASK', /count=(\d+)/)).toBe(2)
       const toId = String(await to.master.command('CLUSTER', 'MYID'))
-      for (const master of [to.master, from.master, shards[2]!.master]) await master.command('CLUSTER', 'SETSLOT', slot, 'NODE', toId)
+      for (const master of [to.master, from.master, shards[2]!.master])
+        await master.command('CLUSTER', 'SETSLOT', slot, 'NODE', toId)
       // Every node's map says so before the client asks (ioredis refreshes its map after a MOVED
       // from a node of its choice: one that had not pulled the change yet would give back the old).
       await waitUntil('every node maps the slot to its new master', async () => {
         for (const node of nodes) {
           const ranges = (await node.command('CLUSTER', 'SLOTS')) as [number, number, [string, number]][]
-          if (!ranges.some(([first, last, master]) => first <= slot && slot <= last && master[1] === to.master.port)) return false
+          if (!ranges.some(([first, last, master]) => first <= slot && slot <= last && master[1] === to.master.port))
+            return false
         }
         return true
       })
@@ -206,7 +259,7 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
     }
   })
 
-  it('READONLY: a replica answers reads of its master\'s slots on a READONLY connection only, and MOVEs writes', async () => {
+  it("READONLY: a replica answers reads of its master's slots on a READONLY connection only, and MOVEs writes", async () => {
     const shard = shards[1]!
     const key = filterKeys('ro').find((name) => slotOf(name) >= shard.first && slotOf(name) <= shard.last)!
     const item = 'written on the master'
@@ -215,10 +268,14 @@ describe('cluster-aware clients route BF.* to the shard of the key (3 masters, 3
     const replica = new Redis({ port: shard.replicas[0]!.port, lazyConnect: true })
     await replica.connect()
     try {
-      await expect(replica.call('BF.EXISTS', key, item)).rejects.toThrow(`MOVED ${slotOf(key)} 127.0.0.1:${shard.master.port}`)
+      await expect(replica.call('BF.EXISTS', key, item)).rejects.toThrow(
+        `MOVED ${slotOf(key)} 127.0.0.1:${shard.master.port}`,
+      )
       expect(await replica.call('READONLY')).toBe('OK')
       expect(await replica.call('BF.EXISTS', key, item)).toBe(1)
-      await expect(replica.call('BF.ADD', key, 'new')).rejects.toThrow(`MOVED ${slotOf(key)} 127.0.0.1:${shard.master.port}`)
+      await expect(replica.call('BF.ADD', key, 'new')).rejects.toThrow(
+        `MOVED ${slotOf(key)} 127.0.0.1:${shard.master.port}`,
+      )
       expect(await replica.call('READWRITE')).toBe('OK')
       await expect(replica.call('BF.EXISTS', key, item)).rejects.toThrow('MOVED')
     } finally {

@@ -29,7 +29,9 @@ describe('reshard of filters while a client writes', () => {
     for (const key of smalls) await source!.command('BF.ADD', key, 'first')
     expect(await source!.command('CLUSTER', 'COUNTKEYSINSLOT', slot)).toBe(51)
 
-    const client = new RedisCluster([{ host: '127.0.0.1', port: source!.port }], { redisOptions: { maxRetriesPerRequest: 20 } })
+    const client = new RedisCluster([{ host: '127.0.0.1', port: source!.port }], {
+      redisOptions: { maxRetriesPerRequest: 20 },
+    })
     const acknowledged: [string, string][] = []
     let writing = true
     const writer = (async () => {
@@ -41,8 +43,24 @@ describe('reshard of filters while a client writes', () => {
       }
     })()
     try {
-      const [sourceId, targetId] = [String(await source!.command('CLUSTER', 'MYID')), String(await target!.command('CLUSTER', 'MYID'))]
-      const moved = await clusterCli('reshard', [address(source!), '--cluster-from', sourceId, '--cluster-to', targetId, '--cluster-slots', String(slot + 1), '--cluster-yes'], { timeoutMs: 90_000 })
+      const [sourceId, targetId] = [
+        String(await source!.command('CLUSTER', 'MYID')),
+        String(await target!.command('CLUSTER', 'MYID')),
+      ]
+      const moved = await clusterCli(
+        'reshard',
+        [
+          address(source!),
+          '--cluster-from',
+          sourceId,
+          '--cluster-to',
+          targetId,
+          '--cluster-slots',
+          String(slot + 1),
+          '--cluster-yes',
+        ],
+        { timeoutMs: 90_000 },
+      )
       expect(moved.code, moved.output).toBe(0)
     } finally {
       writing = false

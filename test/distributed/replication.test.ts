@@ -65,8 +65,13 @@ async function masterCount(): Promise<number> {
 /** Waits until the replica has processed the master's whole stream (equal offsets). */
 async function waitCaughtUp(replica: ClusterNode, top: ClusterNode = master): Promise<void> {
   await waitUntil(`${replica.name} reaches ${top.name}'s offset`, async () => {
-    const [masterOffset, replicaInfo] = await Promise.all([top.infoNumber('replication', 'master_repl_offset'), replica.info()])
-    return replicaInfo.get('master_link_status') === 'up' && Number(replicaInfo.get('slave_repl_offset')) === masterOffset
+    const [masterOffset, replicaInfo] = await Promise.all([
+      top.infoNumber('replication', 'master_repl_offset'),
+      replica.info(),
+    ])
+    return (
+      replicaInfo.get('master_link_status') === 'up' && Number(replicaInfo.get('slave_repl_offset')) === masterOffset
+    )
   })
 }
 
@@ -94,7 +99,9 @@ describe('replication between bfs processes', () => {
   it('refuses writes on a replica with -READONLY and still serves reads there', async () => {
     const client = cluster.client(replica1.port)
     const [command, ...args] = items.add('written-on-a-replica')
-    await expect(client.call(command!, ...args)).rejects.toThrow("READONLY You can't write against a read only replica.")
+    await expect(client.call(command!, ...args)).rejects.toThrow(
+      "READONLY You can't write against a read only replica.",
+    )
     expect(await items.present(client, ['item:0', 'item:199999'])).toEqual([true, true])
     expect(await items.count(client)).toBe(await masterCount())
   })
@@ -109,9 +116,15 @@ describe('replication between bfs processes', () => {
   })
 
   it('continues with a partial resync after the link is cut (CLIENT KILL TYPE master on the replica)', async () => {
-    const [partial, full] = [await master.infoNumber('stats', 'sync_partial_ok'), await master.infoNumber('stats', 'sync_full')]
+    const [partial, full] = [
+      await master.infoNumber('stats', 'sync_partial_ok'),
+      await master.infoNumber('stats', 'sync_full'),
+    ]
     expect(Number(await replica1.command('CLIENT', 'KILL', 'TYPE', 'master'))).toBe(1)
-    await waitUntil('the master counts one more partial resync', async () => (await master.infoNumber('stats', 'sync_partial_ok')) === partial + 1)
+    await waitUntil(
+      'the master counts one more partial resync',
+      async () => (await master.infoNumber('stats', 'sync_partial_ok')) === partial + 1,
+    )
     await replica1.waitLinkUp(master.port)
     expect(await master.infoNumber('stats', 'sync_full')).toBe(full)
     expect(await writeItems(cluster.client(master.port), written, written + 5000, 2)).toBe(2)
@@ -119,7 +132,10 @@ describe('replication between bfs processes', () => {
   })
 
   it('continues with a partial resync after a clean restart of the replica (SHUTDOWN SAVE)', async () => {
-    const [partial, full] = [await master.infoNumber('stats', 'sync_partial_ok'), await master.infoNumber('stats', 'sync_full')]
+    const [partial, full] = [
+      await master.infoNumber('stats', 'sync_partial_ok'),
+      await master.infoNumber('stats', 'sync_full'),
+    ]
     await replica2.shutdown()
     await writeItems(cluster.client(master.port), written, written + 5000, 1) // written while it is down
     await replica2.start()

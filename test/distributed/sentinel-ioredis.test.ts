@@ -7,6 +7,9 @@ import { IoredisWriter } from '../helpers/acked-writer.js'
 import { killMasterScenario } from '../helpers/failover-scenario.js'
 import { hasTool } from '../helpers/tools.js'
 
-describe.skipIf(!hasTool('redis-sentinel'))('Sentinel failover after kill -9 of the master, ioredis in Sentinel mode', () => {
-  killMasterScenario(async (sentinels) => new IoredisWriter(sentinels))
-})
+describe.skipIf(!hasTool('redis-sentinel'))(
+  'Sentinel failover after kill -9 of the master, ioredis in Sentinel mode',
+  () => {
+    killMasterScenario(async (sentinels) => new IoredisWriter(sentinels))
+  },
+)

@@ -23,7 +23,10 @@ describe.skipIf(!hasTool('redis-sentinel'))('SENTINEL FAILOVER with the master a
     const [master] = run.setup.nodes
     await run.writer.waitAcked(20, 0, { port: master.port })
     // A client blocked in WAIT (5 replicas, no timeout) on the master when it is demoted.
-    blockedWait = run.setup.cluster.client(master.port).call('WAIT', '5', '0').catch((error: Error) => error)
+    blockedWait = run.setup.cluster
+      .client(master.port)
+      .call('WAIT', '5', '0')
+      .catch((error: Error) => error)
     failoverAt = Date.now()
     expect(await run.setup.sentinels[0]!.command('SENTINEL', 'FAILOVER', 'mymaster')).toBe('OK')
     newMaster = nodeOn(run.setup.nodes, await waitNewMaster(run.setup.sentinels, master.port, 60_000))
@@ -41,7 +44,9 @@ describe.skipIf(!hasTool('redis-sentinel'))('SENTINEL FAILOVER with the master a
     // before that reply is written (so redis-server: the connection just closes).
     expect(String(await blockedWait)).toMatch(/UNBLOCKED force unblock from blocking operation|Connection is closed/)
     const [command, ...args] = items.add('written-on-the-demoted-master')
-    await expect(oldMaster.command(command!, ...args)).rejects.toThrow("READONLY You can't write against a read only replica.")
+    await expect(oldMaster.command(command!, ...args)).rejects.toThrow(
+      "READONLY You can't write against a read only replica.",
+    )
   })
 
   it('the client is moved off the demoted master and keeps writing on the new one', async () => {
@@ -57,7 +62,11 @@ describe.skipIf(!hasTool('redis-sentinel'))('SENTINEL FAILOVER with the master a
   it('every write acknowledged before the failover or by the new master is on all three nodes', async () => {
     await run.writer.stop()
     const acked = run.writer.acked.filter((w) => w.at < failoverAt || w.port === newMaster.port)
-    Object.assign(figures, { acked: acked.length, ackedByOldMasterAfterFailover: run.writer.acked.length - acked.length, notAcked: run.writer.notAcked })
+    Object.assign(figures, {
+      acked: acked.length,
+      ackedByOldMasterAfterFailover: run.writer.acked.length - acked.length,
+      notAcked: run.writer.notAcked,
+    })
     for (const node of run.setup.nodes) await expectWritesOn(node, acked)
   })
 })

@@ -10,7 +10,14 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Redis } from 'ioredis'
 import { Cluster, ClusterNode, items } from '../helpers/cluster-nodes.js'
-import { MASTER_NAME, Sentinel, sentinelConfigLines, waitNewMaster, waitSentinelsConverged, waitSentinelsSeeReplica } from '../helpers/cluster-sentinels.js'
+import {
+  MASTER_NAME,
+  Sentinel,
+  sentinelConfigLines,
+  waitNewMaster,
+  waitSentinelsConverged,
+  waitSentinelsSeeReplica,
+} from '../helpers/cluster-sentinels.js'
 import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 import { freePort } from '../helpers/tools.js'
 
@@ -24,7 +31,13 @@ const sentinels: Sentinel[] = []
 
 /** The TLS lines every process has: its TLS port, the certificate it serves and connects with, the CA, TLS to its master. */
 function tlsLines(port: number): string[] {
-  return [`tls-port ${port}`, `tls-cert-file ${certs.genericCert}`, `tls-key-file ${certs.genericKey}`, `tls-ca-cert-file ${certs.caCert}`, 'tls-replication yes']
+  return [
+    `tls-port ${port}`,
+    `tls-cert-file ${certs.genericCert}`,
+    `tls-key-file ${certs.genericKey}`,
+    `tls-ca-cert-file ${certs.caCert}`,
+    'tls-replication yes',
+  ]
 }
 
 /** A TLS client of a node's TLS port. */

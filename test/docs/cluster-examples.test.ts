@@ -17,7 +17,9 @@ import { shardSentinelLines } from '../helpers/cluster-shards.js'
 import { docBlock, REPO_ROOT } from '../helpers/doc-blocks.js'
 import { tempDirRemovedAfterAll } from '../helpers/temp-dir.js'
 
-const SENTINEL_BLOCKS = [docBlock('cluster-sentinels'), docBlock('cluster-kill'), docBlock('cluster-failover')].map((block) => block.body)
+const SENTINEL_BLOCKS = [docBlock('cluster-sentinels'), docBlock('cluster-kill'), docBlock('cluster-failover')].map(
+  (block) => block.body,
+)
 const SETUP_BLOCKS = [docBlock('cluster-create'), docBlock('cluster-reshard')].map((block) => block.body)
 const CLIENT_BLOCKS = [docBlock('node-redis-cluster'), docBlock('ioredis-cluster')].map((block) => block.body)
 
@@ -36,16 +38,22 @@ describe('the cluster set-up of docs/operations/cluster.md', () => {
   const blocks = SENTINEL_BLOCKS
   const work = tempDirRemovedAfterAll('bfs-readme-cluster-failover-')
 
-  it.each([...SETUP_BLOCKS, ...blocks].map((block, i) => [i + 1, block] as const))('block %i parses (bash -n)', (_, block) => {
-    const result = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' })
-    expect(result.stderr).toBe('')
-    expect(result.status).toBe(0)
-  })
+  it.each([...SETUP_BLOCKS, ...blocks].map((block, i) => [i + 1, block] as const))(
+    'block %i parses (bash -n)',
+    (_, block) => {
+      const result = spawnSync('bash', ['-n'], { input: block, encoding: 'utf8' })
+      expect(result.stderr).toBe('')
+      expect(result.status).toBe(0)
+    },
+  )
 
   it("writes each Sentinel's config: the distributed test's lines, a master name per shard in slot order", () => {
     const bin = path.join(work, 'bin')
     mkdirSync(bin)
-    writeFileSync(path.join(bin, 'redis-cli'), `#!/bin/sh\n[ "$3 $4" = "CLUSTER NODES" ] || exit 1\ncat <<'EOF'\n${NODES}\nEOF\n`)
+    writeFileSync(
+      path.join(bin, 'redis-cli'),
+      `#!/bin/sh\n[ "$3 $4" = "CLUSTER NODES" ] || exit 1\ncat <<'EOF'\n${NODES}\nEOF\n`,
+    )
     writeFileSync(path.join(bin, 'redis-sentinel'), '#!/bin/sh\nexit 0\n')
     for (const tool of ['redis-cli', 'redis-sentinel']) chmodSync(path.join(bin, tool), 0o755)
     const result = spawnSync('bash', ['-e', '-c', `${blocks[0]!}\nwait\necho "$SENTINELS"`], {
@@ -65,13 +73,17 @@ describe('the cluster set-up of docs/operations/cluster.md', () => {
     for (const port of [26381, 26382, 26383]) {
       const written = readFileSync(path.join(dir, String(port), 'sentinel.conf'), 'utf8')
       const sentinelDir = path.join(dir, String(port))
-      expect(written.trim().split('\n')).toEqual(shardSentinelLines(port, sentinelDir, shards).map((line) => line.replace(/^dir (.*)$/, 'dir "$1"')))
+      expect(written.trim().split('\n')).toEqual(
+        shardSentinelLines(port, sentinelDir, shards).map((line) => line.replace(/^dir (.*)$/, 'dir "$1"')),
+      )
     }
   })
 
   it('uses only the redis-cli --cluster commands test/distributed/cluster-cli.test.ts runs', () => {
     const tested = read('test/distributed/cluster-cli.test.ts')
-    const used = SETUP_BLOCKS.flatMap((block) => [...block.matchAll(/redis-cli --cluster ([a-z-]+)/g)].map((match) => match[1]!))
+    const used = SETUP_BLOCKS.flatMap((block) =>
+      [...block.matchAll(/redis-cli --cluster ([a-z-]+)/g)].map((match) => match[1]!),
+    )
     expect(used).toEqual(expect.arrayContaining(['create', 'check', 'reshard', 'add-node', 'rebalance']))
     // The call may break its line after `clusterCli(`.
     for (const command of used) {
@@ -79,7 +91,7 @@ describe('the cluster set-up of docs/operations/cluster.md', () => {
     }
   })
 
-  it("imports in its client examples what test/distributed/cluster-clients.test.ts runs", () => {
+  it('imports in its client examples what test/distributed/cluster-clients.test.ts runs', () => {
     const tested = read('test/distributed/cluster-clients.test.ts')
     for (const block of CLIENT_BLOCKS) {
       for (const [, names] of block.matchAll(/^import \{ ([^}]+) \} from /gm)) {

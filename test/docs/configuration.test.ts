@@ -20,7 +20,12 @@ function configTable(): string[][] {
   const rows: string[][] = []
   for (const line of lines.slice(head + 2)) {
     if (!line.startsWith('|')) break
-    rows.push(line.slice(1, -1).split('|').map((cell) => cell.trim()))
+    rows.push(
+      line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim()),
+    )
   }
   return rows
 }
@@ -39,8 +44,11 @@ describe('README', () => {
     expect(readme).toContain('npm test')
   })
 
-  it("installs the package npm pack writes, as test/deploy/package.test.ts does", () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string }
+  it('installs the package npm pack writes, as test/deploy/package.test.ts does', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      name: string
+      version: string
+    }
     const install = docBlock('install').body
     expect(install).toContain('npm pack')
     expect(install).toContain(`npm install -g ./${pkg.name}-${pkg.version}.tgz`)
@@ -55,11 +63,14 @@ describe('README', () => {
 })
 
 describe('docs/reference/configuration.md', () => {
-  it.each(CONFIG_ROWS.map((row) => [row.name, row] as const))('documents %s as its row: default, live, doc line', (name, row) => {
-    const cells = configTable().find((cells) => cells[0] === `\`${name}\``)
-    expect(cells, `no configuration row for ${name}`).toBeDefined()
-    expect(cells).toEqual([`\`${name}\``, documentedDefault(row), row.mutable ? 'yes' : '', row.description])
-  })
+  it.each(CONFIG_ROWS.map((row) => [row.name, row] as const))(
+    'documents %s as its row: default, live, doc line',
+    (name, row) => {
+      const cells = configTable().find((cells) => cells[0] === `\`${name}\``)
+      expect(cells, `no configuration row for ${name}`).toBeDefined()
+      expect(cells).toEqual([`\`${name}\``, documentedDefault(row), row.mutable ? 'yes' : '', row.description])
+    },
+  )
 
   it('the table has the rows of the code, no other, in their order', () => {
     expect(configTable().map((cells) => cells[0])).toEqual(CONFIG_ROWS.map((row) => `\`${row.name}\``))

@@ -11,7 +11,14 @@ import { spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { allDocBlocks, consoleSteps, outputMatches, redisCliLines, REPO_ROOT, type ConsoleStep } from '../helpers/doc-blocks.js'
+import {
+  allDocBlocks,
+  consoleSteps,
+  outputMatches,
+  redisCliLines,
+  REPO_ROOT,
+  type ConsoleStep,
+} from '../helpers/doc-blocks.js'
 import { startServer } from '../helpers/start-server.js'
 import { hasTool } from '../helpers/tools.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
@@ -25,7 +32,11 @@ beforeAll(() => {
   work = makeTempDir('bfs-console-examples-')
   bin = path.join(work, 'bin')
   mkdirSync(bin)
-  for (const [name, entry] of [['bfs', 'main.js'], ['bfs-import', 'tools/bfs-import.js'], ['bfs-copy', 'tools/bfs-copy.js']]) {
+  for (const [name, entry] of [
+    ['bfs', 'main.js'],
+    ['bfs-import', 'tools/bfs-import.js'],
+    ['bfs-copy', 'tools/bfs-copy.js'],
+  ]) {
     const file = path.join(bin, name!)
     writeFileSync(file, `#!/bin/sh\nexec "${process.execPath}" "${path.join(REPO_ROOT, 'dist', entry!)}" "$@"\n`)
     chmodSync(file, 0o755)
@@ -37,7 +48,12 @@ afterAll(() => {
 })
 
 /** Runs `command args` in `cwd` with `input` on stdin; resolves with its stdout (the server runs in this process: never block). */
-function run(command: string, args: string[], cwd: string, input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  input: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } })
     let stdout = ''
@@ -61,21 +77,29 @@ describe('console sessions of the docs', () => {
   })
 
   const tools = hasTool('redis-cli') && hasTool('curl')
-  it.skipIf(!tools).each(SESSIONS.map((block) => [`${block.file}:${block.line}`, block] as const))('%s runs as written', async (_, block) => {
-    const http = block.words.includes('http')
-    const running = await startServer(http ? { 'http-port': -1 } : {})
-    const cwd = mkdtempSync(path.join(work, 'session-'))
-    try {
-      const ports = (text: string): string =>
-        text.replaceAll('6381', String(running.port)).replaceAll('8080', http ? String(running.server.httpPort) : '8080')
-      for (const step of consoleSteps(block)) {
-        const result = await runStep(step, ports, cwd, running.port)
-        expect(outputMatches(step.expected, linesOf(step, result.stdout)), `${block.file}:${block.line}: ${step.command}\n${result.stdout}${result.stderr}`).toBe(true)
+  it.skipIf(!tools).each(SESSIONS.map((block) => [`${block.file}:${block.line}`, block] as const))(
+    '%s runs as written',
+    async (_, block) => {
+      const http = block.words.includes('http')
+      const running = await startServer(http ? { 'http-port': -1 } : {})
+      const cwd = mkdtempSync(path.join(work, 'session-'))
+      try {
+        const ports = (text: string): string =>
+          text
+            .replaceAll('6381', String(running.port))
+            .replaceAll('8080', http ? String(running.server.httpPort) : '8080')
+        for (const step of consoleSteps(block)) {
+          const result = await runStep(step, ports, cwd, running.port)
+          expect(
+            outputMatches(step.expected, linesOf(step, result.stdout)),
+            `${block.file}:${block.line}: ${step.command}\n${result.stdout}${result.stderr}`,
+          ).toBe(true)
+        }
+      } finally {
+        await running.stop()
       }
-    } finally {
-      await running.stop()
-    }
-  })
+    },
+  )
 })
 
 describe('a redis-cli step slower than 500 ms', () => {

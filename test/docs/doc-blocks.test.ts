@@ -11,25 +11,41 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/runtime/config-load.js'
-import { allDocBlocks, consoleSteps, docFiles, idOf, idsUsedByTests, REPO_ROOT, type DocBlock } from '../helpers/doc-blocks.js'
+import {
+  allDocBlocks,
+  consoleSteps,
+  docFiles,
+  idOf,
+  idsUsedByTests,
+  REPO_ROOT,
+  type DocBlock,
+} from '../helpers/doc-blocks.js'
 import { hasTool } from '../helpers/tools.js'
 
 const BLOCKS = allDocBlocks()
 const where = (block: DocBlock): string => `${block.file}:${block.line}`
-const byLang = (lang: string) => BLOCKS.filter((block) => block.lang === lang).map((block) => [where(block), block] as const)
-const scripts = Object.keys((JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts)
+const byLang = (lang: string) =>
+  BLOCKS.filter((block) => block.lang === lang).map((block) => [where(block), block] as const)
+const scripts = Object.keys(
+  (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts,
+)
 
 /** What a bare fence may not hold: it looks like a command someone would paste. */
 const RUNNABLE = /^(\$ |127\.0\.0\.1:\d+> |redis-cli |npm |node |curl |bfs |bfs-copy |bfs-import )/m
 
 describe('the docs fenced blocks', () => {
   it('finds the docs and their blocks', () => {
-    expect(docFiles()).toEqual(expect.arrayContaining(['README.md', 'bench/README.md', 'docs/LAYOUT.md', 'docs/reference/configuration.md']))
+    expect(docFiles()).toEqual(
+      expect.arrayContaining(['README.md', 'bench/README.md', 'docs/LAYOUT.md', 'docs/reference/configuration.md']),
+    )
     expect(BLOCKS.length).toBeGreaterThan(30)
   })
 
   it('each says what it is: console, sh, ts, python, conf or text (a bare fence holds no command)', () => {
-    const unknown = BLOCKS.filter((block) => !['console', 'sh', 'ts', 'python', 'conf', 'text', ''].includes(block.lang)).map(where)
+    const unknown = BLOCKS.filter(
+      (block) => !['console', 'sh', 'ts', 'python', 'conf', 'text', ''].includes(block.lang),
+    ).map(where)
     expect(unknown).toEqual([])
     const bareCommands = BLOCKS.filter((block) => block.lang === '' && RUNNABLE.test(block.body)).map(where)
     expect(bareCommands, 'give these an info string').toEqual([])
@@ -50,8 +66,17 @@ describe('the docs fenced blocks', () => {
     '%s is an excerpt its source file holds verbatim',
     (_, block) => {
       const source = readFileSync(path.join(REPO_ROOT, block.words[0]!.slice('from='.length)), 'utf8')
-      const excerpt = block.body.split('\n').map((line) => line.trim()).join('\n').trim()
-      expect(source.split('\n').map((line) => line.trim()).join('\n')).toContain(excerpt)
+      const excerpt = block.body
+        .split('\n')
+        .map((line) => line.trim())
+        .join('\n')
+        .trim()
+      expect(
+        source
+          .split('\n')
+          .map((line) => line.trim())
+          .join('\n'),
+      ).toContain(excerpt)
     },
   )
 
@@ -63,7 +88,8 @@ describe('the docs fenced blocks', () => {
     const parsed = spawnSync('bash', ['-n'], { input: block.body, encoding: 'utf8' })
     expect(parsed.stderr).toBe('')
     expect(parsed.status).toBe(0)
-    for (const [, script] of block.body.matchAll(/\bnpm run ([\w:-]+)/g)) expect(scripts, `npm run ${script}`).toContain(script)
+    for (const [, script] of block.body.matchAll(/\bnpm run ([\w:-]+)/g))
+      expect(scripts, `npm run ${script}`).toContain(script)
     for (const [, script] of block.body.matchAll(/\bnpm (start|test)\b/g)) expect(scripts).toContain(script)
     for (const [, file] of block.body.matchAll(/(?<![\w/.$-])((?:bench|scripts|test|examples|src)\/[\w./-]*\w)/g)) {
       expect(existsSync(path.join(REPO_ROOT, file!)), `${file} exists`).toBe(true)
@@ -71,7 +97,10 @@ describe('the docs fenced blocks', () => {
   })
 
   it.skipIf(!hasTool('python3')).each(byLang('python'))('%s parses (python3 ast)', (_, block) => {
-    const parsed = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: block.body, encoding: 'utf8' })
+    const parsed = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], {
+      input: block.body,
+      encoding: 'utf8',
+    })
     expect(parsed.stderr).toBe('')
     expect(parsed.status).toBe(0)
   })
@@ -102,9 +131,11 @@ describe('the docs links', () => {
     for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
       if (/^[a-z]+:/.test(target!)) continue
       const [relative, anchor] = target!.split('#') as [string, string | undefined]
-      const resolved = relative === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), relative))
+      const resolved =
+        relative === '' ? file : path.posix.normalize(path.posix.join(path.posix.dirname(file), relative))
       if (!existsSync(path.join(REPO_ROOT, resolved))) broken.push(`${target} (no ${resolved})`)
-      else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) broken.push(`${target} (no heading #${anchor})`)
+      else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor))
+        broken.push(`${target} (no heading #${anchor})`)
     }
     expect(broken).toEqual([])
   })
@@ -113,7 +144,9 @@ describe('the docs links', () => {
 describe('bench/README.md', () => {
   it('names every bench script and helper of bench/', () => {
     const text = readFileSync(path.join(REPO_ROOT, 'bench', 'README.md'), 'utf8')
-    const files = readdirSync(path.join(REPO_ROOT, 'bench'), { withFileTypes: true }).filter((entry) => entry.isFile() && entry.name !== 'README.md')
+    const files = readdirSync(path.join(REPO_ROOT, 'bench'), { withFileTypes: true }).filter(
+      (entry) => entry.isFile() && entry.name !== 'README.md',
+    )
     expect(files.map((entry) => entry.name).filter((name) => !text.includes(name))).toEqual([])
   })
 })

@@ -34,7 +34,12 @@ const ALL_TS = Object.fromEntries(
 
 /** Type errors of the snippets, compiled as modules beside this test (so 'bloom-filter-server' resolves as for a user). */
 function typeErrors(sources: Record<string, string>): string[] {
-  const files = new Map(Object.entries(sources).map(([name, text]) => [path.join(ROOT, 'test', 'docs', `example-${name}.mts`), `${text}\nexport {}\n`]))
+  const files = new Map(
+    Object.entries(sources).map(([name, text]) => [
+      path.join(ROOT, 'test', 'docs', `example-${name}.mts`),
+      `${text}\nexport {}\n`,
+    ]),
+  )
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -49,18 +54,26 @@ function typeErrors(sources: Record<string, string>): string[] {
   host.readFile = (name) => files.get(name) ?? readFile.call(host, name)
   host.getSourceFile = (name, language, ...rest) => {
     const text = files.get(name)
-    return text !== undefined ? ts.createSourceFile(name, text, language) : getSourceFile.call(host, name, language, ...rest)
+    return text !== undefined
+      ? ts.createSourceFile(name, text, language)
+      : getSourceFile.call(host, name, language, ...rest)
   }
   const program = ts.createProgram([...files.keys()], options, host)
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
 }
 
 /** A snippet as a runnable .mjs: 'bloom-filter-server' is the built entry, the server on a free port in `dir`. */
 function runnable(source: string, dir: string, epilogue: string): string {
-  let code = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText
+  let code = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+  }).outputText
   code = code.replace(/from 'bloom-filter-server'/g, `from ${JSON.stringify(ENTRY)}`)
   const config = `config: { port: 0, dir: ${JSON.stringify(dir)} }, logSink: () => {}`
-  code = code.replace("config: { port: 6379, dir: './data' }", config).replace('createServer({ commands:', `createServer({ ${config}, commands:`)
+  code = code
+    .replace("config: { port: 6379, dir: './data' }", config)
+    .replace('createServer({ commands:', `createServer({ ${config}, commands:`)
   expect(code).toContain(config)
   return `${code}\n${epilogue}\n`
 }
@@ -114,10 +127,15 @@ describe('the Node examples of the docs', () => {
     let running: RunningServer | undefined
     try {
       running = await startServer()
-      let code = ts.transpileModule(SNIPPETS.ioredis, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText
+      let code = ts.transpileModule(SNIPPETS.ioredis, {
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
+      }).outputText
       expect(code).toContain('port: 6381')
       const ioredis = pathToFileURL(createRequire(import.meta.url).resolve('ioredis')).href
-      code = code.replace("from 'ioredis'", `from ${JSON.stringify(ioredis)}`).replace('port: 6381', `port: ${running.port}`).replace('await redis.quit()', 'console.log(JSON.stringify({ fresh, seen }))\nawait redis.quit()')
+      code = code
+        .replace("from 'ioredis'", `from ${JSON.stringify(ioredis)}`)
+        .replace('port: 6381', `port: ${running.port}`)
+        .replace('await redis.quit()', 'console.log(JSON.stringify({ fresh, seen }))\nawait redis.quit()')
       const file = path.join(work, 'ioredis.mjs')
       writeFileSync(file, code)
       // The server runs in this process: the example runs as a child (runTool does not block).
@@ -148,6 +166,9 @@ ${ASK}
 console.log(JSON.stringify({ count: await ask('FILTERS.COUNT'), arity: await ask('BFX.MADDNEW k') }))
 await server.close()`
     const out = await run('extension', runnable(SNIPPETS.extension, path.join(work, 'ext'), epilogue))
-    expect(JSON.parse(out)).toEqual({ count: ':0\r\n', arity: "-ERR wrong number of arguments for 'bfx.maddnew' command\r\n" })
+    expect(JSON.parse(out)).toEqual({
+      count: ':0\r\n',
+      arity: "-ERR wrong number of arguments for 'bfx.maddnew' command\r\n",
+    })
   })
 })

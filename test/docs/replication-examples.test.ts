@@ -74,7 +74,10 @@ describe('the replication set-up of docs/operations/replication.md', () => {
       expect(config.dir).toBe(path.join(demo, `node-${port}`))
       expect(config.replicaof).toBe(port === MASTER_PORT ? '' : `127.0.0.1 ${MASTER_PORT}`)
     }
-    expect(readdirSync(demo).sort()).toEqual([...NODE_PORTS.map((p) => `node-${p}`), ...SENTINEL_PORTS.map((p) => `sentinel-${p}`)])
+    expect(readdirSync(demo).sort()).toEqual([
+      ...NODE_PORTS.map((p) => `node-${p}`),
+      ...SENTINEL_PORTS.map((p) => `sentinel-${p}`),
+    ])
   })
 
   it("writes Sentinel configs made of the distributed tests' lines, monitoring the master", () => {
@@ -83,7 +86,8 @@ describe('the replication set-up of docs/operations/replication.md', () => {
       const dir = path.join(demo, `sentinel-${port}`)
       const written = configLines(readFileSync(path.join(dir, 'sentinel.conf'), 'utf8'))
       const tested = configLines(sentinelConfigLines(port, dir, MASTER_PORT).join('\n'))
-      for (const line of written) expect(tested, `a line the tests do not give redis-sentinel: ${line.join(' ')}`).toContainEqual(line)
+      for (const line of written)
+        expect(tested, `a line the tests do not give redis-sentinel: ${line.join(' ')}`).toContainEqual(line)
       expect(written).toContainEqual(['sentinel', 'monitor', MASTER_NAME, '127.0.0.1', String(MASTER_PORT), '2'])
       expect(written.map((words) => words[0])).toContain('dir')
     }

@@ -40,14 +40,16 @@ function bash(script: string, timeoutMs = 120_000): Promise<{ code: number | nul
 }
 
 describe('the TLS recipe of docs/operations/tls.md', () => {
-  it.skipIf(!hasTool('openssl') || !hasTool('redis-cli'))('makes the certificates, starts bfs on a TLS port and adds an item over TLS', async () => {
-    const certs = await bash(CERTS)
-    expect(certs.code, certs.output).toBe(0)
+  it.skipIf(!hasTool('openssl') || !hasTool('redis-cli'))(
+    'makes the certificates, starts bfs on a TLS port and adds an item over TLS',
+    async () => {
+      const certs = await bash(CERTS)
+      expect(certs.code, certs.output).toBe(0)
 
-    const port = String(await freePort())
-    // `bfs` as the docs mean it: the built server; here in the background, the function returning
-    // once the server logged that it accepts connections (or exited).
-    const harness = `bfs() {
+      const port = String(await freePort())
+      // `bfs` as the docs mean it: the built server; here in the background, the function returning
+      // once the server logged that it accepts connections (or exited).
+      const harness = `bfs() {
   "${process.execPath}" "${BFS_MAIN}" "$@" --dir "${work}/data" > "${work}/bfs.log" 2>&1 &
   echo $! > "${work}/bfs.pid"
   until grep -q 'Ready to accept connections' "${work}/bfs.log"; do
@@ -56,16 +58,17 @@ describe('the TLS recipe of docs/operations/tls.md', () => {
   done
 }
 `
-    try {
-      const started = await bash(`${harness}${START.replaceAll('6390', port)}`, 60_000)
-      expect(started.code, started.output + readFileSync(path.join(work, 'bfs.log'), 'utf8')).toBe(0)
-      const added = await bash(CLI.replaceAll('6390', port), 60_000)
-      expect(added.code, added.output).toBe(0)
-      expect(added.output.trim()).toBe('1')
-    } finally {
-      await bash(`kill "$(cat "${work}/bfs.pid")" 2> /dev/null || true`)
-    }
-  })
+      try {
+        const started = await bash(`${harness}${START.replaceAll('6390', port)}`, 60_000)
+        expect(started.code, started.output + readFileSync(path.join(work, 'bfs.log'), 'utf8')).toBe(0)
+        const added = await bash(CLI.replaceAll('6390', port), 60_000)
+        expect(added.code, added.output).toBe(0)
+        expect(added.output.trim()).toBe('1')
+      } finally {
+        await bash(`kill "$(cat "${work}/bfs.pid")" 2> /dev/null || true`)
+      }
+    },
+  )
 
   it('its ioredis example is the one test/server/tls.test.ts runs: a rediss:// URL with the tls files', () => {
     expect(IOREDIS).toContain("new Redis('rediss://127.0.0.1:6390', { tls })")

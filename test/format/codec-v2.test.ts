@@ -34,11 +34,21 @@ const V2_RECORD: FilterRecord = {
     nonScaling: false,
     layers: [
       {
-        capacity: 4, errorRate: 0.25, bitsPerEntry: -Math.log(0.25) / LN2_SQUARED, hashCount: 3, bitCount: 64, items: 4,
+        capacity: 4,
+        errorRate: 0.25,
+        bitsPerEntry: -Math.log(0.25) / LN2_SQUARED,
+        hashCount: 3,
+        bitCount: 64,
+        items: 4,
         bitmap: Uint8Array.of(0x11, 0, 0x22, 0, 0x44, 0, 0x88, 0),
       },
       {
-        capacity: 4, errorRate: 0.125, bitsPerEntry: -Math.log(0.125) / LN2_SQUARED, hashCount: 4, bitCount: 64, items: 1,
+        capacity: 4,
+        errorRate: 0.125,
+        bitsPerEntry: -Math.log(0.125) / LN2_SQUARED,
+        hashCount: 4,
+        bitCount: 64,
+        items: 1,
         bitmap: Uint8Array.of(0, 1, 0, 2, 0, 4, 0, 8),
       },
     ],
@@ -50,7 +60,13 @@ const SECOND = HEADER_BYTES + 8 // where layer 1's header starts
 /** A layer of 8 bits, for filters of many layers. */
 function tinyLayers(count: number) {
   return Array.from({ length: count }, (_, i) => ({
-    capacity: 1, errorRate: 0.5, bitsPerEntry: 1.44, hashCount: 1, bitCount: 8, items: 1, bitmap: Uint8Array.of(i & 0xff),
+    capacity: 1,
+    errorRate: 0.5,
+    bitsPerEntry: 1.44,
+    hashCount: 1,
+    bitCount: 8,
+    items: 1,
+    bitmap: Uint8Array.of(i & 0xff),
   }))
 }
 
@@ -100,7 +116,11 @@ describe('filter file version 2: which version', () => {
 describe('filter file version 2: damage', () => {
   it('refuses swapped layers, a dropped last layer and a layer count of 0', () => {
     // Two layers of the same size swapped whole: each header is intact, the chain is not.
-    const swapped = concat([V2_FILE.subarray(SECOND, 2 * SECOND), V2_FILE.subarray(0, SECOND), V2_FILE.subarray(2 * SECOND)])
+    const swapped = concat([
+      V2_FILE.subarray(SECOND, 2 * SECOND),
+      V2_FILE.subarray(0, SECOND),
+      V2_FILE.subarray(2 * SECOND),
+    ])
     expect(codeOf(() => decodeFilter(swapped))).toBe('checksum')
     const dropped = concat([V2_FILE.subarray(0, SECOND), V2_FILE.subarray(2 * SECOND)])
     expect(codeOf(() => decodeFilter(dropped))).toBe('bad-magic')

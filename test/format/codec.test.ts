@@ -1,9 +1,20 @@
 import { crc32 as zlibCrc32 } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import type { FilterParts } from '../../src/core/scalable-filter.js'
-import { type ByteSource, decodeFilter, encodedLength, encodeFilter, type FilterRecord } from '../../src/format/codec.js'
+import {
+  type ByteSource,
+  decodeFilter,
+  encodedLength,
+  encodeFilter,
+  type FilterRecord,
+} from '../../src/format/codec.js'
 import { DecodeError } from '../../src/format/decode-error.js'
-import { decodeFileTrailer, decodeFileTrailerLength, encodeFileTrailer, TRAILER_FIXED_BYTES } from '../../src/format/file-trailer.js'
+import {
+  decodeFileTrailer,
+  decodeFileTrailerLength,
+  encodeFileTrailer,
+  TRAILER_FIXED_BYTES,
+} from '../../src/format/file-trailer.js'
 import {
   checksumLayerHeader,
   decodeLayerHeader,
@@ -83,7 +94,9 @@ describe('filter file: the worked example', () => {
 
   it('ends with a trailer whose CRC-32 is zlib.crc32 of its first 18 bytes', () => {
     const trailer = EXAMPLE_FILE.subarray(80)
-    expect(new DataView(trailer.buffer, trailer.byteOffset).getUint32(18, true)).toBe(zlibCrc32(trailer.subarray(0, 18)))
+    expect(new DataView(trailer.buffer, trailer.byteOffset).getUint32(18, true)).toBe(
+      zlibCrc32(trailer.subarray(0, 18)),
+    )
   })
 
   it('gives the same bytes with node:zlib crc32 as the checksum', () => {
@@ -118,7 +131,10 @@ describe('filter file: original-library files', () => {
 
   it('reject truncation at every length, trailing bytes, a wrong magic', () => {
     for (let n = 0; n < ORIGINAL_FILE.length; n++) {
-      expect(codeOf(() => decodeFilter(ORIGINAL_FILE.subarray(0, n))), `length ${n}`).toBe('truncated')
+      expect(
+        codeOf(() => decodeFilter(ORIGINAL_FILE.subarray(0, n))),
+        `length ${n}`,
+      ).toBe('truncated')
     }
     expect(codeOf(() => decodeFilter(concat([ORIGINAL_FILE, new Uint8Array(1)])))).toBe('corrupt')
     const bad = ORIGINAL_FILE.slice()
@@ -141,39 +157,69 @@ describe('filter file: original-library files', () => {
 describe('filter file: round trips', () => {
   const cases: [string, FilterRecord][] = [
     ['scalable, 4 layers, RedisBloom hashing', { name: utf8('filter:1'), parts: makeScalable(4) }],
-    ['seeded hashing, expansion 4', { name: utf8('s'), parts: makeScalable(3, { kind: 'seeded', seed: 0xdeadbeef }, 4) }],
+    [
+      'seeded hashing, expansion 4',
+      { name: utf8('s'), parts: makeScalable(3, { kind: 'seeded', seed: 0xdeadbeef }, 4) },
+    ],
     ['non-scaling', { name: utf8('ns'), parts: { ...makeScalable(1), nonScaling: true, expansion: 0 } }],
-    ['scaling with expansion 0 (BF.RESERVE ... EXPANSION 0)', { name: utf8('e0'), parts: { ...makeScalable(1), expansion: 0 } }],
+    [
+      'scaling with expansion 0 (BF.RESERVE ... EXPANSION 0)',
+      { name: utf8('e0'), parts: { ...makeScalable(1), expansion: 0 } },
+    ],
     ['empty name', { name: new Uint8Array(0), parts: makeScalable(2) }],
-    ['binary name, every byte value', { name: Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 0xff), parts: makeScalable(1) }],
+    [
+      'binary name, every byte value',
+      { name: Uint8Array.from({ length: 512 }, (_, i) => (i * 7) & 0xff), parts: makeScalable(1) },
+    ],
     ['longest version 1 name', { name: new Uint8Array(MAX_NAME_BYTES_V1).fill(0x61), parts: makeScalable(1) }],
-    ['a name one byte longer (version 2)', { name: new Uint8Array(MAX_NAME_BYTES_V1 + 1).fill(0x62), parts: makeScalable(2) }],
+    [
+      'a name one byte longer (version 2)',
+      { name: new Uint8Array(MAX_NAME_BYTES_V1 + 1).fill(0x62), parts: makeScalable(2) },
+    ],
     ['a 100,000-byte name (version 2)', { name: new Uint8Array(100_000).fill(0xfe), parts: makeScalable(1) }],
-    ['64 layers of 8 bits', {
-      name: utf8('many'),
-      parts: {
-        hashing: { kind: 'redisbloom' },
-        expansion: 1,
-        nonScaling: false,
-        layers: Array.from({ length: 64 }, (_, i) => ({
-          capacity: 1, errorRate: 0.5, bitsPerEntry: 1.44, hashCount: 1, bitCount: 8, items: i % 2, bitmap: Uint8Array.of(i),
-        })),
+    [
+      '64 layers of 8 bits',
+      {
+        name: utf8('many'),
+        parts: {
+          hashing: { kind: 'redisbloom' },
+          expansion: 1,
+          nonScaling: false,
+          layers: Array.from({ length: 64 }, (_, i) => ({
+            capacity: 1,
+            errorRate: 0.5,
+            bitsPerEntry: 1.44,
+            hashCount: 1,
+            bitCount: 8,
+            items: i % 2,
+            bitmap: Uint8Array.of(i),
+          })),
+        },
       },
-    }],
+    ],
   ]
 
   for (const count of [65, 300, 1100]) {
-    cases.push([`${count} layers of 8 bits (version 2)`, {
-      name: utf8('deep'),
-      parts: {
-        hashing: { kind: 'redisbloom' },
-        expansion: 1,
-        nonScaling: false,
-        layers: Array.from({ length: count }, (_, i) => ({
-          capacity: 1, errorRate: 0.5, bitsPerEntry: 1.44, hashCount: 1, bitCount: 8, items: i % 2, bitmap: Uint8Array.of(i),
-        })),
+    cases.push([
+      `${count} layers of 8 bits (version 2)`,
+      {
+        name: utf8('deep'),
+        parts: {
+          hashing: { kind: 'redisbloom' },
+          expansion: 1,
+          nonScaling: false,
+          layers: Array.from({ length: count }, (_, i) => ({
+            capacity: 1,
+            errorRate: 0.5,
+            bitsPerEntry: 1.44,
+            hashCount: 1,
+            bitCount: 8,
+            items: i % 2,
+            bitmap: Uint8Array.of(i),
+          })),
+        },
       },
-    }])
+    ])
   }
 
   it.each(cases)('%s', (_name, record) => {
@@ -201,9 +247,10 @@ describe('filter file: round trips', () => {
     layers.forEach((layer, i) => {
       const header = encodeLayerHeader(layer, hashing, i, layers.length)
       let crc = checksumLayerHeader(header)
-      for (let at = 0; at < (layer.bitmap as Uint8Array).length; at += 5) crc = zlibCrc32((layer.bitmap as Uint8Array).subarray(at, at + 5), crc)
+      for (let at = 0; at < (layer.bitmap as Uint8Array).length; at += 5)
+        crc = zlibCrc32((layer.bitmap as Uint8Array).subarray(at, at + 5), crc)
       writeLayerChecksum(header, crc)
-      pieces.push(header, (layer.bitmap as Uint8Array))
+      pieces.push(header, layer.bitmap as Uint8Array)
     })
     pieces.push(encodeFileTrailer({ name: record.name, expansion: record.parts.expansion, nonScaling: false }))
     expect(toHex(concat(pieces))).toBe(toHex(encodeBytes(record)))
@@ -211,10 +258,19 @@ describe('filter file: round trips', () => {
 
   it('refuses to encode what it could not decode', () => {
     const good = makeScalable(2)
-    const bad = (parts: FilterParts, name = utf8('n')) => () => encodeFilter({ name, parts })
+    const bad =
+      (parts: FilterParts, name = utf8('n')) =>
+      () =>
+        encodeFilter({ name, parts })
     expect(bad({ ...good, layers: [] })).toThrow(RangeError)
     expect(bad({ ...good, layers: Array.from({ length: MAX_LAYERS + 1 }, () => good.layers[0]!) })).toThrow(RangeError)
-    expect(() => encodeFilter({ name: utf8('n'), parts: { ...good, layers: Array.from({ length: 65 }, () => good.layers[0]!) } }, undefined, 1)).toThrow(RangeError)
+    expect(() =>
+      encodeFilter(
+        { name: utf8('n'), parts: { ...good, layers: Array.from({ length: 65 }, () => good.layers[0]!) } },
+        undefined,
+        1,
+      ),
+    ).toThrow(RangeError)
     expect(bad({ ...good, layers: [{ ...good.layers[0]!, bitmap: new Uint8Array(3) }] })).toThrow(RangeError)
     expect(bad({ ...good, expansion: -1 })).toThrow(RangeError)
     expect(bad({ ...good, expansion: 2 ** 32 })).toThrow(RangeError)
@@ -252,7 +308,10 @@ describe('filter file: damage', () => {
     ['a 3-layer file', multi],
   ])('every truncation of %s is refused as truncated', (_name, file) => {
     for (let n = 0; n < file.length; n++) {
-      expect(codeOf(() => decodeFilter(file.subarray(0, n))), `length ${n}`).toBe('truncated')
+      expect(
+        codeOf(() => decodeFilter(file.subarray(0, n))),
+        `length ${n}`,
+      ).toBe('truncated')
     }
   })
 
@@ -316,7 +375,9 @@ describe('filter file: damage', () => {
     expect(codeOf(() => decodeFilter(magic))).toBe('corrupt')
     expect(decodeFileTrailerLength(EXAMPLE_FILE, trailerAt)).toBe(22)
     expect(codeOf(() => decodeFileTrailer(EXAMPLE_FILE.subarray(0, 101), trailerAt))).toBe('truncated')
-    expect(codeOf(() => decodeFileTrailer(EXAMPLE_FILE.subarray(0, trailerAt + TRAILER_FIXED_BYTES - 1), trailerAt))).toBe('truncated')
+    expect(
+      codeOf(() => decodeFileTrailer(EXAMPLE_FILE.subarray(0, trailerAt + TRAILER_FIXED_BYTES - 1), trailerAt)),
+    ).toBe('truncated')
   })
 })
 
@@ -349,7 +410,7 @@ describe('decodeFilter from a ByteSource (a file read piece by piece)', () => {
     for (const [offset, count] of reads) expect(offset + count).toBeLessThanOrEqual(whole.length)
   })
 
-  it('refuses bytes after the trailer reading only the trailer\'s fixed part of them', () => {
+  it("refuses bytes after the trailer reading only the trailer's fixed part of them", () => {
     const { source, reads } = recording(whole, whole.length + 5 * 2 ** 30)
     const error = (() => {
       try {

@@ -1,8 +1,14 @@
 /** CF.SCANDUMP / CF.LOADCHUNK encoding against RedisBloom 2.4.23's recorded bytes and its bounds. */
 import { describe, expect, it } from 'vitest'
 import {
-  CF_HEADER_BYTES, CF_MAX_CHUNK_BYTES, cuckooChunkAt, cuckooChunkTarget, cuckooSubFilterSizes, decodeCuckooHeader,
-  encodeCuckooHeader, type CuckooHeader,
+  CF_HEADER_BYTES,
+  CF_MAX_CHUNK_BYTES,
+  cuckooChunkAt,
+  cuckooChunkTarget,
+  cuckooSubFilterSizes,
+  decodeCuckooHeader,
+  encodeCuckooHeader,
+  type CuckooHeader,
 } from '../../src/format/cuckoo-dump.js'
 
 const hex = (text: string): Uint8Array => Uint8Array.from(text.split(' ').map((b) => parseInt(b, 16)))
@@ -12,7 +18,13 @@ const SMALL = hex(
   '01 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00 02 00 14 00 01 00',
 )
 const SMALL_HEADER: CuckooHeader = {
-  numItems: 1n, numBuckets: 2, numDeletes: 0n, numFilters: 1, bucketSize: 2, maxIterations: 20, expansion: 1,
+  numItems: 1n,
+  numBuckets: 2,
+  numDeletes: 0n,
+  numFilters: 1,
+  bucketSize: 2,
+  maxIterations: 20,
+  expansion: 1,
 }
 
 function withField(offset: number, value: number, width: 2 | 8): Uint8Array {
@@ -83,9 +95,19 @@ describe('chunks', () => {
 
   it('cuts a sub-filter over 16 MiB into pieces', () => {
     const size = CF_MAX_CHUNK_BYTES * 2 + 10
-    expect(cuckooChunkAt([4, size], 5)).toEqual({ index: 1, offset: 0, length: CF_MAX_CHUNK_BYTES, next: 5 + CF_MAX_CHUNK_BYTES })
+    expect(cuckooChunkAt([4, size], 5)).toEqual({
+      index: 1,
+      offset: 0,
+      length: CF_MAX_CHUNK_BYTES,
+      next: 5 + CF_MAX_CHUNK_BYTES,
+    })
     const last = 5 + 2 * CF_MAX_CHUNK_BYTES
-    expect(cuckooChunkAt([4, size], last)).toEqual({ index: 1, offset: 2 * CF_MAX_CHUNK_BYTES, length: 10, next: last + 10 })
+    expect(cuckooChunkAt([4, size], last)).toEqual({
+      index: 1,
+      offset: 2 * CF_MAX_CHUNK_BYTES,
+      length: 10,
+      next: last + 10,
+    })
     expect(cuckooChunkAt([4, size], last + 10)).toBeUndefined()
   })
 

@@ -6,7 +6,13 @@ import { isWindowFile } from '../../src/format/window-file.js'
 
 const name = new TextEncoder().encode('cf')
 const SMALL: CuckooParts = {
-  numBuckets: 2, bucketSize: 2, maxIterations: 20, expansion: 1, numItems: 1n, numDeletes: 0n, subFilters: [Uint8Array.of(0, 0, 0xc4, 0)],
+  numBuckets: 2,
+  bucketSize: 2,
+  maxIterations: 20,
+  expansion: 1,
+  numItems: 1n,
+  numDeletes: 0n,
+  subFilters: [Uint8Array.of(0, 0, 0xc4, 0)],
 }
 
 // The file of CF.RESERVE cf 4, CF.ADD cf a: every field at its documented offset.
@@ -77,19 +83,37 @@ describe('Cuckoo filter file', () => {
     ]
     for (const change of cases) {
       const bytes = encodeCuckooFile({ name, parts: { ...SMALL, ...change } })
-      expect(() => decodeCuckooFile(bytes), JSON.stringify(change, (_, v) => (typeof v === 'bigint' ? String(v) : v))).toThrow(/refused|bytes/)
+      expect(
+        () => decodeCuckooFile(bytes),
+        JSON.stringify(change, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+      ).toThrow(/refused|bytes/)
     }
   })
 })
 
 describe('in a sync payload', () => {
   it('travels as a record of type 3 (a whole file, told by its magic), in pieces of any size', async () => {
-    const { SYNC_MAGIC, SyncPayloadReader, encodeEndRecord, encodeWindowRecordPrefix } = await import('../../src/format/sync-payload.js')
+    const { SYNC_MAGIC, SyncPayloadReader, encodeEndRecord, encodeWindowRecordPrefix } =
+      await import('../../src/format/sync-payload.js')
     const small = encodeCuckooFile({ name, parts: SMALL })
     const big = encodeCuckooFile({ name, parts: grown().toParts() })
-    const payload = Buffer.concat([SYNC_MAGIC, encodeWindowRecordPrefix(small.length), small, encodeWindowRecordPrefix(big.length), big, encodeEndRecord()])
+    const payload = Buffer.concat([
+      SYNC_MAGIC,
+      encodeWindowRecordPrefix(small.length),
+      small,
+      encodeWindowRecordPrefix(big.length),
+      big,
+      encodeEndRecord(),
+    ])
     const got: unknown[] = []
-    const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {}, undefined, undefined, undefined, (record) => got.push(record.parts))
+    const reader = new SyncPayloadReader(
+      { maxFilterBytes: 0 },
+      () => {},
+      undefined,
+      undefined,
+      undefined,
+      (record) => got.push(record.parts),
+    )
     for (let at = 0; at < payload.length; at += 5) reader.push(payload.subarray(at, at + 5))
     expect(reader.done).toBe(true)
     expect(got).toEqual([decodeCuckooFile(small).parts, decodeCuckooFile(big).parts])

@@ -4,7 +4,12 @@ import { applyDumpChunk, dumpChunkAt, MAX_DUMP_CHUNK_BYTES } from '../../src/for
 import { decodeDumpHeader, encodeDumpHeader } from '../../src/format/dump-header.js'
 import { concat, makeLayer, makeScalable, toHex } from './layer-fixtures.js'
 
-const t10 = (): FilterParts => ({ hashing: { kind: 'redisbloom' }, expansion: 2, nonScaling: false, layers: [makeLayer(10, 0.005)] })
+const t10 = (): FilterParts => ({
+  hashing: { kind: 'redisbloom' },
+  expansion: 2,
+  nonScaling: false,
+  layers: [makeLayer(10, 0.005)],
+})
 
 describe('dumpChunkAt (BF.SCANDUMP)', () => {
   it('replays the recorded t10 session: 0 → header, 1 → 16 bytes and 17, 17 → [0, ""]', () => {
@@ -59,8 +64,10 @@ describe('dumpChunkAt (BF.SCANDUMP)', () => {
       chunks.push(data)
       iterator = next
     }
-    expect(toHex(concat(chunks))).toBe(toHex(concat(source.layers.map((l) => (l.bitmap as Uint8Array)))))
-    expect(target.layers.map((l) => toHex((l.bitmap as Uint8Array)))).toEqual(source.layers.map((l) => toHex((l.bitmap as Uint8Array))))
+    expect(toHex(concat(chunks))).toBe(toHex(concat(source.layers.map((l) => l.bitmap as Uint8Array))))
+    expect(target.layers.map((l) => toHex(l.bitmap as Uint8Array))).toEqual(
+      source.layers.map((l) => toHex(l.bitmap as Uint8Array)),
+    )
   })
 
   it('refuses a chunk size below 1', () => {
@@ -96,10 +103,10 @@ describe('applyDumpChunk (BF.LOADCHUNK on an existing filter)', () => {
   it('too-big: the chunk runs past the end of its layer, even into a next layer; nothing is written', () => {
     const parts = makeScalable(2)
     const first = parts.layers[0]!.bitmap.length
-    const before = parts.layers.map((l) => toHex((l.bitmap as Uint8Array)))
+    const before = parts.layers.map((l) => toHex(l.bitmap as Uint8Array))
     expect(applyDumpChunk(parts, first + 2, new Uint8Array(2).fill(0xff))).toBe('too-big')
     expect(applyDumpChunk(t10(), 18, new Uint8Array(2))).toBe('too-big')
-    expect(parts.layers.map((l) => toHex((l.bitmap as Uint8Array)))).toEqual(before)
+    expect(parts.layers.map((l) => toHex(l.bitmap as Uint8Array))).toEqual(before)
   })
 
   it('an empty chunk inside the bitmaps is ok and writes nothing', () => {

@@ -46,7 +46,12 @@ describe('SCANDUMP header: RedisBloom 2.4 golden bytes', () => {
   })
 
   it('is what a layer sized as RedisBloom sizes it encodes to', () => {
-    const parts: FilterParts = { hashing: { kind: 'redisbloom' }, expansion: 2, nonScaling: false, layers: [makeLayer(10, 0.005)] }
+    const parts: FilterParts = {
+      hashing: { kind: 'redisbloom' },
+      expansion: 2,
+      nonScaling: false,
+      layers: [makeLayer(10, 0.005)],
+    }
     expect(toHex(encodeDumpHeader(parts))).toBe(toHex(T10_HEADER))
   })
 
@@ -66,7 +71,10 @@ describe('SCANDUMP header: round trips', () => {
     const view = new DataView(bytes.buffer)
     expect(Number(view.getBigUint64(0, true))).toBe(parts.layers.reduce((n, l) => n + l.items, 0))
     const decoded = decodeDumpHeader(bytes)
-    expect(decoded).toEqual({ ...parts, layers: parts.layers.map((l) => ({ ...l, bitmap: new Uint8Array(l.bitmap.length) })) })
+    expect(decoded).toEqual({
+      ...parts,
+      layers: parts.layers.map((l) => ({ ...l, bitmap: new Uint8Array(l.bitmap.length) })),
+    })
   })
 
   it('refuses seeded hashing (RedisBloom has no seed)', () => {
@@ -83,7 +91,10 @@ describe('SCANDUMP header: round trips', () => {
 describe('SCANDUMP header: rejections', () => {
   it('by length: under 20 or under 20 + 53n is truncated, over is corrupt', () => {
     for (let n = 0; n < T10_HEADER.length; n++) {
-      expect(codeOf(() => decodeDumpHeader(T10_HEADER.subarray(0, n))), `length ${n}`).toBe('truncated')
+      expect(
+        codeOf(() => decodeDumpHeader(T10_HEADER.subarray(0, n))),
+        `length ${n}`,
+      ).toBe('truncated')
     }
     const longer = new Uint8Array(74)
     longer.set(T10_HEADER)

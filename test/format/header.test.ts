@@ -19,7 +19,14 @@ const REDISBLOOM: Hashing = { kind: 'redisbloom' }
 const BPE_0_005 = -Math.log(0.005) / 0.480453013918201
 
 // The layer of `BF.RESERVE bf 0.01 10` (first layer's error rate tightened to 0.005) after one add.
-const EXAMPLE: LayerFields = { capacity: 10, errorRate: 0.005, bitsPerEntry: BPE_0_005, hashCount: 8, bitCount: 128, items: 1 }
+const EXAMPLE: LayerFields = {
+  capacity: 10,
+  errorRate: 0.005,
+  bitsPerEntry: BPE_0_005,
+  hashCount: 8,
+  bitCount: 128,
+  items: 1,
+}
 const EXAMPLE_BITMAP = hex('20002002000200200020000002000200')
 
 // docs/FORMAT.md, "Worked example": layer 0's header.
@@ -119,7 +126,8 @@ describe('layer header: sizes beyond 32 bits', () => {
     expect(view.getUint32(OFFSET.filterSize, true)).toBe((bitCount / 8) % 2 ** 32)
     // A reader of the original layout compares filterBits with filterSize * 8 in u32 arithmetic:
     // the file passes only when the bit count really fits.
-    const originalCheck = view.getUint32(OFFSET.filterBits, true) === Math.imul(view.getUint32(OFFSET.filterSize, true), 8) >>> 0
+    const originalCheck =
+      view.getUint32(OFFSET.filterBits, true) === Math.imul(view.getUint32(OFFSET.filterSize, true), 8) >>> 0
     expect(originalCheck).toBe(bitCount < 2 ** 32)
     const decoded = decodeLayerHeader(header)
     expect(decoded.layer).toEqual(layer)
@@ -130,8 +138,12 @@ describe('layer header: sizes beyond 32 bits', () => {
 
   it('refuses counts above 2^53 as corrupt', () => {
     const header = encodeLayerHeader(EXAMPLE, REDISBLOOM, 0, 1)
-    expect(codeOf(() => decodeLayerHeader(edited(header, (v) => v.setUint32(OFFSET.countHigh, 0x200000, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(edited(header, (v) => v.setUint32(OFFSET.maxItemsHigh, 0xffffffff, true))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(header, (v) => v.setUint32(OFFSET.countHigh, 0x200000, true))))).toBe(
+      'corrupt',
+    )
+    expect(
+      codeOf(() => decodeLayerHeader(edited(header, (v) => v.setUint32(OFFSET.maxItemsHigh, 0xffffffff, true)))),
+    ).toBe('corrupt')
     const bigBytes = edited(header, (v) => {
       v.setUint32(OFFSET.filterSizeHigh, 0x40001, true) // 2^50 + 2^32 bytes
       v.setUint32(OFFSET.filterBits, FILTER_BITS_OVERFLOW, true)
@@ -153,11 +165,19 @@ describe('layer header: rejections', () => {
   })
 
   it('refuses an original header whose filterBits != filterSize * 8 or whose reserved words are set', () => {
-    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.filterSize, 15, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.fileCrc, 1, true))))).toBe('corrupt')
+    expect(
+      codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.filterSize, 15, true)))),
+    ).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.fileCrc, 1, true))))).toBe(
+      'corrupt',
+    )
     expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint8(40, 1))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.maxItems, 0, true))))).toBe('corrupt')
-    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.hashFuncs, 0, true))))).toBe('corrupt')
+    expect(codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.maxItems, 0, true))))).toBe(
+      'corrupt',
+    )
+    expect(
+      codeOf(() => decodeLayerHeader(edited(ORIGINAL_HEADER, (v) => v.setUint32(OFFSET.hashFuncs, 0, true)))),
+    ).toBe('corrupt')
     const empty = edited(ORIGINAL_HEADER, (v) => {
       v.setUint32(OFFSET.filterBits, 0, true)
       v.setUint32(OFFSET.filterSize, 0, true)

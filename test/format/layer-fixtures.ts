@@ -23,7 +23,11 @@ export function makeLayer(capacity: number, errorRate: number, items = 0, patter
 }
 
 /** A scalable filter: layer i has capacity c·e^i and error rate p·0.5^(i+1), as RedisBloom builds. */
-export function makeScalable(layerCount: number, hashing: Hashing = { kind: 'redisbloom' }, expansion = 2): FilterParts {
+export function makeScalable(
+  layerCount: number,
+  hashing: Hashing = { kind: 'redisbloom' },
+  expansion = 2,
+): FilterParts {
   const layers: LayerParts[] = []
   for (let i = 0; i < layerCount; i++) {
     const capacity = 10 * expansion ** i

@@ -8,7 +8,13 @@ import { type FilterParts, ScalableBloomFilter } from '../../src/core/scalable-f
 import { encodeFilter, type FilterRecord } from '../../src/format/codec.js'
 import { HEADER_BYTES } from '../../src/format/header.js'
 import {
-  encodeRecordPrefix, encodeSyncPayload, MAX_SYNC_NAME_BYTES, maxFileBytes, RECORD_PREFIX_BYTES, SYNC_MAGIC, syncPayloadLength,
+  encodeRecordPrefix,
+  encodeSyncPayload,
+  MAX_SYNC_NAME_BYTES,
+  maxFileBytes,
+  RECORD_PREFIX_BYTES,
+  SYNC_MAGIC,
+  syncPayloadLength,
   SyncPayloadReader,
 } from '../../src/format/sync-payload.js'
 import { MAX_KEY_BYTES } from '../../src/store/registry.js'
@@ -18,7 +24,6 @@ import { concat, makeLayer, makeScalable, toHex } from './layer-fixtures.js'
 
 const text = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0))
 
-
 function manyLayers(count: number): FilterParts {
   const layers = Array.from({ length: count }, (_, i) => makeLayer(1, 0.5 * 0.5 ** (i + 1), 1, i + 1))
   return { hashing: { kind: 'redisbloom' }, expansion: 1, nonScaling: false, layers }
@@ -26,8 +31,19 @@ function manyLayers(count: number): FilterParts {
 
 const RECORDS: FilterRecord[] = [
   { name: text('scalable'), parts: makeScalable(3) },
-  { name: text(''), parts: { hashing: { kind: 'redisbloom' }, expansion: 2, nonScaling: true, layers: [makeLayer(100, 0.01, 7, 5)] } },
-  { name: text('seeded'), parts: { hashing: { kind: 'seeded', seed: 1234 }, expansion: 0, nonScaling: true, layers: [makeLayer(50, 0.02, 9, 3)] } },
+  {
+    name: text(''),
+    parts: { hashing: { kind: 'redisbloom' }, expansion: 2, nonScaling: true, layers: [makeLayer(100, 0.01, 7, 5)] },
+  },
+  {
+    name: text('seeded'),
+    parts: {
+      hashing: { kind: 'seeded', seed: 1234 },
+      expansion: 0,
+      nonScaling: true,
+      layers: [makeLayer(50, 0.02, 9, 3)],
+    },
+  },
   { name: text('v2 layers'), parts: manyLayers(70) },
   { name: new Uint8Array(70_000).fill(0xfe), parts: makeScalable(1) },
   { name: Uint8Array.of(0, 13, 10, 255), parts: makeScalable(2, { kind: 'redisbloom' }, 4) },
@@ -38,7 +54,11 @@ function payloadOf(records: readonly FilterRecord[]): Uint8Array {
 }
 
 /** Reads `payload` in pieces cut by `cut` (the length of the next piece); returns what was accepted. */
-function read(payload: Uint8Array, cut: (left: number) => number, maxFilterBytes = 0): { records: FilterRecord[]; done: boolean } {
+function read(
+  payload: Uint8Array,
+  cut: (left: number) => number,
+  maxFilterBytes = 0,
+): { records: FilterRecord[]; done: boolean } {
   const records: FilterRecord[] = []
   const reader = new SyncPayloadReader({ maxFilterBytes }, (record) => records.push(record))
   for (let at = 0; at < payload.length;) {
@@ -63,7 +83,7 @@ describe('the full-sync payload', () => {
     expect([...payloadOf([])]).toEqual([...SYNC_MAGIC, 0])
   })
 
-  it('frames docs/FORMAT.md\'s worked example as docs/REPLICATION.md shows it: 120 bytes', () => {
+  it("frames docs/FORMAT.md's worked example as docs/REPLICATION.md shows it: 120 bytes", () => {
     const filter = new ScalableBloomFilter({ capacity: 10, errorRate: 0.01, expansion: 2, nonScaling: false })
     filter.add(text('hello'))
     const file = concat(encodeFilter({ name: text('bf'), parts: filter.toParts() }))
@@ -96,8 +116,20 @@ describe('the full-sync payload', () => {
 
   it('refuses a wrong magic, an unknown record type and bytes after the end', () => {
     const payload = payloadOf([RECORDS[0]!])
-    expect(codeOf(() => read(edited(payload, (v) => v.setUint8(7, 0x32)), () => 3))).toBe('bad-magic')
-    const typed = decodeErrorOf(() => read(edited(payload, (v) => v.setUint8(8, 5)), () => 3))
+    expect(
+      codeOf(() =>
+        read(
+          edited(payload, (v) => v.setUint8(7, 0x32)),
+          () => 3,
+        ),
+      ),
+    ).toBe('bad-magic')
+    const typed = decodeErrorOf(() =>
+      read(
+        edited(payload, (v) => v.setUint8(8, 5)),
+        () => 3,
+      ),
+    )
     expect(typed.message).toMatch(/^unknown record type 5 at byte 8/)
     const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {})
     const refusal = decodeErrorOf(() => reader.push(text('BFSSYNC1\x07')))
@@ -114,23 +146,33 @@ describe('the full-sync payload', () => {
       return concat([SYNC_MAGIC, prefix])
     }
     for (const length of [0n, 84n, 2n ** 53n, 2n ** 64n - 1n]) {
-      expect(decodeErrorOf(() => read(prefixOf(length), () => 100)).message).toMatch(/no filter within the limits is a file of/)
+      expect(decodeErrorOf(() => read(prefixOf(length), () => 100)).message).toMatch(
+        /no filter within the limits is a file of/,
+      )
     }
     // Past max-filter-bytes with every header and the longest name: refused before a byte of it comes.
     const limit = 1024 * 1024
-    expect(codeOf(() => read(prefixOf(BigInt(maxFileBytes({ maxFilterBytes: limit }) + 1)), () => 100, limit))).toBe('corrupt')
-    expect(codeOf(() => read(prefixOf(BigInt(maxFileBytes({ maxFilterBytes: limit }))), () => 100, limit))).toBe('no error')
+    expect(codeOf(() => read(prefixOf(BigInt(maxFileBytes({ maxFilterBytes: limit }) + 1)), () => 100, limit))).toBe(
+      'corrupt',
+    )
+    expect(codeOf(() => read(prefixOf(BigInt(maxFileBytes({ maxFilterBytes: limit }))), () => 100, limit))).toBe(
+      'no error',
+    )
     expect(() => encodeRecordPrefix(84)).toThrow(RangeError)
   })
 
   it('refuses a layer larger than its record or than max-filter-bytes at its header, before its bitmap', () => {
-    const record: FilterRecord = { name: text('big'), parts: { hashing: { kind: 'redisbloom' }, expansion: 2, nonScaling: true, layers: [makeLayer(1000, 0.01)] } }
+    const record: FilterRecord = {
+      name: text('big'),
+      parts: { hashing: { kind: 'redisbloom' }, expansion: 2, nonScaling: true, layers: [makeLayer(1000, 0.01)] },
+    }
     const payload = payloadOf([record])
     const headerEnd = SYNC_MAGIC.length + RECORD_PREFIX_BYTES + HEADER_BYTES
     const bitmapBytes = record.parts.layers[0]!.bitmap.length
     // Only the header is given: a refusal then cannot have come from reading the bitmap.
-    expect(decodeErrorOf(() => read(payload.subarray(0, headerEnd), () => headerEnd, bitmapBytes - 8)).message)
-      .toMatch(/more than \d+ bytes of bitmap/)
+    expect(decodeErrorOf(() => read(payload.subarray(0, headerEnd), () => headerEnd, bitmapBytes - 8)).message).toMatch(
+      /more than \d+ bytes of bitmap/,
+    )
     expect(codeOf(() => read(payload.subarray(0, headerEnd), () => headerEnd, bitmapBytes))).toBe('no error')
     // A record 100 bytes shorter than its file: the header announces more than the record holds.
     const shortened = edited(payload, (v) => v.setBigUint64(9, v.getBigUint64(9, true) - 100n, true))
@@ -147,8 +189,22 @@ describe('the full-sync payload', () => {
   it('refuses a damaged file, a file that does not fill its record and an original-library file', () => {
     const payload = payloadOf([RECORDS[0]!])
     const fileAt = SYNC_MAGIC.length + RECORD_PREFIX_BYTES
-    expect(codeOf(() => read(edited(payload, (v) => v.setUint8(fileAt + HEADER_BYTES + 3, v.getUint8(fileAt + HEADER_BYTES + 3) ^ 1)), () => 50))).toBe('checksum')
-    expect(codeOf(() => read(edited(payload, (v) => v.setUint8(payload.length - 3, v.getUint8(payload.length - 3) ^ 1)), () => 50))).toBe('checksum')
+    expect(
+      codeOf(() =>
+        read(
+          edited(payload, (v) => v.setUint8(fileAt + HEADER_BYTES + 3, v.getUint8(fileAt + HEADER_BYTES + 3) ^ 1)),
+          () => 50,
+        ),
+      ),
+    ).toBe('checksum')
+    expect(
+      codeOf(() =>
+        read(
+          edited(payload, (v) => v.setUint8(payload.length - 3, v.getUint8(payload.length - 3) ^ 1)),
+          () => 50,
+        ),
+      ),
+    ).toBe('checksum')
     const longer = edited(payload, (v) => v.setBigUint64(9, v.getBigUint64(9, true) + 1n, true))
     expect(decodeErrorOf(() => read(longer, () => 50)).message).toMatch(/is \d+ bytes, the record has \d+ left/)
     // The record is a whole first layer (header + bitmap + room for a trailer) of a 3-layer file.

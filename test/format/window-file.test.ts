@@ -1,13 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import { WindowFilter } from '../../src/core/window-filter.js'
 import { decodeWindowFile, encodeWindowFile, isWindowFile } from '../../src/format/window-file.js'
-import { encodeEndRecord, encodeWindowRecordPrefix, SYNC_MAGIC, SyncPayloadReader } from '../../src/format/sync-payload.js'
+import {
+  encodeEndRecord,
+  encodeWindowRecordPrefix,
+  SYNC_MAGIC,
+  SyncPayloadReader,
+} from '../../src/format/sync-payload.js'
 import type { WindowRecord } from '../../src/format/window-file.js'
 
 const name = new TextEncoder().encode('daily:seen')
 
 function filled(kind: 'count' | 'time'): WindowFilter {
-  const filter = new WindowFilter({ kind, errorRate: 0.01, capacity: 100, windowMs: kind === 'time' ? 10_000 : undefined })
+  const filter = new WindowFilter({
+    kind,
+    errorRate: 0.01,
+    capacity: 100,
+    windowMs: kind === 'time' ? 10_000 : undefined,
+  })
   for (let i = 0; i < 500; i++) {
     const item = new TextEncoder().encode(`i-${i}`)
     filter.add(item, 0, item.length, 1_000_000 + i * 40)
@@ -42,7 +52,14 @@ describe('window filter file', () => {
     const file = encodeWindowFile({ name, parts: filled('count').toParts() })
     const payload = Buffer.concat([SYNC_MAGIC, encodeWindowRecordPrefix(file.length), file, encodeEndRecord()])
     const got: WindowRecord[] = []
-    const reader = new SyncPayloadReader({ maxFilterBytes: 0 }, () => {}, undefined, undefined, undefined, (record) => got.push(record as WindowRecord))
+    const reader = new SyncPayloadReader(
+      { maxFilterBytes: 0 },
+      () => {},
+      undefined,
+      undefined,
+      undefined,
+      (record) => got.push(record as WindowRecord),
+    )
     for (let at = 0; at < payload.length; at += 7) reader.push(payload.subarray(at, at + 7))
     expect(reader.done).toBe(true)
     expect(got.map((record) => record.parts)).toEqual([decodeWindowFile(file).parts])

@@ -53,10 +53,16 @@ export abstract class AckedWriter {
   }
 
   /** Waits until `count` writes were acknowledged after `since` (ms), optionally by the node on `port`. */
-  async waitAcked(count: number, since = 0, options: { port?: number; timeoutMs?: number } = {}): Promise<AckedWrite[]> {
-    const matching = (): AckedWrite[] => this.acked.filter((w) => w.at >= since && (options.port === undefined || w.port === options.port))
+  async waitAcked(
+    count: number,
+    since = 0,
+    options: { port?: number; timeoutMs?: number } = {},
+  ): Promise<AckedWrite[]> {
+    const matching = (): AckedWrite[] =>
+      this.acked.filter((w) => w.at >= since && (options.port === undefined || w.port === options.port))
     await waitUntil(
-      () => `${count} acknowledged writes by ${this.prefix}${options.port === undefined ? '' : ` on ${options.port}`} (${this.progress()})`,
+      () =>
+        `${count} acknowledged writes by ${this.prefix}${options.port === undefined ? '' : ` on ${options.port}`} (${this.progress()})`,
       () => matching().length >= count,
       { timeoutMs: options.timeoutMs ?? 60_000 },
     )
@@ -82,7 +88,10 @@ export class IoredisWriter extends AckedWriter {
 
   constructor(sentinels: readonly Sentinel[], prefix = 'io') {
     super(prefix)
-    this.redis = new Redis({ sentinels: sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })), name: MASTER_NAME })
+    this.redis = new Redis({
+      sentinels: sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })),
+      name: MASTER_NAME,
+    })
     this.redis.on('error', () => {})
   }
 
@@ -110,7 +119,10 @@ export class NodeRedisWriter extends AckedWriter {
 
   constructor(sentinels: readonly Sentinel[], prefix = 'nr') {
     super(prefix)
-    this.sentinel = createSentinel({ name: MASTER_NAME, sentinelRootNodes: sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })) })
+    this.sentinel = createSentinel({
+      name: MASTER_NAME,
+      sentinelRootNodes: sentinels.map((s) => ({ host: '127.0.0.1', port: s.port })),
+    })
     this.sentinel.on('error', () => {})
     this.sentinel.on('topology-change', (event: { type: string }) => {
       if (event.type === 'MASTER_CHANGE') this.masterChanges++

@@ -5,7 +5,8 @@ import { CuckooFilter } from '../../src/core/cuckoo-filter.js'
 
 /** The Bloom filter a registry entry holds; throws for a window filter or a missing key. */
 export function bloomOf(entry: FilterEntry | undefined): ScalableBloomFilter {
-  if (entry?.kind !== 'bloom') throw new Error(`expected a Bloom filter, found ${entry === undefined ? 'no key' : entry.kind}`)
+  if (entry?.kind !== 'bloom')
+    throw new Error(`expected a Bloom filter, found ${entry === undefined ? 'no key' : entry.kind}`)
   return entry.filter
 }
 

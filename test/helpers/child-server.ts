@@ -22,7 +22,8 @@ export interface ChildServer {
  * exits or does not get ready in time is killed and the promise rejects with its output.
  */
 export async function startChildServer(
-  args: readonly string[], options: { fileSizeLimitKiB?: number; readyTimeoutMs?: number } = {},
+  args: readonly string[],
+  options: { fileSizeLimitKiB?: number; readyTimeoutMs?: number } = {},
 ): Promise<ChildServer> {
   const limit = options.fileSizeLimitKiB
   // RLIMIT_FSIZE through bash's ulimit (KiB), SIGXFSZ ignored: a write past the limit is cut
@@ -30,7 +31,13 @@ export async function startChildServer(
   const bfs =
     limit === undefined
       ? InteractiveTool.start(process.execPath, [BFS_MAIN, ...args])
-      : InteractiveTool.start('bash', ['-c', `trap '' XFSZ; ulimit -f ${limit}; exec "$0" "$@"`, process.execPath, BFS_MAIN, ...args])
+      : InteractiveTool.start('bash', [
+          '-c',
+          `trap '' XFSZ; ulimit -f ${limit}; exec "$0" "$@"`,
+          process.execPath,
+          BFS_MAIN,
+          ...args,
+        ])
   try {
     await bfs.waitFor((output) => output.includes('Ready to accept connections'), options.readyTimeoutMs)
   } catch (error) {

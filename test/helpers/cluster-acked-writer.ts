@@ -52,7 +52,13 @@ export class ClusterAckedWriter extends AckedWriter {
   private connection(port: number): Redis {
     let connection = this.connections.get(port)
     if (connection === undefined || connection.status === 'end' || connection.status === 'close') {
-      connection = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1000 })
+      connection = new Redis({
+        port,
+        host: '127.0.0.1',
+        retryStrategy: () => null,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 1000,
+      })
       connection.on('error', () => {})
       this.connections.set(port, connection)
     }
@@ -81,7 +87,11 @@ export class ClusterAckedWriter extends AckedWriter {
  * The acknowledged writes that the cluster does not find: each filter's items are asked with
  * BF.MEXISTS of the master that CLUSTER SLOTS (of the node on `port`) names for the filter.
  */
-export async function missingThroughCluster(port: number, writer: ClusterAckedWriter, writes: readonly AckedWrite[]): Promise<string[]> {
+export async function missingThroughCluster(
+  port: number,
+  writer: ClusterAckedWriter,
+  writes: readonly AckedWrite[],
+): Promise<string[]> {
   const ranges = await clusterSlots(port)
   const missing: string[] = []
   for (const filter of writer.filters) {

@@ -45,14 +45,28 @@ export async function startShards(cluster: ModeCluster, masters: number, replica
     const master = nodes[i]!
     await master.command('CLUSTER', 'ADDSLOTSRANGE', first, last)
     await master.command('CLUSTER', 'SET-CONFIG-EPOCH', i + 1)
-    shards.push({ master, replicas: nodes.slice(masters + i * replicas, masters + (i + 1) * replicas), masterId: ids[i]!, first, last })
+    shards.push({
+      master,
+      replicas: nodes.slice(masters + i * replicas, masters + (i + 1) * replicas),
+      masterId: ids[i]!,
+      first,
+      last,
+    })
   }
   for (const node of nodes.slice(1)) await node.command('CLUSTER', 'MEET', '127.0.0.1', nodes[0]!.port)
   await waitUntil('every node knows every node', async () => {
-    const known = await Promise.all(nodes.map(async (node) => String(await node.command('CLUSTER', 'NODES')).trim().split('\n').length))
+    const known = await Promise.all(
+      nodes.map(
+        async (node) =>
+          String(await node.command('CLUSTER', 'NODES'))
+            .trim()
+            .split('\n').length,
+      ),
+    )
     return known.every((count) => count === nodes.length)
   })
-  for (const shard of shards) for (const replica of shard.replicas) await replica.command('CLUSTER', 'REPLICATE', shard.masterId)
+  for (const shard of shards)
+    for (const replica of shard.replicas) await replica.command('CLUSTER', 'REPLICATE', shard.masterId)
   await waitReady(nodes, shards)
   return shards
 }

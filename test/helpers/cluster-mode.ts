@@ -39,7 +39,10 @@ export interface CliRun {
 }
 
 /** Runs redis-cli with `args` (and `stdin`), killed after `timeoutMs` (then rejects with its output). */
-export function redisCli(args: readonly string[], options: { stdin?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export function redisCli(
+  args: readonly string[],
+  options: { stdin?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn('redis-cli', args, { stdio: ['pipe', 'pipe', 'pipe'] })
     let output = ''
@@ -62,7 +65,11 @@ export function redisCli(args: readonly string[], options: { stdin?: string; tim
 }
 
 /** `redis-cli --cluster <subcommand> ...args`. */
-export function clusterCli(subcommand: string, args: readonly string[], options: { stdin?: string; timeoutMs?: number } = {}): Promise<CliRun> {
+export function clusterCli(
+  subcommand: string,
+  args: readonly string[],
+  options: { stdin?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
   return redisCli(['--cluster', subcommand, ...args], options)
 }
 
@@ -158,7 +165,11 @@ export async function waitJoined(nodes: readonly ClusterNode[], timeoutMs = 20_0
   )
   await waitCheckPasses(nodes[0]!, timeoutMs)
   for (const node of nodes) {
-    await waitUntil(`${address(node)} says cluster_state:ok`, async () => (await clusterInfo(node)).get('cluster_state') === 'ok', { timeoutMs })
+    await waitUntil(
+      `${address(node)} says cluster_state:ok`,
+      async () => (await clusterInfo(node)).get('cluster_state') === 'ok',
+      { timeoutMs },
+    )
   }
 }
 
@@ -168,13 +179,37 @@ export async function startRedisClusterNode(): Promise<{ readonly port: number; 
   let port = await freePortBelow50000()
   // Its bus listens on port + 10000.
   while (!(await portFree(port + 10000))) port = await freePortBelow50000()
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no',
-    '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, 'nodes.conf'), '--dir', dir], { stdio: 'ignore' })
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      path.join(dir, 'nodes.conf'),
+      '--dir',
+      dir,
+    ],
+    { stdio: 'ignore' },
+  )
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  await waitUntil('redis-server in cluster mode answers', async () => {
-    const run = await redisCli(['-p', String(port), 'PING'], { timeoutMs: 5000 })
-    return run.output.trim() === 'PONG'
-  }, { timeoutMs: 20_000 })
+  await waitUntil(
+    'redis-server in cluster mode answers',
+    async () => {
+      const run = await redisCli(['-p', String(port), 'PING'], { timeoutMs: 5000 })
+      return run.output.trim() === 'PONG'
+    },
+    { timeoutMs: 20_000 },
+  )
   return {
     port,
     async stop() {

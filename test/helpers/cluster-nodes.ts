@@ -180,7 +180,8 @@ export class ClusterNode {
 
   /** Starts the node with its config file and waits until it answers PING. */
   async start(): Promise<void> {
-    if (this.process !== undefined && this.process.exitCode === undefined) throw new Error(`${this.name} is already running`)
+    if (this.process !== undefined && this.process.exitCode === undefined)
+      throw new Error(`${this.name} is already running`)
     const log = path.join(this.dir, 'node.log')
     this.process =
       NODE_KIND === 'bfs'
@@ -225,7 +226,10 @@ export class ClusterNode {
       async () => {
         const info = await this.info()
         seen = ['role', 'master_port', 'master_link_status'].map((key) => `${key}:${info.get(key)}`).join(' ')
-        const up = info.get('role') === 'slave' && info.get('master_port') === String(masterPort) && info.get('master_link_status') === 'up'
+        const up =
+          info.get('role') === 'slave' &&
+          info.get('master_port') === String(masterPort) &&
+          info.get('master_link_status') === 'up'
         return up ? info : undefined
       },
       { timeoutMs, process: this.process },
@@ -295,7 +299,13 @@ export function parseInfo(text: string): Map<string, string> {
 
 /** Whether a server on `port` answers PING with +PONG (or -LOADING, still loading) within 2 s. */
 export async function answersPing(port: number): Promise<boolean> {
-  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 2000 })
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+  })
   client.on('error', () => {})
   try {
     return (await withTimeout(client.ping(), 2000, 'PING')) === 'PONG'
@@ -327,11 +337,15 @@ export async function waitUntil<T>(
     }
     const watched = options.process
     if (watched !== undefined && watched.exitCode !== undefined) {
-      throw new Error(`${typeof what === 'string' ? what : what()}: the process exited with ${watched.exitCode}\n${watched.logTail()}`)
+      throw new Error(
+        `${typeof what === 'string' ? what : what()}: the process exited with ${watched.exitCode}\n${watched.logTail()}`,
+      )
     }
     if (Date.now() > deadline) {
       const tail = watched === undefined ? '' : `\n${watched.logTail()}`
-      throw new Error(`timed out waiting until ${typeof what === 'string' ? what : what()}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}${tail}`)
+      throw new Error(
+        `timed out waiting until ${typeof what === 'string' ? what : what()}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}${tail}`,
+      )
     }
     await sleep(options.intervalMs ?? 100)
   }

@@ -23,7 +23,12 @@ export class Sentinel {
   ) {}
 
   async start(): Promise<void> {
-    this.process = ManagedProcess.spawn(this.cluster, 'redis-sentinel', [this.configFile], path.join(path.dirname(this.configFile), 'sentinel.log'))
+    this.process = ManagedProcess.spawn(
+      this.cluster,
+      'redis-sentinel',
+      [this.configFile],
+      path.join(path.dirname(this.configFile), 'sentinel.log'),
+    )
     await waitUntil(`${this.name} answers PING`, () => answersPing(this.port), { process: this.process })
   }
 
@@ -94,14 +99,22 @@ export function sentinelConfigLines(port: number, dir: string, masterPort: numbe
  * Waits until every Sentinel sees `masterPort` as the master with `replicas` replicas and knows
  * the other Sentinels (they find each other through the master's __sentinel__:hello channel).
  */
-export async function waitSentinelsConverged(sentinels: readonly Sentinel[], masterPort: number, replicas: number): Promise<void> {
+export async function waitSentinelsConverged(
+  sentinels: readonly Sentinel[],
+  masterPort: number,
+  replicas: number,
+): Promise<void> {
   await waitUntil(
     `every Sentinel sees master ${masterPort} with ${replicas} replicas and ${sentinels.length - 1} other Sentinels`,
     async () => {
       for (const sentinel of sentinels) {
         const master = await sentinel.master()
         if (master.get('port') !== String(masterPort) || master.get('flags') !== 'master') return false
-        if (master.get('num-slaves') !== String(replicas) || master.get('num-other-sentinels') !== String(sentinels.length - 1)) return false
+        if (
+          master.get('num-slaves') !== String(replicas) ||
+          master.get('num-other-sentinels') !== String(sentinels.length - 1)
+        )
+          return false
       }
       return true
     },
@@ -110,7 +123,12 @@ export async function waitSentinelsConverged(sentinels: readonly Sentinel[], mas
 }
 
 /** Polls every Sentinel until they all name one master of `name` (mymaster) other than `oldPort`; returns its port. */
-export async function waitNewMaster(sentinels: readonly Sentinel[], oldPort: number, timeoutMs: number, name = MASTER_NAME): Promise<number> {
+export async function waitNewMaster(
+  sentinels: readonly Sentinel[],
+  oldPort: number,
+  timeoutMs: number,
+  name = MASTER_NAME,
+): Promise<number> {
   return waitUntil(
     `every Sentinel names a master of ${name} other than ${oldPort}`,
     async () => {
@@ -122,7 +140,12 @@ export async function waitNewMaster(sentinels: readonly Sentinel[], oldPort: num
 }
 
 /** Waits until every Sentinel lists the replica on `port` of `name` (mymaster) as healthy (no s_down, not disconnected). */
-export async function waitSentinelsSeeReplica(sentinels: readonly Sentinel[], port: number, timeoutMs = 60_000, name = MASTER_NAME): Promise<void> {
+export async function waitSentinelsSeeReplica(
+  sentinels: readonly Sentinel[],
+  port: number,
+  timeoutMs = 60_000,
+  name = MASTER_NAME,
+): Promise<void> {
   await waitUntil(
     `every Sentinel lists 127.0.0.1:${port} as a healthy replica of ${name}`,
     async () => {

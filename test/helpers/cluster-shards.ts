@@ -90,8 +90,16 @@ export interface Shard {
  */
 export async function createShards(nodes: readonly ClusterNode[]): Promise<Shard[]> {
   const addresses = nodes.map((node) => `127.0.0.1:${node.port}`)
-  const created = await runTool('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'])
-  if (created.code !== 0) throw new Error(`redis-cli --cluster create failed (${created.code}):\n${created.stdout}\n${created.stderr}`)
+  const created = await runTool('redis-cli', [
+    '--cluster',
+    'create',
+    ...addresses,
+    '--cluster-replicas',
+    '1',
+    '--cluster-yes',
+  ])
+  if (created.code !== 0)
+    throw new Error(`redis-cli --cluster create failed (${created.code}):\n${created.stdout}\n${created.stderr}`)
   const byPort = new Map(nodes.map((node) => [node.port, node]))
   const lines = await waitUntil(
     'every node says cluster_state:ok and lists every node, each master with one replica',
@@ -104,7 +112,9 @@ export async function createShards(nodes: readonly ClusterNode[]): Promise<Shard
       const view = await clusterNodes(nodes[0]!.port)
       const masters = view.filter((line) => line.flags.includes('master'))
       const replicas = view.filter((line) => line.flags.includes('slave'))
-      const paired = masters.every((master) => replicas.filter((replica) => replica.masterId === master.id).length === 1)
+      const paired = masters.every(
+        (master) => replicas.filter((replica) => replica.masterId === master.id).length === 1,
+      )
       return paired && masters.length * 2 === nodes.length ? view : undefined
     },
     { timeoutMs: 60_000, intervalMs: 200 },
@@ -113,7 +123,11 @@ export async function createShards(nodes: readonly ClusterNode[]): Promise<Shard
     .filter((line) => line.flags.includes('master'))
     .map((master) => {
       const replica = lines.find((line) => line.masterId === master.id)!
-      return { master: byPort.get(master.port)!, replica: byPort.get(replica.port)!, slot: Number(master.slots[0]!.split('-')[0]) }
+      return {
+        master: byPort.get(master.port)!,
+        replica: byPort.get(replica.port)!,
+        slot: Number(master.slots[0]!.split('-')[0]),
+      }
     })
     .sort((a, b) => a.slot - b.slot)
     .map((shard, i) => ({ name: `shard-${i}`, ...shard }))
@@ -125,7 +139,11 @@ export async function createShards(nodes: readonly ClusterNode[]): Promise<Shard
  * The config of a Sentinel on `port` monitoring each shard's master under the shard's name (the
  * docs/operations/cluster.md's failover set-up writes these lines: test/docs/cluster-examples.test.ts).
  */
-export function shardSentinelLines(port: number, dir: string, shards: readonly { name: string; masterPort: number }[]): string[] {
+export function shardSentinelLines(
+  port: number,
+  dir: string,
+  shards: readonly { name: string; masterPort: number }[],
+): string[] {
   const { quorum, downAfterMs, failoverTimeoutMs } = SENTINEL_SETTINGS
   return [
     `port ${port}`,

@@ -15,7 +15,12 @@ const CHECK_BATCH = 1000
  * One client adding items named `c<clientIndex>-<batch>-<i>` to `key` in pipelined batches,
  * calling `onAck(item)` for each item answered :1 or :0 (in order); resolves when the socket closes.
  */
-export function loadUntilDeath(port: number, key: string, clientIndex: number, onAck: (item: string) => void): Promise<void> {
+export function loadUntilDeath(
+  port: number,
+  key: string,
+  clientIndex: number,
+  onAck: (item: string) => void,
+): Promise<void> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' })
     socket.setNoDelay(true)

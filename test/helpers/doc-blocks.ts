@@ -51,7 +51,10 @@ export function blocksOf(file: string): DocBlock[] {
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(.*)$/.exec(lines[i]!)
     if (open === null) continue
-    const [lang = '', ...words] = open[1]!.trim().split(/\s+/).filter((word) => word !== '')
+    const [lang = '', ...words] = open[1]!
+      .trim()
+      .split(/\s+/)
+      .filter((word) => word !== '')
     const end = lines.findIndex((line, j) => j > i && line === '```')
     if (end < 0) throw new Error(`${file}:${i + 1}: unclosed fence`)
     blocks.push({ file, line: i + 1, lang, words, body: lines.slice(i + 1, end).join('\n') + '\n' })
@@ -67,7 +70,9 @@ export function allDocBlocks(): DocBlock[] {
 /** A block's id: the word after `sh` or `ts` in its info string (`from=...` names a source, not an id). */
 export function idOf(block: DocBlock): string | undefined {
   const word = block.words[0]
-  return (block.lang === 'sh' || block.lang === 'ts') && word !== undefined && !word.startsWith('from=') ? word : undefined
+  return (block.lang === 'sh' || block.lang === 'ts') && word !== undefined && !word.startsWith('from=')
+    ? word
+    : undefined
 }
 
 /** The one block whose info string is `<lang> <id>` (a test that runs or mirrors it calls this). */
@@ -85,7 +90,8 @@ export function idsUsedByTests(): Set<string> {
       const relative = `${dir}/${entry.name}`
       if (entry.isDirectory()) walk(relative)
       else if (entry.name.endsWith('.ts')) {
-        for (const match of readFileSync(path.join(REPO_ROOT, relative), 'utf8').matchAll(/docBlock\('([^']+)'\)/g)) ids.add(match[1]!)
+        for (const match of readFileSync(path.join(REPO_ROOT, relative), 'utf8').matchAll(/docBlock\('([^']+)'\)/g))
+          ids.add(match[1]!)
       }
     }
   }
@@ -132,7 +138,10 @@ export function consoleSteps(block: DocBlock): ConsoleStep[] {
  * reply prints a bare `(0.56s)` (a string would be quoted, a number marked `(integer)`).
  */
 export function redisCliLines(stdout: string): string[] {
-  const text = stdout.replace(/\n+$/, '').replace(/(^|\n)\(\d+\.\d\ds\)$/, '').replace(/\n+$/, '')
+  const text = stdout
+    .replace(/\n+$/, '')
+    .replace(/(^|\n)\(\d+\.\d\ds\)$/, '')
+    .replace(/\n+$/, '')
   return text === '' ? [] : text.split('\n')
 }
 

@@ -8,7 +8,14 @@ import path from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { AckedWrite, AckedWriter } from './acked-writer.js'
 import { Cluster, ClusterNode, items, NODE_KIND, waitUntil } from './cluster-nodes.js'
-import { SENTINEL_SETTINGS, startSentinels, waitNewMaster, waitSentinelsConverged, waitSentinelsSeeReplica, type Sentinel } from './cluster-sentinels.js'
+import {
+  SENTINEL_SETTINGS,
+  startSentinels,
+  waitNewMaster,
+  waitSentinelsConverged,
+  waitSentinelsSeeReplica,
+  type Sentinel,
+} from './cluster-sentinels.js'
 
 /** Issue 16: a replica is promoted within 10 s of the master's death (measured on redis 7.0: 4.5 s). */
 export const PROMOTION_LIMIT_MS = 10_000
@@ -39,7 +46,10 @@ export interface MonitoredCluster {
 export async function startMonitoredCluster(): Promise<MonitoredCluster> {
   const cluster = new Cluster()
   const master = await cluster.node('node1')
-  const replicas = [await cluster.node('node2', { replicaOf: master.port }), await cluster.node('node3', { replicaOf: master.port })]
+  const replicas = [
+    await cluster.node('node2', { replicaOf: master.port }),
+    await cluster.node('node3', { replicaOf: master.port }),
+  ]
   await Promise.all(replicas.map((replica) => replica.waitLinkUp(master.port)))
   await master.waitOnlineReplicas(2)
   const sentinels = await startSentinels(cluster, master.port)

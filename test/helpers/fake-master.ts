@@ -42,7 +42,8 @@ export class FakeLink {
   async waitFor(predicate: () => boolean, timeoutMs = 10_000, what = 'a condition'): Promise<void> {
     const deadline = Date.now() + timeoutMs
     while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(this.received)}`)
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; received ${JSON.stringify(this.received)}`)
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve)
         setTimeout(resolve, 50)
@@ -100,7 +101,10 @@ export class FakeMaster {
       link.bytes = Buffer.concat([link.bytes, chunk])
       parser.execute(chunk, (argv) => {
         link.record(argv)
-        this.answer(link, argv.map((arg) => arg.toString('latin1')))
+        this.answer(
+          link,
+          argv.map((arg) => arg.toString('latin1')),
+        )
       })
     })
     const waiters = this.waiters
@@ -139,7 +143,12 @@ export class FakeMaster {
 export function buildPayload(filters: { name: string; items: string[]; capacity?: number }[]): Buffer {
   const parts: Buffer[] = [Buffer.from('BFSSYNC1')]
   for (const { name, items, capacity } of filters) {
-    const filter = new ScalableBloomFilter({ capacity: capacity ?? 100, errorRate: 0.01, expansion: 2, nonScaling: false })
+    const filter = new ScalableBloomFilter({
+      capacity: capacity ?? 100,
+      errorRate: 0.01,
+      expansion: 2,
+      nonScaling: false,
+    })
     for (const item of items) filter.add(Buffer.from(item))
     const file = Buffer.concat(encodeFilter({ name: Buffer.from(name), parts: filter.toParts() }))
     const header = Buffer.alloc(9)
@@ -156,7 +165,13 @@ export const REPLID_B = 'b'.repeat(40)
 export const EOF_MARK = '0123456789abcdef0123456789abcdef01234567'
 
 /** +FULLRESYNC then the payload in the diskless form ($EOF:<mark> ... <mark>), after `keepAlives` newlines. */
-export function fullSyncDiskless(link: FakeLink, replid: string, offset: number, payload: Buffer, keepAlives = 0): void {
+export function fullSyncDiskless(
+  link: FakeLink,
+  replid: string,
+  offset: number,
+  payload: Buffer,
+  keepAlives = 0,
+): void {
   link.write('\n'.repeat(keepAlives) + `+FULLRESYNC ${replid} ${offset}\r\n`)
   link.write(Buffer.concat([Buffer.from(`$EOF:${EOF_MARK}\r\n`), payload, Buffer.from(EOF_MARK)]))
 }

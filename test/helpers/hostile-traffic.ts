@@ -21,11 +21,27 @@ function randomBytes(random: Random, length: number): Buffer {
 /** An argument: a number-ish word, a keyword, or random bytes. */
 function randomArg(random: Random): Buffer | string {
   switch (int(random, 6)) {
-    case 0: return String(int(random, 3) === 0 ? -int(random, 1e6) : int(random, 1e9))
-    case 1: return pick(random, ['0.01', '0.5', '1', '0', '-1', '1e-300', 'nan', 'inf', '0.0001', '99999999999999999999'])
-    case 2: return pick(random, ['CAPACITY', 'ERROR', 'EXPANSION', 'NONSCALING', 'NOCREATE', 'ITEMS', 'AUTH', 'SETNAME', 'SIZE', 'FILTERS'])
-    case 3: return `fz:${int(random, 50)}`
-    default: return randomBytes(random, int(random, 40))
+    case 0:
+      return String(int(random, 3) === 0 ? -int(random, 1e6) : int(random, 1e9))
+    case 1:
+      return pick(random, ['0.01', '0.5', '1', '0', '-1', '1e-300', 'nan', 'inf', '0.0001', '99999999999999999999'])
+    case 2:
+      return pick(random, [
+        'CAPACITY',
+        'ERROR',
+        'EXPANSION',
+        'NONSCALING',
+        'NOCREATE',
+        'ITEMS',
+        'AUTH',
+        'SETNAME',
+        'SIZE',
+        'FILTERS',
+      ])
+    case 3:
+      return `fz:${int(random, 50)}`
+    default:
+      return randomBytes(random, int(random, 40))
   }
 }
 
@@ -34,9 +50,30 @@ function randomArg(random: Random): Buffer | string {
  * touched; commands that stop or wipe the server are left out (and renamed away by the tests).
  */
 const COMMANDS = [
-  'PING', 'ECHO', 'BF.ADD', 'BF.MADD', 'BF.EXISTS', 'BF.MEXISTS', 'BF.INSERT', 'BF.INFO', 'BF.CARD',
-  'BF.RESERVE', 'EXISTS', 'TYPE', 'SCAN', 'DBSIZE', 'INFO', 'HELLO', 'SELECT', 'TIME', 'COMMAND',
-  'TTL', 'MEMORY', 'NOSUCHCOMMAND', 'AUTH', 'QUIT',
+  'PING',
+  'ECHO',
+  'BF.ADD',
+  'BF.MADD',
+  'BF.EXISTS',
+  'BF.MEXISTS',
+  'BF.INSERT',
+  'BF.INFO',
+  'BF.CARD',
+  'BF.RESERVE',
+  'EXISTS',
+  'TYPE',
+  'SCAN',
+  'DBSIZE',
+  'INFO',
+  'HELLO',
+  'SELECT',
+  'TIME',
+  'COMMAND',
+  'TTL',
+  'MEMORY',
+  'NOSUCHCOMMAND',
+  'AUTH',
+  'QUIT',
 ]
 
 function randomCommand(random: Random): Buffer {
@@ -46,7 +83,8 @@ function randomCommand(random: Random): Buffer {
   if (keyed) args.push(`fz:${int(random, 50)}`)
   const extra = int(random, 6)
   for (let i = 0; i < extra; i++) args.push(randomArg(random))
-  if (int(random, 8) === 0) return Buffer.from(args.map((arg) => (typeof arg === 'string' ? arg : 'x')).join(' ') + '\r\n') // inline
+  if (int(random, 8) === 0)
+    return Buffer.from(args.map((arg) => (typeof arg === 'string' ? arg : 'x')).join(' ') + '\r\n') // inline
   return encodeCommand(args)
 }
 
@@ -65,7 +103,10 @@ function splitRandomly(random: Random, bytes: Buffer): Buffer[] {
   const cuts = new Set<number>()
   const pieces = int(random, 5)
   for (let i = 0; i < pieces && bytes.length > 1; i++) cuts.add(1 + int(random, bytes.length - 1))
-  return cutAt(bytes, [...cuts].sort((a, b) => a - b))
+  return cutAt(
+    bytes,
+    [...cuts].sort((a, b) => a - b),
+  )
 }
 
 /** One hostile session. */
@@ -76,7 +117,10 @@ export function randomSession(random: Random): Session {
   switch (kind) {
     case 'random-bytes':
       // Half of them start like a frame so the parser gets past the first byte.
-      bytes = Buffer.concat([Buffer.from(pick(random, ['', '*', '$', '*3\r\n', '*1\r\n$'])), randomBytes(random, 1 + int(random, 2000))])
+      bytes = Buffer.concat([
+        Buffer.from(pick(random, ['', '*', '$', '*3\r\n', '*1\r\n$'])),
+        randomBytes(random, 1 + int(random, 2000)),
+      ])
       abrupt = int(random, 2) === 0
       break
     case 'valid-commands':
@@ -129,7 +173,12 @@ export function playSession(port: number, session: Session, waitMs = 3000): Prom
 }
 
 /** Runs `count` sessions, `concurrency` at a time; returns how many of each kind ran. */
-export async function runSessions(port: number, random: Random, count: number, concurrency: number): Promise<Record<SessionKind, number>> {
+export async function runSessions(
+  port: number,
+  random: Random,
+  count: number,
+  concurrency: number,
+): Promise<Record<SessionKind, number>> {
   const kinds: Record<SessionKind, number> = { 'random-bytes': 0, 'valid-commands': 0, 'half-frame': 0, abrupt: 0 }
   let next = 0
   const worker = async (): Promise<void> => {

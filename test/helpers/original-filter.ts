@@ -35,7 +35,11 @@ export class OriginalFilter {
   readonly bits: Uint8Array
   count = 0
 
-  constructor(readonly n: number, readonly p: number, readonly seed: number) {
+  constructor(
+    readonly n: number,
+    readonly p: number,
+    readonly seed: number,
+  ) {
     let m = Math.ceil((-n * Math.log(p)) / 0.480453)
     m = m - (m % 64) + 64
     this.m = m

@@ -11,7 +11,19 @@ export interface ReferenceServer {
 /** Starts `redis-server` (with `extraArgs`, say `--loadmodule` and a path) and resolves once it answers PING. */
 export async function startRedisServer(extraArgs: readonly string[] = []): Promise<ReferenceServer> {
   const port = await freePort()
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...extraArgs]
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    ...extraArgs,
+  ]
   const child = spawn('redis-server', args, {
     stdio: 'ignore',
   })

@@ -56,18 +56,20 @@ function argOf(word: string): Buffer {
 export function loadReferenceCases(fixture = 'redisbloom-2.4-replies.txt'): ReferenceCase[] {
   const file = fileURLToPath(new URL(`../fixtures/${fixture}`, import.meta.url))
   const cases: ReferenceCase[] = []
-  readFileSync(file, 'latin1').split('\n').forEach((raw, index) => {
-    if (raw.startsWith('#') || raw.trim() === '') return
-    const reply = /^\s+(RESP2|RESP3) (.*)$/.exec(raw)
-    if (reply) {
-      const current = cases[cases.length - 1]!
-      if (reply[1] === 'RESP2') current.resp2 = unescapeBytes(reply[2]!)
-      else current.resp3 = unescapeBytes(reply[2]!)
-      return
-    }
-    const command = splitWords(raw.trim())
-    cases.push({ line: index + 1, command, args: command.map(argOf), resp2: Buffer.alloc(0) })
-  })
+  readFileSync(file, 'latin1')
+    .split('\n')
+    .forEach((raw, index) => {
+      if (raw.startsWith('#') || raw.trim() === '') return
+      const reply = /^\s+(RESP2|RESP3) (.*)$/.exec(raw)
+      if (reply) {
+        const current = cases[cases.length - 1]!
+        if (reply[1] === 'RESP2') current.resp2 = unescapeBytes(reply[2]!)
+        else current.resp3 = unescapeBytes(reply[2]!)
+        return
+      }
+      const command = splitWords(raw.trim())
+      cases.push({ line: index + 1, command, args: command.map(argOf), resp2: Buffer.alloc(0) })
+    })
   return cases
 }
 

@@ -4,7 +4,12 @@ import type { Redis } from 'ioredis'
 /** INFO `section` as a map of its `field:value` lines. */
 export async function infoFields(client: Redis, section: string): Promise<Map<string, string>> {
   const text = (await client.info(section)) as string
-  return new Map(text.split('\r\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]))
+  return new Map(
+    text
+      .split('\r\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)]),
+  )
 }
 
 /** Polls `check` every 50 ms until it holds; throws naming `what` after `timeoutMs`. */

@@ -2,7 +2,11 @@
 import type { Redis } from 'ioredis'
 
 /** The reply of `args` (Buffers for bulk replies when `buffers`), or the error's message. */
-export async function replyOrError(client: Redis, args: readonly (string | Buffer)[], buffers = false): Promise<unknown> {
+export async function replyOrError(
+  client: Redis,
+  args: readonly (string | Buffer)[],
+  buffers = false,
+): Promise<unknown> {
   const [name, ...rest] = args as [string, ...(string | Buffer)[]]
   try {
     return await (buffers ? client.callBuffer(name, ...rest) : client.call(name, ...rest))

@@ -80,7 +80,8 @@ export class RawClient {
   private async waitFor(ready: () => boolean, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs
     while (!ready()) {
-      if (Date.now() > deadline) throw new Error(`timed out; received so far: ${JSON.stringify(this.received.toString('latin1'))}`)
+      if (Date.now() > deadline)
+        throw new Error(`timed out; received so far: ${JSON.stringify(this.received.toString('latin1'))}`)
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve)
         setTimeout(resolve, 50)
@@ -94,7 +95,11 @@ export class RawClient {
 }
 
 /** Sends the commands at once (one pipeline) and returns the replies once `expected`'s length arrived. */
-export async function exchange(client: RawClient, commands: readonly (readonly string[])[], expected: string): Promise<string> {
+export async function exchange(
+  client: RawClient,
+  commands: readonly (readonly string[])[],
+  expected: string,
+): Promise<string> {
   client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
   return (await client.read(Buffer.byteLength(expected, 'latin1'))).toString('latin1')
 }

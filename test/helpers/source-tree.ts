@@ -66,7 +66,11 @@ export function importsOf(file: string, source = parse(file)): ImportEdge[] {
       const dynamic = callee.kind === ts.SyntaxKind.ImportKeyword
       const required = ts.isIdentifier(callee) && callee.text === 'require'
       if (dynamic || required) edges.push(edge(source, file, (node.arguments[0] as ts.StringLiteral).text, node))
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+    } else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
       edges.push(edge(source, file, node.argument.literal.text, node))
     }
     ts.forEachChild(node, visit)
@@ -80,7 +84,10 @@ function functionName(node: ts.Node, source: ts.SourceFile): string {
   if (named.name !== undefined) return named.name.getText(source)
   if (ts.isConstructorDeclaration(node)) return 'constructor'
   const parent = node.parent
-  if (parent !== undefined && (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertyAssignment(parent))) {
+  if (
+    parent !== undefined &&
+    (ts.isVariableDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertyAssignment(parent))
+  ) {
     return parent.name.getText(source)
   }
   return `<anonymous at line ${lineOf(source, node.getStart(source))}>`
@@ -91,8 +98,12 @@ export function functionsOf(file: string, source = parse(file)): FunctionExtent[
   const found: FunctionExtent[] = []
   const visit = (node: ts.Node): void => {
     const isFunction =
-      ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) ||
-      ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node) || ts.isArrowFunction(node) ||
+      ts.isFunctionDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isConstructorDeclaration(node) ||
+      ts.isGetAccessorDeclaration(node) ||
+      ts.isSetAccessorDeclaration(node) ||
+      ts.isArrowFunction(node) ||
       ts.isFunctionExpression(node)
     if (isFunction && (node as ts.FunctionLikeDeclaration).body !== undefined) {
       const first = lineOf(source, node.getStart(source))

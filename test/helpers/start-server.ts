@@ -11,7 +11,10 @@ export interface RunningServer {
   stop(): Promise<void>
 }
 
-export async function startServer(config: Partial<Config> = {}, options: Omit<ServerOptions, 'config'> = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Partial<Config> = {},
+  options: Omit<ServerOptions, 'config'> = {},
+): Promise<RunningServer> {
   const dir = config.dir ?? makeTempDir()
   const logs: string[] = []
   const server = createServer({

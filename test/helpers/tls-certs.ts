@@ -34,22 +34,60 @@ async function openssl(args: readonly string[]): Promise<void> {
   if (result.code !== 0) throw new Error(`openssl ${args.join(' ')}: ${result.stderr}`)
 }
 
-const newKey = (file: string) => openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file])
+const newKey = (file: string) =>
+  openssl(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', file])
 
 async function selfSigned(dir: string, name: string, cn: string): Promise<void> {
   await newKey(path.join(dir, `${name}.key`))
-  await openssl(['req', '-x509', '-new', '-sha256', '-key', path.join(dir, `${name}.key`), '-days', '3650', '-subj', `/O=bfs Test/CN=${cn}`, '-out', path.join(dir, `${name}.crt`)])
+  await openssl([
+    'req',
+    '-x509',
+    '-new',
+    '-sha256',
+    '-key',
+    path.join(dir, `${name}.key`),
+    '-days',
+    '3650',
+    '-subj',
+    `/O=bfs Test/CN=${cn}`,
+    '-out',
+    path.join(dir, `${name}.crt`),
+  ])
 }
 
 /** A certificate for `key` (made first) signed by the CA `ca` (ca.crt/ca.key in dir), with the usage `extensions` of openssl.cnf. */
-async function signed(dir: string, ca: string, cert: string, key: string, cn: string, extensions: string): Promise<void> {
+async function signed(
+  dir: string,
+  ca: string,
+  cert: string,
+  key: string,
+  cn: string,
+  extensions: string,
+): Promise<void> {
   await newKey(key)
   const csr = `${cert}.csr`
   await openssl(['req', '-new', '-sha256', '-subj', `/O=bfs Test/CN=${cn}`, '-key', key, '-out', csr])
   await openssl([
-    'x509', '-req', '-sha256', '-in', csr, '-CA', path.join(dir, `${ca}.crt`), '-CAkey', path.join(dir, `${ca}.key`),
-    '-CAcreateserial', '-CAserial', path.join(dir, `${ca}.srl`), '-days', '365',
-    '-extfile', path.join(dir, 'openssl.cnf'), '-extensions', extensions, '-out', cert,
+    'x509',
+    '-req',
+    '-sha256',
+    '-in',
+    csr,
+    '-CA',
+    path.join(dir, `${ca}.crt`),
+    '-CAkey',
+    path.join(dir, `${ca}.key`),
+    '-CAcreateserial',
+    '-CAserial',
+    path.join(dir, `${ca}.srl`),
+    '-days',
+    '365',
+    '-extfile',
+    path.join(dir, 'openssl.cnf'),
+    '-extensions',
+    extensions,
+    '-out',
+    cert,
   ])
 }
 
@@ -87,7 +125,13 @@ export async function makeTestCerts(): Promise<TestCerts> {
 
 /** A server's TLS keys with these certificates, and a TLS port on a free port. */
 export function serverTlsConfig(certs: TestCerts, extra: Partial<Config> = {}): Partial<Config> {
-  return { 'tls-port': -1, 'tls-cert-file': certs.serverCert, 'tls-key-file': certs.serverKey, 'tls-ca-cert-file': certs.caCert, ...extra }
+  return {
+    'tls-port': -1,
+    'tls-cert-file': certs.serverCert,
+    'tls-key-file': certs.serverKey,
+    'tls-ca-cert-file': certs.caCert,
+    ...extra,
+  }
 }
 
 /** A client's TLS options: trusts the test CA, shows the client certificate. */

@@ -26,7 +26,12 @@ export interface ToolResult {
 }
 
 /** Runs `command args`, feeding `input` to its stdin, and resolves when it exits. */
-export function runTool(command: string, args: readonly string[], input?: string | Buffer, timeoutMs = 120_000): Promise<ToolResult> {
+export function runTool(
+  command: string,
+  args: readonly string[],
+  input?: string | Buffer,
+  timeoutMs = 120_000,
+): Promise<ToolResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] })
     const stdout: Buffer[] = []
@@ -40,7 +45,12 @@ export function runTool(command: string, args: readonly string[], input?: string
     })
     child.on('close', (code, signal) => {
       clearTimeout(timer)
-      resolve({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') })
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      })
     })
     child.stdin.on('error', () => {})
     if (input !== undefined) child.stdin.end(input)
@@ -79,7 +89,9 @@ export class InteractiveTool {
         throw new Error(`timed out; stdout: ${JSON.stringify(this.stdout)} stderr: ${JSON.stringify(this.stderr)}`)
       }
       if (this.exitCode !== undefined) {
-        throw new Error(`exited with ${this.exitCode}; stdout: ${JSON.stringify(this.stdout)} stderr: ${JSON.stringify(this.stderr)}`)
+        throw new Error(
+          `exited with ${this.exitCode}; stdout: ${JSON.stringify(this.stdout)} stderr: ${JSON.stringify(this.stderr)}`,
+        )
       }
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
@@ -121,7 +133,9 @@ export function freePort(): Promise<number> {
     probe.once('error', reject)
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address()
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
+      probe.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }

@@ -91,7 +91,8 @@ describe('the status page', () => {
     const response = await fetch(`${base}/`)
     expect(response.status).toBe(200)
     const page = await response.text()
-    const row = (name: string): string => page.match(new RegExp(`<tr class="filter [^"]*" data-verdict="[^"]*" data-name="${name}">.*?</tr>`))![0]
+    const row = (name: string): string =>
+      page.match(new RegExp(`<tr class="filter [^"]*" data-verdict="[^"]*" data-name="${name}">.*?</tr>`))![0]
     expect(row('fixed')).toContain('cuckoo')
     expect(row('fixed')).toContain('600 / 1,024')
     expect(row('grown')).toContain('data-verdict="over target"')
@@ -110,7 +111,10 @@ describe('GET /metrics', () => {
     expect(sample('bfs_filter_items', 'fixed')).toBe(600)
     expect(sample('bfs_filter_items', 'grown')).toBe(150)
     expect(sample('bfs_filter_fill_ratio', 'fixed')).toBeCloseTo(600 / 1024, 12)
-    expect(sample('bfs_filter_estimated_error_rate', 'fixed')).toBeCloseTo(Number(fixed.get('Estimated error rate')), 12)
+    expect(sample('bfs_filter_estimated_error_rate', 'fixed')).toBeCloseTo(
+      Number(fixed.get('Estimated error rate')),
+      12,
+    )
     expect(sample('bfs_filter_target_error_rate', 'fixed')).toBeCloseTo(1 - (254 / 255) ** 8, 12)
     expect(sample('bfs_filter_over_target', 'fixed')).toBe(0)
     expect(sample('bfs_filter_over_target', 'grown')).toBe(1)

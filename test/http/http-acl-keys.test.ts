@@ -18,7 +18,13 @@ let renamedRedis: Redis
 beforeAll(async () => {
   ;[running, renamed] = await Promise.all([
     startServer({ 'http-port': -1 }),
-    startServer({ 'http-port': -1, 'rename-command': [{ from: 'SCAN', to: '' }, { from: 'INFO', to: 'SECRETINFO' }] }),
+    startServer({
+      'http-port': -1,
+      'rename-command': [
+        { from: 'SCAN', to: '' },
+        { from: 'INFO', to: 'SECRETINFO' },
+      ],
+    }),
   ])
   redis = new Redis({ port: running.port, host: '127.0.0.1' })
   // INFO is renamed there: no ready check (ioredis's is an INFO).
@@ -44,11 +50,14 @@ const base = (server: RunningServer): string => `http://127.0.0.1:${server.serve
 async function listed(user?: [string, string]): Promise<{ names: string[]; total: string | null }> {
   const response = await fetchText(base(running), '/filters', user === undefined ? undefined : basicAuth(...user))
   expect(response.status).toBe(200)
-  return { names: (JSON.parse(response.body) as { name: string }[]).map((row) => row.name), total: response.headers.get('x-total-count') }
+  return {
+    names: (JSON.parse(response.body) as { name: string }[]).map((row) => row.name),
+    total: response.headers.get('x-total-count'),
+  }
 }
 
 describe('HTTP views show only the keys the user may read', () => {
-  it('/filters: the user\'s readable keys (any selector\'s), counted so; the default user all', async () => {
+  it("/filters: the user's readable keys (any selector's), counted so; the default user all", async () => {
     expect(await listed()).toEqual({ names: ['other:x', 'other:y', 'team:a', 'team:b'], total: '4' })
     expect(await listed(['team', 't'])).toEqual({ names: ['team:a', 'team:b'], total: '2' })
     // %W~ patterns give no read access.
@@ -56,7 +65,10 @@ describe('HTTP views show only the keys the user may read', () => {
     expect(await listed(['chooser', 'c'])).toEqual({ names: ['other:x', 'other:y'], total: '2' })
     for (const sort of ['bytes', 'estimatedErrorRate']) {
       const response = await fetchText(base(running), `/filters?sort=${sort}`, basicAuth('team', 't'))
-      expect((JSON.parse(response.body) as { name: string }[]).map((row) => row.name).sort()).toEqual(['team:a', 'team:b'])
+      expect((JSON.parse(response.body) as { name: string }[]).map((row) => row.name).sort()).toEqual([
+        'team:a',
+        'team:b',
+      ])
     }
   })
 
@@ -79,15 +91,18 @@ describe('HTTP views show only the keys the user may read', () => {
 })
 
 describe('HTTP permissions with SCAN disabled and INFO renamed', () => {
-  it('a user without SCAN or INFO is refused (403, the command\'s own name); one with them is served', async () => {
+  it("a user without SCAN or INFO is refused (403, the command's own name); one with them is served", async () => {
     const url = base(renamed)
     expect(await fetchText(url, '/filters', basicAuth('checker', 'c'))).toMatchObject({
-      status: 403, body: "NOPERM this user has no permissions to run the 'scan' command\n",
+      status: 403,
+      body: "NOPERM this user has no permissions to run the 'scan' command\n",
     })
     expect((await fetchText(url, '/', basicAuth('checker', 'c'))).status).toBe(403)
     expect(await fetchText(url, '/metrics', basicAuth('checker', 'c'))).toMatchObject({
-      status: 403, body: "NOPERM this user has no permissions to run the 'info' command\n",
+      status: 403,
+      body: "NOPERM this user has no permissions to run the 'info' command\n",
     })
-    for (const target of ['/filters', '/', '/metrics']) expect((await fetchText(url, target, basicAuth('looker', 'l'))).status, target).toBe(200)
+    for (const target of ['/filters', '/', '/metrics'])
+      expect((await fetchText(url, target, basicAuth('looker', 'l'))).status, target).toBe(200)
   })
 })

@@ -32,21 +32,34 @@ const basic = basicAuth
 const get = (target: string, authorization?: string) => fetchText(base, target, authorization)
 
 describe('HTTP as ACL users', () => {
-  it('a writer adds, the read-only user checks; the read-only user\'s /add= is 403 with the NOPERM text, in ACL LOG', async () => {
+  it("a writer adds, the read-only user checks; the read-only user's /add= is 403 with the NOPERM text, in ACL LOG", async () => {
     expect(await get('/add=https://a', basic('writer', 'w-pass'))).toMatchObject({ status: 200, body: 'ok' })
     expect(await get('/contain=https://a', basic('web', 'web-pass'))).toMatchObject({ status: 200, body: 'true' })
     await redis.call('ACL', 'LOG', 'RESET')
     expect(await get('/add=https://b', basic('web', 'web-pass'))).toMatchObject({
-      status: 403, body: "NOPERM this user has no permissions to run the 'bf.add' command\n",
+      status: 403,
+      body: "NOPERM this user has no permissions to run the 'bf.add' command\n",
     })
     expect(await redis.call('BF.EXISTS', 'seen', 'https://b')).toBe(0)
     const log = (await redis.call('ACL', 'LOG', '1')) as unknown[][]
-    expect(log[0]!.slice(0, 10)).toEqual(['count', 1, 'reason', 'command', 'context', 'toplevel', 'object', 'bf.add', 'username', 'web'])
+    expect(log[0]!.slice(0, 10)).toEqual([
+      'count',
+      1,
+      'reason',
+      'command',
+      'context',
+      'toplevel',
+      'object',
+      'bf.add',
+      'username',
+      'web',
+    ])
   })
 
-  it('a key outside the user\'s patterns is 403 with the key text', async () => {
+  it("a key outside the user's patterns is 403 with the key text", async () => {
     expect(await get('/contain=x', basic('other-key', 'o-pass'))).toMatchObject({
-      status: 403, body: 'NOPERM this user has no permissions to access one of the keys used as arguments\n',
+      status: 403,
+      body: 'NOPERM this user has no permissions to access one of the keys used as arguments\n',
     })
   })
 
@@ -54,8 +67,14 @@ describe('HTTP as ACL users', () => {
     expect((await get('/metrics', basic('web', 'web-pass'))).status).toBe(200)
     expect((await get('/filters', basic('web', 'web-pass'))).status).toBe(200)
     expect((await get('/', basic('web', 'web-pass'))).status).toBe(200)
-    expect(await get('/metrics', basic('writer', 'w-pass'))).toMatchObject({ status: 403, body: "NOPERM this user has no permissions to run the 'info' command\n" })
-    expect(await get('/filters', basic('writer', 'w-pass'))).toMatchObject({ status: 403, body: "NOPERM this user has no permissions to run the 'scan' command\n" })
+    expect(await get('/metrics', basic('writer', 'w-pass'))).toMatchObject({
+      status: 403,
+      body: "NOPERM this user has no permissions to run the 'info' command\n",
+    })
+    expect(await get('/filters', basic('writer', 'w-pass'))).toMatchObject({
+      status: 403,
+      body: "NOPERM this user has no permissions to run the 'scan' command\n",
+    })
     expect((await get('/', basic('writer', 'w-pass'))).status).toBe(403)
     expect(await get('/healthz', basic('writer', 'wrong'))).toMatchObject({ status: 200, body: 'ok' })
   })

@@ -52,7 +52,10 @@ describe('HTTP with requirepass', () => {
 
   it('serves requests with Basic credentials for default (any letter case of the scheme)', async () => {
     expect(await get('/add=open', basic('default', PASSWORD))).toMatchObject({ status: 200, body: 'ok' })
-    expect(await get('/contain=open', 'bAsIc ' + basic('default', PASSWORD).slice(6))).toMatchObject({ status: 200, body: 'true' })
+    expect(await get('/contain=open', 'bAsIc ' + basic('default', PASSWORD).slice(6))).toMatchObject({
+      status: 200,
+      body: 'true',
+    })
     expect(await redis.call('BF.EXISTS', 'bfs', 'open')).toBe(1)
     const metrics = await get('/metrics', basic('default', PASSWORD))
     expect(metrics.status).toBe(200)
@@ -80,7 +83,9 @@ describe('HTTP with requirepass', () => {
       const denied = await raw.request('GET /contain=open HTTP/1.1\r\nHost: bfs\r\n\r\n')
       expect(denied.status).toBe(401)
       expect(denied.headers.get('www-authenticate')).toBe('Basic realm="bfs", charset="UTF-8"')
-      const allowed = await raw.request(`GET /contain=open HTTP/1.1\r\nHost: bfs\r\nAuthorization: ${basic('default', PASSWORD)}\r\n\r\n`)
+      const allowed = await raw.request(
+        `GET /contain=open HTTP/1.1\r\nHost: bfs\r\nAuthorization: ${basic('default', PASSWORD)}\r\n\r\n`,
+      )
       expect(allowed).toMatchObject({ status: 200, body: 'true' })
     } finally {
       raw.socket.destroy()
@@ -90,7 +95,14 @@ describe('HTTP with requirepass', () => {
   it.skipIf(!hasTool('curl'))('works with curl -u default:<password>', async () => {
     const denied = await runTool('curl', ['-s', '-w', ' %{http_code}', `${base}/contain=open`])
     expect(denied.stdout).toBe('unauthorized\n 401')
-    const allowed = await runTool('curl', ['-s', '-w', ' %{http_code}', '-u', `default:${PASSWORD}`, `${base}/contain=open`])
+    const allowed = await runTool('curl', [
+      '-s',
+      '-w',
+      ' %{http_code}',
+      '-u',
+      `default:${PASSWORD}`,
+      `${base}/contain=open`,
+    ])
     expect(allowed.stdout).toBe('true 200')
   })
 })

@@ -84,7 +84,11 @@ export function basicAuth(user: string, password: string): string {
 }
 
 /** GET `base + target` with fetch, with an Authorization header when given: the status, body text and headers. */
-export async function fetchText(base: string, target: string, authorization?: string): Promise<{ status: number; body: string; headers: Headers }> {
+export async function fetchText(
+  base: string,
+  target: string,
+  authorization?: string,
+): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await fetch(base + target, authorization === undefined ? {} : { headers: { authorization } })
   return { status: response.status, body: await response.text(), headers: response.headers }
 }

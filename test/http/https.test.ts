@@ -24,12 +24,15 @@ afterAll(() => certs?.remove())
 /** GET over HTTPS, trusting the test CA: status, body and the server certificate's common name. */
 function getHttps(port: number, target: string): Promise<{ status: number; body: string; cn: string }> {
   return new Promise((resolve, reject) => {
-    const request = https.get({ host: '127.0.0.1', port, path: target, ca: readFileSync(certs.caCert), agent: false }, (response) => {
-      const cn = String((response.socket as import('node:tls').TLSSocket).getPeerCertificate().subject.CN)
-      let body = ''
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, cn }))
-    })
+    const request = https.get(
+      { host: '127.0.0.1', port, path: target, ca: readFileSync(certs.caCert), agent: false },
+      (response) => {
+        const cn = String((response.socket as import('node:tls').TLSSocket).getPeerCertificate().subject.CN)
+        let body = ''
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()))
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body, cn }))
+      },
+    )
     request.on('error', reject)
   })
 }
@@ -65,7 +68,10 @@ describe('http-tls yes', () => {
 
   it('refuses plaintext HTTP on the HTTPS port', async () => {
     const outcome = await new Promise<string>((resolve) => {
-      const request = http.get({ host: '127.0.0.1', port: bfs.server.httpPort, path: '/healthz', agent: false }, (response) => resolve(`status ${response.statusCode}`))
+      const request = http.get(
+        { host: '127.0.0.1', port: bfs.server.httpPort, path: '/healthz', agent: false },
+        (response) => resolve(`status ${response.statusCode}`),
+      )
       request.on('error', (error) => resolve(`error ${error.message}`))
     })
     expect(outcome).toMatch(/^error|^status 400/)
@@ -75,11 +81,15 @@ describe('http-tls yes', () => {
     await certs.renewServer(cert, key, 'Renewed-http')
     expect(await redis.call('CONFIG', 'SET', 'tls-cert-file', cert, 'tls-key-file', key)).toBe('OK')
     expect((await getHttps(bfs.server.httpPort, '/healthz')).cn).toBe('Renewed-http')
-    await expect(redis.call('CONFIG', 'SET', 'tls-key-file', certs.clientKey)).rejects.toThrow('Unable to update TLS configuration')
+    await expect(redis.call('CONFIG', 'SET', 'tls-key-file', certs.clientKey)).rejects.toThrow(
+      'Unable to update TLS configuration',
+    )
     expect((await getHttps(bfs.server.httpPort, '/healthz')).cn).toBe('Renewed-http')
   })
 
   it('refuses to start without a certificate', async () => {
-    await expect(startServer({ 'http-port': -1, 'http-tls': true })).rejects.toThrow('Failed to configure HTTPS: No tls-cert-file configured!')
+    await expect(startServer({ 'http-port': -1, 'http-tls': true })).rejects.toThrow(
+      'Failed to configure HTTPS: No tls-cert-file configured!',
+    )
   })
 })

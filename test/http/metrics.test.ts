@@ -60,9 +60,19 @@ describe('GET /metrics', () => {
   it('lists the expected metric names', async () => {
     const text = await scrape()
     for (const name of [
-      'bfs_uptime_seconds', 'bfs_commands_total', 'bfs_commands_processed_total', 'bfs_error_replies_total',
-      'bfs_connected_clients', 'bfs_filters', 'bfs_filter_bytes', 'bfs_filter_items', 'bfs_used_memory_bytes',
-      'bfs_used_memory_rss_bytes', 'bfs_http_requests_total', 'bfs_loading', 'bfs_rdb_changes_since_last_save',
+      'bfs_uptime_seconds',
+      'bfs_commands_total',
+      'bfs_commands_processed_total',
+      'bfs_error_replies_total',
+      'bfs_connected_clients',
+      'bfs_filters',
+      'bfs_filter_bytes',
+      'bfs_filter_items',
+      'bfs_used_memory_bytes',
+      'bfs_used_memory_rss_bytes',
+      'bfs_http_requests_total',
+      'bfs_loading',
+      'bfs_rdb_changes_since_last_save',
     ]) {
       expect(text, name).toContain(`# TYPE ${name} `)
     }
@@ -123,23 +133,34 @@ describe('GET /metrics', () => {
 })
 
 describe('GET /metrics: latency and replication', () => {
-  it('counts time per command and shows replication: the role, each replica\'s lag, a replica\'s link', async () => {
+  it("counts time per command and shows replication: the role, each replica's lag, a replica's link", async () => {
     const master = await startServer({ 'http-port': -1 })
     const client = new Redis({ port: master.port, host: '127.0.0.1' })
-    const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${master.server.httpPort}/metrics`)).text()
+    const scrape = async (): Promise<string> =>
+      (await fetch(`http://127.0.0.1:${master.server.httpPort}/metrics`)).text()
     await client.call('BF.ADD', 'timed', 'x')
     let text = await scrape()
     expect(sample(text, 'bfs_command_duration_seconds_total', 'command="bf.add"')).toBeGreaterThan(0)
     expect(sample(text, 'bfs_replication_master')).toBe(1)
     expect(sample(text, 'bfs_connected_replicas')).toBe(0)
-    for (const name of ['bfs_replica_lag_seconds', 'bfs_replica_offset_lag_bytes', 'bfs_master_link_up', 'bfs_master_last_io_seconds', 'bfs_replica_repl_offset_bytes']) {
+    for (const name of [
+      'bfs_replica_lag_seconds',
+      'bfs_replica_offset_lag_bytes',
+      'bfs_master_link_up',
+      'bfs_master_last_io_seconds',
+      'bfs_replica_repl_offset_bytes',
+    ]) {
       expect(text, name).toContain(`# TYPE ${name} gauge`)
     }
     const replica = await startServer({ 'http-port': -1 })
     const replicaClient = new Redis({ port: replica.port, host: '127.0.0.1' })
     try {
       await replicaClient.call('REPLICAOF', '127.0.0.1', String(master.port))
-      await until(async () => sample(await scrape(), 'bfs_connected_replicas') === 1 && (await scrape()).includes('state="online"'), 'the replica online')
+      await until(
+        async () =>
+          sample(await scrape(), 'bfs_connected_replicas') === 1 && (await scrape()).includes('state="online"'),
+        'the replica online',
+      )
       text = await scrape()
       const line = text.split('\n').find((l) => l.startsWith('bfs_replica_lag_seconds{'))!
       expect(line).toMatch(/^bfs_replica_lag_seconds\{replica="[^"]+:\d+",state="online"\} \d+$/)
@@ -167,12 +188,20 @@ describe('metricName and topFiltersByItems', () => {
 
   it('topFiltersByItems keeps the largest, largest first, and none for 0', () => {
     const registry = new FilterRegistry()
-    for (const [name, items] of [['a', 3], ['b', 9], ['c', 1], ['d', 5]] as const) {
+    for (const [name, items] of [
+      ['a', 3],
+      ['b', 9],
+      ['c', 1],
+      ['d', 5],
+    ] as const) {
       const filter = new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
       for (let i = 0; i < items; i++) filter.add(Buffer.from(`${name}${i}`))
       registry.set(name, filter)
     }
-    expect(topFiltersByItems(registry, 2)).toEqual([{ name: 'b', items: 9 }, { name: 'd', items: 5 }])
+    expect(topFiltersByItems(registry, 2)).toEqual([
+      { name: 'b', items: 9 },
+      { name: 'd', items: 5 },
+    ])
     expect(topFiltersByItems(registry, 10).map((f) => f.name)).toEqual(['b', 'd', 'a', 'c'])
     expect(topFiltersByItems(registry, 0)).toEqual([])
   })

@@ -51,12 +51,16 @@ describe('the listener', () => {
     // Reachable from elsewhere with no requirepass: the same warning as bind gets.
     const open = await startServer({ 'http-port': -1, 'http-bind': '0.0.0.0' })
     try {
-      expect(open.logs.some((line) => line.includes('HTTP WARNING: listening on 0.0.0.0 with no requirepass'))).toBe(true)
+      expect(open.logs.some((line) => line.includes('HTTP WARNING: listening on 0.0.0.0 with no requirepass'))).toBe(
+        true,
+      )
     } finally {
       await open.stop()
     }
     // The suite's own server: http-bind "" (the default) listens where bind does.
-    expect(running.logs.some((line) => line.includes(`HTTP listening on 127.0.0.1:${running.server.httpPort}`))).toBe(true)
+    expect(running.logs.some((line) => line.includes(`HTTP listening on 127.0.0.1:${running.server.httpPort}`))).toBe(
+      true,
+    )
   })
 
   it('is off with http-port 0 (the default)', async () => {
@@ -216,7 +220,9 @@ describe('keep-alive and limits', () => {
 
   it('answers 431 to huge headers', async () => {
     const connection = await RawHttp.connect(running.server.httpPort)
-    const response = await connection.request(`GET /contain=x HTTP/1.1\r\nHost: bfs\r\nX-Big: ${'y'.repeat(100_000)}\r\n\r\n`)
+    const response = await connection.request(
+      `GET /contain=x HTTP/1.1\r\nHost: bfs\r\nX-Big: ${'y'.repeat(100_000)}\r\n\r\n`,
+    )
     expect(response.status).toBe(431)
     await connection.closedPromise
   })

@@ -30,7 +30,10 @@ describe('parseOriginalTarget', () => {
   it('reads /add= and /contain= with the first pair only', () => {
     expect(parseOriginalTarget('/add=x%2Fy')).toEqual({ verb: 'add', item: Buffer.from('x/y') })
     expect(parseOriginalTarget('/contain=a&add=b')).toEqual({ verb: 'contain', item: Buffer.from('a') })
-    expect(parseOriginalTarget('/add=http://e.com/?q=1')).toEqual({ verb: 'add', item: Buffer.from('http://e.com/?q=1') })
+    expect(parseOriginalTarget('/add=http://e.com/?q=1')).toEqual({
+      verb: 'add',
+      item: Buffer.from('http://e.com/?q=1'),
+    })
   })
 
   it('calls a missing value a bad request and leaves other targets alone', () => {

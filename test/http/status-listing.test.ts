@@ -28,10 +28,22 @@ describe('parseListingQuery', () => {
 
 describe('reservedErrorRate', () => {
   it('is the rate given to BF.RESERVE, whatever the first layer was tightened to', () => {
-    expect(reservedErrorRate(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false }))).toBe(0.01)
-    expect(reservedErrorRate(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: true }))).toBe(0.01)
-    expect(reservedErrorRate(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 0, nonScaling: false }))).toBe(0.01)
-    const seeded = new ScalableBloomFilter({ capacity: 100, errorRate: 0.02, expansion: 0, nonScaling: true, hashing: { kind: 'seeded', seed: 7 } })
+    expect(
+      reservedErrorRate(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })),
+    ).toBe(0.01)
+    expect(
+      reservedErrorRate(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: true })),
+    ).toBe(0.01)
+    expect(
+      reservedErrorRate(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 0, nonScaling: false })),
+    ).toBe(0.01)
+    const seeded = new ScalableBloomFilter({
+      capacity: 100,
+      errorRate: 0.02,
+      expansion: 0,
+      nonScaling: true,
+      hashing: { kind: 'seeded', seed: 7 },
+    })
     expect(reservedErrorRate(seeded)).toBe(0.02)
   })
 })
@@ -39,9 +51,18 @@ describe('reservedErrorRate', () => {
 describe('listFilters', () => {
   it('orders by name, by bytes (largest first) and by estimated rate (worst first), ties by name', () => {
     const registry = new FilterRegistry()
-    registry.set('b', filled(new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: true }), 900))
-    registry.set('a', filled(new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: true }), 10))
-    registry.set('c', filled(new ScalableBloomFilter({ capacity: 10, errorRate: 0.01, expansion: 2, nonScaling: false }), 5))
+    registry.set(
+      'b',
+      filled(new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: true }), 900),
+    )
+    registry.set(
+      'a',
+      filled(new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: true }), 10),
+    )
+    registry.set(
+      'c',
+      filled(new ScalableBloomFilter({ capacity: 10, errorRate: 0.01, expansion: 2, nonScaling: false }), 5),
+    )
     const names = (sort: 'name' | 'bytes' | 'estimatedErrorRate', offset = 0, limit = 100) =>
       listFilters(registry, { sort, offset, limit }).filters.map((listed) => listed.row.name)
     expect(names('name')).toEqual(['a', 'b', 'c'])
@@ -63,7 +84,10 @@ describe('expectedErrorRate', () => {
   })
 
   it('follows the rate measured from the bits of a filter that scaled, and one filled past its capacity', () => {
-    const scaled = filled(new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: false }), 5000)
+    const scaled = filled(
+      new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: false }),
+      5000,
+    )
     expect(scaled.layers.length).toBe(3)
     const health = filterHealth(scaled)
     expect(expectedErrorRate(scaled.layers, health.items) / health.estimatedErrorRate).toBeCloseTo(1, 0)
@@ -77,8 +101,18 @@ describe('expectedErrorRate', () => {
 
 describe('rateChart', () => {
   it('is inline SVG naming no URL, marked when over target', () => {
-    const filter = filled(new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: true }), 50)
-    const input = { layers: filter.layers, items: 50, capacity: 100, estimatedErrorRate: 0.001, errorRate: 0.01, over: false }
+    const filter = filled(
+      new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: true }),
+      50,
+    )
+    const input = {
+      layers: filter.layers,
+      items: 50,
+      capacity: 100,
+      estimatedErrorRate: 0.001,
+      errorRate: 0.01,
+      over: false,
+    }
     const svg = rateChart(input)
     expect(svg).toMatch(/^<svg class="chart" viewBox="0 0 160 48"[^>]*>.*<\/svg>$/)
     expect(svg).not.toMatch(/https?:|xmlns|href/)

@@ -16,7 +16,21 @@ import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 const PASSWORD = 'status-pass'
 const AUTH = 'Basic ' + Buffer.from(`default:${PASSWORD}`).toString('base64')
 const HTML_NAME = `<b>&"x'`
-const ROW_FIELDS = ['name', 'type', 'capacity', 'items', 'layers', 'bytes', 'fillRatio', 'estimatedErrorRate', 'errorRate', 'ttl', 'verdict', 'itemsLeft', 'scaling']
+const ROW_FIELDS = [
+  'name',
+  'type',
+  'capacity',
+  'items',
+  'layers',
+  'bytes',
+  'fillRatio',
+  'estimatedErrorRate',
+  'errorRate',
+  'ttl',
+  'verdict',
+  'itemsLeft',
+  'scaling',
+]
 
 interface Row {
   name: string
@@ -39,7 +53,11 @@ let redis: Redis
 let base: string
 
 /** GET (or `method`) with Basic credentials for default; `authorization` null sends none. */
-async function get(target: string, authorization: string | null = AUTH, method = 'GET'): Promise<{ status: number; body: string; headers: Headers }> {
+async function get(
+  target: string,
+  authorization: string | null = AUTH,
+  method = 'GET',
+): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await fetch(base + target, { method, headers: authorization === null ? {} : { authorization } })
   return { status: response.status, body: await response.text(), headers: response.headers }
 }
@@ -86,10 +104,34 @@ describe('GET /filters', () => {
       expect(row.fillRatio).toBeLessThan(1)
     }
     const byName = new Map(listed.map((row) => [row.name, row]))
-    expect(byName.get('grown')).toMatchObject({ type: 'bloom', layers: 3, capacity: 700, errorRate: 0.01, verdict: 'ok', itemsLeft: -1, scaling: true })
-    expect(byName.get('near')).toMatchObject({ type: 'bloom', items: 95, capacity: 100, errorRate: 0.01, verdict: 'near full', itemsLeft: 5, scaling: false })
+    expect(byName.get('grown')).toMatchObject({
+      type: 'bloom',
+      layers: 3,
+      capacity: 700,
+      errorRate: 0.01,
+      verdict: 'ok',
+      itemsLeft: -1,
+      scaling: true,
+    })
+    expect(byName.get('near')).toMatchObject({
+      type: 'bloom',
+      items: 95,
+      capacity: 100,
+      errorRate: 0.01,
+      verdict: 'near full',
+      itemsLeft: 5,
+      scaling: false,
+    })
     const legacy = byName.get('legacy')!
-    expect(legacy).toMatchObject({ type: 'bloom (seeded)', items: 2500, capacity: 1000, errorRate: 0.01, verdict: 'over target', itemsLeft: 0, scaling: false })
+    expect(legacy).toMatchObject({
+      type: 'bloom (seeded)',
+      items: 2500,
+      capacity: 1000,
+      errorRate: 0.01,
+      verdict: 'over target',
+      itemsLeft: 0,
+      scaling: false,
+    })
     expect(legacy.estimatedErrorRate).toBeGreaterThan(0.1)
   })
 
@@ -156,32 +198,46 @@ describe('GET /', () => {
     expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000)
   })
 
-  it.skipIf(!hasTool('chromium'))('renders in headless Chromium with the filter near full and the one over target flagged', async () => {
-    const profile = makeTempDir('bfs-chromium-')
-    try {
-      const url = `http://default:${PASSWORD}@127.0.0.1:${running.server.httpPort}/?sort=estimatedErrorRate`
-      const args = ['--headless', '--disable-gpu', '--no-sandbox', `--user-data-dir=${profile}`, '--virtual-time-budget=5000', '--dump-dom', url]
-      const result = await runTool('chromium', args)
-      const dom = result.stdout
-      expect(dom, result.stderr.slice(-2000)).toMatch(/^<!DOCTYPE html>/i)
-      // The inline script ran: the attribute exists only in the DOM the browser built.
-      expect(dom).toMatch(/<html lang="en" data-rendered-ms="\d+">/)
-      const flagged = [...dom.matchAll(/<tr class="filter ([a-z-]+)" data-verdict="([a-z ]+)" data-name="([^"]*)">/g)].map((m) => [m[3], m[1], m[2]])
-      expect(flagged).toEqual([
-        ['legacy', 'over-target', 'over target'],
-        ['near', 'near-full', 'near full'],
-        ['grown', 'ok', 'ok'],
-        ['&lt;b&gt;&amp;&quot;x\'', 'ok', 'ok'],
-      ])
-      expect(dom).toContain('<span class="verdict over-target">over target</span>')
-      expect(dom).toContain('<span class="verdict near-full">near full</span>')
-      expect(dom).toMatch(/<span class="rate over">[\d.]+%<\/span> \/ 1\.00%/)
-      expect(dom.match(/<svg class="chart/g)).toHaveLength(4)
-      expect(dom.match(/<svg class="chart over"/g)).toHaveLength(1)
-      for (const label of ['ops/s', 'clients', 'memory', 'last save', 'append log', 'replication']) expect(dom).toContain(`<dt>${label}</dt>`)
-      expect(dom).toContain('<span id="range">1–4 of 4</span>')
-    } finally {
-      removeTempDir(profile)
-    }
-  })
+  it.skipIf(!hasTool('chromium'))(
+    'renders in headless Chromium with the filter near full and the one over target flagged',
+    async () => {
+      const profile = makeTempDir('bfs-chromium-')
+      try {
+        const url = `http://default:${PASSWORD}@127.0.0.1:${running.server.httpPort}/?sort=estimatedErrorRate`
+        const args = [
+          '--headless',
+          '--disable-gpu',
+          '--no-sandbox',
+          `--user-data-dir=${profile}`,
+          '--virtual-time-budget=5000',
+          '--dump-dom',
+          url,
+        ]
+        const result = await runTool('chromium', args)
+        const dom = result.stdout
+        expect(dom, result.stderr.slice(-2000)).toMatch(/^<!DOCTYPE html>/i)
+        // The inline script ran: the attribute exists only in the DOM the browser built.
+        expect(dom).toMatch(/<html lang="en" data-rendered-ms="\d+">/)
+        const flagged = [
+          ...dom.matchAll(/<tr class="filter ([a-z-]+)" data-verdict="([a-z ]+)" data-name="([^"]*)">/g),
+        ].map((m) => [m[3], m[1], m[2]])
+        expect(flagged).toEqual([
+          ['legacy', 'over-target', 'over target'],
+          ['near', 'near-full', 'near full'],
+          ['grown', 'ok', 'ok'],
+          ["&lt;b&gt;&amp;&quot;x'", 'ok', 'ok'],
+        ])
+        expect(dom).toContain('<span class="verdict over-target">over target</span>')
+        expect(dom).toContain('<span class="verdict near-full">near full</span>')
+        expect(dom).toMatch(/<span class="rate over">[\d.]+%<\/span> \/ 1\.00%/)
+        expect(dom.match(/<svg class="chart/g)).toHaveLength(4)
+        expect(dom.match(/<svg class="chart over"/g)).toHaveLength(1)
+        for (const label of ['ops/s', 'clients', 'memory', 'last save', 'append log', 'replication'])
+          expect(dom).toContain(`<dt>${label}</dt>`)
+        expect(dom).toContain('<span id="range">1–4 of 4</span>')
+      } finally {
+        removeTempDir(profile)
+      }
+    },
+  )
 })

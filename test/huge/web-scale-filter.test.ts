@@ -64,7 +64,7 @@ function expectedChunk(offset: number, length: number): Buffer {
   const chunk = Buffer.alloc(length)
   for (const pos of setPositions) {
     const byte = Math.floor(pos / 8) - offset
-    if (byte >= 0 && byte < length) chunk[byte]! |= 1 << pos % 8
+    if (byte >= 0 && byte < length) chunk[byte]! |= 1 << (pos % 8)
   }
   return chunk
 }
@@ -88,15 +88,33 @@ function expectedHeader(items: number): Buffer {
 }
 
 /** SCANDUMP chunks checked: the first, the one across the seam of the pieces, the last, and those holding the highest bits. */
-const chunkOffsets = [...new Set([0, Math.floor(SEAM / CHUNK) * CHUNK, Math.floor((bytes - 1) / CHUNK) * CHUNK,
-  ...high.flatMap(positions).filter((pos) => pos >= m - edge).map((pos) => Math.floor(pos / 8 / CHUNK) * CHUNK)])]
+const chunkOffsets = [
+  ...new Set([
+    0,
+    Math.floor(SEAM / CHUNK) * CHUNK,
+    Math.floor((bytes - 1) / CHUNK) * CHUNK,
+    ...high
+      .flatMap(positions)
+      .filter((pos) => pos >= m - edge)
+      .map((pos) => Math.floor(pos / 8 / CHUNK) * CHUNK),
+  ]),
+]
 
 async function expectSameAnswers(redis: Redis, items: number): Promise<void> {
   expect(await redis.call('BF.MEXISTS', 'big', ...added)).toEqual(added.map(() => 1))
   expect(await redis.call('BF.MEXISTS', 'big', ...absent)).toEqual(absent.map(() => 0))
   for (const item of [...low, ...high]) expect(await redis.call('BF.EXISTS', 'big', item)).toBe(1)
   const info = (await redis.call('BF.INFO', 'big')) as unknown[]
-  expect(info.slice(0, 8)).toEqual(['Capacity', CAPACITY, 'Size', bytes + 96, 'Number of filters', 1, 'Number of items inserted', items])
+  expect(info.slice(0, 8)).toEqual([
+    'Capacity',
+    CAPACITY,
+    'Size',
+    bytes + 96,
+    'Number of filters',
+    1,
+    'Number of items inserted',
+    items,
+  ])
   const health = (await redis.call('BFS.HEALTH', 'big')) as unknown[]
   expect(Number(health[1])).toBeCloseTo(new Set(setPositions).size / m, 15) // the fill: set bits over m
   const header = (await redis.callBuffer('BF.SCANDUMP', 'big', '0')) as [number, Buffer]
@@ -111,7 +129,7 @@ async function expectSameAnswers(redis: Redis, items: number): Promise<void> {
 }
 
 describe('a 5 GiB filter (one layer of 43 billion bits)', () => {
-  it('reserves, adds, checks, survives kill -9 and a clean restart, and dumps RedisBloom\'s chunks', async () => {
+  it("reserves, adds, checks, survives kill -9 and a clean restart, and dumps RedisBloom's chunks", async () => {
     expect(bytes).toBe(5_391_595_344)
     expect(Math.min(...low.flatMap(positions))).toBeLessThan(edge)
     expect(Math.max(...high.flatMap(positions))).toBeGreaterThanOrEqual(m - edge)
@@ -125,7 +143,9 @@ describe('a 5 GiB filter (one layer of 43 billion bits)', () => {
     }
     let server = await start()
     try {
-      expect(await server.redis.call('BF.RESERVE', 'big', String(ERROR_RATE), String(CAPACITY), 'NONSCALING')).toBe('OK')
+      expect(await server.redis.call('BF.RESERVE', 'big', String(ERROR_RATE), String(CAPACITY), 'NONSCALING')).toBe(
+        'OK',
+      )
       expect(await server.redis.call('BF.MADD', 'big', ...low, ...seam)).toEqual([...low, ...seam].map(() => 1))
       for (const item of high) expect(await server.redis.call('BF.ADD', 'big', item)).toBe(1)
       expect(await server.redis.call('BF.MADD', 'big', ...bulk)).toEqual(bulk.map(() => 1))

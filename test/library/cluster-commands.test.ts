@@ -34,15 +34,22 @@ function keeping<C extends { promise: Promise<unknown> }>(sent: C[]) {
 describe('bloomCluster', () => {
   it('knows every BF.* and APBF.* command of the table, read-only exactly when its row is', () => {
     // BFS.RESTORE-PART is MIGRATE's node-to-node command (docs/MIGRATE.md), never a client's.
-    const rows = BUILTIN_COMMANDS.filter((spec) => /^(BF|BFS|APBF)\./.test(spec.name) && spec.name !== 'BFS.RESTORE-PART')
+    const rows = BUILTIN_COMMANDS.filter(
+      (spec) => /^(BF|BFS|APBF)\./.test(spec.name) && spec.name !== 'BFS.RESTORE-PART',
+    )
     expect(Object.keys(BLOOM_CLUSTER_COMMANDS).sort()).toEqual(rows.map((spec) => spec.name).sort())
     for (const spec of rows) {
-      expect(BLOOM_CLUSTER_COMMANDS[spec.name as keyof typeof BLOOM_CLUSTER_COMMANDS], spec.name).toBe(spec.flags.includes('readonly'))
+      expect(BLOOM_CLUSTER_COMMANDS[spec.name as keyof typeof BLOOM_CLUSTER_COMMANDS], spec.name).toBe(
+        spec.flags.includes('readonly'),
+      )
       expect(spec.keys[0], spec.name).toBe(1)
     }
   })
 
-  for (const [version, Command] of [['5', Command5], ['6', Command6]] as const) {
+  for (const [version, Command] of [
+    ['5', Command5],
+    ['6', Command6],
+  ] as const) {
     it(`ioredis ${version}: the command carries its key's slot (Redis's rule) and its read-only flag`, async () => {
       const sent: InstanceType<typeof Command>[] = []
       const bf = bloomCluster(keeping(sent), Command)

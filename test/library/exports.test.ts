@@ -32,7 +32,15 @@ describe('the package entry', () => {
     const resolved = createRequire(import.meta.url).resolve('bloom-filter-server')
     expect(path.relative(root, resolved)).toBe(path.join('dist', 'index.js'))
     const declarations = readFileSync(path.join(root, 'dist', 'index.d.ts'), 'utf8')
-    for (const name of ['BloomFilter', 'CuckooFilter', 'ScalableBloomFilter', 'createServer', 'encodeFilter', 'decodeFilter', 'CommandDefinition']) {
+    for (const name of [
+      'BloomFilter',
+      'CuckooFilter',
+      'ScalableBloomFilter',
+      'createServer',
+      'encodeFilter',
+      'decodeFilter',
+      'CommandDefinition',
+    ]) {
       expect(declarations).toContain(name)
     }
     expect(existsSync(path.join(root, 'dist', 'library', 'bloom-filter.d.ts'))).toBe(true)
@@ -142,7 +150,9 @@ describe('a server started from the library', () => {
       local.addAll(items)
       const served = server.registry.get('wire')!.filter
       expect(served).toBeInstanceOf(ScalableBloomFilter)
-      expect(Buffer.from(BloomFilter.wrap(served as ScalableBloomFilter).toBytes())).toEqual(Buffer.from(local.toBytes()))
+      expect(Buffer.from(BloomFilter.wrap(served as ScalableBloomFilter).toBytes())).toEqual(
+        Buffer.from(local.toBytes()),
+      )
       expect(FilterRegistry.nameOf(Buffer.from('wire'))).toBe('wire')
     } finally {
       redis.disconnect()
@@ -165,7 +175,16 @@ describe('CuckooFilter in process', () => {
     expect(filter.delete('s-1')).toBe(true)
     expect(filter.has('s-1')).toBe(false)
     expect(filter.size).toBe(1)
-    expect(filter.info()).toEqual({ sizeBytes: 40 + 16 + 1024, numBuckets: 512, numFilters: 1, items: 1, deletes: 2, bucketSize: 2, expansion: 1, maxIterations: 20 })
+    expect(filter.info()).toEqual({
+      sizeBytes: 40 + 16 + 1024,
+      numBuckets: 512,
+      numFilters: 1,
+      items: 1,
+      deletes: 2,
+      bucketSize: 2,
+      expansion: 1,
+      maxIterations: 20,
+    })
     expect(filter.health()).toMatchObject({ items: 1, capacity: 1024, verdict: 'ok' })
   })
 
@@ -213,10 +232,14 @@ describe('CuckooFilter in process', () => {
       local.delete('session-7')
       const served = server.registry.get('wire')!
       expect(served.kind).toBe('cuckoo')
-      expect(Buffer.from(CuckooFilter.wrap(served.filter as CuckooFilter['core']).toBytes())).toEqual(Buffer.from(local.toBytes()))
+      expect(Buffer.from(CuckooFilter.wrap(served.filter as CuckooFilter['core']).toBytes())).toEqual(
+        Buffer.from(local.toBytes()),
+      )
       server.registry.set('built', local.core)
       const queries = ['session-1', 'session-7', ...Array.from({ length: 200 }, (_, i) => `other-${i}`)]
-      expect(await redis.call('CF.MEXISTS', 'built', ...queries)).toEqual(queries.map((item) => (local.has(item) ? 1 : 0)))
+      expect(await redis.call('CF.MEXISTS', 'built', ...queries)).toEqual(
+        queries.map((item) => (local.has(item) ? 1 : 0)),
+      )
       expect(await redis.call('CF.EXISTS', 'built', 'session-1')).toBe(1)
       expect(await redis.type('built')).toBe('MBbloomCF')
     } finally {

@@ -15,7 +15,11 @@ let redis: Redis
 
 beforeAll(async () => {
   dir = makeTempDir('bfs-extension-')
-  server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {}, commands: [BFX_MADDNEW] })
+  server = createServer({
+    config: { port: 0, dir, save: '', appendonly: false },
+    logSink: () => {},
+    commands: [BFX_MADDNEW],
+  })
   await server.start()
   redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
   await redis.connect()
@@ -65,7 +69,9 @@ describe('BFX.MADDNEW from examples/', () => {
   })
 
   it('is refused with the wrong number of arguments before its handler runs', async () => {
-    await expect(redis.call('BFX.MADDNEW', 'seen')).rejects.toThrow("ERR wrong number of arguments for 'bfx.maddnew' command")
+    await expect(redis.call('BFX.MADDNEW', 'seen')).rejects.toThrow(
+      "ERR wrong number of arguments for 'bfx.maddnew' command",
+    )
   })
 
   it('is listed by COMMAND INFO, COMMAND LIST and COMMAND COUNT', async () => {
@@ -118,7 +124,8 @@ describe('BfsServer.addCommand', () => {
       flags: ['readonly'],
       // The key lookup every BF command makes, with a key of 2^29 - 23 bytes (one past V8's
       // longest string; allocUnsafe touches no page of it).
-      handler: (ctx: CommandContext) => ctx.client.reply.integer(ctx.server.registry.lookup(Buffer.allocUnsafe(2 ** 29 - 23)) ? 1 : 0),
+      handler: (ctx: CommandContext) =>
+        ctx.client.reply.integer(ctx.server.registry.lookup(Buffer.allocUnsafe(2 ** 29 - 23)) ? 1 : 0),
     })
     await expect(redis.call('X.LONGKEY')).rejects.toThrow('ERR key or name longer than 536870888 bytes')
     expect(await redis.call('PING')).toBe('PONG')

@@ -24,7 +24,10 @@ interface Ack {
 }
 
 /** Runs load, SIGKILLs at `killAfterMs`, restarts, and returns the acknowledged adds that are gone. */
-async function crashOnce(fsync: string, killAfterMs: number): Promise<{ acked: Ack[]; lost: Ack[]; killedAtMs: number }> {
+async function crashOnce(
+  fsync: string,
+  killAfterMs: number,
+): Promise<{ acked: Ack[]; lost: Ack[]; killedAtMs: number }> {
   const dir = makeTempDir('bfs-crash-')
   const port = await freePort()
   try {
@@ -43,7 +46,13 @@ async function crashOnce(fsync: string, killAfterMs: number): Promise<{ acked: A
     await Promise.all(loaders)
 
     const { bfs: restarted } = await startChildServer(bfsArgs(dir, port, fsync))
-    const gone = new Set(await lostItems(port, 'crash', acked.map((ack) => ack.item)))
+    const gone = new Set(
+      await lostItems(
+        port,
+        'crash',
+        acked.map((ack) => ack.item),
+      ),
+    )
     const lost = acked.filter((ack) => gone.has(ack.item))
     await killChildServer(restarted)
     return { acked, lost, killedAtMs }

@@ -133,7 +133,9 @@ describe('append-only log in a running server', () => {
     await send(first.server.port, [['BF.ADD', 'k', 'v']])
     const info = await send(first.server.port, [['BF.INFO', 'k']])
     await stop(first.server)
-    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1)), 'latin1')).toContain('BF.RESERVE\r\n$1\r\nk\r\n$4\r\n0.05\r\n$4\r\n1000')
+    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 1)), 'latin1')).toContain(
+      'BF.RESERVE\r\n$1\r\nk\r\n$4\r\n0.05\r\n$4\r\n1000',
+    )
     const second = await boot(dir)
     expect(await send(second.server.port, [['BF.INFO', 'k']])).toEqual(info)
   })
@@ -147,13 +149,15 @@ describe('append-only log in a running server', () => {
       client.write(Buffer.concat(commands.map((argv) => encodeCommand(argv))))
       const raw = await client.readUntil((bytes) => countReplies(bytes) >= 16)
       // At the moment the replies are here, the log holds them on disk.
-      expect(server.persistence.appendLog.syncedBytes).toBeGreaterThanOrEqual(server.persistence.appendLog.appendedBytes)
+      expect(server.persistence.appendLog.syncedBytes).toBeGreaterThanOrEqual(
+        server.persistence.appendLog.appendedBytes,
+      )
       expect(splitReplies(raw)).toHaveLength(16)
     }
     client.close()
   })
 
-  it('appendfsync always: a client that did not write sees another client\'s add only once it is fsynced', async () => {
+  it("appendfsync always: a client that did not write sees another client's add only once it is fsynced", async () => {
     const dir = tempDir()
     const { server } = await boot(dir, { appendfsync: 'always' })
     const log = server.persistence.appendLog
@@ -195,7 +199,10 @@ describe('append-only log in a running server', () => {
   it('a log cut inside its last record loads up to the last whole record, with a warning', async () => {
     const dir = tempDir()
     const first = await boot(dir)
-    await send(first.server.port, [['BF.ADD', 'f', 'kept'], ['BF.ADD', 'f', 'cut']])
+    await send(first.server.port, [
+      ['BF.ADD', 'f', 'kept'],
+      ['BF.ADD', 'f', 'cut'],
+    ])
     await stop(first.server)
     const file = path.join(dir, segmentName('appendonly.aof', 1))
     writeFileSync(file, readFileSync(file).subarray(0, statSync(file).size - 4))
@@ -207,21 +214,33 @@ describe('append-only log in a running server', () => {
   it('a record answering an error is logged with its offset and skipped; the replay goes on', async () => {
     const dir = tempDir()
     const first = await boot(dir)
-    await send(first.server.port, [['BF.RESERVE', 'f', '0.01', '100'], ['BF.ADD', 'f', 'one']])
+    await send(first.server.port, [
+      ['BF.RESERVE', 'f', '0.01', '100'],
+      ['BF.ADD', 'f', 'one'],
+    ])
     await stop(first.server)
     const file = path.join(dir, segmentName('appendonly.aof', 1))
     const at = statSync(file).size
-    appendFileSync(file, Buffer.concat([encodeCommand(['BF.RESERVE', 'f', '0.01', '100']), encodeCommand(['BF.ADD', 'f', 'two'])]))
+    appendFileSync(
+      file,
+      Buffer.concat([encodeCommand(['BF.RESERVE', 'f', '0.01', '100']), encodeCommand(['BF.ADD', 'f', 'two'])]),
+    )
     const second = await boot(dir, { loglevel: 'verbose' })
     expect(await send(second.server.port, [['BF.MEXISTS', 'f', 'one', 'two']])).toEqual(['*2\r\n:1\r\n:1\r\n'])
     expect(second.logs.some((line) => new RegExp(`AOF replay \\S+@${at}: ERR item exists$`).test(line))).toBe(true)
-    expect(second.logs.some((line) => line.includes('1 command(s) of the append only file answered an error while loading'))).toBe(true)
+    expect(
+      second.logs.some((line) => line.includes('1 command(s) of the append only file answered an error while loading')),
+    ).toBe(true)
   })
 
   it('damage in the middle stops startup with a message naming the byte offset', async () => {
     const dir = tempDir()
     const first = await boot(dir)
-    await send(first.server.port, [['BF.ADD', 'f', 'one'], ['BF.ADD', 'f', 'two'], ['BF.ADD', 'f', 'three']])
+    await send(first.server.port, [
+      ['BF.ADD', 'f', 'one'],
+      ['BF.ADD', 'f', 'two'],
+      ['BF.ADD', 'f', 'three'],
+    ])
     await stop(first.server)
     const file = path.join(dir, segmentName('appendonly.aof', 1))
     const bytes = readFileSync(file)
@@ -241,7 +260,13 @@ describe('append-only log in a running server', () => {
     const { server } = await boot(tempDir())
     await send(server.port, [['BF.ADD', 'f', 'x']])
     const [info] = await send(server.port, [['INFO', 'persistence']])
-    for (const field of ['aof_enabled:1', 'aof_rewrite_in_progress:0', 'aof_last_bgrewrite_status:ok', 'aof_last_write_status:ok', 'aof_current_size:']) {
+    for (const field of [
+      'aof_enabled:1',
+      'aof_rewrite_in_progress:0',
+      'aof_last_bgrewrite_status:ok',
+      'aof_last_write_status:ok',
+      'aof_current_size:',
+    ]) {
       expect(info).toContain(field)
     }
     expect(Number(/aof_current_size:(\d+)/.exec(info!)![1])).toBeGreaterThan(0)
@@ -307,14 +332,17 @@ describe('CONFIG SET appendonly', () => {
     const half = Math.floor(WRITES.length / 2)
     await send(port, WRITES.slice(0, half)) // made while the log is off: the rewrite must keep them
     expect(listSegments(dir, 'appendonly.aof')).toEqual([])
-    expect(await send(port, [['CONFIG', 'SET', 'appendonly', 'yes'], ['CONFIG', 'GET', 'appendonly']])).toEqual([
-      '+OK\r\n',
-      '*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n',
-    ])
+    expect(
+      await send(port, [
+        ['CONFIG', 'SET', 'appendonly', 'yes'],
+        ['CONFIG', 'GET', 'appendonly'],
+      ]),
+    ).toEqual(['+OK\r\n', '*2\r\n$10\r\nappendonly\r\n$3\r\nyes\r\n'])
     await send(port, WRITES.slice(half))
     await first.server.persistence.logRewriter.idle()
     const [info] = await send(port, [['INFO', 'persistence']])
-    for (const field of ['aof_enabled:1', 'aof_rewrites:1', 'aof_last_bgrewrite_status:ok']) expect(info).toContain(field)
+    for (const field of ['aof_enabled:1', 'aof_rewrites:1', 'aof_last_bgrewrite_status:ok'])
+      expect(info).toContain(field)
     expect(first.logs.some((line) => line.includes('Append only file enabled'))).toBe(true)
     const before = await send(port, PROBES)
     await stop(first.server) // save "": no final snapshot, the restart needs the rewrite and the log
@@ -332,13 +360,23 @@ describe('CONFIG SET appendonly', () => {
     expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'no']])).toEqual(['+OK\r\n'])
     const size = statSync(file).size
     expect(size).toBeGreaterThan(0)
-    expect(await send(server.port, [['BF.ADD', 'f', 'b'], ['INFO', 'persistence']])).toEqual([':1\r\n', expect.stringContaining('aof_enabled:0')])
+    expect(
+      await send(server.port, [
+        ['BF.ADD', 'f', 'b'],
+        ['INFO', 'persistence'],
+      ]),
+    ).toEqual([':1\r\n', expect.stringContaining('aof_enabled:0')])
     expect(statSync(file).size).toBe(size)
     expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'no']])).toEqual(['+OK\r\n'])
     expect(await send(server.port, [['SAVE']])).toEqual(['+OK\r\n'])
     expect(listSegments(dir, 'appendonly.aof')).toEqual([])
     // And on again: a fresh segment after the snapshot's log-from.
-    expect(await send(server.port, [['CONFIG', 'SET', 'appendonly', 'yes'], ['BF.ADD', 'f', 'c']])).toEqual(['+OK\r\n', ':1\r\n'])
+    expect(
+      await send(server.port, [
+        ['CONFIG', 'SET', 'appendonly', 'yes'],
+        ['BF.ADD', 'f', 'c'],
+      ]),
+    ).toEqual(['+OK\r\n', ':1\r\n'])
     await server.persistence.logRewriter.idle()
     expect(listSegments(dir, 'appendonly.aof').length).toBe(1)
   })
@@ -350,12 +388,16 @@ describe('CONFIG SET appendonly', () => {
     renameSync(dir, `${dir}.moved`)
     try {
       const [reply] = await send(server.port, [['CONFIG', 'SET', 'maxclients', '7', 'appendonly', 'yes']])
-      expect(reply).toBe("-ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.\r\n")
-      expect(await send(server.port, [['CONFIG', 'GET', 'appendonly'], ['CONFIG', 'GET', 'maxclients'], ['BF.ADD', 'f', 'a']])).toEqual([
-        '*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n',
-        '*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n',
-        ':1\r\n',
-      ])
+      expect(reply).toBe(
+        "-ERR CONFIG SET failed (possibly related to argument 'appendonly') - Unable to turn on AOF. Check server logs.\r\n",
+      )
+      expect(
+        await send(server.port, [
+          ['CONFIG', 'GET', 'appendonly'],
+          ['CONFIG', 'GET', 'maxclients'],
+          ['BF.ADD', 'f', 'a'],
+        ]),
+      ).toEqual(['*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n', '*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n', ':1\r\n'])
     } finally {
       renameSync(`${dir}.moved`, dir)
     }

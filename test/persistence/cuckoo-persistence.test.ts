@@ -32,7 +32,8 @@ const KEYS = ['grown', 'auto', 'loaded']
 /** A filter grown to several sub-filters with deletes, an auto-created one, one made by CF.LOADCHUNK. */
 async function fill(redis: Redis): Promise<void> {
   await redis.call('CF.RESERVE', 'grown', '64', 'BUCKETSIZE', '2', 'MAXITERATIONS', '5', 'EXPANSION', '2')
-  for (let i = 0; i < 400; i += 100) await redis.call('CF.INSERT', 'grown', 'ITEMS', ...items('g-', 400).slice(i, i + 100))
+  for (let i = 0; i < 400; i += 100)
+    await redis.call('CF.INSERT', 'grown', 'ITEMS', ...items('g-', 400).slice(i, i + 100))
   for (const item of items('g-', 30)) await redis.call('CF.DEL', 'grown', item)
   await redis.call('CF.ADD', 'grown', 'g-1') // added twice, deleted once: still there
   await redis.call('CF.COMPACT', 'grown')
@@ -58,7 +59,13 @@ async function scandump(redis: Redis, key: string): Promise<[number, Buffer][]> 
 async function state(redis: Redis): Promise<unknown[]> {
   const out: unknown[] = []
   for (const key of KEYS) {
-    out.push(key, await scandump(redis, key), await redis.call('CF.INFO', key), await redis.call('CF.MEXISTS', key, ...PROBES), await redis.type(key))
+    out.push(
+      key,
+      await scandump(redis, key),
+      await redis.call('CF.INFO', key),
+      await redis.call('CF.MEXISTS', key, ...PROBES),
+      await redis.type(key),
+    )
   }
   out.push(await redis.call('CF.COUNT', 'grown', 'g-1'), await redis.pttl('grown'))
   return out
@@ -67,7 +74,10 @@ async function state(redis: Redis): Promise<unknown[]> {
 async function inProcess(dir: string): Promise<{ running: RunningServer; redis: Redis }> {
   const running = await startServer({ dir })
   const redis = new Redis({ port: running.port, host: '127.0.0.1' })
-  cleanups.push(() => running.stop(), () => redis.disconnect())
+  cleanups.push(
+    () => running.stop(),
+    () => redis.disconnect(),
+  )
   return { running, redis }
 }
 
@@ -113,7 +123,10 @@ describe('Cuckoo filters on disk', () => {
       redis = await restart()
       expect(await state(redis)).toEqual(before)
       expect(await redis.call('BGREWRITEAOF')).toMatch(/rewriting started/)
-      await until(async () => (await infoFields(redis, 'persistence')).get('aof_rewrite_in_progress') === '0', 'rewrite done')
+      await until(
+        async () => (await infoFields(redis, 'persistence')).get('aof_rewrite_in_progress') === '0',
+        'rewrite done',
+      )
       await redis.call('CF.ADD', 'grown', 'after-rewrite')
       await redis.call('CF.DEL', 'auto', 'a-2')
       const rewritten = await state(redis)
@@ -172,7 +185,10 @@ describe('Cuckoo filters after kill -9', () => {
     const restarted = await startChildServer(args)
     children.push(restarted.bfs)
     const redis = childClient(port)
-    cleanups.push(() => killChildServer(restarted.bfs), () => redis.disconnect())
+    cleanups.push(
+      () => killChildServer(restarted.bfs),
+      () => redis.disconnect(),
+    )
     const recovered = await scandump(redis, 'k')
     // A fresh server given the acknowledged commands in order, then (written but unanswered) the next ones.
     const fresh = await inProcess(makeTempDir('bfs-cuckoo-fresh-'))
@@ -199,7 +215,10 @@ describe('Cuckoo filters elsewhere', () => {
     dirs.push(master.running.dir, replica.running.dir)
     await fill(master.redis)
     await replica.redis.call('REPLICAOF', '127.0.0.1', String(master.running.port))
-    await until(async () => (await infoFields(replica.redis, 'replication')).get('master_link_status') === 'up', 'link up')
+    await until(
+      async () => (await infoFields(replica.redis, 'replication')).get('master_link_status') === 'up',
+      'link up',
+    )
     await master.redis.call('CF.INSERT', 'grown', 'ITEMS', ...items('streamed-', 50))
     await master.redis.call('CF.DEL', 'grown', 'g-40')
     await master.redis.call('CF.COMPACT', 'grown')
@@ -223,7 +242,8 @@ describe('Cuckoo filters elsewhere', () => {
     }
     expect(await state(target.redis)).toEqual(before)
     await target.redis.call('FLUSHALL')
-    for (const key of KEYS) expect(await source.redis.call('MIGRATE', '127.0.0.1', String(target.running.port), key, '0', '5000')).toBe('OK')
+    for (const key of KEYS)
+      expect(await source.redis.call('MIGRATE', '127.0.0.1', String(target.running.port), key, '0', '5000')).toBe('OK')
     expect(await state(target.redis)).toEqual(before)
     expect(await source.redis.call('EXISTS', ...KEYS)).toBe(0)
     for (const key of KEYS) expect(await target.redis.call('MOVE', key, '1')).toBe(1)

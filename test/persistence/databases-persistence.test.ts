@@ -20,7 +20,10 @@ afterEach(async () => {
   for (const server of running.splice(0)) await server.stop()
 })
 
-async function boot(dir: string, config: Partial<Config> = {}): Promise<{ server: RunningServer; ask: (...args: string[]) => Promise<string> }> {
+async function boot(
+  dir: string,
+  config: Partial<Config> = {},
+): Promise<{ server: RunningServer; ask: (...args: string[]) => Promise<string> }> {
   const server = await startServer({ dir, ...config })
   running.push(server)
   const client = await RawClient.connect(server.port)
@@ -49,7 +52,11 @@ async function fill(ask: (...args: string[]) => Promise<string>): Promise<void> 
 
 /** What each database holds, as a client sees it. */
 async function check(ask: (...args: string[]) => Promise<string>, db3Keys = 1): Promise<void> {
-  expect(await ask('INFO', 'keyspace')).toMatch(new RegExp(`db0:keys=1,expires=0,avg_ttl=0\r\ndb3:keys=${db3Keys},expires=1,avg_ttl=\\d+\r\ndb15:keys=1,expires=1,`))
+  expect(await ask('INFO', 'keyspace')).toMatch(
+    new RegExp(
+      `db0:keys=1,expires=0,avg_ttl=0\r\ndb3:keys=${db3Keys},expires=1,avg_ttl=\\d+\r\ndb15:keys=1,expires=1,`,
+    ),
+  )
   expect(await ask('BF.MEXISTS', 'same', 'in-0', 'in-3')).toBe('*2\r\n:1\r\n:0\r\n')
   expect(await ask('SELECT', '3')).toBe('+OK\r\n')
   expect(await ask('BF.MEXISTS', 'same', 'in-0', 'in-3')).toBe('*2\r\n:0\r\n:1\r\n')
@@ -62,9 +69,19 @@ async function check(ask: (...args: string[]) => Promise<string>, db3Keys = 1): 
 
 /** The records of the log's segments, oldest first, each as its words joined by spaces. */
 function logRecords(dir: string): string[] {
-  const segments = readdirSync(dir).filter((name) => name.endsWith('.incr.aof')).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))
+  const segments = readdirSync(dir)
+    .filter((name) => name.endsWith('.incr.aof'))
+    .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))
   const text = segments.map((name) => readFileSync(path.join(dir, name), 'latin1')).join('')
-  return text.split(/\*\d+\r\n/).filter((record) => record !== '').map((record) => record.split('\r\n').filter((_, i) => i % 2 === 1).join(' '))
+  return text
+    .split(/\*\d+\r\n/)
+    .filter((record) => record !== '')
+    .map((record) =>
+      record
+        .split('\r\n')
+        .filter((_, i) => i % 2 === 1)
+        .join(' '),
+    )
 }
 
 describe('snapshots keep the database of every key', () => {
@@ -87,11 +104,19 @@ describe('snapshots keep the database of every key', () => {
     const first = await boot(dir)
     await fill(first.ask)
     expect(await first.ask('SAVE')).toBe('+OK\r\n')
-    const files = readdirSync(path.join(dir, 'snapshot')).filter((name) => name.endsWith('.bf')).sort()
+    const files = readdirSync(path.join(dir, 'snapshot'))
+      .filter((name) => name.endsWith('.bf'))
+      .sort()
     expect(await first.ask('SWAPDB', '3', '4')).toBe('+OK\r\n')
     expect(await first.ask('SAVE')).toBe('+OK\r\n')
-    expect(readdirSync(path.join(dir, 'snapshot')).filter((name) => name.endsWith('.bf')).sort()).toEqual(files)
-    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toMatch(new RegExp(` db 4 expire-at ${FAR}\n`))
+    expect(
+      readdirSync(path.join(dir, 'snapshot'))
+        .filter((name) => name.endsWith('.bf'))
+        .sort(),
+    ).toEqual(files)
+    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toMatch(
+      new RegExp(` db 4 expire-at ${FAR}\n`),
+    )
     await stop(first.server)
     const second = await boot(dir)
     expect(await second.ask('SELECT', '4')).toBe('+OK\r\n')
@@ -115,12 +140,14 @@ describe('snapshots keep the database of every key', () => {
     await fill(first.ask)
     expect(await first.ask('SAVE')).toBe('+OK\r\n')
     await stop(first.server)
-    await expect(startServer({ dir, databases: 8 })).rejects.toThrow(/its key is of database 15, and this server has 8 databases/)
+    await expect(startServer({ dir, databases: 8 })).rejects.toThrow(
+      /its key is of database 15, and this server has 8 databases/,
+    )
   })
 })
 
 describe('window filters (APBF.*) in databases', () => {
-  it('keep their database through SAVE and a restart, and through the log\'s replay', async () => {
+  it("keep their database through SAVE and a restart, and through the log's replay", async () => {
     const dir = makeTempDir()
     const first = await boot(dir, { appendonly: true })
     expect(await first.ask('SELECT', '5')).toBe('+OK\r\n')
@@ -129,7 +156,9 @@ describe('window filters (APBF.*) in databases', () => {
     expect(await first.ask('PEXPIREAT', 'win', FAR)).toBe(':1\r\n')
     expect(await first.ask('MOVE', 'win', '6')).toBe(':1\r\n')
     expect(await first.ask('SAVE')).toBe('+OK\r\n')
-    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toMatch(new RegExp(`^file \\d{12}\\.bf \\d+ db 6 expire-at ${FAR}$`, 'm'))
+    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toMatch(
+      new RegExp(`^file \\d{12}\\.bf \\d+ db 6 expire-at ${FAR}$`, 'm'),
+    )
     // After the save, the log alone holds this add (in database 6, behind a SELECT).
     expect(await first.ask('SELECT', '6')).toBe('+OK\r\n')
     expect(await first.ask('APBF.ADD', 'win', 'logged')).toBe('*1\r\n:1\r\n')
@@ -143,8 +172,8 @@ describe('window filters (APBF.*) in databases', () => {
   })
 })
 
-describe('the append-only log carries SELECT as redis\'s AOF', () => {
-  it('a SELECT before a record of another database than the last one\'s; the replay puts each key back', async () => {
+describe("the append-only log carries SELECT as redis's AOF", () => {
+  it("a SELECT before a record of another database than the last one's; the replay puts each key back", async () => {
     const dir = makeTempDir()
     const first = await boot(dir, { appendonly: true })
     await first.ask('BF.RESERVE', 'a', '0.01', '100')
@@ -179,7 +208,9 @@ describe('the append-only log carries SELECT as redis\'s AOF', () => {
     ])
     await stop(first.server)
     const second = await boot(dir, { appendonly: true })
-    expect(await second.ask('INFO', 'keyspace')).toMatch(/# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb7:keys=1,expires=0,avg_ttl=0\r\n\r\n$/)
+    expect(await second.ask('INFO', 'keyspace')).toMatch(
+      /# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb7:keys=1,expires=0,avg_ttl=0\r\n\r\n$/,
+    )
     expect(await second.ask('BF.MEXISTS', 'a', 'z', 'x')).toBe('*2\r\n:1\r\n:0\r\n')
     expect(await second.ask('SELECT', '7')).toBe('+OK\r\n')
     expect(await second.ask('BF.MEXISTS', 'b', 'x', 'y')).toBe('*2\r\n:1\r\n:1\r\n')
@@ -195,7 +226,11 @@ describe('the append-only log carries SELECT as redis\'s AOF', () => {
     // Still in database 3: the first record of the new segment needs its SELECT.
     expect(await first.ask('BF.ADD', 'after', 'rewrite')).toBe(':1\r\n')
     await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(logRecords(dir).slice(-3)).toEqual(['SELECT 3', 'BF.RESERVE after 0.01 100 EXPANSION 2', 'BF.ADD after rewrite'])
+    expect(logRecords(dir).slice(-3)).toEqual([
+      'SELECT 3',
+      'BF.RESERVE after 0.01 100 EXPANSION 2',
+      'BF.ADD after rewrite',
+    ])
     await stop(first.server)
     const second = await boot(dir, { appendonly: true })
     await check(second.ask, 2)

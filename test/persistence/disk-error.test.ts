@@ -10,7 +10,17 @@
  *   write is acknowledged once the snapshot is on disk, writes are accepted again, and a restart
  *   after SIGKILL has it; SHUTDOWN NOSAVE closes the held client instead of acknowledging it.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -63,7 +73,7 @@ async function lastBgsaveStatus(redis: Redis): Promise<string | undefined> {
 }
 
 describe('-MISCONF after a failed background save', () => {
-  it('refuses writes and PING with redis\'s text until a save succeeds; reads go on', async () => {
+  it("refuses writes and PING with redis's text until a save succeeds; reads go on", async () => {
     const running = await startServer({ save: '3600 1', appendonly: false, 'http-port': -1, 'http-filter': 'f' })
     const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
     const manifest = path.join(running.dir, 'snapshot', 'MANIFEST')
@@ -79,9 +89,15 @@ describe('-MISCONF after a failed background save', () => {
 
       // Neither is a failed log rewrite (it only sets aof_last_bgrewrite_status, as in redis).
       expect(await redis.call('BGREWRITEAOF')).toBe('Background append only file rewriting started')
-      await waitUntil(async () => infoField(String(await redis.info('persistence')), 'aof_rewrite_in_progress') === '0', 'the rewrite')
+      await waitUntil(
+        async () => infoField(String(await redis.info('persistence')), 'aof_rewrite_in_progress') === '0',
+        'the rewrite',
+      )
       const afterRewrite = String(await redis.info('persistence'))
-      expect([infoField(afterRewrite, 'aof_last_bgrewrite_status'), infoField(afterRewrite, 'rdb_last_bgsave_status')]).toEqual(['err', 'ok'])
+      expect([
+        infoField(afterRewrite, 'aof_last_bgrewrite_status'),
+        infoField(afterRewrite, 'rdb_last_bgsave_status'),
+      ]).toEqual(['err', 'ok'])
       expect(await redis.call('BF.ADD', 'f', 'r')).toBe(1)
 
       expect(await redis.call('BGSAVE')).toBe('Background saving started')
@@ -209,7 +225,11 @@ describe('-MISCONF while the append-only log cannot be written', () => {
     try {
       const refused = `-MISCONF Errors writing to the AOF file: ${strerror('ENOSPC')}\r\n`
       expect(refused).toBe('-MISCONF Errors writing to the AOF file: No space left on device\r\n')
-      const raw = await rawExchange(port, 'BF.ADD f c\r\nBF.EXISTS f a\r\nPING\r\nBF.RESERVE g 0.01 100\r\n', refused.length * 3 + 4)
+      const raw = await rawExchange(
+        port,
+        'BF.ADD f c\r\nBF.EXISTS f a\r\nPING\r\nBF.RESERVE g 0.01 100\r\n',
+        refused.length * 3 + 4,
+      )
       expect(raw).toBe(refused + ':1\r\n' + refused + refused)
       // The record of the held BF.ADD never reached the log: its reply is still held back.
       expect(acknowledged()).toBe(false)
@@ -243,7 +263,9 @@ describe('a snapshot while the append-only log cannot be written', () => {
       expect(await pending).toBe(1)
       expect(acknowledged()).toBe(true)
       expect(await lastBgsaveStatus(other)).toBe('ok')
-      expect(bfs.stdout + bfs.stderr).toMatch(/could not take \d+ bytes of records \(cannot write the append only file\)/)
+      expect(bfs.stdout + bfs.stderr).toMatch(
+        /could not take \d+ bytes of records \(cannot write the append only file\)/,
+      )
       const info = String(await other.call('INFO', 'persistence'))
       expect([infoField(info, 'aof_enabled'), infoField(info, 'aof_last_write_status')]).toEqual(['1', 'ok'])
       expect(await other.call('BF.ADD', 'f', 'c')).toBe(1)
@@ -302,9 +324,14 @@ describe('a snapshot while the append-only log cannot be written', () => {
   it('a write cut short is cut back to its last whole record at once; a snapshot then holds the rest', async () => {
     const dir = makeTempDir('bfs-partial-write-')
     cleanup.push(dir)
-    writeFileSync(path.join(dir, 'bfs.conf'), 'save ""\nappendonly yes\nappendfsync everysec\nauto-aof-rewrite-percentage 0\n')
+    writeFileSync(
+      path.join(dir, 'bfs.conf'),
+      'save ""\nappendonly yes\nappendfsync everysec\nauto-aof-rewrite-percentage 0\n',
+    )
     // Files of this process stop at 64 KiB: the log's write that crosses it is cut short.
-    const { bfs, port } = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir], { fileSizeLimitKiB: 64 })
+    const { bfs, port } = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir], {
+      fileSizeLimitKiB: 64,
+    })
     const writer = childClient(port)
     const other = childClient(port)
     const item = (i: number): string => `${i}:${'x'.repeat(1000)}`
@@ -314,8 +341,12 @@ describe('a snapshot while the append-only log cannot be written', () => {
       while (held === undefined && sent < 200) {
         const reply = writer.call('BF.ADD', 'f', item(sent++))
         reply.catch(() => {})
-        const answered = await Promise.race([reply.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 500))])
-        if (!answered && infoField(String(await other.call('INFO', 'persistence')), 'aof_last_write_status') === 'err') held = reply
+        const answered = await Promise.race([
+          reply.then(() => true),
+          new Promise((resolve) => setTimeout(() => resolve(false), 500)),
+        ])
+        if (!answered && infoField(String(await other.call('INFO', 'persistence')), 'aof_last_write_status') === 'err')
+          held = reply
         else await reply
       }
       expect(held).toBeDefined()
@@ -324,7 +355,9 @@ describe('a snapshot while the append-only log cannot be written', () => {
       const bytes = readFileSync(segment)
       expect(bytes.length).toBeLessThan(64 * 1024)
       const added: string[] = []
-      expect(scanLog(bytes, (argv) => argv[0]!.toString() === 'BF.ADD' && added.push(argv[2]!.toString())).validBytes).toBe(bytes.length)
+      expect(
+        scanLog(bytes, (argv) => argv[0]!.toString() === 'BF.ADD' && added.push(argv[2]!.toString())).validBytes,
+      ).toBe(bytes.length)
       // Every write before the held one is there, whole; the held one is not, not even in part.
       expect(added).toEqual(Array.from({ length: sent - 1 }, (_, i) => item(i)))
       expect(Number(infoField(String(await other.call('INFO', 'persistence')), 'aof_current_size'))).toBe(bytes.length)
@@ -338,7 +371,9 @@ describe('a snapshot while the append-only log cannot be written', () => {
     const again = await startChildServer([path.join(dir, 'bfs.conf'), '--port', '0', '--dir', dir])
     const client = childClient(again.port)
     try {
-      expect(await client.call('BF.MEXISTS', 'f', ...Array.from({ length: sent }, (_, i) => item(i)))).toEqual(Array(sent).fill(1))
+      expect(await client.call('BF.MEXISTS', 'f', ...Array.from({ length: sent }, (_, i) => item(i)))).toEqual(
+        Array(sent).fill(1),
+      )
       expect(await client.call('BF.CARD', 'f')).toBe(sent)
     } finally {
       client.disconnect()
@@ -380,12 +415,16 @@ describe('CONFIG SET appendonly yes when the rewrite under the log fails', () =>
     const redis = new Redis({ port: running.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
     const manifest = path.join(running.dir, 'snapshot', 'MANIFEST')
     const persistence = async (): Promise<string> => String(await redis.info('persistence'))
-    const failures = async (): Promise<number> => Number(infoField(await persistence(), 'aof_rewrites_consecutive_failures'))
+    const failures = async (): Promise<number> =>
+      Number(infoField(await persistence(), 'aof_rewrites_consecutive_failures'))
     try {
       mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
       expect(await redis.call('CONFIG', 'SET', 'appendonly', 'yes')).toBe('OK')
       await waitUntil(
-        async () => running.logs.some((line) => line.includes('repeatedly failed and triggered the limit, will retry in 1 minutes')),
+        async () =>
+          running.logs.some((line) =>
+            line.includes('repeatedly failed and triggered the limit, will retry in 1 minutes'),
+          ),
         'the back-off',
       )
       expect(await failures()).toBe(3)
@@ -416,17 +455,26 @@ describe('CONFIG SET appendonly yes when the rewrite under the log fails', () =>
       expect(await redis.call('BF.ADD', 'f', 'while-off')).toBe(1)
       mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
       expect(await redis.call('CONFIG', 'SET', 'appendonly', 'yes')).toBe('OK')
-      await waitUntil(async () => Number(infoField(await persistence(), 'aof_rewrites_consecutive_failures')) >= 2, 'two failed rewrites')
+      await waitUntil(
+        async () => Number(infoField(await persistence(), 'aof_rewrites_consecutive_failures')) >= 2,
+        'two failed rewrites',
+      )
       const failing = await persistence()
       expect([infoField(failing, 'aof_enabled'), infoField(failing, 'aof_last_bgrewrite_status')]).toEqual(['1', 'err'])
       rmSync(manifest, { recursive: true })
-      await waitUntil(async () => infoField(await persistence(), 'aof_last_bgrewrite_status') === 'ok', 'the rewrite retried')
+      await waitUntil(
+        async () => infoField(await persistence(), 'aof_last_bgrewrite_status') === 'ok',
+        'the rewrite retried',
+      )
       const done = await persistence()
       expect(infoField(done, 'aof_rewrites_consecutive_failures')).toBe('0')
       expect(infoField(done, 'aof_rewrites')).toBe('1')
       // Not again once one succeeded.
       await new Promise((resolve) => setTimeout(resolve, 1500))
-      expect([infoField(await persistence(), 'aof_rewrites'), infoField(await persistence(), 'aof_rewrite_scheduled')]).toEqual(['1', '0'])
+      expect([
+        infoField(await persistence(), 'aof_rewrites'),
+        infoField(await persistence(), 'aof_rewrite_scheduled'),
+      ]).toEqual(['1', '0'])
     } finally {
       redis.disconnect()
       rmSync(manifest, { recursive: true, force: true })

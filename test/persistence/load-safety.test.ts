@@ -31,7 +31,19 @@ function tempDir(): string {
 
 /** A child bfs on `dir` with the log on (fsync always) and no save rules, plus `extra` flags. */
 async function child(dir: string, extra: string[] = []): Promise<ChildServer> {
-  const started = await startChildServer(['--port', '0', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', ...extra])
+  const started = await startChildServer([
+    '--port',
+    '0',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    ...extra,
+  ])
   children.push(started.bfs)
   return started
 }
@@ -77,7 +89,9 @@ describe('loading applies no limit to acknowledged data', () => {
     expect(output(second.bfs)).toMatch(/exceeds maxmemory/)
     const redis = childClient(second.port)
     try {
-      await expect(redis.call('BF.ADD', 'f', 'new')).rejects.toThrow(/^OOM command not allowed when used memory > 'maxmemory'/)
+      await expect(redis.call('BF.ADD', 'f', 'new')).rejects.toThrow(
+        /^OOM command not allowed when used memory > 'maxmemory'/,
+      )
       await expect(redis.call('BF.RESERVE', 'g', '0.01', '100')).rejects.toThrow(/^OOM/)
       expect(await redis.call('BF.CARD', 'f')).toBe(card)
       // The snapshot written now holds everything: a later start loses nothing either.
@@ -146,7 +160,8 @@ describe('a start never deletes what no MANIFEST proves stray', () => {
     return all
   }
 
-  const filterFiles = (dir: string): string[] => readdirSync(path.join(dir, SNAPSHOT_DIR)).filter((name) => name.endsWith('.bf'))
+  const filterFiles = (dir: string): string[] =>
+    readdirSync(path.join(dir, SNAPSHOT_DIR)).filter((name) => name.endsWith('.bf'))
 
   it('refuses to start without the MANIFEST, naming it, and keeps the filter files', async () => {
     const dir = tempDir()
@@ -182,7 +197,7 @@ describe('a start never deletes what no MANIFEST proves stray', () => {
     expect(await failedStart(dir)).toMatch(new RegExp(`${segmentName(BASE, 1).replace(/\./g, '\\.')}.*doesn't exist`))
   })
 
-  it('starts after a crash between a first snapshot\'s files and its MANIFEST: the log holds every write', async () => {
+  it("starts after a crash between a first snapshot's files and its MANIFEST: the log holds every write", async () => {
     // The state a kill -9 leaves in a first BGSAVE after its filter files, before its MANIFEST:
     // a filter file, no MANIFEST, and the log from segment 1 on (nothing was ever dropped).
     const dir = tempDir()
@@ -201,7 +216,9 @@ describe('a start never deletes what no MANIFEST proves stray', () => {
     expect(await lostItems(started.port, 'f', all)).toEqual([])
     expect(output(started.bfs)).toMatch(/a first snapshot that never committed/)
     // Moved aside, never deleted.
-    expect(readdirSync(snapshotDir).filter((name) => name.startsWith('000000000001.bf') && name.endsWith('.corrupt'))).toHaveLength(1)
+    expect(
+      readdirSync(snapshotDir).filter((name) => name.startsWith('000000000001.bf') && name.endsWith('.corrupt')),
+    ).toHaveLength(1)
   })
 
   it('a fresh directory still starts', async () => {

@@ -64,7 +64,7 @@ function snapshotFilterFile(dir: string): string {
   return path.join(dir, 'snapshot', file!)
 }
 
-describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
+describe("BF.SAVE and BF.LOAD refuse bfs's own files", () => {
   it('the config file and the logfile by name, the latter not created yet; the file untouched', async () => {
     const { redis, dir } = await serverWithOwnFiles()
     await expectRefused(redis, 'bfs.conf', "path is bfs's own config file")
@@ -77,9 +77,15 @@ describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
   it('snapshot files, MANIFEST and log segments (the next one too), by name', async () => {
     const { redis, dir } = await serverWithOwnFiles()
     await expectRefused(redis, 'snapshot/MANIFEST', "path is inside bfs's own 'snapshot' directory")
-    await expectRefused(redis, `snapshot/${path.basename(snapshotFilterFile(dir))}`, "path is inside bfs's own 'snapshot' directory")
+    await expectRefused(
+      redis,
+      `snapshot/${path.basename(snapshotFilterFile(dir))}`,
+      "path is inside bfs's own 'snapshot' directory",
+    )
     await expectRefused(redis, path.basename(logSegment(dir)), "path is inside bfs's own files")
-    await expect(redis.call('BF.SAVE', 'f', 'appendonly.aof.9.incr.aof')).rejects.toThrow("ERR path is inside bfs's own files")
+    await expect(redis.call('BF.SAVE', 'f', 'appendonly.aof.9.incr.aof')).rejects.toThrow(
+      "ERR path is inside bfs's own files",
+    )
   })
 
   it('through symlinks and hard links inside dir: to the config file (in dir and outside), logfile, a snapshot file, MANIFEST, a segment', async () => {
@@ -93,11 +99,17 @@ describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
     }
     for (const kind of ['hard', 'sym'] as const) {
       await expectRefused(redis, link(`conf-${kind}`, configFile, kind), "path is bfs's own config file")
-      await expectRefused(redis, link(`manifest-${kind}`, path.join(dir, 'snapshot', 'MANIFEST'), kind), "path is inside bfs's own")
+      await expectRefused(
+        redis,
+        link(`manifest-${kind}`, path.join(dir, 'snapshot', 'MANIFEST'), kind),
+        "path is inside bfs's own",
+      )
       await expectRefused(redis, link(`filter-${kind}`, snapshotFilterFile(dir), kind), "path is inside bfs's own")
       await expectRefused(redis, link(`segment-${kind}`, logSegment(dir), kind), "path is inside bfs's own files")
     }
-    await expect(redis.call('BF.SAVE', 'f', link('log-sym', path.join(dir, 'bfs.log'), 'sym'))).rejects.toThrow("ERR path is bfs's own logfile")
+    await expect(redis.call('BF.SAVE', 'f', link('log-sym', path.join(dir, 'bfs.log'), 'sym'))).rejects.toThrow(
+      "ERR path is bfs's own logfile",
+    )
     writeFileSync(path.join(dir, 'bfs.log'), '')
     await expectRefused(redis, link('log-hard', path.join(dir, 'bfs.log'), 'hard'), "path is bfs's own logfile")
     expect(readFileSync(configFile, 'latin1')).toBe(CONFIG_TEXT)
@@ -113,7 +125,7 @@ describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
     await expectRefused(other, 'innocent.bf', "path is bfs's own config file")
   })
 
-  it('the aclfile, the cluster config file (nodes.conf), their temporaries and a full sync\'s temporary: refused, the files unchanged', async () => {
+  it("the aclfile, the cluster config file (nodes.conf), their temporaries and a full sync's temporary: refused, the files unchanged", async () => {
     const dir = makeTempDir('bfs-own-')
     dirs.push(dir)
     const aclText = 'user default on nopass ~* &* +@all\n'
@@ -122,16 +134,25 @@ describe('BF.SAVE and BF.LOAD refuse bfs\'s own files', () => {
     const redis = new Redis({ port: running.port })
     clients.push(redis)
     expect(await redis.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('OK')
-    await until(async () => String(await redis.call('CLUSTER', 'INFO')).includes('cluster_state:ok'), 'cluster_state:ok')
+    await until(
+      async () => String(await redis.call('CLUSTER', 'INFO')).includes('cluster_state:ok'),
+      'cluster_state:ok',
+    )
     expect(await redis.call('BF.ADD', 'f', 'a')).toBe(1)
     const nodesConf = path.join(dir, 'nodes.conf')
     const nodesText = readFileSync(nodesConf, 'latin1')
     expect(nodesText).toContain('myself')
     await expectRefused(redis, 'users.acl', "path is bfs's own aclfile")
     await expectRefused(redis, 'nodes.conf', "path is bfs's own cluster config file")
-    await expect(redis.call('BF.SAVE', 'f', 'users.acl.tmp-1-2')).rejects.toThrow("ERR path is a temporary of bfs's own aclfile")
-    await expect(redis.call('BF.SAVE', 'f', 'nodes.conf.tmp')).rejects.toThrow("ERR path is a temporary of bfs's own cluster config file")
-    await expect(redis.call('BF.SAVE', 'f', 'temp-sync-1-1.bfssync')).rejects.toThrow("ERR path is inside bfs's own files")
+    await expect(redis.call('BF.SAVE', 'f', 'users.acl.tmp-1-2')).rejects.toThrow(
+      "ERR path is a temporary of bfs's own aclfile",
+    )
+    await expect(redis.call('BF.SAVE', 'f', 'nodes.conf.tmp')).rejects.toThrow(
+      "ERR path is a temporary of bfs's own cluster config file",
+    )
+    await expect(redis.call('BF.SAVE', 'f', 'temp-sync-1-1.bfssync')).rejects.toThrow(
+      "ERR path is inside bfs's own files",
+    )
     expect(readFileSync(path.join(dir, 'users.acl'), 'latin1')).toBe(aclText)
     expect(readFileSync(nodesConf, 'latin1')).toBe(nodesText)
     expect(existsSync(path.join(dir, 'users.acl.tmp-1-2'))).toBe(false)

@@ -19,7 +19,16 @@ afterAll(() => {
 })
 
 async function startChild(port: number, save = ''): Promise<{ child: InteractiveTool; redis: Redis }> {
-  const { bfs: child } = await startChildServer(['--port', String(port), '--dir', dir, '--save', save, '--appendonly', 'no'])
+  const { bfs: child } = await startChildServer([
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--save',
+    save,
+    '--appendonly',
+    'no',
+  ])
   children.push(child)
   return { child, redis: childClient(port) }
 }

@@ -23,7 +23,10 @@ function freshDir(): string {
   return dir
 }
 
-async function withServer<T>(config: Partial<Config>, body: (redis: Redis, running: RunningServer) => Promise<T>): Promise<T> {
+async function withServer<T>(
+  config: Partial<Config>,
+  body: (redis: Redis, running: RunningServer) => Promise<T>,
+): Promise<T> {
   const running = await startServer({ appendonly: false, ...config })
   const redis = new Redis({ port: running.port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 })
   await redis.connect()
@@ -84,7 +87,11 @@ describe('SAVE, BGSAVE, LASTSAVE, INFO persistence', () => {
       // One second is the shortest rule redis 7.0 takes (save "0 1" is "Invalid save parameters").
       await redis.call('CONFIG', 'SET', 'save', '1 1')
       expect(await redis.call('CONFIG', 'GET', 'save')).toEqual(['save', '1 1'])
-      for (let i = 0; i < 1000 && infoField(await redis.info('persistence'), 'rdb_changes_since_last_save') !== '0'; i++) {
+      for (
+        let i = 0;
+        i < 1000 && infoField(await redis.info('persistence'), 'rdb_changes_since_last_save') !== '0';
+        i++
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
       expect(infoField(await redis.info('persistence'), 'rdb_saves')).toBe('1')
@@ -142,7 +149,10 @@ describe('BF.SAVE and BF.LOAD', () => {
       await expect(redis.call('BF.LOAD', 'x', 'exports/src.bf', 'NOW')).rejects.toThrow('ERR syntax error')
       await expect(redis.call('BF.SAVE', 'missing', 'm.bf')).rejects.toThrow('ERR not found')
       await expect(redis.call('BF.LOAD', 'x', 'exports/none.bf')).rejects.toThrow(/ERR no such file/)
-      writeFileSync(path.join(dir, 'junk.bf'), Buffer.from('not a filter at all, not at all, not at all, not at all, not at all'))
+      writeFileSync(
+        path.join(dir, 'junk.bf'),
+        Buffer.from('not a filter at all, not at all, not at all, not at all, not at all'),
+      )
       await expect(redis.call('BF.LOAD', 'x', 'junk.bf')).rejects.toThrow(/ERR bad filter file junk\.bf: bad magic/)
       expect(await redis.call('EXISTS', 'x')).toBe(0)
     })
@@ -200,12 +210,16 @@ describe('start with a corrupt snapshot', () => {
       await redis.call('BF.MADD', 'fine', 'a', 'b')
     })
     const snapshotDir = path.join(dir, 'snapshot')
-    const victim = readdirSync(snapshotDir).filter((f) => f.endsWith('.bf')).find((f) => readFileSync(path.join(snapshotDir, f)).includes('victim'))!
+    const victim = readdirSync(snapshotDir)
+      .filter((f) => f.endsWith('.bf'))
+      .find((f) => readFileSync(path.join(snapshotDir, f)).includes('victim'))!
     const file = path.join(snapshotDir, victim)
     const bytes = readFileSync(file)
     bytes[64]! ^= 1
     writeFileSync(file, bytes)
-    await expect(startServer({ dir, save: '3600 1', appendonly: false })).rejects.toThrow(`Bad snapshot file ${file}: checksum`)
+    await expect(startServer({ dir, save: '3600 1', appendonly: false })).rejects.toThrow(
+      `Bad snapshot file ${file}: checksum`,
+    )
     // The refused start did not save over the snapshot.
     expect(readFileSync(file)).toEqual(bytes)
     await withServer({ dir, save: '', 'snapshot-on-corrupt': 'move-aside' }, async (redis, running) => {
@@ -221,7 +235,12 @@ describe('100,000 items through a restart', () => {
     const seeded = new OriginalFilter(40_000, 0.01, 42)
     for (let i = 0; i < 20_000; i++) seeded.add(Buffer.from(`s${i}`))
     writeFileSync(path.join(dir, 'seed.blf'), seeded.file())
-    const filters: [string, string][] = [['multi', 'm'], ['fixed', 'f'], ['seed', 's'], ['bin\n \u00ff/name', 'b']]
+    const filters: [string, string][] = [
+      ['multi', 'm'],
+      ['fixed', 'f'],
+      ['seed', 's'],
+      ['bin\n \u00ff/name', 'b'],
+    ]
     const counts: Record<string, number> = { multi: 40_000, fixed: 30_000, seed: 20_000, 'bin\n \u00ff/name': 10_000 }
     const snapshot = async (redis: Redis) => {
       const answers: unknown[] = []

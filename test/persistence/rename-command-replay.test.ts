@@ -96,9 +96,17 @@ describe('rename-command: a restart after a crash replays what was logged', () =
       expect(await redis.call('EXEC')).toEqual([1, 1])
     })
     const disabled = [plain[0]!.replace(/bfs\.conf$/, 'disabled.conf'), '--port', '0']
-    writeFileSync(disabled[0]!, `dir ${path.dirname(plain[0]!)}\nappendonly yes\nsave ""\n${['BF.RESERVE', 'BF.LOAD', 'MULTI', 'EXEC'].map((name) => `rename-command ${name} ""`).join('\n')}\n`)
+    writeFileSync(
+      disabled[0]!,
+      `dir ${path.dirname(plain[0]!)}\nappendonly yes\nsave ""\n${['BF.RESERVE', 'BF.LOAD', 'MULTI', 'EXEC'].map((name) => `rename-command ${name} ""`).join('\n')}\n`,
+    )
     await runThenKill(disabled, async (redis) => {
-      for (const [key, item] of [['auto', 'a'], ['loaded', 'x'], ['tx', 'p'], ['tx', 'q']]) {
+      for (const [key, item] of [
+        ['auto', 'a'],
+        ['loaded', 'x'],
+        ['tx', 'p'],
+        ['tx', 'q'],
+      ]) {
         expect([key, item, await redis.call('BF.EXISTS', key!, item!)]).toEqual([key, item, 1])
       }
     })

@@ -150,7 +150,9 @@ describe('the most layers a filter may have (65535, through BF.LOADCHUNK)', () =
   it('are saved and come back; one more is refused at the door', async () => {
     const { before, after } = await throughRestart(
       async (redis) => {
-        await expect(redis.call('BF.LOADCHUNK', 'over', '1', dumpHeaderOf(65536))).rejects.toThrow('ERR received bad data')
+        await expect(redis.call('BF.LOADCHUNK', 'over', '1', dumpHeaderOf(65536))).rejects.toThrow(
+          'ERR received bad data',
+        )
         expect(await redis.call('EXISTS', 'over')).toBe(0)
         expect(await redis.call('BF.LOADCHUNK', 'most', '1', dumpHeaderOf(65535))).toBe('OK')
         expect(await redis.call('BF.ADD', 'most', 'x')).toBe(1)

@@ -31,7 +31,18 @@ afterEach(async () => {
 
 async function startChild(dir: string, port: number): Promise<{ bfs: InteractiveTool; redis: Redis }> {
   // appendfsync always: every reply read below is on disk before it was sent.
-  const { bfs } = await startChildServer(['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''])
+  const { bfs } = await startChildServer([
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--save',
+    '',
+  ])
   children.push(bfs)
   const redis = childClient(port)
   clients.push(redis)
@@ -41,7 +52,12 @@ async function startChild(dir: string, port: number): Promise<{ bfs: Interactive
 /** BF.CARD and BF.INFO ITEMS of each Bloom filter, APBF.INFO of the window filter. */
 async function counts(redis: Redis): Promise<unknown[]> {
   const out: unknown[] = []
-  for (const key of ['grown', 'plain']) out.push(await redis.call('BF.CARD', key), await redis.call('BF.INFO', key, 'ITEMS'), await redis.call('BF.INFO', key, 'FILTERS'))
+  for (const key of ['grown', 'plain'])
+    out.push(
+      await redis.call('BF.CARD', key),
+      await redis.call('BF.INFO', key, 'ITEMS'),
+      await redis.call('BF.INFO', key, 'FILTERS'),
+    )
   out.push(await redis.call('APBF.INFO', 'window'))
   return out
 }
@@ -52,7 +68,8 @@ async function counts(redis: Redis): Promise<unknown[]> {
  */
 async function fill(redis: Redis): Promise<void> {
   await redis.call('BF.RESERVE', 'grown', '0.01', '100000', 'EXPANSION', '64')
-  for (let i = 0; i < 110_000; i += 10_000) await redis.call('BF.MADD', 'grown', ...Array.from({ length: 10_000 }, (_, k) => `g${i + k}`))
+  for (let i = 0; i < 110_000; i += 10_000)
+    await redis.call('BF.MADD', 'grown', ...Array.from({ length: 10_000 }, (_, k) => `g${i + k}`))
   expect(await redis.call('BF.INFO', 'grown', 'FILTERS')).toEqual([2])
   await redis.call('BF.RESERVE', 'plain', '0.001', '6000000')
   await redis.call('BF.MADD', 'plain', ...Array.from({ length: 1000 }, (_, k) => `p${k}`))
@@ -66,7 +83,10 @@ async function startWithAdds(port: number, start: string): Promise<void> {
   const commands: string[][] = [[start]]
   for (let i = 0; i < 300; i++) {
     commands.push(['BF.ADD', 'grown', `during-a${i}`], ['BF.ADD', 'plain', `during-a${i}`])
-    commands.push(['BF.MADD', 'grown', `during-m${i}-0`, `during-m${i}-1`], ['BF.INSERT', 'plain', 'ITEMS', `during-i${i}-0`, `during-i${i}-1`])
+    commands.push(
+      ['BF.MADD', 'grown', `during-m${i}-0`, `during-m${i}-1`],
+      ['BF.INSERT', 'plain', 'ITEMS', `during-i${i}-0`, `during-i${i}-1`],
+    )
     commands.push(['BF.INSERT', 'grown', 'ITEMS', `during-i${i}`], ['APBF.ADD', 'window', `during-w${i}`])
   }
   writer.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
@@ -103,7 +123,9 @@ describe('counts after a restart equal those before it', () => {
 
       const second = await startChild(dir, port)
       expect(await counts(second.redis)).toEqual(after)
-      expect(await second.redis.call('BF.MEXISTS', 'grown', 'during-a0', 'during-m299-1', 'during-i150', 'after')).toEqual([1, 1, 1, 1])
+      expect(
+        await second.redis.call('BF.MEXISTS', 'grown', 'during-a0', 'during-m299-1', 'during-i150', 'after'),
+      ).toEqual([1, 1, 1, 1])
       expect(before).not.toEqual(after)
       // The connection closes without a reply.
       await second.redis.call('SHUTDOWN').catch(() => {})
@@ -131,7 +153,10 @@ describe('counts after a restart equal those before it', () => {
     })()
     await replicaClient.call('REPLICAOF', '127.0.0.1', String(master.port))
     await adding
-    await until(async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up', 'link up')
+    await until(
+      async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up',
+      'link up',
+    )
     expect(await redis.call('WAIT', '1', '10000')).toBe(1)
     expect(await counts(replicaClient)).toEqual(await counts(redis))
   }, 120_000)

@@ -59,7 +59,10 @@ async function boot(dir: string, config: Partial<Config> = {}): Promise<Started>
 }
 
 async function stop(started: Started): Promise<void> {
-  running.splice(running.findIndex((entry) => entry.server === started.server), 1)
+  running.splice(
+    running.findIndex((entry) => entry.server === started.server),
+    1,
+  )
   started.redis.disconnect()
   await started.server.close()
 }
@@ -218,7 +221,9 @@ describe('snapshots align the append-only log', () => {
 
     const second = await boot(dir)
     expect(await second.redis.call('BF.CARD', 'f')).toBe(card)
-    const items = Array.from({ length: round }, (_, r) => Array.from({ length: 50 }, (_, i) => `during-${r}-${i}`)).flat()
+    const items = Array.from({ length: round }, (_, r) =>
+      Array.from({ length: 50 }, (_, i) => `during-${r}-${i}`),
+    ).flat()
     expect(await second.redis.call('BF.MEXISTS', 'f', ...items)).toEqual(items.map(() => 1))
   })
 
@@ -308,7 +313,18 @@ describe('snapshots align the append-only log', () => {
 // ------------------------------------------------------------------ a real process, killed
 
 async function startChild(dir: string, port: number, fsync: string): Promise<InteractiveTool> {
-  const { bfs } = await startChildServer(['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', fsync, '--save', ''])
+  const { bfs } = await startChildServer([
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    fsync,
+    '--save',
+    '',
+  ])
   children.push(bfs)
   return bfs
 }
@@ -363,7 +379,9 @@ describe('kill -9 and the alignment', () => {
       await setup.call('BF.RESERVE', 'big', '0.001', '70000000')
       await setup.call('BF.ADD', 'big', 'x')
       const acked: string[] = []
-      const loaders = Array.from({ length: 4 }, (_, index) => loadUntilDeath(port, 'crash', index, (item) => acked.push(item)))
+      const loaders = Array.from({ length: 4 }, (_, index) =>
+        loadUntilDeath(port, 'crash', index, (item) => acked.push(item)),
+      )
       await sleep(100 + Math.floor(Math.random() * 200))
       expect(await setup.call('BGSAVE')).toBe('Background saving started')
       const snapshotDir = path.join(dir, SNAPSHOT_DIR)
@@ -372,7 +390,11 @@ describe('kill -9 and the alignment', () => {
         expect(readdirSync(snapshotDir).some((file) => file.endsWith('.tmp'))).toBe(true)
         await sleep(Math.floor(Math.random() * 20))
       } else {
-        for (let i = 0; i < 600 && infoField(String(await setup.call('INFO', 'persistence')), 'rdb_bgsave_in_progress') !== '0'; i++) {
+        for (
+          let i = 0;
+          i < 600 && infoField(String(await setup.call('INFO', 'persistence')), 'rdb_bgsave_in_progress') !== '0';
+          i++
+        ) {
           await sleep(25)
         }
         expect(infoField(String(await setup.call('INFO', 'persistence')), 'rdb_last_bgsave_status')).toBe('ok')

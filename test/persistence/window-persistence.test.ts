@@ -34,7 +34,8 @@ async function fill(redis: Redis): Promise<void> {
   await redis.call('APBF.RESERVE', 't', 'TIME', '0.01', '100', '3600')
   for (let i = 0; i < 600; i += 100) await redis.call('APBF.ADD', 'c', ...items('c-', 600).slice(i, i + 100))
   const now = Date.now()
-  for (let i = 0; i < 600; i += 50) await redis.call('APBF.ADDAT', 't', String(now - 3_000_000 + i * 5000), ...items('t-', 600).slice(i, i + 50))
+  for (let i = 0; i < 600; i += 50)
+    await redis.call('APBF.ADDAT', 't', String(now - 3_000_000 + i * 5000), ...items('t-', 600).slice(i, i + 50))
   await redis.call('APBF.ADD', 't', 'now-1', 'now-2')
   await redis.call('BF.MADD', 'b', ...items('b-', 100))
 }
@@ -55,7 +56,10 @@ async function state(redis: Redis): Promise<unknown[]> {
 async function inProcess(dir: string): Promise<{ running: RunningServer; redis: Redis }> {
   const running = await startServer({ dir })
   const redis = new Redis({ port: running.port, host: '127.0.0.1' })
-  cleanups.push(() => running.stop(), () => redis.disconnect())
+  cleanups.push(
+    () => running.stop(),
+    () => redis.disconnect(),
+  )
   return { running, redis }
 }
 
@@ -100,7 +104,10 @@ describe('window filters on disk', () => {
       redis = await restart()
       expect(await state(redis)).toEqual(before)
       expect(await redis.call('BGREWRITEAOF')).toMatch(/rewriting started/)
-      await until(async () => (await infoFields(redis, 'persistence')).get('aof_rewrite_in_progress') === '0', 'rewrite done')
+      await until(
+        async () => (await infoFields(redis, 'persistence')).get('aof_rewrite_in_progress') === '0',
+        'rewrite done',
+      )
       await redis.call('APBF.ADD', 'c', 'after-rewrite')
       await redis.call('APBF.ADD', 't', 'after-rewrite')
       const rewritten = await state(redis)
@@ -137,7 +144,10 @@ describe('window filters on a replica', () => {
     dirs.push(master.running.dir, replica.running.dir)
     await fill(master.redis)
     await replica.redis.call('REPLICAOF', '127.0.0.1', String(master.running.port))
-    await until(async () => (await infoFields(replica.redis, 'replication')).get('master_link_status') === 'up', 'link up')
+    await until(
+      async () => (await infoFields(replica.redis, 'replication')).get('master_link_status') === 'up',
+      'link up',
+    )
     await master.redis.call('APBF.ADD', 'c', ...items('streamed-', 50))
     await master.redis.call('APBF.ADD', 't', ...items('streamed-', 50))
     expect(await master.redis.call('WAIT', '1', '10000')).toBe(1)

@@ -58,8 +58,14 @@ describe('CommandArgs', () => {
 })
 
 describe('RequestParser.parse', () => {
-  const bytes = Buffer.from('*3\r\n$6\r\nBF.ADD\r\n$3\r\nkey\r\n$5\r\nitem1\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\nPING x\r\n')
-  const expected = [['BF.ADD', 'key', 'item1'], ['ECHO', 'hi'], ['PING', 'x']]
+  const bytes = Buffer.from(
+    '*3\r\n$6\r\nBF.ADD\r\n$3\r\nkey\r\n$5\r\nitem1\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\nPING x\r\n',
+  )
+  const expected = [
+    ['BF.ADD', 'key', 'item1'],
+    ['ECHO', 'hi'],
+    ['PING', 'x'],
+  ]
 
   it('hands every command over in one reused holder', () => {
     const parser = new RequestParser()

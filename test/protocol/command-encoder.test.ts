@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest'
 import { CommandArgs } from '../../src/protocol/command-args.js'
 import { RequestParser } from '../../src/protocol/request-parser.js'
-import { commandSize, encodeCommand, encodeCommandPieces, writeCommand, type CommandArg } from '../../src/protocol/command-encoder.js'
+import {
+  commandSize,
+  encodeCommand,
+  encodeCommandPieces,
+  writeCommand,
+  type CommandArg,
+} from '../../src/protocol/command-encoder.js'
 import { seededRandom } from '../helpers/seeded-random.js'
 
 /** The multibulk written the obvious way. */
@@ -43,7 +49,9 @@ describe('encodeCommand', () => {
     const random = seededRandom(11)
     const parser = new RequestParser()
     for (let round = 0; round < 200; round++) {
-      const argv = Array.from({ length: 1 + Math.floor(random() * 8) }, () => Buffer.from(Array.from({ length: Math.floor(random() * 40) }, () => Math.floor(random() * 256))))
+      const argv = Array.from({ length: 1 + Math.floor(random() * 8) }, () =>
+        Buffer.from(Array.from({ length: Math.floor(random() * 40) }, () => Math.floor(random() * 256))),
+      )
       const parsed: Buffer[][] = []
       parser.execute(encodeCommand(argv), (args) => {
         parsed.push(args.map((arg) => Buffer.from(arg)))
@@ -64,7 +72,9 @@ describe('encodeCommandPieces', () => {
   it('writes an argument given in pieces as one bulk string, its pieces as they are', () => {
     const parts = [Buffer.from('ab'), Buffer.alloc(0), Buffer.from('\r\nc')]
     const pieces = encodeCommandPieces(['BFS.RESTORE-PART', 'k', parts, 'ABSTTL'])
-    expect(Buffer.concat(pieces).toString('latin1')).toBe('*4\r\n$16\r\nBFS.RESTORE-PART\r\n$1\r\nk\r\n$5\r\nab\r\nc\r\n$6\r\nABSTTL\r\n')
+    expect(Buffer.concat(pieces).toString('latin1')).toBe(
+      '*4\r\n$16\r\nBFS.RESTORE-PART\r\n$1\r\nk\r\n$5\r\nab\r\nc\r\n$6\r\nABSTTL\r\n',
+    )
     expect(pieces).toContain(parts[0])
     expect(pieces).toContain(parts[2])
   })
@@ -74,7 +84,10 @@ describe('encodeCommandPieces', () => {
     const next = (n: number): number => Math.floor(random() * n)
     for (let round = 0; round < 200; round++) {
       const argv: CommandArg[] = Array.from({ length: 1 + next(6) }, () =>
-        next(3) === 0 ? 'é'.repeat(next(40)) : Buffer.alloc(next(4) === 0 ? 16_384 + next(40_000) : next(100), next(256)))
+        next(3) === 0
+          ? 'é'.repeat(next(40))
+          : Buffer.alloc(next(4) === 0 ? 16_384 + next(40_000) : next(100), next(256)),
+      )
       const plain = naive(argv as (string | Buffer)[])
       expect(Buffer.concat(encodeCommandPieces(argv)).equals(plain)).toBe(true)
       expect(encodeCommand(argv).equals(plain)).toBe(true)

@@ -60,7 +60,8 @@ describe('live server fuzz', () => {
     expect(await askLine(checker, 'BF.CARD', 'kept')).toBe(cardBefore)
     // Every fuzz connection is gone; only the checker remains.
     const deadline = Date.now() + 10_000
-    while (running.server.clientCount > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (running.server.clientCount > 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     expect(running.server.clientCount).toBe(1)
     // The fuzz did reach the server: commands ran and protocol errors were answered.
     expect(running.server.stats.commandsProcessed).toBeGreaterThan(SESSIONS)

@@ -13,10 +13,15 @@ function randomStream(random: () => number): Buffer {
     const r = random()
     if (r < 0.4) {
       const args = Array.from({ length: Math.floor(random() * 4) }, () =>
-        Buffer.from(Array.from({ length: Math.floor(random() * 20) }, () => Math.floor(random() * 256))))
+        Buffer.from(Array.from({ length: Math.floor(random() * 20) }, () => Math.floor(random() * 256))),
+      )
       pieces.push(multibulk(...args))
     } else if (r < 0.7) {
-      pieces.push(Buffer.from(Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]!)))
+      pieces.push(
+        Buffer.from(
+          Array.from({ length: Math.floor(random() * 30) }, () => alphabet[Math.floor(random() * alphabet.length)]!),
+        ),
+      )
     } else {
       pieces.push(Buffer.from(Array.from({ length: Math.floor(random() * 30) }, () => Math.floor(random() * 256))))
     }

@@ -3,7 +3,13 @@
  * when not RESP, and the limits on sizes read from the wire applied before anything is gathered.
  */
 import { describe, expect, it } from 'vitest'
-import { ReplyReader, RespProtocolError, RespReplyError, type ReplyLimits, type RespValue } from '../../src/protocol/reply-reader.js'
+import {
+  ReplyReader,
+  RespProtocolError,
+  RespReplyError,
+  type ReplyLimits,
+  type RespValue,
+} from '../../src/protocol/reply-reader.js'
 import { ReplyWriter } from '../../src/protocol/reply-writer.js'
 
 function readAll(chunks: readonly Buffer[], limits?: ReplyLimits): RespValue[] {
@@ -17,7 +23,10 @@ function readAll(chunks: readonly Buffer[], limits?: ReplyLimits): RespValue[] {
 const STREAM = Buffer.concat([
   Buffer.from('+OK\r\n-ERR not found\r\n:42\r\n:-7\r\n$5\r\nhe\r\no\r\n$0\r\n\r\n$-1\r\n*-1\r\n', 'latin1'),
   Buffer.from('*2\r\n:1\r\n$2\r\n\x00\xff\r\n*3\r\n:1\r\n-ERR full\r\n*0\r\n', 'latin1'),
-  Buffer.from('_\r\n#t\r\n#f\r\n,1.5\r\n,inf\r\n,-inf\r\n(12345678901234567890\r\n(-3\r\n%1\r\n+k\r\n:1\r\n=8\r\ntxt:abcd\r\n', 'latin1'),
+  Buffer.from(
+    '_\r\n#t\r\n#f\r\n,1.5\r\n,inf\r\n,-inf\r\n(12345678901234567890\r\n(-3\r\n%1\r\n+k\r\n:1\r\n=8\r\ntxt:abcd\r\n',
+    'latin1',
+  ),
   Buffer.from('~2\r\n:1\r\n:2\r\n!9\r\nERR bulky\r\n|1\r\n+key-popularity\r\n:7\r\n+annotated\r\n', 'latin1'),
   Buffer.from('*2\r\n%1\r\n+a\r\n*1\r\n~1\r\n#f\r\n_\r\n', 'latin1'),
 ])
@@ -63,7 +72,7 @@ describe('ReplyReader', () => {
     expect(readAll([...STREAM].map((byte) => Buffer.from([byte])))).toEqual(expected())
   })
 
-  it('reads what the server\'s reply writer writes, in RESP2 and RESP3', () => {
+  it("reads what the server's reply writer writes, in RESP2 and RESP3", () => {
     const write = (protocol: 2 | 3): Buffer => {
       const writer = new ReplyWriter()
       writer.protocol = protocol
@@ -83,7 +92,9 @@ describe('ReplyReader', () => {
       return writer.take()!
     }
     const common = [5, Buffer.from([0, 13, 10]), new RespReplyError('ERR no')]
-    expect(readAll([write(2)])).toEqual([[...common, ['k', Buffer.from('2.5')], [1], Buffer.from('v'), null, null, 'end']])
+    expect(readAll([write(2)])).toEqual([
+      [...common, ['k', Buffer.from('2.5')], [1], Buffer.from('v'), null, null, 'end'],
+    ])
     expect(readAll([write(3)])).toEqual([[...common, ['k', 2.5], [true], Buffer.from('v'), null, null, 'end']])
   })
 
@@ -91,7 +102,10 @@ describe('ReplyReader', () => {
     const seen: [RespValue, boolean][] = []
     const reader = new ReplyReader((value, push) => seen.push([value, push]))
     reader.feed(Buffer.from('>3\r\n$7\r\nmessage\r\n$1\r\nc\r\n$1\r\nm\r\n:1\r\n'))
-    expect(seen).toEqual([[[Buffer.from('message'), Buffer.from('c'), Buffer.from('m')], true], [1, false]])
+    expect(seen).toEqual([
+      [[Buffer.from('message'), Buffer.from('c'), Buffer.from('m')], true],
+      [1, false],
+    ])
   })
 
   it('gathers a large bulk string from many chunks', () => {
@@ -106,13 +120,32 @@ describe('ReplyReader', () => {
   })
 
   it('decodes lines as latin1, or as UTF-8 when asked', () => {
-    const line = Buffer.concat([Buffer.from('+'), Buffer.from('é'), Buffer.from('\r\n-ERR '), Buffer.from('é'), Buffer.from('\r\n')])
-    expect(readAll([line])).toEqual([Buffer.from('é').toString('latin1'), new RespReplyError(`ERR ${Buffer.from('é').toString('latin1')}`)])
+    const line = Buffer.concat([
+      Buffer.from('+'),
+      Buffer.from('é'),
+      Buffer.from('\r\n-ERR '),
+      Buffer.from('é'),
+      Buffer.from('\r\n'),
+    ])
+    expect(readAll([line])).toEqual([
+      Buffer.from('é').toString('latin1'),
+      new RespReplyError(`ERR ${Buffer.from('é').toString('latin1')}`),
+    ])
     expect(readAll([line], { lineEncoding: 'utf8' })).toEqual(['é', new RespReplyError('ERR é')])
   })
 
   it('refuses bytes that are not RESP', () => {
-    for (const bad of ['?what\r\n', '$3\r\nabcde\r\n', '*x\r\n', '$-2\r\n', ':1x\r\n', '+a\rb\r\n', '#x\r\n', '=2\r\nab\r\n', '$99999999999999999999\r\n']) {
+    for (const bad of [
+      '?what\r\n',
+      '$3\r\nabcde\r\n',
+      '*x\r\n',
+      '$-2\r\n',
+      ':1x\r\n',
+      '+a\rb\r\n',
+      '#x\r\n',
+      '=2\r\nab\r\n',
+      '$99999999999999999999\r\n',
+    ]) {
       expect(() => readAll([Buffer.from(bad)]), bad).toThrow(RespProtocolError)
     }
   })
@@ -134,7 +167,16 @@ describe('ReplyReader', () => {
     refused(`-${'a'.repeat(30)}\r\n`)
     refused('*1\r\n*1\r\n*1\r\n*1\r\n')
     // At the limits: read.
-    expect(readAll([Buffer.from(`$100\r\n${'b'.repeat(100)}\r\n*10\r\n${':1\r\n'.repeat(10)}%5\r\n${':1\r\n'.repeat(10)}*1\r\n*1\r\n*1\r\n:1\r\n`)], limits)).toHaveLength(4)
+    expect(
+      readAll(
+        [
+          Buffer.from(
+            `$100\r\n${'b'.repeat(100)}\r\n*10\r\n${':1\r\n'.repeat(10)}%5\r\n${':1\r\n'.repeat(10)}*1\r\n*1\r\n*1\r\n:1\r\n`,
+          ),
+        ],
+        limits,
+      ),
+    ).toHaveLength(4)
   })
 
   it('holds an incomplete reply and gives nothing for it', () => {

@@ -22,14 +22,18 @@ function throughBytes(protocol: Protocol, encoding: Encoding, write: (sink: Repl
   write(writer)
   const seen: Seen = []
   const bytes = writer.take()
-  if (bytes !== undefined) new ReplyReader((value, push) => seen.push([value, push]), { lineEncoding: encoding }).feed(bytes)
+  if (bytes !== undefined)
+    new ReplyReader((value, push) => seen.push([value, push]), { lineEncoding: encoding }).feed(bytes)
   return seen
 }
 
 /** What the value sink makes of the same calls: its replies, with each push where it came. */
 function asValues(protocol: Protocol, encoding: Encoding, write: (sink: ReplySink) => void): Seen {
   const pushes: [RespValue, number][] = []
-  const values: ReplyValues = new ReplyValues({ lineEncoding: encoding, onPush: (value) => pushes.push([value, values.length]) })
+  const values: ReplyValues = new ReplyValues({
+    lineEncoding: encoding,
+    onPush: (value) => pushes.push([value, values.length]),
+  })
   values.protocol = protocol
   write(values)
   const seen: Seen = []
@@ -46,147 +50,218 @@ function asValues(protocol: Protocol, encoding: Encoding, write: (sink: ReplySin
 function same(write: (sink: ReplySink) => void): void {
   for (const protocol of [2, 3] as const) {
     for (const encoding of ['latin1', 'utf8'] as const) {
-      expect(asValues(protocol, encoding, write), `RESP${protocol} ${encoding}`).toEqual(throughBytes(protocol, encoding, write))
+      expect(asValues(protocol, encoding, write), `RESP${protocol} ${encoding}`).toEqual(
+        throughBytes(protocol, encoding, write),
+      )
     }
   }
 }
 
-describe('ReplyValues gives what ReplyReader reads from ReplyWriter\'s bytes', () => {
+describe("ReplyValues gives what ReplyReader reads from ReplyWriter's bytes", () => {
   const cases: [string, (sink: ReplySink) => void][] = [
     ['simple', (s) => s.simple('OK')],
     ['simple, not ASCII', (s) => s.simple('café ☕')],
     ['error', (s) => s.error('ERR not found')],
     ['error with a leading minus and line breaks', (s) => s.error('-ERR a\r\nb\n')],
-    ['error quoting raw bytes (latin1)', (s) => s.error(`ERR unknown '${Buffer.from('é☕', 'utf8').toString('latin1')}'`, 'latin1')],
+    [
+      'error quoting raw bytes (latin1)',
+      (s) => s.error(`ERR unknown '${Buffer.from('é☕', 'utf8').toString('latin1')}'`, 'latin1'),
+    ],
     ['error, not ASCII, utf8', (s) => s.error('ERR é')],
-    ['integers', (s) => [0, -0, 1, -1, 1023, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 60, -(2 ** 62)].forEach((n) => s.integer(n))],
-    ['bulk strings', (s) => {
-      s.bulk('text é')
-      s.bulk(Buffer.from([0, 13, 10, 255]))
-      s.bulk(new Uint8Array([1, 2, 3]).subarray(1))
-      s.bulk('')
-    }],
-    ['nulls', (s) => {
-      s.nullBulk()
-      s.nullArray()
-    }],
-    ['arrays, nested and empty', (s) => {
-      s.array(3)
-      s.integer(1)
-      s.array(0)
-      s.array(2)
-      s.bulk('a')
-      s.array(1)
-      s.simple('deep')
-    }],
+    [
+      'integers',
+      (s) => [0, -0, 1, -1, 1023, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 60, -(2 ** 62)].forEach((n) => s.integer(n)),
+    ],
+    [
+      'bulk strings',
+      (s) => {
+        s.bulk('text é')
+        s.bulk(Buffer.from([0, 13, 10, 255]))
+        s.bulk(new Uint8Array([1, 2, 3]).subarray(1))
+        s.bulk('')
+      },
+    ],
+    [
+      'nulls',
+      (s) => {
+        s.nullBulk()
+        s.nullArray()
+      },
+    ],
+    [
+      'arrays, nested and empty',
+      (s) => {
+        s.array(3)
+        s.integer(1)
+        s.array(0)
+        s.array(2)
+        s.bulk('a')
+        s.array(1)
+        s.simple('deep')
+      },
+    ],
     ['a null array header', (s) => s.array(-1)],
-    ['maps', (s) => {
-      s.map(2)
-      s.bulk('k1')
-      s.integer(1)
-      s.simple('k2')
-      s.map(0)
-      s.map(1)
-      s.bulk('x')
-      s.double(0.5)
-    }],
-    ['sets', (s) => {
-      s.set(2)
-      s.bulk('m')
-      s.boolean(false)
-      s.set(0)
-    }],
+    [
+      'maps',
+      (s) => {
+        s.map(2)
+        s.bulk('k1')
+        s.integer(1)
+        s.simple('k2')
+        s.map(0)
+        s.map(1)
+        s.bulk('x')
+        s.double(0.5)
+      },
+    ],
+    [
+      'sets',
+      (s) => {
+        s.set(2)
+        s.bulk('m')
+        s.boolean(false)
+        s.set(0)
+      },
+    ],
     ['doubles', (s) => [0, -0, 1.5, -2.25, 1 / 3, 1e300, 5e-324, Infinity, -Infinity, 3].forEach((n) => s.double(n))],
     ['NaN', (s) => s.double(NaN)],
-    ['booleans', (s) => {
-      s.boolean(true)
-      s.boolean(false)
-    }],
-    ['verbatim', (s) => {
-      s.verbatim('line 1\r\nline 2 é')
-      s.verbatim('# Server', 'mkd')
-      s.verbatim('x', 'toolong')
-      s.verbatim('')
-    }],
-    ['pushes, and arrays inside them', (s) => {
-      s.push(3)
-      s.bulk('message')
-      s.bulk('chan')
-      s.array(1)
-      s.integer(7)
-      s.integer(1)
-      s.push(0)
-    }],
+    [
+      'booleans',
+      (s) => {
+        s.boolean(true)
+        s.boolean(false)
+      },
+    ],
+    [
+      'verbatim',
+      (s) => {
+        s.verbatim('line 1\r\nline 2 é')
+        s.verbatim('# Server', 'mkd')
+        s.verbatim('x', 'toolong')
+        s.verbatim('')
+      },
+    ],
+    [
+      'pushes, and arrays inside them',
+      (s) => {
+        s.push(3)
+        s.bulk('message')
+        s.bulk('chan')
+        s.array(1)
+        s.integer(7)
+        s.integer(1)
+        s.push(0)
+      },
+    ],
     ['zeroOrOne', (s) => s.zeroOrOne(new Uint8Array([1, 0, 1, 1, 0]), 1, 3)],
-    ['integerLater, answered', (s) => {
-      let at: number[] = []
-      const settle = (): void => {
-        s.settled()
-        s.answer(at[0]!, true)
-        s.answer(at[1]!, false)
-        s.answer(at[2]!, true)
-      }
-      at = [s.integerLater(settle), s.integerLater(settle)]
-      s.simple('between')
-      at.push(s.integerLater(settle))
-      settle()
-    }],
-    ['integerLater, some answered by an error (a failed add of a batch)', (s) => {
-      let at: number[] = []
-      const settle = (): void => {
-        s.settled()
-        let shift = 0
-        s.answer(at[0]! + shift, true)
-        shift += s.answerError(at[1]! + shift, 'ERR Filter is full')
-        s.answer(at[2]! + shift, true)
-        s.answerError(at[3]! + shift, 'Maximum expansions reached')
-      }
-      at = [s.integerLater(settle), s.integerLater(settle), s.integerLater(settle), s.integerLater(settle)]
-      settle()
-      s.simple('after')
-    }],
-    ['integerLater, settled by a take', (s) => {
-      const at: number[] = []
-      const settle = (): void => {
-        s.settled()
-        for (const each of at) s.answer(each, true)
-      }
-      at.push(s.integerLater(settle), s.integerLater(settle))
-    }],
-    ['truncate to a mark', (s) => {
-      s.simple('kept')
-      const mark = s.mark()
-      s.integer(2)
-      s.array(1)
-      s.bulk('dropped')
-      s.truncate(mark)
-      s.simple('after')
-    }],
-    ['shared replies (raw)', (s) => {
-      for (const bytes of [shared.OK, shared.PONG, shared.ZERO, shared.ONE, shared.EMPTY_ARRAY, shared.NULL_BULK_RESP2, shared.NULL_ARRAY_RESP2, shared.NULL_RESP3]) s.raw(bytes)
-      s.raw(shared.integerReply(1023))
-      s.raw(shared.integerReply(-5))
-    }],
-    ['raw big numbers and 64-bit integers', (s) => {
-      s.raw(Buffer.from(`:${-(2n ** 63n)}\r\n`, 'latin1'))
-      s.raw(Buffer.from(`:${2n ** 63n - 1n}\r\n`, 'latin1'))
-      s.raw(Buffer.from('(123456789012345678901234567890\r\n', 'latin1'))
-      s.raw(Buffer.from('(-12\r\n', 'latin1'))
-    }],
-    ['raw elements of every type', (s) => {
-      s.raw(Buffer.from('+OK é\r\n-ERR raw é\r\n,1.5\r\n,inf\r\n,-inf\r\n#t\r\n#f\r\n_\r\n$4\r\na\r\nb\r\n=8\r\ntxt:text\r\n!5\r\nERR x\r\n$-1\r\n', 'latin1'))
-      s.raw(Buffer.from('%1\r\n+k\r\n:1\r\n~2\r\n:1\r\n:2\r\n>1\r\n+p\r\n', 'latin1'))
-    }],
-    ['a raw header with its elements written after it (a pub/sub message)', (s) => {
-      s.push(3)
-      s.raw(Buffer.from('$7\r\nmessage\r\n', 'latin1'))
-      s.bulk('c')
-      s.bulk('m')
-      s.array(2)
-      s.raw(Buffer.from('*1\r\n', 'latin1'))
-      s.raw(shared.ONE)
-      s.raw(shared.ZERO)
-    }],
+    [
+      'integerLater, answered',
+      (s) => {
+        let at: number[] = []
+        const settle = (): void => {
+          s.settled()
+          s.answer(at[0]!, true)
+          s.answer(at[1]!, false)
+          s.answer(at[2]!, true)
+        }
+        at = [s.integerLater(settle), s.integerLater(settle)]
+        s.simple('between')
+        at.push(s.integerLater(settle))
+        settle()
+      },
+    ],
+    [
+      'integerLater, some answered by an error (a failed add of a batch)',
+      (s) => {
+        let at: number[] = []
+        const settle = (): void => {
+          s.settled()
+          let shift = 0
+          s.answer(at[0]! + shift, true)
+          shift += s.answerError(at[1]! + shift, 'ERR Filter is full')
+          s.answer(at[2]! + shift, true)
+          s.answerError(at[3]! + shift, 'Maximum expansions reached')
+        }
+        at = [s.integerLater(settle), s.integerLater(settle), s.integerLater(settle), s.integerLater(settle)]
+        settle()
+        s.simple('after')
+      },
+    ],
+    [
+      'integerLater, settled by a take',
+      (s) => {
+        const at: number[] = []
+        const settle = (): void => {
+          s.settled()
+          for (const each of at) s.answer(each, true)
+        }
+        at.push(s.integerLater(settle), s.integerLater(settle))
+      },
+    ],
+    [
+      'truncate to a mark',
+      (s) => {
+        s.simple('kept')
+        const mark = s.mark()
+        s.integer(2)
+        s.array(1)
+        s.bulk('dropped')
+        s.truncate(mark)
+        s.simple('after')
+      },
+    ],
+    [
+      'shared replies (raw)',
+      (s) => {
+        for (const bytes of [
+          shared.OK,
+          shared.PONG,
+          shared.ZERO,
+          shared.ONE,
+          shared.EMPTY_ARRAY,
+          shared.NULL_BULK_RESP2,
+          shared.NULL_ARRAY_RESP2,
+          shared.NULL_RESP3,
+        ])
+          s.raw(bytes)
+        s.raw(shared.integerReply(1023))
+        s.raw(shared.integerReply(-5))
+      },
+    ],
+    [
+      'raw big numbers and 64-bit integers',
+      (s) => {
+        s.raw(Buffer.from(`:${-(2n ** 63n)}\r\n`, 'latin1'))
+        s.raw(Buffer.from(`:${2n ** 63n - 1n}\r\n`, 'latin1'))
+        s.raw(Buffer.from('(123456789012345678901234567890\r\n', 'latin1'))
+        s.raw(Buffer.from('(-12\r\n', 'latin1'))
+      },
+    ],
+    [
+      'raw elements of every type',
+      (s) => {
+        s.raw(
+          Buffer.from(
+            '+OK é\r\n-ERR raw é\r\n,1.5\r\n,inf\r\n,-inf\r\n#t\r\n#f\r\n_\r\n$4\r\na\r\nb\r\n=8\r\ntxt:text\r\n!5\r\nERR x\r\n$-1\r\n',
+            'latin1',
+          ),
+        )
+        s.raw(Buffer.from('%1\r\n+k\r\n:1\r\n~2\r\n:1\r\n:2\r\n>1\r\n+p\r\n', 'latin1'))
+      },
+    ],
+    [
+      'a raw header with its elements written after it (a pub/sub message)',
+      (s) => {
+        s.push(3)
+        s.raw(Buffer.from('$7\r\nmessage\r\n', 'latin1'))
+        s.bulk('c')
+        s.bulk('m')
+        s.array(2)
+        s.raw(Buffer.from('*1\r\n', 'latin1'))
+        s.raw(shared.ONE)
+        s.raw(shared.ZERO)
+      },
+    ],
   ]
   for (const [name, write] of cases) test(name, () => same(write))
 
@@ -195,7 +270,8 @@ describe('ReplyValues gives what ReplyReader reads from ReplyWriter\'s bytes', (
     const scalar = (s: ReplySink): void => {
       const pick = Math.floor(random() * 9)
       if (pick === 0) s.integer(Math.floor((random() - 0.5) * 2 ** 40))
-      else if (pick === 1) s.bulk(Buffer.from(Array.from({ length: Math.floor(random() * 20) }, () => Math.floor(random() * 256))))
+      else if (pick === 1)
+        s.bulk(Buffer.from(Array.from({ length: Math.floor(random() * 20) }, () => Math.floor(random() * 256))))
       else if (pick === 2) s.simple(`s${Math.floor(random() * 100)}`)
       else if (pick === 3) s.error(`ERR e${Math.floor(random() * 100)}`)
       else if (pick === 4) s.double((random() - 0.5) * 1e6)
@@ -218,9 +294,11 @@ describe('ReplyValues gives what ReplyReader reads from ReplyWriter\'s bytes', (
       // One random sequence of calls, recorded, then made on both sinks.
       const calls: [string, unknown[]][] = []
       const recorder = new Proxy({} as ReplySink, {
-        get: (_, name) => (...args: unknown[]) => {
-          calls.push([String(name), args])
-        },
+        get:
+          (_, name) =>
+          (...args: unknown[]) => {
+            calls.push([String(name), args])
+          },
       })
       for (let i = 0; i < 1 + Math.floor(random() * 4); i++) tree(recorder, 0)
       same((s) => {

@@ -31,7 +31,11 @@ describe('multibulk requests', () => {
       Buffer.from('PING inline\r\n'),
       multibulk('BF.ADD', 'key', big.slice(0, 1000)),
     ])
-    const expected = [['BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'], ['PING', 'inline'], ['BF.ADD', 'key', big.slice(0, 1000)]]
+    const expected = [
+      ['BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'],
+      ['PING', 'inline'],
+      ['BF.ADD', 'key', big.slice(0, 1000)],
+    ]
     const shared = Buffer.alloc(input.length)
     for (const step of [1, 7, 100, 4096, 50_000]) {
       const parser = new RequestParser()
@@ -57,7 +61,12 @@ describe('multibulk requests', () => {
       multibulk('BF.ADD', 'key', big.slice(0, 1000)),
       Buffer.from('ECHO "quoted"\r\n'),
     ])
-    const expected = [['BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'], ['PING', 'inline'], ['BF.ADD', 'key', big.slice(0, 1000)], ['ECHO', 'quoted']]
+    const expected = [
+      ['BF.MADD', 'key', 'a', '', 'line\r\nbreak', big, 'z'],
+      ['PING', 'inline'],
+      ['BF.ADD', 'key', big.slice(0, 1000)],
+      ['ECHO', 'quoted'],
+    ]
     const decoy = multibulk('DECOY')
     const decoys = Buffer.alloc(input.length + 64 * 1024)
     for (let p = 0; p < decoys.length; p += decoy.length) decoy.copy(decoys, p)
@@ -163,14 +172,20 @@ describe('multibulk requests', () => {
     expect(expected.commands).toHaveLength(2)
     const start = bytes.indexOf('$40000')
     const end = start + 8 + big.length
-    for (const region of [[start - 2, start + 10], [end - 4, end + 6]] as const) {
+    for (const region of [
+      [start - 2, start + 10],
+      [end - 4, end + 6],
+    ] as const) {
       for (let a = region[0]; a <= region[1]; a++) {
         for (let b = a; b <= region[1]; b++) {
           const { commands, error } = feed(cutAt(bytes, [a, b]))
           expect(error, `cuts ${a}, ${b}`).toBeUndefined()
           // Buffer.equals rather than toEqual: a deep compare of 40 KB per cut is slow.
           expect(commands.map((argv) => argv.map((item) => item.length))).toEqual([[3, 1, 40_000], [4]])
-          expect(commands.map((argv, i) => Buffer.concat(argv).equals(Buffer.concat(expected.commands[i]!)))).toEqual([true, true])
+          expect(commands.map((argv, i) => Buffer.concat(argv).equals(Buffer.concat(expected.commands[i]!)))).toEqual([
+            true,
+            true,
+          ])
         }
       }
     }
@@ -181,7 +196,10 @@ describe('multibulk requests', () => {
     const seen: Buffer[][] = []
     const bytes = Buffer.concat([multibulk('A', 'x'.repeat(10)), multibulk('B', 'y'.repeat(10))])
     for (const chunk of cutAt(bytes, [7, 20, 33])) parser.execute(chunk, (argv) => void seen.push(argv))
-    expect(asStrings(seen)).toEqual([['A', 'x'.repeat(10)], ['B', 'y'.repeat(10)]])
+    expect(asStrings(seen)).toEqual([
+      ['A', 'x'.repeat(10)],
+      ['B', 'y'.repeat(10)],
+    ])
   })
 })
 
@@ -333,7 +351,11 @@ describe('limits', () => {
   })
 
   test('the default limits are redis’s', () => {
-    expect(DEFAULT_PARSER_LIMITS).toEqual({ maxBulkBytes: 512 * 1024 * 1024, maxArrayLength: 1024 * 1024, maxInlineBytes: 65536 })
+    expect(DEFAULT_PARSER_LIMITS).toEqual({
+      maxBulkBytes: 512 * 1024 * 1024,
+      maxArrayLength: 1024 * 1024,
+      maxInlineBytes: 65536,
+    })
     expect(feed([Buffer.from('*1048576\r\n')]).error).toBeUndefined()
     expect(feed([Buffer.from('*1\r\n$536870912\r\n')]).error).toBeUndefined()
   })
@@ -347,7 +369,9 @@ describe('limits', () => {
   })
 
   test('small inline limit', () => {
-    expect(feed([Buffer.from('PING PONG')], { maxInlineBytes: 8 }).error?.message).toBe('Protocol error: too big inline request')
+    expect(feed([Buffer.from('PING PONG')], { maxInlineBytes: 8 }).error?.message).toBe(
+      'Protocol error: too big inline request',
+    )
     expect(feed([Buffer.from('PING PON')], { maxInlineBytes: 8 }).error).toBeUndefined()
   })
 
@@ -391,7 +415,11 @@ describe('stopping', () => {
 
   test('an exception from onCommand propagates and closes the parser', () => {
     const parser = new RequestParser()
-    expect(() => parser.execute(multibulk('PING'), () => { throw new Error('boom') })).toThrow('boom')
+    expect(() =>
+      parser.execute(multibulk('PING'), () => {
+        throw new Error('boom')
+      }),
+    ).toThrow('boom')
     const seen: Buffer[][] = []
     parser.execute(multibulk('PING'), (argv) => void seen.push(argv))
     expect(seen).toEqual([])

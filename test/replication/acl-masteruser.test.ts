@@ -28,10 +28,20 @@ describe('masteruser', () => {
     const master = await server({})
     await master.client.call('ACL', 'SETUSER', 'repl', 'on', '>repl-pass', '+psync', '+replconf', '+ping')
     await master.client.call('ACL', 'SETUSER', 'default', 'resetpass', '>admin-pass')
-    const replica = await server({ replicaof: `127.0.0.1 ${master.running.port}`, masteruser: 'repl', masterauth: 'repl-pass' })
-    await until(async () => (await infoFields(replica.client, 'replication')).get('master_link_status') === 'up', 'the link')
+    const replica = await server({
+      replicaof: `127.0.0.1 ${master.running.port}`,
+      masteruser: 'repl',
+      masterauth: 'repl-pass',
+    })
+    await until(
+      async () => (await infoFields(replica.client, 'replication')).get('master_link_status') === 'up',
+      'the link',
+    )
     await master.client.call('BF.ADD', 'seen', 'https://a')
-    await until(async () => (await replica.client.call('BF.EXISTS', 'seen', 'https://a')) === 1, 'the write on the replica')
+    await until(
+      async () => (await replica.client.call('BF.EXISTS', 'seen', 'https://a')) === 1,
+      'the write on the replica',
+    )
     const list = (await master.client.call('CLIENT', 'LIST')) as string
     expect(list).toMatch(/flags=S .* user=repl /)
   })
@@ -40,8 +50,20 @@ describe('masteruser', () => {
     const master = await server({})
     await master.client.call('ACL', 'SETUSER', 'repl', 'on', '>repl-pass', '+replconf', '+ping')
     await server({ replicaof: `127.0.0.1 ${master.running.port}`, masteruser: 'repl', masterauth: 'repl-pass' })
-    await until(async () => ((await master.client.call('ACL', 'LOG')) as unknown[][]).some((entry) => entry[7] === 'psync'), 'the denial')
+    await until(
+      async () => ((await master.client.call('ACL', 'LOG')) as unknown[][]).some((entry) => entry[7] === 'psync'),
+      'the denial',
+    )
     const entry = ((await master.client.call('ACL', 'LOG')) as unknown[][]).find((found) => found[7] === 'psync')!
-    expect(entry.slice(2, 10)).toEqual(['reason', 'command', 'context', 'toplevel', 'object', 'psync', 'username', 'repl'])
+    expect(entry.slice(2, 10)).toEqual([
+      'reason',
+      'command',
+      'context',
+      'toplevel',
+      'object',
+      'psync',
+      'username',
+      'repl',
+    ])
   })
 })

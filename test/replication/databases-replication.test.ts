@@ -27,7 +27,10 @@ async function node(config: Partial<Config> = {}): Promise<RunningServer> {
 }
 
 async function linkUp(replica: Redis): Promise<void> {
-  await until(async () => (await infoFields(replica, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+  await until(
+    async () => (await infoFields(replica, 'replication')).get('master_link_status') === 'up',
+    'master_link_status:up',
+  )
 }
 
 function open(port: number): Redis {
@@ -43,7 +46,9 @@ async function rawReplica(port: number): Promise<RawClient> {
   link.write(encodeCommand(['REPLCONF', 'capa', 'eof', 'capa', 'psync2']))
   expect((await link.read(5)).toString('latin1')).toBe('+OK\r\n')
   link.write(encodeCommand(['PSYNC', '?', '-1']))
-  let head = (await link.readUntil((bytes) => /\$EOF:[0-9a-f]{40}\r\n/.test(bytes.toString('latin1')))).toString('latin1')
+  let head = (await link.readUntil((bytes) => /\$EOF:[0-9a-f]{40}\r\n/.test(bytes.toString('latin1')))).toString(
+    'latin1',
+  )
   const mark = /\$EOF:([0-9a-f]{40})\r\n/.exec(head)![1]!
   head = head.slice(head.indexOf(mark) + 42)
   while (!head.includes(mark)) head += (await link.readUntil((bytes) => bytes.length > 0)).toString('latin1')
@@ -76,7 +81,8 @@ async function streamOf(link: RawClient, length: number): Promise<Buffer> {
     link.write(encodeCommand(['REPLCONF', 'ACK', '0']))
     try {
       const stream = await link.read(length, 500)
-      if (link.closed && stream.length < length) throw new Error(`the master closed the link after ${JSON.stringify(stream.toString('latin1'))}`)
+      if (link.closed && stream.length < length)
+        throw new Error(`the master closed the link after ${JSON.stringify(stream.toString('latin1'))}`)
       return stream
     } catch (error) {
       if (attempt === 40 || link.closed) throw error
@@ -100,16 +106,25 @@ async function writes(port: number): Promise<void> {
 const record = (...args: string[]): string => encodeCommand(args).toString('latin1')
 
 const EXPECTED_STREAM = [
-  record('SELECT', '1'), record('FLUSHDB'), record('FLUSHDB'),
-  record('SELECT', '0'), record('SWAPDB', '0', '1'),
+  record('SELECT', '1'),
+  record('FLUSHDB'),
+  record('FLUSHDB'),
+  record('SELECT', '0'),
+  record('SWAPDB', '0', '1'),
   // MULTI in its first command's database, EXEC in its last one's (redis 7.0 propagatePendingCommands).
-  record('SELECT', '1'), record('MULTI'), record('FLUSHDB'), record('SELECT', '2'), record('FLUSHDB'), record('EXEC'),
+  record('SELECT', '1'),
+  record('MULTI'),
+  record('FLUSHDB'),
+  record('SELECT', '2'),
+  record('FLUSHDB'),
+  record('EXEC'),
   record('FLUSHALL'),
-  record('SELECT', '0'), record('FLUSHDB'),
+  record('SELECT', '0'),
+  record('FLUSHDB'),
 ].join('')
 
 describe('the replication stream', () => {
-  it('carries SELECT as redis-server 7.0.15\'s does, byte for byte', async () => {
+  it("carries SELECT as redis-server 7.0.15's does, byte for byte", async () => {
     const bfs = await node()
     const redis = await startRedisServer()
     cleanups.push(() => redis.stop())
@@ -146,7 +161,9 @@ describe('bfs replicating bfs', () => {
     await writer.call('MOVE', 'two', '3')
     await writer.call('SWAPDB', '9', '10')
     expect(await writer.call('WAIT', '1', '10000')).toBe(1)
-    expect(await reader.call('INFO', 'keyspace')).toMatch(/^# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb3:keys=1,expires=0,avg_ttl=0\r\ndb4:keys=1,expires=1,avg_ttl=\d+\r\ndb10:keys=1,expires=0,avg_ttl=0\r\n$/)
+    expect(await reader.call('INFO', 'keyspace')).toMatch(
+      /^# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb3:keys=1,expires=0,avg_ttl=0\r\ndb4:keys=1,expires=1,avg_ttl=\d+\r\ndb10:keys=1,expires=0,avg_ttl=0\r\n$/,
+    )
     expect(await reader.call('BF.MEXISTS', 'k', 'in-0', 'in-4')).toEqual([1, 0])
     await reader.select(4)
     expect(await reader.call('BF.MEXISTS', 'k', 'in-0', 'in-4')).toEqual([0, 1])
@@ -171,7 +188,9 @@ describe('bfs replicating bfs', () => {
     await writer.select(7)
     expect(await writer.call('APBF.ADD', 'win', 'streamed')).toEqual([1])
     expect(await writer.call('WAIT', '1', '10000')).toBe(1)
-    expect(await reader.call('INFO', 'keyspace')).toMatch(/^# Keyspace\r\ndb7:keys=1,expires=0,avg_ttl=0\r\ndb8:keys=1,expires=0,avg_ttl=0\r\n$/)
+    expect(await reader.call('INFO', 'keyspace')).toMatch(
+      /^# Keyspace\r\ndb7:keys=1,expires=0,avg_ttl=0\r\ndb8:keys=1,expires=0,avg_ttl=0\r\n$/,
+    )
     await reader.select(7)
     expect(await reader.call('TYPE', 'win')).toBe('APBFcTYPE')
     expect(await reader.call('APBF.EXISTS', 'win', 'synced', 'streamed', 'never')).toEqual([1, 1, 0])
@@ -191,7 +210,10 @@ describe('bfs replicating bfs', () => {
     expect(await reader.call('CLIENT', 'KILL', 'TYPE', 'master')).toBe(1)
     // The stream after the cut has no SELECT: the master's last record was of database 3 already.
     await writer.call('BF.ADD', 'three', 'after-cut')
-    await until(async () => (await infoFields(open(master.port), 'stats')).get('sync_partial_ok') === '1', 'sync_partial_ok:1')
+    await until(
+      async () => (await infoFields(open(master.port), 'stats')).get('sync_partial_ok') === '1',
+      'sync_partial_ok:1',
+    )
     expect(await writer.call('WAIT', '1', '10000')).toBe(1)
     await reader.select(3)
     expect(await reader.call('BF.MEXISTS', 'three', 'before-cut', 'after-cut')).toEqual([1, 1])
@@ -233,6 +255,10 @@ describe('bfs replicating bfs', () => {
     await writer.select(7)
     await writer.call('BF.ADD', 'seven', 'x')
     await open(replica.port).call('REPLICAOF', '127.0.0.1', String(master.port))
-    await until(async () => replica.logs.some((line) => line.includes('the payload holds database 7, and this server has 4 (databases)')), 'the refusal in the log')
+    await until(
+      async () =>
+        replica.logs.some((line) => line.includes('the payload holds database 7, and this server has 4 (databases)')),
+      'the refusal in the log',
+    )
   })
 })

@@ -10,14 +10,22 @@ function readAll(reader: MasterStreamReader, chunks: Buffer[]): { argv: string[]
   const out: { argv: string[]; bytes: string }[] = []
   for (const chunk of chunks) {
     reader.push(chunk, (command) => {
-      out.push({ argv: command.argv.toArray().map((arg) => arg.toString('latin1')), bytes: command.bytes.toString('latin1') })
+      out.push({
+        argv: command.argv.toArray().map((arg) => arg.toString('latin1')),
+        bytes: command.bytes.toString('latin1'),
+      })
       return true
     })
   }
   return out
 }
 
-const COMMANDS = [['SELECT', '0'], ['BF.ADD', 'k', 'item\r\nwith crlf'], ['ping'], ['BF.MADD', 'k', '', 'x'.repeat(300)]]
+const COMMANDS = [
+  ['SELECT', '0'],
+  ['BF.ADD', 'k', 'item\r\nwith crlf'],
+  ['ping'],
+  ['BF.MADD', 'k', '', 'x'.repeat(300)],
+]
 const STREAM = Buffer.concat(COMMANDS.map((argv) => encodeCommand(argv)))
 
 describe('MasterStreamReader', () => {

@@ -13,7 +13,13 @@ import { makeTempDir } from '../helpers/temp-dir.js'
 import { encodeCommand, RawClient } from '../helpers/resp.js'
 import { infoFields, until } from '../helpers/replication-info.js'
 import {
-  buildPayload, FakeMaster, fullSyncDiskless, fullSyncSized, REPLID_A, REPLID_B, type FakeLink,
+  buildPayload,
+  FakeMaster,
+  fullSyncDiskless,
+  fullSyncSized,
+  REPLID_A,
+  REPLID_B,
+  type FakeLink,
 } from '../helpers/fake-master.js'
 import type { Config } from '../../src/runtime/config.js'
 
@@ -37,7 +43,8 @@ async function setup(
 
 const replicationInfo = (client: Redis): Promise<Map<string, string>> => infoFields(client, 'replication')
 
-const linkUp = (client: Redis) => until(async () => (await replicationInfo(client)).get('master_link_status') === 'up', 'master_link_status:up')
+const linkUp = (client: Redis) =>
+  until(async () => (await replicationInfo(client)).get('master_link_status') === 'up', 'master_link_status:up')
 
 /** REPLICAOF to the fake master, full sync of `payload` at `offset`; returns the link. */
 async function syncedReplica(master: FakeMaster, client: Redis, payload: Buffer, offset = 100): Promise<FakeLink> {
@@ -51,7 +58,11 @@ async function syncedReplica(master: FakeMaster, client: Redis, payload: Buffer,
 
 describe('bfs as a replica', () => {
   it('sends the handshake in redis order, byte for byte, and asks PSYNC ? -1 when started with replicaof', async () => {
-    const { master, replica, client } = await setup((port) => ({ replicaof: `127.0.0.1 ${port}`, masterauth: 'secret', 'replica-announce-ip': '10.0.0.7' }))
+    const { master, replica, client } = await setup((port) => ({
+      replicaof: `127.0.0.1 ${port}`,
+      masterauth: 'secret',
+      'replica-announce-ip': '10.0.0.7',
+    }))
     const link = await master.link(0)
     await link.waitFor(() => link.received.some((argv) => argv[0] === 'PSYNC'), 10_000, 'PSYNC')
     const expected = Buffer.concat([
@@ -65,18 +76,32 @@ describe('bfs as a replica', () => {
     expect(link.bytes.toString('latin1')).toBe(expected.toString('latin1'))
     const info = await replicationInfo(client)
     expect([...info.keys()].slice(0, 11)).toEqual([
-      'role', 'master_host', 'master_port', 'master_link_status', 'master_last_io_seconds_ago', 'master_sync_in_progress',
-      'slave_read_repl_offset', 'slave_repl_offset', 'master_link_down_since_seconds', 'slave_priority', 'slave_read_only',
+      'role',
+      'master_host',
+      'master_port',
+      'master_link_status',
+      'master_last_io_seconds_ago',
+      'master_sync_in_progress',
+      'slave_read_repl_offset',
+      'slave_repl_offset',
+      'master_link_down_since_seconds',
+      'slave_priority',
+      'slave_read_only',
     ])
     expect(info.get('role')).toBe('slave')
     expect(info.get('master_port')).toBe(String(master.port))
     expect(info.get('master_link_status')).toBe('down')
-    expect(await client.call('REPLICAOF', '127.0.0.1', String(master.port))).toBe('OK Already connected to specified master')
+    expect(await client.call('REPLICAOF', '127.0.0.1', String(master.port))).toBe(
+      'OK Already connected to specified master',
+    )
   })
 
   it('loads a diskless full sync, applies the stream, counts its bytes and ACKs on GETACK', async () => {
     const { master, client } = await setup()
-    const payload = buildPayload([{ name: 'seen', items: ['a', 'b'] }, { name: 'other', items: ['x'] }])
+    const payload = buildPayload([
+      { name: 'seen', items: ['a', 'b'] },
+      { name: 'other', items: ['x'] },
+    ])
     const link = await syncedReplica(master, client, payload, 1000)
     await link.waitForAck(1000)
     expect(await client.call('BF.EXISTS', 'seen', 'a')).toBe(1)
@@ -111,13 +136,19 @@ describe('bfs as a replica', () => {
     expect(await client.call('BF.EXISTS', 'f', 'one')).toBe(1)
   })
 
-  it('refuses writes from clients with -READONLY (queued ones abort EXEC) but applies the master\'s', async () => {
+  it("refuses writes from clients with -READONLY (queued ones abort EXEC) but applies the master's", async () => {
     const { master, client } = await setup()
     const link = await syncedReplica(master, client, buildPayload([{ name: 'f', items: [] }]))
-    await expect(client.call('BF.ADD', 'f', 'mine')).rejects.toThrow("READONLY You can't write against a read only replica.")
+    await expect(client.call('BF.ADD', 'f', 'mine')).rejects.toThrow(
+      "READONLY You can't write against a read only replica.",
+    )
     await expect(client.call('DEL', 'f')).rejects.toThrow('READONLY')
     expect(await client.call('BF.EXISTS', 'f', 'mine')).toBe(0)
-    const multi = await client.multi().call('BF.ADD', 'f', 'mine').exec().catch((error: Error) => error)
+    const multi = await client
+      .multi()
+      .call('BF.ADD', 'f', 'mine')
+      .exec()
+      .catch((error: Error) => error)
     expect(String(multi)).toContain('EXECABORT')
     link.send(['BF.ADD', 'f', 'theirs'])
     await until(async () => (await client.call('BF.EXISTS', 'f', 'theirs')) === 1, "the master's write")
@@ -130,7 +161,10 @@ describe('bfs as a replica', () => {
     const first = await syncedReplica(master, client, buildPayload([{ name: 'f', items: ['a'] }]), 500)
     const sent = first.send(['BF.ADD', 'f', 'b'])
     await first.waitForAck(500)
-    await until(async () => (await replicationInfo(client)).get('slave_repl_offset') === String(500 + sent), 'the offset')
+    await until(
+      async () => (await replicationInfo(client)).get('slave_repl_offset') === String(500 + sent),
+      'the offset',
+    )
     master.onPsync = (link) => {
       link.write(`+CONTINUE ${REPLID_B}\r\n`)
       link.send(['BF.ADD', 'f', 'c'])
@@ -184,9 +218,11 @@ describe('bfs as a replica', () => {
     const { master, client } = await setup({ 'replica-serve-stale-data': false })
     master.onPsync = () => {}
     await client.call('REPLICAOF', '127.0.0.1', String(master.port))
-    await expect(client.call('BF.EXISTS', 'f', 'a')).rejects.toThrow("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.")
+    await expect(client.call('BF.EXISTS', 'f', 'a')).rejects.toThrow(
+      "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+    )
     expect(await client.call('PING')).toBe('PONG')
-    expect(((await client.call('INFO', 'replication')) as string)).toContain('role:slave')
+    expect((await client.call('INFO', 'replication')) as string).toContain('role:slave')
   })
 
   it('rejects a bad port as redis does', async () => {
@@ -227,7 +263,7 @@ describe('bfs as a replica', () => {
     expect(await contained.text()).toBe('true')
   })
 
-  it('replaces its dataset at a full sync and restarts its own log on it: a restart has the master\'s data only', async () => {
+  it("replaces its dataset at a full sync and restarts its own log on it: a restart has the master's data only", async () => {
     const dir = makeTempDir()
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const { master, replica, client } = await setup({ dir, appendonly: true })
@@ -248,17 +284,23 @@ describe('bfs as a replica', () => {
     expect(await check.call('EXISTS', 'local')).toBe(0)
   })
 
-  it('feeds each applied command\'s bytes, verbatim, to its own replication stream (the backlog and sub-replicas)', async () => {
+  it("feeds each applied command's bytes, verbatim, to its own replication stream (the backlog and sub-replicas)", async () => {
     const { master, replica, client } = await setup()
     const fed: Buffer[] = []
     cleanups.push(replica.server.replication.attach((bytes) => fed.push(Buffer.from(bytes))))
     const link = await syncedReplica(master, client, buildPayload([]), 0)
     const stream = Buffer.concat([
-      encodeCommand(['SELECT', '0']), encodeCommand(['bf.add', 'Mixed', 'case']), encodeCommand(['ping']),
-      encodeCommand(['REPLCONF', 'GETACK', '*']), encodeCommand(['PUBLISH', 'c', 'm']),
+      encodeCommand(['SELECT', '0']),
+      encodeCommand(['bf.add', 'Mixed', 'case']),
+      encodeCommand(['ping']),
+      encodeCommand(['REPLCONF', 'GETACK', '*']),
+      encodeCommand(['PUBLISH', 'c', 'm']),
     ])
     link.write(stream)
-    await until(async () => (await replicationInfo(client)).get('slave_repl_offset') === String(stream.length), 'the whole stream applied')
+    await until(
+      async () => (await replicationInfo(client)).get('slave_repl_offset') === String(stream.length),
+      'the whole stream applied',
+    )
     expect(Buffer.concat(fed).toString('latin1')).toBe(stream.toString('latin1'))
     expect(await client.call('BF.EXISTS', 'Mixed', 'case')).toBe(1)
   })
@@ -271,40 +313,72 @@ describe('bfs as a replica', () => {
     const first = Array.from({ length: 300 }, (_, i) => ['BF.ADD', 'k', `i${i}`])
     const second = Array.from({ length: 300 }, (_, i) => ['BF.ADD', 'k', `j${i}`])
     const commands = [
-      ['BF.RESERVE', 'k', '0.01', '1000'], ...first, ['BF.ADD', 'k', 'i0'], ['BF.RESERVE', 'k', '0.01', '1000'],
-      ['bf.add', 'k', 'x'], ['BF.ADD', 'other', 'y'], ...second,
+      ['BF.RESERVE', 'k', '0.01', '1000'],
+      ...first,
+      ['BF.ADD', 'k', 'i0'],
+      ['BF.RESERVE', 'k', '0.01', '1000'],
+      ['bf.add', 'k', 'x'],
+      ['BF.ADD', 'other', 'y'],
+      ...second,
     ]
     // One write: the replica reads the adds together, as a pipelined client's.
     const sent = link.send(...commands, ['REPLCONF', 'GETACK', '*'])
     await link.waitForAck(sent - encodeCommand(['REPLCONF', 'GETACK', '*']).length)
     const items = [...first, ...second].map((argv) => argv[2]!)
-    expect(new Set(await client.call('BF.MEXISTS', 'k', ...items, 'x') as number[])).toEqual(new Set([1]))
+    expect(new Set((await client.call('BF.MEXISTS', 'k', ...items, 'x')) as number[])).toEqual(new Set([1]))
     expect(await client.call('BF.EXISTS', 'other', 'y')).toBe(1)
     expect(await client.call('BF.CARD', 'k')).toBe(601)
     const stats = await infoFields(client, 'commandstats')
     expect(stats.get('cmdstat_bf.add')).toMatch(/^calls=603,/)
-    expect(replica.logs.some((line) => line.includes('A command from the master answered an error here: BF.RESERVE: ERR item exists'))).toBe(true)
+    expect(
+      replica.logs.some((line) =>
+        line.includes('A command from the master answered an error here: BF.RESERVE: ERR item exists'),
+      ),
+    ).toBe(true)
     // Its own log (written by now: before the replies above): each add that added, as it was
     // spelled, in the stream's order (the duplicate not).
-    const segments = readdirSync(dir).filter((name) => name.endsWith('.incr.aof')).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))
+    const segments = readdirSync(dir)
+      .filter((name) => name.endsWith('.incr.aof'))
+      .sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]))
     const text = segments.map((name) => readFileSync(path.join(dir, name), 'latin1')).join('')
-    const records = text.split(/\*\d+\r\n/).filter((record) => record !== '').map((record) => record.split('\r\n').filter((_, i) => i % 2 === 1).join(' '))
+    const records = text
+      .split(/\*\d+\r\n/)
+      .filter((record) => record !== '')
+      .map((record) =>
+        record
+          .split('\r\n')
+          .filter((_, i) => i % 2 === 1)
+          .join(' '),
+      )
     const adds = records.filter((record) => /^bf\.add /i.test(record))
-    expect(adds).toEqual([...first, ['bf.add', 'k', 'x'], ['BF.ADD', 'other', 'y'], ...second].map((argv) => argv.join(' ')))
+    expect(adds).toEqual(
+      [...first, ['bf.add', 'k', 'x'], ['BF.ADD', 'other', 'y'], ...second].map((argv) => argv.join(' ')),
+    )
     expect(records.filter((record) => record.startsWith('BF.RESERVE k ')).length).toBe(1)
   })
 
   it('shows master_sync_* while a full sync is under way', async () => {
     const { master, client } = await setup()
     const payload = buildPayload([{ name: 'f', items: ['a'] }])
-    master.onPsync = (link) => link.write(Buffer.concat([Buffer.from(`+FULLRESYNC ${REPLID_A} 0\r\n$${payload.length}\r\n`), payload.subarray(0, 10)]))
+    master.onPsync = (link) =>
+      link.write(
+        Buffer.concat([Buffer.from(`+FULLRESYNC ${REPLID_A} 0\r\n$${payload.length}\r\n`), payload.subarray(0, 10)]),
+      )
     await client.call('REPLICAOF', '127.0.0.1', String(master.port))
     await until(async () => (await replicationInfo(client)).get('master_sync_in_progress') === '1', 'the transfer')
-    await until(async () => (await replicationInfo(client)).get('master_sync_read_bytes') === '10', 'the first bytes read')
+    await until(
+      async () => (await replicationInfo(client)).get('master_sync_read_bytes') === '10',
+      'the first bytes read',
+    )
     const info = await replicationInfo(client)
     expect([...info.keys()].slice(6, 13)).toEqual([
-      'slave_read_repl_offset', 'slave_repl_offset', 'master_sync_total_bytes', 'master_sync_read_bytes', 'master_sync_left_bytes',
-      'master_sync_perc', 'master_sync_last_io_seconds_ago',
+      'slave_read_repl_offset',
+      'slave_repl_offset',
+      'master_sync_total_bytes',
+      'master_sync_read_bytes',
+      'master_sync_left_bytes',
+      'master_sync_perc',
+      'master_sync_last_io_seconds_ago',
     ])
     expect(info.get('master_sync_total_bytes')).toBe(String(payload.length))
     expect(info.get('master_sync_left_bytes')).toBe(String(payload.length - 10))

@@ -49,7 +49,9 @@ describe('a replica restarted', () => {
     const sent = link.send(['BF.ADD', 'f', 'b'], ['ping'])
     await link.waitForAck(100 + sent)
     await replica.server.close()
-    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toContain(`repl-id ${REPLID_A}\nrepl-offset ${100 + sent}\n`)
+    expect(readFileSync(path.join(dir, 'snapshot', 'MANIFEST'), 'latin1')).toContain(
+      `repl-id ${REPLID_A}\nrepl-offset ${100 + sent}\n`,
+    )
 
     master.onPsync = (again) => again.write(`+CONTINUE ${REPLID_A}\r\n`)
     const restarted = await startServer(config)

@@ -37,10 +37,19 @@ async function ask(client: RawClient, args: string[], expectedLength: number): P
 }
 
 /** A replica's handshake (PING, REPLCONF listening-port, REPLCONF capa), then PSYNC: the replica's socket with what follows PSYNC unread. */
-async function replica(port: number, psync: [string, string] = ['?', '-1'], listeningPort = '7001'): Promise<RawClient> {
+async function replica(
+  port: number,
+  psync: [string, string] = ['?', '-1'],
+  listeningPort = '7001',
+): Promise<RawClient> {
   const client = await RawClient.connect(port)
   expect(await ask(client, ['PING'], 7)).toBe('+PONG\r\n')
-  client.write(Buffer.concat([command('REPLCONF', 'listening-port', listeningPort), command('REPLCONF', 'capa', 'eof', 'capa', 'psync2')]))
+  client.write(
+    Buffer.concat([
+      command('REPLCONF', 'listening-port', listeningPort),
+      command('REPLCONF', 'capa', 'eof', 'capa', 'psync2'),
+    ]),
+  )
   expect((await client.read(10)).toString('latin1')).toBe('+OK\r\n+OK\r\n')
   client.write(command('PSYNC', ...psync))
   return client
@@ -54,13 +63,20 @@ interface FullSync {
 
 /** Reads `+FULLRESYNC <replid> <offset>` and a diskless payload (`$EOF:<mark>` ... `<mark>`), skipping keep-alives. */
 async function readDisklessSync(client: RawClient, timeoutMs = 10_000): Promise<FullSync> {
-  const head = (await client.readUntil((bytes) => /\$EOF:[0-9a-f]{40}\r\n/.test(bytes.toString('latin1')), timeoutMs)).toString('latin1')
+  const head = (
+    await client.readUntil((bytes) => /\$EOF:[0-9a-f]{40}\r\n/.test(bytes.toString('latin1')), timeoutMs)
+  ).toString('latin1')
   const match = /^\n*\+FULLRESYNC ([0-9a-f]{40}) (\d+)\r\n\$EOF:([0-9a-f]{40})\r\n([^]*)$/.exec(head)
   expect(match, JSON.stringify(head)).not.toBeNull()
   const mark = match![3]!
   let rest = Buffer.from(match![4]!, 'latin1')
-  const ends = (bytes: Buffer): boolean => bytes.length >= 40 && bytes.subarray(bytes.length - 40).toString('latin1') === mark
-  if (!ends(rest)) rest = Buffer.concat([rest, await client.readUntil((bytes) => ends(bytes.length >= 40 ? bytes : Buffer.concat([rest, bytes])), timeoutMs)])
+  const ends = (bytes: Buffer): boolean =>
+    bytes.length >= 40 && bytes.subarray(bytes.length - 40).toString('latin1') === mark
+  if (!ends(rest))
+    rest = Buffer.concat([
+      rest,
+      await client.readUntil((bytes) => ends(bytes.length >= 40 ? bytes : Buffer.concat([rest, bytes])), timeoutMs),
+    ])
   const payload = rest.subarray(0, rest.length - 40)
   return { replid: match![1]!, offset: Number(match![2]), payload }
 }
@@ -79,7 +95,10 @@ async function info(port: number, section: string): Promise<string> {
     const head = (await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')
     const length = Number(/^\$(\d+)\r\n/.exec(head)![1])
     const headerLength = head.indexOf('\r\n') + 2
-    const rest = head.length - headerLength >= length + 2 ? Buffer.alloc(0) : await client.read(length + 2 - (head.length - headerLength))
+    const rest =
+      head.length - headerLength >= length + 2
+        ? Buffer.alloc(0)
+        : await client.read(length + 2 - (head.length - headerLength))
     return (head.slice(headerLength) + rest.toString('latin1')).slice(0, length)
   } finally {
     client.close()
@@ -141,8 +160,16 @@ describe('full sync', () => {
     expect(await askLine(writer, 'BF.ADD', 'a', '2')).toBe('+QUEUED\r\n')
     expect(await askLine(writer, 'EXEC')).toMatch(/^\*2\r\n/)
     const received = (await link.readUntil((bytes) => bytes.toString('latin1').includes('EXEC'))).toString('latin1')
-    expect(received.startsWith(SELECT_0 + command('MULTI').toString('latin1') + '*6\r\n$10\r\nBF.RESERVE\r\n$1\r\na\r\n')).toBe(true)
-    expect(received.endsWith(command('BF.ADD', 'a', '1').toString('latin1') + command('BF.ADD', 'a', '2').toString('latin1') + command('EXEC').toString('latin1'))).toBe(true)
+    expect(
+      received.startsWith(SELECT_0 + command('MULTI').toString('latin1') + '*6\r\n$10\r\nBF.RESERVE\r\n$1\r\na\r\n'),
+    ).toBe(true)
+    expect(
+      received.endsWith(
+        command('BF.ADD', 'a', '1').toString('latin1') +
+          command('BF.ADD', 'a', '2').toString('latin1') +
+          command('EXEC').toString('latin1'),
+      ),
+    ).toBe(true)
     link.close()
     writer.close()
   })
@@ -161,7 +188,10 @@ describe('full sync', () => {
     expect(payload.subarray(0, 8).toString('latin1')).toBe('BFSSYNC1')
     expect(payload[length - 1]).toBe(0)
     // No ACK needed: a disk-synced replica is online once the file is sent.
-    await until(async () => (field(await info(port, 'replication'), 'slave0')?.includes('state=online') ? true : undefined), 'online')
+    await until(
+      async () => (field(await info(port, 'replication'), 'slave0')?.includes('state=online') ? true : undefined),
+      'online',
+    )
     expect(await askLine(writer, 'BF.ADD', 'f', 'y')).toBe(':1\r\n')
     const record = command('BF.ADD', 'f', 'y').toString('latin1')
     const rest = payload.subarray(length).toString('latin1')
@@ -182,10 +212,19 @@ describe('full sync', () => {
     stuck.socket.pause()
     const sync = readDisklessSync(reader, 30_000)
     let largestOutput = 0
-    await until(async () => {
-      largestOutput = Math.max(largestOutput, Number(field(await info(port, 'clients'), 'client_recent_max_output_buffer')))
-      return logs.some((entry) => entry.includes('Disconnecting timedout replica (full sync): 127.0.0.1:7001')) ? true : undefined
-    }, 'the stuck replica dropped', 30_000).catch((error: Error) => {
+    await until(
+      async () => {
+        largestOutput = Math.max(
+          largestOutput,
+          Number(field(await info(port, 'clients'), 'client_recent_max_output_buffer')),
+        )
+        return logs.some((entry) => entry.includes('Disconnecting timedout replica (full sync): 127.0.0.1:7001'))
+          ? true
+          : undefined
+      },
+      'the stuck replica dropped',
+      30_000,
+    ).catch((error: Error) => {
       throw new Error(`${error.message}: ${logs.slice(-8).join(' | ')}`)
     })
     // 8 MB of payload; the master held at most a few slices of it for the stuck replica.
@@ -225,14 +264,21 @@ describe('partial resync', () => {
     const one = SELECT_0 + command('BF.ADD', 'f', 'one').toString('latin1')
     expect(await first.link.read(one.length).then((bytes) => bytes.toString('latin1'))).toBe(one)
     first.link.close()
-    await until(async () => (field(await info(port, 'replication'), 'connected_slaves') === '0' ? true : undefined), 'the replica gone')
+    await until(
+      async () => (field(await info(port, 'replication'), 'connected_slaves') === '0' ? true : undefined),
+      'the replica gone',
+    )
     expect(await askLine(writer, 'BF.ADD', 'f', 'two')).toBe(':1\r\n')
     const again = await replica(port, [first.replid, String(one.length + 1)])
     const two = command('BF.ADD', 'f', 'two').toString('latin1')
     const expected = `+CONTINUE ${first.replid}\r\n${two}`
     expect((await again.read(expected.length)).toString('latin1')).toBe(expected)
     const stats = await info(port, 'stats')
-    expect([field(stats, 'sync_full'), field(stats, 'sync_partial_ok'), field(stats, 'sync_partial_err')]).toEqual(['1', '1', '0'])
+    expect([field(stats, 'sync_full'), field(stats, 'sync_partial_ok'), field(stats, 'sync_partial_err')]).toEqual([
+      '1',
+      '1',
+      '0',
+    ])
     again.close()
     writer.close()
   })
@@ -245,7 +291,11 @@ describe('partial resync', () => {
     const ahead = await replica(port, [first.replid, '1000'], '7003')
     expect((await readDisklessSync(ahead)).replid).toBe(first.replid)
     const stats = await info(port, 'stats')
-    expect([field(stats, 'sync_full'), field(stats, 'sync_partial_ok'), field(stats, 'sync_partial_err')]).toEqual(['3', '0', '2'])
+    expect([field(stats, 'sync_full'), field(stats, 'sync_partial_ok'), field(stats, 'sync_partial_err')]).toEqual([
+      '3',
+      '0',
+      '2',
+    ])
     for (const link of [first.link, other, ahead]) link.close()
   })
 
@@ -291,7 +341,10 @@ describe('WAIT', () => {
     const link = await replica(port)
     const sync = await readDisklessSync(link)
     link.write(command('REPLCONF', 'ACK', String(sync.offset)))
-    await until(async () => (field(await info(port, 'replication'), 'slave0')?.includes('online') ? true : undefined), 'online')
+    await until(
+      async () => (field(await info(port, 'replication'), 'slave0')?.includes('online') ? true : undefined),
+      'online',
+    )
     const client = await RawClient.connect(port)
     return { port, link, client }
   }
@@ -313,8 +366,17 @@ describe('WAIT', () => {
 
   it('WAIT after adds run together in the same read (read-batch.ts) waits for all of their records', async () => {
     const { port, link, client } = await onlineReplicaAndClient()
-    client.write(Buffer.concat([command('BF.ADD', 'f', 'a'), command('BF.ADD', 'f', 'b'), command('BF.ADD', 'f', 'a'), command('WAIT', '1', '0'), command('PING')]))
-    const records = SELECT_0 + command('BF.ADD', 'f', 'a').toString('latin1') + command('BF.ADD', 'f', 'b').toString('latin1')
+    client.write(
+      Buffer.concat([
+        command('BF.ADD', 'f', 'a'),
+        command('BF.ADD', 'f', 'b'),
+        command('BF.ADD', 'f', 'a'),
+        command('WAIT', '1', '0'),
+        command('PING'),
+      ]),
+    )
+    const records =
+      SELECT_0 + command('BF.ADD', 'f', 'a').toString('latin1') + command('BF.ADD', 'f', 'b').toString('latin1')
     const stream = (await link.read(records.length + GETACK.length)).toString('latin1')
     expect(stream).toBe(records + GETACK)
     expect((await client.read(12)).toString('latin1')).toBe(':1\r\n:1\r\n:0\r\n')
@@ -325,17 +387,22 @@ describe('WAIT', () => {
     link.close()
   })
 
-  it('a timeout past a timer\'s range (WAIT 1 9999999999999) keeps the client blocked instead of firing at once', async () => {
+  it("a timeout past a timer's range (WAIT 1 9999999999999) keeps the client blocked instead of firing at once", async () => {
     const { port, server } = await start()
     const client = await RawClient.connect(port)
     expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.write(Buffer.concat([command('WAIT', '1', '9999999999999'), command('PING')]))
-    await until(async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined), 'blocked')
+    await until(
+      async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined),
+      'blocked',
+    )
     // Still blocked a cron second later; then released.
     await new Promise((resolve) => setTimeout(resolve, 1100))
     expect(field(await info(port, 'clients'), 'blocked_clients')).toBe('1')
     server.masterSide.unblockAll(UNBLOCKED_TEXT)
-    expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(`-${UNBLOCKED_TEXT}\r\n`)
+    expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(
+      `-${UNBLOCKED_TEXT}\r\n`,
+    )
     await client.waitClosed()
   })
 
@@ -346,9 +413,14 @@ describe('WAIT', () => {
     const client = await RawClient.connect(port)
     expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.write(command('WAIT', '1', '0'))
-    await until(async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined), 'blocked')
+    await until(
+      async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined),
+      'blocked',
+    )
     server.masterSide.unblockAll(UNBLOCKED_TEXT)
-    expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(`-${UNBLOCKED_TEXT}\r\n`)
+    expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(
+      `-${UNBLOCKED_TEXT}\r\n`,
+    )
     await client.waitClosed()
     link.close()
   })
@@ -366,7 +438,10 @@ describe('limits and timers', () => {
     const link = await replica(port)
     const sync = await readDisklessSync(link)
     link.write(command('REPLCONF', 'ACK', String(sync.offset)))
-    await until(async () => (field(await info(port, 'replication'), 'min_slaves_good_slaves') === '1' ? true : undefined), 'a good replica')
+    await until(
+      async () => (field(await info(port, 'replication'), 'min_slaves_good_slaves') === '1' ? true : undefined),
+      'a good replica',
+    )
     expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     client.close()
     link.close()
@@ -376,10 +451,23 @@ describe('limits and timers', () => {
     const { port } = await start({ 'min-replicas-to-write': 1 })
     const link = await replica(port)
     await readDisklessSync(link)
-    const names = (await info(port, 'replication')).split('\r\n').filter((entry) => entry.includes(':')).map((entry) => entry.split(':')[0])
+    const names = (await info(port, 'replication'))
+      .split('\r\n')
+      .filter((entry) => entry.includes(':'))
+      .map((entry) => entry.split(':')[0])
     expect(names).toEqual([
-      'role', 'connected_slaves', 'min_slaves_good_slaves', 'slave0', 'master_failover_state', 'master_replid', 'master_replid2',
-      'master_repl_offset', 'second_repl_offset', 'repl_backlog_active', 'repl_backlog_size', 'repl_backlog_first_byte_offset',
+      'role',
+      'connected_slaves',
+      'min_slaves_good_slaves',
+      'slave0',
+      'master_failover_state',
+      'master_replid',
+      'master_replid2',
+      'master_repl_offset',
+      'second_repl_offset',
+      'repl_backlog_active',
+      'repl_backlog_size',
+      'repl_backlog_first_byte_offset',
       'repl_backlog_histlen',
     ])
     link.close()
@@ -390,14 +478,19 @@ describe('limits and timers', () => {
     const link = await replica(port)
     const sync = await readDisklessSync(link)
     link.write(command('REPLCONF', 'ACK', String(sync.offset)))
-    const pings = (await link.readUntil((bytes) => bytes.toString('latin1').split('*1\r\n$4\r\nping\r\n').length > 2, 20_000)).toString('latin1')
+    const pings = (
+      await link.readUntil((bytes) => bytes.toString('latin1').split('*1\r\n$4\r\nping\r\n').length > 2, 20_000)
+    ).toString('latin1')
     expect(pings.replaceAll('*1\r\n$4\r\nping\r\n', '')).toBe('')
     link.close()
   })
 
   it('drops a replica whose unsent stream passes the replica output limit', async () => {
     const { port, server, logs } = await start()
-    server.config['client-output-buffer-limit'] = { ...server.config['client-output-buffer-limit'], replica: { hard: 256 * 1024, soft: 0, softSeconds: 0 } }
+    server.config['client-output-buffer-limit'] = {
+      ...server.config['client-output-buffer-limit'],
+      replica: { hard: 256 * 1024, soft: 0, softSeconds: 0 },
+    }
     const link = await replica(port)
     await readDisklessSync(link)
     // No ACK: the stream is held for the replica while it is not streaming, and counts.
@@ -405,8 +498,13 @@ describe('limits and timers', () => {
     const item = 'x'.repeat(64 * 1024)
     for (let i = 0; i < 6; i++) expect(await askLine(writer, 'BF.ADD', 'f', `${item}${i}`)).toMatch(/^:[01]\r\n$/)
     await link.waitClosed()
-    expect(logs.some((entry) => entry.includes('scheduled to be closed ASAP for overcoming of output buffer limits'))).toBe(true)
-    await until(async () => (field(await info(port, 'replication'), 'connected_slaves') === '0' ? true : undefined), 'the replica dropped')
+    expect(
+      logs.some((entry) => entry.includes('scheduled to be closed ASAP for overcoming of output buffer limits')),
+    ).toBe(true)
+    await until(
+      async () => (field(await info(port, 'replication'), 'connected_slaves') === '0' ? true : undefined),
+      'the replica dropped',
+    )
     writer.close()
   })
 
@@ -416,7 +514,9 @@ describe('limits and timers', () => {
     const sync = await readDisklessSync(link)
     link.write(command('REPLCONF', 'ACK', String(sync.offset)))
     await link.waitClosed(20_000)
-    expect(logs.some((entry) => entry.includes('Disconnecting timedout replica (streaming sync): 127.0.0.1:7001'))).toBe(true)
+    expect(
+      logs.some((entry) => entry.includes('Disconnecting timedout replica (streaming sync): 127.0.0.1:7001')),
+    ).toBe(true)
     const freed = await until(async () => {
       const text = await info(port, 'replication')
       return field(text, 'repl_backlog_active') === '0' ? text : undefined
@@ -431,7 +531,10 @@ describe.runIf(hasTool('redis-cli'))('redis-cli --replica (SYNC)', () => {
     const cli = InteractiveTool.start('redis-cli', ['-p', String(port), '--replica'])
     try {
       await cli.waitFor((output) => output.includes('SYNC done'))
-      await until(async () => (field(await info(port, 'replication'), 'connected_slaves') === '1' ? true : undefined), 'attached')
+      await until(
+        async () => (field(await info(port, 'replication'), 'connected_slaves') === '1' ? true : undefined),
+        'attached',
+      )
       const writer = await RawClient.connect(port)
       expect(await askLine(writer, 'BF.ADD', 'seen', 'item')).toBe(':1\r\n')
       await cli.waitFor((output) => output.includes('"BF.ADD","seen","item"'))

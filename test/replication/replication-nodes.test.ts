@@ -32,13 +32,19 @@ const stat = async (client: Redis, field: string): Promise<number> => Number((aw
 
 async function replicate(replica: Redis, masterPort: number): Promise<void> {
   await replica.call('REPLICAOF', '127.0.0.1', String(masterPort))
-  await until(async () => (await info(replica, 'replication')).get('master_link_status') === 'up', 'master_link_status:up')
+  await until(
+    async () => (await info(replica, 'replication')).get('master_link_status') === 'up',
+    'master_link_status:up',
+  )
 }
 
 /** Waits until the replica has applied everything the master streamed so far. */
 async function caughtUp(master: Redis, replica: Redis): Promise<void> {
   const offset = (await info(master, 'replication')).get('master_repl_offset')
-  await until(async () => (await info(replica, 'replication')).get('slave_repl_offset') === offset, `slave_repl_offset ${offset}`)
+  await until(
+    async () => (await info(replica, 'replication')).get('slave_repl_offset') === offset,
+    `slave_repl_offset ${offset}`,
+  )
 }
 
 const items = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`)
@@ -51,11 +57,22 @@ describe('bfs replicating bfs', () => {
     await replicate(replica.client, master.running.port)
     await master.client.call('BF.MADD', 'seen', ...items('after-', 2000))
     expect(await master.client.call('WAIT', '1', '10000')).toBe(1)
-    const found = (await replica.client.call('BF.MEXISTS', 'seen', ...items('before-', 2000), ...items('after-', 2000))) as number[]
+    const found = (await replica.client.call(
+      'BF.MEXISTS',
+      'seen',
+      ...items('before-', 2000),
+      ...items('after-', 2000),
+    )) as number[]
     expect(found.every((one) => one === 1)).toBe(true)
     expect(await replica.client.call('BF.CARD', 'seen')).toBe(await master.client.call('BF.CARD', 'seen'))
-    await expect(replica.client.call('BF.ADD', 'seen', 'mine')).rejects.toThrow("READONLY You can't write against a read only replica.")
-    expect(await master.client.call('ROLE')).toEqual(['master', expect.any(Number), [['127.0.0.1', String(replica.running.port), expect.any(String)]]])
+    await expect(replica.client.call('BF.ADD', 'seen', 'mine')).rejects.toThrow(
+      "READONLY You can't write against a read only replica.",
+    )
+    expect(await master.client.call('ROLE')).toEqual([
+      'master',
+      expect.any(Number),
+      [['127.0.0.1', String(replica.running.port), expect.any(String)]],
+    ])
   })
 
   it('after REPLICAOF NO ONE on one replica, the other continues from it with +CONTINUE', async () => {

@@ -34,13 +34,20 @@ describe.each([true, false])('full sync with the real capture (diskless %s)', (d
     // After the capture point (+FULLRESYNC is sent when it is taken), while the payload goes out.
     expect(await askLine(writer, 'BF.ADD', 'big', 'late')).toBe(':1\r\n')
     if (!/\$(EOF:[0-9a-f]{40}|\d+)\r\n/.test(head.slice(0, 200))) {
-      head += (await link.readUntil((bytes) => /\$(EOF:[0-9a-f]{40}|\d+)\r\n/.test((head + bytes.subarray(0, 200).toString('latin1')).slice(0, 300)))).toString('latin1')
+      head += (
+        await link.readUntil((bytes) =>
+          /\$(EOF:[0-9a-f]{40}|\d+)\r\n/.test((head + bytes.subarray(0, 200).toString('latin1')).slice(0, 300)),
+        )
+      ).toString('latin1')
     }
     const match = /^\n*\+FULLRESYNC [0-9a-f]{40} (\d+)\r\n\n*\$(EOF:([0-9a-f]{40})|(\d+))\r\n/.exec(head)!
     expect(match).not.toBeNull()
     let body = Buffer.from(head.slice(match[0].length), 'latin1')
     const decoder = new SyncPayloadDecoder({ maxFilterBytes: 0 })
-    const want = (bytes: number): Promise<void> => (body.length >= bytes ? Promise.resolve() : link.read(bytes - body.length).then((more) => void (body = Buffer.concat([body, more]))))
+    const want = (bytes: number): Promise<void> =>
+      body.length >= bytes
+        ? Promise.resolve()
+        : link.read(bytes - body.length).then((more) => void (body = Buffer.concat([body, more])))
     if (match[4] !== undefined) {
       await want(Number(match[4]))
       decoder.push(body.subarray(0, Number(match[4])))

@@ -52,10 +52,13 @@ describe('tls-replication yes', () => {
     await master?.stop()
   })
 
-  it('syncs from the master\'s TLS port, announces its own TLS port, and acknowledges WAIT', async () => {
+  it("syncs from the master's TLS port, announces its own TLS port, and acknowledges WAIT", async () => {
     expect(await overTls.call('BF.ADD', 'before', 'x')).toBe(1)
     expect(await replicaClient.call('REPLICAOF', '127.0.0.1', String(master.server.tlsPort))).toBe('OK')
-    await until(async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up', 'the link over TLS')
+    await until(
+      async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up',
+      'the link over TLS',
+    )
     expect(await overTls.call('BF.ADD', 'after', 'y')).toBe(1)
     expect(await overTls.call('WAIT', '1', '10000')).toBe(1)
     expect(await replicaClient.call('BF.EXISTS', 'before', 'x')).toBe(1)
@@ -71,8 +74,14 @@ describe('tls-replication yes', () => {
   it('a dropped link continues with PSYNC over TLS', async () => {
     const partialBefore = Number((await infoFields(overTls, 'stats')).get('sync_partial_ok'))
     await replicaClient.call('CLIENT', 'KILL', 'TYPE', 'master')
-    await until(async () => Number((await infoFields(overTls, 'stats')).get('sync_partial_ok')) > partialBefore, 'a partial resync')
-    await until(async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up', 'the link again')
+    await until(
+      async () => Number((await infoFields(overTls, 'stats')).get('sync_partial_ok')) > partialBefore,
+      'a partial resync',
+    )
+    await until(
+      async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up',
+      'the link again',
+    )
     expect(await overTls.call('BF.ADD', 'later', 'z')).toBe(1)
     expect(await overTls.call('WAIT', '1', '10000')).toBe(1)
     expect(await replicaClient.call('BF.EXISTS', 'later', 'z')).toBe(1)
@@ -80,11 +89,13 @@ describe('tls-replication yes', () => {
 })
 
 describe('tls-replication: its configuration', () => {
-  it('refuses a start, or CONFIG SET, without what the replica\'s TLS needs', async () => {
-    await expect(startServer({ 'tls-replication': true })).rejects.toThrow('Failed to configure TLS: No tls-cert-file configured!')
-    await expect(startServer({ 'tls-replication': true, 'tls-cert-file': certs.genericCert, 'tls-key-file': certs.genericKey })).rejects.toThrow(
-      'Failed to configure TLS: Either tls-ca-cert-file or tls-ca-cert-dir must be specified',
+  it("refuses a start, or CONFIG SET, without what the replica's TLS needs", async () => {
+    await expect(startServer({ 'tls-replication': true })).rejects.toThrow(
+      'Failed to configure TLS: No tls-cert-file configured!',
     )
+    await expect(
+      startServer({ 'tls-replication': true, 'tls-cert-file': certs.genericCert, 'tls-key-file': certs.genericKey }),
+    ).rejects.toThrow('Failed to configure TLS: Either tls-ca-cert-file or tls-ca-cert-dir must be specified')
     const plain = await startServer({})
     const client = new Redis({ host: '127.0.0.1', port: plain.port, maxRetriesPerRequest: 0 })
     try {

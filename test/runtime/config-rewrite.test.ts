@@ -7,10 +7,21 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
-  CONFIG_ALIASES, CONFIG_KEYS, DEFAULT_CONFIG, parseConfigValue, type Config, type ConfigKey, type ConfigKeySpec,
+  CONFIG_ALIASES,
+  CONFIG_KEYS,
+  DEFAULT_CONFIG,
+  parseConfigValue,
+  type Config,
+  type ConfigKey,
+  type ConfigKeySpec,
 } from '../../src/runtime/config.js'
 import { loadConfig } from '../../src/runtime/config-load.js'
-import { formatMemoryValue, quoteConfigValue, REWRITE_SIGNATURE, rewriteConfigText } from '../../src/runtime/config-rewrite.js'
+import {
+  formatMemoryValue,
+  quoteConfigValue,
+  REWRITE_SIGNATURE,
+  rewriteConfigText,
+} from '../../src/runtime/config-rewrite.js'
 
 const DIR = '/var/lib/bfs'
 
@@ -46,36 +57,46 @@ describe('rewriteConfigText', () => {
       '',
     ].join('\n')
     const config = configWith(old, {
-      maxmemory: '3000', timeout: '7', requirepass: 'sec ret', masterauth: 'x"y', save: '60 5', 'min-replicas-to-write': '2',
-      'tcp-keepalive': '300', 'replica-priority': '5', 'client-output-buffer-limit': 'replica 1gb 100kb 10', loglevel: 'warning',
+      maxmemory: '3000',
+      timeout: '7',
+      requirepass: 'sec ret',
+      masterauth: 'x"y',
+      save: '60 5',
+      'min-replicas-to-write': '2',
+      'tcp-keepalive': '300',
+      'replica-priority': '5',
+      'client-output-buffer-limit': 'replica 1gb 100kb 10',
+      loglevel: 'warning',
     })
-    expect(rewriteConfigText(old, config, DIR)).toBe([
-      '# bfs test config',
-      '# indented comment',
-      'port 17392',
-      'save 60 5',
-      '',
-      'replicaof 127.0.0.1 1',
-      'replica-read-only no',
-      '',
-      'timeout 7',
-      'rename-command FLUSHALL ""',
-      'maxmemory 3000',
-      'logfile ""',
-      // The first class takes the key's first old line (redis wrote `normal 0 0 0`, its default).
-      'client-output-buffer-limit normal 256mb 0 0',
-      'appendonly no',
-      `dir "${DIR}"`,
-      '',
-      REWRITE_SIGNATURE,
-      'client-output-buffer-limit replica 1gb 100kb 10',
-      'loglevel warning',
-      'requirepass "sec ret"',
-      'masterauth "x\\"y"',
-      'min-replicas-to-write 2',
-      'replica-priority 5',
-      '',
-    ].join('\n'))
+    expect(rewriteConfigText(old, config, DIR)).toBe(
+      [
+        '# bfs test config',
+        '# indented comment',
+        'port 17392',
+        'save 60 5',
+        '',
+        'replicaof 127.0.0.1 1',
+        'replica-read-only no',
+        '',
+        'timeout 7',
+        'rename-command FLUSHALL ""',
+        'maxmemory 3000',
+        'logfile ""',
+        // The first class takes the key's first old line (redis wrote `normal 0 0 0`, its default).
+        'client-output-buffer-limit normal 256mb 0 0',
+        'appendonly no',
+        `dir "${DIR}"`,
+        '',
+        REWRITE_SIGNATURE,
+        'client-output-buffer-limit replica 1gb 100kb 10',
+        'loglevel warning',
+        'requirepass "sec ret"',
+        'masterauth "x\\"y"',
+        'min-replicas-to-write 2',
+        'replica-priority 5',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('a master has no replicaof line: any is removed (redis, after SLAVEOF NO ONE)', () => {
@@ -96,14 +117,21 @@ describe('rewriteConfigText', () => {
     expect(rewriteConfigText('', DEFAULT_CONFIG, DIR)).toBe(
       `${REWRITE_SIGNATURE}\ndir "${DIR}"\nsave 3600 1\nsave 300 100\nsave 60 10000\n`,
     )
-    const config = { ...DEFAULT_CONFIG, save: '', maxmemory: 2 * 1024 ** 3, appendonly: false, 'default-error-rate': 0.001 }
+    const config = {
+      ...DEFAULT_CONFIG,
+      save: '',
+      maxmemory: 2 * 1024 ** 3,
+      appendonly: false,
+      'default-error-rate': 0.001,
+    }
     expect(rewriteConfigText('', config, DIR)).toBe(
       `${REWRITE_SIGNATURE}\ndir "${DIR}"\nmaxmemory 2gb\ndefault-error-rate 0.001\nsave ""\nappendonly no\n`,
     )
   })
 
   it('keys at their default that the file names stay, in place; unset strings and the default bind go', () => {
-    const old = 'bind 127.0.0.1\ntimeout 0\nrequirepass ""\nmasterauth ""\nreplica-announce-ip ""\nhttp-bind ""\nsave ""\n'
+    const old =
+      'bind 127.0.0.1\ntimeout 0\nrequirepass ""\nmasterauth ""\nreplica-announce-ip ""\nhttp-bind ""\nsave ""\n'
     expect(rewriteConfigText(old, configWith(old), DIR)).toBe(
       `\ntimeout 0\n\nhttp-bind ""\nsave ""\n\n${REWRITE_SIGNATURE}\ndir "${DIR}"\n`,
     )
@@ -111,7 +139,9 @@ describe('rewriteConfigText', () => {
     expect(rewriteConfigText(old, bound, DIR)).toBe(
       `bind "127.0.0.1 ::1"\ntimeout 0\n\nreplica-announce-ip "10.0.0.5"\nhttp-bind ""\nsave ""\n\n${REWRITE_SIGNATURE}\ndir "${DIR}"\n`,
     )
-    expect(rewriteConfigText('bind 127.0.0.1\n', { ...DEFAULT_CONFIG, bind: '0.0.0.0' }, DIR)).toMatch(/^bind 0\.0\.0\.0\n/)
+    expect(rewriteConfigText('bind 127.0.0.1\n', { ...DEFAULT_CONFIG, bind: '0.0.0.0' }, DIR)).toMatch(
+      /^bind 0\.0\.0\.0\n/,
+    )
   })
 
   it('a line naming no key bfs knows, or that does not split, is kept as a comment', () => {
@@ -121,7 +151,7 @@ describe('rewriteConfigText', () => {
     )
   })
 
-  it('a stock redis.conf\'s directives that bfs ignores, and include lines, are kept as they are', () => {
+  it("a stock redis.conf's directives that bfs ignores, and include lines, are kept as they are", () => {
     const old = 'hz 10\ndbfilename dump.rdb\ninclude /etc/bfs/local.conf\nport 7000\n'
     expect(rewriteConfigText(old, { ...DEFAULT_CONFIG, port: 7000, save: '' }, DIR)).toBe(
       `hz 10\ndbfilename dump.rdb\ninclude /etc/bfs/local.conf\nport 7000\n\n${REWRITE_SIGNATURE}\ndir "${DIR}"\nsave ""\n`,
@@ -136,7 +166,7 @@ describe('rewriteConfigText', () => {
     expect(twice.endsWith('save 60 10000\n\nmaxclients 10\n')).toBe(true)
   })
 
-  it('rewrites of its own output change nothing past one blank line at the end (redis: the file\'s last newline)', () => {
+  it("rewrites of its own output change nothing past one blank line at the end (redis: the file's last newline)", () => {
     const example = readFileSync(new URL('../../bfs.conf.example', import.meta.url), 'utf8')
     const config = { ...configWith(example), port: 7000, replicaof: 'h 1', 'repl-backlog-size': 3 * 1024 ** 2 }
     const once = rewriteConfigText(example, config, DIR)
@@ -162,17 +192,33 @@ describe('rewriteConfigText', () => {
     expect(loadConfig(rewriteConfigText(example, config, DIR))).toEqual(back)
   })
 
-  it('the aliases in a file are rewritten under the key\'s own name, in place', () => {
+  it("the aliases in a file are rewritten under the key's own name, in place", () => {
     const values: Record<string, string> = {
-      slaveof: 'h 1', 'slave-read-only': 'no', 'slave-serve-stale-data': 'no', 'repl-ping-slave-period': '3',
-      'min-slaves-to-write': '3', 'min-slaves-max-lag': '3', 'slave-priority': '3', 'slave-announce-ip': 'x', 'slave-announce-port': '3',
+      slaveof: 'h 1',
+      'slave-read-only': 'no',
+      'slave-serve-stale-data': 'no',
+      'repl-ping-slave-period': '3',
+      'min-slaves-to-write': '3',
+      'min-slaves-max-lag': '3',
+      'slave-priority': '3',
+      'slave-announce-ip': 'x',
+      'slave-announce-port': '3',
     }
     expect(Object.keys(values)).toEqual([...CONFIG_ALIASES.keys()])
-    const old = Object.entries(values).map(([alias, value]) => `${alias} ${value}`).join('\n')
+    const old = Object.entries(values)
+      .map(([alias, value]) => `${alias} ${value}`)
+      .join('\n')
     const lines = rewriteConfigText(old, configWith(old), DIR).split('\n')
     expect(lines.slice(0, CONFIG_ALIASES.size)).toEqual([
-      'replicaof h 1', 'replica-read-only no', 'replica-serve-stale-data no', 'repl-ping-replica-period 3', 'min-replicas-to-write 3',
-      'min-replicas-max-lag 3', 'replica-priority 3', 'replica-announce-ip "x"', 'replica-announce-port 3',
+      'replicaof h 1',
+      'replica-read-only no',
+      'replica-serve-stale-data no',
+      'repl-ping-replica-period 3',
+      'min-replicas-to-write 3',
+      'min-replicas-max-lag 3',
+      'replica-priority 3',
+      'replica-announce-ip "x"',
+      'replica-announce-port 3',
     ])
   })
 })
@@ -185,8 +231,16 @@ describe('quoteConfigValue and formatMemoryValue (sdscatrepr, rewriteConfigForma
   })
 
   it('whole gb, mb and kb, else bytes', () => {
-    expect([0, 1, 1000, 1024, 1536, 1024 ** 2, 5 * 1024 ** 3, 1024 ** 3 + 1024].map(formatMemoryValue))
-      .toEqual(['0', '1', '1000', '1kb', '1536', '1mb', '5gb', '1048577kb'])
+    expect([0, 1, 1000, 1024, 1536, 1024 ** 2, 5 * 1024 ** 3, 1024 ** 3 + 1024].map(formatMemoryValue)).toEqual([
+      '0',
+      '1',
+      '1000',
+      '1kb',
+      '1536',
+      '1mb',
+      '5gb',
+      '1048577kb',
+    ])
   })
 })
 

@@ -34,7 +34,7 @@ function configError(fileText: string | undefined, flags: string[] = []): string
 const tempDir = tempDirsRemovedAfterAll()
 
 describe('the vendored redis.conf files', () => {
-  it('are redis 7.0.15\'s, license header and all', () => {
+  it("are redis 7.0.15's, license header and all", () => {
     for (const text of [UPSTREAM, DEBIAN]) {
       expect(text.startsWith('# Redis configuration file example.')).toBe(true)
       expect(text).toContain('bind 127.0.0.1 -::1')
@@ -43,7 +43,10 @@ describe('the vendored redis.conf files', () => {
     expect(UPSTREAM).toContain('pidfile /var/run/redis_6379.pid')
   })
 
-  it.each([['redis 7.0.15', UPSTREAM], ['Debian', DEBIAN]])('%s: every directive is read, as redis-server reads it', (_name, text) => {
+  it.each([
+    ['redis 7.0.15', UPSTREAM],
+    ['Debian', DEBIAN],
+  ])('%s: every directive is read, as redis-server reads it', (_name, text) => {
     const { config, ignored } = readConfig(text)
     expect(config.bind).toBe('127.0.0.1 -::1')
     expect(config.port).toBe(6379)
@@ -55,20 +58,35 @@ describe('the vendored redis.conf files', () => {
       replica: { hard: 256 * 1024 ** 2, soft: 64 * 1024 ** 2, softSeconds: 60 },
       pubsub: { hard: 32 * 1024 ** 2, soft: 8 * 1024 ** 2, softSeconds: 60 },
     })
-    expect(ignored).toEqual(expect.arrayContaining(['dbfilename', 'rdbcompression', 'aof-use-rdb-preamble', 'appenddirname', 'tcp-backlog', 'hz']))
+    expect(ignored).toEqual(
+      expect.arrayContaining([
+        'dbfilename',
+        'rdbcompression',
+        'aof-use-rdb-preamble',
+        'appenddirname',
+        'tcp-backlog',
+        'hz',
+      ]),
+    )
     // One line, naming each ignored directive once, with why.
     const warning = ignoredWarning(ignored)!
     expect(warning.split('\n')).toHaveLength(1)
-    for (const name of new Set(ignored)) expect(warning.match(new RegExp(`(^|[ :,]) ?${name}[,( ]`, 'g')), name).toHaveLength(1)
+    for (const name of new Set(ignored))
+      expect(warning.match(new RegExp(`(^|[ :,]) ?${name}[,( ]`, 'g')), name).toHaveLength(1)
     expect(warning).toContain("(Redis's own files and encodings: bfs keeps its own layout in dir)")
   })
 
-  it('Debian\'s: daemonize, pidfile, logfile and dir as Debian sets them', () => {
+  it("Debian's: daemonize, pidfile, logfile and dir as Debian sets them", () => {
     const config = loadConfig(DEBIAN)
-    expect([config.daemonize, config.pidfile, config.logfile, config.dir]).toEqual([true, '/run/redis/redis-server.pid', '/var/log/redis/redis-server.log', '/var/lib/redis'])
+    expect([config.daemonize, config.pidfile, config.logfile, config.dir]).toEqual([
+      true,
+      '/run/redis/redis-server.pid',
+      '/var/log/redis/redis-server.log',
+      '/var/lib/redis',
+    ])
   })
 
-  it('every directive its comments show (uncommented) is accepted too, with redis 7.0\'s defaults', () => {
+  it("every directive its comments show (uncommented) is accepted too, with redis 7.0's defaults", () => {
     for (const name of INERT_CONFIG.keys()) {
       const value = INERT_CONFIG.get(name)!
       if (configFileName(name) !== undefined) continue
@@ -97,9 +115,17 @@ describe('several values on a line, as redis config.c', () => {
   })
 
   it('rename-command and user lines repeat', () => {
-    const config = loadConfig('rename-command FLUSHALL ""\nrename-command DEBUG dbg\nuser alice on >pw ~* +@all\nuser bob off')
-    expect(config['rename-command']).toEqual([{ from: 'FLUSHALL', to: '' }, { from: 'DEBUG', to: 'dbg' }])
-    expect(config.user).toEqual([['alice', 'on', '>pw', '~*', '+@all'], ['bob', 'off']])
+    const config = loadConfig(
+      'rename-command FLUSHALL ""\nrename-command DEBUG dbg\nuser alice on >pw ~* +@all\nuser bob off',
+    )
+    expect(config['rename-command']).toEqual([
+      { from: 'FLUSHALL', to: '' },
+      { from: 'DEBUG', to: 'dbg' },
+    ])
+    expect(config.user).toEqual([
+      ['alice', 'on', '>pw', '~*', '+@all'],
+      ['bob', 'off'],
+    ])
   })
 
   it('unixsocketperm is octal, as CONFIG GET shows it', () => {
@@ -110,8 +136,9 @@ describe('several values on a line, as redis config.c', () => {
     expect(configError('unixsocketperm 1000')).toContain('unixsocketperm')
   })
 
-  it('supervised takes redis\'s four modes', () => {
-    for (const mode of ['no', 'upstart', 'systemd', 'auto']) expect(loadConfig(`supervised ${mode}`).supervised).toBe(mode)
+  it("supervised takes redis's four modes", () => {
+    for (const mode of ['no', 'upstart', 'systemd', 'auto'])
+      expect(loadConfig(`supervised ${mode}`).supervised).toBe(mode)
     expect(configError('supervised launchd')).toContain('supervised')
   })
 
@@ -171,7 +198,11 @@ describe('directives bfs ignores or refuses', () => {
   })
 
   it('the values bfs can honour pass: tls-port (a key of its own), noeviction, syslog-enabled no, ""', () => {
-    expect(() => loadConfig('tls-port 6380\ntls-replication yes\ntls-cluster no\nmaxmemory-policy noeviction\nsyslog-enabled no\nnotify-keyspace-events ""\nshutdown-on-sigterm default')).not.toThrow()
+    expect(() =>
+      loadConfig(
+        'tls-port 6380\ntls-replication yes\ntls-cluster no\nmaxmemory-policy noeviction\nsyslog-enabled no\nnotify-keyspace-events ""\nshutdown-on-sigterm default',
+      ),
+    ).not.toThrow()
   })
 
   it('a key neither bfs nor redis 7.0 has is still unknown', () => {
@@ -183,7 +214,12 @@ describe('protected mode (redis 7.0.15 networking.c)', () => {
   it('refuses a client that is not local while the default user has no password, whatever bind says', () => {
     expect(protectedModeRefuses(true, true, isLocalPeer('192.0.2.7', false))).toBe(true)
     expect(protectedModeRefuses(true, true, isLocalPeer('10.1.2.3', false))).toBe(true)
-    for (const local of [isLocalPeer('127.0.0.1', false), isLocalPeer('::1', false), isLocalPeer('::ffff:127.0.0.1', false), isLocalPeer(undefined, true)]) {
+    for (const local of [
+      isLocalPeer('127.0.0.1', false),
+      isLocalPeer('::1', false),
+      isLocalPeer('::ffff:127.0.0.1', false),
+      isLocalPeer(undefined, true),
+    ]) {
       expect(protectedModeRefuses(true, true, local)).toBe(false)
     }
     // A password, or protected-mode no: served.
@@ -218,7 +254,12 @@ describe('npm start builds only when the build is stale (scripts/start.mjs)', ()
   })
 
   it('npm start runs it under the node flags and glibc tunables it always had', () => {
-    const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts as Record<string, string>
-    expect(scripts.start).toBe('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size scripts/start.mjs')
+    const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts as Record<
+      string,
+      string
+    >
+    expect(scripts.start).toBe(
+      'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384 node --max-semi-space-size=1 --optimize-for-size scripts/start.mjs',
+    )
   })
 })

@@ -22,11 +22,14 @@ function nodeLaunch(line: string): { tunables: string; flags: string } | undefin
 
 /** glibc reads `name=value` pairs separated by colons. */
 function tunable(tunables: string, name: string): string | undefined {
-  return tunables.split(':').find((pair) => pair.startsWith(`${name}=`))?.slice(name.length + 1)
+  return tunables
+    .split(':')
+    .find((pair) => pair.startsWith(`${name}=`))
+    ?.slice(name.length + 1)
 }
 
 describe('how bfs is started', () => {
-  it('npm start fixes malloc\'s mmap threshold at 16 KiB at most', () => {
+  it("npm start fixes malloc's mmap threshold at 16 KiB at most", () => {
     const launch = nodeLaunch(startScript)
     expect(launch, startScript).toBeDefined()
     const threshold = tunable(launch!.tunables, 'glibc.malloc.mmap_threshold')
@@ -35,13 +38,13 @@ describe('how bfs is started', () => {
     expect(Number(threshold)).toBeLessThanOrEqual(16384)
   })
 
-  it('the bfs binary\'s shebang runs node as npm start does', () => {
+  it("the bfs binary's shebang runs node as npm start does", () => {
     const shebang = read('src/main.ts').split('\n')[0]!
     expect(shebang.startsWith('#!/usr/bin/env -S ')).toBe(true)
     expect(nodeLaunch(`${shebang.slice('#!/usr/bin/env -S '.length)} `)).toEqual(nodeLaunch(startScript))
   })
 
-  it('the bench scripts that start bfs themselves use npm start\'s tunables', () => {
+  it("the bench scripts that start bfs themselves use npm start's tunables", () => {
     const expected = nodeLaunch(startScript)!.tunables
     const scripts = readdirSync(new URL('bench/', ROOT)).filter((name) => /\.(sh|mjs)$/.test(name))
     let checked = 0

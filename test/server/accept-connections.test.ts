@@ -12,7 +12,9 @@ afterEach(async () => {
 })
 
 /** A listener whose readers copy what they get (the chunk is only valid during the call). */
-async function listen(sharedBuffer: boolean): Promise<{ port: number; received: Map<number, Buffer[]>; usesShared: boolean; sockets: net.Socket[] }> {
+async function listen(
+  sharedBuffer: boolean,
+): Promise<{ port: number; received: Map<number, Buffer[]>; usesShared: boolean; sockets: net.Socket[] }> {
   const received = new Map<number, Buffer[]>()
   const sockets: net.Socket[] = []
   const server = net.createServer()

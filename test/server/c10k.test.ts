@@ -52,10 +52,15 @@ describe('c1k', () => {
     const sockets: net.Socket[] = []
     try {
       for (let i = 0; i < CONNECTIONS; i += WAVE) {
-        sockets.push(...(await Promise.all(Array.from({ length: Math.min(WAVE, CONNECTIONS - i) }, () => openSocket(running.port)))))
+        sockets.push(
+          ...(await Promise.all(
+            Array.from({ length: Math.min(WAVE, CONNECTIONS - i) }, () => openSocket(running.port)),
+          )),
+        )
       }
       const deadline = Date.now() + 10_000
-      while (running.server.clientCount < CONNECTIONS && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+      while (running.server.clientCount < CONNECTIONS && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10))
       expect(running.server.clientCount).toBe(CONNECTIONS)
       const replies = await Promise.all(sockets.map(serve))
       const served = replies.filter((reply) => reply === EXPECTED).length
@@ -64,7 +69,8 @@ describe('c1k', () => {
       for (const socket of sockets) socket.destroy()
     }
     const deadline = Date.now() + 10_000
-    while (running.server.clientCount > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    while (running.server.clientCount > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10))
     expect(running.server.clientCount).toBe(0)
   })
 })

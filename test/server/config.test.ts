@@ -8,7 +8,13 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  CONFIG_KEYS, CONFIG_ROWS, ConfigError, DEFAULT_CONFIG, formatConfigValue, parseConfigValue, type Config,
+  CONFIG_KEYS,
+  CONFIG_ROWS,
+  ConfigError,
+  DEFAULT_CONFIG,
+  formatConfigValue,
+  parseConfigValue,
+  type Config,
 } from '../../src/runtime/config.js'
 import { loadConfig } from '../../src/runtime/config-load.js'
 import { splitConfigLine } from '../../src/runtime/config-line.js'
@@ -103,7 +109,12 @@ describe('loadConfig', () => {
 
   it('later lines win, and flags override the file', () => {
     expect(loadConfig('port 7000\nport 7001').port).toBe(7001)
-    const config = loadConfig('port 7000\ndefault-capacity 10\nappendonly yes', ['--port', '7002', '--appendonly', 'no'])
+    const config = loadConfig('port 7000\ndefault-capacity 10\nappendonly yes', [
+      '--port',
+      '7002',
+      '--appendonly',
+      'no',
+    ])
     expect(config.port).toBe(7002)
     expect(config.appendonly).toBe(false)
     expect(config['default-capacity']).toBe(10)
@@ -202,17 +213,24 @@ describe('bfs.conf.example', () => {
     expect(lines.some((line) => line.startsWith('# user '))).toBe(true)
   })
 
-  it.each(CONFIG_KEYS.map((spec) => [spec.name, spec] as const))('the value of %s is its row\'s default, as CONFIG GET shows it', (name, spec) => {
-    const line = text.split(/\r?\n/).find((line) => line.startsWith(`${name} `))!
-    const value = parseConfigValue(spec, splitConfigLine(line)!.slice(1), DEFAULT_CONFIG)
-    const config: Config = { ...DEFAULT_CONFIG, [name]: value }
-    expect(formatConfigValue(config, name)).toBe(formatConfigValue(DEFAULT_CONFIG, name))
-  })
+  it.each(CONFIG_KEYS.map((spec) => [spec.name, spec] as const))(
+    "the value of %s is its row's default, as CONFIG GET shows it",
+    (name, spec) => {
+      const line = text.split(/\r?\n/).find((line) => line.startsWith(`${name} `))!
+      const value = parseConfigValue(spec, splitConfigLine(line)!.slice(1), DEFAULT_CONFIG)
+      const config: Config = { ...DEFAULT_CONFIG, [name]: value }
+      expect(formatConfigValue(config, name)).toBe(formatConfigValue(DEFAULT_CONFIG, name))
+    },
+  )
 })
 
 describe('CONFIG_ROWS', () => {
   it('holds every key of CONFIG_KEYS, in its order, then user and rename-command', () => {
-    expect(CONFIG_ROWS.map((row) => row.name)).toEqual([...CONFIG_KEYS.map((spec) => spec.name), 'user', 'rename-command'])
+    expect(CONFIG_ROWS.map((row) => row.name)).toEqual([
+      ...CONFIG_KEYS.map((spec) => spec.name),
+      'user',
+      'rename-command',
+    ])
   })
 
   it.each(CONFIG_ROWS.filter((row) => row.unit !== undefined).map((row) => [row.name, row] as const))(
@@ -222,14 +240,15 @@ describe('CONFIG_ROWS', () => {
     },
   )
 
-  it.each(CONFIG_ROWS.flatMap((row) => (row.kind.type === 'enum' ? [[row.name, row.kind.values, row.description] as const] : [])))(
-    'the doc line of %s names every value it takes',
-    (_name, values, description) => {
-      for (const value of values) expect(description).toContain(value)
-    },
-  )
+  it.each(
+    CONFIG_ROWS.flatMap((row) =>
+      row.kind.type === 'enum' ? [[row.name, row.kind.values, row.description] as const] : [],
+    ),
+  )('the doc line of %s names every value it takes', (_name, values, description) => {
+    for (const value of values) expect(description).toContain(value)
+  })
 
-  it('DEFAULT_CONFIG is frozen, and each row\'s default passes its own parser unchanged', () => {
+  it("DEFAULT_CONFIG is frozen, and each row's default passes its own parser unchanged", () => {
     expect(Object.isFrozen(DEFAULT_CONFIG)).toBe(true)
     for (const row of CONFIG_KEYS) {
       expect(parseConfigValue(row, [formatConfigValue(DEFAULT_CONFIG, row.name)]), row.name).toEqual(row.default)
@@ -312,7 +331,10 @@ describe('the bfs command line (dist/main.js)', () => {
 
   it('reads a config file, and flags override it', async () => {
     const file = path.join(dir, 'test.conf')
-    writeFileSync(file, ['# test', 'port 1', `dir "${dir}"`, 'appendonly no', 'save ""', 'default-capacity 777', ''].join('\n'))
+    writeFileSync(
+      file,
+      ['# test', 'port 1', `dir "${dir}"`, 'appendonly no', 'save ""', 'default-capacity 777', ''].join('\n'),
+    )
     const { bfs, port } = await launch([file, '--port', '0'])
     try {
       const reply = await askOnce(port, 'CONFIG', 'GET', 'default-capacity')

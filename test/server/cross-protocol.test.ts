@@ -12,7 +12,8 @@ import { startServer, type RunningServer } from '../helpers/start-server.js'
 const WARNING =
   'Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.'
 
-const BROWSER_POST = 'POST / HTTP/1.1\r\nHost: 127.0.0.1:6379\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nFLUSHALL\r\n'
+const BROWSER_POST =
+  'POST / HTTP/1.1\r\nHost: 127.0.0.1:6379\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nFLUSHALL\r\n'
 
 let running: RunningServer | undefined
 afterEach(async () => {
@@ -31,7 +32,11 @@ async function serverWithData(): Promise<RunningServer> {
 }
 
 /** Sends `packets` (each in its own write, after the previous one's replies), returns all it got once closed. */
-async function sendUntilClosed(port: number, packets: readonly (string | Buffer)[], replies: readonly string[] = []): Promise<string> {
+async function sendUntilClosed(
+  port: number,
+  packets: readonly (string | Buffer)[],
+  replies: readonly string[] = [],
+): Promise<string> {
   const client = await RawClient.connect(port)
   let got = ''
   for (const [index, packet] of packets.entries()) {

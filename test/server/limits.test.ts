@@ -33,7 +33,7 @@ function reserveBytes(errorRate: number, capacity: number): number {
 }
 
 describe('maxclients', () => {
-  it('the client past the limit gets redis\'s error and is closed; the others keep working', async () => {
+  it("the client past the limit gets redis's error and is closed; the others keep working", async () => {
     const { port, server } = await start({ maxclients: 2 })
     const a = await connect(port)
     const b = await connect(port)
@@ -58,7 +58,8 @@ describe('client-query-buffer-limit', () => {
     const bulk = Buffer.alloc(100 * 1024, 0x61)
     // 20 arguments of 100 KiB announced, 12 sent: 1.2 MiB held for a command that never ends.
     client.write('*20\r\n$4\r\nECHO\r\n')
-    for (let i = 0; i < 12; i++) client.write(Buffer.concat([Buffer.from(`$${bulk.length}\r\n`), bulk, Buffer.from('\r\n')]))
+    for (let i = 0; i < 12; i++)
+      client.write(Buffer.concat([Buffer.from(`$${bulk.length}\r\n`), bulk, Buffer.from('\r\n')]))
     const received = await client.readUntil(() => false)
     expect(client.closed).toBe(true)
     expect(received.length).toBe(0)
@@ -106,7 +107,8 @@ describe('client-output-buffer-limit', () => {
     socket.on('data', (chunk: Buffer) => (received += chunk.length))
     socket.resume()
     const replyBytes = count * (`$4096\r\n`.length + 4096 + 2)
-    while (received < replyBytes && Date.now() < deadline + 20_000) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (received < replyBytes && Date.now() < deadline + 20_000)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     expect(received).toBe(replyBytes)
     socket.destroy()
   })
@@ -120,7 +122,9 @@ describe('client-output-buffer-limit', () => {
     // COMMAND answers with the whole table: a few KiB per 16 bytes asked, over the limit in one read.
     socket.write(Buffer.concat(Array.from({ length: 2000 }, () => encodeCommand(['COMMAND']))))
     await new Promise<void>((resolve) => socket.once('close', () => resolve()))
-    expect(logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.'))).toBe(true)
+    expect(
+      logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.')),
+    ).toBe(true)
     await expectHealthy(port)
   })
 
@@ -132,7 +136,8 @@ describe('client-output-buffer-limit', () => {
     socket.pause()
     const sentAt = Date.now()
     socket.write(Buffer.concat(Array.from({ length: 3000 }, () => encodeCommand(['COMMAND']))))
-    const closing = (): boolean => logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.'))
+    const closing = (): boolean =>
+      logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits.'))
     const deadline = sentAt + 20_000
     while (!closing() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
     // Over the soft limit at once, closed only after more than its second there (then within the
@@ -141,7 +146,8 @@ describe('client-output-buffer-limit', () => {
     expect(Date.now() - sentAt).toBeGreaterThan(1000)
     // The log line comes when the close is scheduled; the client leaves the set when its socket
     // has closed, a turn or more later.
-    while ([...server.clients()].length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    while ([...server.clients()].length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     expect([...server.clients()]).toHaveLength(0)
     socket.destroy()
     await expectHealthy(port)
@@ -161,7 +167,8 @@ describe('client-output-buffer-limit', () => {
     // within the soft seconds.
     socket.write(Buffer.concat(Array.from({ length: 1000 }, () => encodeCommand(['COMMAND']))))
     // Wait until it is over the soft limit (however long a loaded machine takes to answer)...
-    const overLimit = () => Math.max(0, ...[...server.clients()].map((client) => client.outputBytes())) > 256 * 1024 + 16 * 1024
+    const overLimit = () =>
+      Math.max(0, ...[...server.clients()].map((client) => client.outputBytes())) > 256 * 1024 + 16 * 1024
     const overDeadline = Date.now() + 30_000
     while (!overLimit() && Date.now() < overDeadline) await new Promise((resolve) => setTimeout(resolve, 10))
     expect(overLimit()).toBe(true)
@@ -187,7 +194,7 @@ describe('client-output-buffer-limit', () => {
     expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
   })
 
-  it('CONFIG GET/SET speak redis.conf\'s form, with redis\'s errors', async () => {
+  it("CONFIG GET/SET speak redis.conf's form, with redis's errors", async () => {
     const { port } = await start({})
     const client = await connect(port)
     const limitError = (why: string) =>
@@ -197,7 +204,9 @@ describe('client-output-buffer-limit', () => {
       get('normal 268435456 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60'),
     )
     expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 1mb 512kb 10')).toBe('+OK\r\n')
-    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb 5 pubsub 0 0 0')).toBe('+OK\r\n')
+    expect(await askLine(client, 'CONFIG', 'SET', 'client-output-buffer-limit', 'replica 2mb 1mb 5 pubsub 0 0 0')).toBe(
+      '+OK\r\n',
+    )
     expect(await ask(client, 'CONFIG', 'GET', 'client-output-buffer-limit')).toBe(
       get('normal 1048576 524288 10 slave 2097152 1048576 5 pubsub 0 0 0'),
     )
@@ -345,7 +354,9 @@ describe('max-filter-bytes', () => {
   it('by default takes 10^10 items at 1 % in the limit and refuses a capacity mistyped a digit beyond', async () => {
     const { port } = await start()
     const client = await connect(port)
-    expect(await askLine(client, 'CONFIG', 'GET', 'max-filter-bytes')).toBe('*2\r\n$16\r\nmax-filter-bytes\r\n$11\r\n17179869184\r\n')
+    expect(await askLine(client, 'CONFIG', 'GET', 'max-filter-bytes')).toBe(
+      '*2\r\n$16\r\nmax-filter-bytes\r\n$11\r\n17179869184\r\n',
+    )
     expect(reserveBytes(0.01, 10_000_000_000) * 2 ** -30).toBeLessThan(16) // scalable: the first layer at 0.005
     expect(await askLine(client, 'BF.RESERVE', 'f', '0.01', '100000000000')).toBe(TOO_LARGE)
     expect(await askLine(client, 'EXISTS', 'f')).toBe(':0\r\n')
@@ -368,7 +379,13 @@ describe('max-filter-bytes', () => {
     for (let i = 0; i < 40_000 && outcome !== TOO_LARGE; i += 500) {
       const items = Array.from({ length: 500 }, (_, j) => `i${i + j}`)
       client.write(encodeCommand(['BF.MADD', 'f', ...items]))
-      const reply = (await client.readUntil((bytes) => /^\*(\d+)\r\n/.test(bytes.toString()) && bytes.toString().split('\r\n').length - 2 >= Number(/^\*(\d+)/.exec(bytes.toString())![1]))).toString()
+      const reply = (
+        await client.readUntil(
+          (bytes) =>
+            /^\*(\d+)\r\n/.test(bytes.toString()) &&
+            bytes.toString().split('\r\n').length - 2 >= Number(/^\*(\d+)/.exec(bytes.toString())![1]),
+        )
+      ).toString()
       if (reply.includes(TOO_LARGE)) outcome = TOO_LARGE
     }
     expect(outcome).toBe(TOO_LARGE)
@@ -379,7 +396,11 @@ describe('max-filter-bytes', () => {
 
 describe('protocol limits', () => {
   const cases: [string, string | Buffer, string][] = [
-    ['a bulk over proto-max-bulk-len', '*2\r\n$4\r\nECHO\r\n$600000000\r\n', '-ERR Protocol error: invalid bulk length\r\n'],
+    [
+      'a bulk over proto-max-bulk-len',
+      '*2\r\n$4\r\nECHO\r\n$600000000\r\n',
+      '-ERR Protocol error: invalid bulk length\r\n',
+    ],
     ['a multibulk over 1024*1024 items', '*2000000\r\n', '-ERR Protocol error: invalid multibulk length\r\n'],
     ['an inline line over 64 KiB', Buffer.alloc(70 * 1024, 0x61), '-ERR Protocol error: too big inline request\r\n'],
   ]
@@ -398,9 +419,21 @@ describe('protocol limits', () => {
 
 describe('faults', () => {
   it('an exception in a handler is -ERR internal error, logged with the command; the connection stays up', async () => {
-    const { port, logs } = await start({}, {
-      commands: [{ name: 'BOOM', arity: 1, flags: [], handler: () => { throw new TypeError('kaput') } }],
-    })
+    const { port, logs } = await start(
+      {},
+      {
+        commands: [
+          {
+            name: 'BOOM',
+            arity: 1,
+            flags: [],
+            handler: () => {
+              throw new TypeError('kaput')
+            },
+          },
+        ],
+      },
+    )
     const client = await connect(port)
     expect(await askLine(client, 'BOOM')).toBe('-ERR internal error\r\n')
     expect(logs.some((line) => line.includes('BOOM') && line.includes('kaput'))).toBe(true)
@@ -410,7 +443,11 @@ describe('faults', () => {
 
 describe('rename-command', () => {
   it('is read from bfs.conf, repeatable, "" disables', () => {
-    const config = loadConfig('rename-command CONFIG ""\nrename-command FLUSHALL nuke-it\n', ['--rename-command', 'KEYS', ''])
+    const config = loadConfig('rename-command CONFIG ""\nrename-command FLUSHALL nuke-it\n', [
+      '--rename-command',
+      'KEYS',
+      '',
+    ])
     expect(config['rename-command']).toEqual([
       { from: 'CONFIG', to: '' },
       { from: 'FLUSHALL', to: 'nuke-it' },
@@ -420,9 +457,16 @@ describe('rename-command', () => {
   })
 
   it('renamed and disabled commands answer as unknown; the new name works', async () => {
-    const { port } = await start({ 'rename-command': [{ from: 'CONFIG', to: '' }, { from: 'FLUSHALL', to: 'NUKE-IT' }] })
+    const { port } = await start({
+      'rename-command': [
+        { from: 'CONFIG', to: '' },
+        { from: 'FLUSHALL', to: 'NUKE-IT' },
+      ],
+    })
     const client = await connect(port)
-    expect(await askLine(client, 'CONFIG', 'GET', 'port')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'port' \r\n")
+    expect(await askLine(client, 'CONFIG', 'GET', 'port')).toBe(
+      "-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'port' \r\n",
+    )
     expect(await askLine(client, 'FLUSHALL')).toBe("-ERR unknown command 'FLUSHALL', with args beginning with: \r\n")
     expect(await askLine(client, 'BF.ADD', 'f', 'x')).toBe(':1\r\n')
     expect(await askLine(client, 'nuke-it')).toBe('+OK\r\n')
@@ -437,12 +481,18 @@ describe('rename-command', () => {
     expect(await askLine(client, 'SETTINGS', 'GET')).toBe("-ERR wrong number of arguments for 'config|get' command\r\n")
     expect(await askLine(client, 'SETTINGS')).toBe("-ERR wrong number of arguments for 'config' command\r\n")
     expect(await askLine(client, 'SETTINGS', 'HELP')).toMatch(/^\*11\r\n\+CONFIG <subcommand> /)
-    expect(await askLine(client, 'CONFIG', 'GET', 'maxmemory')).toBe("-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'maxmemory' \r\n")
+    expect(await askLine(client, 'CONFIG', 'GET', 'maxmemory')).toBe(
+      "-ERR unknown command 'CONFIG', with args beginning with: 'GET' 'maxmemory' \r\n",
+    )
   })
 
   it('an unknown command or a taken name is refused at start', () => {
-    expect(() => createServer({ config: { 'rename-command': [{ from: 'NOPE', to: '' }] } })).toThrow(/No such command in rename-command/)
-    expect(() => createServer({ config: { 'rename-command': [{ from: 'PING', to: 'echo' }] } })).toThrow(/Target command name already exists/)
+    expect(() => createServer({ config: { 'rename-command': [{ from: 'NOPE', to: '' }] } })).toThrow(
+      /No such command in rename-command/,
+    )
+    expect(() => createServer({ config: { 'rename-command': [{ from: 'PING', to: 'echo' }] } })).toThrow(
+      /Target command name already exists/,
+    )
   })
 })
 
@@ -453,16 +503,18 @@ describe('graceful close', () => {
     expect(await askLine(idle, 'PING')).toBe('+PONG\r\n')
     const busy = await connect(port)
     busy.write(Buffer.concat(Array.from({ length: 20_000 }, () => encodeCommand(['PING']))))
-    await busy.readUntil((bytes) => bytes.length > 0, 10_000).then((first) => {
-      const closing = server.close()
-      return closing.then(async () => {
-        const rest = await busy.readUntil(() => false, 3000).catch(() => Buffer.alloc(0))
-        const all = Buffer.concat([first, rest]).toString()
-        expect(all.length % 7).toBe(0)
-        expect(all.length).toBeGreaterThan(0)
-        expect(all.replaceAll('+PONG\r\n', '')).toBe('')
+    await busy
+      .readUntil((bytes) => bytes.length > 0, 10_000)
+      .then((first) => {
+        const closing = server.close()
+        return closing.then(async () => {
+          const rest = await busy.readUntil(() => false, 3000).catch(() => Buffer.alloc(0))
+          const all = Buffer.concat([first, rest]).toString()
+          expect(all.length % 7).toBe(0)
+          expect(all.length).toBeGreaterThan(0)
+          expect(all.replaceAll('+PONG\r\n', '')).toBe('')
+        })
       })
-    })
     await busy.waitClosed()
     await idle.waitClosed()
     expect(server.clientCount).toBe(0)

@@ -80,7 +80,12 @@ describe('maxmemory counts what a load allocates, when it allocates it', () => {
   it('60 pipelined RESTOREs of a 3 MB filter with maxmemory 10 MiB: the three that fit are accepted', async () => {
     const redis = await serverWith()
     const { dump } = await filterPayloads(redis)
-    expectThreeFit(await pipelined(redis, Array.from({ length: 60 }, (_, i) => ['RESTORE', `r${i}`, '0', dump])))
+    expectThreeFit(
+      await pipelined(
+        redis,
+        Array.from({ length: 60 }, (_, i) => ['RESTORE', `r${i}`, '0', dump]),
+      ),
+    )
     expect(await redis.call('DBSIZE')).toBe(3)
     // REPLACE of a key of the same size fits: the old filter's memory is given back.
     expect(await redis.call('RESTORE', 'r0', '0', dump, 'REPLACE')).toBe('OK')
@@ -89,7 +94,12 @@ describe('maxmemory counts what a load allocates, when it allocates it', () => {
   it('60 pipelined BF.LOADCHUNK headers of a 3 MB filter with maxmemory 10 MiB: the three that fit are accepted', async () => {
     const redis = await serverWith()
     const { header } = await filterPayloads(redis)
-    expectThreeFit(await pipelined(redis, Array.from({ length: 60 }, (_, i) => ['BF.LOADCHUNK', `c${i}`, '1', header])))
+    expectThreeFit(
+      await pipelined(
+        redis,
+        Array.from({ length: 60 }, (_, i) => ['BF.LOADCHUNK', `c${i}`, '1', header]),
+      ),
+    )
     expect(await redis.call('DBSIZE')).toBe(3)
   })
 })
@@ -102,17 +112,31 @@ describe('BFS.RESTORE-PART stagings', () => {
     expect(payload.length).toBeGreaterThan(at)
     return [payload.subarray(0, at), payload.subarray(at)]
   }
-  const part = (key: string, id: string, seq: number, data: Buffer): (string | Buffer)[] => ['BFS.RESTORE-PART', key, '0', id, String(seq), data]
+  const part = (key: string, id: string, seq: number, data: Buffer): (string | Buffer)[] => [
+    'BFS.RESTORE-PART',
+    key,
+    '0',
+    id,
+    String(seq),
+    data,
+  ]
 
   it('are counted against maxmemory from part 0 on, refused with -OOM past it, and uncounted when dropped or committed', async () => {
     const redis = await serverWith()
     const { dump } = await filterPayloads(redis)
     const [first, rest] = parts(dump)
-    expectThreeFit(await pipelined(redis, Array.from({ length: 8 }, (_, i) => part(`s${i}`, `id${i}`, 0, first))))
+    expectThreeFit(
+      await pipelined(
+        redis,
+        Array.from({ length: 8 }, (_, i) => part(`s${i}`, `id${i}`, 0, first)),
+      ),
+    )
     // What they hold is counted: a filter that would not fit beside them is refused.
     await expect(redis.call('BF.RESERVE', 'other', '0.01', String(CAPACITY))).rejects.toThrow(OOM)
     // A part out of sequence drops its staging: its memory is free again.
-    await expect(redis.call(...(part('s0', 'id0', 5, rest) as [string, ...(string | Buffer)[]]))).rejects.toThrow(/out of sequence/)
+    await expect(redis.call(...(part('s0', 'id0', 5, rest) as [string, ...(string | Buffer)[]]))).rejects.toThrow(
+      /out of sequence/,
+    )
     expect(await redis.call(...(part('s3', 'id3', 0, first) as [string, ...(string | Buffer)[]]))).toBe('OK')
     await expect(redis.call(...(part('s4', 'id4', 0, first) as [string, ...(string | Buffer)[]]))).rejects.toThrow(OOM)
     // The commit moves one into the keyspace, counted once: deleting it makes room for one more.
@@ -127,9 +151,14 @@ describe('BFS.RESTORE-PART stagings', () => {
     const redis = await serverWith()
     expect(await redis.call('BF.RESERVE', 'src', '0.01', '100')).toBe('OK')
     const [head, tail] = parts((await redis.callBuffer('DUMP', 'src')) as Buffer, 64)
-    const opened = await pipelined(redis, Array.from({ length: MAX_OPEN_STAGINGS }, (_, i) => part(`k${i}`, `t${i}`, 0, head)))
+    const opened = await pipelined(
+      redis,
+      Array.from({ length: MAX_OPEN_STAGINGS }, (_, i) => part(`k${i}`, `t${i}`, 0, head)),
+    )
     expect(new Set(opened)).toEqual(new Set(['OK']))
-    await expect(redis.call(...(part('late', 'tl', 0, head) as [string, ...(string | Buffer)[]]))).rejects.toThrow(/too many transfers open/)
+    await expect(redis.call(...(part('late', 'tl', 0, head) as [string, ...(string | Buffer)[]]))).rejects.toThrow(
+      /too many transfers open/,
+    )
     // Part 0 again for an open key replaces its staging: allowed.
     expect(await redis.call(...(part('k0', 't0b', 0, head) as [string, ...(string | Buffer)[]]))).toBe('OK')
     expect(await redis.call(...(part('k0', 't0b', 1, tail) as [string, ...(string | Buffer)[]]))).toBe('OK')

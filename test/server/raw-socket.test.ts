@@ -64,7 +64,9 @@ describe('requests split at every byte boundary', () => {
     const client = await connect()
     try {
       // A tight filter so that no new item can be a false positive.
-      expect(await roundTrip(client, encodeCommand(['BF.RESERVE', 'split', '0.0000001', '1000']), '+OK\r\n')).toBe('+OK\r\n')
+      expect(await roundTrip(client, encodeCommand(['BF.RESERVE', 'split', '0.0000001', '1000']), '+OK\r\n')).toBe(
+        '+OK\r\n',
+      )
       const probe = encodeCommand(['BF.ADD', 'split', Buffer.from([0x00, 0x0d, 0x0a, 0xff, 0x00, 0x2a])])
       for (let at = 1; at < probe.length; at++) {
         // A new binary item each time, same length, so every add answers :1.
@@ -75,7 +77,9 @@ describe('requests split at every byte boundary', () => {
         expect(await roundTrip(client, bytes.subarray(at), ':1\r\n'), `split at ${at}`).toBe(':1\r\n')
       }
       // And they are all there.
-      const items = Array.from({ length: probe.length - 1 }, (_, i) => Buffer.from([0x00, 0x0d, 0x0a, 0xff, (i + 1) >> 8, (i + 1) & 0xff]))
+      const items = Array.from({ length: probe.length - 1 }, (_, i) =>
+        Buffer.from([0x00, 0x0d, 0x0a, 0xff, (i + 1) >> 8, (i + 1) & 0xff]),
+      )
       const all = encodeCommand(['BF.MEXISTS', 'split', ...items])
       const expected = `*${items.length}\r\n` + ':1\r\n'.repeat(items.length)
       expect(await roundTrip(client, all, expected)).toBe(expected)
@@ -303,7 +307,9 @@ describe('protocol errors close only that connection', () => {
       expect(client.closed).toBe(false)
       client.write('\r\n')
       await client.waitClosed()
-      expect((await client.readUntil(() => true)).toString('latin1')).toBe("-ERR Protocol error: expected '$', got 'x'\r\n")
+      expect((await client.readUntil(() => true)).toString('latin1')).toBe(
+        "-ERR Protocol error: expected '$', got 'x'\r\n",
+      )
     } finally {
       client.close()
     }
@@ -332,15 +338,21 @@ describe('protocol errors close only that connection', () => {
 
 describe('command names and error texts', () => {
   it('unknown command, byte for byte', async () => {
-    expect(await once(encodeCommand(['foo', 'a', 'b']))).toBe("-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n")
+    expect(await once(encodeCommand(['foo', 'a', 'b']))).toBe(
+      "-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n",
+    )
     expect(await once('foo a b\r\n')).toBe("-ERR unknown command 'foo', with args beginning with: 'a' 'b' \r\n")
-    expect(await once(encodeCommand(['BF.NOPE']))).toBe("-ERR unknown command 'BF.NOPE', with args beginning with: \r\n")
+    expect(await once(encodeCommand(['BF.NOPE']))).toBe(
+      "-ERR unknown command 'BF.NOPE', with args beginning with: \r\n",
+    )
   })
 
   it('wrong arity, byte for byte, in the lower-case name', async () => {
     expect(await once(encodeCommand(['BF.ADD', 'f']))).toBe("-ERR wrong number of arguments for 'bf.add' command\r\n")
     expect(await once(encodeCommand(['Bf.MaDd', 'f']))).toBe("-ERR wrong number of arguments for 'bf.madd' command\r\n")
-    expect(await once(encodeCommand(['BF.EXISTS', 'f', 'a', 'b']))).toBe("-ERR wrong number of arguments for 'bf.exists' command\r\n")
+    expect(await once(encodeCommand(['BF.EXISTS', 'f', 'a', 'b']))).toBe(
+      "-ERR wrong number of arguments for 'bf.exists' command\r\n",
+    )
     expect(await once(encodeCommand(['BF.RESERVE', 'f', '0.1', '10', 'EXPANSION', '2', 'NONSCALING', 'x']))).toBe(
       "-ERR wrong number of arguments for 'bf.reserve' command\r\n",
     )
@@ -359,9 +371,13 @@ describe('command names and error texts', () => {
         expect(await roundTrip(client, encodeCommand([name]), '+PONG\r\n')).toBe('+PONG\r\n')
       }
       expect(await roundTrip(client, 'bf.card case\r\n', ':4\r\n')).toBe(':4\r\n')
-      expect(await roundTrip(client, encodeCommand(['bf.mexists', 'case', 'bf.add', 'BF.ADD', 'x']), '*3\r\n:1\r\n:1\r\n:0\r\n')).toBe(
-        '*3\r\n:1\r\n:1\r\n:0\r\n',
-      )
+      expect(
+        await roundTrip(
+          client,
+          encodeCommand(['bf.mexists', 'case', 'bf.add', 'BF.ADD', 'x']),
+          '*3\r\n:1\r\n:1\r\n:0\r\n',
+        ),
+      ).toBe('*3\r\n:1\r\n:1\r\n:0\r\n')
     } finally {
       client.close()
     }

@@ -65,10 +65,35 @@ describe.skipIf(!hasTool('redis-benchmark'))('redis-benchmark', () => {
   }, 200_000)
 
   it('BF.EXISTS and BF.MADD under -c 20 pipelined load', async () => {
-    const exists = await bench('-n', '10000', '-q', '-c', '20', '-P', '8', '-r', '100000', 'BF.EXISTS', 'bench', '__rand_int__')
+    const exists = await bench(
+      '-n',
+      '10000',
+      '-q',
+      '-c',
+      '20',
+      '-P',
+      '8',
+      '-r',
+      '100000',
+      'BF.EXISTS',
+      'bench',
+      '__rand_int__',
+    )
     expect(exists.code).toBe(0)
     expect(exists.stdout + exists.stderr).not.toMatch(/ERR|rror/)
-    const madd = await bench('-n', '5000', '-q', '-c', '20', '-r', '1000', 'BF.MADD', 'bench2', '__rand_int__', 'x__rand_int__')
+    const madd = await bench(
+      '-n',
+      '5000',
+      '-q',
+      '-c',
+      '20',
+      '-r',
+      '1000',
+      'BF.MADD',
+      'bench2',
+      '__rand_int__',
+      'x__rand_int__',
+    )
     expect(madd.code).toBe(0)
     expect(madd.stdout + madd.stderr).not.toMatch(/ERR|rror/)
     const card = Number(/^:(\d+)\r\n$/.exec(await command(running.port, ['BF.CARD', 'bench2']))?.[1])

@@ -66,7 +66,9 @@ describe.skipIf(!hasTool('tmux') || !hasTool('redis-cli'))('redis-cli hints and 
     await type('BF.ADD ')
     await waitForScreen('> BF.ADD key item')
     await type('BF.INSERT f ')
-    await waitForScreen('> BF.INSERT f [CAPACITY capacity] [ERROR error] [EXPANSION expansion] [NOCREATE] [NONSCALING] ITEMS item [item ...]')
+    await waitForScreen(
+      '> BF.INSERT f [CAPACITY capacity] [ERROR error] [EXPANSION expansion] [NOCREATE] [NONSCALING] ITEMS item [item ...]',
+    )
   })
 
   it('HELP BF.ADD prints the arguments and the summary', async () => {

@@ -41,9 +41,20 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
       expect((await cli('--no-raw', 'BF.RESERVE', 'nr2', '0.01', '2', 'NONSCALING')).stdout).toBe('OK\n')
       expect((await cli('--no-raw', 'BF.INFO', 'nr2')).stdout).toBe(
         [
-          '1) Capacity', '2) (integer) 2', '3) Size', '4) (integer) 104', '5) Number of filters', '6) (integer) 1',
-          '7) Number of items inserted', '8) (integer) 0', '9) Expansion rate', '10) (nil)', '',
-        ].join('\n').replace(/^(\d\))/gm, ' $1'),
+          '1) Capacity',
+          '2) (integer) 2',
+          '3) Size',
+          '4) (integer) 104',
+          '5) Number of filters',
+          '6) (integer) 1',
+          '7) Number of items inserted',
+          '8) (integer) 0',
+          '9) Expansion rate',
+          '10) (nil)',
+          '',
+        ]
+          .join('\n')
+          .replace(/^(\d\))/gm, ' $1'),
       )
       expect((await cli('--no-raw', 'BF.MADD', 'nr2', '1', '2', '3')).stdout).toBe(
         '1) (integer) 1\n2) (integer) 1\n3) (error) ERR non scaling filter is full\n',
@@ -110,7 +121,8 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
     it('answers each line in turn on one connection', async () => {
       const session = InteractiveTool.start('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port)])
       try {
-        const say = async (line: string, expected: string): Promise<void> => expect(await session.answer(line, expected.length)).toBe(expected)
+        const say = async (line: string, expected: string): Promise<void> =>
+          expect(await session.answer(line, expected.length)).toBe(expected)
         await say('PING', 'PONG\n')
         await say('BF.RESERVE sess 0.01 100', 'OK\n')
         await say('BF.ADD sess "two words"', '1\n')
@@ -135,7 +147,12 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
       expect((await cli('BF.RESERVE', 'mass', '0.0001', '100000')).stdout).toBe('OK\n')
       const commands: Buffer[] = []
       for (let i = 0; i < 100_000; i++) commands.push(encodeCommand(['BF.ADD', 'mass', `item:${i}`]))
-      const result = await runTool('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port), '--pipe'], Buffer.concat(commands), 180_000)
+      const result = await runTool(
+        'redis-cli',
+        ['-h', '127.0.0.1', '-p', String(running.port), '--pipe'],
+        Buffer.concat(commands),
+        180_000,
+      )
       expect(result.code).toBe(0)
       expect(result.stdout).toContain('All data transferred. Waiting for the last reply...')
       expect(result.stdout).toContain('Last reply received from server.')

@@ -18,7 +18,9 @@ import { BFS_MAIN, startChildServer } from '../helpers/child-server.js'
 import { staleReason } from '../../scripts/start.mjs'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const FIXTURES = ['redis-7.0.15.conf', 'redis-7.0.15-debian.conf'].map((name) => path.join(ROOT, 'test', 'fixtures', name))
+const FIXTURES = ['redis-7.0.15.conf', 'redis-7.0.15-debian.conf'].map((name) =>
+  path.join(ROOT, 'test', 'fixtures', name),
+)
 
 let dir: string
 beforeAll(() => {
@@ -83,7 +85,19 @@ describe.each(FIXTURES.map((file) => [path.basename(file), file] as const))('bfs
   it('with port, dir, logfile, pidfile and daemonize overridden on the command line: answers, warns once, exits 0', async () => {
     const data = subdir()
     const pidfile = path.join(data, 'bfs.pid')
-    const { bfs, port } = await startChildServer([file, '--port', '0', '--dir', data, '--logfile', '', '--pidfile', pidfile, '--daemonize', 'no'])
+    const { bfs, port } = await startChildServer([
+      file,
+      '--port',
+      '0',
+      '--dir',
+      data,
+      '--logfile',
+      '',
+      '--pidfile',
+      pidfile,
+      '--daemonize',
+      'no',
+    ])
     try {
       expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
       expect(await ask(port, ['CONFIG', 'GET', 'bind'])).toBe('*2\r\n$4\r\nbind\r\n$14\r\n127.0.0.1 -::1\r\n')
@@ -102,9 +116,22 @@ describe('the process directives', () => {
   it('pidfile: written with the pid at start, removed at a clean exit (SHUTDOWN too)', async () => {
     const data = subdir()
     const pidfile = path.join(data, 'bfs.pid')
-    const { bfs, port } = await startChildServer(['--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--pidfile', pidfile])
+    const { bfs, port } = await startChildServer([
+      '--port',
+      '0',
+      '--dir',
+      data,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--pidfile',
+      pidfile,
+    ])
     expect(readFileSync(pidfile, 'utf8')).toBe(`${bfs.child.pid}\n`)
-    expect(await ask(port, ['CONFIG', 'GET', 'pidfile'])).toBe(`*2\r\n$7\r\npidfile\r\n$${pidfile.length}\r\n${pidfile}\r\n`)
+    expect(await ask(port, ['CONFIG', 'GET', 'pidfile'])).toBe(
+      `*2\r\n$7\r\npidfile\r\n$${pidfile.length}\r\n${pidfile}\r\n`,
+    )
     await ask(port, ['SHUTDOWN'])
     expect(await bfs.waitExit()).toBe(0)
     expect(existsSync(pidfile)).toBe(false)
@@ -113,7 +140,22 @@ describe('the process directives', () => {
   it('unixsocket with unixsocketperm: listens there too, with those permissions, its clients local and named by its path; the file goes at exit', async () => {
     const data = subdir()
     const socketPath = path.join(data, 'bfs.sock')
-    const { bfs, port } = await startChildServer(['--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--unixsocket', socketPath, '--unixsocketperm', '700', '--enable-debug-command', 'local'])
+    const { bfs, port } = await startChildServer([
+      '--port',
+      '0',
+      '--dir',
+      data,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--unixsocket',
+      socketPath,
+      '--unixsocketperm',
+      '700',
+      '--enable-debug-command',
+      'local',
+    ])
     try {
       const stat = statSync(socketPath)
       expect(stat.isSocket()).toBe(true)
@@ -141,14 +183,39 @@ describe('the process directives', () => {
   it('bind: an address the machine lacks is skipped when marked `-` (as redis), and stops the start when not', async () => {
     // 203.0.113.0/24 is TEST-NET-3: documentation only, on no machine's interface.
     const data = subdir()
-    const { bfs, port } = await startChildServer(['--port', '0', '--bind', '127.0.0.1', '-203.0.113.77', '--dir', data, '--save', '', '--appendonly', 'no'])
+    const { bfs, port } = await startChildServer([
+      '--port',
+      '0',
+      '--bind',
+      '127.0.0.1',
+      '-203.0.113.77',
+      '--dir',
+      data,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ])
     try {
       expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
     } finally {
       bfs.child.kill('SIGTERM')
     }
     expect(await bfs.waitExit()).toBe(0)
-    const result = await runTool(process.execPath, [BFS_MAIN, '--port', '0', '--bind', '127.0.0.1', '203.0.113.77', '--dir', data, '--save', '', '--appendonly', 'no'])
+    const result = await runTool(process.execPath, [
+      BFS_MAIN,
+      '--port',
+      '0',
+      '--bind',
+      '127.0.0.1',
+      '203.0.113.77',
+      '--dir',
+      data,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ])
     expect(result.code).toBe(1)
     expect(result.stdout + result.stderr).toContain('EADDRNOTAVAIL')
   })
@@ -158,13 +225,38 @@ describe('the process directives', () => {
     const pidfile = path.join(data, 'bfs.pid')
     const socketPath = path.join(data, 'bfs.sock')
     const logfile = path.join(data, 'bfs.log')
-    const result = await runTool(process.execPath, [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--daemonize', 'yes', '--pidfile', pidfile, '--unixsocket', socketPath, '--logfile', logfile], undefined, 30_000)
+    const result = await runTool(
+      process.execPath,
+      [
+        BFS_MAIN,
+        '--port',
+        '0',
+        '--dir',
+        data,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'yes',
+        '--pidfile',
+        pidfile,
+        '--unixsocket',
+        socketPath,
+        '--logfile',
+        logfile,
+      ],
+      undefined,
+      30_000,
+    )
     expect(result.code).toBe(0)
     const pid = Number(readFileSync(pidfile, 'utf8'))
     expect(alive(pid)).toBe(true)
     try {
       expect(await askSocket({ path: socketPath }, ['PING'])).toBe('+PONG\r\n')
-      expect(await askSocket({ path: socketPath }, ['CONFIG', 'GET', 'daemonize'])).toBe('*2\r\n$9\r\ndaemonize\r\n$3\r\nyes\r\n')
+      expect(await askSocket({ path: socketPath }, ['CONFIG', 'GET', 'daemonize'])).toBe(
+        '*2\r\n$9\r\ndaemonize\r\n$3\r\nyes\r\n',
+      )
     } finally {
       process.kill(pid, 'SIGTERM')
     }
@@ -179,7 +271,22 @@ describe('the process directives', () => {
     const taken = (blocker.address() as net.AddressInfo).port
     try {
       const data = subdir()
-      const result = await runTool(process.execPath, [BFS_MAIN, '--port', String(taken), '--dir', data, '--daemonize', 'yes', '--pidfile', path.join(data, 'bfs.pid')], undefined, 30_000)
+      const result = await runTool(
+        process.execPath,
+        [
+          BFS_MAIN,
+          '--port',
+          String(taken),
+          '--dir',
+          data,
+          '--daemonize',
+          'yes',
+          '--pidfile',
+          path.join(data, 'bfs.pid'),
+        ],
+        undefined,
+        30_000,
+      )
       expect(result.code).toBe(1)
       expect(result.stderr).toContain('EADDRINUSE')
       expect(existsSync(path.join(data, 'bfs.pid'))).toBe(false)
@@ -194,7 +301,21 @@ describe('npm start', () => {
     // What the README's start does once `npm install` (prepare) has built.
     if (staleReason(ROOT) !== undefined) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
     const data = subdir()
-    const npm = InteractiveTool.start('npm', ['start', '--prefix', ROOT, '--silent', '--', '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no'])
+    const npm = InteractiveTool.start('npm', [
+      'start',
+      '--prefix',
+      ROOT,
+      '--silent',
+      '--',
+      '--port',
+      '0',
+      '--dir',
+      data,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ])
     try {
       await npm.waitFor((output) => output.includes('Ready to accept connections'))
       const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(npm.stdout)![1])
@@ -204,7 +325,9 @@ describe('npm start', () => {
       expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toEqual(
         expect.arrayContaining(['--max-semi-space-size=1', '--optimize-for-size', 'scripts/start.mjs']),
       )
-      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384')
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(
+        'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384',
+      )
       await ask(port, ['SHUTDOWN', 'NOSAVE'])
       expect(await npm.waitExit()).toBe(0)
     } finally {
@@ -224,32 +347,57 @@ while True:
 `
 
 describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised systemd', () => {
-  it.each(['systemd', 'auto'])('supervised %s: READY=1 once listening, STOPPING=1 at shutdown, on $NOTIFY_SOCKET (daemonize ignored)', async (mode) => {
-    const data = subdir()
-    const notifySocket = path.join(data, 'notify.sock')
-    const receiver = InteractiveTool.start('python3', ['-c', RECEIVER, notifySocket])
-    let bfs: InteractiveTool | undefined
-    try {
-      await receiver.waitFor((output) => output.includes('bound'))
-      bfs = InteractiveTool.start(process.execPath, [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', mode, '--daemonize', 'yes'], { ...process.env, NOTIFY_SOCKET: notifySocket })
-      await bfs.waitFor((output) => output.includes('Ready to accept connections'))
-      await receiver.waitFor((output) => output.includes('READY=1'))
-      expect(receiver.stdout).toContain('READY=1|STATUS=Ready to accept connections')
-      expect(receiver.stdout).not.toContain('STOPPING=1')
-      const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout)![1])
-      expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
-      bfs.child.kill('SIGTERM')
-      expect(await bfs.waitExit()).toBe(0)
-      await receiver.waitFor((output) => output.includes('STOPPING=1'))
-    } finally {
-      bfs?.kill()
-      receiver.kill()
-    }
-  })
+  it.each(['systemd', 'auto'])(
+    'supervised %s: READY=1 once listening, STOPPING=1 at shutdown, on $NOTIFY_SOCKET (daemonize ignored)',
+    async (mode) => {
+      const data = subdir()
+      const notifySocket = path.join(data, 'notify.sock')
+      const receiver = InteractiveTool.start('python3', ['-c', RECEIVER, notifySocket])
+      let bfs: InteractiveTool | undefined
+      try {
+        await receiver.waitFor((output) => output.includes('bound'))
+        bfs = InteractiveTool.start(
+          process.execPath,
+          [
+            BFS_MAIN,
+            '--port',
+            '0',
+            '--dir',
+            data,
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--supervised',
+            mode,
+            '--daemonize',
+            'yes',
+          ],
+          { ...process.env, NOTIFY_SOCKET: notifySocket },
+        )
+        await bfs.waitFor((output) => output.includes('Ready to accept connections'))
+        await receiver.waitFor((output) => output.includes('READY=1'))
+        expect(receiver.stdout).toContain('READY=1|STATUS=Ready to accept connections')
+        expect(receiver.stdout).not.toContain('STOPPING=1')
+        const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout)![1])
+        expect(await ask(port, ['PING'])).toBe('+PONG\r\n')
+        bfs.child.kill('SIGTERM')
+        expect(await bfs.waitExit()).toBe(0)
+        await receiver.waitFor((output) => output.includes('STOPPING=1'))
+      } finally {
+        bfs?.kill()
+        receiver.kill()
+      }
+    },
+  )
 
   it('without systemd-notify on PATH: one warning, and the server runs on', async () => {
     const data = subdir()
-    const bfs = InteractiveTool.start(process.execPath, [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'systemd'], { ...process.env, NOTIFY_SOCKET: path.join(data, 'nobody.sock'), PATH: path.join(data, 'empty') })
+    const bfs = InteractiveTool.start(
+      process.execPath,
+      [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'systemd'],
+      { ...process.env, NOTIFY_SOCKET: path.join(data, 'nobody.sock'), PATH: path.join(data, 'empty') },
+    )
     try {
       await bfs.waitFor((output) => output.includes('Cannot tell systemd READY=1'))
       const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout)![1])
@@ -262,9 +410,13 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
 })
 
 describe('supervised upstart', () => {
-  it('with UPSTART_JOB set: the server stops itself (SIGSTOP) once listening, for upstart\'s `expect stop`, and runs on after SIGCONT', async () => {
+  it("with UPSTART_JOB set: the server stops itself (SIGSTOP) once listening, for upstart's `expect stop`, and runs on after SIGCONT", async () => {
     const data = subdir()
-    const bfs = InteractiveTool.start(process.execPath, [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'upstart'], { ...process.env, UPSTART_JOB: 'bfs' })
+    const bfs = InteractiveTool.start(
+      process.execPath,
+      [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'upstart'],
+      { ...process.env, UPSTART_JOB: 'bfs' },
+    )
     try {
       await bfs.waitFor((output) => output.includes('supervised by upstart, will stop to signal readiness.'))
       const state = (): string => readFileSync(`/proc/${bfs.child.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]!

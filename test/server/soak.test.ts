@@ -23,14 +23,26 @@ let checker: RawClient
 async function probe(): Promise<string> {
   const items = Array.from({ length: ITEMS * 2 }, (_, i) => `item-${i}`)
   checker.write(encodeCommand(['BF.MEXISTS', 'kept', ...items]))
-  return (await checker.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= items.length + 1)).toString('latin1')
+  return (
+    await checker.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length - 1 >= items.length + 1)
+  ).toString('latin1')
 }
 
 beforeAll(async () => {
   running = await startServer({
     'max-filter-bytes': 1024 * 1024,
     maxmemory: 64 * 1024 * 1024,
-    'rename-command': ['SHUTDOWN', 'FLUSHALL', 'FLUSHDB', 'CONFIG', 'CLIENT', 'DEL', 'UNLINK', 'RENAME', 'RENAMENX'].map((from) => ({ from, to: '' })),
+    'rename-command': [
+      'SHUTDOWN',
+      'FLUSHALL',
+      'FLUSHDB',
+      'CONFIG',
+      'CLIENT',
+      'DEL',
+      'UNLINK',
+      'RENAME',
+      'RENAMENX',
+    ].map((from) => ({ from, to: '' })),
   })
   checker = await RawClient.connect(running.port)
 })
@@ -63,13 +75,16 @@ describe('soak', () => {
     expect(await askLine(checker, 'PING')).toBe('+PONG\r\n')
     expect(await probe()).toBe(before)
     const deadline = Date.now() + 10_000
-    while (running.server.clientCount > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (running.server.clientCount > 1 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     expect(running.server.clientCount).toBe(1)
     expect(sessions).toBeGreaterThan(1000)
     expect(running.server.stats.connectionsReceived).toBeGreaterThanOrEqual(sessions)
     const rssAfter = process.memoryUsage().rss
     // Figures for bench/README.md's Hardening section.
-    console.log(`soak: ${sessions} connections in ${SOAK_MS} ms, RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB → ${(rssAfter / 2 ** 20).toFixed(0)} MiB`)
+    console.log(
+      `soak: ${sessions} connections in ${SOAK_MS} ms, RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB → ${(rssAfter / 2 ** 20).toFixed(0)} MiB`,
+    )
     expect(rssAfter).toBeLessThan(rssBefore + RSS_SLACK_BYTES)
   })
 })

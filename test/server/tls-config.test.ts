@@ -26,7 +26,7 @@ afterAll(() => certs?.remove())
 
 const tlsConfig = (extra: Partial<Config> = {}): Partial<Config> => serverTlsConfig(certs, extra)
 
-const clientTls = (): tls.ConnectionOptions => (clientTlsOptions(certs))
+const clientTls = (): tls.ConnectionOptions => clientTlsOptions(certs)
 
 /** The common name of the certificate a new TLS connection is shown, and the connection. */
 async function serverName(port: number): Promise<{ cn: string; client: RawClient }> {
@@ -50,7 +50,15 @@ describe('CONFIG SET of the TLS keys', () => {
     copyFileSync(certs.serverCert, liveCert)
     copyFileSync(certs.serverKey, liveKey)
     copyFileSync(certs.caCert, path.join(dir, 'ca.crt'))
-    bfs = await startServer(tlsConfig({ dir, port: await freePort(), 'tls-cert-file': liveCert, 'tls-key-file': liveKey, 'tls-ca-cert-file': path.join(dir, 'ca.crt') }))
+    bfs = await startServer(
+      tlsConfig({
+        dir,
+        port: await freePort(),
+        'tls-cert-file': liveCert,
+        'tls-key-file': liveKey,
+        'tls-ca-cert-file': path.join(dir, 'ca.crt'),
+      }),
+    )
     redis = new Redis({ port: bfs.port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
   })
   afterAll(async () => {
@@ -83,10 +91,16 @@ describe('CONFIG SET of the TLS keys', () => {
     )
     expect(bfs.logs.join('\n')).toContain(`Failed to load certificate: ${missing}`)
     // A key that is not the certificate's.
-    await expect(redis.call('CONFIG', 'SET', 'tls-key-file', certs.clientKey)).rejects.toThrow('Unable to update TLS configuration')
+    await expect(redis.call('CONFIG', 'SET', 'tls-key-file', certs.clientKey)).rejects.toThrow(
+      'Unable to update TLS configuration',
+    )
     expect(bfs.logs.join('\n')).toContain(`Failed to load private key: ${certs.clientKey}`)
-    await expect(redis.call('CONFIG', 'SET', 'tls-protocols', 'TLSv9')).rejects.toThrow('Unable to update TLS configuration')
-    expect(bfs.logs.join('\n')).toContain("Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.")
+    await expect(redis.call('CONFIG', 'SET', 'tls-protocols', 'TLSv9')).rejects.toThrow(
+      'Unable to update TLS configuration',
+    )
+    expect(bfs.logs.join('\n')).toContain(
+      "Invalid tls-protocols specified. Use a combination of 'TLSv1', 'TLSv1.1', 'TLSv1.2' and 'TLSv1.3'.",
+    )
     expect(await redis.call('CONFIG', 'GET', 'tls-cert-file')).toEqual(['tls-cert-file', liveCert])
     expect(await redis.call('CONFIG', 'GET', 'tls-key-file')).toEqual(['tls-key-file', liveKey])
     const { client } = await serverName(bfs.server.tlsPort)
@@ -120,23 +134,33 @@ describe('CONFIG SET of the TLS keys', () => {
     mkdirSync(path.join(dir, 'cas'))
     copyFileSync(certs.caCert, path.join(dir, 'cas', 'ca.pem'))
     expect(await redis.call('CONFIG', 'SET', 'tls-ca-cert-dir', path.join(dir, 'cas'))).toBe('OK')
-    await expect(redis.call('BF.SAVE', 'f', 'cas/new.pem')).rejects.toThrow("ERR path is inside bfs's own 'cas' directory")
+    await expect(redis.call('BF.SAVE', 'f', 'cas/new.pem')).rejects.toThrow(
+      "ERR path is inside bfs's own 'cas' directory",
+    )
     expect(await redis.call('CONFIG', 'SET', 'tls-ca-cert-dir', '')).toBe('OK')
   })
 })
 
 describe('the start, as redis tls.c tlsConfigure', () => {
   it('refuses a TLS port without a certificate, a key, or a CA while client certificates are asked for', async () => {
-    await expect(startServer(tlsConfig({ 'tls-cert-file': '' }))).rejects.toThrow('Failed to configure TLS: No tls-cert-file configured!')
-    await expect(startServer(tlsConfig({ 'tls-key-file': '' }))).rejects.toThrow('Failed to configure TLS: No tls-key-file configured!')
+    await expect(startServer(tlsConfig({ 'tls-cert-file': '' }))).rejects.toThrow(
+      'Failed to configure TLS: No tls-cert-file configured!',
+    )
+    await expect(startServer(tlsConfig({ 'tls-key-file': '' }))).rejects.toThrow(
+      'Failed to configure TLS: No tls-key-file configured!',
+    )
     await expect(startServer(tlsConfig({ 'tls-ca-cert-file': '' }))).rejects.toThrow(
       'Failed to configure TLS: Either tls-ca-cert-file or tls-ca-cert-dir must be specified when tls-cluster, tls-replication or tls-auth-clients are enabled!',
     )
-    await expect(startServer(tlsConfig({ 'tls-key-file': certs.clientKey }))).rejects.toThrow(`Failed to load private key: ${certs.clientKey}`)
+    await expect(startServer(tlsConfig({ 'tls-key-file': certs.clientKey }))).rejects.toThrow(
+      `Failed to load private key: ${certs.clientKey}`,
+    )
   })
 
   it('takes tls-ca-cert-dir instead of a file, and no CA with tls-auth-clients no', async () => {
-    const byDir = await startServer(tlsConfig({ 'tls-ca-cert-file': '', 'tls-ca-cert-dir': path.dirname(certs.caCert) }))
+    const byDir = await startServer(
+      tlsConfig({ 'tls-ca-cert-file': '', 'tls-ca-cert-dir': path.dirname(certs.caCert) }),
+    )
     const noCa = await startServer(tlsConfig({ 'tls-ca-cert-file': '', 'tls-auth-clients': 'no' }))
     try {
       const { client } = await serverName(byDir.server.tlsPort)
@@ -155,8 +179,12 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     const cluster = { 'cluster-enabled': true, 'tls-replication': true }
     const both = await startServer(tlsConfig({ ...cluster, 'tls-cluster': true, port: await freePort() }))
     await both.stop()
-    await expect(startServer(tlsConfig({ ...cluster, 'tls-cluster': true, 'tls-replication': false }))).rejects.toThrow('tls-cluster yes needs tls-replication yes')
-    await expect(startServer(tlsConfig(cluster))).rejects.toThrow('cluster mode without tls-cluster needs the plaintext port')
+    await expect(startServer(tlsConfig({ ...cluster, 'tls-cluster': true, 'tls-replication': false }))).rejects.toThrow(
+      'tls-cluster yes needs tls-replication yes',
+    )
+    await expect(startServer(tlsConfig(cluster))).rejects.toThrow(
+      'cluster mode without tls-cluster needs the plaintext port',
+    )
   })
 
   it('closing the server ends a connection still in its TLS handshake (Node would wait 120 s for it)', async () => {
@@ -191,6 +219,8 @@ describe('the start, as redis tls.c tlsConfigure', () => {
     expect(ignored).toEqual([])
     expect(readConfig('tls-replication yes\n').config['tls-replication']).toBe(true)
     expect(readConfig('tls-cluster yes\n').config['tls-cluster']).toBe(true)
-    expect(() => readConfig('tls-auth-clients maybe\n')).toThrow('argument(s) must be one of the following: yes, no, optional')
+    expect(() => readConfig('tls-auth-clients maybe\n')).toThrow(
+      'argument(s) must be one of the following: yes, no, optional',
+    )
   })
 })

@@ -27,8 +27,13 @@ afterAll(() => certs?.remove())
 const tlsConfig = (extra: Partial<Config> = {}): Partial<Config> => serverTlsConfig(certs, extra)
 
 /** A client's TLS options: the CA, and the client certificate unless `cert` is false or another pair. */
-function clientTls(cert: false | { cert: string; key: string } = { cert: certs.clientCert, key: certs.clientKey }): tls.ConnectionOptions {
-  return { ca: readFileSync(certs.caCert), ...(cert === false ? {} : { cert: readFileSync(cert.cert), key: readFileSync(cert.key) }) }
+function clientTls(
+  cert: false | { cert: string; key: string } = { cert: certs.clientCert, key: certs.clientKey },
+): tls.ConnectionOptions {
+  return {
+    ca: readFileSync(certs.caCert),
+    ...(cert === false ? {} : { cert: readFileSync(cert.cert), key: readFileSync(cert.key) }),
+  }
 }
 
 /** Whether a TLS client is served: PONG to PING, or the error / closed connection that refused it. */
@@ -75,7 +80,17 @@ describe('tls-port: clients', () => {
   })
 
   it('redis-cli --tls --cacert --cert --key runs commands', async () => {
-    const args = ['-p', String(tlsPort), '--tls', '--cacert', certs.caCert, '--cert', certs.clientCert, '--key', certs.clientKey]
+    const args = [
+      '-p',
+      String(tlsPort),
+      '--tls',
+      '--cacert',
+      certs.caCert,
+      '--cert',
+      certs.clientCert,
+      '--key',
+      certs.clientKey,
+    ]
     expect((await runTool('redis-cli', [...args, 'BF.ADD', 'cli', 'a'])).stdout.trim()).toBe('1')
     expect((await runTool('redis-cli', [...args, 'BF.EXISTS', 'cli', 'a'])).stdout.trim()).toBe('1')
     expect((await runTool('redis-cli', [...args, 'INFO', 'server'])).stdout).toContain('redis_version:7.0.15')
@@ -102,7 +117,9 @@ describe('tls-port: clients', () => {
 
   it('node-redis with socket.tls', async () => {
     const { ca, cert, key } = clientTls() as { ca: Buffer; cert: Buffer; key: Buffer }
-    const client = createClient({ socket: { host: '127.0.0.1', port: tlsPort, tls: true, ca, cert, key, reconnectStrategy: false } })
+    const client = createClient({
+      socket: { host: '127.0.0.1', port: tlsPort, tls: true, ca, cert, key, reconnectStrategy: false },
+    })
     client.on('error', () => {})
     await client.connect()
     try {
@@ -134,7 +151,9 @@ describe('tls-port: clients', () => {
     const secure = await RawClient.connectTls(tlsPort, clientTls())
     const plain = await RawClient.connect(bfs.port)
     try {
-      secure.write(Buffer.concat([encodeCommand(['HELLO', '3']), encodeCommand(['PING']), encodeCommand(['BF.ADD', 'r3', 'a'])]))
+      secure.write(
+        Buffer.concat([encodeCommand(['HELLO', '3']), encodeCommand(['PING']), encodeCommand(['BF.ADD', 'r3', 'a'])]),
+      )
       const replies = (await secure.readUntil((bytes) => bytes.includes('+PONG\r\n:1\r\n'))).toString('latin1')
       expect(replies.startsWith('%7\r\n')).toBe(true)
       expect(replies.endsWith('+PONG\r\n:1\r\n')).toBe(true)
@@ -142,7 +161,12 @@ describe('tls-port: clients', () => {
         client.write(encodeCommand(['CLIENT', 'INFO']))
         const text = (await client.readUntil((bytes) => bytes.toString('latin1').endsWith('\n\r\n'))).toString('latin1')
         // RESP3 answers a verbatim string (txt:...).
-        return text.slice(text.indexOf('\r\n') + 2).replace(/^txt:/, '').trim().split(' ').map((field) => field.split('=')[0])
+        return text
+          .slice(text.indexOf('\r\n') + 2)
+          .replace(/^txt:/, '')
+          .trim()
+          .split(' ')
+          .map((field) => field.split('=')[0])
       }
       expect(await list(secure)).toEqual(await list(plain))
     } finally {
@@ -159,8 +183,12 @@ describe('tls-port: clients', () => {
       await exchange(subscriber, [['SUBSCRIBE', 'news']], '*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n')
       await exchange(monitor, [['MONITOR']], '+OK\r\n')
       await exchange(publisher, [['PUBLISH', 'news', 'hello']], ':1\r\n')
-      expect((await subscriber.read('*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n'.length)).toString()).toBe('*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n')
-      expect((await monitor.readUntil((bytes) => bytes.includes('"PUBLISH" "news" "hello"'))).toString()).toContain('"PUBLISH" "news" "hello"')
+      expect((await subscriber.read('*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n'.length)).toString()).toBe(
+        '*3\r\n$7\r\nmessage\r\n$4\r\nnews\r\n$5\r\nhello\r\n',
+      )
+      expect((await monitor.readUntil((bytes) => bytes.includes('"PUBLISH" "news" "hello"'))).toString()).toContain(
+        '"PUBLISH" "news" "hello"',
+      )
     } finally {
       subscriber.close()
       monitor.close()
@@ -196,7 +224,9 @@ describe('tls-port: client certificates', () => {
   it('AUTH still applies to a client with a certificate', async () => {
     const client = await RawClient.connectTls(tlsPort, clientTls())
     try {
-      expect(await exchange(client, [['PING']], '-NOAUTH Authentication required.\r\n')).toBe('-NOAUTH Authentication required.\r\n')
+      expect(await exchange(client, [['PING']], '-NOAUTH Authentication required.\r\n')).toBe(
+        '-NOAUTH Authentication required.\r\n',
+      )
       expect(await exchange(client, [['AUTH', 'secret'], ['PING']], '+OK\r\n+PONG\r\n')).toBe('+OK\r\n+PONG\r\n')
     } finally {
       client.close()
@@ -216,7 +246,9 @@ describe('tls-port: client certificates', () => {
     expect(await pingOverTls(tlsPort, clientTls(false))).toMatch(/^refused/)
     expect(await pingOverTls(tlsPort, clientTls(untrusted))).toMatch(/^refused/)
     expect(await pingOverTls(tlsPort, clientTls())).toContain('NOAUTH')
-    expect(bfs.logs.join('\n')).toMatch(/Error accepting a client connection: .*(peer did not return a certificate|certificate required)/)
+    expect(bfs.logs.join('\n')).toMatch(
+      /Error accepting a client connection: .*(peer did not return a certificate|certificate required)/,
+    )
     expect(bfs.logs.join('\n')).toMatch(/Error accepting a client connection: certificate verify failed/)
 
     expect(await auth(['CONFIG', 'SET', 'tls-auth-clients', 'no'])).toBe('+OK\r\n+OK\r\n')

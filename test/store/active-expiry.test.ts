@@ -8,7 +8,8 @@ import { ActiveExpiry } from '../../src/store/active-expiry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { Stats } from '../../src/runtime/stats.js'
 
-const filter = (): ScalableBloomFilter => new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
+const filter = (): ScalableBloomFilter =>
+  new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
 
 /** A registry on a clock at `time.now`, in `time.mode`, recording what expired. */
 function registryOnClock(): { registry: FilterRegistry; time: { now: number; mode: ExpiryMode }; expired: string[] } {
@@ -51,7 +52,7 @@ describe('FilterRegistry expiry', () => {
     expect(expired).toEqual([])
   })
 
-  it('RENAME carries the expiry and drops the destination\'s; set() and delete() drop it', () => {
+  it("RENAME carries the expiry and drops the destination's; set() and delete() drop it", () => {
     const { registry } = registryOnClock()
     registry.setExpiry(registry.set('a', filter()), 9000)
     registry.setExpiry(registry.set('b', filter()), 8000)

@@ -5,7 +5,17 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { closeSync, constants, existsSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import path from 'node:path'
 import { scanLog } from '../../src/store/log-replay.js'
 import { encodeCommand } from '../../src/protocol/command-encoder.js'
@@ -76,7 +86,11 @@ describe('records', () => {
 
   it('damage in the middle is reported at the offset of the first bad byte', () => {
     const second = encodeCommand(COMMANDS[0]!.map((arg) => Buffer.from(arg))).length
-    for (const [delta, replacement] of [[0, 0x21], [1, 0x78], [5, 0x00]] as const) {
+    for (const [delta, replacement] of [
+      [0, 0x21],
+      [1, 0x78],
+      [5, 0x00],
+    ] as const) {
       const damaged = Buffer.from(LOG)
       damaged[second + delta] = replacement
       const result = scanLog(damaged, () => {})
@@ -101,7 +115,10 @@ describe('AppendLog', () => {
   it('writes once per event-loop turn, records in the order appended, and replays them on load', async () => {
     const dir = tempDir()
     const log = openLog(dir)
-    expect(log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })).toMatchObject({ segments: 0, records: 0 })
+    expect(log.load(() => {}, { allowTruncatedTail: true, allowCorrupt: false })).toMatchObject({
+      segments: 0,
+      records: 0,
+    })
     const file = path.join(dir, segmentName('appendonly.aof', 1))
     for (const argv of COMMANDS) log.append(argv.map((arg) => Buffer.from(arg)))
     expect(statSync(file).size).toBe(0) // buffered until the end of the turn
@@ -112,7 +129,9 @@ describe('AppendLog', () => {
 
     const replayed: string[] = []
     const again = openLog(dir)
-    expect(again.load((argv) => void replayed.push(text(argv)), { allowTruncatedTail: false, allowCorrupt: false })).toMatchObject({ records: 4, bytes: LOG.length })
+    expect(
+      again.load((argv) => void replayed.push(text(argv)), { allowTruncatedTail: false, allowCorrupt: false }),
+    ).toMatchObject({ records: 4, bytes: LOG.length })
     expect(replayed).toEqual(COMMANDS.map((argv) => argv.join(' ')))
     again.close()
   })
@@ -134,7 +153,9 @@ describe('AppendLog', () => {
     // The next turn starts from an empty buffer again.
     log.append(commands[0]!)
     await turn()
-    expect(statSync(path.join(dir, segmentName('appendonly.aof', 1))).size).toBe(expected.length + encodeCommand(commands[0]!).length)
+    expect(statSync(path.join(dir, segmentName('appendonly.aof', 1))).size).toBe(
+      expected.length + encodeCommand(commands[0]!).length,
+    )
     log.close()
   })
 
@@ -167,13 +188,16 @@ describe('AppendLog', () => {
     await turn()
     log.close()
     const seen: string[] = []
-    const result2 = openLog(dir).load((argv) => void seen.push(text(argv)), { allowTruncatedTail: false, allowCorrupt: false })
+    const result2 = openLog(dir).load((argv) => void seen.push(text(argv)), {
+      allowTruncatedTail: false,
+      allowCorrupt: false,
+    })
     expect(result2.damage).toBeUndefined()
     expect(seen.at(-1)).toBe('BF.ADD g z')
     expect(seen).toHaveLength(4)
   })
 
-  it('a cut record followed only by empty segments is the log\'s tail (a crash just after a rotation)', () => {
+  it("a cut record followed only by empty segments is the log's tail (a crash just after a rotation)", () => {
     const dir = tempDir()
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 3))
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 2)), '')
@@ -196,7 +220,9 @@ describe('AppendLog', () => {
   it('aof-load-truncated no refuses a cut tail', () => {
     const dir = tempDir()
     writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), LOG.subarray(0, LOG.length - 1))
-    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: false, allowCorrupt: false })).toThrow(/truncated at offset \d+/)
+    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: false, allowCorrupt: false })).toThrow(
+      /truncated at offset \d+/,
+    )
   })
 
   it('damage in the middle is refused with the file and offset, unless aof-load-corrupt', () => {
@@ -235,7 +261,9 @@ describe('AppendLog', () => {
   it('refuses a segment that is not a regular file (a device would be read forever)', () => {
     const dir = tempDir()
     symlinkSync('/dev/zero', path.join(dir, segmentName('appendonly.aof', 1)))
-    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: true })).toThrow(/is not a regular file/)
+    expect(() => openLog(dir).load(() => {}, { allowTruncatedTail: true, allowCorrupt: true })).toThrow(
+      /is not a regular file/,
+    )
   })
 
   it('replays segments in sequence order, numerically', () => {
@@ -246,7 +274,11 @@ describe('AppendLog', () => {
     writeFileSync(path.join(dir, 'appendonly.aof.x.incr.aof'), 'ignored')
     const seen: string[] = []
     const log = openLog(dir)
-    log.load((argv) => void seen.push(argv[2]!.toString()), { allowTruncatedTail: true, allowCorrupt: false, fromSeq: 9 })
+    log.load((argv) => void seen.push(argv[2]!.toString()), {
+      allowTruncatedTail: true,
+      allowCorrupt: false,
+      fromSeq: 9,
+    })
     expect(seen).toEqual(['nine', 'ten'])
     expect(log.segmentSeq).toBe(10)
     log.close()
@@ -271,14 +303,18 @@ describe('AppendLog', () => {
     log.close()
   })
 
-  it('load skips and deletes the segments below the snapshot\'s log-from, and never writes below it', async () => {
+  it("load skips and deletes the segments below the snapshot's log-from, and never writes below it", async () => {
     const dir = tempDir()
     const record = (item: string): Buffer => encodeCommand(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
     for (const seq of [1, 2, 3]) writeFileSync(path.join(dir, segmentName('appendonly.aof', seq)), record(`in-${seq}`))
     const logger = memoryLogger()
     const seen: string[] = []
     const log = openLog(dir, 'everysec', logger)
-    const result = log.load((argv) => void seen.push(argv[2]!.toString()), { allowTruncatedTail: true, allowCorrupt: false, fromSeq: 3 })
+    const result = log.load((argv) => void seen.push(argv[2]!.toString()), {
+      allowTruncatedTail: true,
+      allowCorrupt: false,
+      fromSeq: 3,
+    })
     expect(seen).toEqual(['in-3'])
     expect(result).toMatchObject({ segments: 1, skipped: 2, records: 1 })
     expect(listSegments(dir, 'appendonly.aof').map((segment) => segment.seq)).toEqual([3])
@@ -324,7 +360,10 @@ class MemorySnapshots implements SnapshotSaver {
 function cloneFilter(filter: ScalableBloomFilter): ScalableBloomFilter {
   const parts = filter.toParts()
   // Copies of the bitmaps: structuredClone of a view of an arena (a shared memory) shares its bytes.
-  return ScalableBloomFilter.fromParts({ ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) })
+  return ScalableBloomFilter.fromParts({
+    ...parts,
+    layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })),
+  })
 }
 
 describe('LogRewriter', () => {
@@ -338,7 +377,10 @@ describe('LogRewriter', () => {
     const add = (item: string): void => {
       let entry = registry.get('f')
       if (entry === undefined) {
-        entry = registry.set('f', new ScalableBloomFilter({ capacity: 1000, errorRate: 0.001, expansion: 2, nonScaling: false }))
+        entry = registry.set(
+          'f',
+          new ScalableBloomFilter({ capacity: 1000, errorRate: 0.001, expansion: 2, nonScaling: false }),
+        )
         log.append(['BF.RESERVE', 'f', '0.001', '1000', 'EXPANSION', '2'].map((arg) => Buffer.from(arg)))
       }
       if (bloomOf(entry).add(Buffer.from(item)) === 1) log.append(['BF.ADD', 'f', item].map((arg) => Buffer.from(arg)))
@@ -360,7 +402,11 @@ describe('LogRewriter', () => {
     snapshots.loadAll(restored)
     const replayed: Buffer[][] = []
     // From the segment the rewrite rotated to (its MANIFEST's log-from): segment 1 is gone.
-    openLog(dir).load((argv) => void replayed.push(argv), { allowTruncatedTail: false, allowCorrupt: false, fromSeq: 2 })
+    openLog(dir).load((argv) => void replayed.push(argv), {
+      allowTruncatedTail: false,
+      allowCorrupt: false,
+      fromSeq: 2,
+    })
     expect(replayed.some((argv) => argv[2]?.toString() === 'before-0')).toBe(false)
     for (const argv of replayed) {
       if (argv[0]!.toString() === 'BF.ADD') bloomOf(restored.get('f')).add(argv[2]!)
@@ -425,7 +471,11 @@ describe('LogRewriter', () => {
         await rewriter.idle()
       }
       expect(waits).toEqual([1, 2, 4, 8, 16, 32, 60, 60])
-      expect(logger.lines.filter((line) => line.includes('repeatedly failed and triggered the limit, will retry in 1 minutes'))).toHaveLength(1)
+      expect(
+        logger.lines.filter((line) =>
+          line.includes('repeatedly failed and triggered the limit, will retry in 1 minutes'),
+        ),
+      ).toHaveLength(1)
       // BGREWRITEAOF is not limited, and a success ends the limit.
       fail = false
       expect(rewriter.start()).toBe('started')
@@ -519,7 +569,9 @@ describe('a failing disk', () => {
       log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('y')])
       log.flush()
       log.close()
-      expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe('*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\ny\r\n')
+      expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe(
+        '*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\ny\r\n',
+      )
     })
   })
 
@@ -541,7 +593,9 @@ describe('a failing disk', () => {
     // The new segment takes later records as usual.
     log.append([Buffer.from('BF.ADD'), Buffer.from('f'), Buffer.from('b')])
     log.flush()
-    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe('*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\nb\r\n')
+    expect(readFileSync(path.join(dir, segmentName('appendonly.aof', 2)), 'latin1')).toBe(
+      '*3\r\n$6\r\nBF.ADD\r\n$1\r\nf\r\n$1\r\nb\r\n',
+    )
     // A snapshot whose log-from is below the new segment does not hold the record.
     log.dropBelow(1)
     expect([log.failing, log.isDurable(held)]).toEqual([true, false])

@@ -26,8 +26,11 @@ function twins(): { arena: FilterParts; plain: FilterParts } {
   while (filter.layers.length < 3) filter.add(encoder.encode(`item-${i++}`))
   for (let j = 0; j < 1000; j++) filter.add(encoder.encode(`last-${j}`))
   const arena = filter.toParts()
-  const plain = { ...arena, layers: arena.layers.map((layer) => ({ ...layer, bitmap: Uint8Array.from((layer.bitmap as Uint8Array)) })) }
-  for (const layer of arena.layers) expect(arenaOf((layer.bitmap as Uint8Array))).toBeDefined()
+  const plain = {
+    ...arena,
+    layers: arena.layers.map((layer) => ({ ...layer, bitmap: Uint8Array.from(layer.bitmap as Uint8Array) })),
+  }
+  for (const layer of arena.layers) expect(arenaOf(layer.bitmap as Uint8Array)).toBeDefined()
   for (const layer of plain.layers) expect(arenaOf(layer.bitmap)).toBeUndefined()
   expect(arena.layers.some((layer) => (layer.bitmap as Uint8Array).byteOffset > 0)).toBe(true)
   expect(arena.layers[2]!.bitmap.length).toBeGreaterThan(SLICE_BYTES)
@@ -62,8 +65,9 @@ describe('arena bitmaps serialize as plain arrays do', () => {
 
   it('a background save writes the same file', async () => {
     const files = [path.join(dir, 'arena.bfs'), path.join(dir, 'plain.bfs')]
-    expect(await writeFilterFileAsync(files[0]!, { name, parts: arena }, job()))
-      .toBe(await writeFilterFileAsync(files[1]!, { name, parts: plain }, job()))
+    expect(await writeFilterFileAsync(files[0]!, { name, parts: arena }, job())).toBe(
+      await writeFilterFileAsync(files[1]!, { name, parts: plain }, job()),
+    )
     expectSame(readFileSync(files[0]!), readFileSync(files[1]!))
   })
 

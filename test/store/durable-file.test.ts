@@ -8,7 +8,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
-  replaceFileSync, syncDirectory, syncDirectorySync, tryUnlink, tryUnlinkSync, writeFileAsync, writePiecesSync,
+  replaceFileSync,
+  syncDirectory,
+  syncDirectorySync,
+  tryUnlink,
+  tryUnlinkSync,
+  writeFileAsync,
+  writePiecesSync,
 } from '../../src/store/durable-file.js'
 import { makeTempDir } from '../helpers/temp-dir.js'
 

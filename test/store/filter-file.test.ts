@@ -36,11 +36,15 @@ describe('readFilterFile', () => {
     expect(fromFile.parts.layers).toHaveLength(4)
     // Each bitmap is a region of its own in WebAssembly memory (core/arena.ts), where the kernel
     // serves it, and never a view of one buffer of the whole file.
-    for (const layer of fromFile.parts.layers) expect(arenaOf((layer.bitmap as Uint8Array))).toBeDefined()
+    for (const layer of fromFile.parts.layers) expect(arenaOf(layer.bitmap as Uint8Array)).toBeDefined()
     // Four regions: no two layers at the same place of the same memory (two arenas may each hold
     // one at the same offset).
-    const places = fromFile.parts.layers.map((layer) => [arenaOf((layer.bitmap as Uint8Array)), (layer.bitmap as Uint8Array).byteOffset] as const)
-    expect(places.filter(([arena, offset], i) => places.some(([a, o], j) => j < i && a === arena && o === offset))).toEqual([])
+    const places = fromFile.parts.layers.map(
+      (layer) => [arenaOf(layer.bitmap as Uint8Array), (layer.bitmap as Uint8Array).byteOffset] as const,
+    )
+    expect(
+      places.filter(([arena, offset], i) => places.some(([a, o], j) => j < i && a === arena && o === offset)),
+    ).toEqual([])
     expect(places).toHaveLength(4)
     expect(readFilterFile(file, nativeCrc32, bytes.length)).toEqual(fromBytes)
   })
@@ -48,7 +52,10 @@ describe('readFilterFile', () => {
   it('refuses a file whose size is not the one the manifest recorded', () => {
     const file = fileWith('sized.bf', bytes)
     const error = decodeErrorOf(() => readFilterFile(file, nativeCrc32, bytes.length + 1))
-    expect([error.code, error.message]).toEqual(['truncated', `file is ${bytes.length} bytes, the manifest says ${bytes.length + 1}`])
+    expect([error.code, error.message]).toEqual([
+      'truncated',
+      `file is ${bytes.length} bytes, the manifest says ${bytes.length + 1}`,
+    ])
   })
 
   it('answers every cut of the file as decoding the same cut bytes does', () => {
@@ -89,7 +96,10 @@ describe('readFilterFile', () => {
     const fd = openSync(file, 'r')
     try {
       const error = decodeErrorOf(() => new FileBytes(fd, bytes.length + 100).read(bytes.length - 10, 50))
-      expect([error.code, error.message]).toEqual(['truncated', `file ended at ${bytes.length} of ${bytes.length + 100} bytes`])
+      expect([error.code, error.message]).toEqual([
+        'truncated',
+        `file ended at ${bytes.length} of ${bytes.length + 100} bytes`,
+      ])
     } finally {
       closeSync(fd)
     }

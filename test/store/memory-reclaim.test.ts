@@ -62,7 +62,17 @@ describe('holdsOwnArena', () => {
       hashing: { kind: 'redisbloom' },
       expansion: 2,
       nonScaling: false,
-      layers: [{ capacity: 1, errorRate: 0.01, bitsPerEntry: 9.585, hashCount: 7, bitCount: OWN_ARENA_BYTES * 8, items: 0, bitmap: new Uint8Array(OWN_ARENA_BYTES) }],
+      layers: [
+        {
+          capacity: 1,
+          errorRate: 0.01,
+          bitsPerEntry: 9.585,
+          hashCount: 7,
+          bitCount: OWN_ARENA_BYTES * 8,
+          items: 0,
+          bitmap: new Uint8Array(OWN_ARENA_BYTES),
+        },
+      ],
     })
     expect(holdsOwnArena(big)).toBe(true)
   })

@@ -21,7 +21,9 @@ describe('ownedFiles', () => {
     const config = configIn({ logfile: 'bfs.log', aclfile: 'users.acl' })
     const own = ownedFiles(config, '/etc/bfs.conf')
     expect(own.files.map((file) => file.what)).toEqual(['config file', 'logfile', 'aclfile', 'cluster config file'])
-    expect(own.files.find((file) => file.what === 'cluster config file')?.path).toBe(path.resolve(config.dir, 'nodes.conf'))
+    expect(own.files.find((file) => file.what === 'cluster config file')?.path).toBe(
+      path.resolve(config.dir, 'nodes.conf'),
+    )
     expect(own.directories).toEqual(['snapshot'])
     expect(own.prefixes).toEqual(['appendonly.aof.', 'temp-sync-'])
   })
@@ -30,16 +32,29 @@ describe('ownedFiles', () => {
 describe('ownFileClash', () => {
   it('accepts distinct files', () => {
     const config = configIn({})
-    expect(ownFileClash({ ...config, logfile: path.join(config.dir, 'bfs.log'), aclfile: path.join(config.dir, 'users.acl') }, path.join(config.dir, 'bfs.conf'))).toBeUndefined()
+    expect(
+      ownFileClash(
+        { ...config, logfile: path.join(config.dir, 'bfs.log'), aclfile: path.join(config.dir, 'users.acl') },
+        path.join(config.dir, 'bfs.conf'),
+      ),
+    ).toBeUndefined()
   })
 
   it('refuses two files at one path, one in the snapshot directory, one named as a log segment', () => {
     const config = configIn({})
     const inDir = (name: string): string => path.join(config.dir, name)
-    expect(ownFileClash({ ...config, aclfile: inDir('bfs.conf') }, inDir('bfs.conf'))).toBe(`the config file and the aclfile are the same file: ${inDir('bfs.conf')}`)
-    expect(ownFileClash({ ...config, logfile: inDir('nodes.conf') }, '')).toBe(`the logfile and the cluster config file are the same file: ${inDir('nodes.conf')}`)
-    expect(ownFileClash({ ...config, logfile: inDir('snapshot/bfs.log') }, '')).toMatch(/^the logfile \(.*\) is inside bfs's own 'snapshot' directory$/)
-    expect(ownFileClash({ ...config, aclfile: inDir('appendonly.aof.1.incr.aof') }, '')).toMatch(/^the aclfile \(.*\) is named as bfs's own files in dir \(appendonly\.aof\.\*\)$/)
+    expect(ownFileClash({ ...config, aclfile: inDir('bfs.conf') }, inDir('bfs.conf'))).toBe(
+      `the config file and the aclfile are the same file: ${inDir('bfs.conf')}`,
+    )
+    expect(ownFileClash({ ...config, logfile: inDir('nodes.conf') }, '')).toBe(
+      `the logfile and the cluster config file are the same file: ${inDir('nodes.conf')}`,
+    )
+    expect(ownFileClash({ ...config, logfile: inDir('snapshot/bfs.log') }, '')).toMatch(
+      /^the logfile \(.*\) is inside bfs's own 'snapshot' directory$/,
+    )
+    expect(ownFileClash({ ...config, aclfile: inDir('appendonly.aof.1.incr.aof') }, '')).toMatch(
+      /^the aclfile \(.*\) is named as bfs's own files in dir \(appendonly\.aof\.\*\)$/,
+    )
   })
 
   it('a server whose logfile is its nodes.conf does not start', async () => {

@@ -49,7 +49,13 @@ function mixedRegistry(): FilterRegistry {
   const registry = new FilterRegistry()
   registry.set('scalable', filterOf(SCALING, 1000))
   registry.set('', filterOf({ ...SCALING, nonScaling: true }, 50))
-  registry.set('seeded', filterOf({ capacity: 500, errorRate: 0.02, expansion: 0, nonScaling: true, hashing: { kind: 'seeded', seed: 99 } }, 200))
+  registry.set(
+    'seeded',
+    filterOf(
+      { capacity: 500, errorRate: 0.02, expansion: 0, nonScaling: true, hashing: { kind: 'seeded', seed: 99 } },
+      200,
+    ),
+  )
   registry.set('many', manyLayers())
   registry.set('x'.repeat(70_000), filterOf(SCALING, 3))
   registry.set('\x00\r\n\xff', filterOf({ ...SCALING, expansion: 4 }, 500))
@@ -85,8 +91,13 @@ async function payloadFromSave(registry: FilterRegistry): Promise<Buffer> {
 function payloadNow(registry: FilterRegistry): Buffer {
   const files = [...registry.entries()].map((entry) => {
     const parts = bloomOf(entry).toParts()
-    const copy = { ...parts, layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })) }
-    return encodeFilter({ name: FilterRegistry.bytesOf(entry.name), parts: copy }, nativeCrc32).map((piece) => piece.slice())
+    const copy = {
+      ...parts,
+      layers: parts.layers.map((layer) => ({ ...layer, bitmap: (layer.bitmap as Uint8Array).slice() })),
+    }
+    return encodeFilter({ name: FilterRegistry.bytesOf(entry.name), parts: copy }, nativeCrc32).map((piece) =>
+      piece.slice(),
+    )
   })
   return Buffer.concat(encodeSyncPayload(files))
 }
@@ -99,7 +110,8 @@ function decode(payload: Buffer, chunk: number, maxFilterBytes = 0): SyncPayload
 
 function guards(registry: FilterRegistry): number {
   let count = 0
-  for (const entry of registry.entries()) for (const layer of bloomOf(entry).layers) if (layer.writeGuard !== null) count++
+  for (const entry of registry.entries())
+    for (const layer of bloomOf(entry).layers) if (layer.writeGuard !== null) count++
   return count
 }
 
@@ -122,7 +134,7 @@ describe('captureRegistry', () => {
       expect(filter.info()).toEqual(live.info())
       expect(filter.hashing).toEqual(live.hashing)
       filter.layers.forEach((layer, i) => {
-        expect(Buffer.from((layer.bitmap as Uint8Array)).equals((live.layers[i]!.bitmap as Uint8Array))).toBe(true)
+        expect(Buffer.from(layer.bitmap as Uint8Array).equals(live.layers[i]!.bitmap as Uint8Array)).toBe(true)
         expect(layer.setBits).toBe(live.layers[i]!.setBits) // counted chunk by chunk as the bytes came
         expect(layer.setBits).toBe(countSetBits(layer.bitmap))
       })
@@ -143,7 +155,9 @@ describe('captureRegistry', () => {
     const payload = drain(capture, 777)
     const decoded = [...decode(payload, 50).filters()]
     expect(decoded.map((f) => [f.name.toString('latin1'), f.expiresAt])).toEqual([
-      ['lasting', undefined], ['expiring', 4_102_444_800_000], ['expired', 1000],
+      ['lasting', undefined],
+      ['expiring', 4_102_444_800_000],
+      ['expired', 1000],
     ])
     // The record: type 2 and the time as u64le, right after the file it belongs to.
     const record = Buffer.alloc(9)
@@ -151,7 +165,9 @@ describe('captureRegistry', () => {
     record.writeBigUInt64LE(4_102_444_800_000n, 1)
     expect(payload.includes(record)).toBe(true)
     // An expiry record with no filter before it is refused.
-    expect(() => decode(Buffer.concat([Buffer.from('BFSSYNC1', 'latin1'), record, Buffer.of(0)]), 4)).toThrow(/expiry record that follows no filter/)
+    expect(() => decode(Buffer.concat([Buffer.from('BFSSYNC1', 'latin1'), record, Buffer.of(0)]), 4)).toThrow(
+      /expiry record that follows no filter/,
+    )
   })
 
   it('puts a database record before the filters of another database than the one before; the replica decodes each in its database', () => {
@@ -167,13 +183,21 @@ describe('captureRegistry', () => {
     databases.db(12).set('w', new WindowFilter({ kind: 'count', errorRate: 0.01, capacity: 100 }))
     const payload = drain(captureRegistry(databases.allEntries()), 333)
     const decoded = [...decode(payload, 41).filters()]
-    expect(decoded.map((f) => [f.db, f.name.toString('latin1')])).toEqual([[0, 'a'], [5, 'a'], [5, 'b'], [7, 'w'], [12, 'c'], [12, 'w']])
+    expect(decoded.map((f) => [f.db, f.name.toString('latin1')])).toEqual([
+      [0, 'a'],
+      [5, 'a'],
+      [5, 'b'],
+      [7, 'w'],
+      [12, 'c'],
+      [12, 'w'],
+    ])
     expect(bloomFilter(decoded[1]!.filter).has(Buffer.from('five:0'))).toBe(true)
     expect(decoded[3]!.filter).toBeInstanceOf(WindowFilter)
     expect((decoded[3]!.filter as WindowFilter).has(Buffer.from('w1'), 0, 2, 0)).toBe(true)
     expect(decoded[5]!.filter).toBeInstanceOf(WindowFilter)
     // The record: type 4 (3 is the window filter's) and the database as u64le, once per change of database.
-    const record = (db: number): Buffer => Buffer.concat([Buffer.of(4), Buffer.from(new BigUint64Array([BigInt(db)]).buffer)])
+    const record = (db: number): Buffer =>
+      Buffer.concat([Buffer.of(4), Buffer.from(new BigUint64Array([BigInt(db)]).buffer)])
     expect(payload.indexOf(record(5))).toBeGreaterThan(0)
     expect(payload.indexOf(record(5), payload.indexOf(record(5)) + 1)).toBe(-1)
     expect(payload.includes(record(12))).toBe(true)
@@ -182,7 +206,15 @@ describe('captureRegistry', () => {
     only0.db(0).set('a', filterOf(SCALING, 3))
     const payload0 = drain(captureRegistry(only0.allEntries()), 333)
     expect(payload0[8]).toBe(1) // the first record after the magic is the filter's
-    expect(payload0.length).toBe(8 + 9 + encodeFilter({ name: Buffer.from('a'), parts: bloomOf(only0.db(0).get('a')).toParts() }, nativeCrc32).reduce((n, p) => n + p.length, 0) + 1)
+    expect(payload0.length).toBe(
+      8 +
+        9 +
+        encodeFilter({ name: Buffer.from('a'), parts: bloomOf(only0.db(0).get('a')).toParts() }, nativeCrc32).reduce(
+          (n, p) => n + p.length,
+          0,
+        ) +
+        1,
+    )
     // A replica with fewer databases refuses the payload.
     const small = new SyncPayloadDecoder({ maxFilterBytes: 0 }, 8)
     expect(() => small.push(payload)).toThrow('the payload holds database 12, and this server has 8 (databases)')
@@ -323,7 +355,8 @@ describe('SyncPayloadDecoder', () => {
     const file = encodeFilter({ name: Buffer.from('k'), parts: one })
     expect(() => decode(Buffer.concat(encodeSyncPayload([file, file])), 100)).toThrow(/two filters named "k"/)
     const badHashes = { ...one, layers: one.layers.map((layer) => ({ ...layer, hashCount: layer.hashCount + 1 })) }
-    const refused = () => decode(Buffer.concat(encodeSyncPayload([encodeFilter({ name: Buffer.from('h'), parts: badHashes })])), 100)
+    const refused = () =>
+      decode(Buffer.concat(encodeSyncPayload([encodeFilter({ name: Buffer.from('h'), parts: badHashes })])), 100)
     expect(refused).toThrow(DecodeError)
     expect(refused).toThrow(/filter "h": layer 0: hashCount/)
     const partial = decode(Buffer.concat(encodeSyncPayload([file])).subarray(0, 50), 10)
@@ -352,7 +385,11 @@ describe('captureRegistry next(maxBytes, maxWork)', () => {
       const capture = captureRegistry(registry)
       const pieces: Buffer[] = []
       let calls = 0
-      for (let piece = capture.next(MAX_PIECE_BYTES, maxWork); piece !== null; piece = capture.next(MAX_PIECE_BYTES, maxWork)) {
+      for (
+        let piece = capture.next(MAX_PIECE_BYTES, maxWork);
+        piece !== null;
+        piece = capture.next(MAX_PIECE_BYTES, maxWork)
+      ) {
         calls++
         pieces.push(piece)
         if (maxWork !== undefined) expect(piece.length).toBeLessThanOrEqual(maxWork + 4096) // the bitmap part, with the small framing around it

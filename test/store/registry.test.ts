@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { FilterRegistry } from '../../src/store/registry.js'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 
-const filter = (): ScalableBloomFilter => new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
+const filter = (): ScalableBloomFilter =>
+  new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
 
 describe('FilterRegistry.nameOf', () => {
-  it('throws ERR_STRING_TOO_LONG for a key past V8\'s longest string (2^29 - 24), which dispatch answers', () => {
+  it("throws ERR_STRING_TOO_LONG for a key past V8's longest string (2^29 - 24), which dispatch answers", () => {
     // allocUnsafe: the pages are never touched, so this costs no memory.
     const tooLong = Buffer.allocUnsafe(2 ** 29 - 23)
     expect(() => FilterRegistry.nameOf(tooLong)).toThrow(expect.objectContaining({ code: 'ERR_STRING_TOO_LONG' }))

@@ -5,11 +5,12 @@ import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { keyHashSlot, slotOf } from '../../src/core/key-slot.js'
 import { slotOfName } from '../../src/store/slot-index.js'
 
-const filter = (): ScalableBloomFilter => new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
+const filter = (): ScalableBloomFilter =>
+  new ScalableBloomFilter({ capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false })
 
 /** The keys redis's tests and the cluster spec use, with their known slots. */
 describe('slotOfName', () => {
-  it('is keyHashSlot of the key\'s raw bytes (names are latin1 strings of those bytes)', () => {
+  it("is keyHashSlot of the key's raw bytes (names are latin1 strings of those bytes)", () => {
     expect(slotOfName('foo')).toBe(12182)
     expect(slotOfName('{user1000}.following')).toBe(slotOf('user1000'))
     const bytes = Buffer.from([0xff, 0x00, 0xc3, 0x7b, 0x61, 0x7d])

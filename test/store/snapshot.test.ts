@@ -12,8 +12,16 @@ import { describe, expect, it } from 'vitest'
 import { ScalableBloomFilter } from '../../src/core/scalable-filter.js'
 import { FilterRegistry } from '../../src/store/registry.js'
 import {
-  formatManifest, MANIFEST_FILE, parseManifest, parseManifestText, SLICE_BYTES, SnapshotLoadError, SnapshotStore, SNAPSHOT_DIR,
-  type CorruptPolicy, type SnapshotLogHooks,
+  formatManifest,
+  MANIFEST_FILE,
+  parseManifest,
+  parseManifestText,
+  SLICE_BYTES,
+  SnapshotLoadError,
+  SnapshotStore,
+  SNAPSHOT_DIR,
+  type CorruptPolicy,
+  type SnapshotLogHooks,
 } from '../../src/store/snapshot.js'
 import type { Logger } from '../../src/runtime/logger.js'
 import { bloomOf } from '../helpers/bloom-of.js'
@@ -33,14 +41,22 @@ function store(dir: string, onCorrupt: CorruptPolicy = 'refuse'): SnapshotStore 
   return new SnapshotStore({ dir, log, onCorrupt: () => onCorrupt })
 }
 
-async function loaded(dir: string, onCorrupt: CorruptPolicy = 'refuse'): Promise<{ snapshots: SnapshotStore; registry: FilterRegistry }> {
+async function loaded(
+  dir: string,
+  onCorrupt: CorruptPolicy = 'refuse',
+): Promise<{ snapshots: SnapshotStore; registry: FilterRegistry }> {
   const snapshots = store(dir, onCorrupt)
   const registry = new FilterRegistry()
   await snapshots.loadAll(registry)
   return { snapshots, registry }
 }
 
-function add(registry: FilterRegistry, name: string, items: Iterable<string>, options = { capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false }): void {
+function add(
+  registry: FilterRegistry,
+  name: string,
+  items: Iterable<string>,
+  options = { capacity: 100, errorRate: 0.01, expansion: 2, nonScaling: false },
+): void {
   const entry = registry.get(name) ?? registry.set(name, new ScalableBloomFilter(options))
   for (const item of items) if (bloomOf(entry).add(Buffer.from(item)) === 1) registry.touch(entry)
 }
@@ -129,7 +145,11 @@ describe('SnapshotStore and the append-only log', () => {
   it('a save that fails after its start point keeps the committed log-from and releases nothing', async () => {
     const dir = tempDir()
     const events: string[] = []
-    const snapshots = new SnapshotStore({ dir, log, appendLog: recordingHooks(events, path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)) })
+    const snapshots = new SnapshotStore({
+      dir,
+      log,
+      appendLog: recordingHooks(events, path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE)),
+    })
     const registry = new FilterRegistry()
     await snapshots.loadAll(registry)
     add(registry, 'a', range('a', 10))
@@ -152,7 +172,10 @@ describe('SnapshotStore and the append-only log', () => {
     await first.loadAll(registry)
     add(registry, 'a', range('a', 10))
     first.saveSync(registry)
-    const closed: SnapshotLogHooks = { rotate: () => undefined, committed: (logFrom) => void events.push(`committed ${logFrom}`) }
+    const closed: SnapshotLogHooks = {
+      rotate: () => undefined,
+      committed: (logFrom) => void events.push(`committed ${logFrom}`),
+    }
     const second = new SnapshotStore({ dir, log, appendLog: closed })
     const registry2 = new FilterRegistry()
     await second.loadAll(registry2)
@@ -181,8 +204,8 @@ describe('SnapshotStore', () => {
       const before = bloomOf(a.registry.get(name))
       const after = bloomOf(b.registry.get(name))
       expect(after.info()).toEqual(before.info())
-      expect(after.toParts().layers.map((l) => Buffer.from((l.bitmap as Uint8Array)).toString('hex'))).toEqual(
-        before.toParts().layers.map((l) => Buffer.from((l.bitmap as Uint8Array)).toString('hex')),
+      expect(after.toParts().layers.map((l) => Buffer.from(l.bitmap as Uint8Array).toString('hex'))).toEqual(
+        before.toParts().layers.map((l) => Buffer.from(l.bitmap as Uint8Array).toString('hex')),
       )
       for (const item of range(name, 600)) expect(after.has(Buffer.from(item))).toBe(before.has(Buffer.from(item)))
     }
@@ -234,7 +257,12 @@ describe('SnapshotStore', () => {
       await snapshots.saveAll(registry, { background })
       add(registry, 'b', ['new item'])
       registry.delete('a')
-      expect(await snapshots.saveAll(registry, { background })).toMatchObject({ background, written: 1, kept: 0, removed: 2 })
+      expect(await snapshots.saveAll(registry, { background })).toMatchObject({
+        background,
+        written: 1,
+        kept: 0,
+        removed: 2,
+      })
       expect(snapshotFiles(dir)).toEqual(['000000000003.bf', MANIFEST_FILE])
       texts.push(readFileSync(path.join(dir, SNAPSHOT_DIR, MANIFEST_FILE), 'latin1'))
     }
@@ -260,7 +288,10 @@ describe('SnapshotStore', () => {
     const committed = snapshotFiles(dir)
     // What a kill -9 mid-save leaves: a half-written temp file and a finished but unlisted filter file.
     writeFileSync(path.join(dir, SNAPSHOT_DIR, '000000000099.bf.123-1.tmp'), 'half')
-    writeFileSync(path.join(dir, SNAPSHOT_DIR, '000000000098.bf'), readFileSync(path.join(dir, SNAPSHOT_DIR, committed[0]!)))
+    writeFileSync(
+      path.join(dir, SNAPSHOT_DIR, '000000000098.bf'),
+      readFileSync(path.join(dir, SNAPSHOT_DIR, committed[0]!)),
+    )
     writeFileSync(path.join(dir, SNAPSHOT_DIR, 'MANIFEST.123-2.tmp'), 'half')
     const after = await loaded(dir)
     expect([...after.registry.names()]).toEqual(['a'])
@@ -306,29 +337,46 @@ describe('SnapshotStore', () => {
     }
 
     const damages: [string, (file: string) => void, RegExp][] = [
-      ['a flipped bit in the bitmap', (file) => {
-        const bytes = readFileSync(file)
-        bytes[70]! ^= 0x10
-        writeFileSync(file, bytes)
-      }, /checksum/],
+      [
+        'a flipped bit in the bitmap',
+        (file) => {
+          const bytes = readFileSync(file)
+          bytes[70]! ^= 0x10
+          writeFileSync(file, bytes)
+        },
+        /checksum/,
+      ],
       ['a truncated file', (file) => truncateSync(file, statSync(file).size - 7), /truncated/],
-      ['a wrong magic', (file) => {
-        const bytes = readFileSync(file)
-        bytes[0] = 0x00
-        writeFileSync(file, bytes)
-      }, /bad-magic|bad magic/],
-      ['an absurd size (same length kept)', (file) => {
-        const bytes = readFileSync(file)
-        bytes.writeUInt32LE(0x3_0000, 44) // bitmap bytes high word: 2^48 bytes
-        writeFileSync(file, bytes)
-      }, /corrupt|truncated/],
+      [
+        'a wrong magic',
+        (file) => {
+          const bytes = readFileSync(file)
+          bytes[0] = 0x00
+          writeFileSync(file, bytes)
+        },
+        /bad-magic|bad magic/,
+      ],
+      [
+        'an absurd size (same length kept)',
+        (file) => {
+          const bytes = readFileSync(file)
+          bytes.writeUInt32LE(0x3_0000, 44) // bitmap bytes high word: 2^48 bytes
+          writeFileSync(file, bytes)
+        },
+        /corrupt|truncated/,
+      ],
     ]
 
     it.each(damages)('refuses %s, naming the file', async (_label, damage, reason) => {
       const { dir, file } = await savedOne()
       damage(file)
       const registry = new FilterRegistry()
-      const error = await store(dir).loadAll(registry).then(() => undefined, (e: unknown) => e)
+      const error = await store(dir)
+        .loadAll(registry)
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )
       expect(error).toBeInstanceOf(SnapshotLoadError)
       expect((error as Error).message).toContain(file)
       expect((error as Error).message).toMatch(reason)
@@ -410,7 +458,9 @@ describe('a layer held in pieces', () => {
     await job
     const back = bloomOf((await loaded(dir)).registry.get('p'))
     expect(back.info()).toEqual(plain.info())
-    expect(Buffer.from(bitmapRange(back.layers[0]!.bitmap, 0, layer.bitmap.length)).equals(layer.bitmap as Uint8Array)).toBe(true)
+    expect(
+      Buffer.from(bitmapRange(back.layers[0]!.bitmap, 0, layer.bitmap.length)).equals(layer.bitmap as Uint8Array),
+    ).toBe(true)
   })
 })
 

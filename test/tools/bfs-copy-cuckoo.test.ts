@@ -25,7 +25,7 @@ const items = (prefix: string, count: number): string[] => Array.from({ length: 
 /** Every CF.SCANDUMP reply of a filter, hashed: equal digests mean byte-identical filters. */
 async function cfDigest(redis: Redis, key: string | Buffer): Promise<string> {
   const hash = createHash('sha256')
-  for (let cursor = 0; ; ) {
+  for (let cursor = 0; ;) {
     const [next, data] = (await redis.callBuffer('CF.SCANDUMP', key, cursor)) as [number, Buffer | null]
     hash.update(`${next}:`).update(data ?? 'nil')
     if (next === 0) return hash.digest('hex')
@@ -62,7 +62,7 @@ describe('bfs-copy: Cuckoo filters', () => {
     await from.call('CF.RESERVE', 'cf:empty', '5000', 'BUCKETSIZE', '3', 'MAXITERATIONS', '7', 'EXPANSION', '0')
     await from.call('CF.ADD', BINARY, 'x')
     await from.call('BF.ADD', 'bloom', 'x')
-    expect(Number((await from.call('CF.INFO', 'cf:grown') as number[])[5])).toBeGreaterThan(1)
+    expect(Number(((await from.call('CF.INFO', 'cf:grown')) as number[])[5])).toBeGreaterThan(1)
     endpoints = ['--from', `127.0.0.1:${source.port}`, '--to', `127.0.0.1:${target.port}`]
   }, 120_000)
 

@@ -87,7 +87,9 @@ describe('bfs-copy between two servers', () => {
     const result = await copyTool(endpoints)
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/bfs-copy: copied 3 of 3 filters \(\d+\.\d MiB\) from 127\.0\.0\.1:\d+ to 127\.0\.0\.1:\d+ in [\d.]+ s; 0 failed/)
+    expect(result.stdout).toMatch(
+      /bfs-copy: copied 3 of 3 filters \(\d+\.\d MiB\) from 127\.0\.0\.1:\d+ to 127\.0\.0\.1:\d+ in [\d.]+ s; 0 failed/,
+    )
     // Not a terminal: one plain line per filter, no bar.
     expect(result.stdout).toMatch(/^copied users:scalable \(/m)
     expect(result.stdout).toMatch(/^copied large \(2[67]\.\d MiB\)/m)
@@ -139,7 +141,16 @@ describe('bfs-copy between two servers', () => {
   it('a target that refuses a filter (over its max-filter-bytes) fails it and leaves nothing', async () => {
     const small = await startServer({ 'max-filter-bytes': 1024 * 1024 })
     try {
-      const result = await copyTool(['--from', `127.0.0.1:${source.port}`, '--from-password', 'sekret', '--to', `127.0.0.1:${small.port}`, 'large', 'users:fixed'])
+      const result = await copyTool([
+        '--from',
+        `127.0.0.1:${source.port}`,
+        '--from-password',
+        'sekret',
+        '--to',
+        `127.0.0.1:${small.port}`,
+        'large',
+        'users:fixed',
+      ])
       expect(result.code).toBe(1)
       expect(result.stderr).toContain('large: ERR filter would exceed the maximum filter size')
       expect(result.stdout).toContain('copied 1 of 2 filters')
@@ -155,7 +166,14 @@ describe('bfs-copy between two servers', () => {
   })
 
   it('a wrong or missing password, an unreachable endpoint and bad usage exit non-zero', async () => {
-    const wrong = await copyTool(['--from', `127.0.0.1:${source.port}`, '--from-password', 'nope', '--to', `127.0.0.1:${target.port}`])
+    const wrong = await copyTool([
+      '--from',
+      `127.0.0.1:${source.port}`,
+      '--from-password',
+      'nope',
+      '--to',
+      `127.0.0.1:${target.port}`,
+    ])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toMatch(/cannot connect to the source 127\.0\.0\.1:\d+: WRONGPASS/)
     const missing = await copyTool(['--from', `127.0.0.1:${source.port}`, '--to', `127.0.0.1:${target.port}`])
@@ -214,7 +232,16 @@ describe('bfs-copy: sliding-window filters, expiry times, ACL users, the default
     await from.call('APBF.RESERVE', 'window:time', 'TIME', '0.01', '1000', '3600')
     await from.call('APBF.ADD', 'window:time', 't-1', 't-2', 't-3')
     await from.call('PEXPIRE', 'window:time', 900_000)
-    endpoints = ['--from', `127.0.0.1:${source.port}`, '--from-user', 'copier', '--from-pass', 'copier-pass', '--to', `127.0.0.1:${target.port}`]
+    endpoints = [
+      '--from',
+      `127.0.0.1:${source.port}`,
+      '--from-user',
+      'copier',
+      '--from-pass',
+      'copier-pass',
+      '--to',
+      `127.0.0.1:${target.port}`,
+    ]
   }, 120_000)
 
   beforeEach(async () => {
@@ -237,10 +264,15 @@ describe('bfs-copy: sliding-window filters, expiry times, ACL users, the default
     expect(await to.type('window:time')).toBe('APBFtTYPE')
     expect(await to.dumpBuffer('window:count')).toEqual(await from.dumpBuffer('window:count'))
     const probes = ['c-0', 'c-700', 'c-1499', 'nope']
-    expect(await to.call('APBF.EXISTS', 'window:count', ...probes)).toEqual(await from.call('APBF.EXISTS', 'window:count', ...probes))
+    expect(await to.call('APBF.EXISTS', 'window:count', ...probes)).toEqual(
+      await from.call('APBF.EXISTS', 'window:count', ...probes),
+    )
     expect(await to.call('APBF.EXISTS', 'window:time', 't-1', 't-3', 'nope')).toEqual([1, 1, 0])
     await expectSameFilter(from, to, 'bloom:ttl')
-    for (const [key, most] of [['bloom:ttl', 600_000], ['window:time', 900_000]] as const) {
+    for (const [key, most] of [
+      ['bloom:ttl', 600_000],
+      ['window:time', 900_000],
+    ] as const) {
       const ttl = await to.pttl(key)
       expect(ttl, key).toBeGreaterThan(most - 60_000)
       expect(ttl, key).toBeLessThanOrEqual(most)
@@ -284,7 +316,16 @@ describe('bfs-copy between two bfs processes', () => {
   })
 
   async function launch(name: string): Promise<number> {
-    const { bfs, port } = await startChildServer(['--port', '0', '--dir', path.join(dir, name), '--appendonly', 'no', '--save', ''])
+    const { bfs, port } = await startChildServer([
+      '--port',
+      '0',
+      '--dir',
+      path.join(dir, name),
+      '--appendonly',
+      'no',
+      '--save',
+      '',
+    ])
     running.push(bfs)
     return port
   }

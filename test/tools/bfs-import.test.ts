@@ -37,7 +37,9 @@ function bfsImport(args: readonly string[], input?: string) {
 
 /** The summary's counts: "N items read ... : A new, P already present, E errors". */
 function summary(stdout: string): { read: number; added: number; present: number; errors: number } {
-  const match = /bfs-import: ([\d,]+) items read .*: ([\d,]+) new, ([\d,]+) already present, ([\d,]+) errors/.exec(stdout)
+  const match = /bfs-import: ([\d,]+) items read .*: ([\d,]+) new, ([\d,]+) already present, ([\d,]+) errors/.exec(
+    stdout,
+  )
   expect(match, `no summary in ${JSON.stringify(stdout)}`).not.toBeNull()
   const n = (i: number): number => Number(match![i]!.replace(/,/g, ''))
   return { read: n(1), added: n(2), present: n(3), errors: n(4) }
@@ -65,8 +67,16 @@ describe('bfs-import', () => {
     writeFileSync(path.join(work, 'one.txt'), first.join('\r\n') + '\r\n\r\n')
     writeFileSync(path.join(work, 'two.txt'), '\n' + second.join('\n'))
     const result = await bfsImport([
-      '--filter', 'crawl', '--batch', '128', '--capacity', '5000', '--error-rate', '0.001',
-      path.join(work, 'one.txt'), path.join(work, 'two.txt'),
+      '--filter',
+      'crawl',
+      '--batch',
+      '128',
+      '--capacity',
+      '5000',
+      '--error-rate',
+      '0.001',
+      path.join(work, 'one.txt'),
+      path.join(work, 'two.txt'),
     ])
     expect(result.code).toBe(0)
     const all = [...first, ...second]
@@ -81,7 +91,10 @@ describe('bfs-import', () => {
 
   it('reads standard input and prints plain progress lines when not on a terminal', async () => {
     const items = Array.from({ length: 2500 }, (_, i) => `stdin-item-${i}`)
-    const result = await bfsImport(['-f', 'piped', '--batch', '100', '--window', '2', '--progress-interval', '0'], items.join('\n') + '\n')
+    const result = await bfsImport(
+      ['-f', 'piped', '--batch', '100', '--window', '2', '--progress-interval', '0'],
+      items.join('\n') + '\n',
+    )
     expect(result.code).toBe(0)
     expect(summary(result.stdout).read).toBe(2500)
     const lines = result.stderr.split('\n').filter((line) => /items\/s/.test(line))
@@ -100,7 +113,10 @@ describe('bfs-import', () => {
 
   it('exits 1 and counts the items a full non-scaling filter refuses', async () => {
     const items = Array.from({ length: 100 }, (_, i) => `full-${i}`)
-    const result = await bfsImport(['-f', 'small', '--capacity', '10', '--error-rate', '0.01', '--nonscaling', '--batch', '7'], items.join('\n'))
+    const result = await bfsImport(
+      ['-f', 'small', '--capacity', '10', '--error-rate', '0.01', '--nonscaling', '--batch', '7'],
+      items.join('\n'),
+    )
     expect(result.code).toBe(1)
     const counts = summary(result.stdout)
     expect(counts.read).toBe(100)
@@ -156,7 +172,19 @@ describe('bfs-import when the server disappears mid-run', () => {
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const port = (server.address() as net.AddressInfo).port
-    const tool = InteractiveTool.start(process.execPath, [IMPORT, '--port', String(port), '-f', 'gone', '--batch', '3', '--progress', 'lines', '--progress-interval', '0'])
+    const tool = InteractiveTool.start(process.execPath, [
+      IMPORT,
+      '--port',
+      String(port),
+      '-f',
+      'gone',
+      '--batch',
+      '3',
+      '--progress',
+      'lines',
+      '--progress-interval',
+      '0',
+    ])
     try {
       // Four lines: a batch of three goes out (and is dropped), the fourth waits in the next batch.
       tool.child.stdin.write('a\nb\nc\nd\n')
@@ -218,7 +246,11 @@ describe('bfs-import with an ACL user, and its default port', () => {
     const args = ['--port', String(secured.port), '-f', 'acl']
     const refused = await runTool(process.execPath, [IMPORT, ...args, '--pass', 'imp-pass'], 'a\n')
     expect(refused.code).toBe(2)
-    const accepted = await runTool(process.execPath, [IMPORT, ...args, '--user', 'importer', '--pass', 'imp-pass'], 'a\nb\n')
+    const accepted = await runTool(
+      process.execPath,
+      [IMPORT, ...args, '--user', 'importer', '--pass', 'imp-pass'],
+      'a\nb\n',
+    )
     expect(accepted.code).toBe(0)
     expect(summary(accepted.stdout)).toMatchObject({ read: 2, added: 2 })
   })

@@ -21,7 +21,9 @@ describe('RespClient', () => {
     const client = await RespClient.connect('127.0.0.1', running.port, { password: 'pw' })
     try {
       const replies = await Promise.all(Array.from({ length: 1000 }, (_, i) => client.send(['ECHO', `reply ${i}`])))
-      expect(replies.map((reply) => (reply as Buffer).toString())).toEqual(Array.from({ length: 1000 }, (_, i) => `reply ${i}`))
+      expect(replies.map((reply) => (reply as Buffer).toString())).toEqual(
+        Array.from({ length: 1000 }, (_, i) => `reply ${i}`),
+      )
       expect(await client.send(['BF.ADD', 'f', 'x'])).toBe(1)
       expect(await client.send(['BF.ADD', 'f', 'x'])).toBe(0)
       await expect(client.send(['BF.INFO', 'missing'])).rejects.toThrow('ERR not found')

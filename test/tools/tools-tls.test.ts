@@ -39,7 +39,16 @@ const tlsFlags = () => ['--cacert', certs.caCert, '--cert', certs.clientCert, '-
 
 describe('the tools over TLS', () => {
   it('bfs-import --tls adds the items through the TLS port', async () => {
-    const args = ['--port', String(source.server.tlsPort), '--tls', ...tlsFlags(), '-f', 'imported', '--progress', 'none']
+    const args = [
+      '--port',
+      String(source.server.tlsPort),
+      '--tls',
+      ...tlsFlags(),
+      '-f',
+      'imported',
+      '--progress',
+      'none',
+    ]
     const result = await runTool(process.execPath, [path.join(DIST, 'bfs-import.js'), ...args], 'a\nb\nc\n')
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
@@ -48,22 +57,44 @@ describe('the tools over TLS', () => {
 
   it('bfs-import without a client certificate is refused by tls-auth-clients yes, and without --tls by the TLS port', async () => {
     const base = ['--port', String(source.server.tlsPort), '-f', 'refused', '--progress', 'none']
-    const noCert = await runTool(process.execPath, [path.join(DIST, 'bfs-import.js'), ...base, '--tls', '--cacert', certs.caCert], 'a\n')
+    const noCert = await runTool(
+      process.execPath,
+      [path.join(DIST, 'bfs-import.js'), ...base, '--tls', '--cacert', certs.caCert],
+      'a\n',
+    )
     expect(noCert.code).toBe(2)
     const plain = await runTool(process.execPath, [path.join(DIST, 'bfs-import.js'), ...base], 'a\n')
     expect(plain.code).toBe(2)
-    const stray = await runTool(process.execPath, [path.join(DIST, 'bfs-import.js'), ...base, '--cacert', certs.caCert], 'a\n')
+    const stray = await runTool(
+      process.execPath,
+      [path.join(DIST, 'bfs-import.js'), ...base, '--cacert', certs.caCert],
+      'a\n',
+    )
     expect(stray.stderr).toContain('--cacert, --cert and --key need --tls')
     expect(await plainSource.call('EXISTS', 'refused')).toBe(0)
   })
 
   it('bfs-copy --tls copies between two TLS ports, --from-tls from a TLS port to a plaintext one', async () => {
     await plainSource.call('BF.MADD', 'copied', 'x', 'y')
-    const copy = (args: string[]) => runTool(process.execPath, [path.join(DIST, 'bfs-copy.js'), ...args, ...tlsFlags(), 'copied'])
-    const both = await copy(['--from', `127.0.0.1:${source.server.tlsPort}`, '--to', `127.0.0.1:${target.server.tlsPort}`, '--tls'])
+    const copy = (args: string[]) =>
+      runTool(process.execPath, [path.join(DIST, 'bfs-copy.js'), ...args, ...tlsFlags(), 'copied'])
+    const both = await copy([
+      '--from',
+      `127.0.0.1:${source.server.tlsPort}`,
+      '--to',
+      `127.0.0.1:${target.server.tlsPort}`,
+      '--tls',
+    ])
     expect(both.code, both.stderr).toBe(0)
     expect(await plainTarget.call('BF.MEXISTS', 'copied', 'x', 'y', 'q')).toEqual([1, 1, 0])
-    const oneSide = await copy(['--from', `127.0.0.1:${source.server.tlsPort}`, '--to', `127.0.0.1:${target.port}`, '--from-tls', '--replace'])
+    const oneSide = await copy([
+      '--from',
+      `127.0.0.1:${source.server.tlsPort}`,
+      '--to',
+      `127.0.0.1:${target.port}`,
+      '--from-tls',
+      '--replace',
+    ])
     expect(oneSide.code, oneSide.stderr).toBe(0)
   })
 })

@@ -11,7 +11,18 @@ import { readFileSync } from 'node:fs'
 import type { CommandContext, CommandSpec, SubcommandSpec } from '../kernel/context.js'
 import { arityAccepts, containerOnly, helpSubcommand, rowOf } from '../kernel/table.js'
 import { CommandArgs } from '../../protocol/command-args.js'
-import { ERR, ReplyError, aclFileOpenText, commandNotFoundText, errText, genpassBitsText, subcommandSyntaxWords, unknownCategoryText, userNotFoundText, wrongArityText } from '../kernel/reply-error.js'
+import {
+  ERR,
+  ReplyError,
+  aclFileOpenText,
+  commandNotFoundText,
+  errText,
+  genpassBitsText,
+  subcommandSyntaxWords,
+  unknownCategoryText,
+  userNotFoundText,
+  wrongArityText,
+} from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { ACL_CATEGORIES, categoryName } from '../state/acl/acl-categories.js'
 import { channelsText, describeCommands, keysText } from '../state/acl/acl-describe.js'
@@ -57,7 +68,9 @@ function disconnectRevokedSubscribers(ctx: CommandContext, name: string): void {
     if (client.user !== name || subscriptions === undefined) continue
     const allowed = (names: Iterable<Buffer>, pattern: boolean): boolean =>
       [...names].every((channel) => selectors.some((selector) => channelAllowed(selector, channel, pattern)))
-    const keep = allowed(subscriptions.patterns.values(), true) && allowed(subscriptions.channels.values(), false) &&
+    const keep =
+      allowed(subscriptions.patterns.values(), true) &&
+      allowed(subscriptions.channels.values(), false) &&
       allowed(subscriptions.shardChannels.values(), false)
     if (keep) continue
     if (client === ctx.client) client.closeAfterReply()
@@ -71,7 +84,11 @@ export function aclGetuser(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const user = acl.get(argv.get(2).toString('latin1'))
   if (user === undefined) return reply.nullBulk()
-  const flags = [user.enabled ? 'on' : 'off', ...(user.nopass ? ['nopass'] : []), ...(user.sanitize !== '' ? [user.sanitize] : [])]
+  const flags = [
+    user.enabled ? 'on' : 'off',
+    ...(user.nopass ? ['nopass'] : []),
+    ...(user.sanitize !== '' ? [user.sanitize] : []),
+  ]
   reply.map(6)
   reply.bulk('flags')
   reply.set(flags.length)
@@ -143,8 +160,11 @@ export function aclCat(ctx: CommandContext, argv: CommandArgs): void {
   }
   if (argv.length !== 3) throw new ReplyError(subcommandSyntax(argv))
   const category = categoryName(argv.get(2).toString('latin1'))
-  if (category === undefined) throw new ReplyError(unknownCategoryText(argv.get(2).toString('latin1').slice(0, 128)), 'latin1')
-  const names = ctx.server.acl.space.all.filter((command) => command.categories.has(category)).map((command) => command.fullName)
+  if (category === undefined)
+    throw new ReplyError(unknownCategoryText(argv.get(2).toString('latin1').slice(0, 128)), 'latin1')
+  const names = ctx.server.acl.space.all
+    .filter((command) => command.categories.has(category))
+    .map((command) => command.fullName)
   reply.array(names.length)
   for (const name of names) reply.bulk(name)
 }
@@ -166,7 +186,11 @@ export function aclGenpass(ctx: CommandContext, argv: CommandArgs): void {
     throw new ReplyError(genpassBitsText(GENPASS_MAX_BITS))
   }
   const chars = Math.floor((bits + 3) / 4)
-  ctx.client.reply.bulk(randomBytes(Math.ceil(chars / 2)).toString('hex').slice(0, chars))
+  ctx.client.reply.bulk(
+    randomBytes(Math.ceil(chars / 2))
+      .toString('hex')
+      .slice(0, chars),
+  )
 }
 
 /** ACL LOG [count | RESET] → the newest entries (10 by default), or +OK once emptied */
@@ -195,13 +219,21 @@ export function aclDryrun(ctx: CommandContext, argv: CommandArgs): void {
   const inner = CommandArgs.of(args)
   const entry = ctx.server.commands.lookup(args[0]!)
   const row = entry === undefined ? undefined : rowOf(entry, inner)
-  if (entry === undefined || row === undefined) throw new ReplyError(commandNotFoundText(args[0]!.toString('latin1')), 'latin1')
+  if (entry === undefined || row === undefined)
+    throw new ReplyError(commandNotFoundText(args[0]!.toString('latin1')), 'latin1')
   if (!arityAccepts(row.spec, args.length)) throw new ReplyError(wrongArityText(row.fullName))
   const denied = aclDenial(user, entry, row, inner)
   const reply = ctx.client.reply
   if (denied === undefined) return reply.simple('OK')
-  if (denied.reason === 'command') return reply.bulk(`This user has no permissions to run the '${row.fullName}' command`)
-  reply.bulk(Buffer.concat([Buffer.from(`This user has no permissions to access the '`), args[denied.index]!, Buffer.from(`' ${denied.reason}`)]))
+  if (denied.reason === 'command')
+    return reply.bulk(`This user has no permissions to run the '${row.fullName}' command`)
+  reply.bulk(
+    Buffer.concat([
+      Buffer.from(`This user has no permissions to access the '`),
+      args[denied.index]!,
+      Buffer.from(`' ${denied.reason}`),
+    ]),
+  )
 }
 
 function aclFile(ctx: CommandContext): string {
@@ -230,7 +262,11 @@ export function aclLoad(ctx: CommandContext): void {
 export function aclSave(ctx: CommandContext): void {
   const file = aclFile(ctx)
   try {
-    replaceFileSync(file, [Buffer.from(ctx.server.acl.fileText(), 'latin1')], `${file}.tmp-${process.pid}-${Date.now()}`)
+    replaceFileSync(
+      file,
+      [Buffer.from(ctx.server.acl.fileText(), 'latin1')],
+      `${file}.tmp-${process.pid}-${Date.now()}`,
+    )
   } catch (error) {
     ctx.server.log.warning(`Writing ACL file for ACL SAVE: ${strerror((error as NodeJS.ErrnoException).code ?? '')}`)
     throw new ReplyError(ERR.ACL_SAVE_FAILED)
@@ -240,16 +276,55 @@ export function aclSave(ctx: CommandContext): void {
 
 // redis 7.0 commands.def's ACL subcommands, in ACL HELP's order (aclCommand's help text).
 const ACL_SUBCOMMANDS: readonly SubcommandSpec[] = [
-  { name: 'CAT', arity: -2, help: ['CAT [<category>]', '    List all commands that belong to <category>, or all command categories', '    when no category is specified.'], handler: aclCat },
-  { name: 'DELUSER', arity: -3, help: ['DELUSER <username> [<username> ...]', '    Delete a list of users.'], handler: aclDeluser },
-  { name: 'DRYRUN', arity: -4, help: ['DRYRUN <username> <command> [<arg> ...]', '    Returns whether the user can execute the given command without executing the command.'], handler: aclDryrun },
+  {
+    name: 'CAT',
+    arity: -2,
+    help: [
+      'CAT [<category>]',
+      '    List all commands that belong to <category>, or all command categories',
+      '    when no category is specified.',
+    ],
+    handler: aclCat,
+  },
+  {
+    name: 'DELUSER',
+    arity: -3,
+    help: ['DELUSER <username> [<username> ...]', '    Delete a list of users.'],
+    handler: aclDeluser,
+  },
+  {
+    name: 'DRYRUN',
+    arity: -4,
+    help: [
+      'DRYRUN <username> <command> [<arg> ...]',
+      '    Returns whether the user can execute the given command without executing the command.',
+    ],
+    handler: aclDryrun,
+  },
   { name: 'GETUSER', arity: 3, help: ['GETUSER <username>', "    Get the user's details."], handler: aclGetuser },
-  { name: 'GENPASS', arity: -2, help: ['GENPASS [<bits>]', '    Generate a secure 256-bit user password. The optional `bits` argument can', '    be used to specify a different size.'], handler: aclGenpass },
+  {
+    name: 'GENPASS',
+    arity: -2,
+    help: [
+      'GENPASS [<bits>]',
+      '    Generate a secure 256-bit user password. The optional `bits` argument can',
+      '    be used to specify a different size.',
+    ],
+    handler: aclGenpass,
+  },
   { name: 'LIST', arity: 2, help: ['LIST', '    Show users details in config file format.'], handler: aclList },
   { name: 'LOAD', arity: 2, help: ['LOAD', '    Reload users from the ACL file.'], handler: aclLoad },
   { name: 'LOG', arity: -2, help: ['LOG [<count> | RESET]', '    Show the ACL log entries.'], handler: aclLog },
   { name: 'SAVE', arity: 2, help: ['SAVE', '    Save the current config to the ACL file.'], handler: aclSave },
-  { name: 'SETUSER', arity: -3, help: ['SETUSER <username> <attribute> [<attribute> ...]', '    Create or modify a user with the specified attributes.'], handler: aclSetuser },
+  {
+    name: 'SETUSER',
+    arity: -3,
+    help: [
+      'SETUSER <username> <attribute> [<attribute> ...]',
+      '    Create or modify a user with the specified attributes.',
+    ],
+    handler: aclSetuser,
+  },
   { name: 'USERS', arity: 2, help: ['USERS', '    List all the registered usernames.'], handler: aclUsers },
   { name: 'WHOAMI', arity: 2, help: ['WHOAMI', '    Return the current connection username.'], handler: aclWhoami },
   { ...helpSubcommand(['HELP', '    Prints this help.']), arity: 2 },
@@ -257,6 +332,13 @@ const ACL_SUBCOMMANDS: readonly SubcommandSpec[] = [
 
 /** The ACL container's row (builtin.ts lists it). */
 export const ACL_COMMAND: CommandSpec = {
-  name: 'ACL', arity: -2, flags: ['noscript', 'loading', 'stale'], keys: [0, 0, 0], group: 'server', since: '6.0.0',
-  summary: 'A container for Access List Control commands.', handler: containerOnly, subcommands: ACL_SUBCOMMANDS,
+  name: 'ACL',
+  arity: -2,
+  flags: ['noscript', 'loading', 'stale'],
+  keys: [0, 0, 0],
+  group: 'server',
+  since: '6.0.0',
+  summary: 'A container for Access List Control commands.',
+  handler: containerOnly,
+  subcommands: ACL_SUBCOMMANDS,
 }

@@ -94,7 +94,11 @@ function writeDoc(reply: ReplySink, row: RowFields, doc: CommandDoc): void {
   ])
 }
 
-function writeSubcommands(reply: ReplySink, group: string, subcommands: readonly (readonly [string, CommandDoc])[]): void {
+function writeSubcommands(
+  reply: ReplySink,
+  group: string,
+  subcommands: readonly (readonly [string, CommandDoc])[],
+): void {
   reply.map(subcommands.length)
   for (const [fullName, doc] of subcommands) {
     reply.bulk(fullName)
@@ -110,7 +114,10 @@ function subcommandDoc(fullName: string): CommandDoc {
 /** One command's COMMAND DOCS map, its subcommands included. */
 export function writeCommandDocs(reply: ReplySink, entry: CommandEntry): void {
   const spec = entry.spec
-  const subcommands = entry.subcommands === undefined ? undefined : [...entry.subcommands.values()].map((row) => [row.fullName, subcommandDoc(row.fullName)] as const)
+  const subcommands =
+    entry.subcommands === undefined
+      ? undefined
+      : [...entry.subcommands.values()].map((row) => [row.fullName, subcommandDoc(row.fullName)] as const)
   const doc = COMMAND_DOCS.get(spec.name.toLowerCase()) ?? {}
   writeDoc(reply, { summary: spec.summary, since: spec.since, group: spec.group, subcommands }, doc)
 }
@@ -119,14 +126,20 @@ export function writeCommandDocs(reply: ReplySink, entry: CommandEntry): void {
  * What a name given to COMMAND DOCS names: a command, or `container|sub` one subcommand (redis 7.0
  * lookupCommandBySds); undefined for none. `name` is the one the reply gives it.
  */
-export function lookupDocumented(table: CommandTableView, name: string): { readonly name: string; write(reply: ReplySink): void } | undefined {
+export function lookupDocumented(
+  table: CommandTableView,
+  name: string,
+): { readonly name: string; write(reply: ReplySink): void } | undefined {
   const parts = name.split('|')
   const entry = table.get(parts[0]!)
   if (entry === undefined || parts.length > 2) return undefined
   if (parts.length === 1) return { name: entry.lowerName, write: (reply) => writeCommandDocs(reply, entry) }
   const row = entry.subcommands?.get(parts[1]!)
   if (row === undefined) return undefined
-  return { name: row.fullName, write: (reply) => writeDoc(reply, { group: entry.spec.group }, subcommandDoc(row.fullName)) }
+  return {
+    name: row.fullName,
+    write: (reply) => writeDoc(reply, { group: entry.spec.group }, subcommandDoc(row.fullName)),
+  }
 }
 
 /**
@@ -171,7 +184,11 @@ export function writeTipsAndKeySpecs(reply: ReplySink, entry: CommandEntry): voi
 }
 
 /** The tips and key specs of a command's or a subcommand's docs (`derived` when they give no key specs). */
-export function writeDocTipsAndKeySpecs(reply: ReplySink, doc: CommandDoc | undefined, derived: readonly KeySpec[] = []): void {
+export function writeDocTipsAndKeySpecs(
+  reply: ReplySink,
+  doc: CommandDoc | undefined,
+  derived: readonly KeySpec[] = [],
+): void {
   const tips = doc?.tips ?? []
   reply.set(tips.length)
   for (const tip of tips) reply.bulk(tip)

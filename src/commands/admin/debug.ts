@@ -16,17 +16,30 @@ const NOT_ALLOWED = ERR.DEBUG_NOT_ALLOWED
 
 /** redis 7.0 debug.c debugCommand's HELP lines for the subcommands bfs has, in its order. */
 const HELP = [
-  'CHANGE-REPL-ID', '    Change the replication IDs of the instance.', '    Dangerous: should be used only for testing the replication subsystem.',
-  'ERROR <string>', '    Return a Redis protocol error with <string> as message. Useful for clients', '    unit tests to simulate Redis errors.',
-  'LOG <message>', '    Write <message> to the server log.',
-  'OBJECT <key>', '    Show low level info about `key` and associated value.',
-  'RELOAD [option ...]', '    Save the RDB on disk and reload it back to memory. Valid <option> values:',
-  '    * NOSAVE: the database will be loaded from an existing RDB file.', '    Examples:',
-  '    * DEBUG RELOAD: verify that the server is able to persist, flush and reload', '      the database.',
-  '    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an', '      existing RDB file.',
-  'SET-ACTIVE-EXPIRE <0|1>', '    Setting it to 0 disables expiring keys in background when they are not',
-  '    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the', '    default.',
-  'SLEEP <seconds>', '    Stop the server for <seconds>. Decimals allowed.',
+  'CHANGE-REPL-ID',
+  '    Change the replication IDs of the instance.',
+  '    Dangerous: should be used only for testing the replication subsystem.',
+  'ERROR <string>',
+  '    Return a Redis protocol error with <string> as message. Useful for clients',
+  '    unit tests to simulate Redis errors.',
+  'LOG <message>',
+  '    Write <message> to the server log.',
+  'OBJECT <key>',
+  '    Show low level info about `key` and associated value.',
+  'RELOAD [option ...]',
+  '    Save the RDB on disk and reload it back to memory. Valid <option> values:',
+  '    * NOSAVE: the database will be loaded from an existing RDB file.',
+  '    Examples:',
+  '    * DEBUG RELOAD: verify that the server is able to persist, flush and reload',
+  '      the database.',
+  '    * DEBUG RELOAD NOSAVE: replace the current database with the contents of an',
+  '      existing RDB file.',
+  'SET-ACTIVE-EXPIRE <0|1>',
+  '    Setting it to 0 disables expiring keys in background when they are not',
+  '    accessed (otherwise the Redis behavior). Setting it to 1 reenables back the',
+  '    default.',
+  'SLEEP <seconds>',
+  '    Stop the server for <seconds>. Decimals allowed.',
 ]
 
 /** redis allowProtectedAction: yes, or local and the client on a loopback address (networking.c islocalClient). */
@@ -49,7 +62,12 @@ export function debug(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const argc = argv.length
   if (argc === 2 && argv.isKeyword(1, 'HELP')) {
-    const lines = ['DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', ...HELP, 'HELP', '    Prints this help.']
+    const lines = [
+      'DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+      ...HELP,
+      'HELP',
+      '    Prints this help.',
+    ]
     reply.array(lines.length)
     for (const line of lines) reply.simple(line)
   } else if (argc === 3 && argv.isKeyword(1, 'SLEEP')) debugSleep(ctx, argv)
@@ -68,7 +86,13 @@ export function debug(ctx: CommandContext, argv: CommandArgs): void {
     reply.simple('OK')
   } else if (argc === 3 && argv.isKeyword(1, 'ERROR')) {
     // redis sends the string as the whole error line, newlines turned into spaces.
-    throw new ReplyError(argv.get(2).toString('latin1').replace(/[\r\n]/g, ' '), 'latin1')
+    throw new ReplyError(
+      argv
+        .get(2)
+        .toString('latin1')
+        .replace(/[\r\n]/g, ' '),
+      'latin1',
+    )
   } else throw new ReplyError(subcommandSyntaxText(argv.get(0), argv.get(1)), 'latin1')
 }
 
@@ -106,7 +130,9 @@ function debugObject(ctx: CommandContext, argv: CommandArgs): void {
   // redis shared.nokeyerr.
   if (entry === undefined) throw new ReplyError(ERR.NO_SUCH_KEY)
   const address = `0x${(entry.seq + 0x7f0000000000).toString(16)}`
-  ctx.client.reply.simple(`Value at:${address} refcount:1 encoding:raw serializedlength:${entry.filter.sizeBytes()} lru:0 lru_seconds_idle:0`)
+  ctx.client.reply.simple(
+    `Value at:${address} refcount:1 encoding:raw serializedlength:${entry.filter.sizeBytes()} lru:0 lru_seconds_idle:0`,
+  )
 }
 
 /**
@@ -139,23 +165,27 @@ function debugReload(ctx: CommandContext, argv: CommandArgs): void {
     }
   }
   // Every database is reloaded (redis emptyData(-1, ...)): each one's watchers are touched.
-  for (const registry of databases.made()) for (const name of registry.names()) ctx.server.watchedKeys.touch(registry.index, name)
+  for (const registry of databases.made())
+    for (const name of registry.names()) ctx.server.watchedKeys.touch(registry.index, name)
   databases.clear()
   persistence.loading = true
   pause.pause('reload', Number.MAX_SAFE_INTEGER, 'all')
   peer.block()
-  persistence.snapshots.loadAll(databases).then(
-    () => {
-      log.warning('DB reloaded by DEBUG RELOAD')
-      peer.reply.simple('OK')
-    },
-    (error: unknown) => {
-      log.warning(`DEBUG RELOAD: ${(error as Error).message}`)
-      peer.reply.error(ERR.DEBUG_RELOAD_LOAD_FAILED)
-    },
-  ).finally(() => {
-    persistence.loading = false
-    pause.unpause('reload')
-    peer.unblock()
-  })
+  persistence.snapshots
+    .loadAll(databases)
+    .then(
+      () => {
+        log.warning('DB reloaded by DEBUG RELOAD')
+        peer.reply.simple('OK')
+      },
+      (error: unknown) => {
+        log.warning(`DEBUG RELOAD: ${(error as Error).message}`)
+        peer.reply.error(ERR.DEBUG_RELOAD_LOAD_FAILED)
+      },
+    )
+    .finally(() => {
+      persistence.loading = false
+      pause.unpause('reload')
+      peer.unblock()
+    })
 }

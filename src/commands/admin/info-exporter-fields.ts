@@ -38,7 +38,12 @@ export function clientsExtraFields(ctx: CommandContext): Field[] {
   ]
 }
 
-export function memoryExtraFields(ctx: CommandContext, used: number, rss: number, human: (bytes: number) => string): Field[] {
+export function memoryExtraFields(
+  ctx: CommandContext,
+  used: number,
+  rss: number,
+  human: (bytes: number) => string,
+): Field[] {
   let normal = 0
   let replicas = 0
   for (const client of ctx.server.clients()) {

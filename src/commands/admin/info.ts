@@ -11,7 +11,12 @@ import { replicaInfoFields } from '../../replication/replica-info.js'
 import { entryRows } from '../kernel/table.js'
 import { arenaMemory, probeArenaMemory } from '../../core/arena.js'
 import {
-  clientsExtraFields, cpuExtraFields, memoryExtraFields, persistenceExtraFields, serverExtraFields, statsExtraFields,
+  clientsExtraFields,
+  cpuExtraFields,
+  memoryExtraFields,
+  persistenceExtraFields,
+  serverExtraFields,
+  statsExtraFields,
 } from './info-exporter-fields.js'
 
 /** `key=value` pairs, printed joined by commas (`keys=1,expires=0,avg_ttl=0`). */
@@ -125,8 +130,10 @@ const SECTIONS: Record<string, Section> = {
     ]
   },
   // The replica's block (replication/replica-info.ts) follows role:slave.
-  replication: (ctx) => replicationInfo(ctx.server.replication, ctx.server.masterSide, ctx.server.config,
-    () => replicaInfoFields(ctx.server.replicaLink, ctx.server.config, Date.now())),
+  replication: (ctx) =>
+    replicationInfo(ctx.server.replication, ctx.server.masterSide, ctx.server.config, () =>
+      replicaInfoFields(ctx.server.replicaLink, ctx.server.config, Date.now()),
+    ),
   cpu: () => {
     const usage = process.cpuUsage()
     return [
@@ -135,7 +142,20 @@ const SECTIONS: Record<string, Section> = {
       ...cpuExtraFields(),
     ]
   },
-  modules: () => [['module', [['name', MODULE_NAME], ['ver', MODULE_VERSION], ['api', 1], ['filters', 0], ['usedby', '[]'], ['using', '[]'], ['options', '[]']]]],
+  modules: () => [
+    [
+      'module',
+      [
+        ['name', MODULE_NAME],
+        ['ver', MODULE_VERSION],
+        ['api', 1],
+        ['filters', 0],
+        ['usedby', '[]'],
+        ['using', '[]'],
+        ['options', '[]'],
+      ],
+    ],
+  ],
   commandstats: (ctx) => {
     const fields: Field[] = []
     for (const entry of ctx.server.commands) {
@@ -145,25 +165,59 @@ const SECTIONS: Record<string, Section> = {
         const { calls, micros, rejectedCalls, failedCalls } = row.counts
         if (calls + rejectedCalls === 0) continue
         const perCall = calls === 0 ? 0 : micros / calls
-        fields.push([`cmdstat_${row.fullName}`, [['calls', calls], ['usec', Math.floor(micros)], ['usec_per_call', perCall.toFixed(2)], ['rejected_calls', rejectedCalls], ['failed_calls', failedCalls]]])
+        fields.push([
+          `cmdstat_${row.fullName}`,
+          [
+            ['calls', calls],
+            ['usec', Math.floor(micros)],
+            ['usec_per_call', perCall.toFixed(2)],
+            ['rejected_calls', rejectedCalls],
+            ['failed_calls', failedCalls],
+          ],
+        ])
       }
     }
     return fields
   },
   // redis 7.0 genRedisInfoString: the error codes in the order of their bytes (its rax).
-  errorstats: (ctx) => [...ctx.server.stats.errorCodes]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([code, count]): Field => [`errorstat_${code}`, [['count', count]]]),
+  errorstats: (ctx) =>
+    [...ctx.server.stats.errorCodes]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([code, count]): Field => [`errorstat_${code}`, [['count', count]]]),
   // redis 7.0 genRedisInfoString: `# Cluster` (read by redis-cli --cluster to tell a cluster node).
   cluster: (ctx) => [['cluster_enabled', ctx.server.cluster === undefined ? 0 : 1]],
   // redis 7.0 genRedisInfoString: a line per database holding keys, by index.
-  keyspace: (ctx) => ctx.server.databases.made().flatMap((registry): Field[] => {
-    const { keys, expires, avgTtlMs } = registry.keyspaceFigures()
-    return keys > 0 ? [[`db${registry.index}`, [['keys', keys], ['expires', expires], ['avg_ttl', avgTtlMs]]]] : []
-  }),
+  keyspace: (ctx) =>
+    ctx.server.databases.made().flatMap((registry): Field[] => {
+      const { keys, expires, avgTtlMs } = registry.keyspaceFigures()
+      return keys > 0
+        ? [
+            [
+              `db${registry.index}`,
+              [
+                ['keys', keys],
+                ['expires', expires],
+                ['avg_ttl', avgTtlMs],
+              ],
+            ],
+          ]
+        : []
+    }),
 }
 
-const DEFAULT_SECTIONS = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'cpu', 'modules', 'errorstats', 'cluster', 'keyspace']
+const DEFAULT_SECTIONS = [
+  'server',
+  'clients',
+  'memory',
+  'persistence',
+  'stats',
+  'replication',
+  'cpu',
+  'modules',
+  'errorstats',
+  'cluster',
+  'keyspace',
+]
 const ALL_SECTIONS = Object.keys(SECTIONS)
 
 /** The requested sections (none: the default ones), in INFO's order. */

@@ -16,25 +16,35 @@ export interface DoctorConfig {
 /** bfs's cron frequency (redis `hz`, 10 by default; fixed in bfs). */
 const HZ = 10
 
-const DISABLED = "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
-const NOTHING = "Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n"
-const NO_FIX = "\nWhile there are latency events logged, I'm not able to suggest any easy fix. Please use the Redis community to get some help, providing this report in your help request.\n"
+const DISABLED =
+  "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
+const NOTHING =
+  'Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n'
+const NO_FIX =
+  "\nWhile there are latency events logged, I'm not able to suggest any easy fix. Please use the Redis community to get some help, providing this report in your help request.\n"
 
 /** redis's advice paragraphs, in the order it prints them. */
 const ADVICE = {
-  slowlogInspect: '- Check your Slow Log to understand what are the commands you are running which are too slow to execute. Please check https://redis.io/commands/slowlog for more information.\n',
-  scheduler: "- The system is slow to execute Redis code paths not containing system calls. This usually means the system does not provide Redis CPU time to run for long periods. You should try to:\n" +
+  slowlogInspect:
+    '- Check your Slow Log to understand what are the commands you are running which are too slow to execute. Please check https://redis.io/commands/slowlog for more information.\n',
+  scheduler:
+    '- The system is slow to execute Redis code paths not containing system calls. This usually means the system does not provide Redis CPU time to run for long periods. You should try to:\n' +
     '  1) Lower the system load.\n' +
     '  2) Use a computer / VM just for Redis if you are running other software in the same system.\n' +
     '  3) Check if you have a "noisy neighbour" problem.\n' +
     "  4) Check with 'redis-cli --intrinsic-latency 100' what is the intrinsic latency in your system.\n" +
     '  5) Check if the problem is allocator-related by recompiling Redis with MALLOC=libc, if you are using Jemalloc. However this may create fragmentation problems.\n',
-  localDisk: '- It is strongly advised to use local disks for persistence, especially if you are using AOF. Remote disks provided by platform-as-a-service providers are known to be slow.\n',
-  diskContention: '- Try to lower the disk contention. This is often caused by other disk intensive processes running in the same computer (including other Redis instances).\n',
-  relaxFsync: "- Your fsync policy is set to 'always'. It is very hard to get good performances with such a setup, if possible try to relax the fsync policy to 'onesec'.\n",
+  localDisk:
+    '- It is strongly advised to use local disks for persistence, especially if you are using AOF. Remote disks provided by platform-as-a-service providers are known to be slow.\n',
+  diskContention:
+    '- Try to lower the disk contention. This is often caused by other disk intensive processes running in the same computer (including other Redis instances).\n',
+  relaxFsync:
+    "- Your fsync policy is set to 'always'. It is very hard to get good performances with such a setup, if possible try to relax the fsync policy to 'onesec'.\n",
   hz: "- In order to make the Redis keys expiring process more incremental, try to set the 'hz' configuration parameter to 100 using 'CONFIG SET hz 100'.\n",
-  largeObjects: '- Deleting, expiring or evicting (because of maxmemory policy) large objects is a blocking operation. If you have very large objects that are often deleted, expired, or evicted, try to fragment those objects into multiple smaller objects.\n',
-  disableThp: "- I detected a non zero amount of anonymous huge pages used by your process. This creates very serious latency events in different conditions, especially when Redis is persisting on disk. To disable THP support use the command 'echo never > /sys/kernel/mm/transparent_hugepage/enabled', make sure to also add it into /etc/rc.local so that the command will be executed again after a reboot. Note that even if you have already disabled THP, you still need to restart the Redis process to get rid of the huge pages already created.\n",
+  largeObjects:
+    '- Deleting, expiring or evicting (because of maxmemory policy) large objects is a blocking operation. If you have very large objects that are often deleted, expired, or evicted, try to fragment those objects into multiple smaller objects.\n',
+  disableThp:
+    "- I detected a non zero amount of anonymous huge pages used by your process. This creates very serious latency events in different conditions, especially when Redis is persisting on disk. To disable THP support use the command 'echo never > /sys/kernel/mm/transparent_hugepage/enabled', make sure to also add it into /etc/rc.local so that the command will be executed again after a reboot. Note that even if you have already disabled THP, you still need to restart the Redis process to get rid of the huge pages already created.\n",
 } as const
 
 /** Which advice an event calls for, and how many advices redis counts for it. */
@@ -53,7 +63,11 @@ interface Advice {
 }
 
 /** redis createLatencyReport. */
-export function latencyReport(monitor: LatencyMonitor, config: DoctorConfig, nowSeconds = Math.floor(Date.now() / 1000)): string {
+export function latencyReport(
+  monitor: LatencyMonitor,
+  config: DoctorConfig,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): string {
   const threshold = monitor.threshold()
   if (monitor.size === 0 && threshold === 0) return DISABLED
   let report = ''
@@ -61,7 +75,9 @@ export function latencyReport(monitor: LatencyMonitor, config: DoctorConfig, now
   const advice: Advice = { count: 0 }
   for (const [event, series] of monitor.entries()) {
     eventnum++
-    if (eventnum === 1) report += "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n"
+    if (eventnum === 1)
+      report +=
+        "Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n"
     const ls = monitor.analyze(event, nowSeconds)
     report += `${eventnum}. ${event}: ${ls.samples} latency spikes (average ${ls.avg}ms, mean deviation ${ls.mad}ms, period ${(ls.period / ls.samples).toFixed(2)} sec). Worst all time event ${series.max}ms.`
     adviseFor(event.toLowerCase(), advice, config, threshold)
@@ -126,7 +142,8 @@ function adviceText(advice: Advice, config: DoctorConfig, threshold: number): st
 function anonHugePagesBytes(): number {
   try {
     let kib = 0
-    for (const match of readFileSync('/proc/self/smaps', 'latin1').matchAll(/^AnonHugePages:\s+(\d+) kB/gm)) kib += Number(match[1])
+    for (const match of readFileSync('/proc/self/smaps', 'latin1').matchAll(/^AnonHugePages:\s+(\d+) kB/gm))
+      kib += Number(match[1])
     return kib * 1024
   } catch {
     return 0

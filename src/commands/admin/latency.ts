@@ -51,7 +51,9 @@ export function latencyReset(ctx: CommandContext, argv: CommandArgs): void {
 /** LATENCY DOCTOR → redis's report, word for word */
 export function latencyDoctor(ctx: CommandContext): void {
   const { latency, config } = ctx.server
-  ctx.client.reply.verbatim(latencyReport(latency, { slowlogSlowerThan: config['slowlog-log-slower-than'], appendfsync: config.appendfsync }))
+  ctx.client.reply.verbatim(
+    latencyReport(latency, { slowlogSlowerThan: config['slowlog-log-slower-than'], appendfsync: config.appendfsync }),
+  )
 }
 
 /** LATENCY GRAPH event → redis's ASCII sparkline of the event's samples */
@@ -77,7 +79,11 @@ const GRAPH_COLS = 80
 const GRAPH_ROWS = 4
 
 /** redis latencyCommandGenSparkeline: the header, a rule, then the sparkline with "ago" labels. */
-export function latencyGraphText(event: string, series: LatencySeries, nowSeconds = Math.floor(Date.now() / 1000)): string {
+export function latencyGraphText(
+  event: string,
+  series: LatencySeries,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): string {
   const samples = latencySamples(series)
   const values = samples.map(([, latency]) => latency)
   const labels = samples.map(([time]) => agoLabel(nowSeconds - time))
@@ -117,7 +123,15 @@ export function sparkline(values: readonly number[], labels: readonly string[], 
 }
 
 /** redis sparklineRenderRange with SPARKLINE_FILL and every sample labelled. */
-function renderRange(values: readonly number[], labels: readonly string[], min: number, max: number, rows: number, offset: number, len: number): string {
+function renderRange(
+  values: readonly number[],
+  labels: readonly string[],
+  min: number,
+  max: number,
+  rows: number,
+  offset: number,
+  len: number,
+): string {
   const relmax = max - min === 0 ? 1 : max - min
   const steps = FILL.length * rows
   let output = ''

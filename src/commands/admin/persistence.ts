@@ -16,9 +16,7 @@ import { FilterRegistry } from '../../store/registry.js'
 import { UnsafePathError } from '../../store/safe-path.js'
 import { resolveClientPath } from '../../store/owned-files.js'
 import { openedForWrite } from '../kernel/transaction.js'
-import {
-  nativeCrc32, writeFilterFileSync,
-} from '../../store/snapshot.js'
+import { nativeCrc32, writeFilterFileSync } from '../../store/snapshot.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 
 /** redis rdb.c bgsaveCommand / saveCommand wording. */
@@ -168,6 +166,7 @@ export function bfLoad(ctx: CommandContext, argv: CommandArgs): void {
   registry.set(name, filter)
   // Logged with the bytes that were loaded, not the path: the file may change or go before a
   // replay (a later BF.SAVE to the same path, a deletion), and the replay must load these.
-  if (bytes !== undefined) ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
+  if (bytes !== undefined)
+    ctx.server.propagate([Buffer.from('BF.LOAD'), argv.get(1), bytes, Buffer.from(BF_LOAD_CONTENTS)])
   ctx.client.reply.simple('OK')
 }

@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { CommandContext, CommandEntry } from '../kernel/context.js'
 import { containerOnly, entryRows } from '../kernel/table.js'
-import { ERR, ReplyError, configRewriteFailedText, configSetFailedText, configSetUnknownText } from '../kernel/reply-error.js'
+import {
+  ERR,
+  ReplyError,
+  configRewriteFailedText,
+  configSetFailedText,
+  configSetUnknownText,
+} from '../kernel/reply-error.js'
 import { isKeyword, lowerAscii, text } from '../kernel/args.js'
 import { globMatch } from '../kernel/glob.js'
 import { infoText } from './info.js'
@@ -16,7 +22,14 @@ import { lookupDocumented, writeCommandDocs, writeDocTipsAndKeySpecs, writeTipsA
 import { COMMAND_DOCS } from '../data/command-docs/by-name.js'
 import { SUBCOMMAND_INFO } from '../data/command-docs/subcommand-info.js'
 import {
-  CONFIG_NAMES, ConfigError, configName, formatConfigValue, parseConfigValue, type Config, type ConfigKey, type ConfigName,
+  CONFIG_NAMES,
+  ConfigError,
+  configName,
+  formatConfigValue,
+  parseConfigValue,
+  type Config,
+  type ConfigKey,
+  type ConfigName,
 } from '../../runtime/config.js'
 import { rewriteConfigText } from '../../runtime/config-rewrite.js'
 import { TlsConfigError } from '../../runtime/tls-context.js'
@@ -27,7 +40,10 @@ import type { CommandArgs } from '../../protocol/command-args.js'
 
 /** INFO [section ...] → the INFO text (a verbatim string in RESP3) */
 export function info(ctx: CommandContext, argv: CommandArgs): void {
-  const sections = argv.toArray().slice(1).map((arg) => lowerAscii(arg))
+  const sections = argv
+    .toArray()
+    .slice(1)
+    .map((arg) => lowerAscii(arg))
   ctx.client.reply.verbatim(infoText(ctx, sections))
 }
 
@@ -133,7 +149,8 @@ export function configGet(ctx: CommandContext, argv: CommandArgs): void {
       continue
     }
     for (const entry of CONFIG_NAMES) {
-      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true)) found.set(entry.name, own(entry.name, entry.spec.name))
+      if (!found.has(entry.name) && globMatch(pattern, Buffer.from(entry.name), true))
+        found.set(entry.name, own(entry.name, entry.spec.name))
     }
     // The redis 7.0 keys bfs has no behaviour for (runtime/config-inert.ts).
     for (const [name, value] of INERT_CONFIG) {
@@ -194,7 +211,8 @@ export function configResetstat(ctx: CommandContext): void {
   const reply = ctx.client.reply
   ctx.server.stats.reset()
   for (const entry of ctx.server.commands) {
-    for (const row of entryRows(entry)) Object.assign(row.counts, { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 })
+    for (const row of entryRows(entry))
+      Object.assign(row.counts, { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 })
   }
   reply.simple('OK')
 }
@@ -208,7 +226,12 @@ export function configRewrite(ctx: CommandContext): void {
   const { configFile, config, log } = ctx.server
   if (configFile === '') throw new ReplyError(ERR.NO_CONFIG_FILE)
   try {
-    const newText = rewriteConfigText(readOldConfig(configFile), config, path.resolve(config.dir), ctx.server.acl.lines())
+    const newText = rewriteConfigText(
+      readOldConfig(configFile),
+      config,
+      path.resolve(config.dir),
+      ctx.server.acl.lines(),
+    )
     // mkstemp's <file>.XXXXXX: a name no earlier, interrupted rewrite can have left.
     replaceFileSync(configFile, [Buffer.from(newText)], `${configFile}.${randomBytes(3).toString('hex')}`)
   } catch (error) {
@@ -232,8 +255,26 @@ function readOldConfig(file: string): string {
 
 /** The order redis 7.0 addReplyFlagsForCommand lists a command's flags in (src/server.c). */
 const FLAG_ORDER = [
-  'write', 'readonly', 'denyoom', 'module', 'admin', 'pubsub', 'noscript', 'blocking', 'loading', 'stale', 'skip_monitor',
-  'skip_slowlog', 'asking', 'fast', 'no_auth', 'no_mandatory_keys', 'no_async_loading', 'no_multi', 'movablekeys', 'allow_busy',
+  'write',
+  'readonly',
+  'denyoom',
+  'module',
+  'admin',
+  'pubsub',
+  'noscript',
+  'blocking',
+  'loading',
+  'stale',
+  'skip_monitor',
+  'skip_slowlog',
+  'asking',
+  'fast',
+  'no_auth',
+  'no_mandatory_keys',
+  'no_async_loading',
+  'no_multi',
+  'movablekeys',
+  'allow_busy',
 ]
 const flagRank = (flag: string) => (FLAG_ORDER.includes(flag) ? FLAG_ORDER.indexOf(flag) : FLAG_ORDER.length)
 
@@ -301,7 +342,10 @@ export function commandCount(ctx: CommandContext): void {
 export function commandInfo(ctx: CommandContext, argv: CommandArgs): void {
   const reply = ctx.client.reply
   const table = ctx.server.commands
-  const names = argv.toArray().slice(2).map((arg) => lowerAscii(arg))
+  const names = argv
+    .toArray()
+    .slice(2)
+    .map((arg) => lowerAscii(arg))
   const entries = names.length === 0 ? [...table] : names.map((name) => table.get(name))
   reply.array(entries.length)
   for (const entry of entries) {
@@ -325,7 +369,11 @@ export function commandDocs(ctx: CommandContext, argv: CommandArgs): void {
     }
     return
   }
-  const found = argv.toArray().slice(2).map((arg) => lookupDocumented(table, lowerAscii(arg))).filter((doc) => doc !== undefined)
+  const found = argv
+    .toArray()
+    .slice(2)
+    .map((arg) => lookupDocumented(table, lowerAscii(arg)))
+    .filter((doc) => doc !== undefined)
   reply.map(found.length)
   for (const doc of found) {
     reply.bulk(doc.name)
@@ -362,7 +410,8 @@ function getKeys(ctx: CommandContext, argv: CommandArgs, withFlags: boolean): vo
   // redis server.c getKeysSubcommandImpl, word for word.
   if (row === undefined) throw new ReplyError(ERR.GETKEYS_INVALID_COMMAND)
   if (!hasKeys(row)) throw new ReplyError(ERR.GETKEYS_NO_KEYS)
-  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity) throw new ReplyError(ERR.GETKEYS_ARGUMENT_COUNT)
+  if ((row.arity > 0 && row.arity !== args.length) || args.length < -row.arity)
+    throw new ReplyError(ERR.GETKEYS_ARGUMENT_COUNT)
   const keys = positionsOf(row, args)
   if (keys.length === 0 && !row.noMandatoryKeys) throw new ReplyError(ERR.GETKEYS_INVALID_ARGUMENTS)
   const reply = ctx.client.reply

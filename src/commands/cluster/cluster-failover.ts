@@ -38,7 +38,9 @@ export function clusterFailover(ctx: CommandContext, argv: CommandArgs): void {
     server.log.warning('Manual failover user request accepted.')
     void failover.start({ id: master.id, host: server.replicaLink.masterHost, port: server.replicaLink.masterPort })
   } else {
-    server.log.warning(mode === 'takeover' ? 'Taking over the master (user request).' : 'Forced failover user request accepted.')
+    server.log.warning(
+      mode === 'takeover' ? 'Taking over the master (user request).' : 'Forced failover user request accepted.',
+    )
     takeOverMaster(server, `CLUSTER FAILOVER ${mode.toUpperCase()} from 'id=${client.id} addr=${client.addr}'`)
   }
   client.reply.simple('OK')
@@ -52,7 +54,8 @@ function manualFailovers(server: ServerContext): ManualFailovers {
       log: server.log,
       connect: async (host, port) => peerCommands(server, host, port),
       appliedOffset: () => server.replicaLink.appliedOffset,
-      stillReplicaOf: (masterId) => server.cluster?.myself.masterId === masterId && server.replication.role === 'replica',
+      stillReplicaOf: (masterId) =>
+        server.cluster?.myself.masterId === masterId && server.replication.role === 'replica',
       takeOver: (masterEpoch) => {
         const cluster = server.cluster!
         if (masterEpoch > cluster.currentEpoch) cluster.currentEpoch = masterEpoch

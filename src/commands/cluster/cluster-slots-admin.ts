@@ -6,7 +6,19 @@
  */
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { ERR, ReplyError, dontKnowNodeText, invalidConfigEpochText, nodesConfSaveText, slotHasKeysText, slotOwnerText, slotRangeReversedText, slotRefusalText, unknownNodeText, wrongArityText } from '../kernel/reply-error.js'
+import {
+  ERR,
+  ReplyError,
+  dontKnowNodeText,
+  invalidConfigEpochText,
+  nodesConfSaveText,
+  slotHasKeysText,
+  slotOwnerText,
+  slotRangeReversedText,
+  slotRefusalText,
+  unknownNodeText,
+  wrongArityText,
+} from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import { CLUSTER_SLOTS } from '../../core/key-slot.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'
@@ -54,7 +66,8 @@ function addOrDelSlots(ctx: CommandContext, argv: CommandArgs, del: boolean): vo
 }
 
 function addOrDelRanges(ctx: CommandContext, argv: CommandArgs, del: boolean): void {
-  if (argv.length % 2 === 1) throw new ReplyError(wrongArityText(del ? 'cluster|delslotsrange' : 'cluster|addslotsrange'))
+  if (argv.length % 2 === 1)
+    throw new ReplyError(wrongArityText(del ? 'cluster|delslotsrange' : 'cluster|addslotsrange'))
   const state = clusterOf(ctx)
   const seen = new Uint8Array(CLUSTER_SLOTS)
   for (let i = 2; i < argv.length; i += 2) {

@@ -84,10 +84,18 @@ export function clusterInfo(ctx: CommandContext): void {
   }
   const myself = state.myself
   const fields: [string, string | number][] = [
-    ['cluster_state', state.state], ['cluster_slots_assigned', assigned], ['cluster_slots_ok', ok],
-    ['cluster_slots_pfail', pfail], ['cluster_slots_fail', fail], ['cluster_known_nodes', state.nodes.size],
-    ['cluster_size', state.size], ['cluster_current_epoch', state.currentEpoch], ['cluster_my_epoch', state.printedEpoch(myself)],
-    ['cluster_stats_messages_sent', 0], ['cluster_stats_messages_received', 0], ['total_cluster_links_buffer_limit_exceeded', 0],
+    ['cluster_state', state.state],
+    ['cluster_slots_assigned', assigned],
+    ['cluster_slots_ok', ok],
+    ['cluster_slots_pfail', pfail],
+    ['cluster_slots_fail', fail],
+    ['cluster_known_nodes', state.nodes.size],
+    ['cluster_size', state.size],
+    ['cluster_current_epoch', state.currentEpoch],
+    ['cluster_my_epoch', state.printedEpoch(myself)],
+    ['cluster_stats_messages_sent', 0],
+    ['cluster_stats_messages_received', 0],
+    ['total_cluster_links_buffer_limit_exceeded', 0],
   ]
   ctx.client.reply.verbatim(fields.map(([name, value]) => `${name}:${value}\r\n`).join(''))
 }

@@ -1,6 +1,14 @@
 /** Connection commands: PING, ECHO, QUIT, HELLO, AUTH, SELECT, RESET, CLIENT and its subcommands, as redis 7.0 answers them. */
 import type { CommandContext, ClientSession } from '../kernel/context.js'
-import { ERR, ReplyError, helloSyntaxText, noSuchUserText, subcommandSyntaxText, unknownClientTypeText, unrecognizedOptionText } from '../kernel/reply-error.js'
+import {
+  ERR,
+  ReplyError,
+  helloSyntaxText,
+  noSuchUserText,
+  subcommandSyntaxText,
+  unknownClientTypeText,
+  unrecognizedOptionText,
+} from '../kernel/reply-error.js'
 import { isKeyword, parseInteger, text } from '../kernel/args.js'
 import { REDIS_VERSION } from '../../runtime/version.js'
 import { writeModuleList } from '../kernel/modules.js'
@@ -323,7 +331,8 @@ export function clientUnblock(ctx: CommandContext, argv: CommandArgs): void {
   let unblocked = false
   for (const other of ctx.server.clients()) {
     // Only WAIT blocks with a timeout; a client waiting for CLIENT PAUSE's end is not unblocked (as redis).
-    if (other.id === id && other.peer !== undefined) unblocked = ctx.server.masterSide.waits.unblock(other.peer, error ? UNBLOCKED : undefined)
+    if (other.id === id && other.peer !== undefined)
+      unblocked = ctx.server.masterSide.waits.unblock(other.peer, error ? UNBLOCKED : undefined)
   }
   ctx.client.reply.integer(unblocked ? 1 : 0)
 }
@@ -368,18 +377,37 @@ export const CLIENT_HELP: Readonly<Record<string, readonly string[]>> = {
   ID: ['ID', '    Return the ID of the current connection.'],
   INFO: ['INFO', '    Return information about the current client connection.'],
   KILL: [
-    'KILL <ip:port>', '    Kill connection made from <ip:port>.', 'KILL <option> <value> [<option> <value> [...]]', '    Kill connections. Options are:',
-    '    * ADDR (<ip:port>|<unixsocket>:0)', '      Kill connections made from the specified address', '    * LADDR (<ip:port>|<unixsocket>:0)',
-    '      Kill connections made to specified local address', '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)', '      Kill connections by type.',
-    '    * USER <username>', '      Kill connections authenticated by <username>.', '    * SKIPME (YES|NO)', '      Skip killing current connection (default: yes).',
+    'KILL <ip:port>',
+    '    Kill connection made from <ip:port>.',
+    'KILL <option> <value> [<option> <value> [...]]',
+    '    Kill connections. Options are:',
+    '    * ADDR (<ip:port>|<unixsocket>:0)',
+    '      Kill connections made from the specified address',
+    '    * LADDR (<ip:port>|<unixsocket>:0)',
+    '      Kill connections made to specified local address',
+    '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
+    '      Kill connections by type.',
+    '    * USER <username>',
+    '      Kill connections authenticated by <username>.',
+    '    * SKIPME (YES|NO)',
+    '      Skip killing current connection (default: yes).',
   ],
-  LIST: ['LIST [options ...]', '    Return information about client connections. Options:', '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)', '      Return clients of specified type.'],
+  LIST: [
+    'LIST [options ...]',
+    '    Return information about client connections. Options:',
+    '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
+    '      Return clients of specified type.',
+  ],
   UNPAUSE: ['UNPAUSE', '    Stop the current client pause, resuming traffic.'],
   PAUSE: ['PAUSE <timeout> [WRITE|ALL]', '    Suspend all, or just write, clients for <timeout> milliseconds.'],
   REPLY: ['REPLY (ON|OFF|SKIP)', '    Control the replies sent to the current connection.'],
   SETNAME: ['SETNAME <name>', '    Assign the name <name> to the current connection.'],
   UNBLOCK: ['UNBLOCK <clientid> [TIMEOUT|ERROR]', '    Unblock the specified blocked client.'],
-  TRACKING: ['TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]', '         [OPTIN] [OPTOUT] [NOLOOP]', '    Control server assisted client side caching.'],
+  TRACKING: [
+    'TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]',
+    '         [OPTIN] [OPTOUT] [NOLOOP]',
+    '    Control server assisted client side caching.',
+  ],
   TRACKINGINFO: ['TRACKINGINFO', '    Report tracking status for the current connection.'],
   'NO-EVICT': ['NO-EVICT (ON|OFF)', '    Protect current client connection from eviction.'],
 }

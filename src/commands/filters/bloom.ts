@@ -113,7 +113,12 @@ function filterForAdd(ctx: CommandContext, argv: CommandArgs): BloomEntry {
 
 /** Logs a creation with explicit options, so a replay does not depend on the defaults of the day. */
 function propagateCreate(ctx: CommandContext, key: Buffer, options: CreateOptions): void {
-  const argv = [Buffer.from('BF.RESERVE'), key, Buffer.from(String(options.errorRate)), Buffer.from(String(options.capacity))]
+  const argv = [
+    Buffer.from('BF.RESERVE'),
+    key,
+    Buffer.from(String(options.errorRate)),
+    Buffer.from(String(options.capacity)),
+  ]
   if (options.nonScaling) argv.push(Buffer.from('NONSCALING'))
   else argv.push(Buffer.from('EXPANSION'), Buffer.from(String(options.expansion)))
   ctx.server.propagate(argv)
@@ -213,7 +218,10 @@ export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
     const filter = entry.filter
     // One of a read's BF.EXISTS commands, answered with the others (read-batch.ts).
     if (checkLater(ctx, entry, argv)) return
-    found = filter.hasMany(argv, 2, 3, itemOutcomes, 0) === 3 ? itemOutcomes[0] === 1 : filter.has(argv.bytes(2), argv.start(2), argv.end(2))
+    found =
+      filter.hasMany(argv, 2, 3, itemOutcomes, 0) === 3
+        ? itemOutcomes[0] === 1
+        : filter.has(argv.bytes(2), argv.start(2), argv.end(2))
   }
   ctx.client.reply.raw(found ? ONE : ZERO)
 }
@@ -276,7 +284,8 @@ export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
           expansion = parsed
         }
         break
-      case 0x63: { // c: CAPACITY
+      case 0x63: {
+        // c: CAPACITY
         if (++pos === argc) throw new ReplyError(wrongArity())
         const parsed = parseInteger(argv.get(pos++))
         if (parsed === undefined) throw new ReplyError(ERR.INSERT_BAD_CAPACITY)

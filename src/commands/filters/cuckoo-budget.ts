@@ -19,7 +19,8 @@ import { ERR, ReplyError } from '../kernel/reply-error.js'
 export function reserveCuckooBytes(ctx: CommandContext, bytes: number): void {
   const config = ctx.server.config
   const maxFilterBytes = config['max-filter-bytes']
-  if (bytes === Infinity || (maxFilterBytes > 0 && bytes > maxFilterBytes)) throw new ReplyError(ERR.CF_INSUFFICIENT_MEMORY)
+  if (bytes === Infinity || (maxFilterBytes > 0 && bytes > maxFilterBytes))
+    throw new ReplyError(ERR.CF_INSUFFICIENT_MEMORY)
   const guard = MemoryGuard.of(ctx.server.databases)
   if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
   guard.allocated(bytes)

@@ -8,7 +8,13 @@
  * the log and the replicas hold the loaded buckets.
  */
 import { CuckooFilter } from '../../core/cuckoo-filter.js'
-import { cuckooChunkAt, cuckooChunkTarget, decodeCuckooHeader, encodeCuckooHeader, CF_HEADER_BYTES } from '../../format/cuckoo-dump.js'
+import {
+  cuckooChunkAt,
+  cuckooChunkTarget,
+  decodeCuckooHeader,
+  encodeCuckooHeader,
+  CF_HEADER_BYTES,
+} from '../../format/cuckoo-dump.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { parseInteger } from '../kernel/args.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
@@ -50,14 +56,21 @@ function filterOfHeader(ctx: CommandContext, header: Uint8Array): CuckooFilter {
   if (decoded === 'too-large') throw new ReplyError(ERR.CF_INSUFFICIENT_MEMORY)
   let bytes = 0
   const sizes: number[] = []
-  for (let i = 0, size = decoded.numBuckets * decoded.bucketSize; i < decoded.numFilters; i++, size *= decoded.expansion) {
+  for (
+    let i = 0, size = decoded.numBuckets * decoded.bucketSize;
+    i < decoded.numFilters;
+    i++, size *= decoded.expansion
+  ) {
     sizes.push(size)
     bytes += size
   }
   reserveCuckooBytes(ctx, bytes)
   let filter: CuckooFilter
   try {
-    filter = new CuckooFilter(decoded, sizes.map((size) => new Uint8Array(size)))
+    filter = new CuckooFilter(
+      decoded,
+      sizes.map((size) => new Uint8Array(size)),
+    )
   } catch (error) {
     if (error instanceof RangeError) throw new ReplyError(ERR.CF_INSUFFICIENT_MEMORY) // memory the process could not get
     throw error

@@ -8,8 +8,17 @@
  * CF.SCANDUMP and CF.LOADCHUNK are in cuckoo-chunks.ts.
  */
 import {
-  CF_DEFAULT_BUCKET_SIZE, CF_DEFAULT_EXPANSION, CF_DEFAULT_MAX_ITERATIONS, CF_MAX_BUCKET_SIZE, CF_MAX_EXPANSION,
-  CF_MAX_ITERATIONS, EXISTS, GROWTH_FAILED, INSERTED, reserveSettings, type CuckooInsertStatus,
+  CF_DEFAULT_BUCKET_SIZE,
+  CF_DEFAULT_EXPANSION,
+  CF_DEFAULT_MAX_ITERATIONS,
+  CF_MAX_BUCKET_SIZE,
+  CF_MAX_EXPANSION,
+  CF_MAX_ITERATIONS,
+  EXISTS,
+  GROWTH_FAILED,
+  INSERTED,
+  reserveSettings,
+  type CuckooInsertStatus,
 } from '../../core/cuckoo-filter.js'
 import type { CuckooEntry } from '../../store/registry.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
@@ -18,7 +27,13 @@ import { parseInteger } from '../kernel/args.js'
 import { keyspace, type CommandContext } from '../kernel/context.js'
 import { createCuckoo, cuckooGrowthCheck, endGrowthCheck } from './cuckoo-budget.js'
 import { cuckooOrWrongType } from '../kernel/key-kind.js'
-import { beforeLookup, cuckooAddLater, cuckooCheckLater, cuckooDelLater, type CuckooAddRules } from '../kernel/read-batch.js'
+import {
+  beforeLookup,
+  cuckooAddLater,
+  cuckooCheckLater,
+  cuckooDelLater,
+  type CuckooAddRules,
+} from '../kernel/read-batch.js'
 import { ERR, ReplyError, cfOptionRangeText, cfUnparsableOptionText, wrongArityText } from '../kernel/reply-error.js'
 
 /** Capacity of a filter CF.ADD / CF.INSERT create (RedisBloom's module argument CF_INITIAL_SIZE, default 1024). */
@@ -81,7 +96,14 @@ let outcomes = new Int8Array(64)
  * propagated as it came once anything may have changed: the same items in the same order leave
  * the same buckets on a replica and in a replay.
  */
-function insertItems(ctx: CommandContext, argv: CommandArgs, first: number, nx: boolean, multi: boolean, entry: CuckooEntry): void {
+function insertItems(
+  ctx: CommandContext,
+  argv: CommandArgs,
+  first: number,
+  nx: boolean,
+  multi: boolean,
+  entry: CuckooEntry,
+): void {
   const filter = entry.filter
   if (filter.numFilters >= CF_MAX_EXPANSIONS) throw new ReplyError(ERR.CF_MAX_EXPANSIONS)
   const count = argv.length - first

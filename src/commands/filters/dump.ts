@@ -68,7 +68,9 @@ export function bfLoadchunk(ctx: CommandContext, argv: CommandArgs): void {
   } else {
     const layers = entry.filter.layers
     // Through the layer, so that its count of set bits covers the chunk (counted over its range only).
-    const outcome = applyDumpChunk(entry.filter.toParts(), iterator, data, (index, offset, bytes) => layers[index]!.writeBytes(bytes, offset))
+    const outcome = applyDumpChunk(entry.filter.toParts(), iterator, data, (index, offset, bytes) =>
+      layers[index]!.writeBytes(bytes, offset),
+    )
     if (outcome !== 'ok') throw new ReplyError(CHUNK_ERROR_TEXT[outcome])
     registry.touch(entry)
     watchHealth(ctx.server.log, entry, true)
@@ -99,9 +101,10 @@ function filterFromHeader(ctx: CommandContext, header: Uint8Array): ScalableBloo
     if (error instanceof RangeError) {
       // fromParts refusing the layers (a non-scaling chain of several layers, a hash count that
       // does not match), or a bitmap the runtime cannot allocate.
-      throw new ReplyError(/array length|allocat|memory/i.test(error.message) ? ERR.FILTER_TOO_LARGE : ERR.RECEIVED_BAD_DATA)
+      throw new ReplyError(
+        /array length|allocat|memory/i.test(error.message) ? ERR.FILTER_TOO_LARGE : ERR.RECEIVED_BAD_DATA,
+      )
     }
     throw error
   }
 }
-

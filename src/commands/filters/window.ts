@@ -138,8 +138,17 @@ function addItems(ctx: CommandContext, entry: WindowEntry, argv: CommandArgs, fi
 }
 
 /** The log's and the replicas' record of `count` items added from argv[first]: APBF.ADDAT with the time, or APBF.ADD. */
-function propagateAdds(ctx: CommandContext, argv: CommandArgs, first: number, count: number, at: number | undefined): void {
-  const record: Uint8Array[] = at === undefined ? [Buffer.from('APBF.ADD'), argv.get(1)] : [Buffer.from('APBF.ADDAT'), argv.get(1), Buffer.from(String(at))]
+function propagateAdds(
+  ctx: CommandContext,
+  argv: CommandArgs,
+  first: number,
+  count: number,
+  at: number | undefined,
+): void {
+  const record: Uint8Array[] =
+    at === undefined
+      ? [Buffer.from('APBF.ADD'), argv.get(1)]
+      : [Buffer.from('APBF.ADDAT'), argv.get(1), Buffer.from(String(at))]
   for (let i = first; i < first + count; i++) record.push(argv.get(i))
   ctx.server.propagate(record)
 }
@@ -198,9 +207,45 @@ const ROW = { keys: [1, 1, 1], group: 'bf', reportedArity: -1, since: '2.4.0' } 
 
 /** Their rows of the command table: flags and key positions as the BF.* rows (a module's commands, reported with arity -1). */
 export const WINDOW_COMMANDS: readonly CommandSpec[] = [
-  { name: 'APBF.RESERVE', arity: -5, maxArgs: 6, flags: WRITE, ...ROW, summary: 'Creates a sliding-window filter over the last items (COUNT) or seconds (TIME) (bfs)', handler: apbfReserve },
-  { name: 'APBF.ADD', arity: -3, flags: WRITE, ...ROW, summary: 'Adds one or more items to a sliding-window filter (bfs)', handler: apbfAdd },
-  { name: 'APBF.ADDAT', arity: -4, flags: WRITE, ...ROW, summary: 'Adds one or more items to a sliding-window filter at a given Unix time in milliseconds (bfs)', handler: apbfAddat },
-  { name: 'APBF.EXISTS', arity: -3, flags: READ, ...ROW, summary: 'Checks whether one or more items are in the window of a sliding-window filter (bfs)', handler: apbfExists },
-  { name: 'APBF.INFO', arity: 2, flags: READ, ...ROW, summary: 'Returns information about a sliding-window filter (bfs)', handler: apbfInfo },
+  {
+    name: 'APBF.RESERVE',
+    arity: -5,
+    maxArgs: 6,
+    flags: WRITE,
+    ...ROW,
+    summary: 'Creates a sliding-window filter over the last items (COUNT) or seconds (TIME) (bfs)',
+    handler: apbfReserve,
+  },
+  {
+    name: 'APBF.ADD',
+    arity: -3,
+    flags: WRITE,
+    ...ROW,
+    summary: 'Adds one or more items to a sliding-window filter (bfs)',
+    handler: apbfAdd,
+  },
+  {
+    name: 'APBF.ADDAT',
+    arity: -4,
+    flags: WRITE,
+    ...ROW,
+    summary: 'Adds one or more items to a sliding-window filter at a given Unix time in milliseconds (bfs)',
+    handler: apbfAddat,
+  },
+  {
+    name: 'APBF.EXISTS',
+    arity: -3,
+    flags: READ,
+    ...ROW,
+    summary: 'Checks whether one or more items are in the window of a sliding-window filter (bfs)',
+    handler: apbfExists,
+  },
+  {
+    name: 'APBF.INFO',
+    arity: 2,
+    flags: READ,
+    ...ROW,
+    summary: 'Returns information about a sliding-window filter (bfs)',
+    handler: apbfInfo,
+  },
 ]

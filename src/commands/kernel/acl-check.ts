@@ -103,7 +103,8 @@ function keyAllowed(user: AclSelector, key: Buffer, access: number): boolean {
  */
 export function keyReadable(user: AclUser, key: Buffer): boolean {
   if (user.unrestricted) return true
-  for (const selector of [user, ...user.selectors]) if (selector.allKeys || keyAllowed(selector, key, KEY_READ)) return true
+  for (const selector of [user, ...user.selectors])
+    if (selector.allKeys || keyAllowed(selector, key, KEY_READ)) return true
   return false
 }
 
@@ -119,7 +120,12 @@ export function channelAllowed(user: AclSelector, channel: Buffer, pattern: bool
  * redis ACLCheckAllUserCommandPerm: allowed when the root selector or any other allows; else the
  * denial of highest reason (command < key < channel), the latest argument among equals.
  */
-export function aclDenial(user: AclUser, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
+export function aclDenial(
+  user: AclUser,
+  entry: CommandEntry,
+  row: CommandRow,
+  argv: CommandArgs,
+): AclDenied | undefined {
   let denied = selectorDenial(user, entry, row, argv)
   if (denied === undefined) return undefined
   for (const selector of user.selectors) {
@@ -135,7 +141,12 @@ export function aclDenial(user: AclUser, entry: CommandEntry, row: CommandRow, a
 const REASON_RANK = { command: 1, key: 2, channel: 4 } as const
 
 /** redis ACLSelectorCheckCmd for one selector; undefined when allowed. */
-function selectorDenial(user: AclSelector, entry: CommandEntry, row: CommandRow, argv: CommandArgs): AclDenied | undefined {
+function selectorDenial(
+  user: AclSelector,
+  entry: CommandEntry,
+  row: CommandRow,
+  argv: CommandArgs,
+): AclDenied | undefined {
   if (!commandAllowed(user, entry, row, argv)) return { reason: 'command', index: 0 }
   const keyDenied = keyDenial(user, entry, row, argv)
   if (keyDenied !== undefined) return keyDenied
@@ -158,26 +169,38 @@ export function denialText(denied: AclDenied, row: CommandRow): string {
 /** Logs a denial in ACL LOG (redis addACLLogEntry). `object` defaults to the command or the argument. */
 export function logDenial(ctx: CommandContext, reason: AclDenial, object: Buffer, username?: Buffer): void {
   const { client, server } = ctx
-  server.acl.log.add({
-    reason,
-    context: client.transaction !== undefined ? 'multi' : 'toplevel',
-    object,
-    username: username ?? Buffer.from(client.user, 'latin1'),
-    time: Date.now(),
-    clientInfo: clientInfoLine(ctx, client),
-  }, server.config['acllog-max-len'])
+  server.acl.log.add(
+    {
+      reason,
+      context: client.transaction !== undefined ? 'multi' : 'toplevel',
+      object,
+      username: username ?? Buffer.from(client.user, 'latin1'),
+      time: Date.now(),
+      clientInfo: clientInfoLine(ctx, client),
+    },
+    server.config['acllog-max-len'],
+  )
 }
 
 /** Logs a denial of `argv`: its object is the command's full name, or the key or channel refused. */
 export function logDenied(ctx: CommandContext, denied: AclDenied, row: CommandRow, argv: CommandArgs): void {
-  logDenial(ctx, denied.reason, denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)))
+  logDenial(
+    ctx,
+    denied.reason,
+    denied.reason === 'command' ? Buffer.from(row.fullName) : Buffer.from(argv.get(denied.index)),
+  )
 }
 
 /**
  * Dispatch's check for a client whose server has restricted users: undefined when allowed,
  * else the error text (the denial logged). The master's link and the log's replay run anything.
  */
-export function aclRefusal(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): string | undefined {
+export function aclRefusal(
+  ctx: CommandContext,
+  entry: CommandEntry,
+  row: CommandRow,
+  argv: CommandArgs,
+): string | undefined {
   const user = ctx.server.acl.get(ctx.client.user)
   if (user === undefined || user.unrestricted) return undefined
   const denied = aclDenial(user, entry, row, argv)

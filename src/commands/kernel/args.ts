@@ -126,4 +126,3 @@ export function lowerAscii(bytes: Uint8Array): string {
 export function text(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
 }
-

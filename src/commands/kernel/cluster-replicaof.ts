@@ -14,7 +14,8 @@ import { ReplyError, unknownNodeText } from './reply-error.js'
 /** REPLICAOF NO ONE in cluster mode → +OK; a replica takes its master's slots over */
 export function clusterReplicaofNoOne(ctx: CommandContext): void {
   const { server, client } = ctx
-  if (!server.cluster!.myself.isMaster) takeOverMaster(server, `user request from 'id=${client.id} addr=${client.addr}'`)
+  if (!server.cluster!.myself.isMaster)
+    takeOverMaster(server, `user request from 'id=${client.id} addr=${client.addr}'`)
   client.reply.simple('OK')
 }
 
@@ -31,7 +32,9 @@ export function clusterReplicaofAddress(ctx: CommandContext, host: string, port:
   }
   const refused = cluster.replicate(node.id)
   if (refused !== undefined) throw new ReplyError(refused)
-  server.log.notice(`REPLICAOF ${host}:${port} enabled as CLUSTER REPLICATE ${node.id} (user request from 'id=${client.id} addr=${client.addr}')`)
+  server.log.notice(
+    `REPLICAOF ${host}:${port} enabled as CLUSTER REPLICATE ${node.id} (user request from 'id=${client.id} addr=${client.addr}')`,
+  )
   client.reply.simple('OK')
 }
 
@@ -44,5 +47,7 @@ export function clusterReplicaofAddress(ctx: CommandContext, host: string, port:
 export function takeOverMaster(server: ServerContext, why: string): void {
   const cluster = server.cluster!
   if (!cluster.takeOver()) return
-  server.log.notice(`MASTER MODE enabled (${why}): configEpoch ${cluster.myself.configEpoch}, the slots of my former master are mine`)
+  server.log.notice(
+    `MASTER MODE enabled (${why}): configEpoch ${cluster.myself.configEpoch}, the slots of my former master are mine`,
+  )
 }

@@ -27,7 +27,10 @@ import type { ClusterState } from '../../cluster/cluster-state.js'
 import { ERR, askText, movedText } from './reply-error.js'
 
 /** How a row's keys are found: none, a [first, last, step] range, or the key specs in full. */
-type KeyPlan = { readonly kind: 'none' } | { readonly kind: 'range'; readonly first: number; readonly last: number; readonly step: number } | { readonly kind: 'specs' }
+type KeyPlan =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'range'; readonly first: number; readonly last: number; readonly step: number }
+  | { readonly kind: 'specs' }
 
 const NONE: KeyPlan = { kind: 'none' }
 const SPECS: KeyPlan = { kind: 'specs' }
@@ -41,11 +44,20 @@ function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
   if (specs === undefined || specs.length === 0) {
     const keys = row === entry.row ? entry.spec.keys : undefined
     plan = keys === undefined || keys[0] === 0 ? NONE : { kind: 'range', first: keys[0], last: keys[1], step: keys[2] }
-  } else if (specs.length === 1 && specs[0]!.begin_search.type === 'index' && specs[0]!.find_keys.type === 'range' &&
-    Number(specs[0]!.find_keys.spec.limit) === 0) {
+  } else if (
+    specs.length === 1 &&
+    specs[0]!.begin_search.type === 'index' &&
+    specs[0]!.find_keys.type === 'range' &&
+    Number(specs[0]!.find_keys.spec.limit) === 0
+  ) {
     const first = Number(specs[0]!.begin_search.spec.index)
     const lastkey = Number(specs[0]!.find_keys.spec.lastkey)
-    plan = { kind: 'range', first, last: lastkey < 0 ? lastkey : first + lastkey, step: Number(specs[0]!.find_keys.spec.keystep) }
+    plan = {
+      kind: 'range',
+      first,
+      last: lastkey < 0 ? lastkey : first + lastkey,
+      step: Number(specs[0]!.find_keys.spec.keystep),
+    }
   } else plan = SPECS
   plans.set(row, plan)
   return plan
@@ -55,7 +67,8 @@ function planOf(entry: CommandEntry, row: CommandRow): KeyPlan {
 function keyPositions(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): number[] {
   const plan = planOf(entry, row)
   if (plan.kind === 'none') return []
-  if (plan.kind === 'specs') return (commandKeyPositions(ctx.server.commands, argv.toArray()) ?? []).map((key) => key.pos)
+  if (plan.kind === 'specs')
+    return (commandKeyPositions(ctx.server.commands, argv.toArray()) ?? []).map((key) => key.pos)
   const last = plan.last < 0 ? argv.length + plan.last : plan.last
   const positions: number[] = []
   for (let pos = plan.first; pos <= last && pos < argv.length; pos += Math.max(plan.step, 1)) positions.push(pos)
@@ -112,11 +125,20 @@ function addKeys(ctx: CommandContext, state: ClusterState, query: Query, entry: 
 /** The query of a command, or of EXEC's queued commands. */
 function queryOf(ctx: CommandContext, state: ClusterState, entry: CommandEntry, argv: CommandArgs): Query {
   const query: Query = {
-    slot: 0, firstKey: undefined, multipleKeys: false, crossSlot: false, unbound: false, missing: 0, existing: 0, writes: false,
+    slot: 0,
+    firstKey: undefined,
+    multipleKeys: false,
+    crossSlot: false,
+    unbound: false,
+    missing: 0,
+    existing: 0,
+    writes: false,
     shardChannels: SHARD_CHANNEL_COMMANDS.has(entry.spec.name),
   }
   if (!entry.isExec) addKeys(ctx, state, query, entry, argv)
-  else for (const queued of ctx.client.transaction?.queued ?? []) addKeys(ctx, state, query, queued.entry, CommandArgs.of(queued.argv))
+  else
+    for (const queued of ctx.client.transaction?.queued ?? [])
+      addKeys(ctx, state, query, queued.entry, CommandArgs.of(queued.argv))
   return query
 }
 
@@ -128,10 +150,14 @@ function servedAtOnce(state: ClusterState, entry: CommandEntry, argv: CommandArg
   if (entry.isExec || (entry.subcommands !== undefined && argv.length >= 2)) return false
   const plan = planOf(entry, entry.row)
   if (plan.kind === 'none') return true
-  if (plan.kind !== 'range' || plan.first !== plan.last || plan.first >= argv.length || state.state !== 'ok') return false
+  if (plan.kind !== 'range' || plan.first !== plan.last || plan.first >= argv.length || state.state !== 'ok')
+    return false
   const slot = keyHashSlot(argv.bytes(plan.first), argv.start(plan.first), argv.end(plan.first))
-  return state.slotOwner(slot) === state.myself && (state.migratingTo.size === 0 || !state.migratingTo.has(slot)) &&
+  return (
+    state.slotOwner(slot) === state.myself &&
+    (state.migratingTo.size === 0 || !state.migratingTo.has(slot)) &&
     (state.importingFrom.size === 0 || !state.importingFrom.has(slot))
+  )
 }
 
 /** The refusal text for a command in cluster mode, or undefined when this node serves it. */
@@ -151,7 +177,13 @@ export function clusterRefusal(ctx: CommandContext, entry: CommandEntry, argv: C
 }
 
 /** getNodeByQuery's decision once the slot is known. */
-function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEntry, query: Query, asking: boolean): string | undefined {
+function redirection(
+  ctx: CommandContext,
+  state: ClusterState,
+  entry: CommandEntry,
+  query: Query,
+  asking: boolean,
+): string | undefined {
   const slot = query.slot
   const owner = state.slotOwner(slot)
   if (owner === undefined) return ERR.CLUSTERDOWN_UNBOUND
@@ -172,7 +204,15 @@ function redirection(ctx: CommandContext, state: ClusterState, entry: CommandEnt
   if (importing && (asking || entry.spec.flags.includes('asking'))) {
     return query.multipleKeys && query.missing > 0 ? ERR.TRYAGAIN : undefined
   }
-  if ((ctx.client.clusterReadonly === true || query.shardChannels) && !query.writes && !myself.isMaster && myself.masterId === owner.id) return undefined
+  if (
+    (ctx.client.clusterReadonly === true || query.shardChannels) &&
+    !query.writes &&
+    !myself.isMaster &&
+    myself.masterId === owner.id
+  )
+    return undefined
   // redis clusterRedirectClient: under tls-cluster a plaintext client is sent to the plaintext port.
-  return owner === myself ? undefined : movedText(slot, `${owner.ip}:${state.clientPort(owner, ctx.client.tls !== false)}`)
+  return owner === myself
+    ? undefined
+    : movedText(slot, `${owner.ip}:${state.clientPort(owner, ctx.client.tls !== false)}`)
 }

@@ -196,8 +196,24 @@ export function keyspace(ctx: CommandContext): FilterRegistry {
 
 /** Redis 7.0 command flags (the subset bfs uses), as COMMAND INFO prints them. */
 export const COMMAND_FLAGS = [
-  'write', 'readonly', 'denyoom', 'admin', 'noscript', 'loading', 'stale', 'fast', 'noauth',
-  'allow_busy', 'no_auth', 'module', 'no_mandatory_keys', 'skip_monitor', 'skip_slowlog', 'no_multi', 'pubsub', 'asking',
+  'write',
+  'readonly',
+  'denyoom',
+  'admin',
+  'noscript',
+  'loading',
+  'stale',
+  'fast',
+  'noauth',
+  'allow_busy',
+  'no_auth',
+  'module',
+  'no_mandatory_keys',
+  'skip_monitor',
+  'skip_slowlog',
+  'no_multi',
+  'pubsub',
+  'asking',
 ] as const
 /** One of {@link COMMAND_FLAGS}. */
 export type CommandFlag = (typeof COMMAND_FLAGS)[number]

@@ -5,7 +5,14 @@
  */
 import type { CommandContext, CommandEntry, CommandRow } from './context.js'
 import { arityAccepts, arityFits, rowOf } from './table.js'
-import { ERR, ReplyError, subscribedModeText, unknownCommandText, unknownSubcommandText, wrongArityText } from './reply-error.js'
+import {
+  ERR,
+  ReplyError,
+  subscribedModeText,
+  unknownCommandText,
+  unknownSubcommandText,
+  wrongArityText,
+} from './reply-error.js'
 import { MemoryGuard } from '../../store/memory-guard.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import { exec, queueCommand, refuseInTransaction } from './transaction.js'
@@ -33,11 +40,19 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   }
   if (batchPending()) settleBatch()
   const queueing = client.transaction !== undefined && !entry.runsInsideTransaction
-  const refusal = arityRefusal(row, argv.length, queueing) ?? authRefusal(ctx, entry) ??
+  const refusal =
+    arityRefusal(row, argv.length, queueing) ??
+    authRefusal(ctx, entry) ??
     (ctx.server.acl.unrestricted ? undefined : aclRefusal(ctx, entry, row, argv)) ??
-    (ctx.server.cluster === undefined ? undefined : clusterRefusal(ctx, entry, argv)) ?? loadingRefusal(ctx, entry) ??
-    memoryRefusal(ctx, entry) ?? diskRefusal(ctx, entry) ?? replicasRefusal(ctx, entry) ?? replicaRefusal(ctx, entry) ??
-    (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ?? subscribedRefusal(ctx, entry, row) ?? (queueing ? transactionRefusal(entry) : undefined)
+    (ctx.server.cluster === undefined ? undefined : clusterRefusal(ctx, entry, argv)) ??
+    loadingRefusal(ctx, entry) ??
+    memoryRefusal(ctx, entry) ??
+    diskRefusal(ctx, entry) ??
+    replicasRefusal(ctx, entry) ??
+    replicaRefusal(ctx, entry) ??
+    (ctx.client.monitoring === true ? monitorRefusal(entry) : undefined) ??
+    subscribedRefusal(ctx, entry, row) ??
+    (queueing ? transactionRefusal(entry) : undefined)
   if (refusal !== undefined) return reject(ctx, entry, row, refusal)
   if (queueing) queueCommand(ctx, entry, argv)
   else if (entry.isExec) runExec(ctx, entry, argv)
@@ -57,12 +72,21 @@ function nothingRefuses(ctx: CommandContext, entry: CommandEntry, row: CommandRo
   const server = ctx.server
   const config = server.config
   const acl = server.acl
-  return client.transaction === undefined && !entry.isExec && arityAccepts(row.spec, argc) &&
-    (client.authenticated || acl.defaultOpen) && acl.unrestricted && server.cluster === undefined &&
-    config.maxmemory <= 0 && (server.replication.role === 'master' || client.kind === 'master') && !client.monitoring &&
-    client.subscriptions === undefined && !server.loading &&
+  return (
+    client.transaction === undefined &&
+    !entry.isExec &&
+    arityAccepts(row.spec, argc) &&
+    (client.authenticated || acl.defaultOpen) &&
+    acl.unrestricted &&
+    server.cluster === undefined &&
+    config.maxmemory <= 0 &&
+    (server.replication.role === 'master' || client.kind === 'master') &&
+    !client.monitoring &&
+    client.subscriptions === undefined &&
+    !server.loading &&
     (!entry.writes || config['min-replicas-to-write'] === 0) &&
     (!entry.deniedOnDiskError || server.persistence.writeRefusal() === undefined)
+  )
 }
 
 /**
@@ -93,8 +117,11 @@ function memoryRefusal(ctx: CommandContext, entry: CommandEntry): string | undef
   const maxmemory = server.config.maxmemory
   if (maxmemory <= 0) return undefined
   const transaction = ctx.client.transaction
-  const concerned = entry.deniedOverMaxmemory || (transaction !== undefined &&
-    (entry.refusedOverMaxmemoryInTransaction || (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory))))
+  const concerned =
+    entry.deniedOverMaxmemory ||
+    (transaction !== undefined &&
+      (entry.refusedOverMaxmemoryInTransaction ||
+        (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory))))
   return concerned && MemoryGuard.of(server.databases).isOverLimit(maxmemory) ? OOM : undefined
 }
 
@@ -163,7 +190,9 @@ function runExec(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): v
 /** Runs a queued command inside EXEC: the argument count it skipped when queued is checked now. */
 function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs): void {
   const row = rowOf(entry, argv)! // found when it was queued
-  const refusal = arityAccepts(row.spec, argv.length) ? queuedAclRefusal(ctx, entry, row, argv) : wrongArityText(row.fullName)
+  const refusal = arityAccepts(row.spec, argv.length)
+    ? queuedAclRefusal(ctx, entry, row, argv)
+    : wrongArityText(row.fullName)
   if (refusal !== undefined) {
     ctx.server.stats.commandsProcessed++
     row.counts.calls++
@@ -174,7 +203,12 @@ function runQueued(ctx: CommandContext, entry: CommandEntry, argv: CommandArgs):
 }
 
 /** redis execCommand: permissions are checked again in EXEC, in case they changed since the command was queued. */
-function queuedAclRefusal(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: CommandArgs): string | undefined {
+function queuedAclRefusal(
+  ctx: CommandContext,
+  entry: CommandEntry,
+  row: CommandRow,
+  argv: CommandArgs,
+): string | undefined {
   const user = ctx.server.acl.unrestricted ? undefined : ctx.server.acl.get(ctx.client.user)
   const denied = user === undefined ? undefined : aclDenial(user, entry, row, argv)
   if (denied === undefined) return undefined
@@ -187,7 +221,10 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
   const server = ctx.server
   server.stats.commandsProcessed++
   // A write marks the clients WATCHing the keys it changes (redis signalModifiedKey), when there are any.
-  const capture = entry.writes && server.watchedKeys.size > 0 ? server.watchedKeys.capture(entry, argv, ctx.client.db, server.databases) : undefined
+  const capture =
+    entry.writes && server.watchedKeys.size > 0
+      ? server.watchedKeys.capture(entry, argv, ctx.client.db, server.databases)
+      : undefined
   let succeeded = true
   // What it propagates belongs to its client's database (redis call() propagates with c->db->id).
   server.persistence.db = ctx.client.db
@@ -249,7 +286,17 @@ function reject(ctx: CommandContext, entry: CommandEntry, row: CommandRow, text:
  * The commands a RESP2 client may send while subscribed (redis 7.0 processCommand compares the
  * command's function, so a renamed one is still allowed): by original name.
  */
-const ALLOWED_WHEN_SUBSCRIBED = new Set(['PING', 'SUBSCRIBE', 'SSUBSCRIBE', 'UNSUBSCRIBE', 'SUNSUBSCRIBE', 'PSUBSCRIBE', 'PUNSUBSCRIBE', 'QUIT', 'RESET'])
+const ALLOWED_WHEN_SUBSCRIBED = new Set([
+  'PING',
+  'SUBSCRIBE',
+  'SSUBSCRIBE',
+  'UNSUBSCRIBE',
+  'SUNSUBSCRIBE',
+  'PSUBSCRIBE',
+  'PUNSUBSCRIBE',
+  'QUIT',
+  'RESET',
+])
 
 /**
  * redis 7.0 processCommand: a RESP2 connection with subscriptions runs only the commands above
@@ -258,7 +305,8 @@ const ALLOWED_WHEN_SUBSCRIBED = new Set(['PING', 'SUBSCRIBE', 'SSUBSCRIBE', 'UNS
  */
 export function subscribedRefusal(ctx: CommandContext, entry: CommandEntry, row: CommandRow): string | undefined {
   const client = ctx.client
-  if (client.subscriptions === undefined || client.reply.protocol !== 2 || ALLOWED_WHEN_SUBSCRIBED.has(entry.spec.name)) return undefined
+  if (client.subscriptions === undefined || client.reply.protocol !== 2 || ALLOWED_WHEN_SUBSCRIBED.has(entry.spec.name))
+    return undefined
   return subscribedModeText(row.fullName)
 }
 

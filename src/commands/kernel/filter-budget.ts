@@ -17,7 +17,12 @@ import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
  *
  * @throws ReplyError `ERR could not create filter` for parameters no layer can be built from
  */
-export function reserveFilterBytes(ctx: CommandContext, capacity: number, errorRate: number, nonScaling: boolean): number {
+export function reserveFilterBytes(
+  ctx: CommandContext,
+  capacity: number,
+  errorRate: number,
+  nonScaling: boolean,
+): number {
   let bytes: number
   try {
     bytes = layerGeometry(capacity, firstLayerErrorRate(errorRate, nonScaling)).byteCount
@@ -81,7 +86,13 @@ export function scaleUpRefusal(
   return checkScaleUp(ctx, filter, item, start, end)
 }
 
-function checkScaleUp(ctx: CommandContext, filter: ScalableBloomFilter, item: Uint8Array, start: number, end: number): string | undefined {
+function checkScaleUp(
+  ctx: CommandContext,
+  filter: ScalableBloomFilter,
+  item: Uint8Array,
+  start: number,
+  end: number,
+): string | undefined {
   // sb.c SBChain_Add: an item some layer already reports is answered 0 without growing.
   if (filter.has(item, start, end)) return undefined
   const layers = filter.layers
@@ -135,7 +146,8 @@ export function loadedOverLimits(databases: Databases, maxmemory: number, maxFil
         )
       }
     }
-    if (over > MAX_NAMED_FILTERS) lines.push(`${over - MAX_NAMED_FILTERS} more filters exceed max-filter-bytes (${maxFilterBytes})`)
+    if (over > MAX_NAMED_FILTERS)
+      lines.push(`${over - MAX_NAMED_FILTERS} more filters exceed max-filter-bytes (${maxFilterBytes})`)
   }
   return lines
 }

@@ -27,7 +27,15 @@ interface MatchState {
   skipLongerMatches: boolean
 }
 
-function match(p: Uint8Array, pi: number, s: Uint8Array, si: number, noCase: boolean, depth: number, state: MatchState): boolean {
+function match(
+  p: Uint8Array,
+  pi: number,
+  s: Uint8Array,
+  si: number,
+  noCase: boolean,
+  depth: number,
+  state: MatchState,
+): boolean {
   // Like redis, bound the recursion that runs of stars can cause.
   if (depth > 1000) return false
   while (pi < p.length && si < s.length) {

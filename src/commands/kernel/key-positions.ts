@@ -37,7 +37,13 @@ function keySpecsOf(fullName: string, keys: readonly [number, number, number] | 
   if (documented !== undefined && documented.length > 0) return documented
   if (keys === undefined || keys[0] === 0) return []
   const [first, last, step] = keys
-  return [{ flags: MODULE_KEY_FLAGS, begin_search: { type: 'index', spec: { index: first } }, find_keys: { type: 'range', spec: { lastkey: last < 0 ? last : last - first, keystep: step, limit: 0 } } }]
+  return [
+    {
+      flags: MODULE_KEY_FLAGS,
+      begin_search: { type: 'index', spec: { index: first } },
+      find_keys: { type: 'range', spec: { lastkey: last < 0 ? last : last - first, keystep: step, limit: 0 } },
+    },
+  ]
 }
 
 /** redis lookupCommand over argv: a container's subcommand when it has one; undefined when unknown. */
@@ -54,11 +60,21 @@ export function keyedRowOf(table: CommandTableView, args: readonly Buffer[]): Ke
 /** A row's key specs under its own name (`migrate`, `memory|usage`), whatever rename-command called it. */
 function keyedRow(entry: CommandEntry, row: CommandRow): KeyedRow {
   if (row !== entry.row) {
-    return { fullName: row.fullName, arity: row.spec.reportedArity ?? row.spec.arity, noMandatoryKeys: false, keySpecs: keySpecsOf(row.fullName, SUBCOMMAND_KEYS[row.fullName]) }
+    return {
+      fullName: row.fullName,
+      arity: row.spec.reportedArity ?? row.spec.arity,
+      noMandatoryKeys: false,
+      keySpecs: keySpecsOf(row.fullName, SUBCOMMAND_KEYS[row.fullName]),
+    }
   }
   const spec = entry.spec
-  const arity = spec.flags.includes('module') ? -1 : spec.reportedArity ?? spec.arity
-  return { fullName: row.fullName, arity, noMandatoryKeys: spec.flags.includes('no_mandatory_keys'), keySpecs: keySpecsOf(row.fullName, spec.keys) }
+  const arity = spec.flags.includes('module') ? -1 : (spec.reportedArity ?? spec.arity)
+  return {
+    fullName: row.fullName,
+    arity,
+    noMandatoryKeys: spec.flags.includes('no_mandatory_keys'),
+    keySpecs: keySpecsOf(row.fullName, spec.keys),
+  }
 }
 
 /** redis doesCommandHaveKeys: a key spec that is not all `not_key`. */
@@ -104,7 +120,8 @@ function beginOf(keySpec: KeySpec, args: readonly Buffer[]): number | undefined 
   const keyword = String(begin.spec.keyword).toLowerCase()
   const start = Number(begin.spec.startfrom)
   const from = start >= 0 ? start : args.length + start
-  for (let i = from; i > 0 && i < args.length; i += start >= 0 ? 1 : -1) if (args[i]!.toString('latin1').toLowerCase() === keyword) return i + 1
+  for (let i = from; i > 0 && i < args.length; i += start >= 0 ? 1 : -1)
+    if (args[i]!.toString('latin1').toLowerCase() === keyword) return i + 1
   return undefined
 }
 
@@ -122,7 +139,14 @@ export function commandKeyPositions(table: CommandTableView, args: readonly Buff
  */
 export type KeyPlan =
   | { readonly kind: 'none' }
-  | { readonly kind: 'range'; readonly first: number; readonly last: number; readonly step: number; readonly flags: readonly string[]; readonly derived: boolean }
+  | {
+      readonly kind: 'range'
+      readonly first: number
+      readonly last: number
+      readonly step: number
+      readonly flags: readonly string[]
+      readonly derived: boolean
+    }
   | { readonly kind: 'specs'; readonly row: KeyedRow }
 
 const NO_KEY_PLAN: KeyPlan = { kind: 'none' }
@@ -142,13 +166,26 @@ function makePlan(row: KeyedRow): KeyPlan {
   const specs = row.keySpecs.filter((keySpec) => !keySpec.flags.includes('not_key'))
   if (specs.length === 0) return NO_KEY_PLAN
   const only = specs[0]!
-  if (specs.length > 1 || row.fullName === 'migrate' || only.begin_search.type !== 'index' || only.find_keys.type !== 'range' || Number(only.find_keys.spec.limit) > 1) {
+  if (
+    specs.length > 1 ||
+    row.fullName === 'migrate' ||
+    only.begin_search.type !== 'index' ||
+    only.find_keys.type !== 'range' ||
+    Number(only.find_keys.spec.limit) > 1
+  ) {
     return { kind: 'specs', row }
   }
   const first = Number(only.begin_search.spec.index)
   const lastkey = Number(only.find_keys.spec.lastkey)
   const derived = !(COMMAND_DOCS.get(row.fullName)?.key_specs?.length ?? 0)
-  return { kind: 'range', first, last: lastkey < 0 ? lastkey : first + lastkey, step: Math.max(Number(only.find_keys.spec.keystep), 1), flags: only.flags, derived }
+  return {
+    kind: 'range',
+    first,
+    last: lastkey < 0 ? lastkey : first + lastkey,
+    step: Math.max(Number(only.find_keys.spec.keystep), 1),
+    flags: only.flags,
+    derived,
+  }
 }
 
 /** The key positions of a line under a `specs` plan. */

@@ -17,8 +17,17 @@ export function pauseHolds(pause: ClientPause, ctx: CommandContext, argv: Comman
   // An unknown command is refused before redis looks at the pause.
   if (entry === undefined) return false
   if (pause.type === 'all') return true
-  if (pause.type === 'keys') return (entry.writes && touchesHeldKeys(pause, ctx, entry, argv.toArray())) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => touchesHeldKeys(pause, ctx, queued.entry, queued.argv)) ?? false))
-  return mayReplicate(entry) || (entry.isExec && (ctx.client.transaction?.queued.some((queued) => mayReplicate(queued.entry)) ?? false))
+  if (pause.type === 'keys')
+    return (
+      (entry.writes && touchesHeldKeys(pause, ctx, entry, argv.toArray())) ||
+      (entry.isExec &&
+        (ctx.client.transaction?.queued.some((queued) => touchesHeldKeys(pause, ctx, queued.entry, queued.argv)) ??
+          false))
+    )
+  return (
+    mayReplicate(entry) ||
+    (entry.isExec && (ctx.client.transaction?.queued.some((queued) => mayReplicate(queued.entry)) ?? false))
+  )
 }
 
 /**
@@ -26,7 +35,12 @@ export function pauseHolds(pause: ClientPause, ctx: CommandContext, argv: Comman
  * kin are not held: one aimed at a key moving away answers BUSYKEY (a MIGRATE to this node
  * itself, as redis), or replaces it, and then MIGRATE leaves the new filter in place.
  */
-function touchesHeldKeys(pause: ClientPause, ctx: CommandContext, entry: CommandEntry, args: readonly Buffer[]): boolean {
+function touchesHeldKeys(
+  pause: ClientPause,
+  ctx: CommandContext,
+  entry: CommandEntry,
+  args: readonly Buffer[],
+): boolean {
   if (!entry.writes || RESTORES.has(entry.spec.name)) return false
   const positions = commandKeyPositions(ctx.server.commands, args)
   if (positions === undefined || positions.length === 0) return true

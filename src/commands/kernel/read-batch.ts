@@ -101,7 +101,13 @@ export function batchPending(): boolean {
  * creates a missing filter) that must follow the batch's records.
  */
 export function beforeLookup(argv: CommandArgs): void {
-  if (count !== 0 && mode !== CHECK && mode !== CF_CHECK && !batchKey.matches(argv.bytes(1), argv.start(1), argv.end(1))) settleBatch()
+  if (
+    count !== 0 &&
+    mode !== CHECK &&
+    mode !== CF_CHECK &&
+    !batchKey.matches(argv.bytes(1), argv.start(1), argv.end(1))
+  )
+    settleBatch()
 }
 
 /**
@@ -136,7 +142,12 @@ export function cuckooCheckLater(ctx: CommandContext, target: CuckooEntry, argv:
  * CF.ADD key item: {@link addLater} for a Cuckoo filter. One that could not join a batch (false)
  * runs at once, the batch settled.
  */
-export function cuckooAddLater(ctx: CommandContext, target: CuckooEntry, argv: CommandArgs, rules: CuckooAddRules): boolean {
+export function cuckooAddLater(
+  ctx: CommandContext,
+  target: CuckooEntry,
+  argv: CommandArgs,
+  rules: CuckooAddRules,
+): boolean {
   if (!joinCuckooWrite(ctx, target, argv, CF_ADD, CF_ADD_SPELLINGS)) return false
   addRules = rules
   if (target.filter.stageItem(argv, 2, count)) return staged(ctx, target, argv, CF_ADD)
@@ -168,7 +179,13 @@ export function cuckooDelLater(ctx: CommandContext, target: CuckooEntry, argv: C
  * the filter and its delete compact it, and the memory that takes or frees decides whether redis
  * refuses the next command (-OOM) before it runs; here that would be known only at the settle.
  */
-function joinCuckooWrite(ctx: CommandContext, target: CuckooEntry, argv: CommandArgs, kind: number, spellings: readonly Buffer[]): boolean {
+function joinCuckooWrite(
+  ctx: CommandContext,
+  target: CuckooEntry,
+  argv: CommandArgs,
+  kind: number,
+  spellings: readonly Buffer[],
+): boolean {
   if (ctx.server.config.maxmemory > 0) {
     settleBatch()
     return false
@@ -177,7 +194,13 @@ function joinCuckooWrite(ctx: CommandContext, target: CuckooEntry, argv: Command
 }
 
 /** {@link join} for a write, which also needs a spelling the batch logs itself and no WATCHed key. */
-function joinWrite(ctx: CommandContext, target: BloomEntry | CuckooEntry, argv: CommandArgs, kind: number, spellings: readonly Buffer[]): boolean {
+function joinWrite(
+  ctx: CommandContext,
+  target: BloomEntry | CuckooEntry,
+  argv: CommandArgs,
+  kind: number,
+  spellings: readonly Buffer[],
+): boolean {
   const spelling = spellingOf(argv, spellings)
   if (spelling === undefined || ctx.server.watchedKeys.size !== 0) {
     settleBatch()
@@ -196,7 +219,13 @@ function joinWrite(ctx: CommandContext, target: BloomEntry | CuckooEntry, argv: 
 function join(ctx: CommandContext, target: BloomEntry | CuckooEntry, kind: number): boolean {
   if (count !== 0 && (target !== entry || ctx !== context || kind !== mode)) settleBatch()
   const client = ctx.client
-  if (ctx !== reader || client.transaction !== undefined || client.replyMode !== undefined || (client.kind !== 'normal' && client.kind !== 'master') || target.expiresAt !== undefined) {
+  if (
+    ctx !== reader ||
+    client.transaction !== undefined ||
+    client.replyMode !== undefined ||
+    (client.kind !== 'normal' && client.kind !== 'master') ||
+    target.expiresAt !== undefined
+  ) {
     settleBatch()
     return false
   }

@@ -11,7 +11,10 @@ export * from '../../protocol/error-texts.js'
  * reply carries those bytes unchanged, as redis does (non-UTF-8 bytes included).
  */
 export class ReplyError extends Error {
-  constructor(message: string, readonly encoding: 'utf8' | 'latin1' = 'utf8') {
+  constructor(
+    message: string,
+    readonly encoding: 'utf8' | 'latin1' = 'utf8',
+  ) {
     super(message)
     this.name = 'ReplyError'
   }

@@ -8,15 +8,26 @@
 import { RememberedBytes } from '../../protocol/remembered-bytes.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import {
-  COMMAND_FLAGS, type CommandEntry, type CommandHandler, type CommandRow, type CommandSpec, type CommandTableView, type ExtensionHandler,
-  type RowCounts, type RowSpec, type SubcommandSpec,
+  COMMAND_FLAGS,
+  type CommandEntry,
+  type CommandHandler,
+  type CommandRow,
+  type CommandSpec,
+  type CommandTableView,
+  type ExtensionHandler,
+  type RowCounts,
+  type RowSpec,
+  type SubcommandSpec,
 } from './context.js'
 
 /**
  * A command as an embedding program declares it: a {@link CommandSpec} whose descriptive fields
  * may be left out. {@link defineCommand} fills them in.
  */
-export interface CommandDefinition extends Omit<CommandSpec, 'keys' | 'group' | 'summary' | 'since' | 'handler' | 'subcommands' | 'roles' | 'help' | 'answersTogether'> {
+export interface CommandDefinition extends Omit<
+  CommandSpec,
+  'keys' | 'group' | 'summary' | 'since' | 'handler' | 'subcommands' | 'roles' | 'help' | 'answersTogether'
+> {
   readonly handler: ExtensionHandler
   /** [firstKey, lastKey, step]; default [0, 0, 0] (no key). A one-key command is [1, 1, 1]. */
   readonly keys?: readonly [number, number, number]
@@ -67,7 +78,13 @@ function makeRow(spec: RowSpec, fullName: string, handler: CommandHandler, modul
   checkArity(spec.arity, fullName)
   if (spec.reportedArity !== undefined) checkArity(spec.reportedArity, fullName)
   // RedisBloom registers every command with arity -1 and checks in its handlers.
-  return { spec, fullName, handler, queuedArity: module ? -1 : spec.reportedArity ?? spec.arity, counts: { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 } }
+  return {
+    spec,
+    fullName,
+    handler,
+    queuedArity: module ? -1 : (spec.reportedArity ?? spec.arity),
+    counts: { calls: 0, micros: 0, failedCalls: 0, rejectedCalls: 0 },
+  }
 }
 
 function checkArity(arity: number, name: string): void {

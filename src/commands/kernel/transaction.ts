@@ -41,7 +41,12 @@ export function queueCommand(ctx: CommandContext, entry: CommandEntry, argv: Com
  * (redis flagTransaction). A refused EXEC ends it, with its reason.
  * @returns the text to answer with
  */
-export function refuseInTransaction(client: ClientSession, entry: CommandEntry | undefined, text: string, server: ServerContext): string {
+export function refuseInTransaction(
+  client: ClientSession,
+  entry: CommandEntry | undefined,
+  text: string,
+  server: ServerContext,
+): string {
   // redis rejectCommand: a refused EXEC always goes through execCommandAbort (with or without
   // MULTI), whose reason is the refusal without its "ERR " (rejectCommandFormat has none).
   if (entry?.isExec === true) {
@@ -65,7 +70,10 @@ export function discardTransaction(client: ClientSession, server: ServerContext)
  * (store/persistence.ts, Persistence.runTransaction).
  * @param run runs one queued command as dispatch would after its checks (counted in its stats)
  */
-export function exec(ctx: CommandContext, run: (ctx: CommandContext, entry: CommandEntry, argv: CommandArgs) => void): void {
+export function exec(
+  ctx: CommandContext,
+  run: (ctx: CommandContext, entry: CommandEntry, argv: CommandArgs) => void,
+): void {
   const { client, server } = ctx
   const transaction = client.transaction
   if (transaction === undefined) throw new ReplyError(ERR.EXEC_WITHOUT_MULTI)

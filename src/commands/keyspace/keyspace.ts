@@ -219,4 +219,3 @@ export function allocationClass(bytes: number): number {
 export function memoryDoctor(ctx: CommandContext): void {
   ctx.client.reply.verbatim('Hi Sam, I have no memory problems to report.')
 }
-

@@ -138,7 +138,12 @@ export class MigrateLinks {
   private sweeper: NodeJS.Timeout | undefined
 
   /** The cached connection to host:port, or a new one (redis migrateGetSocket). */
-  async get(host: string, port: number, timeoutMs: number, config: Config): Promise<{ link: MigrateLink; cached: boolean }> {
+  async get(
+    host: string,
+    port: number,
+    timeoutMs: number,
+    config: Config,
+  ): Promise<{ link: MigrateLink; cached: boolean }> {
     const name = `${host}:${port}`
     const cached = this.links.get(name)
     if (cached !== undefined && !cached.closed) return { link: cached, cached: true }

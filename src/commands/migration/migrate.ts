@@ -89,7 +89,13 @@ function parseMigrate(argv: CommandArgs): MigrateRequest {
   if (timeout === undefined || db === undefined) throw new ReplyError(ERR.NOT_INTEGER)
   const port = parseInteger(argv.get(2))
   return {
-    host: argv.latin1(1), port: port ?? -1, db, timeoutMs: timeout <= 0 ? 1000 : timeout, copy, replace, auth,
+    host: argv.latin1(1),
+    port: port ?? -1,
+    db,
+    timeoutMs: timeout <= 0 ? 1000 : timeout,
+    copy,
+    replace,
+    auth,
     keys: keys.map((key) => Buffer.from(key)),
   }
 }
@@ -109,22 +115,25 @@ export function migrate(ctx: CommandContext, argv: CommandArgs): void {
   const release = ctx.server.pause.holdKeys(ctx.client.db, names)
   peer.block()
   const job = new Migration(ctx.server, ctx.client, registry, request, present)
-  job.run().then(
-    (error) => {
-      if (error === undefined) peer.reply.simple('OK')
-      else peer.reply.error(error)
-    },
-    (error: unknown) => {
-      if (error instanceof ReplyError) peer.reply.error(error.message)
-      else {
-        ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
-        peer.reply.error(errText((error as Error).message))
-      }
-    },
-  ).finally(() => {
-    peer.unblock() // its reply first, then the writes that waited
-    release()
-  })
+  job
+    .run()
+    .then(
+      (error) => {
+        if (error === undefined) peer.reply.simple('OK')
+        else peer.reply.error(error)
+      },
+      (error: unknown) => {
+        if (error instanceof ReplyError) peer.reply.error(error.message)
+        else {
+          ctx.server.log.warning(`MIGRATE failed: ${(error as Error).message}`)
+          peer.reply.error(errText((error as Error).message))
+        }
+      },
+    )
+    .finally(() => {
+      peer.unblock() // its reply first, then the writes that waited
+      release()
+    })
 }
 
 /** One MIGRATE at work. */
@@ -177,7 +186,11 @@ class Migration {
     if (prelude.length > 0) await link.write(prelude, timeoutMs)
     // Their replies are read before the first key's, after it was sent (redis writes it all, then reads).
     let preludeReplies: Promise<string[]> | undefined
-    this.prelude = () => (preludeReplies ??= (async () => [auth !== undefined ? await link.readLine(timeoutMs) : '+OK', select ? await link.readLine(timeoutMs) : '+OK'])())
+    this.prelude = () =>
+      (preludeReplies ??= (async () => [
+        auth !== undefined ? await link.readLine(timeoutMs) : '+OK',
+        select ? await link.readLine(timeoutMs) : '+OK',
+      ])())
     let targetError: string | undefined
     for (const key of this.keys) {
       const name = FilterRegistry.nameOf(key)
@@ -189,7 +202,10 @@ class Migration {
         if (ttl < 0) continue
         if (ttl < 1) ttl = 1
       }
-      const reply = entry.filter.bitmapBytes() <= this.singleLimit() ? await this.restoreWhole(link, key, entry, ttl) : await this.restoreInParts(link, key, entry)
+      const reply =
+        entry.filter.bitmapBytes() <= this.singleLimit()
+          ? await this.restoreWhole(link, key, entry, ttl)
+          : await this.restoreInParts(link, key, entry)
       const failed = [...(await this.prelude()), reply].find((line) => line.startsWith('-'))
       if (failed !== undefined) {
         link.lastDb = -1
@@ -271,7 +287,10 @@ class Migration {
 }
 
 /** The next part's pieces from the capture, a few ms of work per turn of the event loop; done at the payload's end. */
-async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<{ pieces: Buffer[]; bytes: number; done: boolean }> {
+async function gatherPart(
+  capture: RegistryCapture,
+  partBytes: number,
+): Promise<{ pieces: Buffer[]; bytes: number; done: boolean }> {
   const pieces: Buffer[] = []
   let bytes = 0
   let turn = performance.now()
@@ -290,6 +309,13 @@ async function gatherPart(capture: RegistryCapture, partBytes: number): Promise<
 }
 
 /** `BFS.RESTORE-PART key ttl id seq <data> [REPLACE] ABSTTL` as RESP pieces: the data's pieces are written as they are, not joined. */
-function partCommand(key: Buffer, ttl: Buffer, id: Buffer, seq: number, pieces: readonly Buffer[], tail: readonly Buffer[]): Buffer[] {
+function partCommand(
+  key: Buffer,
+  ttl: Buffer,
+  id: Buffer,
+  seq: number,
+  pieces: readonly Buffer[],
+  tail: readonly Buffer[],
+): Buffer[] {
   return encodeCommandPieces(['BFS.RESTORE-PART', key, ttl, id, seq, pieces, ...tail])
 }

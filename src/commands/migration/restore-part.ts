@@ -193,19 +193,36 @@ function startStaging(ctx: CommandContext, id: string, replaying: boolean): Stag
     staging.bytes += bytes
   }
   const decoder = new SyncPayloadDecoder({ maxFilterBytes, reserve }, ctx.server.databases.count)
-  const staging: Staging = { id, nextSeq: 0, decoder, epoch: propagationEpoch(ctx.server), lastPartMs: Date.now(), bytes: 0, ctx }
+  const staging: Staging = {
+    id,
+    nextSeq: 0,
+    decoder,
+    epoch: propagationEpoch(ctx.server),
+    lastPartMs: Date.now(),
+    bytes: 0,
+    ctx,
+  }
   return staging
 }
 
 /** The last part: the filter is stored as RESTORE stores it, and propagated (replicas commit with it). */
-function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: Staging, ttl: number, options: { replace: boolean; absttl: boolean }): void {
+function commit(
+  ctx: CommandContext,
+  argv: CommandArgs,
+  name: string,
+  staging: Staging,
+  ttl: number,
+  options: { replace: boolean; absttl: boolean },
+): void {
   const filters = [...staging.decoder.filters()]
   if (filters.length !== 1) throw new ReplyError(BAD_DATA_FORMAT)
   if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
   const stored = storeRestored(ctx, name, filters[0]!.filter, ttl, options)
   if (propagationEpoch(ctx.server) === staging.epoch) ctx.server.propagate(argv)
   else if (stored.propagate === 'restore' && ctx.server.persistence.propagates) {
-    ctx.server.log.notice(`BFS.RESTORE-PART: a snapshot or a full sync took its start point during the transfer of ${quotedName(name)}; the whole filter is propagated again`)
+    ctx.server.log.notice(
+      `BFS.RESTORE-PART: a snapshot or a full sync took its start point during the transfer of ${quotedName(name)}; the whole filter is propagated again`,
+    )
     propagateWhole(ctx, argv, name, stored.expiresAt, options.replace)
   }
   // A replica keeps what its stream restores, expired or not: the master's DEL removes it.
@@ -216,18 +233,34 @@ function commit(ctx: CommandContext, argv: CommandArgs, name: string, staging: S
  * The stored filter propagated as a whole transfer, parts 0, 1, ... of `argv`'s transfer id, read
  * from a capture of it in this turn (nothing can change it meanwhile), with its absolute expiry.
  */
-function propagateWhole(ctx: CommandContext, argv: CommandArgs, name: string, expiresAt: number | undefined, replace: boolean): void {
+function propagateWhole(
+  ctx: CommandContext,
+  argv: CommandArgs,
+  name: string,
+  expiresAt: number | undefined,
+  replace: boolean,
+): void {
   const entry = keyspace(ctx).peek(name)
   if (entry === undefined) return
   const capture = captureRegistry([{ db: ctx.client.db, entry }])
   const partBytes = Math.min(PART_BYTES, ctx.server.config['proto-max-bulk-len'])
-  const head = [Buffer.from('BFS.RESTORE-PART'), Buffer.from(argv.get(1)), Buffer.from(String(expiresAt ?? 0)), Buffer.from(argv.get(3))]
+  const head = [
+    Buffer.from('BFS.RESTORE-PART'),
+    Buffer.from(argv.get(1)),
+    Buffer.from(String(expiresAt ?? 0)),
+    Buffer.from(argv.get(3)),
+  ]
   const tail = replace ? [Buffer.from('REPLACE'), Buffer.from('ABSTTL')] : [Buffer.from('ABSTTL')]
   let seq = 0
   let pieces: Buffer[] = []
   let bytes = 0
   const send = (): void => {
-    ctx.server.propagate([...head, Buffer.from(String(seq++)), pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes), ...tail])
+    ctx.server.propagate([
+      ...head,
+      Buffer.from(String(seq++)),
+      pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes),
+      ...tail,
+    ])
     pieces = []
     bytes = 0
   }

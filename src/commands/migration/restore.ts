@@ -8,7 +8,14 @@
  */
 import { ScalableBloomFilter } from '../../core/scalable-filter.js'
 import { decodeFilter, encodeFilter } from '../../format/codec.js'
-import { DUMP_KIND_BLOOM, DUMP_KIND_CUCKOO, DUMP_KIND_WINDOW, dumpPayloadFile, encodeDumpPayload, verifyDumpPayload } from '../../format/dump-payload.js'
+import {
+  DUMP_KIND_BLOOM,
+  DUMP_KIND_CUCKOO,
+  DUMP_KIND_WINDOW,
+  dumpPayloadFile,
+  encodeDumpPayload,
+  verifyDumpPayload,
+} from '../../format/dump-payload.js'
 import { isCuckooFile } from '../../format/cuckoo-file.js'
 import { isWindowFile } from '../../format/window-file.js'
 import { decodeWholeFile, filterOfWholeFile, wholeFileOf } from '../../store/whole-file.js'
@@ -32,9 +39,15 @@ export const BAD_DATA_FORMAT = ERR.BAD_DATA_FORMAT
 /** The DUMP payload of a key's filter. @throws ReplyError when the filter cannot be encoded (as SAVE refuses it) */
 export function dumpPayloadOf(entry: FilterEntry): Buffer {
   try {
-    const payload = entry.kind === 'bloom'
-      ? encodeDumpPayload(DUMP_KIND_BLOOM, encodeFilter({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32))
-      : encodeDumpPayload(entry.kind === 'window' ? DUMP_KIND_WINDOW : DUMP_KIND_CUCKOO, [wholeFileOf(entry, NO_NAME, nativeCrc32)!])
+    const payload =
+      entry.kind === 'bloom'
+        ? encodeDumpPayload(
+            DUMP_KIND_BLOOM,
+            encodeFilter({ name: NO_NAME, parts: entry.filter.toParts() }, nativeCrc32),
+          )
+        : encodeDumpPayload(entry.kind === 'window' ? DUMP_KIND_WINDOW : DUMP_KIND_CUCKOO, [
+            wholeFileOf(entry, NO_NAME, nativeCrc32)!,
+          ])
     return Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)
   } catch (error) {
     if (error instanceof RangeError) throw new ReplyError(notDumpableText(error.message))
@@ -61,9 +74,11 @@ export function filterOfPayload(ctx: CommandContext, payload: Uint8Array, freed 
   reserveLoadBytes(ctx, payload.byteLength, freed)
   if (!verifyDumpPayload(payload)) throw new ReplyError(BAD_PAYLOAD)
   const { kind, file } = dumpPayloadFile(payload)
-  if (kind !== DUMP_KIND_BLOOM && kind !== DUMP_KIND_WINDOW && kind !== DUMP_KIND_CUCKOO) throw new ReplyError(BAD_DATA_FORMAT)
+  if (kind !== DUMP_KIND_BLOOM && kind !== DUMP_KIND_WINDOW && kind !== DUMP_KIND_CUCKOO)
+    throw new ReplyError(BAD_DATA_FORMAT)
   // The kind byte and the file's magic must agree.
-  if (kind === DUMP_KIND_WINDOW ? !isWindowFile(file) : kind === DUMP_KIND_CUCKOO && !isCuckooFile(file)) throw new ReplyError(BAD_DATA_FORMAT)
+  if (kind === DUMP_KIND_WINDOW ? !isWindowFile(file) : kind === DUMP_KIND_CUCKOO && !isCuckooFile(file))
+    throw new ReplyError(BAD_DATA_FORMAT)
   const copy = new Uint8Array(file)
   try {
     if (kind !== DUMP_KIND_BLOOM) return filterOfWholeFile(decodeWholeFile(copy, nativeCrc32))
@@ -119,14 +134,21 @@ export function parseRestoreTtl(bytes: Uint8Array): number {
  * a replica's stream and a load keep it), sets the expiry. Returns what to propagate: 'restore'
  * (with the absolute expiry), 'del' (an old key replaced by an expired one), or 'none'.
  */
-export function storeRestored(ctx: CommandContext, name: string, filter: StoredFilter, ttl: number, options: RestoreOptions): { propagate: 'restore' | 'del' | 'none'; expiresAt: number | undefined } {
+export function storeRestored(
+  ctx: CommandContext,
+  name: string,
+  filter: StoredFilter,
+  ttl: number,
+  options: RestoreOptions,
+): { propagate: 'restore' | 'del' | 'none'; expiresAt: number | undefined } {
   const registry = keyspace(ctx)
   const deleted = options.replace ? registry.delete(name) : false
   const now = registry.expiry.now()
   const expiresAt = ttl === 0 ? undefined : options.absttl ? ttl : ttl + now
   // redis checkAlreadyExpired: not while loading (the log's replay included), nor on a replica
   // (its master's DEL comes): only where the expiry policy deletes, as EXPIRE's (expiry.ts).
-  if (expiresAt !== undefined && expiresAt <= now && registry.expiry.mode() === 'delete') return { propagate: deleted ? 'del' : 'none', expiresAt }
+  if (expiresAt !== undefined && expiresAt <= now && registry.expiry.mode() === 'delete')
+    return { propagate: deleted ? 'del' : 'none', expiresAt }
   const entry = registry.set(name, filter)
   if (expiresAt !== undefined) registry.setExpiry(entry, expiresAt)
   return { propagate: 'restore', expiresAt }

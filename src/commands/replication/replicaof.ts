@@ -29,8 +29,14 @@ export function replicaof(ctx: CommandContext, argv: CommandArgs): void {
   if (port === undefined || port < 0 || port > 65535) throw new ReplyError(ERR.INVALID_MASTER_PORT)
   const host = text(argv.get(1))
   if (cluster) return clusterReplicaofAddress(ctx, host, port)
-  if (ctx.server.replication.role === 'replica' && link.masterHost.toLowerCase() === host.toLowerCase() && link.masterPort === port) {
-    ctx.server.log.notice('REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.')
+  if (
+    ctx.server.replication.role === 'replica' &&
+    link.masterHost.toLowerCase() === host.toLowerCase() &&
+    link.masterPort === port
+  ) {
+    ctx.server.log.notice(
+      'REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.',
+    )
     client.reply.simple('OK Already connected to specified master')
     return
   }

@@ -5,7 +5,14 @@
 import type { CommandContext } from '../kernel/context.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 import type { PeerConnection } from '../../replication/replica-peer.js'
-import { ERR, ReplyError, replconfIpTooLongText, unrecognizedReplconfText, unsupportedRdbFilterText, valueOutOfRangeText } from '../kernel/reply-error.js'
+import {
+  ERR,
+  ReplyError,
+  replconfIpTooLongText,
+  unrecognizedReplconfText,
+  unsupportedRdbFilterText,
+  valueOutOfRangeText,
+} from '../kernel/reply-error.js'
 import { isKeyword, parseInteger, text } from '../kernel/args.js'
 
 /** redis NET_HOST_STR_LEN: an announced address must be shorter. */
@@ -52,7 +59,9 @@ export function replconf(ctx: CommandContext, argv: CommandArgs): void {
       if (only < 0 || only > 1) throw new ReplyError(valueOutOfRangeText(0, 1))
       master.handshake(peerOf(ctx)).rdbOnly = only === 1
     } else if (argv.isKeyword(j, 'RDB-FILTER-ONLY')) {
-      const filters = text(value).split(/\s+/).filter((word) => word !== '')
+      const filters = text(value)
+        .split(/\s+/)
+        .filter((word) => word !== '')
       // redis knows one filter, "functions"; bfs has no functions, so the payload is empty either way.
       const unsupported = filters.find((filter) => filter.toLowerCase() !== 'functions')
       if (unsupported !== undefined) throw new ReplyError(unsupportedRdbFilterText(unsupported))
@@ -83,7 +92,9 @@ export function psync(ctx: CommandContext, argv: CommandArgs): void {
   if (!syncAllowed(ctx, peer)) return
   const offset = parseInteger(argv.get(2))
   if (offset === undefined) {
-    ctx.server.log.warning(`Replica ${ctx.server.masterSide.handshake(peer).label} asks for synchronization but with a wrong offset`)
+    ctx.server.log.warning(
+      `Replica ${ctx.server.masterSide.handshake(peer).label} asks for synchronization but with a wrong offset`,
+    )
     throw new ReplyError(ERR.NOT_INTEGER)
   }
   ctx.server.masterSide.sync(peer, { replid: text(argv.get(1)), offset })

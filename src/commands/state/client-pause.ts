@@ -144,4 +144,3 @@ export class ClientPause {
     this.timer = undefined
   }
 }
-

@@ -128,7 +128,8 @@ export class CommandTimer {
   /** The first command's arguments (at most 32), from where they lie. */
   private firstArgs(): CommandArgs {
     const args = new CommandArgs()
-    for (let i = 0; i < Math.min(this.firstArgc, MAX_ARGC); i++) args.push(this.firstSources[i]!, this.firstStarts[i]!, this.firstEnds[i]!)
+    for (let i = 0; i < Math.min(this.firstArgc, MAX_ARGC); i++)
+      args.push(this.firstSources[i]!, this.firstStarts[i]!, this.firstEnds[i]!)
     return args
   }
 }

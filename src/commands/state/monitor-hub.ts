@@ -72,7 +72,11 @@ export class MonitorHub {
 /** A subcommand redis flags admin (ACL SETUSER, CLIENT KILL, ...) where its container is not: its @admin category says so. */
 function adminSubcommand(entry: MonitoredCommand, argv: CommandArgs): boolean {
   if (entry.subcommands === undefined || argv.length < 2) return false
-  return REDIS_ACL_CATEGORIES[`${entry.spec.name.toLowerCase()}|${argv.get(1).toString('latin1').toLowerCase()}`]?.includes('admin') ?? false
+  return (
+    REDIS_ACL_CATEGORIES[`${entry.spec.name.toLowerCase()}|${argv.get(1).toString('latin1').toLowerCase()}`]?.includes(
+      'admin',
+    ) ?? false
+  )
 }
 
 function monitorLine(addr: string, db: number, entry: MonitoredCommand, argv: CommandArgs): string {

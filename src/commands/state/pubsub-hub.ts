@@ -65,7 +65,8 @@ const SHORT_NAME_BYTES = 32
 
 /** A name as a Map key: its bytes read as latin1, one character each. */
 function nameKey(name: Uint8Array): string {
-  if (name.length > SHORT_NAME_BYTES) return Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
+  if (name.length > SHORT_NAME_BYTES)
+    return Buffer.from(name.buffer, name.byteOffset, name.byteLength).toString('latin1')
   let key = ''
   for (let i = 0; i < name.length; i++) key += String.fromCharCode(name[i]!)
   return key
@@ -171,7 +172,13 @@ export class PubSubHub {
    * Writes the message to each of the topic's subscribers (redis addReplyPubsubMessage /
    * addReplyPubsubPatMessage: RESP2 `*3`/`*4`, RESP3 a push reply) straight into its replies.
    */
-  private deliver(topic: Topic, kind: Uint8Array, pattern: Uint8Array | undefined, channel: Uint8Array, message: Uint8Array): number {
+  private deliver(
+    topic: Topic,
+    kind: Uint8Array,
+    pattern: Uint8Array | undefined,
+    channel: Uint8Array,
+    message: Uint8Array,
+  ): number {
     let receivers = 0
     // A subscriber closed for its output limit leaves the set as it is closed.
     for (const client of topic.clients) {

@@ -38,7 +38,14 @@ export class SlowLog {
   private nextId = 0
 
   add(client: SlowLogClient, argv: readonly Buffer[], micros: number, maxLen: number): void {
-    this.entries.push({ id: this.nextId++, unixSeconds: Math.floor(Date.now() / 1000), micros, argv, addr: client.addr, name: client.name })
+    this.entries.push({
+      id: this.nextId++,
+      unixSeconds: Math.floor(Date.now() / 1000),
+      micros,
+      argv,
+      addr: client.addr,
+      name: client.name,
+    })
     this.trim(maxLen)
   }
 
@@ -76,9 +83,11 @@ export function loggedArgs(entry: LoggedCommand, argv: CommandArgs, total = argv
       logged.push(REDACTED)
     } else {
       const arg = argv.get(i)
-      logged.push(arg.length > MAX_STRING
-        ? Buffer.concat([arg.subarray(0, MAX_STRING), Buffer.from(`... (${arg.length - MAX_STRING} more bytes)`)])
-        : Buffer.from(arg))
+      logged.push(
+        arg.length > MAX_STRING
+          ? Buffer.concat([arg.subarray(0, MAX_STRING), Buffer.from(`... (${arg.length - MAX_STRING} more bytes)`)])
+          : Buffer.from(arg),
+      )
     }
   }
   return logged

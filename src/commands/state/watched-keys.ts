@@ -105,7 +105,13 @@ export class WatchedKeys {
     const keys = this.watchedKeysOf(entry, argv, db)
     this.keyOpened = false
     if (entry.spec.flags.includes('module')) return { keys, opened: true, before: [] }
-    return { keys, opened: false, before: keys.map((id) => lookupWatched(databases, id)).map((found) => [found, found?.version ?? 0, found?.expiresAt] as const) }
+    return {
+      keys,
+      opened: false,
+      before: keys
+        .map((id) => lookupWatched(databases, id))
+        .map((found) => [found, found?.version ?? 0, found?.expiresAt] as const),
+    }
   }
 
   /** The running command opened its key for writing: it touches it even if it fails. */
@@ -130,7 +136,8 @@ export class WatchedKeys {
       }
       const [entry, version, expiresAt] = capture.before[i]!
       const now = lookupWatched(databases, id)
-      if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt))) this.touchId(id)
+      if (now !== entry || (now !== undefined && (now.version !== version || now.expiresAt !== expiresAt)))
+        this.touchId(id)
     })
   }
 }

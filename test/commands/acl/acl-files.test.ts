@@ -21,13 +21,15 @@ async function aclList(client: RawClient): Promise<string[]> {
 }
 
 describe('aclfile', () => {
-  it('ACL SAVE writes ACL LIST\'s lines (no temp file left); ACL LOAD reads them back after a change', async () => {
+  it("ACL SAVE writes ACL LIST's lines (no temp file left); ACL LOAD reads them back after a change", async () => {
     const dir = tempDir()
     const file = path.join(dir, 'users.acl')
     writeFileSync(file, 'user default on nopass ~* &* +@all\n')
     const running = await start({ aclfile: file })
     const client = await connect(running.port)
-    expect(await ask(client, 'ACL', 'SETUSER', 'web', 'on', '>web-pass', '%R~http-filter', '+bf.exists', '+ping')).toBe('+OK\r\n')
+    expect(await ask(client, 'ACL', 'SETUSER', 'web', 'on', '>web-pass', '%R~http-filter', '+bf.exists', '+ping')).toBe(
+      '+OK\r\n',
+    )
     const before = await aclList(client)
     expect(await ask(client, 'ACL', 'SAVE')).toBe('+OK\r\n')
     expect(readFileSync(file, 'latin1')).toBe(before.map((line) => `${line}\n`).join(''))
@@ -43,7 +45,7 @@ describe('aclfile', () => {
     await web.waitClosed()
   })
 
-  it('a bad aclfile: ACL LOAD says what is wrong in redis\'s words and changes nothing; at start, the server refuses', async () => {
+  it("a bad aclfile: ACL LOAD says what is wrong in redis's words and changes nothing; at start, the server refuses", async () => {
     const dir = tempDir()
     const file = path.join(dir, 'users.acl')
     writeFileSync(file, 'user alice on >a ~* +@all\n')
@@ -57,7 +59,9 @@ describe('aclfile', () => {
     )
     expect((await aclList(client))[0]).toBe(alice)
     await expect(start({ aclfile: file })).rejects.toThrow(/^Aborting Redis startup because of ACL errors: /)
-    await expect(start({ aclfile: path.join(dir, 'missing.acl') })).rejects.toThrow(/Error loading ACLs, opening file '.*missing\.acl': No such file or directory/)
+    await expect(start({ aclfile: path.join(dir, 'missing.acl') })).rejects.toThrow(
+      /Error loading ACLs, opening file '.*missing\.acl': No such file or directory/,
+    )
   })
 
   it('without an aclfile, ACL SAVE and LOAD answer as redis does', async () => {
@@ -71,7 +75,15 @@ describe('user lines in the config file', () => {
   it('start the users; CONFIG REWRITE writes every user back, and a restart from the file has the same users', async () => {
     const dir = tempDir()
     const file = path.join(dir, 'bfs.conf')
-    const text = ['port 0', `dir ${dir}`, 'save ""', 'appendonly no', 'user crawler on >c ~crawl:* +@bloom', 'user web on >w %R~http-filter +bf.exists', ''].join('\n')
+    const text = [
+      'port 0',
+      `dir ${dir}`,
+      'save ""',
+      'appendonly no',
+      'user crawler on >c ~crawl:* +@bloom',
+      'user web on >w %R~http-filter +bf.exists',
+      '',
+    ].join('\n')
     writeFileSync(file, text)
     const running = await start(loadConfig(text), { configFile: file })
     const client = await connect(running.port)
@@ -84,12 +96,16 @@ describe('user lines in the config file', () => {
     const after = await aclList(client)
     expect(rewritten.split('\n').filter((line) => line.startsWith('user '))).toEqual(after)
     // The first user line was rewritten in place; crawler's is gone.
-    expect(rewritten.split('\n').indexOf(after[0]!)).toBe(text.split('\n').indexOf('user crawler on >c ~crawl:* +@bloom'))
+    expect(rewritten.split('\n').indexOf(after[0]!)).toBe(
+      text.split('\n').indexOf('user crawler on >c ~crawl:* +@bloom'),
+    )
     await running.stop()
     const again = await start(loadConfig(rewritten), { configFile: file })
     // A `user default` line resets the user first, which sets sanitize-payload: redis-server 7.0.15 lists it so too.
     const defaultAfterRestart = 'user default on nopass sanitize-payload ~* &* +@all'
-    expect(await aclList(await connect(again.port))).toEqual(after.map((line) => (line.startsWith('user default ') ? defaultAfterRestart : line)))
+    expect(await aclList(await connect(again.port))).toEqual(
+      after.map((line) => (line.startsWith('user default ') ? defaultAfterRestart : line)),
+    )
   })
 
   it('user lines and an aclfile together: the server refuses to start (redis ACLLoadUsersAtStartup)', async () => {
@@ -99,6 +115,8 @@ describe('user lines in the config file', () => {
     await expect(start({ aclfile: file, user: [['x', 'on']] })).rejects.toThrow(
       'Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid.',
     )
-    await expect(start({ user: [['x', '+nosuch']] })).rejects.toThrow("Error in user declaration 'x': Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in ACL")
+    await expect(start({ user: [['x', '+nosuch']] })).rejects.toThrow(
+      "Error in user declaration 'x': Error in ACL SETUSER modifier '+nosuch': Unknown command or category name in ACL",
+    )
   })
 })

@@ -9,11 +9,14 @@ import { hasTool, InteractiveTool, runTool } from '../../helpers/tools.js'
 
 describe.skipIf(!hasTool('redis-cli'))('redis-cli with ACL users', () => {
   let running: RunningServer
-  const cli = (...args: string[]) => runTool('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port), '--no-auth-warning', ...args])
+  const cli = (...args: string[]) =>
+    runTool('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port), '--no-auth-warning', ...args])
 
   beforeAll(async () => {
     running = await startServer()
-    expect((await cli('ACL', 'SETUSER', 'web', 'on', '>web-pass', '%R~http-filter', '+bf.exists', '+ping')).stdout).toBe('OK\n')
+    expect(
+      (await cli('ACL', 'SETUSER', 'web', 'on', '>web-pass', '%R~http-filter', '+bf.exists', '+ping')).stdout,
+    ).toBe('OK\n')
     expect((await cli('BF.ADD', 'http-filter', 'known')).stdout).toBe('1\n')
   })
 
@@ -39,7 +42,8 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli with ACL users', () => {
   it('a session through stdin: AUTH changes the user, ACL WHOAMI says so, a denied command is refused', async () => {
     const session = InteractiveTool.start('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port)])
     try {
-      const say = async (line: string, expected: string): Promise<void> => expect(await session.answer(line, expected.length)).toBe(expected)
+      const say = async (line: string, expected: string): Promise<void> =>
+        expect(await session.answer(line, expected.length)).toBe(expected)
       await say('ACL WHOAMI', 'default\n')
       await say('AUTH web nope', 'WRONGPASS invalid username-password pair or user is disabled.\n\n')
       await say('AUTH web web-pass', 'OK\n')

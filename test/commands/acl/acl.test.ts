@@ -17,7 +17,15 @@ const NOPERM_KEY = 'NOPERM this user has no permissions to access one of the key
 
 /** An ioredis client as `username`, closed after the test. */
 function userClient(port: number, username: string, password: string): Redis {
-  const client = new Redis({ port, host: '127.0.0.1', username, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    username,
+    password,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  })
   clients.push(client)
   return client
 }
@@ -31,19 +39,25 @@ describe('ACL with ioredis users', () => {
   it('a reader runs BF.EXISTS and BF.MEXISTS (@read) but not BF.ADD; a writer with +@bloom runs both', async () => {
     const running = await start({})
     const admin = await connect(running.port)
-    expect(await ask(admin, 'ACL', 'SETUSER', 'reader', 'on', '>r-pass', '%R~*', '+@read', '+@connection', '+acl|whoami')).toBe('+OK\r\n')
+    expect(
+      await ask(admin, 'ACL', 'SETUSER', 'reader', 'on', '>r-pass', '%R~*', '+@read', '+@connection', '+acl|whoami'),
+    ).toBe('+OK\r\n')
     expect(await ask(admin, 'ACL', 'SETUSER', 'crawler', 'on', '>c-pass', '~crawl:*', '+@bloom')).toBe('+OK\r\n')
     const crawler = userClient(running.port, 'crawler', 'c-pass')
     await crawler.connect()
     expect(await crawler.call('BF.ADD', 'crawl:seen', 'https://a')).toBe(1)
     expect(await crawler.call('BF.EXISTS', 'crawl:seen', 'https://a')).toBe(1)
     await expect(crawler.call('BF.ADD', 'other', 'x')).rejects.toThrow(NOPERM_KEY)
-    await expect(crawler.call('FLUSHALL')).rejects.toThrow("NOPERM this user has no permissions to run the 'flushall' command")
+    await expect(crawler.call('FLUSHALL')).rejects.toThrow(
+      "NOPERM this user has no permissions to run the 'flushall' command",
+    )
     const reader = userClient(running.port, 'reader', 'r-pass')
     await reader.connect()
     expect(await reader.call('BF.EXISTS', 'crawl:seen', 'https://a')).toBe(1)
     expect(await reader.call('BF.MEXISTS', 'crawl:seen', 'https://a', 'b')).toEqual([1, 0])
-    await expect(reader.call('BF.ADD', 'crawl:seen', 'x')).rejects.toThrow("NOPERM this user has no permissions to run the 'bf.add' command")
+    await expect(reader.call('BF.ADD', 'crawl:seen', 'x')).rejects.toThrow(
+      "NOPERM this user has no permissions to run the 'bf.add' command",
+    )
     expect(await reader.call('ACL', 'WHOAMI')).toBe('reader')
   })
 
@@ -55,14 +69,27 @@ describe('ACL with ioredis users', () => {
     const failure = new Promise<Error>((resolve) => wrong.once('error', resolve))
     wrong.connect().catch(() => {})
     expect((await failure).message).toBe('WRONGPASS invalid username-password pair or user is disabled.')
-    expect(await ask(admin, 'ACL', 'LOG', '1')).toContain('reason\r\n$4\r\nauth\r\n$7\r\ncontext\r\n$8\r\ntoplevel\r\n$6\r\nobject\r\n$4\r\nauth\r\n')
+    expect(await ask(admin, 'ACL', 'LOG', '1')).toContain(
+      'reason\r\n$4\r\nauth\r\n$7\r\ncontext\r\n$8\r\ntoplevel\r\n$6\r\nobject\r\n$4\r\nauth\r\n',
+    )
   })
 
   it('ACL CAT bloom lists every BF command; COMMAND INFO gives BF.ADD @write @bloom, BF.EXISTS @read @fast @bloom', async () => {
     const running = await start({})
     const client = await connect(running.port)
     const bloom = await ask(client, 'ACL', 'CAT', 'bloom')
-    for (const name of ['bf.add', 'bf.madd', 'bf.exists', 'bf.mexists', 'bf.reserve', 'bf.insert', 'bf.info', 'bf.card', 'bf.scandump', 'bf.loadchunk']) {
+    for (const name of [
+      'bf.add',
+      'bf.madd',
+      'bf.exists',
+      'bf.mexists',
+      'bf.reserve',
+      'bf.insert',
+      'bf.info',
+      'bf.card',
+      'bf.scandump',
+      'bf.loadchunk',
+    ]) {
       expect(bloom).toContain(`\r\n${name}\r\n`)
     }
     expect(bloom).not.toContain('\r\nping\r\n')
@@ -101,7 +128,9 @@ describe('logging in', () => {
     await ask(client, 'AUTH', 'def')
     await ask(client, 'ACL', 'SETUSER', 'h', 'on', '>hp', '+@connection', '+acl|whoami')
     const other = await connect(running.port)
-    expect(await ask(other, 'HELLO', '3', 'AUTH', 'h', 'wrong')).toBe('-WRONGPASS invalid username-password pair or user is disabled.\r\n')
+    expect(await ask(other, 'HELLO', '3', 'AUTH', 'h', 'wrong')).toBe(
+      '-WRONGPASS invalid username-password pair or user is disabled.\r\n',
+    )
     expect(await ask(other, 'HELLO', '3', 'AUTH', 'h', 'hp')).toMatch(/^%7\r\n/)
     expect(await ask(other, 'ACL', 'WHOAMI')).toBe('$1\r\nh\r\n')
     expect(await ask(other, 'CLIENT', 'INFO')).toMatch(/ user=h /)
@@ -132,7 +161,9 @@ describe('connections of a changed user', () => {
     expect(await ask(admin, 'ACL', 'SETUSER', 'temp', 'off')).toBe('+OK\r\n')
     expect(await ask(one, 'PING')).toBe('+PONG\r\n')
     const two = await connect(running.port)
-    expect(await ask(two, 'AUTH', 'temp', 't')).toBe('-WRONGPASS invalid username-password pair or user is disabled.\r\n')
+    expect(await ask(two, 'AUTH', 'temp', 't')).toBe(
+      '-WRONGPASS invalid username-password pair or user is disabled.\r\n',
+    )
     expect(await ask(admin, 'CLIENT', 'KILL', 'USER', 'nobody')).toBe("-ERR No such user 'nobody'\r\n")
     expect(await ask(admin, 'ACL', 'DELUSER', 'temp', 'nobody')).toBe(':1\r\n')
     await one.waitClosed()
@@ -154,7 +185,7 @@ describe('connections of a changed user', () => {
     expect(await ask(news, 'PING')).toBe('*2\r\n$4\r\npong\r\n$0\r\n\r\n')
   })
 
-  it('CLIENT KILL USER closes that user\'s connections', async () => {
+  it("CLIENT KILL USER closes that user's connections", async () => {
     const running = await start({})
     const admin = await connect(running.port)
     await ask(admin, 'ACL', 'SETUSER', 'k', 'on', 'nopass', '+@all', '~*')
@@ -164,7 +195,7 @@ describe('connections of a changed user', () => {
     await victim.waitClosed()
   })
 
-  it('EXEC checks again: a command queued before its permission was removed fails with redis 7.0\'s words', async () => {
+  it("EXEC checks again: a command queued before its permission was removed fails with redis 7.0's words", async () => {
     const running = await start({})
     const admin = await connect(running.port)
     await ask(admin, 'ACL', 'SETUSER', 'q', 'on', 'nopass', '~*', '+@transaction', '+type', '+dbsize')
@@ -210,12 +241,14 @@ describe('ACL LOG and SLOWLOG', () => {
     expect(lines).not.toContain('hunter2')
   })
 
-  it('SLOWLOG shows ACL SETUSER\'s user and rules as (redacted), as redis 7.0 does', async () => {
+  it("SLOWLOG shows ACL SETUSER's user and rules as (redacted), as redis 7.0 does", async () => {
     const running = await start({ 'slowlog-log-slower-than': 0 })
     const client = await connect(running.port)
     await ask(client, 'ACL', 'SETUSER', 'secretive', 'on', '>hunter2')
     const slowlog = await ask(client, 'SLOWLOG', 'GET', '1')
-    expect(slowlog).toContain('$3\r\nACL\r\n$7\r\nSETUSER\r\n$10\r\n(redacted)\r\n$10\r\n(redacted)\r\n$10\r\n(redacted)\r\n')
+    expect(slowlog).toContain(
+      '$3\r\nACL\r\n$7\r\nSETUSER\r\n$10\r\n(redacted)\r\n$10\r\n(redacted)\r\n$10\r\n(redacted)\r\n',
+    )
     expect(slowlog).not.toContain('hunter2')
   })
 })

@@ -47,7 +47,8 @@ function narrowSubcommands(docs: Node, keep: readonly string[]): Node {
     }
     const subs = fields[i + 1]!.value as Node[]
     const pairs: [Node, Node][] = []
-    for (let j = 0; j < subs.length; j += 2) if (keep.includes(subs[j]!.value as string)) pairs.push([subs[j]!, subs[j + 1]!])
+    for (let j = 0; j < subs.length; j += 2)
+      if (keep.includes(subs[j]!.value as string)) pairs.push([subs[j]!, subs[j + 1]!])
     pairs.sort((a, b) => (a[0].value < b[0].value ? -1 : 1))
     out.push({ type: `${fields[i + 1]!.type}${pairs.length}`, value: pairs.flat() })
   }
@@ -101,8 +102,12 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
     })
 
     it(`RESP${protocol}: every subcommand by its name, byte for byte (those redis 7.0 lacks as redis 7.2 documents them)`, async () => {
-      const containers = [...bfs.server.commands].filter((entry) => isRedisCommand(entry) && entry.subcommands !== undefined)
-      expect(containers.map((entry) => entry.lowerName)).toEqual(expect.arrayContaining(['config', 'client', 'command', 'memory', 'module']))
+      const containers = [...bfs.server.commands].filter(
+        (entry) => isRedisCommand(entry) && entry.subcommands !== undefined,
+      )
+      expect(containers.map((entry) => entry.lowerName)).toEqual(
+        expect.arrayContaining(['config', 'client', 'command', 'memory', 'module']),
+      )
       for (const fullName of containers.flatMap(subcommandNames)) {
         const { ours, theirs } = await both('COMMAND', 'DOCS', fullName)
         if (theirs.equals(Buffer.from(protocol === '3' ? '%0\r\n' : '*0\r\n'))) {
@@ -115,40 +120,61 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
     })
 
     it(`RESP${protocol}: a container's docs are redis's with the subcommands bfs has`, async () => {
-      for (const entry of [...bfs.server.commands].filter((entry) => isRedisCommand(entry) && entry.subcommands !== undefined)) {
+      for (const entry of [...bfs.server.commands].filter(
+        (entry) => isRedisCommand(entry) && entry.subcommands !== undefined,
+      )) {
         const { ours, theirs } = await both('COMMAND', 'DOCS', entry.lowerName)
         const keep = subcommandNames(entry)
         const [ourDocs, theirDocs] = [ours, theirs].map((bytes) => (parse(bytes)[0].value as Node[])[1]!)
         const known = keep.filter((name) => !REDIS_72_ONLY.includes(name))
         expect(narrowSubcommands(ourDocs!, known), entry.lowerName).toEqual(narrowSubcommands(theirDocs!, known))
         const ourSubcommands = (ourDocs!.value as Node[]).at(-1)!.value as Node[]
-        expect(ourSubcommands.filter((_, i) => i % 2 === 0).map((name) => name.value), entry.lowerName).toEqual(keep)
+        expect(
+          ourSubcommands.filter((_, i) => i % 2 === 0).map((name) => name.value),
+          entry.lowerName,
+        ).toEqual(keep)
       }
     })
 
     it(`RESP${protocol}: COMMAND INFO's tips and key specs of every Redis command as redis's`, async () => {
       for (const entry of [...bfs.server.commands].filter(isRedisCommand)) {
         const { ours, theirs } = await both('COMMAND', 'INFO', entry.lowerName)
-        const [ourInfo, theirInfo] = [ours, theirs].map((bytes) => ((parse(bytes)[0].value as Node[])[0]!.value as Node[]))
+        const [ourInfo, theirInfo] = [ours, theirs].map(
+          (bytes) => (parse(bytes)[0].value as Node[])[0]!.value as Node[],
+        )
         expect(ourInfo!.slice(7, 9), entry.lowerName).toEqual(theirInfo!.slice(7, 9))
         if (entry.subcommands === undefined) expect(ourInfo![9], entry.lowerName).toEqual(theirInfo![9])
       }
     })
 
     it(`RESP${protocol}: COMMAND INFO's subcommand rows (element 10) of every container as redis's, for the subcommands bfs has`, async () => {
-      for (const entry of [...bfs.server.commands].filter((entry) => isRedisCommand(entry) && entry.subcommands !== undefined)) {
+      for (const entry of [...bfs.server.commands].filter(
+        (entry) => isRedisCommand(entry) && entry.subcommands !== undefined,
+      )) {
         const { ours, theirs } = await both('COMMAND', 'INFO', entry.lowerName)
-        const [ourRows, theirRows] = [ours, theirs].map((bytes) => (((parse(bytes)[0].value as Node[])[0]!.value as Node[])[9]!.value as Node[]))
+        const [ourRows, theirRows] = [ours, theirs].map(
+          (bytes) => ((parse(bytes)[0].value as Node[])[0]!.value as Node[])[9]!.value as Node[],
+        )
         const known = subcommandNames(entry).filter((name) => !REDIS_72_ONLY.includes(name))
         const rowName = (row: Node) => (row.value as Node[])[0]!.value as string
-        const narrowed = (rows: Node[]) => rows.filter((row) => known.includes(rowName(row))).sort((a, b) => (rowName(a) < rowName(b) ? -1 : 1))
+        const narrowed = (rows: Node[]) =>
+          rows.filter((row) => known.includes(rowName(row))).sort((a, b) => (rowName(a) < rowName(b) ? -1 : 1))
         expect(narrowed(ourRows!).map(rowName), entry.lowerName).toEqual([...known].sort())
         expect(narrowed(ourRows!), entry.lowerName).toEqual(narrowed(theirRows!))
       }
     })
 
     it(`RESP${protocol}: names redis does not know are left out, in the order asked`, async () => {
-      const { ours, theirs } = await both('COMMAND', 'DOCS', 'nosuch', 'PING', 'config|GET', 'config|nosuch', 'a|b|c', 'dbsize')
+      const { ours, theirs } = await both(
+        'COMMAND',
+        'DOCS',
+        'nosuch',
+        'PING',
+        'config|GET',
+        'config|nosuch',
+        'a|b|c',
+        'dbsize',
+      )
       expect(ours.toString('latin1')).toBe(theirs.toString('latin1'))
     })
   }
@@ -166,7 +192,9 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
   })
 
   it('a Redis command in the table without documentation fails here (the data covers every row)', () => {
-    const missing = [...bfs.server.commands].filter((entry) => isRedisCommand(entry) && !COMMAND_DOCS.has(entry.spec.name.toLowerCase()))
+    const missing = [...bfs.server.commands].filter(
+      (entry) => isRedisCommand(entry) && !COMMAND_DOCS.has(entry.spec.name.toLowerCase()),
+    )
     expect(missing.map((entry) => entry.lowerName)).toEqual([])
   })
 
@@ -174,24 +202,41 @@ describe.skipIf(!hasTool('redis-server'))('COMMAND DOCS', () => {
     const bulk = (text: string) => `$${Buffer.byteLength(text)}\r\n${text}\r\n`
     const map = (...pairs: string[]) => `%${pairs.length / 2}\r\n${pairs.join('')}`
 
-    it('BF.ADD: the row\'s summary and since, group module and module bf as redis reports a module\'s, then key and item', async () => {
+    it("BF.ADD: the row's summary and since, group module and module bf as redis reports a module's, then key and item", async () => {
       const complexity = 'O(k), where k is the number of hash functions used by the last sub-filter'
       const args = `*2\r\n${map(bulk('name'), bulk('key'), bulk('type'), bulk('key'))}${map(bulk('name'), bulk('item'), bulk('type'), bulk('string'))}`
       const docs = map(
-        ...[['summary', 'Adds an item to a Bloom Filter'], ['since', '1.0.0'], ['group', 'module'], ['complexity', complexity], ['module', 'bf']].flatMap(([key, value]) => [bulk(key!), bulk(value!)]),
+        ...[
+          ['summary', 'Adds an item to a Bloom Filter'],
+          ['since', '1.0.0'],
+          ['group', 'module'],
+          ['complexity', complexity],
+          ['module', 'bf'],
+        ].flatMap(([key, value]) => [bulk(key!), bulk(value!)]),
         bulk('arguments'),
         args,
       )
       expect((await askRaw(clients['3']!.bfs, 'COMMAND', 'DOCS', 'bf.add')).toString()).toBe(map(bulk('bf.add'), docs))
     })
 
-    it('every BF command and bfs\'s own are documented with arguments, the key first', async () => {
+    it("every BF command and bfs's own are documented with arguments, the key first", async () => {
       for (const entry of [...bfs.server.commands].filter((entry) => !isRedisCommand(entry))) {
         const doc = COMMAND_DOCS.get(entry.lowerName)
         expect(doc?.arguments?.[0]?.type, entry.lowerName).toBe('key')
         const [reply] = parse(await askRaw(clients['2']!.bfs, 'COMMAND', 'DOCS', entry.lowerName))
         const fields = ((reply.value as Node[])[1]!.value as Node[]).map((node) => node.value)
-        expect(fields.slice(0, 10), entry.lowerName).toEqual(['summary', entry.spec.summary, 'since', entry.spec.since, 'group', 'module', 'complexity', doc!.complexity, 'module', 'bf'])
+        expect(fields.slice(0, 10), entry.lowerName).toEqual([
+          'summary',
+          entry.spec.summary,
+          'since',
+          entry.spec.since,
+          'group',
+          'module',
+          'complexity',
+          doc!.complexity,
+          'module',
+          'bf',
+        ])
         expect(fields[10]).toBe('arguments')
       }
     })

@@ -20,7 +20,12 @@ async function infoFields(port: number): Promise<Set<string>> {
   const client = await RawClient.connect(port)
   try {
     const text = (await askRaw(client, 'INFO', 'everything')).toString('latin1')
-    return new Set(text.split('\r\n').filter((line) => /^[a-z_0-9|]+:/.test(line)).map((line) => line.slice(0, line.indexOf(':'))))
+    return new Set(
+      text
+        .split('\r\n')
+        .filter((line) => /^[a-z_0-9|]+:/.test(line))
+        .map((line) => line.slice(0, line.indexOf(':'))),
+    )
   } finally {
     client.close()
   }
@@ -40,14 +45,14 @@ describe('redis_exporter fields (docs/exporter-fields.md)', () => {
     await master?.stop()
   })
 
-  it('lists at least a hundred fields as appearing, and each is in a master\'s INFO', async () => {
+  it("lists at least a hundred fields as appearing, and each is in a master's INFO", async () => {
     const listed = tableFields('Appears (')
     expect(listed.length).toBeGreaterThanOrEqual(100)
     const fields = await infoFields(master.port)
     expect(listed.filter((field) => !fields.has(field))).toEqual([])
   })
 
-  it('lists the replica\'s fields, each in a replica\'s INFO', async () => {
+  it("lists the replica's fields, each in a replica's INFO", async () => {
     const listed = tableFields('Appears on a replica')
     expect(listed).toContain('slave_priority')
     const fields = await infoFields(replica.port)

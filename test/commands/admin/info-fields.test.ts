@@ -22,8 +22,24 @@ async function info(port: number, section: string): Promise<Map<string, string>>
 }
 
 const NEW_FIELDS = {
-  memory: ['used_memory', 'used_memory_rss', 'used_memory_peak', 'used_memory_peak_human', 'used_memory_peak_perc', 'maxmemory_policy', 'mem_fragmentation_ratio'],
-  stats: ['total_commands_processed', 'instantaneous_ops_per_sec', 'total_net_input_bytes', 'total_net_output_bytes', 'instantaneous_input_kbps', 'instantaneous_output_kbps', 'rejected_connections'],
+  memory: [
+    'used_memory',
+    'used_memory_rss',
+    'used_memory_peak',
+    'used_memory_peak_human',
+    'used_memory_peak_perc',
+    'maxmemory_policy',
+    'mem_fragmentation_ratio',
+  ],
+  stats: [
+    'total_commands_processed',
+    'instantaneous_ops_per_sec',
+    'total_net_input_bytes',
+    'total_net_output_bytes',
+    'instantaneous_input_kbps',
+    'instantaneous_output_kbps',
+    'rejected_connections',
+  ],
 }
 
 describe('INFO instantaneous figures and memory peak', () => {
@@ -53,7 +69,10 @@ describe('INFO instantaneous figures and memory peak', () => {
     const batch = Buffer.concat(Array.from({ length: 200 }, (_, i) => encodeCommand(['BF.ADD', 'rates', `item${i}`])))
     // Sends until a cron sample saw the traffic (at most 1000 rounds; nothing is asserted on time).
     let stats = new Map<string, string>()
-    const moving = () => ['instantaneous_ops_per_sec', 'instantaneous_input_kbps', 'instantaneous_output_kbps'].every((name) => Number(stats.get(name)) > 0)
+    const moving = () =>
+      ['instantaneous_ops_per_sec', 'instantaneous_input_kbps', 'instantaneous_output_kbps'].every(
+        (name) => Number(stats.get(name)) > 0,
+      )
     for (let round = 0; round < 1000 && !moving(); round++) {
       client.write(batch)
       await client.read(200 * 4)

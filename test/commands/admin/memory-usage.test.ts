@@ -61,11 +61,20 @@ describe('MEMORY USAGE', () => {
     const bfs = await servers.connect(servers.bfs.port)
     const redis = await servers.connect(servers.redis.port)
     const lines = [
-      ['nokey', 'SAMPLES', 'x'], ['nokey', 'SAMPLES', '-1'], ['nokey', 'SAMPLES', '0'], ['nokey', 'SAMPLES', '5', 'SAMPLES', '3'],
-      ['nokey', 'samples', '99999999999999999999'], ['nokey', 'SAMPLES'], ['nokey', 'foo'], ['nokey', 'SAMPLES', '5', 'bar'],
+      ['nokey', 'SAMPLES', 'x'],
+      ['nokey', 'SAMPLES', '-1'],
+      ['nokey', 'SAMPLES', '0'],
+      ['nokey', 'SAMPLES', '5', 'SAMPLES', '3'],
+      ['nokey', 'samples', '99999999999999999999'],
+      ['nokey', 'SAMPLES'],
+      ['nokey', 'foo'],
+      ['nokey', 'SAMPLES', '5', 'bar'],
     ]
     for (const line of lines) {
-      const [ours, theirs] = [await askRaw(bfs, 'MEMORY', 'USAGE', ...line), await askRaw(redis, 'MEMORY', 'USAGE', ...line)]
+      const [ours, theirs] = [
+        await askRaw(bfs, 'MEMORY', 'USAGE', ...line),
+        await askRaw(redis, 'MEMORY', 'USAGE', ...line),
+      ]
       expect(ours.toString('latin1'), line.join(' ')).toBe(theirs.toString('latin1'))
     }
   })

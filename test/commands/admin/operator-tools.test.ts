@@ -31,28 +31,64 @@ async function same(commands: readonly (readonly string[])[]): Promise<void> {
 describe('beside redis-server 7.0.15', () => {
   it('LATENCY answers alike while nothing was sampled', async () => {
     await same([
-      ['LATENCY', 'HELP'], ['LATENCY', 'LATEST'], ['LATENCY', 'HISTORY', 'command'], ['LATENCY', 'RESET'], ['LATENCY', 'RESET', 'a', 'b'],
-      ['LATENCY', 'DOCTOR'], ['LATENCY', 'GRAPH', 'command'], ['LATENCY', 'HISTORY'], ['LATENCY', 'LATEST', 'x'], ['LATENCY', 'NOPE'],
-      ['LATENCY'], ['CONFIG', 'GET', 'latency-monitor-threshold'],
+      ['LATENCY', 'HELP'],
+      ['LATENCY', 'LATEST'],
+      ['LATENCY', 'HISTORY', 'command'],
+      ['LATENCY', 'RESET'],
+      ['LATENCY', 'RESET', 'a', 'b'],
+      ['LATENCY', 'DOCTOR'],
+      ['LATENCY', 'GRAPH', 'command'],
+      ['LATENCY', 'HISTORY'],
+      ['LATENCY', 'LATEST', 'x'],
+      ['LATENCY', 'NOPE'],
+      ['LATENCY'],
+      ['CONFIG', 'GET', 'latency-monitor-threshold'],
     ])
   })
 
   it('CLIENT subcommands answer alike, HELP included', async () => {
     await same([
-      ['CLIENT', 'HELP'], ['CLIENT', 'NO-EVICT', 'on'], ['CLIENT', 'NO-EVICT', 'maybe'], ['CLIENT', 'NO-EVICT', 'off'], ['CLIENT', 'REPLY', 'foo'],
-      ['CLIENT', 'TRACKING', 'off'], ['CLIENT', 'CACHING', 'yes'], ['CLIENT', 'GETREDIR'], ['CLIENT', 'TRACKINGINFO'],
-      ['CLIENT', 'UNBLOCK', '999999'], ['CLIENT', 'UNBLOCK', '999999', 'foo'], ['CLIENT', 'UNBLOCK', 'x'], ['CLIENT', 'UNBLOCK', '1', '2', '3'],
-      ['CLIENT', 'PAUSE', 'abc'], ['CLIENT', 'PAUSE', '-1'], ['CLIENT', 'PAUSE', '10', 'foo'], ['CLIENT', 'PAUSE', '10', 'write', 'x'],
-      ['CLIENT', 'PAUSE', '0', 'WRITE'], ['CLIENT', 'UNPAUSE'], ['CLIENT', 'KILL', 'ID', '0'], ['CLIENT', 'KILL', 'SKIPME', 'maybe'],
-      ['CLIENT', 'KILL', 'ID', '999999', 'SKIPME', 'no'], ['CLIENT', 'KILL', 'ADDR', '1.2.3.4:5'], ['CLIENT', 'KILL', '1.2.3.4:5'],
-      ['CLIENT', 'KILL', 'LADDR', '1.2.3.4:5', 'TYPE', 'pubsub'], ['CLIENT', 'KILL', 'TYPE', 'nope'], ['CLIENT', 'KILL', 'ID'],
+      ['CLIENT', 'HELP'],
+      ['CLIENT', 'NO-EVICT', 'on'],
+      ['CLIENT', 'NO-EVICT', 'maybe'],
+      ['CLIENT', 'NO-EVICT', 'off'],
+      ['CLIENT', 'REPLY', 'foo'],
+      ['CLIENT', 'TRACKING', 'off'],
+      ['CLIENT', 'CACHING', 'yes'],
+      ['CLIENT', 'GETREDIR'],
+      ['CLIENT', 'TRACKINGINFO'],
+      ['CLIENT', 'UNBLOCK', '999999'],
+      ['CLIENT', 'UNBLOCK', '999999', 'foo'],
+      ['CLIENT', 'UNBLOCK', 'x'],
+      ['CLIENT', 'UNBLOCK', '1', '2', '3'],
+      ['CLIENT', 'PAUSE', 'abc'],
+      ['CLIENT', 'PAUSE', '-1'],
+      ['CLIENT', 'PAUSE', '10', 'foo'],
+      ['CLIENT', 'PAUSE', '10', 'write', 'x'],
+      ['CLIENT', 'PAUSE', '0', 'WRITE'],
+      ['CLIENT', 'UNPAUSE'],
+      ['CLIENT', 'KILL', 'ID', '0'],
+      ['CLIENT', 'KILL', 'SKIPME', 'maybe'],
+      ['CLIENT', 'KILL', 'ID', '999999', 'SKIPME', 'no'],
+      ['CLIENT', 'KILL', 'ADDR', '1.2.3.4:5'],
+      ['CLIENT', 'KILL', '1.2.3.4:5'],
+      ['CLIENT', 'KILL', 'LADDR', '1.2.3.4:5', 'TYPE', 'pubsub'],
+      ['CLIENT', 'KILL', 'TYPE', 'nope'],
+      ['CLIENT', 'KILL', 'ID'],
     ])
   })
 
   it('CLIENT REPLY OFF and SKIP drop the replies redis drops, in one pipeline', async () => {
     const script = [
-      ['CLIENT', 'REPLY', 'SKIP'], ['PING'], ['ECHO', 'a'], ['CLIENT', 'REPLY', 'OFF'], ['PING'], ['CLIENT', 'REPLY', 'SKIP'], ['ECHO', 'x'],
-      ['CLIENT', 'REPLY', 'ON'], ['ECHO', 'b'],
+      ['CLIENT', 'REPLY', 'SKIP'],
+      ['PING'],
+      ['ECHO', 'a'],
+      ['CLIENT', 'REPLY', 'OFF'],
+      ['PING'],
+      ['CLIENT', 'REPLY', 'SKIP'],
+      ['ECHO', 'x'],
+      ['CLIENT', 'REPLY', 'ON'],
+      ['ECHO', 'b'],
     ]
     const got: string[] = []
     for (const port of [servers.bfs.port, servers.redis.port]) {
@@ -74,22 +110,47 @@ describe('beside redis-server 7.0.15', () => {
 
   it('COMMAND GETKEYS and GETKEYSANDFLAGS find the keys redis finds, with its errors', async () => {
     await same([
-      ['COMMAND', 'GETKEYS', 'del', 'a', 'b', 'c'], ['COMMAND', 'GETKEYS', 'rename', 'a', 'b'], ['COMMAND', 'GETKEYS', 'expire', 'k', '10'],
-      ['COMMAND', 'GETKEYS', 'watch', 'a', 'b'], ['COMMAND', 'GETKEYS', 'exists', 'a'], ['COMMAND', 'GETKEYS', 'memory', 'usage', 'k'],
-      ['COMMAND', 'GETKEYSANDFLAGS', 'rename', 'a', 'b'], ['COMMAND', 'GETKEYSANDFLAGS', 'unlink', 'a', 'b'], ['COMMAND', 'GETKEYSANDFLAGS', 'expire', 'a', '1'],
-      ['COMMAND', 'GETKEYSANDFLAGS', 'type', 'a'], ['COMMAND', 'GETKEYSANDFLAGS', 'watch', 'a'], ['COMMAND', 'GETKEYS', 'ping', 'x'],
-      ['COMMAND', 'GETKEYS', 'nope', 'a'], ['COMMAND', 'GETKEYS', 'config', 'get', 'x'], ['COMMAND', 'GETKEYS', 'ssubscribe', 'a'],
-      ['COMMAND', 'GETKEYS', 'spublish', 'c', 'm'], ['COMMAND', 'GETKEYS', 'expire', 'k'], ['COMMAND', 'GETKEYS', 'memory', 'nope', 'k'],
-      ['COMMAND', 'GETKEYS', 'del'], ['COMMAND', 'GETKEYSANDFLAGS', 'get'],
+      ['COMMAND', 'GETKEYS', 'del', 'a', 'b', 'c'],
+      ['COMMAND', 'GETKEYS', 'rename', 'a', 'b'],
+      ['COMMAND', 'GETKEYS', 'expire', 'k', '10'],
+      ['COMMAND', 'GETKEYS', 'watch', 'a', 'b'],
+      ['COMMAND', 'GETKEYS', 'exists', 'a'],
+      ['COMMAND', 'GETKEYS', 'memory', 'usage', 'k'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'rename', 'a', 'b'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'unlink', 'a', 'b'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'expire', 'a', '1'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'type', 'a'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'watch', 'a'],
+      ['COMMAND', 'GETKEYS', 'ping', 'x'],
+      ['COMMAND', 'GETKEYS', 'nope', 'a'],
+      ['COMMAND', 'GETKEYS', 'config', 'get', 'x'],
+      ['COMMAND', 'GETKEYS', 'ssubscribe', 'a'],
+      ['COMMAND', 'GETKEYS', 'spublish', 'c', 'm'],
+      ['COMMAND', 'GETKEYS', 'expire', 'k'],
+      ['COMMAND', 'GETKEYS', 'memory', 'nope', 'k'],
+      ['COMMAND', 'GETKEYS', 'del'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'get'],
     ])
   })
 
   it('CONFIG GET answers the keys clients, Sentinel and exporters probe, with redis 7.0 defaults where bfs has no such behaviour', async () => {
     await same([
-      ['CONFIG', 'GET', 'maxmemory-policy'], ['CONFIG', 'GET', 'io-threads'], ['CONFIG', 'GET', 'lua-time-limit'], ['CONFIG', 'GET', 'cluster-enabled'],
-      ['CONFIG', 'GET', 'notify-keyspace-events'], ['CONFIG', 'GET', 'lazyfree-lazy-user-del'], ['CONFIG', 'GET', 'hz'], ['CONFIG', 'GET', 'slave-read-only'],
-      ['CONFIG', 'GET', 'appendfsync'], ['CONFIG', 'GET', 'timeout'], ['CONFIG', 'GET', 'tcp-keepalive'], ['CONFIG', 'GET', 'maxmemory-samples'],
-      ['CONFIG', 'GET', 'busy-reply-threshold'], ['CONFIG', 'GET', 'dbfilename'], ['CONFIG', 'GET', 'tls-port'], ['CONFIG', 'GET', 'list-max-listpack-size'],
+      ['CONFIG', 'GET', 'maxmemory-policy'],
+      ['CONFIG', 'GET', 'io-threads'],
+      ['CONFIG', 'GET', 'lua-time-limit'],
+      ['CONFIG', 'GET', 'cluster-enabled'],
+      ['CONFIG', 'GET', 'notify-keyspace-events'],
+      ['CONFIG', 'GET', 'lazyfree-lazy-user-del'],
+      ['CONFIG', 'GET', 'hz'],
+      ['CONFIG', 'GET', 'slave-read-only'],
+      ['CONFIG', 'GET', 'appendfsync'],
+      ['CONFIG', 'GET', 'timeout'],
+      ['CONFIG', 'GET', 'tcp-keepalive'],
+      ['CONFIG', 'GET', 'maxmemory-samples'],
+      ['CONFIG', 'GET', 'busy-reply-threshold'],
+      ['CONFIG', 'GET', 'dbfilename'],
+      ['CONFIG', 'GET', 'tls-port'],
+      ['CONFIG', 'GET', 'list-max-listpack-size'],
     ])
     // Every key redis 7.0 has is answered (values may differ: bfs's own settings and defaults).
     const names = async (port: number): Promise<string[]> => {
@@ -102,28 +163,55 @@ describe('beside redis-server 7.0.15', () => {
     expect(missing).toEqual([])
   })
 
-  it('INFO commandstats names a container\'s subcommands one by one, as redis 7.0 (cmdstat_config|get)', async () => {
+  it("INFO commandstats names a container's subcommands one by one, as redis 7.0 (cmdstat_config|get)", async () => {
     const names: string[][] = []
     for (const port of [servers.bfs.port, servers.redis.port]) {
       const client = await servers.connect(port)
       await ask(client, 'CONFIG', 'RESETSTAT')
-      for (const command of [['CONFIG', 'GET', 'port'], ['CLIENT', 'ID'], ['CLIENT', 'NOPE'], ['COMMAND', 'COUNT'], ['PING'], ['LATENCY', 'LATEST']]) await ask(client, ...command)
+      for (const command of [
+        ['CONFIG', 'GET', 'port'],
+        ['CLIENT', 'ID'],
+        ['CLIENT', 'NOPE'],
+        ['COMMAND', 'COUNT'],
+        ['PING'],
+        ['LATENCY', 'LATEST'],
+      ])
+        await ask(client, ...command)
       const stats = await ask(client, 'INFO', 'commandstats')
       names.push([...stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((match) => `${match[1]}=${match[2]}`).sort())
     }
-    expect(names[0]).toEqual(['client|id=1', 'command|count=1', 'config|get=1', 'config|resetstat=1', 'latency|latest=1', 'ping=1'])
+    expect(names[0]).toEqual([
+      'client|id=1',
+      'command|count=1',
+      'config|get=1',
+      'config|resetstat=1',
+      'latency|latest=1',
+      'ping=1',
+    ])
     expect(names[0]).toEqual(names[1])
   })
 
   it('DEBUG is refused as redis 7.0 refuses it by default (enable-debug-command no)', async () => {
-    await same([['DEBUG', 'SLEEP', '0'], ['DEBUG', 'HELP'], ['CONFIG', 'GET', 'enable-debug-command']])
+    await same([
+      ['DEBUG', 'SLEEP', '0'],
+      ['DEBUG', 'HELP'],
+      ['CONFIG', 'GET', 'enable-debug-command'],
+    ])
   })
 })
 
 describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
   it('prints LATENCY, COMMAND GETKEYSANDFLAGS, CONFIG GET and CLIENT PAUSE as it does for redis-server', async () => {
-    for (const args of [['LATENCY', 'DOCTOR'], ['COMMAND', 'GETKEYSANDFLAGS', 'rename', 'a', 'b'], ['CONFIG', 'GET', 'maxmemory-policy'], ['CLIENT', 'PAUSE', '10', 'WRITE'], ['LATENCY', 'HELP']]) {
-      const [ours, theirs] = await Promise.all([servers.bfs.port, servers.redis.port].map((port) => runTool('redis-cli', ['-p', String(port), ...args])))
+    for (const args of [
+      ['LATENCY', 'DOCTOR'],
+      ['COMMAND', 'GETKEYSANDFLAGS', 'rename', 'a', 'b'],
+      ['CONFIG', 'GET', 'maxmemory-policy'],
+      ['CLIENT', 'PAUSE', '10', 'WRITE'],
+      ['LATENCY', 'HELP'],
+    ]) {
+      const [ours, theirs] = await Promise.all(
+        [servers.bfs.port, servers.redis.port].map((port) => runTool('redis-cli', ['-p', String(port), ...args])),
+      )
       expect(ours!.stdout, args.join(' ')).toBe(theirs!.stdout)
       expect(ours!.stdout.length).toBeGreaterThan(0)
     }
@@ -232,8 +320,12 @@ describe('bfs on its own', () => {
       expect(await ask(client, 'TTL', 'expiring')).toMatch(/^:(99\d|1000)\r\n$/)
       expect(await ask(client, 'DEBUG', 'RELOAD', 'NOSAVE')).toBe('+OK\r\n')
       expect(await ask(client, 'DBSIZE')).toBe(':2\r\n')
-      expect(await ask(client, 'DEBUG', 'RELOAD', 'BAD')).toBe('-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n')
-      expect(await ask(client, 'DEBUG', 'OBJECT', 'kept')).toMatch(/^\+Value at:0x[0-9a-f]+ refcount:1 encoding:raw serializedlength:\d+ lru:0 lru_seconds_idle:0\r\n$/)
+      expect(await ask(client, 'DEBUG', 'RELOAD', 'BAD')).toBe(
+        '-ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.\r\n',
+      )
+      expect(await ask(client, 'DEBUG', 'OBJECT', 'kept')).toMatch(
+        /^\+Value at:0x[0-9a-f]+ refcount:1 encoding:raw serializedlength:\d+ lru:0 lru_seconds_idle:0\r\n$/,
+      )
       expect(await ask(client, 'DEBUG', 'OBJECT', 'nope')).toBe('-ERR no such key\r\n')
       expect(await ask(client, 'DEBUG', 'SET-ACTIVE-EXPIRE', '0')).toBe('+OK\r\n')
       expect(bfs.server.activeExpireEnabled).toBe(false)
@@ -242,7 +334,9 @@ describe('bfs on its own', () => {
       expect(await ask(client, 'INFO', 'replication')).not.toContain(replid!)
       expect(await ask(client, 'DEBUG', 'ERROR', 'WRONG thing')).toBe('-WRONG thing\r\n')
       expect(await ask(client, 'DEBUG', 'HELP')).toContain('+SLEEP <seconds>\r\n')
-      expect(await ask(client, 'DEBUG', 'NOPE')).toBe("-ERR unknown subcommand or wrong number of arguments for 'NOPE'. Try DEBUG HELP.\r\n")
+      expect(await ask(client, 'DEBUG', 'NOPE')).toBe(
+        "-ERR unknown subcommand or wrong number of arguments for 'NOPE'. Try DEBUG HELP.\r\n",
+      )
     } finally {
       await bfs.stop()
     }

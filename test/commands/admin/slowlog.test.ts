@@ -35,7 +35,9 @@ async function bothLogs(protocol: '2' | '3', script: readonly (readonly string[]
 }
 
 const SCRIPT: readonly (readonly string[])[] = [
-  ['MULTI'], ['PING'], ['EXEC'],
+  ['MULTI'],
+  ['PING'],
+  ['EXEC'],
   ['AUTH', 'someone', 'secret'],
   ['AUTH', 'a', 'b', 'c'],
   ['HELLO', '3', 'AUTH', 'default', 'secret', 'SETNAME', 'me'],
@@ -64,13 +66,24 @@ describe('SLOWLOG as redis 7.0.15', () => {
 
   it('answers SLOWLOG LEN, HELP, RESET and its errors byte for byte', async () => {
     const commands = [
-      ['SLOWLOG', 'LEN'], ['SLOWLOG', 'HELP'], ['SLOWLOG', 'GET', 'x'], ['SLOWLOG', 'GET', '-2'], ['SLOWLOG', 'GET', '1', '2'],
-      ['SLOWLOG', 'LEN', '1'], ['SLOWLOG', 'HELP', 'x'], ['SLOWLOG', 'RESET', 'x'], ['SLOWLOG', 'foo'], ['SLOWLOG'],
-      ['SLOWLOG', 'RESET'], ['SLOWLOG', 'LEN'], ['SLOWLOG', 'GET'],
+      ['SLOWLOG', 'LEN'],
+      ['SLOWLOG', 'HELP'],
+      ['SLOWLOG', 'GET', 'x'],
+      ['SLOWLOG', 'GET', '-2'],
+      ['SLOWLOG', 'GET', '1', '2'],
+      ['SLOWLOG', 'LEN', '1'],
+      ['SLOWLOG', 'HELP', 'x'],
+      ['SLOWLOG', 'RESET', 'x'],
+      ['SLOWLOG', 'foo'],
+      ['SLOWLOG'],
+      ['SLOWLOG', 'RESET'],
+      ['SLOWLOG', 'LEN'],
+      ['SLOWLOG', 'GET'],
     ]
     const [ours, theirs] = [await connect(servers.bfs.port), await connect(servers.redis.port)]
     for (const client of [ours, theirs]) await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '-1')
-    for (const command of commands) expect(await ask(ours, ...command), command.join(' ')).toBe(await ask(theirs, ...command))
+    for (const command of commands)
+      expect(await ask(ours, ...command), command.join(' ')).toBe(await ask(theirs, ...command))
     expect(await ask(ours, 'SLOWLOG', 'LEN')).toBe(':0\r\n')
   })
 
@@ -107,12 +120,18 @@ describe('SLOWLOG of a pipelined read (timed per read: bfs)', () => {
     const client = await connect(servers.bfs.port)
     await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '0')
     await ask(client, 'SLOWLOG', 'RESET')
-    client.write(Buffer.concat([encodeCommand(['ECHO', 'one']), encodeCommand(['ECHO', 'two']), encodeCommand(['ECHO', 'three'])]))
+    client.write(
+      Buffer.concat([encodeCommand(['ECHO', 'one']), encodeCommand(['ECHO', 'two']), encodeCommand(['ECHO', 'three'])]),
+    )
     await client.readUntil((received) => received.toString('latin1').endsWith('$5\r\nthree\r\n'))
     await ask(client, 'CONFIG', 'SET', 'slowlog-log-slower-than', '-1')
     const reply = await ask(client, 'SLOWLOG', 'GET', '-1')
     // Each entry stands for its command and the "N more" it names: the three ECHOs in all, one read or more.
-    const echoes = [...reply.matchAll(/\$4\r\nECHO\r\n\$\d+\r\n(one|two|three)\r\n(?:\$\d+\r\n\.\.\. \((\d+) more commands in the same read\)\r\n)?/g)]
+    const echoes = [
+      ...reply.matchAll(
+        /\$4\r\nECHO\r\n\$\d+\r\n(one|two|three)\r\n(?:\$\d+\r\n\.\.\. \((\d+) more commands in the same read\)\r\n)?/g,
+      ),
+    ]
     expect(echoes.map((match) => 1 + Number(match[2] ?? 0)).reduce((a, b) => a + b, 0)).toBe(3)
     expect(echoes.at(-1)![1]).toBe('one')
   })
@@ -121,7 +140,10 @@ describe('SLOWLOG of a pipelined read (timed per read: bfs)', () => {
 /** INFO <section>'s lines, the header included. */
 async function infoLines(client: RawClient, section: string): Promise<string[]> {
   const reply = await ask(client, 'INFO', section)
-  return reply.slice(reply.indexOf('\r\n') + 2).split('\r\n').filter((line) => line !== '')
+  return reply
+    .slice(reply.indexOf('\r\n') + 2)
+    .split('\r\n')
+    .filter((line) => line !== '')
 }
 
 describe('INFO commandstats and errorstats', () => {
@@ -130,7 +152,8 @@ describe('INFO commandstats and errorstats', () => {
     await ask(client, 'CONFIG', 'RESETSTAT')
     for (let i = 0; i < 200; i++) await ask(client, 'BF.ADD', 'timed', `item${i}`)
     const line = (await infoLines(client, 'commandstats')).find((entry) => entry.startsWith('cmdstat_bf.add:'))!
-    const match = /^cmdstat_bf\.add:calls=200,usec=(\d+),usec_per_call=(\d+\.\d\d),rejected_calls=0,failed_calls=0$/.exec(line)
+    const match =
+      /^cmdstat_bf\.add:calls=200,usec=(\d+),usec_per_call=(\d+\.\d\d),rejected_calls=0,failed_calls=0$/.exec(line)
     expect(match, line).not.toBeNull()
     const usec = Number(match![1])
     expect(usec).toBeGreaterThan(0)
@@ -141,8 +164,15 @@ describe('INFO commandstats and errorstats', () => {
 
   it('counts errors by their code as redis 7.0.15, in INFO errorstats and the default INFO', async () => {
     const commands = [
-      ['NOSUCHCOMMAND'], ['GET'], ['AUTH', 'nobody', 'x'], ['HELLO', '9'], ['HELLO', 'x'], ['PING', 'a', 'b'],
-      ['CONFIG', 'SET', 'maxclients', 'many'], ['SLOWLOG', 'GET', 'x'], ['AUTH', 'nobody', 'y'],
+      ['NOSUCHCOMMAND'],
+      ['GET'],
+      ['AUTH', 'nobody', 'x'],
+      ['HELLO', '9'],
+      ['HELLO', 'x'],
+      ['PING', 'a', 'b'],
+      ['CONFIG', 'SET', 'maxclients', 'many'],
+      ['SLOWLOG', 'GET', 'x'],
+      ['AUTH', 'nobody', 'y'],
     ]
     const sections: string[][] = []
     for (const port of [servers.bfs.port, servers.redis.port]) {

@@ -36,7 +36,7 @@ async function memoryField(name: string): Promise<number> {
 }
 
 describe('INFO used_memory and the arenas', () => {
-  it('grows by about a small filter\'s bitmap, not by the shared arena made for it (four times as large)', async () => {
+  it("grows by about a small filter's bitmap, not by the shared arena made for it (four times as large)", async () => {
     const before = await memoryField('used_memory')
     // 30M items at 1 %: a 34.5 MiB bitmap, below the own-arena size (64 MiB): a shared arena of
     // 128 MiB. Bounds of 8 MiB either side: the heap's garbage may be collected meanwhile.

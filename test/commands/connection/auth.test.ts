@@ -5,7 +5,12 @@
 import { describe, expect, it } from 'vitest'
 import { ask, askLine, encodeCommand } from '../../helpers/resp.js'
 import { serverPerTest } from '../../helpers/server-hooks.js'
-import { checkOpenFiles, isLoopbackAddress, openBindWarning, readOpenFilesLimit } from '../../../src/server/startup-checks.js'
+import {
+  checkOpenFiles,
+  isLoopbackAddress,
+  openBindWarning,
+  readOpenFilesLimit,
+} from '../../../src/server/startup-checks.js'
 
 const NOAUTH = '-NOAUTH Authentication required.\r\n'
 const WRONGPASS = '-WRONGPASS invalid username-password pair or user is disabled.\r\n'
@@ -16,7 +21,14 @@ describe('requirepass', () => {
   it('every command but AUTH, HELLO, QUIT and RESET gets NOAUTH until AUTH succeeds', async () => {
     const running = await start({ requirepass: 's3cret' })
     const client = await connect(running.port)
-    for (const command of [['PING'], ['BF.ADD', 'f', 'x'], ['BF.EXISTS', 'f', 'x'], ['CONFIG', 'GET', 'requirepass'], ['SELECT', '0'], ['CLIENT', 'ID']]) {
+    for (const command of [
+      ['PING'],
+      ['BF.ADD', 'f', 'x'],
+      ['BF.EXISTS', 'f', 'x'],
+      ['CONFIG', 'GET', 'requirepass'],
+      ['SELECT', '0'],
+      ['CLIENT', 'ID'],
+    ]) {
       expect(await ask(client, ...command), command.join(' ')).toBe(NOAUTH)
     }
     // redis 7.0 checks existence and arity before authentication.
@@ -53,11 +65,15 @@ describe('requirepass', () => {
     const client = await connect(running.port)
     // SETNAME works before authentication; the NOAUTH reply follows it (bytes from redis-server 7.0.15).
     expect(await ask(client, 'HELLO', '3', 'SETNAME', 'early')).toMatch(/^-NOAUTH HELLO must be called/)
-    expect(await ask(client, 'HELLO', '4', 'AUTH', 'default', 's3cret')).toBe('-NOPROTO unsupported protocol version\r\n')
+    expect(await ask(client, 'HELLO', '4', 'AUTH', 'default', 's3cret')).toBe(
+      '-NOPROTO unsupported protocol version\r\n',
+    )
     expect(await ask(client, 'HELLO', '2', 'SETNAME', 'named', 'AUTH', 'default', 'nope')).toBe(WRONGPASS)
     expect(await ask(client, 'HELLO', '3', 'AUTH', 'default')).toBe("-ERR Syntax error in HELLO option 'AUTH'\r\n")
     expect(await ask(client, 'PING')).toBe(NOAUTH)
-    expect(await ask(client, 'HELLO', '3', 'AUTH', 'default', 's3cret', 'SETNAME', 'a', 'b')).toBe("-ERR Syntax error in HELLO option 'b'\r\n")
+    expect(await ask(client, 'HELLO', '3', 'AUTH', 'default', 's3cret', 'SETNAME', 'a', 'b')).toBe(
+      "-ERR Syntax error in HELLO option 'b'\r\n",
+    )
     expect(await ask(client, 'PING')).toBe('+PONG\r\n')
     expect(await ask(client, 'CLIENT', 'GETNAME')).toBe('$1\r\na\r\n')
     const other = await connect(running.port)
@@ -132,18 +148,23 @@ describe('start-up checks', () => {
   })
 
   it('isLoopbackAddress and openBindWarning', () => {
-    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1']) expect(isLoopbackAddress(address), address).toBe(true)
-    for (const address of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', '128.0.0.1']) expect(isLoopbackAddress(address), address).toBe(false)
+    for (const address of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', '::ffff:127.0.0.1'])
+      expect(isLoopbackAddress(address), address).toBe(true)
+    for (const address of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', '128.0.0.1'])
+      expect(isLoopbackAddress(address), address).toBe(false)
     // Only the open address is named.
     expect(openBindWarning(['127.0.0.1', '10.0.0.1'], '')).toContain('listening on 10.0.0.1 with no requirepass')
     expect(openBindWarning(['127.0.0.1'], '')).toBeUndefined()
     expect(openBindWarning(['10.0.0.1'], 'pw')).toBeUndefined()
   })
 
-  it('too few file descriptors for maxclients: redis\'s warning, and maxclients reduced to fit', () => {
-    const limits = 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 4096                 files\n'
+  it("too few file descriptors for maxclients: redis's warning, and maxclients reduced to fit", () => {
+    const limits =
+      'Limit                     Soft Limit           Hard Limit           Units\nMax open files            1024                 4096                 files\n'
     expect(readOpenFilesLimit(limits)).toBe(1024)
-    expect(readOpenFilesLimit('Max open files            unlimited            unlimited            files\n')).toBeUndefined()
+    expect(
+      readOpenFilesLimit('Max open files            unlimited            unlimited            files\n'),
+    ).toBeUndefined()
     const check = checkOpenFiles(10_000, 1024)
     expect(check.maxclients).toBe(992)
     expect(check.warnings).toEqual([

@@ -40,7 +40,13 @@ describe('CLIENT PAUSE', () => {
     const admin = await connect()
     const writer = await connect()
     expect(await ask(admin, 'CLIENT', 'PAUSE', '100000', 'WRITE')).toBe('+OK\r\n')
-    writer.write(Buffer.concat([encodeCommand(['BF.ADD', 'paused', 'a']), encodeCommand(['PUBLISH', 'c', 'm']), encodeCommand(['PING'])]))
+    writer.write(
+      Buffer.concat([
+        encodeCommand(['BF.ADD', 'paused', 'a']),
+        encodeCommand(['PUBLISH', 'c', 'm']),
+        encodeCommand(['PING']),
+      ]),
+    )
     await blockedClients(admin, 1)
     expect(await ask(admin, 'BF.EXISTS', 'paused', 'a')).toBe(':0\r\n')
     expect(await ask(admin, 'CLIENT', 'LIST', 'ID', String(await writerId(admin)))).toMatch(/ flags=b /)
@@ -65,7 +71,8 @@ describe('CLIENT PAUSE', () => {
     const expiredBefore = Number(/expired_keys:(\d+)/.exec(await ask(admin, 'INFO', 'stats'))![1])
     await ask(admin, 'PEXPIRE', 'expiring', '1500')
     expect(await ask(admin, 'CLIENT', 'PAUSE', '100000', 'WRITE')).toBe('+OK\r\n')
-    while ((await ask(admin, 'EXISTS', 'expiring')) !== ':0\r\n') await new Promise((resolve) => setTimeout(resolve, 50))
+    while ((await ask(admin, 'EXISTS', 'expiring')) !== ':0\r\n')
+      await new Promise((resolve) => setTimeout(resolve, 50))
     // Past its expiry, looked up and swept by the cron meanwhile: still not deleted.
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(Number(/expired_keys:(\d+)/.exec(await ask(admin, 'INFO', 'stats'))![1])).toBe(expiredBefore)
@@ -84,7 +91,8 @@ describe('CLIENT PAUSE', () => {
       const order: string[] = []
       const write = writer.call('BF.MADD', 'io', 'a', 'b').then((reply) => order.push(`write ${JSON.stringify(reply)}`))
       // The writer's later commands wait behind it; another client reads on.
-      while (!(String(await admin.call('INFO', 'clients')).includes('blocked_clients:1'))) await new Promise((resolve) => setTimeout(resolve, 25))
+      while (!String(await admin.call('INFO', 'clients')).includes('blocked_clients:1'))
+        await new Promise((resolve) => setTimeout(resolve, 25))
       expect(await admin.call('BF.EXISTS', 'io', 'a')).toBe(0)
       order.push('read')
       await admin.call('CLIENT', 'UNPAUSE')
@@ -130,7 +138,9 @@ describe('CLIENT UNBLOCK', () => {
     waiter.write(encodeCommand(['WAIT', '1', '0']))
     await blockedClients(admin, 1)
     expect(await ask(admin, 'CLIENT', 'UNBLOCK', id.slice(1, -2), 'ERROR')).toBe(':1\r\n')
-    expect((await waiter.read('-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n'.length)).toString()).toBe('-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n')
+    expect((await waiter.read('-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n'.length)).toString()).toBe(
+      '-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n',
+    )
     expect(await ask(admin, 'CLIENT', 'UNBLOCK', id.slice(1, -2))).toBe(':0\r\n')
   })
 })

@@ -22,7 +22,11 @@ function normalized(text: string, names: ReadonlyMap<string, string>): string {
 const addrOf = (client: RawClient): string => `${client.socket.localAddress}:${client.socket.localPort}`
 
 /** Runs `script` from a second client while a monitor watches; what the monitor received, normalized. */
-async function monitored(port: number, protocol: '2' | '3', script: readonly (readonly (string | Buffer)[])[]): Promise<string> {
+async function monitored(
+  port: number,
+  protocol: '2' | '3',
+  script: readonly (readonly (string | Buffer)[])[],
+): Promise<string> {
   const watcher = await connect(port)
   await ask(watcher, 'HELLO', protocol)
   expect(await ask(watcher, 'MONITOR')).toBe('+OK\r\n')
@@ -31,7 +35,13 @@ async function monitored(port: number, protocol: '2' | '3', script: readonly (re
   await ask(worker, 'ECHO', 'end')
   const received = await watcher.readUntil((bytes) => bytes.toString('latin1').endsWith('"ECHO" "end"\r\n'))
   watcher.close()
-  return normalized(received.toString('latin1'), new Map([[addrOf(worker), 'WORKER'], [addrOf(watcher), 'WATCHER']]))
+  return normalized(
+    received.toString('latin1'),
+    new Map([
+      [addrOf(worker), 'WORKER'],
+      [addrOf(watcher), 'WATCHER'],
+    ]),
+  )
 }
 
 const SCRIPT: readonly (readonly (string | Buffer)[])[] = [
@@ -43,14 +53,19 @@ const SCRIPT: readonly (readonly (string | Buffer)[])[] = [
   ['SLOWLOG', 'LEN'],
   ['NOSUCHCOMMAND'],
   ['ECHO'],
-  ['MULTI'], ['PING', 'queued'], ['EXEC'],
+  ['MULTI'],
+  ['PING', 'queued'],
+  ['EXEC'],
   ['CLIENT', 'SETNAME', 'named'],
 ]
 
 describe('MONITOR as redis 7.0.15', () => {
   for (const protocol of ['2', '3'] as const) {
     it(`shows what other clients ran, quoted, redacted, admin commands left out, RESP${protocol}`, async () => {
-      const [ours, theirs] = [await monitored(servers.bfs.port, protocol, SCRIPT), await monitored(servers.redis.port, protocol, SCRIPT)]
+      const [ours, theirs] = [
+        await monitored(servers.bfs.port, protocol, SCRIPT),
+        await monitored(servers.redis.port, protocol, SCRIPT),
+      ]
       expect(ours).toBe(theirs)
       expect(ours).toContain('+T [0 WORKER] "ECHO" "a\\"b\\\\c\\n\\r\\t\\a\\b\\x01\\x7f\\xc3\\xa9 z"\r\n')
       expect(ours).toContain('"AUTH" "(redacted)" "(redacted)"')
@@ -64,7 +79,16 @@ describe('MONITOR as redis 7.0.15', () => {
     for (const port of [servers.bfs.port, servers.redis.port]) {
       const client = await connect(port)
       const names = new Map([[addrOf(client), 'ME']])
-      const script = [['MONITOR'], ['PING'], ['EXISTS', 'k'], ['PUBLISH', 'c', 'm'], ['MONITOR'], ['ECHO', 'x'], ['RESET'], ['PING']]
+      const script = [
+        ['MONITOR'],
+        ['PING'],
+        ['EXISTS', 'k'],
+        ['PUBLISH', 'c', 'm'],
+        ['MONITOR'],
+        ['ECHO', 'x'],
+        ['RESET'],
+        ['PING'],
+      ]
       client.write(Buffer.concat(script.map((command) => encodeCommand(command))))
       const received = await client.readUntil((bytes) => bytes.toString('latin1').endsWith('+RESET\r\n+PONG\r\n'))
       replies.push(normalized(received.toString('latin1'), names))
@@ -103,12 +127,17 @@ describe('MONITOR as redis 7.0.15', () => {
     sleeper.pause()
     const listed = async (): Promise<boolean> => (await ask(admin, 'CLIENT', 'LIST')).includes(sleeperAddr)
     // Waits until the MONITOR is in place, then sends 1 MB lines until the server closed it.
-    while (!(await ask(admin, 'CLIENT', 'LIST')).match(new RegExp(`${sleeperAddr}.* flags=O `))) await new Promise((resolve) => setTimeout(resolve, 10))
+    while (!(await ask(admin, 'CLIENT', 'LIST')).match(new RegExp(`${sleeperAddr}.* flags=O `)))
+      await new Promise((resolve) => setTimeout(resolve, 10))
     const big = 'x'.repeat(1 << 20)
     for (let i = 0; i < 100 && (await listed()); i++) await ask(admin, 'ECHO', big)
     expect(await listed()).toBe(false)
     sleeper.destroy()
-    expect(servers.bfs.logs.some((line) => line.includes('scheduled to be closed ASAP for overcoming of output buffer limits'))).toBe(true)
+    expect(
+      servers.bfs.logs.some((line) =>
+        line.includes('scheduled to be closed ASAP for overcoming of output buffer limits'),
+      ),
+    ).toBe(true)
     await ask(admin, 'CONFIG', 'SET', 'client-output-buffer-limit', 'normal 268435456 0 0')
   })
 })

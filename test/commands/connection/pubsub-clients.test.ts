@@ -71,7 +71,15 @@ describe.skipIf(!hasTool('redis-cli'))('redis-cli', () => {
     ['PSUBSCRIBE (RESP3)', ['-3'], 'cli-*', 'psubscribe\ncli-*\n1\npmessage\ncli-*\ncli-ch\nhello\n'],
   ])('%s prints what it printed against redis-server 7.0.15', async (label, flags, name, expected) => {
     const command = label.startsWith('PSUBSCRIBE') ? 'PSUBSCRIBE' : 'SUBSCRIBE'
-    const cli = InteractiveTool.start('redis-cli', ['-h', '127.0.0.1', '-p', String(running.port), ...flags, command, name])
+    const cli = InteractiveTool.start('redis-cli', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(running.port),
+      ...flags,
+      command,
+      name,
+    ])
     try {
       await cli.waitFor((output) => output.includes('\n1\n'))
       const publisher = new Redis({ port: running.port, host: '127.0.0.1' })

@@ -60,7 +60,8 @@ const bulk = (text: string) => `$${Buffer.byteLength(text, 'latin1')}\r\n${text}
 /** A RESP2 confirmation or message: `*3` of bulk strings and a count (`null` for a null name). */
 const confirmation = (word: string, name: string | null, count: number, head = '*') =>
   `${head}3\r\n${bulk(word)}${name === null ? (head === '>' ? '_\r\n' : '$-1\r\n') : bulk(name)}:${count}\r\n`
-const message = (channel: string, text: string, head = '*') => `${head}3\r\n${bulk('message')}${bulk(channel)}${bulk(text)}`
+const message = (channel: string, text: string, head = '*') =>
+  `${head}3\r\n${bulk('message')}${bulk(channel)}${bulk(text)}`
 const pmessage = (pattern: string, channel: string, text: string, head = '*') =>
   `${head}4\r\n${bulk('pmessage')}${bulk(pattern)}${bulk(channel)}${bulk(text)}`
 
@@ -68,7 +69,11 @@ describe('RESP2 subscribed mode', () => {
   it('confirms each channel with its count, answers PING as an array, refuses other commands, unsubscribes all', async () => {
     const sub = await connect()
     const pub = await connect()
-    await expectReply(sub, 'SUBSCRIBE a b a', confirmation('subscribe', 'a', 1) + confirmation('subscribe', 'b', 2) + confirmation('subscribe', 'a', 2))
+    await expectReply(
+      sub,
+      'SUBSCRIBE a b a',
+      confirmation('subscribe', 'a', 1) + confirmation('subscribe', 'b', 2) + confirmation('subscribe', 'a', 2),
+    )
     await expectReply(sub, 'PING', '*2\r\n$4\r\npong\r\n$0\r\n\r\n')
     await expectReply(sub, 'PING x', '*2\r\n$4\r\npong\r\n$1\r\nx\r\n')
     await expectReply(sub, 'TYPE k', refused('type'))
@@ -90,15 +95,26 @@ describe('RESP2 subscribed mode', () => {
   it('counts channels and patterns together, and matches patterns with redis glob', async () => {
     const sub = await connect()
     const pub = await connect()
-    await expectReply(sub, 'PSUBSCRIBE h?llo h[^e]llo', confirmation('psubscribe', 'h?llo', 1) + confirmation('psubscribe', 'h[^e]llo', 2))
+    await expectReply(
+      sub,
+      'PSUBSCRIBE h?llo h[^e]llo',
+      confirmation('psubscribe', 'h?llo', 1) + confirmation('psubscribe', 'h[^e]llo', 2),
+    )
     await expectReply(sub, 'SUBSCRIBE hallo', confirmation('subscribe', 'hallo', 3))
     await expectReply(pub, 'PUBLISH hallo m', ':3\r\n')
-    await expectReceived(sub, message('hallo', 'm') + pmessage('h?llo', 'hallo', 'm') + pmessage('h[^e]llo', 'hallo', 'm'))
+    await expectReceived(
+      sub,
+      message('hallo', 'm') + pmessage('h?llo', 'hallo', 'm') + pmessage('h[^e]llo', 'hallo', 'm'),
+    )
     await expectReply(pub, 'PUBLISH hello n', ':1\r\n')
     await expectReceived(sub, pmessage('h?llo', 'hello', 'n'))
     await expectReply(sub, 'UNSUBSCRIBE', confirmation('unsubscribe', 'hallo', 2))
     await expectReply(sub, 'PUNSUBSCRIBE zz', confirmation('punsubscribe', 'zz', 2))
-    await expectReply(sub, 'PUNSUBSCRIBE', confirmation('punsubscribe', 'h?llo', 1) + confirmation('punsubscribe', 'h[^e]llo', 0))
+    await expectReply(
+      sub,
+      'PUNSUBSCRIBE',
+      confirmation('punsubscribe', 'h?llo', 1) + confirmation('punsubscribe', 'h[^e]llo', 0),
+    )
     await expectReply(pub, 'PUBLISH hallo m', ':0\r\n')
   })
 
@@ -153,8 +169,14 @@ describe('Sentinel', () => {
     const link = await connect()
     const other = await connect()
     const hello = '127.0.0.1,18302,14e6096c0000000000000000000000000000000,0,mymaster,127.0.0.1,18001,0'
-    await expectReply(link, Buffer.concat([encodeCommand(['CLIENT', 'SETNAME', 'sentinel-14e6096c-pubsub']), encodeCommand(['SUBSCRIBE', '__sentinel__:hello'])]),
-      '+OK\r\n*3\r\n$9\r\nsubscribe\r\n$18\r\n__sentinel__:hello\r\n:1\r\n')
+    await expectReply(
+      link,
+      Buffer.concat([
+        encodeCommand(['CLIENT', 'SETNAME', 'sentinel-14e6096c-pubsub']),
+        encodeCommand(['SUBSCRIBE', '__sentinel__:hello']),
+      ]),
+      '+OK\r\n*3\r\n$9\r\nsubscribe\r\n$18\r\n__sentinel__:hello\r\n:1\r\n',
+    )
     await expectReply(other, encodeCommand(['PUBLISH', '__sentinel__:hello', hello]), ':1\r\n')
     await expectReceived(link, `*3\r\n$7\r\nmessage\r\n$18\r\n__sentinel__:hello\r\n$${hello.length}\r\n${hello}\r\n`)
   })
@@ -205,9 +227,18 @@ describe('arity, HELP and PUBSUB', () => {
     ['PUBSUB help x', "-ERR wrong number of arguments for 'pubsub|help' command\r\n"],
     ['PUBSUB NUMPAT x', "-ERR wrong number of arguments for 'pubsub|numpat' command\r\n"],
     ['PUBSUB FOO', "-ERR unknown subcommand 'FOO'. Try PUBSUB HELP.\r\n"],
-    ['PUBSUB CHANNELS a b', "-ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP.\r\n"],
-    ['pubsub channels a b', "-ERR unknown subcommand or wrong number of arguments for 'channels'. Try PUBSUB HELP.\r\n"],
-    ['PUBSUB SHARDCHANNELS x y', "-ERR unknown subcommand or wrong number of arguments for 'SHARDCHANNELS'. Try PUBSUB HELP.\r\n"],
+    [
+      'PUBSUB CHANNELS a b',
+      "-ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP.\r\n",
+    ],
+    [
+      'pubsub channels a b',
+      "-ERR unknown subcommand or wrong number of arguments for 'channels'. Try PUBSUB HELP.\r\n",
+    ],
+    [
+      'PUBSUB SHARDCHANNELS x y',
+      "-ERR unknown subcommand or wrong number of arguments for 'SHARDCHANNELS'. Try PUBSUB HELP.\r\n",
+    ],
     ['PUBSUB NUMSUB', '*0\r\n'],
     ['PUBSUB SHARDNUMSUB nobody', '*2\r\n$6\r\nnobody\r\n:0\r\n'],
     ['UNSUBSCRIBE a b', confirmation('unsubscribe', 'a', 0) + confirmation('unsubscribe', 'b', 0)],
@@ -217,24 +248,28 @@ describe('arity, HELP and PUBSUB', () => {
   })
 
   it('PUBSUB HELP', async () => {
-    await expectReply(await connect(), 'PUBSUB HELP', [
-      '*14',
-      '+PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
-      '+CHANNELS [<pattern>]',
-      "+    Return the currently active channels matching a <pattern> (default: '*').",
-      '+NUMPAT',
-      '+    Return number of subscriptions to patterns.',
-      '+NUMSUB [<channel> ...]',
-      '+    Return the number of subscribers for the specified channels, excluding',
-      '+    pattern subscriptions(default: no channels).',
-      '+SHARDCHANNELS [<pattern>]',
-      "+    Return the currently active shard level channels matching a <pattern> (default: '*').",
-      '+SHARDNUMSUB [<shardchannel> ...]',
-      '+    Return the number of subscribers for the specified shard level channel(s)',
-      '+HELP',
-      '+    Prints this help.',
-      '',
-    ].join('\r\n'))
+    await expectReply(
+      await connect(),
+      'PUBSUB HELP',
+      [
+        '*14',
+        '+PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+        '+CHANNELS [<pattern>]',
+        "+    Return the currently active channels matching a <pattern> (default: '*').",
+        '+NUMPAT',
+        '+    Return number of subscriptions to patterns.',
+        '+NUMSUB [<channel> ...]',
+        '+    Return the number of subscribers for the specified channels, excluding',
+        '+    pattern subscriptions(default: no channels).',
+        '+SHARDCHANNELS [<pattern>]',
+        "+    Return the currently active shard level channels matching a <pattern> (default: '*').",
+        '+SHARDNUMSUB [<shardchannel> ...]',
+        '+    Return the number of subscribers for the specified shard level channel(s)',
+        '+HELP',
+        '+    Prints this help.',
+        '',
+      ].join('\r\n'),
+    )
   })
 
   it('NUMSUB answers in the order asked, channels only; CHANNELS matches; NUMPAT counts patterns; INFO stats', async () => {
@@ -246,9 +281,17 @@ describe('arity, HELP and PUBSUB', () => {
     const before = [hub.count('channels'), hub.count('patterns'), hub.count('shardChannels')] as const
     await expectReply(one, 'SUBSCRIBE nz ny', confirmation('subscribe', 'nz', 1) + confirmation('subscribe', 'ny', 2))
     await expectReply(two, 'SUBSCRIBE ny', confirmation('subscribe', 'ny', 1))
-    await expectReply(two, 'PSUBSCRIBE np* np*', confirmation('psubscribe', 'np*', 2) + confirmation('psubscribe', 'np*', 2))
+    await expectReply(
+      two,
+      'PSUBSCRIBE np* np*',
+      confirmation('psubscribe', 'np*', 2) + confirmation('psubscribe', 'np*', 2),
+    )
     await expectReply(two, 'SSUBSCRIBE nq', confirmation('ssubscribe', 'nq', 1))
-    await expectReply(ask, 'PUBSUB NUMSUB nx ny nz ny np*', '*10\r\n$2\r\nnx\r\n:0\r\n$2\r\nny\r\n:2\r\n$2\r\nnz\r\n:1\r\n$2\r\nny\r\n:2\r\n$3\r\nnp*\r\n:0\r\n')
+    await expectReply(
+      ask,
+      'PUBSUB NUMSUB nx ny nz ny np*',
+      '*10\r\n$2\r\nnx\r\n:0\r\n$2\r\nny\r\n:2\r\n$2\r\nnz\r\n:1\r\n$2\r\nny\r\n:2\r\n$3\r\nnp*\r\n:0\r\n',
+    )
     await expectReply(ask, 'PUBSUB NUMPAT', `:${before[1] + 1}\r\n`)
     await expectReply(ask, 'PUBSUB CHANNELS n[xz]', '*1\r\n$2\r\nnz\r\n')
     await expectReply(ask, 'PUBSUB SHARDCHANNELS', '*1\r\n$2\r\nnq\r\n')
@@ -256,7 +299,9 @@ describe('arity, HELP and PUBSUB', () => {
     const now = [before[0] + 2, before[1] + 1, before[2] + 1]
     ask.write(encodeCommand(['INFO', 'stats']))
     const stats = (await ask.readUntil((received) => received.includes('pubsubshard_channels'))).toString('latin1')
-    expect(stats).toContain(`\r\npubsub_channels:${now[0]}\r\npubsub_patterns:${now[1]}\r\npubsubshard_channels:${now[2]}\r\n`)
+    expect(stats).toContain(
+      `\r\npubsub_channels:${now[0]}\r\npubsub_patterns:${now[1]}\r\npubsubshard_channels:${now[2]}\r\n`,
+    )
     expect(stats).toMatch(/\r\nkeyspace_misses:\d+\r\npubsub_channels:/)
     await expectReply(one, 'UNSUBSCRIBE nz', confirmation('unsubscribe', 'nz', 1))
     await expectReply(ask, 'PUBSUB CHANNELS nz', '*0\r\n')
@@ -274,8 +319,15 @@ describe('transactions', () => {
     await expectReply(client, 'SUBSCRIBE ta', '+QUEUED\r\n')
     await expectReply(client, 'SSUBSCRIBE ts', '+QUEUED\r\n')
     await expectReply(client, 'PUBLISH ta x', '+QUEUED\r\n')
-    await expectReply(client, 'EXEC', '*3\r\n' + confirmation('subscribe', 'ta', 1) +
-      "-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client\r\n" + message('ta', 'x') + ':1\r\n')
+    await expectReply(
+      client,
+      'EXEC',
+      '*3\r\n' +
+        confirmation('subscribe', 'ta', 1) +
+        "-ERR SSUBSCRIBE isn't allowed for a DENY BLOCKING client\r\n" +
+        message('ta', 'x') +
+        ':1\r\n',
+    )
     await expectReply(client, 'PING', '*2\r\n$4\r\npong\r\n$0\r\n\r\n')
     await expectReply(pub, 'PUBLISH ta y', ':1\r\n')
     await expectReceived(client, message('ta', 'y'))
@@ -302,7 +354,9 @@ describe('clients', () => {
     await expectReply(sub, 'PSUBSCRIBE lp*', confirmation('psubscribe', 'lp*', 3))
     await expectReply(sub, 'SSUBSCRIBE ls', confirmation('ssubscribe', 'ls', 1))
     other.write(encodeCommand(['CLIENT', 'LIST', 'TYPE', 'pubsub']))
-    const listed = (await other.readUntil((received) => received.toString('latin1').endsWith('\n\r\n'))).toString('latin1')
+    const listed = (await other.readUntil((received) => received.toString('latin1').endsWith('\n\r\n'))).toString(
+      'latin1',
+    )
     const line = listed.split('\n').find((entry) => entry.includes('name=listed'))
     expect(line).toMatch(/ flags=P db=0 sub=2 psub=1 ssub=1 /)
     other.write(encodeCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']))
@@ -331,7 +385,11 @@ describe('the pubsub output buffer limit', () => {
     const limited = await startServer({ save: '' })
     try {
       const admin = await RawClient.connect(limited.port)
-      await expectReply(admin, encodeCommand(['CONFIG', 'SET', 'client-output-buffer-limit', 'pubsub 1mb 0 0']), '+OK\r\n')
+      await expectReply(
+        admin,
+        encodeCommand(['CONFIG', 'SET', 'client-output-buffer-limit', 'pubsub 1mb 0 0']),
+        '+OK\r\n',
+      )
       // A subscriber that never reads: its socket is paused from the start.
       const sub = net.connect(limited.port, '127.0.0.1')
       let closed = false
@@ -360,7 +418,11 @@ describe('the pubsub output buffer limit', () => {
       // Reading again, it finds what reached its socket, then the end (a paused socket sees no close).
       sub.resume()
       while (!closed) await new Promise((resolve) => setTimeout(resolve, 10))
-      expect(limited.logs.some((line) => /Client id=\d+ .* scheduled to be closed ASAP for overcoming of output buffer limits\./.test(line))).toBe(true)
+      expect(
+        limited.logs.some((line) =>
+          /Client id=\d+ .* scheduled to be closed ASAP for overcoming of output buffer limits\./.test(line),
+        ),
+      ).toBe(true)
       admin.close()
       sub.destroy()
     } finally {
@@ -377,7 +439,9 @@ describe('propagation', () => {
       await expectReply(client, 'PUBLISH ch message-text', ':0\r\n')
       await expectReply(client, 'BF.ADD logged-key item', ':1\r\n')
       client.close()
-      const text = logFiles(logged.dir).map((file) => readFileSync(file, 'latin1')).join('')
+      const text = logFiles(logged.dir)
+        .map((file) => readFileSync(file, 'latin1'))
+        .join('')
       expect(text).toContain('logged-key')
       expect(text).not.toContain('message-text')
     } finally {

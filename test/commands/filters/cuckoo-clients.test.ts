@@ -53,7 +53,11 @@ describe("redis-py's CF tests, mirrored", () => {
     expect(await client.call('CF.INSERT', 'empty1', 'CAPACITY', '1000', 'ITEMS', 'foo')).toEqual([1])
     expect(await client.call('CF.INSERTNX', 'empty2', 'CAPACITY', '1000', 'ITEMS', 'bar')).toEqual([1])
     const captest = await info('captest')
-    expect([captest['Number of items inserted'], captest['Number of items deleted'], captest['Number of filters']]).toEqual([5, 0, 1])
+    expect([
+      captest['Number of items inserted'],
+      captest['Number of items deleted'],
+      captest['Number of filters'],
+    ]).toEqual([5, 0, 1])
     await client.call('FLUSHALL')
   })
 
@@ -87,13 +91,30 @@ describe("node-redis's @redis/bloom cf commands", () => {
       expect(await redis.cf.count('n', 'item')).toBe(1)
       expect(await redis.cf.del('n', 'item')).toBe(1)
       expect(await redis.cf.info('n')).toEqual([
-        'Size', 60, 'Number of buckets', 2, 'Number of filters', 1, 'Number of items inserted', 2, 'Number of items deleted', 1,
-        'Bucket size', 2, 'Expansion rate', 1, 'Max iterations', 20,
+        'Size',
+        60,
+        'Number of buckets',
+        2,
+        'Number of filters',
+        1,
+        'Number of items inserted',
+        2,
+        'Number of items deleted',
+        1,
+        'Bucket size',
+        2,
+        'Expansion rate',
+        1,
+        'Max iterations',
+        20,
       ])
       const buffers = redis.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer })
       const chunks: { iterator: number; chunk: Buffer }[] = []
       for (let iterator = 0; ;) {
-        const reply = (await buffers.cf.scanDump('n', iterator)) as unknown as { iterator: number; chunk: Buffer | null }
+        const reply = (await buffers.cf.scanDump('n', iterator)) as unknown as {
+          iterator: number
+          chunk: Buffer | null
+        }
         if (reply.iterator === 0 || reply.chunk === null) break
         chunks.push({ iterator: reply.iterator, chunk: reply.chunk })
         iterator = reply.iterator

@@ -51,11 +51,22 @@ describe.each([1, 2, 3, 4, 5, 6])('seed %i', (seed) => {
     const maxIterations = 1 + Math.floor(random() * 30)
     const expansion = [0, 1, 2, 4][Math.floor(random() * 4)]!
     const capacity = bucketSize * 2 + Math.floor(random() * 200)
-    await call(['CF.RESERVE', key, String(capacity), 'BUCKETSIZE', String(bucketSize), 'MAXITERATIONS', String(maxIterations), 'EXPANSION', String(expansion)])
+    await call([
+      'CF.RESERVE',
+      key,
+      String(capacity),
+      'BUCKETSIZE',
+      String(bucketSize),
+      'MAXITERATIONS',
+      String(maxIterations),
+      'EXPANSION',
+      String(expansion),
+    ])
     const core = new CuckooFilter(reserveSettings(capacity, bucketSize, maxIterations, expansion))
     const added: Buffer[] = []
     // Binary items: any bytes, CR LF and NUL included.
-    const item = (): Buffer => Buffer.from(Array.from({ length: Math.floor(random() * 12) }, () => Math.floor(random() * 256)))
+    const item = (): Buffer =>
+      Buffer.from(Array.from({ length: Math.floor(random() * 12) }, () => Math.floor(random() * 256)))
     for (let op = 0; op < 600 && core.numFilters < 32; op++) {
       const roll = random()
       if (roll < 0.4) {

@@ -50,7 +50,7 @@ async function close(): Promise<void> {
 }
 
 describe('where RedisBloom 2.4.23 crashes or loses data', () => {
-  it('answers an option keyword as CF.RESERVE\'s last argument with an error (RedisBloom reads past its arguments and crashes)', async () => {
+  it("answers an option keyword as CF.RESERVE's last argument with an error (RedisBloom reads past its arguments and crashes)", async () => {
     const { port } = await start()
     const raw = await connect(port)
     expect(await exchange(raw, [['CF.RESERVE', 'kept', '100']], '+OK\r\n')).toBe('+OK\r\n')
@@ -87,10 +87,15 @@ describe('where RedisBloom 2.4.23 crashes or loses data', () => {
       [header({ buckets: 2n ** 20n }), 'ERR Insufficient memory to create filter'],
       [header({ buckets: 2n ** 10n, filters: 20n, expansion: 2 }), 'ERR Insufficient memory to create filter'],
     ]
-    for (const [bytes, reply] of cases) expect(await replyOrError(client, ['CF.LOADCHUNK', 'h', '1', bytes])).toBe(reply)
+    for (const [bytes, reply] of cases)
+      expect(await replyOrError(client, ['CF.LOADCHUNK', 'h', '1', bytes])).toBe(reply)
     expect(await client.call('EXISTS', 'h')).toBe(0)
-    expect(await client.call('CF.LOADCHUNK', 'h', '1', header({ buckets: 2n ** 10n, filters: 3n, expansion: 2 }))).toBe('OK')
-    expect(await client.call('CF.DEBUG', 'h')).toBe('bktsize:2 buckets:1024 items:1 deletes:0 filters:3 max_iterations:20 expansion:2')
+    expect(await client.call('CF.LOADCHUNK', 'h', '1', header({ buckets: 2n ** 10n, filters: 3n, expansion: 2 }))).toBe(
+      'OK',
+    )
+    expect(await client.call('CF.DEBUG', 'h')).toBe(
+      'bktsize:2 buckets:1024 items:1 deletes:0 filters:3 max_iterations:20 expansion:2',
+    )
     await close()
   })
 })
@@ -105,7 +110,8 @@ describe('CF.SCANDUMP and CF.LOADCHUNK', () => {
     const dump = await scandump(client, 'src')
     expect(dump.length).toBeGreaterThan(3)
     await client.call('CF.LOADCHUNK', 'dst', '1', dump[0]![1])
-    for (const [cursor, data] of dump.slice(1)) expect(await client.call('CF.LOADCHUNK', 'dst', String(cursor), data)).toBe('OK')
+    for (const [cursor, data] of dump.slice(1))
+      expect(await client.call('CF.LOADCHUNK', 'dst', String(cursor), data)).toBe('OK')
     expect(await client.call('CF.INFO', 'dst')).toEqual(await client.call('CF.INFO', 'src'))
     expect(await scandump(client, 'dst')).toEqual(dump)
     const probes = [...items, 'x1', 'x2', 'x3']
@@ -121,7 +127,11 @@ describe('CF.SCANDUMP and CF.LOADCHUNK', () => {
     await client.call('CF.RESERVE', 'big', String(2 ** 25), 'BUCKETSIZE', '1')
     await client.call('CF.INSERT', 'big', 'ITEMS', 'a', 'b', 'c')
     const dump = await scandump(client, 'big')
-    expect(dump.map(([cursor, data]) => [cursor, data.length])).toEqual([[1, 38], [1 + 2 ** 24, 2 ** 24], [1 + 2 ** 25, 2 ** 24]])
+    expect(dump.map(([cursor, data]) => [cursor, data.length])).toEqual([
+      [1, 38],
+      [1 + 2 ** 24, 2 ** 24],
+      [1 + 2 ** 25, 2 ** 24],
+    ])
     for (const [cursor, data] of dump) await client.call('CF.LOADCHUNK', 'copy', String(cursor), data)
     expect(await client.call('CF.MEXISTS', 'copy', 'a', 'b', 'c')).toEqual([1, 1, 1])
     await close()
@@ -132,9 +142,16 @@ describe('limits and keys', () => {
   it('bounds a new filter by max-filter-bytes and maxmemory, and a growth by max-filter-bytes', async () => {
     const { client } = await redis({ 'max-filter-bytes': 4096 })
     expect(await replyOrError(client, ['CF.RESERVE', 'k', '10000'])).toBe('ERR Insufficient memory to create filter')
-    expect(await replyOrError(client, ['CF.INSERT', 'k', 'CAPACITY', '10000', 'ITEMS', 'a'])).toBe('ERR Insufficient memory to create filter')
+    expect(await replyOrError(client, ['CF.INSERT', 'k', 'CAPACITY', '10000', 'ITEMS', 'a'])).toBe(
+      'ERR Insufficient memory to create filter',
+    )
     await client.call('CF.RESERVE', 'g', '2048', 'BUCKETSIZE', '1', 'MAXITERATIONS', '1', 'EXPANSION', '2')
-    const replies = (await client.call('CF.INSERT', 'g', 'ITEMS', ...Array.from({ length: 3000 }, (_, i) => `i${i}`))) as number[]
+    const replies = (await client.call(
+      'CF.INSERT',
+      'g',
+      'ITEMS',
+      ...Array.from({ length: 3000 }, (_, i) => `i${i}`),
+    )) as number[]
     expect(replies).toContain(-1)
     expect(await client.call('CF.DEBUG', 'g')).toMatch(/ filters:1 /)
     let refused: unknown
@@ -161,10 +178,25 @@ describe('limits and keys', () => {
     await close()
   })
 
-  it('puts CF.* in ACL @cuckoo (RedisBloom 8\'s category), not @bloom, with @read/@write by flags', async () => {
+  it("puts CF.* in ACL @cuckoo (RedisBloom 8's category), not @bloom, with @read/@write by flags", async () => {
     const { client, port } = await redis()
     const cuckoo = ((await client.call('ACL', 'CAT', 'cuckoo')) as string[]).sort()
-    expect(cuckoo).toEqual(['cf.add', 'cf.addnx', 'cf.compact', 'cf.count', 'cf.debug', 'cf.del', 'cf.exists', 'cf.info', 'cf.insert', 'cf.insertnx', 'cf.loadchunk', 'cf.mexists', 'cf.reserve', 'cf.scandump'])
+    expect(cuckoo).toEqual([
+      'cf.add',
+      'cf.addnx',
+      'cf.compact',
+      'cf.count',
+      'cf.debug',
+      'cf.del',
+      'cf.exists',
+      'cf.info',
+      'cf.insert',
+      'cf.insertnx',
+      'cf.loadchunk',
+      'cf.mexists',
+      'cf.reserve',
+      'cf.scandump',
+    ])
     expect((await client.call('ACL', 'CAT', 'bloom')) as string[]).not.toContain('cf.add')
     expect((await client.call('ACL', 'CAT', 'write')) as string[]).toContain('cf.compact')
     expect((await client.call('ACL', 'CAT', 'read')) as string[]).toContain('cf.exists')
@@ -177,7 +209,7 @@ describe('limits and keys', () => {
     await close()
   })
 
-  it('answers MEMORY USAGE as RedisBloom\'s CFMemUsage (CF.INFO Size) plus the key', async () => {
+  it("answers MEMORY USAGE as RedisBloom's CFMemUsage (CF.INFO Size) plus the key", async () => {
     const { client } = await redis()
     await client.call('CF.RESERVE', 'c', '1000')
     await client.call('BF.RESERVE', 'b', '0.01', '1000')

@@ -75,7 +75,13 @@ interface HeaderLayer {
   n2: number
 }
 
-function buildHeader(options: { size?: bigint; nfilters?: number; options?: number; growth?: number; layers: HeaderLayer[] }): Buffer {
+function buildHeader(options: {
+  size?: bigint
+  nfilters?: number
+  options?: number
+  growth?: number
+  layers: HeaderLayer[]
+}): Buffer {
   const out = Buffer.alloc(20 + 53 * options.layers.length)
   out.writeBigUInt64LE(options.size ?? options.layers.reduce((sum, layer) => sum + layer.size, 0n), 0)
   out.writeUInt32LE(options.nfilters ?? options.layers.length, 8)
@@ -96,7 +102,16 @@ function buildHeader(options: { size?: bigint; nfilters?: number; options?: numb
 }
 
 /** The layer of `BF.RESERVE t10 0.01 10`, as the reference header has it. */
-const T10_LAYER: HeaderLayer = { bytes: 16n, bits: 128n, size: 0n, error: 0.005, bpe: 11.027753418256411, hashes: 8, entries: 10n, n2: 0 }
+const T10_LAYER: HeaderLayer = {
+  bytes: 16n,
+  bits: 128n,
+  size: 0n,
+  error: 0.005,
+  bpe: 11.027753418256411,
+  hashes: 8,
+  entries: 10n,
+  n2: 0,
+}
 
 describe('BF.SCANDUMP reference bytes', () => {
   const suite = serverPerSuite()
@@ -183,7 +198,8 @@ describe('bfs → bfs with BF.SCANDUMP / BF.LOADCHUNK', () => {
     const info = (await to.call('BF.INFO', 'fixed')) as unknown[]
     expect(info[info.length - 1]).toBeNull() // Expansion rate: nil for NONSCALING
     const items = Array.from({ length: 200 }, (_, i) => `extra${i}`)
-    const texts = (reply: unknown): unknown[] => (reply as unknown[]).map((value) => (value instanceof Error ? value.message : value))
+    const texts = (reply: unknown): unknown[] =>
+      (reply as unknown[]).map((value) => (value instanceof Error ? value.message : value))
     const original = texts(await from.call('BF.MADD', 'fixed', ...items))
     const copy = texts(await to.call('BF.MADD', 'fixed', ...items))
     expect(copy).toEqual(original)
@@ -213,7 +229,9 @@ describe('bfs → bfs with BF.SCANDUMP / BF.LOADCHUNK', () => {
     await loadChunks(to, 'e0', chunks)
     expect(await to.call('BF.INFO', 'e0')).toEqual(await from.call('BF.INFO', 'e0'))
     expect(await to.call('BF.INFO', 'e0', 'EXPANSION')).toEqual([0])
-    expect(await to.call('BF.MEXISTS', 'e0', 'a', 'b', 'c', 'd')).toEqual(await from.call('BF.MEXISTS', 'e0', 'a', 'b', 'c', 'd'))
+    expect(await to.call('BF.MEXISTS', 'e0', 'a', 'b', 'c', 'd')).toEqual(
+      await from.call('BF.MEXISTS', 'e0', 'a', 'b', 'c', 'd'),
+    )
   })
 
   it('SCANDUMP past the end, or at a negative iterator, is [0, ""]', async () => {
@@ -277,15 +295,27 @@ describe('hostile BF.LOADCHUNK input', () => {
     ['nfilters 0', () => buildHeader({ nfilters: 0, layers: [] }), 'ERR received bad data'],
     ['nfilters 2 with one layer', () => buildHeader({ nfilters: 2, layers: [T10_LAYER] }), 'ERR received bad data'],
     ['nfilters 2^32-1', () => buildHeader({ nfilters: 0xffffffff, layers: [T10_LAYER] }), 'ERR received bad data'],
-    ['size not the sum of the layer sizes', () => buildHeader({ size: 7n, layers: [T10_LAYER] }), 'ERR received bad data'],
+    [
+      'size not the sum of the layer sizes',
+      () => buildHeader({ size: 7n, layers: [T10_LAYER] }),
+      'ERR received bad data',
+    ],
     ['bits != bytes * 8', () => buildHeader({ layers: [{ ...T10_LAYER, bits: 100n }] }), 'ERR received bad data'],
     ['bits 0', () => buildHeader({ layers: [{ ...T10_LAYER, bits: 0n, bytes: 0n }] }), 'ERR received bad data'],
-    ['hashes not ceil(ln2 * bpe)', () => buildHeader({ layers: [{ ...T10_LAYER, hashes: 9 }] }), 'ERR received bad data'],
+    [
+      'hashes not ceil(ln2 * bpe)',
+      () => buildHeader({ layers: [{ ...T10_LAYER, hashes: 9 }] }),
+      'ERR received bad data',
+    ],
     ['error rate 0', () => buildHeader({ layers: [{ ...T10_LAYER, error: 0 }] }), 'ERR received bad data'],
     ['error rate NaN', () => buildHeader({ layers: [{ ...T10_LAYER, error: NaN }] }), 'ERR received bad data'],
     ['n2 64', () => buildHeader({ layers: [{ ...T10_LAYER, n2: 64 }] }), 'ERR received bad data'],
     ['unknown options', () => buildHeader({ options: 5 | 0x100, layers: [T10_LAYER] }), 'ERR received bad data'],
-    ['non-scaling with two layers', () => buildHeader({ options: 5 | 8, layers: [T10_LAYER, T10_LAYER] }), 'ERR received bad data'],
+    [
+      'non-scaling with two layers',
+      () => buildHeader({ options: 5 | 8, layers: [T10_LAYER, T10_LAYER] }),
+      'ERR received bad data',
+    ],
     [
       'a layer of 2^40 bytes (over max-filter-bytes)',
       () => buildHeader({ layers: [{ ...T10_LAYER, bytes: 2n ** 40n, bits: 2n ** 43n }] }),
@@ -298,7 +328,14 @@ describe('hostile BF.LOADCHUNK input', () => {
     ],
     [
       'layers that add up past max-filter-bytes',
-      () => buildHeader({ layers: Array.from({ length: 3 }, () => ({ ...T10_LAYER, bytes: 32n * 1024n * 1024n, bits: 256n * 1024n * 1024n })) }),
+      () =>
+        buildHeader({
+          layers: Array.from({ length: 3 }, () => ({
+            ...T10_LAYER,
+            bytes: 32n * 1024n * 1024n,
+            bits: 256n * 1024n * 1024n,
+          })),
+        }),
       'ERR filter would exceed the maximum filter size',
     ],
   ]
@@ -338,8 +375,12 @@ describe('hostile BF.LOADCHUNK input', () => {
   it('a chunk for a missing key other than the header → ERR not found; arity is checked', async () => {
     expect(await loadError('nobody', 17, Buffer.alloc(16))).toBe('ERR not found')
     expect(await loadError('nobody', 'x', Buffer.alloc(16))).toBe('ERR Second argument must be numeric')
-    await expect(redis.call('BF.LOADCHUNK', 'nobody', '1')).rejects.toThrow("ERR wrong number of arguments for 'bf.loadchunk' command")
-    await expect(redis.call('BF.SCANDUMP', 'keep')).rejects.toThrow("ERR wrong number of arguments for 'bf.scandump' command")
+    await expect(redis.call('BF.LOADCHUNK', 'nobody', '1')).rejects.toThrow(
+      "ERR wrong number of arguments for 'bf.loadchunk' command",
+    )
+    await expect(redis.call('BF.SCANDUMP', 'keep')).rejects.toThrow(
+      "ERR wrong number of arguments for 'bf.scandump' command",
+    )
     // SCANDUMP looks the key up before it parses the iterator; LOADCHUNK the other way round.
     await expect(redis.call('BF.SCANDUMP', 'nobody', 'x')).rejects.toThrow('ERR not found')
     await expect(redis.call('BF.SCANDUMP', 'keep', 'x')).rejects.toThrow('Second argument must be numeric')

@@ -104,7 +104,11 @@ describe('false-positive rate over the wire', () => {
     expect(strangers.ones / total).toBeLessThan(0.02)
 
     suite.client.write(encodeCommand(['BF.INFO', 'grow', 'FILTERS']))
-    const layers = Number(/:(\d+)\r\n$/.exec((await suite.client.readUntil((bytes) => bytes.toString().endsWith('\r\n') && bytes.length > 5)).toString())?.[1])
+    const layers = Number(
+      /:(\d+)\r\n$/.exec(
+        (await suite.client.readUntil((bytes) => bytes.toString().endsWith('\r\n') && bytes.length > 5)).toString(),
+      )?.[1],
+    )
     expect(layers).toBeGreaterThanOrEqual(4)
   }, 120_000)
 })

@@ -49,7 +49,7 @@ function expectCounted(running: RunningServer, names: string[]): void {
 /** BF.SCANDUMP's chunks of a filter, header first: [iterator, data] as BF.LOADCHUNK takes them. */
 async function scandump(redis: Redis, key: string): Promise<[number, Buffer][]> {
   const chunks: [number, Buffer][] = []
-  for (let iterator = 0; ; ) {
+  for (let iterator = 0; ;) {
     const [next, data] = (await redis.callBuffer('BF.SCANDUMP', key, iterator)) as [number, Buffer]
     if (next === 0) return chunks
     chunks.push([next, data])
@@ -71,13 +71,15 @@ describe('BFS.HEALTH', () => {
     const client = await RawClient.connect(running.port)
     try {
       client.write(encodeCommand(['BFS.HEALTH', 'h']))
-      const resp2 = `*14\r\n+Fill ratio\r\n${bulk(fill)}+Estimated error rate\r\n${bulk(estimate)}+Error rate\r\n$4\r\n0.01\r\n` +
+      const resp2 =
+        `*14\r\n+Fill ratio\r\n${bulk(fill)}+Estimated error rate\r\n${bulk(estimate)}+Error rate\r\n$4\r\n0.01\r\n` +
         `+Items\r\n:${health.items}\r\n+Capacity\r\n:100\r\n+Items left\r\n:${100 - health.items}\r\n+Verdict\r\n+near full\r\n`
       expect((await client.read(resp2.length)).toString('latin1')).toBe(resp2)
       client.write(encodeCommand(['HELLO', '3']))
       await client.readUntil((bytes) => bytes.includes('modules'))
       client.write(encodeCommand(['BFS.HEALTH', 'h']))
-      const resp3 = `%7\r\n+Fill ratio\r\n,${fill}\r\n+Estimated error rate\r\n,${estimate}\r\n+Error rate\r\n,0.01\r\n` +
+      const resp3 =
+        `%7\r\n+Fill ratio\r\n,${fill}\r\n+Estimated error rate\r\n,${estimate}\r\n+Error rate\r\n,0.01\r\n` +
         `+Items\r\n:${health.items}\r\n+Capacity\r\n:100\r\n+Items left\r\n:${100 - health.items}\r\n+Verdict\r\n+near full\r\n`
       expect((await client.read(resp3.length)).toString('latin1')).toBe(resp3)
     } finally {
@@ -92,12 +94,33 @@ describe('BFS.HEALTH', () => {
     await redis.call('BF.RESERVE', 's', '0.01', '100')
     await redis.call('BF.MADD', 's', ...items('s', 150))
     const reply = (await redis.call('BFS.HEALTH', 's')) as (string | number)[]
-    expect(reply.filter((_, i) => i % 2 === 0)).toEqual(['Fill ratio', 'Estimated error rate', 'Error rate', 'Items', 'Capacity', 'Items left', 'Verdict'])
-    expect(reply.slice(4)).toEqual(['Error rate', '0.01', 'Items', 150, 'Capacity', 300, 'Items left', -1, 'Verdict', 'ok'])
+    expect(reply.filter((_, i) => i % 2 === 0)).toEqual([
+      'Fill ratio',
+      'Estimated error rate',
+      'Error rate',
+      'Items',
+      'Capacity',
+      'Items left',
+      'Verdict',
+    ])
+    expect(reply.slice(4)).toEqual([
+      'Error rate',
+      '0.01',
+      'Items',
+      150,
+      'Capacity',
+      300,
+      'Items left',
+      -1,
+      'Verdict',
+      'ok',
+    ])
     expect(Number(reply[3])).toBeLessThan(0.01)
     await expect(redis.call('BFS.HEALTH', 'missing')).rejects.toThrow(/^ERR not found$/)
     await expect(redis.call('BFS.HEALTH')).rejects.toThrow("ERR wrong number of arguments for 'bfs.health' command")
-    await expect(redis.call('BFS.HEALTH', 's', 'x')).rejects.toThrow("ERR wrong number of arguments for 'bfs.health' command")
+    await expect(redis.call('BFS.HEALTH', 's', 'x')).rejects.toThrow(
+      "ERR wrong number of arguments for 'bfs.health' command",
+    )
   })
 })
 
@@ -127,7 +150,8 @@ describe('the live count of set bits', () => {
     expect(await first.redis.call('SAVE')).toBe('OK')
     await first.redis.call('BF.MADD', 'snap', ...items('t', 100)) // only in the log
     await first.redis.call('BF.MADD', 'logged', ...items('l', 250))
-    for (const [at, data] of await scandump(first.redis, 'logged')) await first.redis.call('BF.LOADCHUNK', 'chunked', at, data)
+    for (const [at, data] of await scandump(first.redis, 'logged'))
+      await first.redis.call('BF.LOADCHUNK', 'chunked', at, data)
     const before = [await first.redis.call('BFS.HEALTH', 'snap'), await first.redis.call('BFS.HEALTH', 'logged')]
     first.redis.disconnect()
     clients.splice(0)
@@ -136,16 +160,27 @@ describe('the live count of set bits', () => {
     const second = await boot({ dir, appendonly: true })
     expectCounted(second.running, ['snap', 'logged', 'chunked'])
     expect(await second.redis.call('BFS.HEALTH', 'chunked')).toEqual(before[1])
-    expect([await second.redis.call('BFS.HEALTH', 'snap'), await second.redis.call('BFS.HEALTH', 'logged')]).toEqual(before)
+    expect([await second.redis.call('BFS.HEALTH', 'snap'), await second.redis.call('BFS.HEALTH', 'logged')]).toEqual(
+      before,
+    )
   })
 })
 
 describe('BF.DEBUG', () => {
   it('answers for a filter of the original library in the same shape, with its own figures', async () => {
     const dir = makeTempDir('bfs-debug-')
-    const seeded = new ScalableBloomFilter({ capacity: 1000, errorRate: 0.02, expansion: 0, nonScaling: true, hashing: { kind: 'seeded', seed: 7 } })
+    const seeded = new ScalableBloomFilter({
+      capacity: 1000,
+      errorRate: 0.02,
+      expansion: 0,
+      nonScaling: true,
+      hashing: { kind: 'seeded', seed: 7 },
+    })
     for (const item of items('o', 300)) seeded.add(Buffer.from(item))
-    writeFileSync(path.join(dir, 'old.blf'), Buffer.concat(encodeFilter({ name: new Uint8Array(0), parts: seeded.toParts() })))
+    writeFileSync(
+      path.join(dir, 'old.blf'),
+      Buffer.concat(encodeFilter({ name: new Uint8Array(0), parts: seeded.toParts() })),
+    )
     const { running, redis } = await boot({ dir })
     expect(await redis.call('BF.LOAD', 'old', 'old.blf')).toBe('OK')
     const layer = seeded.layers[0]!
@@ -167,16 +202,18 @@ describe('the over-target warning', () => {
     const bytes = Buffer.alloc(layer.bitmap.length)
     for (let i = 0; i < below; i++) bytes[i >> 3]! |= 1 << (i & 7)
     await redis.call('BF.LOADCHUNK', 'w', 1 + bytes.length, bytes)
-    expect((await redis.call('BFS.HEALTH', 'w') as string[])[13]).toBe('ok')
+    expect(((await redis.call('BFS.HEALTH', 'w')) as string[])[13]).toBe('ok')
     const warnings = (): string[] => running.logs.filter((line) => line.includes('over its target'))
     expect(warnings()).toEqual([])
     let added = 0
-    while ((await redis.call('BFS.HEALTH', 'w') as string[])[13] !== 'over target') {
+    while (((await redis.call('BFS.HEALTH', 'w')) as string[])[13] !== 'over target') {
       await redis.call('BF.ADD', 'w', `more-${added++}`)
       expect(added).toBeLessThan(60)
     }
     expect(warnings()).toHaveLength(1)
-    expect(warnings()[0]).toMatch(/# Filter "w" is over its target false-positive rate: estimated 0\.01\d* for 0\.01 \(/)
+    expect(warnings()[0]).toMatch(
+      /# Filter "w" is over its target false-positive rate: estimated 0\.01\d* for 0\.01 \(/,
+    )
     await redis.call('BF.MADD', 'w', ...items('m', 10))
     expect(warnings()).toHaveLength(1)
   })
@@ -217,14 +254,22 @@ describe('BFS.HEALTH of a Cuckoo filter', () => {
     await redis.call('CF.INSERT', 'c', 'ITEMS', ...items('c', 300))
     await redis.call('CF.DEL', 'c', 'c0')
     const reply = (await redis.call('BFS.HEALTH', 'c')) as (string | number)[]
-    expect(reply.filter((_, i) => i % 2 === 0)).toEqual(['Fill ratio', 'Estimated error rate', 'Error rate', 'Items', 'Capacity', 'Items left', 'Verdict'])
+    expect(reply.filter((_, i) => i % 2 === 0)).toEqual([
+      'Fill ratio',
+      'Estimated error rate',
+      'Error rate',
+      'Items',
+      'Capacity',
+      'Items left',
+      'Verdict',
+    ])
     const load = 299 / 1024
     expect(Number(reply[1])).toBeCloseTo(load, 12)
     expect(Number(reply[3])).toBeCloseTo(1 - (1 - load / 255) ** 8, 12)
     expect(Number(reply[5])).toBeCloseTo(1 - (254 / 255) ** 8, 12)
     expect(reply.slice(6)).toEqual(['Items', 299, 'Capacity', 1024, 'Items left', 1024 - 299, 'Verdict', 'ok'])
     // The same health after a copy through CF.SCANDUMP / CF.LOADCHUNK (counted from the loaded buckets).
-    for (let cursor = 0; ; ) {
+    for (let cursor = 0; ;) {
       const [next, data] = (await redis.callBuffer('CF.SCANDUMP', 'c', cursor)) as [number, Buffer | null]
       if (next === 0) break
       await redis.call('CF.LOADCHUNK', 'copy', next, data!)
@@ -238,7 +283,7 @@ describe('BFS.HEALTH of a Cuckoo filter', () => {
   it('a filter that grew past one full sub-filter is over target; a window filter is the wrong type', async () => {
     const { redis } = await boot()
     await redis.call('CF.RESERVE', 'g', '64')
-    for (let i = 0; Number((await redis.call('CF.INFO', 'g') as (string | number)[])[5]) < 3; i += 50) {
+    for (let i = 0; Number(((await redis.call('CF.INFO', 'g')) as (string | number)[])[5]) < 3; i += 50) {
       await redis.call('CF.INSERT', 'g', 'ITEMS', ...items(`g${i}-`, 50))
     }
     const reply = (await redis.call('BFS.HEALTH', 'g')) as (string | number)[]

@@ -35,8 +35,18 @@ afterAll(async () => {
 
 const CLIENTS: { label: string; make: (port: number) => Client; resp: 2 | 3; major: string }[] = [
   // Only the port and host differ from the defaults: "localhost" may resolve to ::1, bfs binds 127.0.0.1.
-  { label: 'ioredis 5', make: (port) => new Redis({ port, host: '127.0.0.1' }) as unknown as Client, resp: 2, major: '5' },
-  { label: 'ioredis 6', make: (port) => new Redis6({ port, host: '127.0.0.1' }) as unknown as Client, resp: 3, major: '6' },
+  {
+    label: 'ioredis 5',
+    make: (port) => new Redis({ port, host: '127.0.0.1' }) as unknown as Client,
+    resp: 2,
+    major: '5',
+  },
+  {
+    label: 'ioredis 6',
+    make: (port) => new Redis6({ port, host: '127.0.0.1' }) as unknown as Client,
+    resp: 3,
+    major: '6',
+  },
 ]
 
 /** INFO text as `field → value`. */
@@ -93,7 +103,16 @@ describe.each(CLIENTS)('$label', ({ label, make, resp, major }) => {
     await redis.call('BF.RESERVE', k('info'), '0.01', '1000')
     await redis.call('BF.MADD', k('info'), 'a', 'b', 'c')
     expect(await redis.call('BF.INFO', k('info'))).toEqual([
-      'Capacity', 1000, 'Size', 1480, 'Number of filters', 1, 'Number of items inserted', 3, 'Expansion rate', 2,
+      'Capacity',
+      1000,
+      'Size',
+      1480,
+      'Number of filters',
+      1,
+      'Number of items inserted',
+      3,
+      'Expansion rate',
+      2,
     ])
     expect(await redis.call('BF.INFO', k('info'), 'CAPACITY')).toEqual([1000])
     expect(await redis.call('BF.INFO', k('info'), 'size')).toEqual([1480])
@@ -107,7 +126,16 @@ describe.each(CLIENTS)('$label', ({ label, make, resp, major }) => {
   it('BF.INFO of a NONSCALING filter has a null expansion rate (RESP2 $-1, RESP3 _)', async () => {
     expect(await redis.call('BF.RESERVE', k('nsinfo'), '0.01', '2', 'NONSCALING')).toBe('OK')
     expect(await redis.call('BF.INFO', k('nsinfo'))).toEqual([
-      'Capacity', 2, 'Size', 104, 'Number of filters', 1, 'Number of items inserted', 0, 'Expansion rate', null,
+      'Capacity',
+      2,
+      'Size',
+      104,
+      'Number of filters',
+      1,
+      'Number of items inserted',
+      0,
+      'Expansion rate',
+      null,
     ])
   })
 
@@ -125,14 +153,40 @@ describe.each(CLIENTS)('$label', ({ label, make, resp, major }) => {
 
   it('BF.INSERT with options, NOCREATE and bad arguments', async () => {
     expect(await redis.call('BF.INSERT', k('ins'), 'ITEMS', 'a', 'b', 'a')).toEqual([1, 1, 0])
-    expect(await redis.call('BF.INSERT', k('ins2'), 'CAPACITY', '50', 'ERROR', '0.001', 'EXPANSION', '4', 'ITEMS', 'q')).toEqual([1])
+    expect(
+      await redis.call('BF.INSERT', k('ins2'), 'CAPACITY', '50', 'ERROR', '0.001', 'EXPANSION', '4', 'ITEMS', 'q'),
+    ).toEqual([1])
     expect(await redis.call('BF.INFO', k('ins2'))).toEqual([
-      'Capacity', 50, 'Size', 200, 'Number of filters', 1, 'Number of items inserted', 1, 'Expansion rate', 4,
+      'Capacity',
+      50,
+      'Size',
+      200,
+      'Number of filters',
+      1,
+      'Number of items inserted',
+      1,
+      'Expansion rate',
+      4,
     ])
     await expect(redis.call('BF.INSERT', k('ins3'), 'NOCREATE', 'ITEMS', 'a')).rejects.toThrow(/^ERR not found$/)
-    await expect(redis.call('BF.INSERT', k('ins6'), 'BOGUS', '1', 'ITEMS', 'a')).rejects.toThrow(/^Unknown argument received$/)
-    await expect(redis.call('BF.INSERT', k('ins7'), 'ERROR', '2', 'ITEMS', 'a')).rejects.toThrow(/^Bad argument received$/)
-    const full = (await redis.call('BF.INSERT', k('ins4'), 'NONSCALING', 'CAPACITY', '2', 'ITEMS', 'a', 'b', 'c', 'd')) as unknown[]
+    await expect(redis.call('BF.INSERT', k('ins6'), 'BOGUS', '1', 'ITEMS', 'a')).rejects.toThrow(
+      /^Unknown argument received$/,
+    )
+    await expect(redis.call('BF.INSERT', k('ins7'), 'ERROR', '2', 'ITEMS', 'a')).rejects.toThrow(
+      /^Bad argument received$/,
+    )
+    const full = (await redis.call(
+      'BF.INSERT',
+      k('ins4'),
+      'NONSCALING',
+      'CAPACITY',
+      '2',
+      'ITEMS',
+      'a',
+      'b',
+      'c',
+      'd',
+    )) as unknown[]
     expect(full.slice(0, 2)).toEqual([1, 1])
     expect((full[2] as Error).message).toBe('ERR non scaling filter is full')
     expect(full).toHaveLength(3)
@@ -141,8 +195,12 @@ describe.each(CLIENTS)('$label', ({ label, make, resp, major }) => {
   it('argument errors: wrong arity and bad numbers', async () => {
     await expect(redis.call('BF.ADD', k('bf'))).rejects.toThrow(/^ERR wrong number of arguments for 'bf.add' command$/)
     await expect(redis.call('BF.RESERVE', k('x'), 'abc', '10')).rejects.toThrow(/^ERR bad error rate$/)
-    await expect(redis.call('BF.RESERVE', k('x'), '0.01', '0')).rejects.toThrow(/^ERR \(capacity should be larger than 0\)$/)
-    await expect(redis.call('BF.RESERVE', k('x'), '0.01', '10', 'EXPANSION', '2', 'NONSCALING')).rejects.toThrow(/^Nonscaling filters cannot expand$/)
+    await expect(redis.call('BF.RESERVE', k('x'), '0.01', '0')).rejects.toThrow(
+      /^ERR \(capacity should be larger than 0\)$/,
+    )
+    await expect(redis.call('BF.RESERVE', k('x'), '0.01', '10', 'EXPANSION', '2', 'NONSCALING')).rejects.toThrow(
+      /^Nonscaling filters cannot expand$/,
+    )
   })
 
   it('error rates are read as RedisBloom reads them (strtod through RedisModule_StringToDouble)', async () => {
@@ -177,13 +235,20 @@ describe.each(CLIENTS)('$label', ({ label, make, resp, major }) => {
     for (const item of items) expect(await redis.call('BF.ADD', k('bin'), item)).toBe(1)
     expect(await redis.call('BF.MEXISTS', k('bin'), ...items)).toEqual(items.map(() => 1))
     // Neighbours of the stored bytes are other items.
-    const others = [Buffer.from([0x00, 0x00, 0x00]), Buffer.from('\n'), Buffer.from([0xff, 0xfe, 0x80, 0x0d, 0x0a, 0x00])]
+    const others = [
+      Buffer.from([0x00, 0x00, 0x00]),
+      Buffer.from('\n'),
+      Buffer.from([0xff, 0xfe, 0x80, 0x0d, 0x0a, 0x00]),
+    ]
     expect(await redis.call('BF.MEXISTS', k('bin'), ...others)).toEqual([0, 0, 0])
     expect(await redis.call('BF.CARD', k('bin'))).toBe(items.length)
     // A binary key name too, read back through KEYS as raw bytes.
     const key = Buffer.concat([Buffer.from(k('binkey')), Buffer.from([0x00, 0xff, 0x0d, 0x0a])])
     expect(await redis.call('BF.ADD', key, 'x')).toBe(1)
-    const keys = (await redis.callBuffer('KEYS', Buffer.concat([Buffer.from(k('binkey')), Buffer.from('*')]))) as Buffer[]
+    const keys = (await redis.callBuffer(
+      'KEYS',
+      Buffer.concat([Buffer.from(k('binkey')), Buffer.from('*')]),
+    )) as Buffer[]
     expect(keys).toHaveLength(1)
     expect(keys[0]!.equals(key)).toBe(true)
     const echoed = (await redis.callBuffer('ECHO', items[3]!)) as Buffer

@@ -65,7 +65,9 @@ describe('BF.MERGE', () => {
         expect(found.every((one) => one === 1)).toBe(true)
       }
       const probes = Array.from({ length: 3000 }, (_, i) => `probe-${i}`)
-      const [p1, p2, p3, pd] = (await Promise.all(['s1', 's2', 's3', 'dest'].map((key) => redis.call('BF.MEXISTS', key, ...probes)))) as number[][]
+      const [p1, p2, p3, pd] = (await Promise.all(
+        ['s1', 's2', 's3', 'dest'].map((key) => redis.call('BF.MEXISTS', key, ...probes)),
+      )) as number[][]
       probes.forEach((_, i) => {
         if (p1![i] === 1 || p2![i] === 1 || p3![i] === 1) expect(pd![i]).toBe(1)
       })
@@ -113,17 +115,29 @@ describe('BF.MERGE', () => {
     const { port } = await start()
     const client = await connect(port)
     for (const args of [
-      ['a', '0.01', '1000'], ['b', '0.01', '2000'], ['c', '0.001', '1000'], ['d', '0.01', '1000', 'EXPANSION', '4'],
-      ['e', '0.01', '1000', 'NONSCALING'], ['dest', '0.01', '1000'],
+      ['a', '0.01', '1000'],
+      ['b', '0.01', '2000'],
+      ['c', '0.001', '1000'],
+      ['d', '0.01', '1000', 'EXPANSION', '4'],
+      ['e', '0.01', '1000', 'NONSCALING'],
+      ['dest', '0.01', '1000'],
     ]) {
       expect(await ask(client, 'BF.RESERVE', ...args)).toBe('+OK\r\n')
     }
     expect(await ask(client, 'BF.ADD', 'dest', 'kept')).toBe(':1\r\n')
     expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'nosuch')).toBe('-ERR not found\r\n')
-    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'b')).toBe('-ERR filters differ in capacity (a has 1000, b has 2000)\r\n')
-    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'c')).toBe('-ERR filters differ in error rate (a has 0.01, c has 0.001)\r\n')
-    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'd')).toBe('-ERR filters differ in expansion (a has 2, d has 4)\r\n')
-    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'a', 'e')).toBe('-ERR filters differ in scaling (a has scaling, e has NONSCALING)\r\n')
+    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'b')).toBe(
+      '-ERR filters differ in capacity (a has 1000, b has 2000)\r\n',
+    )
+    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'c')).toBe(
+      '-ERR filters differ in error rate (a has 0.01, c has 0.001)\r\n',
+    )
+    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'd')).toBe(
+      '-ERR filters differ in expansion (a has 2, d has 4)\r\n',
+    )
+    expect(await ask(client, 'BF.MERGE', 'dest', 'a', 'a', 'e')).toBe(
+      '-ERR filters differ in scaling (a has scaling, e has NONSCALING)\r\n',
+    )
     expect(await ask(client, 'BF.MERGE', 'dest')).toBe("-ERR wrong number of arguments for 'bf.merge' command\r\n")
     expect(await ask(client, 'BF.MERGE')).toBe("-ERR wrong number of arguments for 'bf.merge' command\r\n")
     expect(await ask(client, 'BF.MERGE', 'new', 'nosuch')).toBe('-ERR not found\r\n')
@@ -138,7 +152,17 @@ describe('BF.MERGE', () => {
     const other = await connect(port)
     expect(await ask(client, 'BF.ADD', 'a', 'x')).toBe(':1\r\n')
     expect(await ask(client, 'BF.ADD', 'b', 'y')).toBe(':1\r\n')
-    client.write(Buffer.concat([['MULTI'], ['BF.MERGE', 'u', 'a', 'b'], ['BF.MERGE', 'u', 'nosuch'], ['BF.MEXISTS', 'u', 'x', 'y'], ['EXEC']].map((c) => encodeCommand(c))))
+    client.write(
+      Buffer.concat(
+        [
+          ['MULTI'],
+          ['BF.MERGE', 'u', 'a', 'b'],
+          ['BF.MERGE', 'u', 'nosuch'],
+          ['BF.MEXISTS', 'u', 'x', 'y'],
+          ['EXEC'],
+        ].map((c) => encodeCommand(c)),
+      ),
+    )
     const expected = '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n-ERR not found\r\n*2\r\n:1\r\n:1\r\n'
     expect((await client.read(expected.length)).toString('latin1')).toBe(expected)
     // As every BF.* command (arity -1 registered), the count is checked when it runs, in EXEC.
@@ -171,21 +195,48 @@ describe('BF.MERGE', () => {
     expect(await ask(client, 'BF.MERGE', 'm', 'a', 'b')).toBe('-ERR filter would exceed the maximum filter size\r\n')
     expect(await ask(client, 'CONFIG', 'SET', 'max-filter-bytes', '0')).toBe('+OK\r\n')
     expect(await ask(client, 'CONFIG', 'SET', 'maxmemory', String(Math.floor(bytes * 2.5)))).toBe('+OK\r\n')
-    expect(await ask(client, 'BF.MERGE', 'm', 'a', 'b')).toBe("-OOM command not allowed when used memory > 'maxmemory'.\r\n")
+    expect(await ask(client, 'BF.MERGE', 'm', 'a', 'b')).toBe(
+      "-OOM command not allowed when used memory > 'maxmemory'.\r\n",
+    )
     expect(await ask(client, 'EXISTS', 'm')).toBe(':0\r\n')
     expect(await ask(client, 'CONFIG', 'SET', 'maxmemory', String(bytes * 4))).toBe('+OK\r\n')
     expect(await ask(client, 'BF.MERGE', 'm', 'a', 'b')).toBe('+OK\r\n')
   })
 
-  it('is listed by COMMAND INFO as a write of keys 1 to the last, key specs as SUNIONSTORE\'s', async () => {
+  it("is listed by COMMAND INFO as a write of keys 1 to the last, key specs as SUNIONSTORE's", async () => {
     const { port } = await start()
     const redis = await redisOn(port)
     try {
       expect(await redis.call('COMMAND', 'INFO', 'BF.MERGE')).toEqual([
-        ['bf.merge', -1, ['write', 'denyoom'], 1, -1, 1, ['@write', '@slow', '@bloom'], [], [
-          ['flags', ['OW', 'update'], 'begin_search', ['type', 'index', 'spec', ['index', 1]], 'find_keys', ['type', 'range', 'spec', ['lastkey', 0, 'keystep', 1, 'limit', 0]]],
-          ['flags', ['RO', 'access'], 'begin_search', ['type', 'index', 'spec', ['index', 2]], 'find_keys', ['type', 'range', 'spec', ['lastkey', -1, 'keystep', 1, 'limit', 0]]],
-        ], []],
+        [
+          'bf.merge',
+          -1,
+          ['write', 'denyoom'],
+          1,
+          -1,
+          1,
+          ['@write', '@slow', '@bloom'],
+          [],
+          [
+            [
+              'flags',
+              ['OW', 'update'],
+              'begin_search',
+              ['type', 'index', 'spec', ['index', 1]],
+              'find_keys',
+              ['type', 'range', 'spec', ['lastkey', 0, 'keystep', 1, 'limit', 0]],
+            ],
+            [
+              'flags',
+              ['RO', 'access'],
+              'begin_search',
+              ['type', 'index', 'spec', ['index', 2]],
+              'find_keys',
+              ['type', 'range', 'spec', ['lastkey', -1, 'keystep', 1, 'limit', 0]],
+            ],
+          ],
+          [],
+        ],
       ])
     } finally {
       redis.disconnect()
@@ -224,14 +275,18 @@ describe('BF.MERGE', () => {
     await redis.call('BF.MADD', 's1', 'after-1', 'after-2')
     expect(await redis.call('BF.MERGE', 's3', 's3', 's1')).toBe('OK')
     const keys = ['dest', 's1', 's2', 's3']
-    const before = await Promise.all(keys.map(async (key) => [await scandump(redis, key), await redis.call('BF.INFO', key)]))
+    const before = await Promise.all(
+      keys.map(async (key) => [await scandump(redis, key), await redis.call('BF.INFO', key)]),
+    )
     await killChildServer(first.bfs)
     redis.disconnect()
     const second = await startChildServer(args)
     children.push(second.bfs)
     redis = childClient(port)
     try {
-      const after = await Promise.all(keys.map(async (key) => [await scandump(redis, key), await redis.call('BF.INFO', key)]))
+      const after = await Promise.all(
+        keys.map(async (key) => [await scandump(redis, key), await redis.call('BF.INFO', key)]),
+      )
       expect(after).toEqual(before)
     } finally {
       redis.disconnect()

@@ -50,7 +50,9 @@ describe('bitmap bytes out of shared arenas', () => {
   it('the filter in this process has its bitmaps in a SharedArrayBuffer (what the server does too)', () => {
     const filter = new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: false })
     expect((filter.layers[0]!.bitmap as Uint8Array).buffer).toBeInstanceOf(SharedArrayBuffer)
-    expect(new WindowFilter({ kind: 'count', errorRate: 0.01, capacity: 500 }).slices[0]!.bitmap.buffer).toBeInstanceOf(SharedArrayBuffer)
+    expect(new WindowFilter({ kind: 'count', errorRate: 0.01, capacity: 500 }).slices[0]!.bitmap.buffer).toBeInstanceOf(
+      SharedArrayBuffer,
+    )
   })
 
   it('SCANDUMP, LOADCHUNK, BF.SAVE, BF.LOAD, DUMP, RESTORE, DEBUG RELOAD and a restart give the bits the filter holds', async () => {
@@ -65,8 +67,8 @@ describe('bitmap bytes out of shared arenas', () => {
       const expected = new ScalableBloomFilter({ capacity: 1000, errorRate: 0.01, expansion: 2, nonScaling: false })
       for (const item of items) expected.add(encoder.encode(item))
       expect(expected.layers.length).toBeGreaterThan(1)
-      const bits = Buffer.concat(expected.layers.map((layer) => (layer.bitmap as Uint8Array)))
-      const firstLayer = Buffer.from((expected.layers[0]!.bitmap as Uint8Array))
+      const bits = Buffer.concat(expected.layers.map((layer) => layer.bitmap as Uint8Array))
+      const firstLayer = Buffer.from(expected.layers[0]!.bitmap as Uint8Array)
 
       const chunks = await scandump(redis, 'f')
       expect(Buffer.concat(chunks.slice(1)).equals(bits)).toBe(true)

@@ -42,7 +42,10 @@ describe('APBF.RESERVE', () => {
       [['APBF.RESERVE', 'x', 'TIME', '0.01', '10', 'soon'], '-ERR bad time span\r\n'],
       [['APBF.RESERVE', 'x', 'TIME', '0.01', '10', '0'], '-ERR (0 < time span <= 35184372088)\r\n'],
       [['APBF.RESERVE', 'x', 'COUNT', '0.01'], "-ERR wrong number of arguments for 'apbf.reserve' command\r\n"],
-      [['APBF.RESERVE', 'x', 'TIME', '0.01', '10', '60', 'extra'], "-ERR wrong number of arguments for 'apbf.reserve' command\r\n"],
+      [
+        ['APBF.RESERVE', 'x', 'TIME', '0.01', '10', '60', 'extra'],
+        "-ERR wrong number of arguments for 'apbf.reserve' command\r\n",
+      ],
       [['EXISTS', 'x'], ':0\r\n'],
     ]
     for (const [command, reply] of cases) expect(await exchange(client, [command], reply)).toBe(reply)
@@ -53,19 +56,29 @@ describe('APBF.ADD, APBF.EXISTS, APBF.INFO', () => {
   it('answer in RESP2 byte for byte', async () => {
     const client = await raw()
     const replies = [
-      ['APBF.RESERVE', 'w', 'COUNT', '0.01', '1000'], '+OK\r\n',
-      ['APBF.ADD', 'w', 'a', 'b', 'a'], '*3\r\n:1\r\n:1\r\n:0\r\n',
-      ['APBF.EXISTS', 'w', 'a', 'b', 'never'], '*3\r\n:1\r\n:1\r\n:0\r\n',
-      ['APBF.EXISTS', 'missing', 'a', 'b'], '*2\r\n:0\r\n:0\r\n',
-      ['APBF.ADD', 'missing', 'a'], '-ERR not found\r\n',
-      ['APBF.INFO', 'missing'], '-ERR not found\r\n',
-      ['APBF.ADD', 'w'], "-ERR wrong number of arguments for 'apbf.add' command\r\n",
-      ['APBF.EXISTS', 'w'], "-ERR wrong number of arguments for 'apbf.exists' command\r\n",
-      ['APBF.INFO', 'w', 'x'], "-ERR wrong number of arguments for 'apbf.info' command\r\n",
+      ['APBF.RESERVE', 'w', 'COUNT', '0.01', '1000'],
+      '+OK\r\n',
+      ['APBF.ADD', 'w', 'a', 'b', 'a'],
+      '*3\r\n:1\r\n:1\r\n:0\r\n',
+      ['APBF.EXISTS', 'w', 'a', 'b', 'never'],
+      '*3\r\n:1\r\n:1\r\n:0\r\n',
+      ['APBF.EXISTS', 'missing', 'a', 'b'],
+      '*2\r\n:0\r\n:0\r\n',
+      ['APBF.ADD', 'missing', 'a'],
+      '-ERR not found\r\n',
+      ['APBF.INFO', 'missing'],
+      '-ERR not found\r\n',
+      ['APBF.ADD', 'w'],
+      "-ERR wrong number of arguments for 'apbf.add' command\r\n",
+      ['APBF.EXISTS', 'w'],
+      "-ERR wrong number of arguments for 'apbf.exists' command\r\n",
+      ['APBF.INFO', 'w', 'x'],
+      "-ERR wrong number of arguments for 'apbf.info' command\r\n",
       ['APBF.INFO', 'w'],
       '*16\r\n+Type\r\n+COUNT\r\n+Capacity\r\n:1000\r\n+Window\r\n:1000\r\n+Error rate\r\n$4\r\n0.01\r\n+Size\r\n:4264\r\n' +
         '+Slices\r\n:50\r\n+Hash functions\r\n:11\r\n+Items in window\r\n:2\r\n',
-      ['APBF.ADDAT', 'w', 'yesterday', 'a'], '-ERR bad timestamp\r\n',
+      ['APBF.ADDAT', 'w', 'yesterday', 'a'],
+      '-ERR bad timestamp\r\n',
     ] as const
     for (let i = 0; i < replies.length; i += 2) {
       const reply = replies[i + 1] as string
@@ -83,7 +96,9 @@ describe('APBF.ADD, APBF.EXISTS, APBF.INFO', () => {
     expect(reserve).toBe('+OK\r\n')
     expect(await exchange(client, [['APBF.ADD', 't', 'x', 'y']], '*2\r\n:1\r\n:1\r\n')).toBe('*2\r\n:1\r\n:1\r\n')
     client.write('*2\r\n$9\r\nAPBF.INFO\r\n$1\r\nt\r\n')
-    const reply = (await client.readUntil((bytes) => bytes.toString('latin1').includes('Items in window\r\n:2\r\n'))).toString('latin1')
+    const reply = (
+      await client.readUntil((bytes) => bytes.toString('latin1').includes('Items in window\r\n:2\r\n'))
+    ).toString('latin1')
     expect(reply.startsWith(info)).toBe(true)
     expect(reply).toMatch(/\+Slices\r\n:15\r\n\+Hash functions\r\n:15\r\n\+Items in window\r\n:2\r\n$/)
     expect(await exchange(client, [['APBF.EXISTS', 't', 'x', 'z']], '*2\r\n:1\r\n:0\r\n')).toBe('*2\r\n:1\r\n:0\r\n')
@@ -93,7 +108,15 @@ describe('APBF.ADD, APBF.EXISTS, APBF.INFO', () => {
 describe('window keys among the other keys', () => {
   it('answer -WRONGTYPE both ways; BF.EXISTS and BF.MEXISTS answer 0 as RedisBloom 2.4 does', async () => {
     const client = await raw()
-    await exchange(client, [['APBF.RESERVE', 'w', 'COUNT', '0.01', '100'], ['BF.ADD', 'b', 'x'], ['APBF.ADD', 'w', 'x']], '+OK\r\n:1\r\n*1\r\n:1\r\n')
+    await exchange(
+      client,
+      [
+        ['APBF.RESERVE', 'w', 'COUNT', '0.01', '100'],
+        ['BF.ADD', 'b', 'x'],
+        ['APBF.ADD', 'w', 'x'],
+      ],
+      '+OK\r\n:1\r\n*1\r\n:1\r\n',
+    )
     const cases: [string[], string][] = [
       [['BF.ADD', 'w', 'x'], WRONGTYPE],
       [['BF.MADD', 'w', 'x'], WRONGTYPE],
@@ -114,7 +137,8 @@ describe('window keys among the other keys', () => {
       [['APBF.INFO', 'b'], WRONGTYPE],
       [['APBF.RESERVE', 'b', 'COUNT', '0.01', '100'], WRONGTYPE],
     ]
-    for (const [command, reply] of cases) expect(await exchange(client, [command], reply), command.join(' ')).toBe(reply)
+    for (const [command, reply] of cases)
+      expect(await exchange(client, [command], reply), command.join(' ')).toBe(reply)
   })
 
   it('work with TYPE, SCAN TYPE, DEL, RENAME, EXPIRE/TTL, MEMORY USAGE, DBSIZE and INFO', async () => {
@@ -147,7 +171,12 @@ describe('window keys among the other keys', () => {
       expect(await redis.dbsize()).toBe(1)
       const [row] = (await redis.call('COMMAND', 'INFO', 'APBF.ADD')) as unknown[][]
       expect(row!.slice(0, 6)).toEqual(['apbf.add', -1, ['write', 'denyoom', 'module'], 1, 1, 1])
-      expect(((await redis.call('COMMAND', 'INFO', 'APBF.EXISTS')) as unknown[][])[0]!.slice(2, 6)).toEqual([['readonly', 'module', 'fast'], 1, 1, 1])
+      expect(((await redis.call('COMMAND', 'INFO', 'APBF.EXISTS')) as unknown[][])[0]!.slice(2, 6)).toEqual([
+        ['readonly', 'module', 'fast'],
+        1,
+        1,
+        1,
+      ])
       const docs = (await redis.call('COMMAND', 'DOCS', 'APBF.RESERVE')) as unknown[]
       expect(JSON.stringify(docs)).toContain('Creates a sliding-window filter')
     } finally {
@@ -163,13 +192,20 @@ describe('window keys among the other keys', () => {
       await redis.call('APBF.ADD', 'w', 'a', 'b')
       await redis.call('BF.ADD', 'b', 'x')
       const text = await (await fetch(`http://127.0.0.1:${server.httpPort}/metrics`)).text()
-      const value = (name: string): number => Number(text.split('\n').find((line) => line.startsWith(`${name} `))!.split(' ')[1])
+      const value = (name: string): number =>
+        Number(
+          text
+            .split('\n')
+            .find((line) => line.startsWith(`${name} `))!
+            .split(' ')[1],
+        )
       expect(value('bfs_filters')).toBe(2)
       const info = (await redis.call('APBF.INFO', 'w')) as number[]
       const windowBitmap = info[9]! - 64 - 32 * info[11]! // Size less its header and slice structs
       expect(windowBitmap).toBeGreaterThan(20_000)
       expect(value('bfs_filter_bytes')).toBeGreaterThan(windowBitmap) // the Bloom filter's bits on top
-      const listing = (await (await fetch(`http://127.0.0.1:${server.httpPort}/filters`)).json()) as { name: string }[] | { filters: { name: string }[] }
+      const listing = (await (await fetch(`http://127.0.0.1:${server.httpPort}/filters`)).json()) as
+        { name: string }[] | { filters: { name: string }[] }
       const names = (Array.isArray(listing) ? listing : listing.filters).map((row) => row.name)
       expect(names).toEqual(['b'])
     } finally {
@@ -181,8 +217,17 @@ describe('window keys among the other keys', () => {
     const { port } = await start()
     const redis = await redisOn(port)
     try {
-      const result = await redis.multi().call('APBF.RESERVE', 'm', 'COUNT', '0.01', '100').call('APBF.ADD', 'm', 'a', 'a').call('APBF.EXISTS', 'm', 'a', 'b').exec()
-      expect(result).toEqual([[null, 'OK'], [null, [1, 0]], [null, [1, 0]]])
+      const result = await redis
+        .multi()
+        .call('APBF.RESERVE', 'm', 'COUNT', '0.01', '100')
+        .call('APBF.ADD', 'm', 'a', 'a')
+        .call('APBF.EXISTS', 'm', 'a', 'b')
+        .exec()
+      expect(result).toEqual([
+        [null, 'OK'],
+        [null, [1, 0]],
+        [null, [1, 0]],
+      ])
     } finally {
       redis.disconnect()
     }
@@ -192,7 +237,9 @@ describe('window keys among the other keys', () => {
     const { port } = await start({ 'max-filter-bytes': 100_000 })
     const redis = await redisOn(port)
     try {
-      await expect(redis.call('APBF.RESERVE', 'big', 'COUNT', '0.01', '1000000')).rejects.toThrow('ERR filter would exceed the maximum filter size')
+      await expect(redis.call('APBF.RESERVE', 'big', 'COUNT', '0.01', '1000000')).rejects.toThrow(
+        'ERR filter would exceed the maximum filter size',
+      )
       expect(await redis.exists('big')).toBe(0)
       await redis.call('CONFIG', 'SET', 'max-filter-bytes', '0')
       await redis.call('CONFIG', 'SET', 'maxmemory', '200000')
@@ -205,7 +252,7 @@ describe('window keys among the other keys', () => {
 })
 
 describe('window filters in a database other than 0', () => {
-  it('count every database\'s bitmaps against maxmemory when a TIME window grows a slice', async () => {
+  it("count every database's bitmaps against maxmemory when a TIME window grows a slice", async () => {
     const { port } = await start()
     const redis = await redisOn(port)
     try {

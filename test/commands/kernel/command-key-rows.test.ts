@@ -36,8 +36,28 @@ function keySpecFlags(row: Row): string[][] {
   return (row[8] as unknown[][]).map((spec) => spec[1] as string[])
 }
 
-const BLOOM_READS = ['bf.exists', 'bf.mexists', 'bf.info', 'bf.card', 'bf.debug', 'bf.scandump', 'bfs.health', 'apbf.exists', 'apbf.info']
-const BLOOM_WRITES = ['bf.reserve', 'bf.add', 'bf.madd', 'bf.insert', 'bf.loadchunk', 'bf.load', 'apbf.reserve', 'apbf.add', 'apbf.addat']
+const BLOOM_READS = [
+  'bf.exists',
+  'bf.mexists',
+  'bf.info',
+  'bf.card',
+  'bf.debug',
+  'bf.scandump',
+  'bfs.health',
+  'apbf.exists',
+  'apbf.info',
+]
+const BLOOM_WRITES = [
+  'bf.reserve',
+  'bf.add',
+  'bf.madd',
+  'bf.insert',
+  'bf.loadchunk',
+  'bf.load',
+  'apbf.reserve',
+  'apbf.add',
+  'apbf.addat',
+]
 
 describe('COMMAND rows as cluster clients read them', () => {
   let bfs: RunningServer
@@ -45,7 +65,20 @@ describe('COMMAND rows as cluster clients read them', () => {
   let rows: Map<string, Row>
 
   beforeAll(async () => {
-    bfs = await startServer({}, { commands: [{ name: 'EXT.TOUCH', arity: 2, flags: ['write'], keys: [1, 1, 1], handler: (ctx) => ctx.client.reply.simple('OK') }] })
+    bfs = await startServer(
+      {},
+      {
+        commands: [
+          {
+            name: 'EXT.TOUCH',
+            arity: 2,
+            flags: ['write'],
+            keys: [1, 1, 1],
+            handler: (ctx) => ctx.client.reply.simple('OK'),
+          },
+        ],
+      },
+    )
     client = new Redis({ port: bfs.port, lazyConnect: true })
     await client.connect()
     rows = new Map(((await client.call('COMMAND')) as Row[]).map((row) => [row[0], row]))
@@ -56,7 +89,7 @@ describe('COMMAND rows as cluster clients read them', () => {
     await bfs?.stop()
   })
 
-  it('RedisBloom 2.4.23\'s rows: arity -1, its flags, key 1 1 1; reads are readonly (go-redis sends those to replicas)', () => {
+  it("RedisBloom 2.4.23's rows: arity -1, its flags, key 1 1 1; reads are readonly (go-redis sends those to replicas)", () => {
     expect(rows.get('bf.add')!.slice(0, 6)).toEqual(['bf.add', -1, ['write', 'denyoom', 'module'], 1, 1, 1])
     expect(rows.get('bf.exists')!.slice(0, 6)).toEqual(['bf.exists', -1, ['readonly', 'module', 'fast'], 1, 1, 1])
     for (const name of [...BLOOM_READS, ...BLOOM_WRITES]) {
@@ -68,7 +101,7 @@ describe('COMMAND rows as cluster clients read them', () => {
     expect(rows.get('bf.merge')!.slice(0, 6)).toEqual(['bf.merge', -1, ['write', 'denyoom'], 1, -1, 1])
   })
 
-  it('every command with keys: redis-py\'s keys from the row are COMMAND GETKEYS\'s, and its key specs find them too', async () => {
+  it("every command with keys: redis-py's keys from the row are COMMAND GETKEYS's, and its key specs find them too", async () => {
     const checked: string[] = []
     for (const row of rows.values()) {
       if (row[3] === 0 || row[2].includes('movablekeys')) continue
@@ -83,13 +116,20 @@ describe('COMMAND rows as cluster clients read them', () => {
       expect(row[8].length, `${row[0]} has key specs`).toBeGreaterThan(0)
       checked.push(row[0])
     }
-    expect(checked).toEqual(expect.arrayContaining([...BLOOM_READS, ...BLOOM_WRITES, 'bf.merge', 'del', 'rename', 'ext.touch']))
+    expect(checked).toEqual(
+      expect.arrayContaining([...BLOOM_READS, ...BLOOM_WRITES, 'bf.merge', 'del', 'rename', 'ext.touch']),
+    )
   })
 
-  it('BF.MERGE\'s key specs: the destination is written, the sources read, as SUNIONSTORE\'s', async () => {
-    expect(keySpecFlags(rows.get('bf.merge')!)).toEqual([['OW', 'update'], ['RO', 'access']])
+  it("BF.MERGE's key specs: the destination is written, the sources read, as SUNIONSTORE's", async () => {
+    expect(keySpecFlags(rows.get('bf.merge')!)).toEqual([
+      ['OW', 'update'],
+      ['RO', 'access'],
+    ])
     expect(await client.call('COMMAND', 'GETKEYSANDFLAGS', 'bf.merge', 'dest', 'a', 'b')).toEqual([
-      ['dest', ['OW', 'update']], ['a', ['RO', 'access']], ['b', ['RO', 'access']],
+      ['dest', ['OW', 'update']],
+      ['a', ['RO', 'access']],
+      ['b', ['RO', 'access']],
     ])
   })
 

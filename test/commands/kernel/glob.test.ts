@@ -5,10 +5,19 @@ const b = (text: string): Buffer => Buffer.from(text, 'latin1')
 
 describe('globMatch (redis 7.0.15 stringmatchlen)', () => {
   it.each([
-    ['*', 'abc', true], ['a*c', 'abc', true], ['a?c', 'abc', true], ['a[bx]c', 'abc', true],
-    ['a[^b]c', 'abc', false], ['a[a-c]c', 'abc', true], ['a\\*c', 'a*c', true], ['a*d', 'abc', false],
+    ['*', 'abc', true],
+    ['a*c', 'abc', true],
+    ['a?c', 'abc', true],
+    ['a[bx]c', 'abc', true],
+    ['a[^b]c', 'abc', false],
+    ['a[a-c]c', 'abc', true],
+    ['a\\*c', 'a*c', true],
+    ['a*d', 'abc', false],
     // A class left open at the end of the pattern: redis steps back and ends the pattern there.
-    ['a[', 'a[', false], ['a[', 'a', false], ['a[b', 'ab', true], ['a[b', 'ac', false],
+    ['a[', 'a[', false],
+    ['a[', 'a', false],
+    ['a[b', 'ab', true],
+    ['a[b', 'ac', false],
   ])('%j against %j is %s', (pattern, subject, expected) => {
     expect(globMatch(b(pattern), b(subject))).toBe(expected)
   })

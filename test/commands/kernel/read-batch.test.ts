@@ -99,7 +99,8 @@ function mix(seed: number, count: number): (string | Buffer)[][] {
   const random = seededRandom(seed)
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
   const items: (string | Buffer)[] = []
-  for (let i = 0; i < 300; i++) items.push(`item:${i}:${'x'.repeat(Math.floor(random() * (random() < 0.1 ? 120 : 20)))}`)
+  for (let i = 0; i < 300; i++)
+    items.push(`item:${i}:${'x'.repeat(Math.floor(random() * (random() < 0.1 ? 120 : 20)))}`)
   // Longer than the kernel's scratch area takes in one call: answered at once, between batched ones.
   items.push(Buffer.alloc(300 * 1024, 'y'), Buffer.alloc(200 * 1024, 'z'))
   const keys = ['a', 'b', 'big', 'full', 'ttl', 'win', 'missing']
@@ -143,7 +144,9 @@ function mix(seed: number, count: number): (string | Buffer)[][] {
  * (which differ between two runs) masked.
  */
 function logOf(running: RunningServer): string {
-  const files = readdirSync(running.dir, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.aof')).sort()
+  const files = readdirSync(running.dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.aof'))
+    .sort()
   expect(files.length).toBeGreaterThan(0)
   const text = files.map((name) => readFileSync(path.join(running.dir, name), 'latin1')).join('')
   return text.replace(/(\$9\r\nPEXPIREAT\r\n\$\d+\r\n[^\r]*\r\n)\$\d+\r\n\d+\r\n/gi, '$1T\r\n')
@@ -168,7 +171,8 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
       const got = await allAtOnce(pipelined.port, commands)
       expect(got.length).toBe(commands.length)
       for (let i = 0; i < commands.length; i++) {
-        if (got[i] !== expected[i]) expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
+        if (got[i] !== expected[i])
+          expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
       }
       // The mix did check items a filter had and ones it had not, and added some.
       expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
@@ -178,10 +182,12 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
       expect(log).toContain('$6\r\nBF.ADD\r\n')
       expect(logOf(pipelined) === log).toBe(true)
       // And as many changes counted (what save rules and INFO see).
-      const [changes, pipelinedChanges] = await Promise.all([sequential, pipelined].map(async (running) => {
-        const info = await oneByOne(running.port, [['INFO', 'persistence']])
-        return /rdb_changes_since_last_save:(\d+)/.exec(info[0]!)?.[1]
-      }))
+      const [changes, pipelinedChanges] = await Promise.all(
+        [sequential, pipelined].map(async (running) => {
+          const info = await oneByOne(running.port, [['INFO', 'persistence']])
+          return /rdb_changes_since_last_save:(\d+)/.exec(info[0]!)?.[1]
+        }),
+      )
       expect(Number(changes)).toBeGreaterThan(100)
       expect(pipelinedChanges).toBe(changes)
     })
@@ -189,7 +195,11 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
 
   test('thousands of checks of one filter in one write: every batch full, answers in order', async () => {
     const items = Array.from({ length: 3000 }, (_, i) => `k${i}`)
-    const commands = [['FLUSHALL'], ['BF.RESERVE', 'f', '0.001', '5000'], ['BF.MADD', 'f', ...items.filter((_, i) => i % 3 === 0)]]
+    const commands = [
+      ['FLUSHALL'],
+      ['BF.RESERVE', 'f', '0.001', '5000'],
+      ['BF.MADD', 'f', ...items.filter((_, i) => i % 3 === 0)],
+    ]
     for (const item of items) commands.push(['BF.EXISTS', 'f', item])
     commands.push(['BF.ADD', 'f', 'k1'], ['BF.EXISTS', 'f', 'k1'])
     const got = await allAtOnce(pipelined.port, commands)
@@ -203,10 +213,18 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
 
   test('CLIENT REPLY SKIP and OFF drop the right answers', async () => {
     const commands = [
-      ['FLUSHALL'], ['BF.ADD', 'f', 'a'],
-      ['BF.EXISTS', 'f', 'a'], ['CLIENT', 'REPLY', 'SKIP'], ['BF.EXISTS', 'f', 'a'], ['BF.EXISTS', 'f', 'b'],
-      ['CLIENT', 'REPLY', 'OFF'], ['BF.EXISTS', 'f', 'a'], ['BF.EXISTS', 'f', 'b'], ['CLIENT', 'REPLY', 'ON'],
-      ['BF.EXISTS', 'f', 'a'], ['BF.EXISTS', 'f', 'b'],
+      ['FLUSHALL'],
+      ['BF.ADD', 'f', 'a'],
+      ['BF.EXISTS', 'f', 'a'],
+      ['CLIENT', 'REPLY', 'SKIP'],
+      ['BF.EXISTS', 'f', 'a'],
+      ['BF.EXISTS', 'f', 'b'],
+      ['CLIENT', 'REPLY', 'OFF'],
+      ['BF.EXISTS', 'f', 'a'],
+      ['BF.EXISTS', 'f', 'b'],
+      ['CLIENT', 'REPLY', 'ON'],
+      ['BF.EXISTS', 'f', 'a'],
+      ['BF.EXISTS', 'f', 'b'],
     ]
     const replies = await Replies.connect(pipelined.port)
     try {
@@ -221,16 +239,40 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
 
   test('inside MULTI the checks see the adds queued before them; after EXEC too', async () => {
     const commands = [
-      ['FLUSHALL'], ['BF.RESERVE', 'f', '0.01', '100'], ['BF.EXISTS', 'f', 'x'], ['MULTI'], ['BF.EXISTS', 'f', 'x'],
-      ['BF.ADD', 'f', 'x'], ['BF.EXISTS', 'f', 'x'], ['EXEC'], ['BF.EXISTS', 'f', 'x'], ['BF.EXISTS', 'f', 'y'],
+      ['FLUSHALL'],
+      ['BF.RESERVE', 'f', '0.01', '100'],
+      ['BF.EXISTS', 'f', 'x'],
+      ['MULTI'],
+      ['BF.EXISTS', 'f', 'x'],
+      ['BF.ADD', 'f', 'x'],
+      ['BF.EXISTS', 'f', 'x'],
+      ['EXEC'],
+      ['BF.EXISTS', 'f', 'x'],
+      ['BF.EXISTS', 'f', 'y'],
     ]
-    expect(await allAtOnce(pipelined.port, commands)).toEqual(
-      ['$OK', '$OK', ':0', '$OK', '$QUEUED', '$QUEUED', '$QUEUED', '[:0,:1,:1]', ':1', ':0'],
-    )
+    expect(await allAtOnce(pipelined.port, commands)).toEqual([
+      '$OK',
+      '$OK',
+      ':0',
+      '$OK',
+      '$QUEUED',
+      '$QUEUED',
+      '$QUEUED',
+      '[:0,:1,:1]',
+      ':1',
+      ':0',
+    ])
   })
 
   test('RESP3 clients read the same integers', async () => {
-    const commands = [['HELLO', '3'], ['FLUSHALL'], ['BF.ADD', 'f', 'a'], ['BF.EXISTS', 'f', 'a'], ['BF.EXISTS', 'f', 'b'], ['BF.EXISTS', 'g', 'a']]
+    const commands = [
+      ['HELLO', '3'],
+      ['FLUSHALL'],
+      ['BF.ADD', 'f', 'a'],
+      ['BF.EXISTS', 'f', 'a'],
+      ['BF.EXISTS', 'f', 'b'],
+      ['BF.EXISTS', 'g', 'a'],
+    ]
     const client = await RawClient.connect(pipelined.port)
     try {
       client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
@@ -253,7 +295,8 @@ function cuckooMix(seed: number, count: number): (string | Buffer)[][] {
   const random = seededRandom(seed)
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
   const items: (string | Buffer)[] = []
-  for (let i = 0; i < 150; i++) items.push(`item:${i}:${'x'.repeat(Math.floor(random() * (random() < 0.1 ? 120 : 20)))}`)
+  for (let i = 0; i < 150; i++)
+    items.push(`item:${i}:${'x'.repeat(Math.floor(random() * (random() < 0.1 ? 120 : 20)))}`)
   items.push(Buffer.alloc(300 * 1024, 'y'))
   const keys = ['c', 'full', 'tiny', 'big', 'ttl', 'bloom', 'missing']
   const commands: (string | Buffer)[][] = [
@@ -276,7 +319,8 @@ function cuckooMix(seed: number, count: number): (string | Buffer)[][] {
       if (roll < 0.3) commands.push([pick(['CF.ADD', 'CF.ADD', 'cf.add', 'Cf.Add']), key, pick(items)])
       else if (roll < 0.55) commands.push(['CF.EXISTS', key, pick(items)])
       else if (roll < 0.75) commands.push([pick(['CF.DEL', 'CF.DEL', 'cf.del', 'cF.dEl']), key, pick(items)])
-      else if (roll < 0.8) commands.push([pick(['CF.ADD', 'CF.DEL', 'CF.EXISTS', 'BF.ADD', 'BF.EXISTS']), key, pick(items)])
+      else if (roll < 0.8)
+        commands.push([pick(['CF.ADD', 'CF.DEL', 'CF.EXISTS', 'BF.ADD', 'BF.EXISTS']), key, pick(items)])
       else if (roll < 0.82) commands.push(['CF.ADDNX', key, pick(items)])
       else if (roll < 0.84) commands.push(['CF.MEXISTS', key, pick(items), pick(items), pick(items)])
       else if (roll < 0.86) commands.push(['CF.COUNT', key, pick(items)])
@@ -303,29 +347,42 @@ describe('CF.EXISTS, CF.ADD and CF.DEL run together with the rest of their read'
       // The logs from here on (the tests above sent some commands to one server only).
       const [logFrom, pipelinedLogFrom] = [logOf(sequential).length, logOf(pipelined).length]
       const changes = async (running: RunningServer): Promise<number> =>
-        Number(/rdb_changes_since_last_save:(\d+)/.exec((await oneByOne(running.port, [['INFO', 'persistence']]))[0]!)![1])
+        Number(
+          /rdb_changes_since_last_save:(\d+)/.exec((await oneByOne(running.port, [['INFO', 'persistence']]))[0]!)![1],
+        )
       const changesFrom = [await changes(sequential), await changes(pipelined)]
       const expected = await oneByOne(sequential.port, commands)
       const got = await allAtOnce(pipelined.port, commands)
       expect(got.length).toBe(commands.length)
       for (let i = 0; i < commands.length; i++) {
-        if (got[i] !== expected[i]) expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
+        if (got[i] !== expected[i])
+          expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
       }
       // The mix did find and miss items, add, delete, and fail adds in the middle of runs.
       expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
       expect(expected.filter((reply) => reply === ':0').length).toBeGreaterThan(100)
-      expect(expected.filter((reply) => reply === '-Filter is full' || reply === '-Maximum expansions reached').length).toBeGreaterThan(0)
+      expect(
+        expected.filter((reply) => reply === '-Filter is full' || reply === '-Maximum expansions reached').length,
+      ).toBeGreaterThan(0)
       const log = logOf(sequential).slice(logFrom)
       expect(log).toContain('$6\r\nCF.DEL\r\n')
       expect(log).toContain('$6\r\ncf.add\r\n')
       expect(logOf(pipelined).slice(pipelinedLogFrom) === log).toBe(true)
       // The same buckets and counters, the same changes counted and the same failed calls.
-      const state = [['SELECT', '0'], ...['c', 'full', 'tiny', 'big', 'ttl'].flatMap((key) => [['DUMP', key], ['CF.DEBUG', key]]),
-        ['INFO', 'commandstats'], ['INFO', 'errorstats']]
+      const state = [
+        ['SELECT', '0'],
+        ...['c', 'full', 'tiny', 'big', 'ttl'].flatMap((key) => [
+          ['DUMP', key],
+          ['CF.DEBUG', key],
+        ]),
+        ['INFO', 'commandstats'],
+        ['INFO', 'errorstats'],
+      ]
       const [before, after] = await Promise.all([sequential, pipelined].map((running) => oneByOne(running.port, state)))
-      const masked = (replies: string[]): string[] => replies.map((reply) => reply.replace(/usec(_per_call)?=[\d.]+/g, 'usec=T'))
+      const masked = (replies: string[]): string[] =>
+        replies.map((reply) => reply.replace(/usec(_per_call)?=[\d.]+/g, 'usec=T'))
       expect(masked(after)).toEqual(masked(before))
-      expect(await changes(pipelined) - changesFrom[1]!).toBe(await changes(sequential) - changesFrom[0]!)
+      expect((await changes(pipelined)) - changesFrom[1]!).toBe((await changes(sequential)) - changesFrom[0]!)
       expect(before.join()).toContain('cmdstat_cf.add:calls=')
     })
   }

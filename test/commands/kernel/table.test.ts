@@ -46,17 +46,38 @@ describe('CommandTable.lookup', () => {
 
 describe('subcommand rows', () => {
   const container = (subcommands: { name: string; arity: number }[]) =>
-    defineTable([{ name: 'BOX', arity: -2, flags: [], keys: [0, 0, 0], group: 'server', summary: '', since: '1.0.0', help: ['(self)'], handler: noop, subcommands: subcommands.map((sub) => ({ ...sub, help: [sub.name], handler: noop })) }])
+    defineTable([
+      {
+        name: 'BOX',
+        arity: -2,
+        flags: [],
+        keys: [0, 0, 0],
+        group: 'server',
+        summary: '',
+        since: '1.0.0',
+        help: ['(self)'],
+        handler: noop,
+        subcommands: subcommands.map((sub) => ({ ...sub, help: [sub.name], handler: noop })),
+      },
+    ])
   const args = (...words: string[]) => new CommandArgs().assign(words.map((word) => Buffer.from(word)))
 
   it('picks the row by the second argument in any case; the command alone is its own row', () => {
-    const table = container([{ name: 'GET', arity: -3 }, { name: 'NO-TOUCH', arity: 3 }])
+    const table = container([
+      { name: 'GET', arity: -3 },
+      { name: 'NO-TOUCH', arity: 3 },
+    ])
     const box = table.get('box')!
     expect(rowOf(box, args('BOX'))).toBe(box.row)
     expect(rowOf(box, args('box', 'get', 'x'))?.fullName).toBe('box|get')
     expect(rowOf(box, args('BOX', 'No-Touch'))?.spec.arity).toBe(3)
     expect(rowOf(box, args('BOX', 'nope'))).toBeUndefined()
-    expect(helpLines(box.spec)).toEqual(['BOX <subcommand> [<arg> [value] [opt] ...]. Subcommands are:', '(self)', 'GET', 'NO-TOUCH'])
+    expect(helpLines(box.spec)).toEqual([
+      'BOX <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+      '(self)',
+      'GET',
+      'NO-TOUCH',
+    ])
   })
 
   it('a renamed container keeps its rows and their names', () => {
@@ -66,7 +87,12 @@ describe('subcommand rows', () => {
   })
 
   it('refuses a duplicate subcommand or a bad arity at startup', () => {
-    expect(() => container([{ name: 'GET', arity: -3 }, { name: 'get', arity: 2 }])).toThrow(/duplicate subcommand/)
+    expect(() =>
+      container([
+        { name: 'GET', arity: -3 },
+        { name: 'get', arity: 2 },
+      ]),
+    ).toThrow(/duplicate subcommand/)
     expect(() => container([{ name: 'GET', arity: 0 }])).toThrow(/bad arity for box\|get/)
   })
 })

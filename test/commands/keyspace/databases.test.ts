@@ -27,17 +27,21 @@ type Make = (name: string, onOther?: boolean) => Promise<void>
  * Runs `script` on both servers, each with two fresh connections (`ask` and `other`), and returns
  * the replies of each, as text.
  */
-async function onBoth(script: (ask: Ask, make: Make, other: Ask) => Promise<void>): Promise<Record<'bfs' | 'redis', string[]>> {
+async function onBoth(
+  script: (ask: Ask, make: Make, other: Ask) => Promise<void>,
+): Promise<Record<'bfs' | 'redis', string[]>> {
   const out = { bfs: [] as string[], redis: [] as string[] }
   for (const side of ['bfs', 'redis'] as const) {
     const port = side === 'bfs' ? servers.bfs.port : servers.redis.port
     const [main, second] = [await servers.connect(port), await servers.connect(port)]
     await askRaw(main, 'FLUSHALL')
-    const asker = (client: RawClient) => async (...args: string[]): Promise<string> => {
-      const reply = (await askRaw(client, ...args)).toString('latin1')
-      out[side].push(`${args.join(' ')} → ${reply}`)
-      return reply
-    }
+    const asker =
+      (client: RawClient) =>
+      async (...args: string[]): Promise<string> => {
+        const reply = (await askRaw(client, ...args)).toString('latin1')
+        out[side].push(`${args.join(' ')} → ${reply}`)
+        return reply
+      }
     const make: Make = async (name, onOther = false) => {
       await askRaw(onOther ? second : main, ...makeKey(side, name))
     }
@@ -47,9 +51,23 @@ async function onBoth(script: (ask: Ask, make: Make, other: Ask) => Promise<void
 }
 
 describe('replies as redis-server 7.0.15', () => {
-  it('SELECT: a database of the server, else redis db.c selectCommand\'s errors', async () => {
+  it("SELECT: a database of the server, else redis db.c selectCommand's errors", async () => {
     const { bfs, redis } = await onBoth(async (ask) => {
-      for (const index of ['0', '15', '16', '-1', 'x', '01', '1.5', '', '2147483647', '2147483648', '-2147483649', '9223372036854775808']) await ask('SELECT', index)
+      for (const index of [
+        '0',
+        '15',
+        '16',
+        '-1',
+        'x',
+        '01',
+        '1.5',
+        '',
+        '2147483647',
+        '2147483648',
+        '-2147483649',
+        '9223372036854775808',
+      ])
+        await ask('SELECT', index)
       await ask('SELECT')
       await ask('SELECT', '1', '2')
     })
@@ -61,7 +79,15 @@ describe('replies as redis-server 7.0.15', () => {
     const { bfs, redis } = await onBoth(async (ask, make) => {
       await make('k')
       // The same database, out of range, not an integer, not a C int, a missing key, then one moved.
-      for (const [key, db] of [['k', '0'], ['k', '16'], ['k', 'x'], ['k', '2147483648'], ['nokey', '1'], ['k', '1']]) await ask('MOVE', key!, db!)
+      for (const [key, db] of [
+        ['k', '0'],
+        ['k', '16'],
+        ['k', 'x'],
+        ['k', '2147483648'],
+        ['nokey', '1'],
+        ['k', '1'],
+      ])
+        await ask('MOVE', key!, db!)
       await ask('EXISTS', 'k')
       await make('k')
       await ask('SELECT', '1')
@@ -80,7 +106,8 @@ describe('replies as redis-server 7.0.15', () => {
       await ask('EXISTS', 'in0')
       await ask('SELECT', '1')
       await ask('EXISTS', 'in0')
-      for (const pair of [['1', '1'], ['x', '1'], ['1', 'y'], ['2147483648', '1'], ['0', '16'], ['-1', '0'], ['0']]) await ask('SWAPDB', ...pair)
+      for (const pair of [['1', '1'], ['x', '1'], ['1', 'y'], ['2147483648', '1'], ['0', '16'], ['-1', '0'], ['0']])
+        await ask('SWAPDB', ...pair)
     })
     expect(bfs).toEqual(redis)
   })
@@ -128,7 +155,15 @@ describe('replies as redis-server 7.0.15', () => {
       await round('4', () => other('FLUSHALL')) // w was there: touched
     })
     expect(bfs).toEqual(redis)
-    expect(bfs.filter((line) => line.startsWith('EXEC')).map((line) => line.slice(7, 9))).toEqual(['*-', '*1', '*-', '*1', '*-', '*1', '*-'])
+    expect(bfs.filter((line) => line.startsWith('EXEC')).map((line) => line.slice(7, 9))).toEqual([
+      '*-',
+      '*1',
+      '*-',
+      '*1',
+      '*-',
+      '*1',
+      '*-',
+    ])
   })
 
   it('INFO keyspace has a line per database holding keys; DBSIZE, KEYS, SCAN, RANDOMKEY and EXISTS see the selected one', async () => {
@@ -151,7 +186,9 @@ describe('replies as redis-server 7.0.15', () => {
     })
     expect(bfs).toEqual(redis)
     const info = (await askRaw(await servers.connect(servers.bfs.port), 'INFO', 'keyspace')).toString('latin1')
-    expect(info).toMatch(/# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb2:keys=2,expires=1,avg_ttl=\d+\r\ndb11:keys=1,expires=0,avg_ttl=0\r\n/)
+    expect(info).toMatch(
+      /# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0\r\ndb2:keys=2,expires=1,avg_ttl=\d+\r\ndb11:keys=1,expires=0,avg_ttl=0\r\n/,
+    )
   })
 })
 
@@ -177,7 +214,10 @@ describe('sessions', () => {
       const client = await servers.connect(port)
       for (const command of [['SELECT', '2'], ['PING'], ['SELECT', '0']]) await askRaw(client, ...command)
       const text = (await monitor.readUntil((bytes) => bytes.toString().split('\r\n').length > 3)).toString()
-      lines[side] = text.split('\r\n').slice(0, 3).map((line) => line.replace(/^\+\d+\.\d+ \[(\d+) [^\]]+\]/, '[$1]'))
+      lines[side] = text
+        .split('\r\n')
+        .slice(0, 3)
+        .map((line) => line.replace(/^\+\d+\.\d+ \[(\d+) [^\]]+\]/, '[$1]'))
     }
     expect(lines.bfs).toEqual(['[2] "SELECT" "2"', '[2] "PING"', '[0] "SELECT" "0"'])
     expect(lines.bfs).toEqual(lines.redis)
@@ -248,7 +288,8 @@ describe('clients in a database other than 0', () => {
   })
 
   it('redis-cli -n 2 reads and writes database 2', async () => {
-    const cli = (...args: string[]) => runTool('redis-cli', ['-h', '127.0.0.1', '-p', String(servers.bfs.port), ...args])
+    const cli = (...args: string[]) =>
+      runTool('redis-cli', ['-h', '127.0.0.1', '-p', String(servers.bfs.port), ...args])
     expect((await cli('-n', '2', 'BF.ADD', 'by-cli', 'y')).stdout).toBe('1\n')
     expect((await cli('-n', '2', 'BF.EXISTS', 'by-cli', 'y')).stdout).toBe('1\n')
     expect((await cli('EXISTS', 'by-cli')).stdout).toBe('0\n')
@@ -276,6 +317,8 @@ describe('databases as configured', () => {
   })
 
   it('an http-db that is no database refuses to start', async () => {
-    await expect(startServer({ databases: 2, 'http-db': 2 })).rejects.toThrow('http-db 2: no such database (databases is 2)')
+    await expect(startServer({ databases: 2, 'http-db': 2 })).rejects.toThrow(
+      'http-db 2: no such database (databases is 2)',
+    )
   })
 })

@@ -50,19 +50,31 @@ describe('EXPIRE and its family: redis 7.0.15 replies', () => {
     const running = await start()
     const c = await connect(running.port)
     await ask(c, 'BF.ADD', 'k', 'a')
-    expect(await ask(c, 'EXPIRE', 'k', '10', 'nx', 'xx')).toBe('-ERR NX and XX, GT or LT options at the same time are not compatible\r\n')
-    expect(await ask(c, 'EXPIRE', 'k', '10', 'NX', 'LT')).toBe('-ERR NX and XX, GT or LT options at the same time are not compatible\r\n')
-    expect(await ask(c, 'EXPIRE', 'k', '10', 'gt', 'lt')).toBe('-ERR GT and LT options at the same time are not compatible\r\n')
+    expect(await ask(c, 'EXPIRE', 'k', '10', 'nx', 'xx')).toBe(
+      '-ERR NX and XX, GT or LT options at the same time are not compatible\r\n',
+    )
+    expect(await ask(c, 'EXPIRE', 'k', '10', 'NX', 'LT')).toBe(
+      '-ERR NX and XX, GT or LT options at the same time are not compatible\r\n',
+    )
+    expect(await ask(c, 'EXPIRE', 'k', '10', 'gt', 'lt')).toBe(
+      '-ERR GT and LT options at the same time are not compatible\r\n',
+    )
     expect(await ask(c, 'EXPIRE', 'k', '10', 'foo')).toBe('-ERR Unsupported option foo\r\n')
     expect(await ask(c, 'EXPIRE', 'k', 'abc', 'foo')).toBe('-ERR Unsupported option foo\r\n')
     expect(await ask(c, 'EXPIRE', 'k', 'abc')).toBe(ERR_INT)
     expect(await ask(c, 'EXPIRE', 'k', '10.5')).toBe(ERR_INT)
     expect(await ask(c, 'EXPIRE', 'k', '99999999999999999999')).toBe(ERR_INT)
-    expect(await ask(c, 'EXPIRE', 'nokey', '10', 'xx', 'nx')).toBe('-ERR NX and XX, GT or LT options at the same time are not compatible\r\n')
+    expect(await ask(c, 'EXPIRE', 'nokey', '10', 'xx', 'nx')).toBe(
+      '-ERR NX and XX, GT or LT options at the same time are not compatible\r\n',
+    )
     expect(await ask(c, 'EXPIRE', 'k', '9223372036854775807')).toBe("-ERR invalid expire time in 'expire' command\r\n")
     expect(await ask(c, 'EXPIRE', 'k', '-9223372036854775808')).toBe("-ERR invalid expire time in 'expire' command\r\n")
-    expect(await ask(c, 'PEXPIRE', 'k', '9223372036854775807')).toBe("-ERR invalid expire time in 'pexpire' command\r\n")
-    expect(await ask(c, 'EXPIREAT', 'k', '9223372036854775807')).toBe("-ERR invalid expire time in 'expireat' command\r\n")
+    expect(await ask(c, 'PEXPIRE', 'k', '9223372036854775807')).toBe(
+      "-ERR invalid expire time in 'pexpire' command\r\n",
+    )
+    expect(await ask(c, 'EXPIREAT', 'k', '9223372036854775807')).toBe(
+      "-ERR invalid expire time in 'expireat' command\r\n",
+    )
     expect(await ask(c, 'EXPIRE', 'k')).toBe("-ERR wrong number of arguments for 'expire' command\r\n")
     expect(await ask(c, 'PERSIST', 'a', 'b')).toBe("-ERR wrong number of arguments for 'persist' command\r\n")
     expect(await ask(c, 'EXPIRETIME', 'k')).toBe(':-1\r\n') // nothing above changed the key
@@ -129,7 +141,12 @@ describe('EXPIRE and its family: redis 7.0.15 replies', () => {
   it('a time already past deletes the key at once (not counted as expired), as redis checkAlreadyExpired', async () => {
     const running = await start()
     const c = await connect(running.port)
-    for (const command of [['EXPIRE', 'k', '-1'], ['PEXPIRE', 'k', '0'], ['EXPIREAT', 'k', '100'], ['PEXPIREAT', 'k', '-5']]) {
+    for (const command of [
+      ['EXPIRE', 'k', '-1'],
+      ['PEXPIRE', 'k', '0'],
+      ['EXPIREAT', 'k', '100'],
+      ['PEXPIREAT', 'k', '-5'],
+    ]) {
       await ask(c, 'BF.ADD', 'k', 'a')
       expect(await ask(c, ...command)).toBe(':1\r\n')
       expect(await ask(c, 'EXISTS', 'k')).toBe(':0\r\n')
@@ -199,7 +216,7 @@ describe('an expired key is never visible', () => {
 })
 
 describe('keys with an expiry and the other commands', () => {
-  it('RENAME and RENAMENX keep the expiry and drop the destination\'s; BF.MADD keeps it; BF.MERGE\'s destination has none', async () => {
+  it("RENAME and RENAMENX keep the expiry and drop the destination's; BF.MADD keeps it; BF.MERGE's destination has none", async () => {
     const running = await start()
     const c = await connect(running.port)
     await ask(c, 'BF.ADD', 'a', 'x')
@@ -243,7 +260,9 @@ describe('keys with an expiry and the other commands', () => {
     await ask(c, 'DEL', 'dst')
     for (const [iterator, data] of chunks) {
       c.write(encodeCommand(['BF.LOADCHUNK', 'dst', iterator!.toString(), data!]))
-      expect((await c.readUntil((bytes) => bytes.length > 0 && replyEnd(bytes) === bytes.length)).toString('latin1')).toBe('+OK\r\n')
+      expect(
+        (await c.readUntil((bytes) => bytes.length > 0 && replyEnd(bytes) === bytes.length)).toString('latin1'),
+      ).toBe('+OK\r\n')
     }
     expect(await ask(c, 'EXPIRETIME', 'dst')).toBe(':-1\r\n')
     expect(await ask(c, 'BF.SAVE', 'src', 'src.bf')).toBe('+OK\r\n')
@@ -257,7 +276,10 @@ describe('keys with an expiry and the other commands', () => {
     const c = await connect(running.port)
     const other = await connect(running.port)
     await ask(c, 'BF.ADD', 'w', 'x')
-    for (const change of [['EXPIRE', 'w', '100'], ['PERSIST', 'w']]) {
+    for (const change of [
+      ['EXPIRE', 'w', '100'],
+      ['PERSIST', 'w'],
+    ]) {
       expect(await ask(c, 'WATCH', 'w')).toBe('+OK\r\n')
       expect(await ask(other, ...change)).toBe(':1\r\n')
       await ask(c, 'MULTI')
@@ -298,9 +320,13 @@ describe('keys with an expiry and the other commands', () => {
   it('CONFIG SET active-expire-effort takes 1 to 10', async () => {
     const running = await start()
     const c = await connect(running.port)
-    expect(await ask(c, 'CONFIG', 'GET', 'active-expire-effort')).toBe('*2\r\n$20\r\nactive-expire-effort\r\n$1\r\n1\r\n')
+    expect(await ask(c, 'CONFIG', 'GET', 'active-expire-effort')).toBe(
+      '*2\r\n$20\r\nactive-expire-effort\r\n$1\r\n1\r\n',
+    )
     expect(await ask(c, 'CONFIG', 'SET', 'active-expire-effort', '10')).toBe('+OK\r\n')
-    expect(await ask(c, 'CONFIG', 'SET', 'active-expire-effort', '11')).toMatch(/^-ERR CONFIG SET failed \(possibly related to argument 'active-expire-effort'\)/)
+    expect(await ask(c, 'CONFIG', 'SET', 'active-expire-effort', '11')).toMatch(
+      /^-ERR CONFIG SET failed \(possibly related to argument 'active-expire-effort'\)/,
+    )
   })
 })
 
@@ -395,10 +421,14 @@ describe('the expiry on disk', () => {
       expect(await ask(c, 'EXISTS', 'short')).toBe(':0\r\n')
       expect(await ask(c, 'BF.EXISTS', 'long', 'a')).toBe(':1\r\n')
       expect(infoField(await ask(c, 'INFO', 'stats'), 'expired_keys')).toBe('1')
-      expect(running.logs.some((line) => line.includes('Deleted 1 key(s) that expired while the server was down'))).toBe(true)
+      expect(
+        running.logs.some((line) => line.includes('Deleted 1 key(s) that expired while the server was down')),
+      ).toBe(true)
       if (appendonly) {
         await running.stop()
-        const segments = listSegments(dir, 'appendonly.aof').map(({ seq }) => readFileSync(path.join(dir, segmentName('appendonly.aof', seq)), 'latin1'))
+        const segments = listSegments(dir, 'appendonly.aof').map(({ seq }) =>
+          readFileSync(path.join(dir, segmentName('appendonly.aof', seq)), 'latin1'),
+        )
         expect(segments.join('')).toMatch(/\*2\r\n\$3\r\nDEL\r\n\$5\r\nshort\r\n$/)
       }
     })
@@ -406,7 +436,7 @@ describe('the expiry on disk', () => {
 })
 
 describe('on a replica', () => {
-  it('reads see no expired key, nothing is deleted or logged by expiry, and the master\'s DEL removes it', async () => {
+  it("reads see no expired key, nothing is deleted or logged by expiry, and the master's DEL removes it", async () => {
     const dir = tempDir()
     const running = await start({ dir, appendonly: true })
     const c = await connect(running.port)
@@ -435,7 +465,7 @@ describe('on a replica', () => {
     expect(running.server.registry.peek('k')).toBeUndefined()
   })
 
-  it('a writable replica\'s own write meets an expired key as missing: BF.ADD makes a new key without expiry', async () => {
+  it("a writable replica's own write meets an expired key as missing: BF.ADD makes a new key without expiry", async () => {
     const running = await start({ 'replica-read-only': false })
     const c = await connect(running.port)
     await ask(c, 'BF.ADD', 'k', 'a')

@@ -86,17 +86,34 @@ describe('DUMP and RESTORE', () => {
     }
     // Each refuses the other's payload the same way (redis: its version is past RDB_VERSION).
     const bfsPayload = (await open(servers.bfs.port).callBuffer('DUMP', 'taken')) as Buffer
-    expect(await answer(open(servers.bfs.port), 'RESTORE', 'k', '0', redisPayload)).toBe('ERR DUMP payload version or checksum are wrong')
-    expect(await answer(open(servers.redis.port), 'RESTORE', 'k', '0', bfsPayload)).toBe('ERR DUMP payload version or checksum are wrong')
+    expect(await answer(open(servers.bfs.port), 'RESTORE', 'k', '0', redisPayload)).toBe(
+      'ERR DUMP payload version or checksum are wrong',
+    )
+    expect(await answer(open(servers.redis.port), 'RESTORE', 'k', '0', bfsPayload)).toBe(
+      'ERR DUMP payload version or checksum are wrong',
+    )
     // A damaged byte: the checksum.
     const damaged = Buffer.from(bfsPayload)
     damaged[20] ^= 1
-    expect(await answer(open(servers.bfs.port), 'RESTORE', 'k', '0', damaged)).toBe('ERR DUMP payload version or checksum are wrong')
+    expect(await answer(open(servers.bfs.port), 'RESTORE', 'k', '0', damaged)).toBe(
+      'ERR DUMP payload version or checksum are wrong',
+    )
     // A sound frame around bad content (an unknown kind, a cut file): "Bad data format", as redis for a bad object.
-    for (const mutate of [(p: Buffer) => { p[0] = 0x07 }, (p: Buffer) => { p[10] ^= 0xff }]) {
+    for (const mutate of [
+      (p: Buffer) => {
+        p[0] = 0x07
+      },
+      (p: Buffer) => {
+        p[10] ^= 0xff
+      },
+    ]) {
       const reframed = Buffer.from(bfsPayload)
       mutate(reframed)
-      writeCrc64(new DataView(reframed.buffer, reframed.byteOffset, reframed.byteLength), reframed.length - 8, crc64(reframed, 0, reframed.length - 8))
+      writeCrc64(
+        new DataView(reframed.buffer, reframed.byteOffset, reframed.byteLength),
+        reframed.length - 8,
+        crc64(reframed, 0, reframed.length - 8),
+      )
       expect(await answer(open(servers.bfs.port), 'RESTORE', 'k', '0', reframed)).toBe('ERR Bad data format')
     }
     expect(await open(servers.bfs.port).exists('k')).toBe(0)
@@ -129,7 +146,10 @@ describe('DUMP and RESTORE', () => {
     cleanups.push(() => replica.stop())
     const replicaClient = open(replica.port)
     await replicaClient.call('REPLICAOF', '127.0.0.1', String(master.port))
-    await until(async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up', 'link up')
+    await until(
+      async () => (await infoFields(replicaClient, 'replication')).get('master_link_status') === 'up',
+      'link up',
+    )
     let client = open(master.port)
     await client.call('BF.ADD', 'src', 'a')
     const payload = (await client.callBuffer('DUMP', 'src')) as Buffer

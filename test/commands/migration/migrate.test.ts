@@ -56,11 +56,15 @@ describe('MIGRATE between bfs servers', () => {
     expect(await source.call('MIGRATE', '127.0.0.1', port, '', '0', '5000', 'KEYS', 'x', 'y')).toBe('NOKEY')
 
     for (const key of ['k1', 'k2', 'k3']) await source.call('BF.ADD', key, key)
-    expect(await source.call('MIGRATE', '127.0.0.1', port, '', '0', '5000', 'COPY', 'KEYS', 'k1', 'k2', 'missing')).toBe('OK')
+    expect(
+      await source.call('MIGRATE', '127.0.0.1', port, '', '0', '5000', 'COPY', 'KEYS', 'k1', 'k2', 'missing'),
+    ).toBe('OK')
     expect(await source.exists('k1', 'k2')).toBe(2)
     expect(await target.call('BF.MEXISTS', 'k1', 'k1', 'k2')).toEqual([1, 0])
     // Without REPLACE the target refuses: BUSYKEY passed through, and the key stays here.
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', port, '', '0', '5000', 'KEYS', 'k1', 'k3')).toBe('ERR Target instance replied with error: BUSYKEY Target key name already exists.')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', port, '', '0', '5000', 'KEYS', 'k1', 'k3')).toBe(
+      'ERR Target instance replied with error: BUSYKEY Target key name already exists.',
+    )
     expect(await source.exists('k1')).toBe(1)
     expect(await source.exists('k3')).toBe(0) // k3 went: redis deletes every key the target took
     await source.call('BF.ADD', 'k1', 'newer')
@@ -78,23 +82,33 @@ describe('MIGRATE between bfs servers', () => {
     const running = await node()
     const source = open(running.port)
     await source.call('BF.ADD', 'self', 'x')
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(running.port), 'self', '0', '60000')).toBe('ERR Target instance replied with error: BUSYKEY Target key name already exists.')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(running.port), 'self', '0', '60000')).toBe(
+      'ERR Target instance replied with error: BUSYKEY Target key name already exists.',
+    )
     expect(await source.call('BF.EXISTS', 'self', 'x')).toBe(1)
   })
 
-  it('answers redis\'s syntax errors', async () => {
+  it("answers redis's syntax errors", async () => {
     const { source } = await pair()
     await source.call('BF.ADD', 'a', 'x')
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', '100', 'KEYS', 'a')).toBe('ERR When using MIGRATE KEYS option, the key argument must be set to the empty string')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', '100', 'KEYS', 'a')).toBe(
+      'ERR When using MIGRATE KEYS option, the key argument must be set to the empty string',
+    )
     expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', '100', 'AUTH')).toBe('ERR syntax error')
     expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', '100', 'AUTH2', 'u')).toBe('ERR syntax error')
     expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', '100', 'FOO')).toBe('ERR syntax error')
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', 'x', '100')).toBe('ERR value is not an integer or out of range')
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', 'x')).toBe('ERR value is not an integer or out of range')
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0')).toBe("ERR wrong number of arguments for 'migrate' command")
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', 'x', '100')).toBe(
+      'ERR value is not an integer or out of range',
+    )
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0', 'x')).toBe(
+      'ERR value is not an integer or out of range',
+    )
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', '1', 'a', '0')).toBe(
+      "ERR wrong number of arguments for 'migrate' command",
+    )
   })
 
-  it('authenticates with AUTH and AUTH2, and passes the target\'s refusal through', async () => {
+  it("authenticates with AUTH and AUTH2, and passes the target's refusal through", async () => {
     const source = open((await node()).port)
     const target = await node({ requirepass: 's3cret' })
     const admin = open(target.port, 's3cret')
@@ -102,29 +116,39 @@ describe('MIGRATE between bfs servers', () => {
     const port = String(target.port)
     await source.call('BF.ADD', 'a', 'x')
     await source.call('BF.ADD', 'b', 'y')
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', port, 'a', '0', '5000')).toMatch(/^ERR Target instance replied with error: NOAUTH/)
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', port, 'a', '0', '5000')).toMatch(
+      /^ERR Target instance replied with error: NOAUTH/,
+    )
     expect(await source.exists('a')).toBe(1)
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', port, 'a', '0', '5000', 'AUTH', 'wrong')).toMatch(/^ERR Target instance replied with error: WRONGPASS/)
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', port, 'a', '0', '5000', 'AUTH', 'wrong')).toMatch(
+      /^ERR Target instance replied with error: WRONGPASS/,
+    )
     expect(await source.call('MIGRATE', '127.0.0.1', port, 'a', '0', '5000', 'AUTH', 's3cret')).toBe('OK')
     expect(await source.call('MIGRATE', '127.0.0.1', port, 'b', '0', '5000', 'AUTH2', 'mover', 'm-pass')).toBe('OK')
     expect(await admin.call('BF.MEXISTS', 'a', 'x')).toEqual([1])
     expect(await admin.call('BF.EXISTS', 'b', 'y')).toBe(1)
   })
 
-  it('answers IOERR for a dead port and for a target that never answers; a redis-server\'s refusal passes through', async () => {
+  it("answers IOERR for a dead port and for a target that never answers; a redis-server's refusal passes through", async () => {
     const source = open((await node()).port)
     await source.call('BF.ADD', 'a', 'x')
     const dead = await freePort()
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(dead), 'a', '0', '1000')).toBe('IOERR error or timeout writing to target instance')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(dead), 'a', '0', '1000')).toBe(
+      'IOERR error or timeout writing to target instance',
+    )
     const silent = net.createServer((socket) => socket.on('data', () => {}))
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     cleanups.push(() => new Promise<void>((resolve) => silent.close(() => resolve())))
     const silentPort = String((silent.address() as net.AddressInfo).port)
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', silentPort, 'a', '0', '300')).toBe('IOERR error or timeout reading to target instance')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', silentPort, 'a', '0', '300')).toBe(
+      'IOERR error or timeout reading to target instance',
+    )
     expect(await source.exists('a')).toBe(1)
     const redis = await startRedisServer()
     cleanups.push(() => redis.stop())
-    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(redis.port), 'a', '0', '5000')).toBe('ERR Target instance replied with error: ERR DUMP payload version or checksum are wrong')
+    expect(await answer(source, 'MIGRATE', '127.0.0.1', String(redis.port), 'a', '0', '5000')).toBe(
+      'ERR Target instance replied with error: ERR DUMP payload version or checksum are wrong',
+    )
     expect(await source.exists('a')).toBe(1)
   })
 
@@ -144,14 +168,24 @@ describe('MIGRATE between bfs servers', () => {
       outbound.on('error', () => inbound.destroy())
     })
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-    cleanups.push(() => new Promise<void>((resolve) => {
-      proxy.close(() => resolve())
-      for (const socket of sockets) socket.destroy() // the source caches its connection for 10 s
-    }))
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          proxy.close(() => resolve())
+          for (const socket of sockets) socket.destroy() // the source caches its connection for 10 s
+        }),
+    )
     await source.call('BF.ADD', 'race', 'before')
     const writer = open(Number(source.options.port))
     const reader = open(Number(source.options.port))
-    const migrating = source.call('MIGRATE', '127.0.0.1', String((proxy.address() as net.AddressInfo).port), 'race', '0', '60000')
+    const migrating = source.call(
+      'MIGRATE',
+      '127.0.0.1',
+      String((proxy.address() as net.AddressInfo).port),
+      'race',
+      '0',
+      '60000',
+    )
     await until(async () => (await target.exists('race')) === 1, 'the target has the key')
     let written = false
     const racing = writer.call('BF.ADD', 'race', 'during').then((reply) => {
@@ -180,14 +214,18 @@ describe('MIGRATE between bfs servers', () => {
     const [sourceReplica, targetReplica] = [await node(), await node()]
     const source = open(sourceNode.port)
     let target = open(targetNode.port)
-    for (const [replica, master] of [[sourceReplica, sourceNode], [targetReplica, targetNode]] as const) {
+    for (const [replica, master] of [
+      [sourceReplica, sourceNode],
+      [targetReplica, targetNode],
+    ] as const) {
       const client = open(replica.port)
       await client.call('REPLICAOF', '127.0.0.1', String(master.port))
       await until(async () => (await infoFields(client, 'replication')).get('master_link_status') === 'up', 'link up')
     }
     // Layers of 1,000, 16,000, 256,000 and 4,096,000 items: the last one about 5 MiB.
     await source.call('BF.RESERVE', 'big', '0.01', '1000', 'EXPANSION', '16')
-    for (let i = 0; i < 280_000; i += 10_000) await source.call('BF.MADD', 'big', ...Array.from({ length: 10_000 }, (_, k) => `i${i + k}`))
+    for (let i = 0; i < 280_000; i += 10_000)
+      await source.call('BF.MADD', 'big', ...Array.from({ length: 10_000 }, (_, k) => `i${i + k}`))
     expect(await source.call('BF.INFO', 'big', 'FILTERS')).toEqual([4])
     await source.call('PEXPIRE', 'big', '7200000')
     const payload = (await source.callBuffer('DUMP', 'big')) as Buffer
@@ -204,7 +242,10 @@ describe('MIGRATE between bfs servers', () => {
     const targetReplicaClient = open(targetReplica.port)
     await until(async () => (await targetReplicaClient.exists('big')) === 1, 'the target replica has the filter')
     expect(((await targetReplicaClient.callBuffer('DUMP', 'big')) as Buffer).equals(payload)).toBe(true)
-    await until(async () => (await open(sourceReplica.port).exists('big')) === 0, 'the source replica dropped the filter')
+    await until(
+      async () => (await open(sourceReplica.port).exists('big')) === 0,
+      'the source replica dropped the filter',
+    )
     target.disconnect()
     direct.disconnect()
     await targetNode.stop()
@@ -214,7 +255,7 @@ describe('MIGRATE between bfs servers', () => {
   })
 })
 
-describe('MIGRATE\'s keys (redis db.c migrateGetKeys)', () => {
+describe("MIGRATE's keys (redis db.c migrateGetKeys)", () => {
   it('COMMAND GETKEYS answers as redis: the key, or the keys after KEYS (the empty key argument is none)', async () => {
     const redis = await startRedisServer()
     cleanups.push(() => redis.stop())
@@ -225,7 +266,9 @@ describe('MIGRATE\'s keys (redis db.c migrateGetKeys)', () => {
       ['MIGRATE', 'h', '1', 'k', '0', '5', 'COPY', 'AUTH', 'keys'],
       ['MIGRATE', 'h', '1', '', '0', '5', 'AUTH2', 'u', 'p', 'KEYS', 'c'],
     ]) {
-      expect(await answer(ours, 'COMMAND', 'GETKEYS', ...line), line.join(' ')).toEqual(await answer(theirs, 'COMMAND', 'GETKEYS', ...line))
+      expect(await answer(ours, 'COMMAND', 'GETKEYS', ...line), line.join(' ')).toEqual(
+        await answer(theirs, 'COMMAND', 'GETKEYS', ...line),
+      )
     }
   })
 })

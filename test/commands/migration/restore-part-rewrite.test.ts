@@ -48,7 +48,8 @@ function transferParts(): Buffer[] {
   registry.set('big', filter)
   const capture = captureRegistry(registry)
   const pieces: Buffer[] = []
-  for (let piece = capture.next(MAX_PIECE_BYTES); piece !== null; piece = capture.next(MAX_PIECE_BYTES)) pieces.push(piece)
+  for (let piece = capture.next(MAX_PIECE_BYTES); piece !== null; piece = capture.next(MAX_PIECE_BYTES))
+    pieces.push(piece)
   const payload = Buffer.concat(pieces)
   const parts: Buffer[] = []
   for (let at = 0; at < payload.length; at += PART_BYTES) parts.push(payload.subarray(at, at + PART_BYTES))
@@ -64,15 +65,39 @@ function partCommand(seq: number, id = 'transfer-1'): Buffer {
 
 /** Sends parts [from, to) (with `extra` commands first, in the same write) and returns every reply line. */
 async function sendParts(client: RawClient, from: number, to: number, extra: string[][] = []): Promise<string[]> {
-  client.write(Buffer.concat([...extra.map((command) => encodeCommand(command)), ...Array.from({ length: to - from }, (_, i) => partCommand(from + i))]))
+  client.write(
+    Buffer.concat([
+      ...extra.map((command) => encodeCommand(command)),
+      ...Array.from({ length: to - from }, (_, i) => partCommand(from + i)),
+    ]),
+  )
   const replies = extra.length + to - from
-  const bytes = await client.readUntil((received) => received.toString('latin1').split('\r\n').length - 1 >= replies, 30_000)
+  const bytes = await client.readUntil(
+    (received) => received.toString('latin1').split('\r\n').length - 1 >= replies,
+    30_000,
+  )
   return bytes.toString('latin1').split('\r\n').slice(0, replies)
 }
 
-async function startChild(dir: string, port: number, extra: string[] = []): Promise<{ bfs: InteractiveTool; redis: Redis; raw: RawClient }> {
+async function startChild(
+  dir: string,
+  port: number,
+  extra: string[] = [],
+): Promise<{ bfs: InteractiveTool; redis: Redis; raw: RawClient }> {
   // appendfsync always: every reply read below is on disk before it was sent.
-  const { bfs } = await startChildServer(['--port', String(port), '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', '', ...extra])
+  const { bfs } = await startChildServer([
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'always',
+    '--save',
+    '',
+    ...extra,
+  ])
   children.push(bfs)
   const redis = childClient(port)
   const raw = await RawClient.connect(port)
@@ -90,10 +115,19 @@ async function backgroundIdle(redis: Redis): Promise<void> {
 /** What the key holds: its DUMP, BF.CARD and a sample of its items. */
 async function state(redis: Redis): Promise<unknown[]> {
   const items = Array.from({ length: 100 }, (_, i) => `item-${i * 199}`)
-  return [((await redis.callBuffer('DUMP', 'big')) as Buffer | null)?.toString('base64'), await redis.call('BF.CARD', 'big'), await redis.call('BF.MEXISTS', 'big', ...items)]
+  return [
+    ((await redis.callBuffer('DUMP', 'big')) as Buffer | null)?.toString('base64'),
+    await redis.call('BF.CARD', 'big'),
+    await redis.call('BF.MEXISTS', 'big', ...items),
+  ]
 }
 
-async function restartAndCompare(dir: string, port: number, expected: unknown[], child: InteractiveTool): Promise<void> {
+async function restartAndCompare(
+  dir: string,
+  port: number,
+  expected: unknown[],
+  child: InteractiveTool,
+): Promise<void> {
   await killChildServer(child)
   const again = await startChild(dir, port)
   expect(await state(again.redis)).toEqual(expected)
@@ -143,9 +177,17 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     const dir = makeTempDir('bfs-part-')
     dirs.push(dir)
     const port = await freePort()
-    const target = await startChild(dir, port, ['--auto-aof-rewrite-min-size', '1mb', '--auto-aof-rewrite-percentage', '100'])
+    const target = await startChild(dir, port, [
+      '--auto-aof-rewrite-min-size',
+      '1mb',
+      '--auto-aof-rewrite-percentage',
+      '100',
+    ])
     for (let seq = 0; seq < PARTS.length; seq++) expect(await sendParts(target.raw, seq, seq + 1)).toEqual(['+OK'])
-    await until(async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1', 'the automatic rewrite ran')
+    await until(
+      async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1',
+      'the automatic rewrite ran',
+    )
     await backgroundIdle(target.redis)
     // The commit logged its last part only: no snapshot took its start point during the transfer.
     expect(target.bfs.stdout + target.bfs.stderr).not.toMatch(/propagated again/)
@@ -158,10 +200,19 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     const dir = makeTempDir('bfs-part-')
     dirs.push(dir)
     const port = await freePort()
-    const target = await startChild(dir, port, ['--auto-aof-rewrite-min-size', '1mb', '--auto-aof-rewrite-percentage', '100'])
+    const target = await startChild(dir, port, [
+      '--auto-aof-rewrite-min-size',
+      '1mb',
+      '--auto-aof-rewrite-percentage',
+      '100',
+    ])
     expect(await sendParts(target.raw, 0, 5)).toEqual(PARTS.slice(0, 5).map(() => '+OK'))
     // The once-a-second check finds the log over 1 MiB: a rewrite starts once no part came for 10 s.
-    await until(async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1', 'the automatic rewrite ran', 60_000)
+    await until(
+      async () => (await infoFields(target.redis, 'persistence')).get('aof_rewrites') === '1',
+      'the automatic rewrite ran',
+      60_000,
+    )
     await backgroundIdle(target.redis)
     expect(await sendParts(target.raw, 5, PARTS.length)).toEqual(PARTS.slice(5).map(() => '+OK'))
     expect(target.bfs.stdout + target.bfs.stderr).toMatch(/propagated again/)
@@ -177,7 +228,10 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     servers.push(late, early)
     const raw = await RawClient.connect(target.port)
     const redis = new Redis({ port: target.port, host: '127.0.0.1' })
-    const [lateClient, earlyClient] = [new Redis({ port: late.port, host: '127.0.0.1' }), new Redis({ port: early.port, host: '127.0.0.1' })]
+    const [lateClient, earlyClient] = [
+      new Redis({ port: late.port, host: '127.0.0.1' }),
+      new Redis({ port: early.port, host: '127.0.0.1' }),
+    ]
     clients.push(raw, redis, lateClient, earlyClient)
     const linkUp = async (client: Redis): Promise<void> =>
       until(async () => (await infoFields(client, 'replication')).get('master_link_status') === 'up', 'link up', 60_000)
@@ -201,15 +255,23 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     const leaf = await startServer({})
     servers.push(target, middle, leaf)
     const raw = await RawClient.connect(target.port)
-    const [redis, middleClient, leafClient] = [target, middle, leaf].map((server) => new Redis({ port: server.port, host: '127.0.0.1' })) as [Redis, Redis, Redis]
+    const [redis, middleClient, leafClient] = [target, middle, leaf].map(
+      (server) => new Redis({ port: server.port, host: '127.0.0.1' }),
+    ) as [Redis, Redis, Redis]
     clients.push(raw, redis, middleClient, leafClient)
     await middleClient.call('REPLICAOF', '127.0.0.1', String(target.port))
-    await until(async () => (await infoFields(middleClient, 'replication')).get('master_link_status') === 'up', 'middle link up')
+    await until(
+      async () => (await infoFields(middleClient, 'replication')).get('master_link_status') === 'up',
+      'middle link up',
+    )
     expect(await sendParts(raw, 0, 3)).toEqual(['+OK', '+OK', '+OK'])
     expect(await redis.call('WAIT', '1', '10000')).toBe(1) // the middle one stages them too
     await leafClient.call('REPLICAOF', '127.0.0.1', String(middle.port))
     // Its stream will be the target's, verbatim: the parts before its sync point are in neither.
-    await until(async () => (await infoFields(middleClient, 'stats')).get('sync_full') === '1', 'the leaf asked for a full sync')
+    await until(
+      async () => (await infoFields(middleClient, 'stats')).get('sync_full') === '1',
+      'the leaf asked for a full sync',
+    )
     expect(await sendParts(raw, 3, PARTS.length)).toEqual(PARTS.slice(3).map(() => '+OK'))
     const expected = await state(redis)
     expect(expected[1]).toBe(ITEMS)
@@ -254,13 +316,17 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     await target.redis.call('BF.MADD', 'layered', ...Array.from({ length: ITEMS }, (_, i) => `item-${i}`))
     const chunks: [number, Buffer][] = []
     for (let iterator = 0; ;) {
-      const [next, data] = (await target.redis.callBuffer('BF.SCANDUMP', 'layered', String(iterator))) as [number, Buffer]
+      const [next, data] = (await target.redis.callBuffer('BF.SCANDUMP', 'layered', String(iterator))) as [
+        number,
+        Buffer,
+      ]
       if (next === 0) break
       chunks.push([next, data])
       iterator = next
     }
     expect(chunks.length).toBeGreaterThan(2)
-    const load = (chunk: [number, Buffer]): Promise<unknown> => target.redis.callBuffer('BF.LOADCHUNK', 'copy', String(chunk[0]), chunk[1])
+    const load = (chunk: [number, Buffer]): Promise<unknown> =>
+      target.redis.callBuffer('BF.LOADCHUNK', 'copy', String(chunk[0]), chunk[1])
     await load(chunks[0]!)
     await load(chunks[1]!)
     await target.redis.call('BGREWRITEAOF')

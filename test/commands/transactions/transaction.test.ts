@@ -29,19 +29,41 @@ describe('MULTI / EXEC', () => {
     const client = await connect(port)
     await check(
       client,
-      [['MULTI'], ['BF.RESERVE', 'f', '0.01', '100'], ['BF.ADD', 'f', 'a'], ['BF.RESERVE', 'f', '0.01', '100'], ['BF.MADD', 'f', 'a', 'b'], ['BF.EXISTS', 'f', 'b'], ['EXEC']],
+      [
+        ['MULTI'],
+        ['BF.RESERVE', 'f', '0.01', '100'],
+        ['BF.ADD', 'f', 'a'],
+        ['BF.RESERVE', 'f', '0.01', '100'],
+        ['BF.MADD', 'f', 'a', 'b'],
+        ['BF.EXISTS', 'f', 'b'],
+        ['EXEC'],
+      ],
       '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*5\r\n+OK\r\n:1\r\n-ERR item exists\r\n*2\r\n:0\r\n:1\r\n:1\r\n',
     )
     await check(client, [['MULTI'], ['EXEC']], '+OK\r\n*0\r\n')
-    await check(client, [['MULTI'], ['BF.ADD', 'f', 'c'], ['DISCARD'], ['BF.EXISTS', 'f', 'c']], '+OK\r\n+QUEUED\r\n+OK\r\n:0\r\n')
+    await check(
+      client,
+      [['MULTI'], ['BF.ADD', 'f', 'c'], ['DISCARD'], ['BF.EXISTS', 'f', 'c']],
+      '+OK\r\n+QUEUED\r\n+OK\r\n:0\r\n',
+    )
   })
 
-  it('answers misuse with redis\'s words; a refused command fails the transaction, MULTI and WATCH inside do not', async () => {
+  it("answers misuse with redis's words; a refused command fails the transaction, MULTI and WATCH inside do not", async () => {
     const { port } = await start()
     const client = await connect(port)
     await check(
       client,
-      [['MULTI'], ['MULTI'], ['BF.ADD', 'f', 'a'], ['ECHO'], ['NOSUCH'], ['WATCH', 'x'], ['EXEC'], ['EXEC'], ['DISCARD']],
+      [
+        ['MULTI'],
+        ['MULTI'],
+        ['BF.ADD', 'f', 'a'],
+        ['ECHO'],
+        ['NOSUCH'],
+        ['WATCH', 'x'],
+        ['EXEC'],
+        ['EXEC'],
+        ['DISCARD'],
+      ],
       '+OK\r\n-ERR MULTI calls can not be nested\r\n+QUEUED\r\n' +
         "-ERR wrong number of arguments for 'echo' command\r\n" +
         "-ERR unknown command 'NOSUCH', with args beginning with: \r\n" +
@@ -60,19 +82,35 @@ describe('MULTI / EXEC', () => {
         "-ERR wrong number of arguments for 'bf.exists' command\r\n-ERR wrong number of arguments for 'ping' command\r\n:1\r\n",
     )
     // A refused EXEC ends the transaction, with the refusal as its reason, MULTI or not (redis rejectCommand).
-    await check(client, [['MULTI'], ['EXEC', 'x'], ['EXEC', 'x']], "+OK\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n")
-    await check(client, [['MULTI'], ['MULTI'], ['PING'], ['EXEC']], '+OK\r\n-ERR MULTI calls can not be nested\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
-    await check(client, [['MULTI'], ['WATCH', 'x'], ['PING'], ['EXEC']], '+OK\r\n-ERR WATCH inside MULTI is not allowed\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
+    await check(
+      client,
+      [['MULTI'], ['EXEC', 'x'], ['EXEC', 'x']],
+      "+OK\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n",
+    )
+    await check(
+      client,
+      [['MULTI'], ['MULTI'], ['PING'], ['EXEC']],
+      '+OK\r\n-ERR MULTI calls can not be nested\r\n+QUEUED\r\n*1\r\n+PONG\r\n',
+    )
+    await check(
+      client,
+      [['MULTI'], ['WATCH', 'x'], ['PING'], ['EXEC']],
+      '+OK\r\n-ERR WATCH inside MULTI is not allowed\r\n+QUEUED\r\n*1\r\n+PONG\r\n',
+    )
     await check(
       client,
       [['MULTI'], ['SAVE'], ['EXEC']],
       '+OK\r\n-ERR Command not allowed inside a transaction\r\n-EXECABORT Transaction discarded because of previous errors.\r\n',
     )
     // RESET runs at once and ends the transaction.
-    await check(client, [['MULTI'], ['BF.ADD', 'f', 'z'], ['RESET'], ['EXEC'], ['BF.EXISTS', 'f', 'z']], '+OK\r\n+QUEUED\r\n+RESET\r\n-ERR EXEC without MULTI\r\n:0\r\n')
+    await check(
+      client,
+      [['MULTI'], ['BF.ADD', 'f', 'z'], ['RESET'], ['EXEC'], ['BF.EXISTS', 'f', 'z']],
+      '+OK\r\n+QUEUED\r\n+RESET\r\n-ERR EXEC without MULTI\r\n:0\r\n',
+    )
   })
 
-  it('an unknown subcommand or a subcommand\'s argument count is refused while queueing, as redis 7.0 does', async () => {
+  it("an unknown subcommand or a subcommand's argument count is refused while queueing, as redis 7.0 does", async () => {
     const { port } = await start()
     const client = await connect(port)
     for (const [command, error] of [
@@ -81,17 +119,29 @@ describe('MULTI / EXEC', () => {
       [['CLIENT', 'ID', 'x'], "-ERR wrong number of arguments for 'client|id' command\r\n"],
       [['MEMORY', 'USAGE'], "-ERR wrong number of arguments for 'memory|usage' command\r\n"],
     ] as const) {
-      await check(client, [['MULTI'], ['BF.ADD', 'f', 'a'], [...command], ['EXEC']], `+OK\r\n+QUEUED\r\n${error}-EXECABORT Transaction discarded because of previous errors.\r\n`)
+      await check(
+        client,
+        [['MULTI'], ['BF.ADD', 'f', 'a'], [...command], ['EXEC']],
+        `+OK\r\n+QUEUED\r\n${error}-EXECABORT Transaction discarded because of previous errors.\r\n`,
+      )
     }
     await check(client, [['BF.EXISTS', 'f', 'a']], ':0\r\n')
     // A subcommand that passes its row's checks is queued and runs in EXEC.
-    await check(client, [['MULTI'], ['CONFIG', 'GET', 'maxmemory'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n')
+    await check(
+      client,
+      [['MULTI'], ['CONFIG', 'GET', 'maxmemory'], ['EXEC']],
+      '+OK\r\n+QUEUED\r\n*1\r\n*2\r\n$9\r\nmaxmemory\r\n$1\r\n0\r\n',
+    )
   })
 
   it('EXEC renamed by rename-command keeps its role', async () => {
     const { port } = await start({ 'rename-command': [{ from: 'EXEC', to: 'MYEXEC' }] })
     const client = await connect(port)
-    await check(client, [['MULTI'], ['PING'], ['EXEC'], ['MYEXEC']], "+OK\r\n+QUEUED\r\n-ERR unknown command 'EXEC', with args beginning with: \r\n-EXECABORT Transaction discarded because of previous errors.\r\n")
+    await check(
+      client,
+      [['MULTI'], ['PING'], ['EXEC'], ['MYEXEC']],
+      "+OK\r\n+QUEUED\r\n-ERR unknown command 'EXEC', with args beginning with: \r\n-EXECABORT Transaction discarded because of previous errors.\r\n",
+    )
     await check(client, [['MULTI'], ['PING'], ['MYEXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
   })
 
@@ -115,7 +165,8 @@ describe('MULTI / EXEC', () => {
       await check(early, [['MULTI'], ['BF.ADD', 'f', 'a']], '+OK\r\n+QUEUED\r\n')
       mkdirSync(path.join(manifest, 'in-the-way'), { recursive: true })
       await check(client, [['BGSAVE']], '+Background saving started\r\n')
-      while (running.server.persistence.snapshots.lastBgsaveStatus !== 'err') await new Promise((resolve) => setTimeout(resolve, 20))
+      while (running.server.persistence.snapshots.lastBgsaveStatus !== 'err')
+        await new Promise((resolve) => setTimeout(resolve, 20))
       await check(client, [['MULTI'], ['BF.EXISTS', 'f', 'a'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n:0\r\n')
       await check(
         client,
@@ -123,7 +174,11 @@ describe('MULTI / EXEC', () => {
         `+OK\r\n-${BGSAVE_ERROR}\r\n-EXECABORT Transaction discarded because of previous errors.\r\n`,
       )
       // redis rejectCommand → execCommandAbort: the reason goes into EXECABORT's text.
-      await check(early, [['EXEC'], ['EXEC']], `-EXECABORT Transaction discarded because of: ${BGSAVE_ERROR}\r\n-ERR EXEC without MULTI\r\n`)
+      await check(
+        early,
+        [['EXEC'], ['EXEC']],
+        `-EXECABORT Transaction discarded because of: ${BGSAVE_ERROR}\r\n-ERR EXEC without MULTI\r\n`,
+      )
       await check(client, [['BF.EXISTS', 'f', 'a']], ':0\r\n')
     } finally {
       rmSync(manifest, { recursive: true, force: true })
@@ -135,7 +190,14 @@ describe('MULTI / EXEC, limits and state', () => {
   it('over maxmemory every queued command is refused, as redis bounds a queue so', async () => {
     const { port } = await start()
     const client = await connect(port)
-    await check(client, [['BF.RESERVE', 'f', '0.001', '100000'], ['CONFIG', 'SET', 'maxmemory', '1']], '+OK\r\n+OK\r\n')
+    await check(
+      client,
+      [
+        ['BF.RESERVE', 'f', '0.001', '100000'],
+        ['CONFIG', 'SET', 'maxmemory', '1'],
+      ],
+      '+OK\r\n+OK\r\n',
+    )
     await check(
       client,
       [['MULTI'], ['PING'], ['BF.EXISTS', 'f', 'a'], ['MULTI'], ['EXEC']],
@@ -155,27 +217,53 @@ describe('MULTI / EXEC, limits and state', () => {
       return (await who.readUntil((bytes) => /\n\r\n$/.test(bytes.toString('latin1')))).toString('latin1')
     }
     expect(await listOf(other, [['CLIENT', 'LIST']])).toMatch(/ flags=d db=0 .* multi=-1 /)
-    expect(await listOf(client, [['UNWATCH'], ['MULTI'], ['PING'], ['CLIENT', 'LIST'], ['EXEC']])).toMatch(/\+OK\r\n\+OK\r\n\+QUEUED\r\n\+QUEUED\r\n\*2\r\n\+PONG\r\n\$\d+\r\nid=\d+ .* flags=x db=0 sub=0 psub=0 ssub=0 multi=2 /)
+    expect(await listOf(client, [['UNWATCH'], ['MULTI'], ['PING'], ['CLIENT', 'LIST'], ['EXEC']])).toMatch(
+      /\+OK\r\n\+OK\r\n\+QUEUED\r\n\+QUEUED\r\n\*2\r\n\+PONG\r\n\$\d+\r\nid=\d+ .* flags=x db=0 sub=0 psub=0 ssub=0 multi=2 /,
+    )
   })
 
   it('BGSAVE and BGREWRITEAOF inside EXEC are scheduled for after it: the snapshot holds the whole transaction', async () => {
     const dir = keptDir('bfs-multi-save-')
     const running = await start({ dir, appendonly: true })
     const client = await connect(running.port)
-    await check(client, [['BF.RESERVE', 'a', '0.01', '100'], ['BF.RESERVE', 'b', '0.01', '100']], '+OK\r\n+OK\r\n')
     await check(
       client,
-      [['MULTI'], ['BF.ADD', 'a', '1'], ['BGSAVE'], ['BF.ADD', 'b', '1'], ['BGREWRITEAOF'], ['BF.ADD', 'a', '2'], ['EXEC']],
+      [
+        ['BF.RESERVE', 'a', '0.01', '100'],
+        ['BF.RESERVE', 'b', '0.01', '100'],
+      ],
+      '+OK\r\n+OK\r\n',
+    )
+    await check(
+      client,
+      [
+        ['MULTI'],
+        ['BF.ADD', 'a', '1'],
+        ['BGSAVE'],
+        ['BF.ADD', 'b', '1'],
+        ['BGREWRITEAOF'],
+        ['BF.ADD', 'a', '2'],
+        ['EXEC'],
+      ],
       '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n' +
         '*5\r\n:1\r\n+Background saving scheduled\r\n:1\r\n+Background append only file rewriting scheduled\r\n:1\r\n',
     )
-    while (!running.logs.some((line) => line.includes('Background AOF rewrite finished successfully'))) await new Promise((resolve) => setTimeout(resolve, 20))
-    while (!running.logs.some((line) => line.includes('Background saving terminated with success'))) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (!running.logs.some((line) => line.includes('Background AOF rewrite finished successfully')))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    while (!running.logs.some((line) => line.includes('Background saving terminated with success')))
+      await new Promise((resolve) => setTimeout(resolve, 20))
     await running.stop()
     // The snapshot alone (the log not read) holds the whole transaction: the save ran after it.
     const again = await start({ dir, appendonly: false })
     const other = await connect(again.port)
-    await check(other, [['BF.MEXISTS', 'a', '1', '2'], ['BF.EXISTS', 'b', '1']], '*2\r\n:1\r\n:1\r\n:1\r\n')
+    await check(
+      other,
+      [
+        ['BF.MEXISTS', 'a', '1', '2'],
+        ['BF.EXISTS', 'b', '1'],
+      ],
+      '*2\r\n:1\r\n:1\r\n:1\r\n',
+    )
   })
 
   it('CONFIG SET appendonly yes inside EXEC schedules the rewrite under the log', async () => {
@@ -183,10 +271,27 @@ describe('MULTI / EXEC, limits and state', () => {
     const running = await start({ dir, appendonly: false })
     const client = await connect(running.port)
     await check(client, [['BF.ADD', 'f', 'before']], ':1\r\n')
-    await check(client, [['MULTI'], ['CONFIG', 'SET', 'appendonly', 'yes'], ['BF.ADD', 'f', 'inside'], ['EXEC']], '+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:1\r\n')
-    expect(running.logs.some((line) => line.includes('AOF was enabled during a transaction. An AOF background was scheduled to start when possible.'))).toBe(true)
-    while (!running.logs.some((line) => line.includes('Background AOF rewrite finished successfully'))) await new Promise((resolve) => setTimeout(resolve, 20))
-    await check(client, [['BF.ADD', 'f', 'after'], ['CONFIG', 'SET', 'appendonly', 'no'], ['CONFIG', 'SET', 'appendonly', 'yes']], ':1\r\n+OK\r\n+OK\r\n')
+    await check(
+      client,
+      [['MULTI'], ['CONFIG', 'SET', 'appendonly', 'yes'], ['BF.ADD', 'f', 'inside'], ['EXEC']],
+      '+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n:1\r\n',
+    )
+    expect(
+      running.logs.some((line) =>
+        line.includes('AOF was enabled during a transaction. An AOF background was scheduled to start when possible.'),
+      ),
+    ).toBe(true)
+    while (!running.logs.some((line) => line.includes('Background AOF rewrite finished successfully')))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    await check(
+      client,
+      [
+        ['BF.ADD', 'f', 'after'],
+        ['CONFIG', 'SET', 'appendonly', 'no'],
+        ['CONFIG', 'SET', 'appendonly', 'yes'],
+      ],
+      ':1\r\n+OK\r\n+OK\r\n',
+    )
     client.write(encodeCommand(['INFO', 'persistence']))
     const info = (await client.readUntil((bytes) => bytes.includes('aof_delayed_fsync'))).toString('latin1')
     expect(Number(/aof_current_size:(-?\d+)/.exec(info)![1])).toBeGreaterThanOrEqual(0)
@@ -209,28 +314,48 @@ describe('WATCH', () => {
       await check(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
     }
     // A refused EXEC forgets the watched keys too.
-    await check(client, [['WATCH', 'wk'], ['EXEC', 'x']], "+OK\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n")
+    await check(
+      client,
+      [
+        ['WATCH', 'wk'],
+        ['EXEC', 'x'],
+      ],
+      "+OK\r\n-EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command\r\n",
+    )
     await check(other, [['BF.ADD', 'wk', 'a']], ':1\r\n')
     await check(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
   })
-
 
   it('EXEC answers a null array (RESP3: null) when another client wrote a watched key, and runs nothing', async () => {
     const { port } = await start()
     const client = await connect(port)
     const other = await connect(port)
-    for (const [write, protocol] of [[['BF.ADD', 'f', 'b'], '2'], [['DEL', 'f'], '3'], [['FLUSHALL'], '2'], [['BF.RESERVE', 'g', '0.1', '10'], '2']] as const) {
+    for (const [write, protocol] of [
+      [['BF.ADD', 'f', 'b'], '2'],
+      [['DEL', 'f'], '3'],
+      [['FLUSHALL'], '2'],
+      [['BF.RESERVE', 'g', '0.1', '10'], '2'],
+    ] as const) {
       const hello = protocol === '3' ? [['HELLO', '3']] : []
       client.write(Buffer.concat(hello.map((command) => encodeCommand(command))))
       if (protocol === '3') await client.readUntil((bytes) => bytes.includes('modules'))
       // f exists and g does not (their answers depend on the round before).
       other.write(Buffer.concat([encodeCommand(['BF.ADD', 'f', 'a']), encodeCommand(['DEL', 'g'])]))
-      expect((await other.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length === 3)).toString('latin1')).toMatch(/^:[01]\r\n:[01]\r\n$/)
+      expect(
+        (await other.readUntil((bytes) => bytes.toString('latin1').split('\r\n').length === 3)).toString('latin1'),
+      ).toMatch(/^:[01]\r\n:[01]\r\n$/)
       await check(client, [['WATCH', 'f', 'g']], '+OK\r\n')
       await check(other, [[...write]], write[0] === 'BF.ADD' ? ':1\r\n' : write[0] === 'DEL' ? ':1\r\n' : '+OK\r\n')
-      await check(client, [['MULTI'], ['BF.ADD', 'h', 'x'], ['EXEC']], `+OK\r\n+QUEUED\r\n${protocol === '3' ? '_' : '*-1'}\r\n`)
+      await check(
+        client,
+        [['MULTI'], ['BF.ADD', 'h', 'x'], ['EXEC']],
+        `+OK\r\n+QUEUED\r\n${protocol === '3' ? '_' : '*-1'}\r\n`,
+      )
       await check(client, [['EXISTS', 'h']], ':0\r\n')
-      if (protocol === '3') await check(client, [['HELLO', '2']], '*14\r\n$6\r\nserver\r\n').then(() => client.readUntil((bytes) => bytes.includes('modules')))
+      if (protocol === '3')
+        await check(client, [['HELLO', '2']], '*14\r\n$6\r\nserver\r\n').then(() =>
+          client.readUntil((bytes) => bytes.includes('modules')),
+        )
     }
   })
 
@@ -238,8 +363,19 @@ describe('WATCH', () => {
     const { port } = await start()
     const client = await connect(port)
     const other = await connect(port)
-    await check(client, [['WATCH', 'f'], ['BF.EXISTS', 'f', 'a'], ['MULTI'], ['BF.ADD', 'f', 'a'], ['EXEC']], '+OK\r\n:0\r\n+OK\r\n+QUEUED\r\n*1\r\n:1\r\n')
-    await check(other, [['BF.EXISTS', 'f', 'a'], ['BF.ADD', 'other', 'a']], ':1\r\n:1\r\n')
+    await check(
+      client,
+      [['WATCH', 'f'], ['BF.EXISTS', 'f', 'a'], ['MULTI'], ['BF.ADD', 'f', 'a'], ['EXEC']],
+      '+OK\r\n:0\r\n+OK\r\n+QUEUED\r\n*1\r\n:1\r\n',
+    )
+    await check(
+      other,
+      [
+        ['BF.EXISTS', 'f', 'a'],
+        ['BF.ADD', 'other', 'a'],
+      ],
+      ':1\r\n:1\r\n',
+    )
     await check(client, [['WATCH', 'f'], ['UNWATCH']], '+OK\r\n+OK\r\n')
     await check(other, [['BF.ADD', 'f', 'b']], ':1\r\n')
     await check(client, [['MULTI'], ['BF.EXISTS', 'f', 'b'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n:1\r\n')
@@ -249,11 +385,18 @@ describe('WATCH', () => {
     await check(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
   })
 
-  it('a BF.*/APBF.* write that fails once its key is opened touches it, as RedisBloom\'s RM_CloseKey of a key opened for writing does; one refused on its arguments does not', async () => {
+  it("a BF.*/APBF.* write that fails once its key is opened touches it, as RedisBloom's RM_CloseKey of a key opened for writing does; one refused on its arguments does not", async () => {
     const { port } = await start()
     const client = await connect(port)
     const other = await connect(port)
-    await check(other, [['BF.RESERVE', 'f', '0.01', '100'], ['APBF.RESERVE', 'w', 'COUNT', '0.01', '100']], '+OK\r\n+OK\r\n')
+    await check(
+      other,
+      [
+        ['BF.RESERVE', 'f', '0.01', '100'],
+        ['APBF.RESERVE', 'w', 'COUNT', '0.01', '100'],
+      ],
+      '+OK\r\n+OK\r\n',
+    )
     const touching: [string, string[], string][] = [
       ['f', ['BF.RESERVE', 'f', '0.01', '100'], '-ERR item exists'],
       ['missing', ['BF.INSERT', 'missing', 'NOCREATE', 'ITEMS', 'a'], '-ERR not found'],
@@ -269,8 +412,13 @@ describe('WATCH', () => {
     for (const [key, write, error] of touching) {
       await check(client, [['WATCH', key]], '+OK\r\n')
       other.write(encodeCommand(write))
-      expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1'), write.join(' ')).toMatch(new RegExp(`^${error}`))
-      expect((await exchange(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*-1\r\n')), write.join(' ')).toBe('+OK\r\n+QUEUED\r\n*-1\r\n')
+      expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1'), write.join(' ')).toMatch(
+        new RegExp(`^${error}`),
+      )
+      expect(
+        await exchange(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*-1\r\n'),
+        write.join(' '),
+      ).toBe('+OK\r\n+QUEUED\r\n*-1\r\n')
     }
     // Refused before the key is opened (rebloom.c parses these first): the watch holds.
     const untouched: [string, string[]][] = [
@@ -282,8 +430,13 @@ describe('WATCH', () => {
     for (const [key, write] of untouched) {
       await check(client, [['WATCH', key]], '+OK\r\n')
       other.write(encodeCommand(write))
-      expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1'), write.join(' ')).toMatch(/^-/)
-      expect((await exchange(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')), write.join(' ')).toBe('+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
+      expect((await other.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1'), write.join(' ')).toMatch(
+        /^-/,
+      )
+      expect(
+        await exchange(client, [['MULTI'], ['PING'], ['EXEC']], '+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n'),
+        write.join(' '),
+      ).toBe('+OK\r\n+QUEUED\r\n*1\r\n+PONG\r\n')
     }
   })
 
@@ -304,8 +457,19 @@ describe('ioredis', () => {
     const redis = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
     const other = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 })
     try {
-      const results = await redis.multi().call('BF.RESERVE', 'f', '0.01', '1000').call('BF.MADD', 'f', 'a', 'b').call('BF.EXISTS', 'f', 'a').call('BF.CARD', 'f').exec()
-      expect(results).toEqual([[null, 'OK'], [null, [1, 1]], [null, 1], [null, 2]])
+      const results = await redis
+        .multi()
+        .call('BF.RESERVE', 'f', '0.01', '1000')
+        .call('BF.MADD', 'f', 'a', 'b')
+        .call('BF.EXISTS', 'f', 'a')
+        .call('BF.CARD', 'f')
+        .exec()
+      expect(results).toEqual([
+        [null, 'OK'],
+        [null, [1, 1]],
+        [null, 1],
+        [null, 2],
+      ])
       await redis.watch('f')
       await other.call('BF.ADD', 'f', 'c')
       expect(await redis.multi().call('BF.ADD', 'f', 'd').exec()).toBeNull()
@@ -322,31 +486,72 @@ describe('transactions in the append-only log', () => {
     const dir = keptDir('bfs-multi-log-')
     const first = await start({ dir, appendonly: true })
     const client = await connect(first.port)
-    await check(client, [['BF.RESERVE', 'f', '0.01', '100'], ['BF.RESERVE', 'g', '0.01', '100']], '+OK\r\n+OK\r\n')
-    await check(client, [['MULTI'], ['BF.ADD', 'f', 'a'], ['BF.EXISTS', 'f', 'a'], ['BF.ADD', 'f', 'b'], ['EXEC']], '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n:1\r\n:1\r\n:1\r\n')
-    await check(client, [['MULTI'], ['BF.ADD', 'g', 'a'], ['BF.ADD', 'f', 'a'], ['EXEC']], '+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:0\r\n')
+    await check(
+      client,
+      [
+        ['BF.RESERVE', 'f', '0.01', '100'],
+        ['BF.RESERVE', 'g', '0.01', '100'],
+      ],
+      '+OK\r\n+OK\r\n',
+    )
+    await check(
+      client,
+      [['MULTI'], ['BF.ADD', 'f', 'a'], ['BF.EXISTS', 'f', 'a'], ['BF.ADD', 'f', 'b'], ['EXEC']],
+      '+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n:1\r\n:1\r\n:1\r\n',
+    )
+    await check(
+      client,
+      [['MULTI'], ['BF.ADD', 'g', 'a'], ['BF.ADD', 'f', 'a'], ['EXEC']],
+      '+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:0\r\n',
+    )
     client.close()
     await first.stop()
     const segments = listSegments(dir, 'appendonly.aof')
     const log = segments.map(({ file }) => readFileSync(file, 'latin1')).join('')
-    const records = (...items: string[][]): string => items.map((argv) => encodeCommand(argv.map((arg) => Buffer.from(arg))).toString('latin1')).join('')
+    const records = (...items: string[][]): string =>
+      items.map((argv) => encodeCommand(argv.map((arg) => Buffer.from(arg))).toString('latin1')).join('')
     expect(log).toContain(records(['MULTI'], ['BF.ADD', 'f', 'a'], ['BF.ADD', 'f', 'b'], ['EXEC']))
     expect(log).toContain(records(['BF.ADD', 'g', 'a']))
     expect(log).not.toContain(records(['BF.ADD', 'g', 'a'], ['EXEC']))
     const second = await start({ dir, appendonly: true })
     const again = await connect(second.port)
-    await check(again, [['BF.MEXISTS', 'f', 'a', 'b', 'x'], ['BF.EXISTS', 'g', 'a']], '*3\r\n:1\r\n:1\r\n:0\r\n:1\r\n')
+    await check(
+      again,
+      [
+        ['BF.MEXISTS', 'f', 'a', 'b', 'x'],
+        ['BF.EXISTS', 'g', 'a'],
+      ],
+      '*3\r\n:1\r\n:1\r\n:0\r\n:1\r\n',
+    )
   })
 
-  it('a MULTI whose EXEC never reached the log is dropped at the end of its segment, with redis\'s warning', async () => {
+  it("a MULTI whose EXEC never reached the log is dropped at the end of its segment, with redis's warning", async () => {
     const dir = keptDir('bfs-multi-cut-')
     const record = (...argv: string[]): Buffer => encodeCommand(argv.map((arg) => Buffer.from(arg)))
     // A crash cut the first segment inside a transaction; a later run went on in segment 2.
-    writeFileSync(path.join(dir, segmentName('appendonly.aof', 1)), Buffer.concat([record('BF.ADD', 'f', 'a'), record('MULTI'), record('BF.ADD', 'f', 'b')]))
-    writeFileSync(path.join(dir, segmentName('appendonly.aof', 2)), Buffer.concat([record('BF.ADD', 'f', 'c'), record('MULTI'), record('BF.ADD', 'f', 'd'), record('BF.ADD', 'f', 'e'), record('EXEC'), record('MULTI'), record('BF.ADD', 'f', 'g')]))
+    writeFileSync(
+      path.join(dir, segmentName('appendonly.aof', 1)),
+      Buffer.concat([record('BF.ADD', 'f', 'a'), record('MULTI'), record('BF.ADD', 'f', 'b')]),
+    )
+    writeFileSync(
+      path.join(dir, segmentName('appendonly.aof', 2)),
+      Buffer.concat([
+        record('BF.ADD', 'f', 'c'),
+        record('MULTI'),
+        record('BF.ADD', 'f', 'd'),
+        record('BF.ADD', 'f', 'e'),
+        record('EXEC'),
+        record('MULTI'),
+        record('BF.ADD', 'f', 'g'),
+      ]),
+    )
     const running = await start({ dir, appendonly: true })
     const client = await connect(running.port)
-    await check(client, [['BF.MEXISTS', 'f', 'a', 'b', 'c', 'd', 'e', 'g']], '*6\r\n:1\r\n:0\r\n:1\r\n:1\r\n:1\r\n:0\r\n')
+    await check(
+      client,
+      [['BF.MEXISTS', 'f', 'a', 'b', 'c', 'd', 'e', 'g']],
+      '*6\r\n:1\r\n:0\r\n:1\r\n:1\r\n:1\r\n:0\r\n',
+    )
     const reverts = running.logs.filter((line) => line.includes('Revert incomplete MULTI/EXEC transaction in AOF file'))
     expect(reverts).toHaveLength(2)
     expect(reverts[0]).toContain(segmentName('appendonly.aof', 1))

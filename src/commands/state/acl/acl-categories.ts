@@ -15,8 +15,29 @@ export interface CategorizedCommand {
 
 /** redis 7.0 acl.c ACLCommandCategories, in its order (ACL CAT, COMMAND INFO), then bfs's `bloom` and `cuckoo`. */
 export const ACL_CATEGORIES: readonly string[] = [
-  'keyspace', 'read', 'write', 'set', 'sortedset', 'list', 'hash', 'string', 'bitmap', 'hyperloglog', 'geo', 'stream',
-  'pubsub', 'admin', 'fast', 'slow', 'blocking', 'dangerous', 'connection', 'transaction', 'scripting', 'bloom', 'cuckoo',
+  'keyspace',
+  'read',
+  'write',
+  'set',
+  'sortedset',
+  'list',
+  'hash',
+  'string',
+  'bitmap',
+  'hyperloglog',
+  'geo',
+  'stream',
+  'pubsub',
+  'admin',
+  'fast',
+  'slow',
+  'blocking',
+  'dangerous',
+  'connection',
+  'transaction',
+  'scripting',
+  'bloom',
+  'cuckoo',
 ]
 
 const RANK = new Map(ACL_CATEGORIES.map((name, index) => [name, index]))

@@ -39,13 +39,23 @@ export class AclCommandSpace {
   private add(entry: AclTableEntry): void {
     const name = entry.spec.name.toLowerCase()
     const subcommands: AclCommand[] = []
-    const command: AclCommand = { fullName: name, categories: new Set(categoriesOf(entry, name)), subcommands, parent: undefined }
+    const command: AclCommand = {
+      fullName: name,
+      categories: new Set(categoriesOf(entry, name)),
+      subcommands,
+      parent: undefined,
+    }
     this.top.push(command)
     this.all.push(command)
     this.byName.set(name, command)
     for (const sub of entry.subcommands?.keys() ?? []) {
       const fullName = `${name}|${sub}`
-      const child: AclCommand = { fullName, categories: new Set(categoriesOf(entry, fullName)), subcommands: [], parent: command }
+      const child: AclCommand = {
+        fullName,
+        categories: new Set(categoriesOf(entry, fullName)),
+        subcommands: [],
+        parent: command,
+      }
       subcommands.push(child)
       this.all.push(child)
       this.byName.set(fullName, child)

@@ -28,7 +28,9 @@ export function channelsText(selector: AclSelector): string {
 /** redis ACLDescribeSelector: keys, channels, then the command rules. */
 function describeSelector(selector: AclSelector, space: AclCommandSpace): string {
   let text = selector.allKeys ? '~* ' : selector.keys.map((key) => `${keyPatternText(key)} `).join('')
-  text += selector.allChannels ? '&* ' : `resetchannels ${selector.channels.map((channel) => `&${channel.toString('latin1')} `).join('')}`
+  text += selector.allChannels
+    ? '&* '
+    : `resetchannels ${selector.channels.map((channel) => `&${channel.toString('latin1')} `).join('')}`
   return text + describeCommands(selector, space)
 }
 
@@ -56,7 +58,12 @@ function countCategory(allowed: ReadonlySet<string>, space: AclCommandSpace, cat
 }
 
 /** The category that best fits what is left to describe (redis's loop over ACLCommandCategories). */
-function bestCategory(temp: ReadonlySet<string>, space: AclCommandSpace, additive: boolean, applied: Set<string>): string | undefined {
+function bestCategory(
+  temp: ReadonlySet<string>,
+  space: AclCommandSpace,
+  additive: boolean,
+  applied: Set<string>,
+): string | undefined {
   let best: string | undefined
   let minDiff = Number.MAX_SAFE_INTEGER
   let maxSame = 0
@@ -101,7 +108,8 @@ export function describeCommands(user: AclSelector, space: AclCommandSpace): str
       rules.push(`${allowed ? '+' : '-'}${command.fullName}`)
       fake.changeCommand(command, allowed)
     }
-    if (!allowed) for (const arg of user.firstArgs.get(command.fullName) ?? []) rules.push(`+${command.fullName}|${arg}`)
+    if (!allowed)
+      for (const arg of user.firstArgs.get(command.fullName) ?? []) rules.push(`+${command.fullName}|${arg}`)
   }
   return rules.join(' ')
 }

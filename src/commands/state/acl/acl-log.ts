@@ -39,7 +39,8 @@ export class AclLog {
     const limit = Math.min(SCANNED, this.entries.length)
     for (let i = 0; i < limit; i++) {
       const old = this.entries[i]!
-      if (old.reason !== entry.reason || old.context !== entry.context || Math.abs(old.time - entry.time) > GROUPING_MS) continue
+      if (old.reason !== entry.reason || old.context !== entry.context || Math.abs(old.time - entry.time) > GROUPING_MS)
+        continue
       if (!old.object.equals(entry.object) || !old.username.equals(entry.username)) continue
       old.count++
       old.time = entry.time

@@ -10,7 +10,8 @@ import { ConfigError, type Config } from '../../../runtime/config.js'
 import { strerror } from '../../../store/disk-error.js'
 
 /** redis ACLLoadUsersAtStartup's words for `user` lines and an aclfile together. */
-const BOTH = 'Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.'
+const BOTH =
+  'Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.'
 
 export function loadUsersAtStart(table: AclTable, config: Config): AclUsers {
   const acl = new AclUsers(table, () => config)
@@ -24,7 +25,9 @@ export function loadUsersAtStart(table: AclTable, config: Config): AclUsers {
     text = readFileSync(config.aclfile, 'latin1')
   } catch (failure) {
     const reason = strerror((failure as NodeJS.ErrnoException).code ?? '')
-    throw new ConfigError(`Aborting Redis startup because of ACL errors: Error loading ACLs, opening file '${config.aclfile}': ${reason}`)
+    throw new ConfigError(
+      `Aborting Redis startup because of ACL errors: Error loading ACLs, opening file '${config.aclfile}': ${reason}`,
+    )
   }
   const errors = acl.loadFile(text, config.aclfile)
   if (errors !== undefined) throw new ConfigError(`Aborting Redis startup because of ACL errors: ${errors}`)

@@ -67,7 +67,8 @@ export class AclUser extends AclSelector {
       this.passwords = []
     } else if (word[0] === '>' || word[0] === '#') this.addPassword(op, word)
     else if (word[0] === '<' || word[0] === '!') this.removePassword(op, word)
-    else if (word[0] === '(' && word.endsWith(')')) this.selectors.push(parseSelector(word, space, allChannelsByDefault))
+    else if (word[0] === '(' && word.endsWith(')'))
+      this.selectors.push(parseSelector(word, space, allChannelsByDefault))
     else if (lower === 'clearselectors') this.selectors = []
     else if (lower === 'reset') this.reset(space, allChannelsByDefault)
     else this.applySelectorRule(op, space)

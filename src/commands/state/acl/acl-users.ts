@@ -8,7 +8,20 @@ import { aclCommandSpace, type AclCommandSpace, type AclTable } from './acl-comm
 import { AclRuleError, AclUser, hasSpaces, mergeSelectorArguments, newUser } from './acl-user.js'
 import { describeUser } from './acl-describe.js'
 import { AclLog } from './acl-log.js'
-import { ACL_RULE_ERROR, aclDuplicateUserText, aclFileBadUsernameText, aclFileDuplicateUserText, aclFileNoUserText, aclFileNotLoadedText, aclFileOperationText, aclFileRuleText, aclFileUnmatchedSelectorText, aclModifierText, aclUnmatchedSelectorText, aclUserDeclarationText } from '../../../protocol/error-texts.js'
+import {
+  ACL_RULE_ERROR,
+  aclDuplicateUserText,
+  aclFileBadUsernameText,
+  aclFileDuplicateUserText,
+  aclFileNoUserText,
+  aclFileNotLoadedText,
+  aclFileOperationText,
+  aclFileRuleText,
+  aclFileUnmatchedSelectorText,
+  aclModifierText,
+  aclUnmatchedSelectorText,
+  aclUserDeclarationText,
+} from '../../../protocol/error-texts.js'
 
 /** What the users need of the configuration. */
 export interface AclSettings {
@@ -117,7 +130,11 @@ export class AclUsers {
     const base = this.users.get(DEFAULT_USER)!
     const space = this.space
     base.apply(Buffer.from('resetpass'), space, false)
-    base.apply(password === '' ? Buffer.from('nopass') : Buffer.concat([Buffer.from('>'), Buffer.from(password)]), space, false)
+    base.apply(
+      password === '' ? Buffer.from('nopass') : Buffer.concat([Buffer.from('>'), Buffer.from(password)]),
+      space,
+      false,
+    )
     this.changed()
   }
 
@@ -132,10 +149,14 @@ export class AclUsers {
     for (const words of lines) {
       const name = words[0]!
       if (name !== DEFAULT_USER && this.users.has(name)) return aclDuplicateUserText(name)
-      const user = name === DEFAULT_USER ? this.users.get(DEFAULT_USER)!.copy() : newUser(name, this.allChannelsByDefault)
+      const user =
+        name === DEFAULT_USER ? this.users.get(DEFAULT_USER)!.copy() : newUser(name, this.allChannelsByDefault)
       if (name === DEFAULT_USER) user.apply(Buffer.from('reset'), this.space, this.allChannelsByDefault)
       if (hasSpaces(Buffer.from(name, 'latin1'))) return aclUserDeclarationText(name, ACL_RULE_ERROR.USERNAME_SPACES)
-      const error = this.applyRules(user, words.slice(1).map((word) => Buffer.from(word, 'latin1')))
+      const error = this.applyRules(
+        user,
+        words.slice(1).map((word) => Buffer.from(word, 'latin1')),
+      )
       if (error !== undefined) return aclUserDeclarationText(name, error)
       this.users.set(name, user)
     }
@@ -194,7 +215,9 @@ export class AclUsers {
 
   /** The aclfile's text (ACL SAVE): ACL LIST's lines, each ended by a newline. */
   fileText(): string {
-    return this.lines().map((line) => `${line}\n`).join('')
+    return this.lines()
+      .map((line) => `${line}\n`)
+      .join('')
   }
 }
 
