@@ -494,6 +494,3 @@ export class MasterSide {
 
 const GETACK = encodeCommand(['REPLCONF', 'GETACK', '*'])
 const NEWLINE = Buffer.from('\n')
-
-/** redis blocked.c disconnectAllBlockedClients's error, for {@link MasterSide.unblockAll}. */
-export const UNBLOCKED_TEXT = ERR.UNBLOCKED_ROLE_CHANGE

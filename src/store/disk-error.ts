@@ -11,9 +11,6 @@
 import type { PersistenceParts } from './persistence-parts.js'
 import { ERR, aofWriteErrorText } from '../protocol/error-texts.js'
 
-/** redis 7.0 server.c shared.bgsaveerr. */
-export const BGSAVE_ERROR = ERR.MISCONF_BGSAVE
-
 /** glibc's strerror for the errors opening, writing or fsyncing a file can give (redis prints strerror). */
 const STRERROR: Readonly<Record<string, string>> = {
   ENOSPC: 'No space left on device',
@@ -45,7 +42,7 @@ export function diskErrorRefusal(
   // Runs before every write: the usual answer is two field reads.
   if (server.snapshots.lastBgsaveStatus === 'err') {
     const config = server.config
-    if (config['stop-writes-on-bgsave-error'] && config.save.trim() !== '') return BGSAVE_ERROR
+    if (config['stop-writes-on-bgsave-error'] && config.save.trim() !== '') return ERR.MISCONF_BGSAVE
   }
   const log = server.appendLog
   if (log.isOpen && log.failing) {

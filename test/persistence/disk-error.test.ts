@@ -28,7 +28,8 @@ import { Redis } from 'ioredis'
 import { startServer } from '../helpers/start-server.js'
 import { makeTempDir } from '../helpers/temp-dir.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
-import { BGSAVE_ERROR, strerror } from '../../src/store/disk-error.js'
+import { strerror } from '../../src/store/disk-error.js'
+import { ERR } from '../../src/protocol/error-texts.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
 import { scanLog } from '../../src/store/log-replay.js'
 
@@ -104,14 +105,14 @@ describe('-MISCONF after a failed background save', () => {
       await waitUntil(async () => (await lastBgsaveStatus(redis)) !== undefined, 'the background save')
       expect(await lastBgsaveStatus(redis)).toBe('err')
 
-      const refused = `-${BGSAVE_ERROR}\r\n`
+      const refused = `-${ERR.MISCONF_BGSAVE}\r\n`
       const raw = await rawExchange(
         running.port,
         'BF.ADD f c\r\nPING\r\nBF.EXISTS f a\r\nBF.MADD f d e\r\nBF.MEXISTS f a c\r\nDEL f\r\n',
         refused.length * 4 + ':1\r\n'.length + '*2\r\n:1\r\n:0\r\n'.length,
       )
       expect(raw).toBe(refused + refused + ':1\r\n' + refused + '*2\r\n:1\r\n:0\r\n' + refused)
-      expect(BGSAVE_ERROR).toBe(
+      expect(ERR.MISCONF_BGSAVE).toBe(
         "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. " +
           'Commands that may modify the data set are disabled, because this instance is configured to report ' +
           'errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check ' +
@@ -124,7 +125,7 @@ describe('-MISCONF after a failed background save', () => {
       // The HTTP API too: a refused add is a 503 with the error, a check answers.
       const http = `http://127.0.0.1:${running.server.httpPort}`
       const add = await fetch(`${http}/add=h`)
-      expect([add.status, await add.text()]).toEqual([503, `${BGSAVE_ERROR}\n`])
+      expect([add.status, await add.text()]).toEqual([503, `${ERR.MISCONF_BGSAVE}\n`])
       const contain = await fetch(`${http}/contain=a`)
       expect([contain.status, await contain.text()]).toEqual([200, 'true'])
 

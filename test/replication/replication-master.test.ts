@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { RawClient, askLine, encodeCommand } from '../helpers/resp.js'
 import { InteractiveTool, hasTool } from '../helpers/tools.js'
 import type { Config } from '../../src/runtime/config.js'
-import { UNBLOCKED_TEXT } from '../../src/replication/master-side.js'
+import { ERR } from '../../src/protocol/error-texts.js'
 
 let running: RunningServer | undefined
 
@@ -399,9 +399,9 @@ describe('WAIT', () => {
     // Still blocked a cron second later; then released.
     await new Promise((resolve) => setTimeout(resolve, 1100))
     expect(field(await info(port, 'clients'), 'blocked_clients')).toBe('1')
-    server.masterSide.unblockAll(UNBLOCKED_TEXT)
+    server.masterSide.unblockAll(ERR.UNBLOCKED_ROLE_CHANGE)
     expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(
-      `-${UNBLOCKED_TEXT}\r\n`,
+      `-${ERR.UNBLOCKED_ROLE_CHANGE}\r\n`,
     )
     await client.waitClosed()
   })
@@ -417,9 +417,9 @@ describe('WAIT', () => {
       async () => (field(await info(port, 'clients'), 'blocked_clients') === '1' ? true : undefined),
       'blocked',
     )
-    server.masterSide.unblockAll(UNBLOCKED_TEXT)
+    server.masterSide.unblockAll(ERR.UNBLOCKED_ROLE_CHANGE)
     expect((await client.readUntil((bytes) => bytes.includes('\r\n'))).toString('latin1')).toBe(
-      `-${UNBLOCKED_TEXT}\r\n`,
+      `-${ERR.UNBLOCKED_ROLE_CHANGE}\r\n`,
     )
     await client.waitClosed()
     link.close()

@@ -11,9 +11,6 @@ import { ERR, ReplyError, subcommandSyntaxText } from '../kernel/reply-error.js'
 import { FilterRegistry } from '../../store/registry.js'
 import { newReplid } from '../../replication/replication-state.js'
 
-/** redis 7.0 server.c processCommand's refusal of a protected command. */
-const NOT_ALLOWED = ERR.DEBUG_NOT_ALLOWED
-
 /** redis 7.0 debug.c debugCommand's HELP lines for the subcommands bfs has, in its order. */
 const HELP = [
   'CHANGE-REPL-ID',
@@ -58,7 +55,7 @@ function hostOf(client: ClientSession): string {
 
 /** DEBUG subcommand [arg ...] */
 export function debug(ctx: CommandContext, argv: CommandArgs): void {
-  if (!allowed(ctx)) throw new ReplyError(NOT_ALLOWED)
+  if (!allowed(ctx)) throw new ReplyError(ERR.DEBUG_NOT_ALLOWED)
   const reply = ctx.client.reply
   const argc = argv.length
   if (argc === 2 && argv.isKeyword(1, 'HELP')) {

@@ -19,15 +19,13 @@ import { openedForWrite } from '../kernel/transaction.js'
 import { nativeCrc32, writeFilterFileSync } from '../../store/snapshot.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
 
-/** redis rdb.c bgsaveCommand / saveCommand wording. */
-const BGSAVE_IN_PROGRESS = ERR.BGSAVE_IN_PROGRESS
 const BGSAVE_STARTED = 'Background saving started'
 const BGSAVE_SCHEDULED = 'Background saving scheduled'
 
 /** SAVE → +OK once every changed filter is on disk (blocks the server, as in redis) */
 export function save(ctx: CommandContext): void {
   const store = ctx.server.persistence.snapshots
-  if (store.inProgress) throw new ReplyError(BGSAVE_IN_PROGRESS)
+  if (store.inProgress) throw new ReplyError(ERR.BGSAVE_IN_PROGRESS)
   try {
     store.saveSync(ctx.server.databases)
   } catch (error) {
@@ -47,7 +45,7 @@ export function bgsave(ctx: CommandContext, argv: CommandArgs): void {
   // redis 7.0 bgsaveCommand: inside EXEC the save waits until the transaction is over, so that it
   // holds all of it or none (the save timer starts it within 100 ms).
   if (store.inProgress || ctx.server.persistence.inTransaction) {
-    if (!schedule && !ctx.server.persistence.inTransaction) throw new ReplyError(BGSAVE_IN_PROGRESS)
+    if (!schedule && !ctx.server.persistence.inTransaction) throw new ReplyError(ERR.BGSAVE_IN_PROGRESS)
     store.scheduled = true
     ctx.client.reply.simple(BGSAVE_SCHEDULED)
     return

@@ -77,26 +77,23 @@ export function clusterReset(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.simple('OK')
 }
 
-/** redis 7.0 cluster.c: READONLY, READWRITE and ASKING outside cluster mode. */
-const DISABLED = ERR.CLUSTER_DISABLED
-
 /** READONLY → +OK: a replica serves this connection reads of its master's slots */
 export function readonly(ctx: CommandContext): void {
-  if (ctx.server.cluster === undefined) throw new ReplyError(DISABLED)
+  if (ctx.server.cluster === undefined) throw new ReplyError(ERR.CLUSTER_DISABLED)
   ctx.client.clusterReadonly = true
   ctx.client.reply.simple('OK')
 }
 
 /** READWRITE → +OK: READONLY undone */
 export function readwrite(ctx: CommandContext): void {
-  if (ctx.server.cluster === undefined) throw new ReplyError(DISABLED)
+  if (ctx.server.cluster === undefined) throw new ReplyError(ERR.CLUSTER_DISABLED)
   ctx.client.clusterReadonly = false
   ctx.client.reply.simple('OK')
 }
 
 /** ASKING → +OK: the next command may use a slot this node is importing */
 export function asking(ctx: CommandContext): void {
-  if (ctx.server.cluster === undefined) throw new ReplyError(DISABLED)
+  if (ctx.server.cluster === undefined) throw new ReplyError(ERR.CLUSTER_DISABLED)
   ctx.client.asking = true
   ctx.client.reply.simple('OK')
 }

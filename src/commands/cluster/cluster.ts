@@ -44,13 +44,10 @@ import {
 import { clusterCountkeysinslot, clusterGetkeysinslot } from './cluster-keys.js'
 import { clusterFailover } from './cluster-failover.js'
 
-/** redis 7.0 cluster.c clusterCommand outside cluster mode. */
-export const CLUSTER_DISABLED = ERR.CLUSTER_DISABLED
-
 /** A subcommand's handler, run only in cluster mode. */
 function inClusterMode(handler: CommandHandler): CommandHandler {
   return (ctx: CommandContext, argv: CommandArgs) => {
-    if (ctx.server.cluster === undefined) throw new ReplyError(CLUSTER_DISABLED)
+    if (ctx.server.cluster === undefined) throw new ReplyError(ERR.CLUSTER_DISABLED)
     handler(ctx, argv)
   }
 }

@@ -41,8 +41,6 @@ export function quit(ctx: CommandContext): void {
   ctx.client.closeAfterReply()
 }
 
-const WRONGPASS = ERR.WRONGPASS
-
 /**
  * The user name and password check shared by AUTH and HELLO ... AUTH (redis ACLAuthenticateUser):
  * the session becomes that user's; a failure is in ACL LOG (object: the command's own name).
@@ -66,7 +64,7 @@ export function auth(ctx: CommandContext, argv: CommandArgs): void {
     throw new ReplyError(ERR.AUTH_WITHOUT_PASSWORD)
   }
   const user = argv.length === 3 ? argv.get(1) : Buffer.from('default')
-  if (!authenticate(ctx, user, argv.get(argv.length - 1), argv.get(0))) throw new ReplyError(WRONGPASS)
+  if (!authenticate(ctx, user, argv.get(argv.length - 1), argv.get(0))) throw new ReplyError(ERR.WRONGPASS)
   ctx.client.reply.simple('OK')
 }
 
@@ -85,7 +83,7 @@ export function hello(ctx: CommandContext, argv: CommandArgs): void {
   for (let i = 2; i < argv.length; i++) {
     const more = argv.length - i - 1
     if (argv.isKeyword(i, 'AUTH') && more >= 2) {
-      if (!authenticate(ctx, argv.get(i + 1), argv.get(i + 2), argv.get(0))) throw new ReplyError(WRONGPASS)
+      if (!authenticate(ctx, argv.get(i + 1), argv.get(i + 2), argv.get(0))) throw new ReplyError(ERR.WRONGPASS)
       i += 2
     } else if (argv.isKeyword(i, 'SETNAME') && more >= 1) {
       setClientName(client, argv.get(i + 1))
@@ -314,9 +312,6 @@ export function clientNoEvict(ctx: CommandContext, argv: CommandArgs): void {
   ctx.client.reply.simple('OK')
 }
 
-/** redis 7.0 blocked.c: what a client unblocked with CLIENT UNBLOCK id ERROR receives. */
-const UNBLOCKED = ERR.UNBLOCKED_BY_CLIENT
-
 /** CLIENT UNBLOCK id [TIMEOUT|ERROR] → 1 when the client was blocked in WAIT (it answers now), else 0 */
 export function clientUnblock(ctx: CommandContext, argv: CommandArgs): void {
   if (argv.length > 4) throw new ReplyError(subcommandSyntaxText(argv.get(0), argv.get(1)), 'latin1')
@@ -332,7 +327,7 @@ export function clientUnblock(ctx: CommandContext, argv: CommandArgs): void {
   for (const other of ctx.server.clients()) {
     // Only WAIT blocks with a timeout; a client waiting for CLIENT PAUSE's end is not unblocked (as redis).
     if (other.id === id && other.peer !== undefined)
-      unblocked = ctx.server.masterSide.waits.unblock(other.peer, error ? UNBLOCKED : undefined)
+      unblocked = ctx.server.masterSide.waits.unblock(other.peer, error ? ERR.UNBLOCKED_BY_CLIENT : undefined)
   }
   ctx.client.reply.integer(unblocked ? 1 : 0)
 }

@@ -9,7 +9,6 @@
 import { CuckooFilter, subFilterBytes, type CuckooSettings, type GrowthCheck } from '../../core/cuckoo-filter.js'
 import { MemoryGuard } from '../../store/memory-guard.js'
 import type { CommandContext } from '../kernel/context.js'
-import { OOM } from '../kernel/dispatch.js'
 import { ERR, ReplyError } from '../kernel/reply-error.js'
 
 /**
@@ -22,7 +21,7 @@ export function reserveCuckooBytes(ctx: CommandContext, bytes: number): void {
   if (bytes === Infinity || (maxFilterBytes > 0 && bytes > maxFilterBytes))
     throw new ReplyError(ERR.CF_INSUFFICIENT_MEMORY)
   const guard = MemoryGuard.of(ctx.server.databases)
-  if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
+  if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(ERR.OOM)
   guard.allocated(bytes)
 }
 

@@ -20,7 +20,6 @@ import type { CommandArgs } from '../../protocol/command-args.js'
 import { ONE, ZERO } from '../../protocol/shared-replies.js'
 import { parseDouble, parseInteger } from '../kernel/args.js'
 import { keyspace, type CommandContext, type CommandSpec } from '../kernel/context.js'
-import { OOM } from '../kernel/dispatch.js'
 import { reserveBytes } from '../kernel/filter-budget.js'
 import { windowOrWrongType } from '../kernel/key-kind.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from '../kernel/reply-error.js'
@@ -93,7 +92,7 @@ function growthRefusal(ctx: CommandContext, filter: WindowFilter, at: number): s
   const maxFilterBytes = config['max-filter-bytes']
   if (maxFilterBytes > 0 && filter.bitmapBytes() + bytes > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
   const guard = MemoryGuard.of(ctx.server.databases)
-  if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
+  if (!guard.canAllocate(config.maxmemory, bytes)) return ERR.OOM
   guard.allocated(bytes)
   return undefined
 }
@@ -119,7 +118,7 @@ function addItems(ctx: CommandContext, entry: WindowEntry, argv: CommandArgs, fi
       outcomes[done] = filter.add(argv.bytes(i), argv.start(i), argv.end(i), when)
     } catch (thrown) {
       if (!(thrown instanceof RangeError)) throw thrown
-      error = OOM // memory the process could not get
+      error = ERR.OOM // memory the process could not get
       break
     }
     done++

@@ -20,10 +20,6 @@ import { aclDenial, aclExecText, aclRefusal, logDenied } from './acl-check.js'
 import { clusterRefusal } from './cluster-routing.js'
 import { batchPending, settleBatch } from './read-batch.js'
 
-const { NOAUTH, LOADING } = ERR
-/** redis 7.0 server.c shared.oomerr. */
-export const OOM = ERR.OOM
-
 /** Runs one command and writes its reply. Returns the table entry it named, if any. */
 export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry | undefined {
   const client = ctx.client
@@ -100,11 +96,11 @@ function arityRefusal(row: CommandRow, argc: number, queueing: boolean): string 
 
 /** redis authRequired: a client that did not authenticate, while the default user needs a password. */
 function authRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
-  return ctx.client.authenticated || entry.allowedWithoutAuth || ctx.server.acl.defaultOpen ? undefined : NOAUTH
+  return ctx.client.authenticated || entry.allowedWithoutAuth || ctx.server.acl.defaultOpen ? undefined : ERR.NOAUTH
 }
 
 function loadingRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
-  return ctx.server.loading && !entry.allowedWhileLoading ? LOADING : undefined
+  return ctx.server.loading && !entry.allowedWhileLoading ? ERR.LOADING : undefined
 }
 
 /**
@@ -122,7 +118,7 @@ function memoryRefusal(ctx: CommandContext, entry: CommandEntry): string | undef
     (transaction !== undefined &&
       (entry.refusedOverMaxmemoryInTransaction ||
         (entry.isExec && transaction.queued.some((queued) => queued.entry.deniedOverMaxmemory))))
-  return concerned && MemoryGuard.of(server.databases).isOverLimit(maxmemory) ? OOM : undefined
+  return concerned && MemoryGuard.of(server.databases).isOverLimit(maxmemory) ? ERR.OOM : undefined
 }
 
 /** A write while persistence fails; an EXEC of writes is refused as writes are (redis is_write_command). */
@@ -135,9 +131,6 @@ function execOfWrites(ctx: CommandContext, entry: CommandEntry): boolean {
   return entry.isExec && (ctx.client.transaction?.queued.some((queued) => queued.entry.writes) ?? false)
 }
 
-/** redis 7.0 server.c shared.noreplicaserr. */
-const NOREPLICAS = ERR.NOREPLICAS
-
 /**
  * redis processCommand checkGoodReplicasStatus: with min-replicas-to-write and min-replicas-max-lag
  * set, a master refuses writes (an EXEC of writes too) while fewer replicas than that are online
@@ -148,12 +141,8 @@ function replicasRefusal(ctx: CommandContext, entry: CommandEntry): string | und
   const needed = config['min-replicas-to-write']
   if (needed === 0 || config['min-replicas-max-lag'] === 0 || replication.role !== 'master') return undefined
   const writes = entry.writes || execOfWrites(ctx, entry)
-  return writes && masterSide.goodReplicaCount() < needed ? NOREPLICAS : undefined
+  return writes && masterSide.goodReplicaCount() < needed ? ERR.NOREPLICAS : undefined
 }
-
-/** redis 7.0 server.c shared.roslaveerr and shared.masterdownerr. */
-export const READONLY = ERR.READONLY
-const MASTERDOWN = ERR.MASTERDOWN
 
 /**
  * On a replica (redis processCommand): a write from anyone but the master's link is refused while
@@ -163,11 +152,11 @@ const MASTERDOWN = ERR.MASTERDOWN
 function replicaRefusal(ctx: CommandContext, entry: CommandEntry): string | undefined {
   const server = ctx.server
   if (server.replication.role !== 'replica' || ctx.client.kind === 'master') return undefined
-  if ((entry.writes || execOfWrites(ctx, entry)) && server.config['replica-read-only']) return READONLY
+  if ((entry.writes || execOfWrites(ctx, entry)) && server.config['replica-read-only']) return ERR.READONLY
   const queued = entry.isExec ? ctx.client.transaction?.queued : undefined
   if (server.replicaLink.state === 'connected' || server.config['replica-serve-stale-data']) return undefined
   const stale = (candidate: CommandEntry): boolean => candidate.spec.flags.includes('stale')
-  return !stale(entry) || (queued?.some((command) => !stale(command.entry)) ?? false) ? MASTERDOWN : undefined
+  return !stale(entry) || (queued?.some((command) => !stale(command.entry)) ?? false) ? ERR.MASTERDOWN : undefined
 }
 
 function transactionRefusal(entry: CommandEntry): string | undefined {
@@ -234,7 +223,8 @@ function run(ctx: CommandContext, entry: CommandEntry, row: CommandRow, argv: Co
     succeeded = false
     failed(ctx, entry, row, error)
     // -OOM is what redis refuses before it runs a command (processCommand): no key was opened.
-    if (capture !== undefined && error instanceof ReplyError && error.message === OOM) server.watchedKeys.notOpened()
+    if (capture !== undefined && error instanceof ReplyError && error.message === ERR.OOM)
+      server.watchedKeys.notOpened()
   }
   // Counted once it returned, as redis call() does: INFO commandstats does not see itself, and
   // CONFIG RESETSTAT counts itself after the reset.

@@ -8,7 +8,6 @@ import { ERROR_TIGHTENING_RATIO, firstLayerErrorRate, layerGeometry } from '../.
 import { MemoryGuard } from '../../store/memory-guard.js'
 import type { Databases } from '../../store/databases.js'
 import { keyspace, type CommandContext } from './context.js'
-import { OOM } from './dispatch.js'
 import { ERR, FILTER_ERROR_TEXT, ReplyError } from './reply-error.js'
 
 /**
@@ -44,7 +43,7 @@ export function reserveBytes(ctx: CommandContext, bytes: number): void {
   const maxFilterBytes = config['max-filter-bytes']
   if (maxFilterBytes > 0 && bytes > maxFilterBytes) throw new ReplyError(ERR.FILTER_TOO_LARGE)
   const guard = MemoryGuard.of(ctx.server.databases)
-  if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(OOM)
+  if (!guard.canAllocate(config.maxmemory, bytes)) throw new ReplyError(ERR.OOM)
   guard.allocated(bytes)
 }
 
@@ -59,7 +58,7 @@ export function reserveBytes(ctx: CommandContext, bytes: number): void {
 export function reserveLoadBytes(ctx: CommandContext, bytes: number, freed = 0): void {
   const guard = MemoryGuard.of(ctx.server.databases)
   const needed = Math.max(0, bytes - freed)
-  if (!guard.canAllocate(ctx.server.config.maxmemory, needed)) throw new ReplyError(OOM)
+  if (!guard.canAllocate(ctx.server.config.maxmemory, needed)) throw new ReplyError(ERR.OOM)
   guard.allocated(needed)
 }
 
@@ -108,7 +107,7 @@ function checkScaleUp(
     if (bytes + filter.bitmapBytes() > maxFilterBytes) return FILTER_ERROR_TEXT['too-large']
   }
   const guard = MemoryGuard.of(ctx.server.databases)
-  if (!guard.canAllocate(config.maxmemory, bytes)) return OOM
+  if (!guard.canAllocate(config.maxmemory, bytes)) return ERR.OOM
   guard.allocated(bytes)
   return undefined
 }

@@ -15,8 +15,6 @@ import { lookupWatched } from '../state/watched-keys.js'
 import { ERR, ReplyError, execAbortText } from './reply-error.js'
 import { CommandArgs } from '../../protocol/command-args.js'
 
-const EXECABORT = ERR.EXECABORT
-
 /**
  * RedisBloom's RedisModule_OpenKey(key, READ | WRITE): from here on the command touches its key's
  * watchers even when it then fails (an existing key for BF.RESERVE, a missing one for NOCREATE,
@@ -84,7 +82,7 @@ export function exec(
   server.watchedKeys.unwatchAll(client)
   if (transaction.failed || touched) {
     client.transaction = undefined
-    if (transaction.failed) throw new ReplyError(EXECABORT)
+    if (transaction.failed) throw new ReplyError(ERR.EXECABORT)
     client.reply.nullArray()
     return
   }

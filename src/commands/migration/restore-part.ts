@@ -38,7 +38,7 @@ import { keyspace, type CommandContext, type ServerContext } from '../kernel/con
 import { ERR, ReplyError, tooManyTransfersText } from '../kernel/reply-error.js'
 import { parseInteger } from '../kernel/args.js'
 import type { CommandArgs } from '../../protocol/command-args.js'
-import { BAD_DATA_FORMAT, BUSYKEY, parseRestoreOptions, parseRestoreTtl, storeRestored } from './restore.js'
+import { parseRestoreOptions, parseRestoreTtl, storeRestored } from './restore.js'
 import { reserveLoadBytes } from '../kernel/filter-budget.js'
 import { captureRegistry } from '../../store/registry-capture.js'
 import { quotedName } from '../../store/snapshot-save.js'
@@ -147,7 +147,7 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
   const replaying = ctx.client.kind === 'master' || ctx.client.user === ''
   let staging = stagings.get(key)
   if (seq === 0) {
-    if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
+    if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(ERR.BUSYKEY)
     stagings.dropAbandoned(Date.now())
     stagings.drop(key)
     if (!replaying && stagings.size >= MAX_OPEN_STAGINGS) throw new ReplyError(TOO_MANY_STAGINGS)
@@ -166,7 +166,7 @@ export function restorePart(ctx: CommandContext, argv: CommandArgs): void {
     staging.decoder.push(argv.get(5))
   } catch (error) {
     stagings.drop(key)
-    if (error instanceof DecodeError || error instanceof RangeError) throw new ReplyError(BAD_DATA_FORMAT)
+    if (error instanceof DecodeError || error instanceof RangeError) throw new ReplyError(ERR.BAD_DATA_FORMAT)
     throw error
   }
   staging.nextSeq++
@@ -215,8 +215,8 @@ function commit(
   options: { replace: boolean; absttl: boolean },
 ): void {
   const filters = [...staging.decoder.filters()]
-  if (filters.length !== 1) throw new ReplyError(BAD_DATA_FORMAT)
-  if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
+  if (filters.length !== 1) throw new ReplyError(ERR.BAD_DATA_FORMAT)
+  if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(ERR.BUSYKEY)
   const stored = storeRestored(ctx, name, filters[0]!.filter, ttl, options)
   if (propagationEpoch(ctx.server) === staging.epoch) ctx.server.propagate(argv)
   else if (stored.propagate === 'restore' && ctx.server.persistence.propagates) {

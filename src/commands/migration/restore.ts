@@ -30,12 +30,6 @@ import type { CommandArgs } from '../../protocol/command-args.js'
 
 const NO_NAME = new Uint8Array(0)
 
-/** redis shared.busykeyerr. */
-export const BUSYKEY = ERR.BUSYKEY
-/** redis restoreCommand's refusals of a payload. */
-export const BAD_PAYLOAD = ERR.BAD_PAYLOAD
-export const BAD_DATA_FORMAT = ERR.BAD_DATA_FORMAT
-
 /** The DUMP payload of a key's filter. @throws ReplyError when the filter cannot be encoded (as SAVE refuses it) */
 export function dumpPayloadOf(entry: FilterEntry): Buffer {
   try {
@@ -72,20 +66,20 @@ export function filterOfPayload(ctx: CommandContext, payload: Uint8Array, freed 
   // The copy below holds the bitmaps, and is no larger than the payload: counted against
   // maxmemory first, as redis refuses before it runs a command (and before the checksum's work).
   reserveLoadBytes(ctx, payload.byteLength, freed)
-  if (!verifyDumpPayload(payload)) throw new ReplyError(BAD_PAYLOAD)
+  if (!verifyDumpPayload(payload)) throw new ReplyError(ERR.BAD_PAYLOAD)
   const { kind, file } = dumpPayloadFile(payload)
   if (kind !== DUMP_KIND_BLOOM && kind !== DUMP_KIND_WINDOW && kind !== DUMP_KIND_CUCKOO)
-    throw new ReplyError(BAD_DATA_FORMAT)
+    throw new ReplyError(ERR.BAD_DATA_FORMAT)
   // The kind byte and the file's magic must agree.
   if (kind === DUMP_KIND_WINDOW ? !isWindowFile(file) : kind === DUMP_KIND_CUCKOO && !isCuckooFile(file))
-    throw new ReplyError(BAD_DATA_FORMAT)
+    throw new ReplyError(ERR.BAD_DATA_FORMAT)
   const copy = new Uint8Array(file)
   try {
     if (kind !== DUMP_KIND_BLOOM) return filterOfWholeFile(decodeWholeFile(copy, nativeCrc32))
     const maxBytes = ctx.server.config['max-filter-bytes']
     return ScalableBloomFilter.fromParts(decodeFilter(copy, nativeCrc32).parts, maxBytes > 0 ? maxBytes : undefined)
   } catch (error) {
-    if (error instanceof DecodeError || error instanceof RangeError) throw new ReplyError(BAD_DATA_FORMAT)
+    if (error instanceof DecodeError || error instanceof RangeError) throw new ReplyError(ERR.BAD_DATA_FORMAT)
     throw error
   }
 }
@@ -158,7 +152,7 @@ export function storeRestored(
 export function restore(ctx: CommandContext, argv: CommandArgs): void {
   const options = parseRestoreOptions(argv, 4)
   const name = FilterRegistry.nameOf(argv.get(1))
-  if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(BUSYKEY)
+  if (!options.replace && keyspace(ctx).has(name)) throw new ReplyError(ERR.BUSYKEY)
   const ttl = parseRestoreTtl(argv.get(2))
   const filter = filterOfPayload(ctx, argv.get(3), replacedBytes(ctx, name, options.replace))
   const stored = storeRestored(ctx, name, filter, ttl, options)

@@ -139,6 +139,19 @@ function mix(seed: number, count: number): (string | Buffer)[][] {
   return commands
 }
 
+/** The pipelined replies equal the one-by-one ones, reply for reply; a difference names its command. */
+function expectSameReplies(
+  commands: readonly (readonly (string | Buffer)[])[],
+  got: readonly string[],
+  expected: readonly string[],
+): void {
+  expect(got.length).toBe(commands.length)
+  for (let i = 0; i < commands.length; i++) {
+    if (got[i] !== expected[i])
+      expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
+  }
+}
+
 /**
  * A server's append-only log, every file of it in name order, with PEXPIREAT's absolute times
  * (which differ between two runs) masked.
@@ -169,11 +182,7 @@ describe('BF.EXISTS and BF.ADD run together with the rest of their read', () => 
       const commands = [['SELECT', '0'], ['FLUSHALL'], ...mix(seed, 2500)]
       const expected = await oneByOne(sequential.port, commands)
       const got = await allAtOnce(pipelined.port, commands)
-      expect(got.length).toBe(commands.length)
-      for (let i = 0; i < commands.length; i++) {
-        if (got[i] !== expected[i])
-          expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
-      }
+      expectSameReplies(commands, got, expected)
       // The mix did check items a filter had and ones it had not, and added some.
       expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
       expect(expected.filter((reply) => reply === ':0').length).toBeGreaterThan(100)
@@ -353,11 +362,7 @@ describe('CF.EXISTS, CF.ADD and CF.DEL run together with the rest of their read'
       const changesFrom = [await changes(sequential), await changes(pipelined)]
       const expected = await oneByOne(sequential.port, commands)
       const got = await allAtOnce(pipelined.port, commands)
-      expect(got.length).toBe(commands.length)
-      for (let i = 0; i < commands.length; i++) {
-        if (got[i] !== expected[i])
-          expect.fail(`command ${i} (${commands[i]!.map(String).join(' ').slice(0, 80)}): ${got[i]} != ${expected[i]}`)
-      }
+      expectSameReplies(commands, got, expected)
       // The mix did find and miss items, add, delete, and fail adds in the middle of runs.
       expect(expected.filter((reply) => reply === ':1').length).toBeGreaterThan(100)
       expect(expected.filter((reply) => reply === ':0').length).toBeGreaterThan(100)

@@ -12,8 +12,7 @@ import { type RawClient, encodeCommand, exchange } from '../../helpers/resp.js'
 import { serverPerTest } from '../../helpers/server-hooks.js'
 import { tempDirsRemovedAfterAll } from '../../helpers/temp-dir.js'
 import { listSegments, segmentName } from '../../../src/store/append-log.js'
-import { BGSAVE_ERROR } from '../../../src/store/disk-error.js'
-import { OOM } from '../../../src/commands/kernel/dispatch.js'
+import { ERR } from '../../../src/protocol/error-texts.js'
 
 const { start, connect } = serverPerTest()
 /** A data directory that outlives the servers started on it (removed after the file). */
@@ -171,13 +170,13 @@ describe('MULTI / EXEC', () => {
       await check(
         client,
         [['MULTI'], ['BF.ADD', 'f', 'a'], ['EXEC']],
-        `+OK\r\n-${BGSAVE_ERROR}\r\n-EXECABORT Transaction discarded because of previous errors.\r\n`,
+        `+OK\r\n-${ERR.MISCONF_BGSAVE}\r\n-EXECABORT Transaction discarded because of previous errors.\r\n`,
       )
       // redis rejectCommand → execCommandAbort: the reason goes into EXECABORT's text.
       await check(
         early,
         [['EXEC'], ['EXEC']],
-        `-EXECABORT Transaction discarded because of: ${BGSAVE_ERROR}\r\n-ERR EXEC without MULTI\r\n`,
+        `-EXECABORT Transaction discarded because of: ${ERR.MISCONF_BGSAVE}\r\n-ERR EXEC without MULTI\r\n`,
       )
       await check(client, [['BF.EXISTS', 'f', 'a']], ':0\r\n')
     } finally {
@@ -201,7 +200,7 @@ describe('MULTI / EXEC, limits and state', () => {
     await check(
       client,
       [['MULTI'], ['PING'], ['BF.EXISTS', 'f', 'a'], ['MULTI'], ['EXEC']],
-      `+OK\r\n-${OOM}\r\n-${OOM}\r\n-${OOM}\r\n-EXECABORT Transaction discarded because of previous errors.\r\n`,
+      `+OK\r\n-${ERR.OOM}\r\n-${ERR.OOM}\r\n-${ERR.OOM}\r\n-EXECABORT Transaction discarded because of previous errors.\r\n`,
     )
     await check(client, [['MULTI'], ['DISCARD'], ['BF.EXISTS', 'f', 'a']], '+OK\r\n+OK\r\n:0\r\n')
   })
