@@ -88,7 +88,6 @@ const GROUPS: readonly IgnoredGroup[] = [
     names: [
       'hz',
       'dynamic-hz',
-      'io-threads',
       'io-threads-do-reads',
       'tcp-backlog',
       'oom-score-adj',

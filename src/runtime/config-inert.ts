@@ -59,7 +59,6 @@ const INERT: readonly (readonly [string, string])[] = [
   ['hll-sparse-max-bytes', '3000'],
   ['hz', '10'],
   ['ignore-warnings', ''],
-  ['io-threads', '1'],
   ['io-threads-do-reads', 'no'],
   ['jemalloc-bg-thread', 'no'],
   ['latency-tracking', 'no'],

@@ -53,6 +53,7 @@ export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   bind: string
   dir: string
   maxclients: number
+  'io-threads': number
   /** How many databases SELECT chooses from, 0 to databases - 1 (redis `databases`; start-time only). */
   databases: number
   /** Seconds a client may stay idle before it is closed; 0 = never (redis `timeout`). */
@@ -248,6 +249,12 @@ const ROWS = {
     default: 16,
     mutable: false,
     description: 'how many databases SELECT chooses from (0 to databases - 1)',
+  },
+  'io-threads': {
+    kind: { type: 'integer', min: 0, max: 128 },
+    default: 1,
+    mutable: false,
+    description: 'threads serving connections',
   },
   maxclients: {
     kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS },

@@ -3,7 +3,6 @@
  * through onData (accept-connections.ts). Replies to everything parsed in one event-loop turn go
  * out in one socket write; when the socket pushes back, reading pauses until it drains.
  */
-import type { Socket } from 'node:net'
 import { TLSSocket } from 'node:tls'
 import { RequestParser, ProtocolError } from '../protocol/request-parser.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -38,6 +37,30 @@ const SECURITY_WARNING_EVERY_MS = 60_000
 const securityWarningAtMs = new WeakMap<ClientHost, number>()
 
 export type ClientState = 'open' | 'closing' | 'closed'
+
+/**
+ * What a Client uses of its connection: a socket of the main thread's own (net.Socket, TLSSocket),
+ * or a connection an I/O thread serves (remote-socket.ts).
+ */
+export interface ClientSocket {
+  readonly remoteAddress?: string | undefined
+  readonly remotePort?: number | undefined
+  readonly localAddress?: string | undefined
+  readonly localPort?: number | undefined
+  readonly writableLength: number
+  readonly writableNeedDrain: boolean
+  setNoDelay(noDelay?: boolean): unknown
+  setKeepAlive(enable?: boolean, initialDelay?: number): unknown
+  write(data: Uint8Array | string): boolean
+  end(data?: Uint8Array | string): unknown
+  destroy(): unknown
+  pause(): unknown
+  resume(): unknown
+  isPaused(): boolean
+  on(event: 'drain' | 'close', listener: () => void): unknown
+  on(event: 'error', listener: (error: Error) => void): unknown
+  off(event: 'drain' | 'close', listener: () => void): unknown
+}
 
 /** How pub/sub and MONITOR reach a client: an open one's output goes out with the turn's replies, within its output limit. */
 export const PUSH_TO_CLIENT = {
@@ -101,7 +124,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
 
   constructor(
     readonly id: number,
-    readonly socket: Socket,
+    readonly socket: ClientSocket,
     private readonly host: ClientHost,
     /** The Unix socket's path, for a client that came through it. */
     unixSocketPath?: string,

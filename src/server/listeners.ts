@@ -29,7 +29,7 @@ export function bindAddresses(bind: string): BindAddress[] {
 const MISSING_ADDRESS = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EPROTONOSUPPORT'])
 
 /** Listens, resolving once listening and rejecting with the listen error. */
-function listen(listener: net.Server, options: net.ListenOptions): Promise<void> {
+function listen(listener: net.Server, options: net.ListenOptions & { reusePort?: boolean }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     listener.once('error', reject)
     listener.listen(options, () => {
@@ -55,6 +55,8 @@ export async function listenTcp(
   port: number,
   wire: (listener: net.Server) => void,
   log: Logger,
+  /** Several threads listen on the same port (io-threads), the kernel spreading connections over them. */
+  reusePort = false,
 ): Promise<TcpListeners> {
   const listeners: net.Server[] = []
   const hosts: string[] = []
@@ -64,7 +66,7 @@ export async function listenTcp(
     try {
       // A deep accept queue so a burst of connects (c10k) is not dropped and retried; the kernel
       // caps it at somaxconn. IPv6 addresses take IPv6 only, so that `* ::*` can share a port.
-      await listen(listener, { port: boundPort, host, backlog: 4096, ipv6Only: host.includes(':') })
+      await listen(listener, { port: boundPort, host, backlog: 4096, ipv6Only: host.includes(':'), reusePort })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? ''
       if (optional && MISSING_ADDRESS.has(code)) {

@@ -9,9 +9,11 @@ import type { Logger } from '../runtime/logger.js'
 import type { Stats } from '../runtime/stats.js'
 import { TlsConfigError, checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
 import { acceptConnections, type ConnectionReader } from './accept-connections.js'
-import { bindAddresses, listenTcp, listenUnix } from './listeners.js'
+import { bindAddresses, listenTcp, listenUnix, type BindAddress } from './listeners.js'
 import { openBindWarning } from './startup-checks.js'
 import { TlsListeners } from './tls-listeners.js'
+import type { ClientSocket } from './client.js'
+import { IoThreads } from './io-threads.js'
 
 /** What start() listens on. */
 export interface OpenListeners {
@@ -22,16 +24,20 @@ export interface OpenListeners {
   readonly port: number
   /** The addresses listened on. */
   readonly hosts: string[]
+  /** The I/O threads serving the plaintext port (io-threads > 1). */
+  readonly threads: IoThreads | undefined
 }
 
 /** A new connection: its reader, or undefined when refused. */
-export type Accept = (socket: net.Socket, unix: boolean) => ConnectionReader | undefined
+export type Accept = (socket: ClientSocket, unix: boolean) => ConnectionReader | undefined
 
 /** What the listeners need from the server: its accept, and its client count and stats for the TLS port's maxclients. */
 export interface ListenerHost {
   readonly accept: Accept
   readonly clientCount: () => number
   readonly stats: Stats
+  /** Threads serving the plaintext port: 1 is the main thread alone (io-threads). */
+  readonly ioThreads: number
 }
 
 /**
@@ -48,6 +54,24 @@ function checkClusterPorts(config: Config, plaintext: boolean): void {
   if (config['tls-port'] === 0) throw new Error('tls-cluster yes needs a tls-port')
   if (!config['tls-replication'])
     throw new Error("tls-cluster yes needs tls-replication yes (a replica connects to its master's TLS port)")
+}
+
+/**
+ * The plaintext port: the main thread's own listeners, or the I/O threads' (io-threads > 1),
+ * whose connections come to the same accept.
+ */
+async function openPlaintext(
+  config: Config,
+  addresses: readonly BindAddress[],
+  host: ListenerHost,
+  log: Logger,
+): Promise<{ listeners: net.Server[]; port: number; hosts: string[]; threads?: IoThreads }> {
+  if (host.ioThreads > 1) {
+    const threads = await IoThreads.start(host.ioThreads, addresses, config.port, (socket) => host.accept(socket, false), log)
+    return { listeners: [], port: threads.port, hosts: threads.hosts, threads }
+  }
+  const wire = (listener: net.Server): boolean => acceptConnections(listener, (socket) => host.accept(socket, false))
+  return listenTcp(addresses, config.port, wire, log)
 }
 
 /** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
@@ -90,24 +114,22 @@ export async function openListeners(
   const wire = (unix: boolean) => (listener: net.Server) =>
     acceptConnections(listener, (socket) => accept(socket, unix))
   const listeners: net.Server[] = []
-  let port = 0
-  const hosts: string[] = []
   const mode = `Running mode=${cluster ? 'cluster' : 'standalone'}`
-  if (plaintext) {
-    const tcp = await listenTcp(addresses, config.port, wire(false), log)
-    listeners.push(...tcp.listeners)
-    port = tcp.port
-    hosts.push(...tcp.hosts)
-    for (const host of tcp.hosts) {
-      log.notice(`${mode}, port=${port}.`)
-      log.notice(`Listening on ${host}:${port}`)
-    }
+  const tcp = plaintext ? await openPlaintext(config, addresses, host, log) : undefined
+  const threads = tcp?.threads
+  if (tcp !== undefined) listeners.push(...tcp.listeners)
+  const port = tcp?.port ?? 0
+  const hosts = [...(tcp?.hosts ?? [])]
+  for (const host of hosts) {
+    log.notice(`${mode}, port=${port}.`)
+    log.notice(`Listening on ${host}:${port}`)
   }
   if (tls !== undefined) {
     try {
       await tls.listen(addresses, config['tls-port'], (socket) => accept(socket, false))
     } catch (error) {
       for (const listener of listeners) listener.close()
+      await threads?.terminate()
       throw error
     }
     for (const host of tls.hosts) {
@@ -116,7 +138,14 @@ export async function openListeners(
     }
     if (hosts.length === 0) hosts.push(...tls.hosts)
   }
-  if (config.unixsocket !== '')
-    listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
-  return { listeners, tls, port, hosts }
+  if (config.unixsocket !== '') {
+    try {
+      listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
+    } catch (error) {
+      for (const listener of listeners) listener.close()
+      await threads?.terminate()
+      throw error
+    }
+  }
+  return { listeners, tls, port, hosts, threads }
 }

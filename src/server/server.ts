@@ -7,7 +7,10 @@ import { EventEmitter } from 'node:events'
 import { prepareDataDirectory } from '../store/owned-files.js'
 import path from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { Client, PUSH_TO_CLIENT, type ClientHost } from './client.js'
+import { Client, PUSH_TO_CLIENT, type ClientHost, type ClientSocket } from './client.js'
+import { availableParallelism } from 'node:os'
+import { resolveIoThreads } from '../runtime/io-threads-setting.js'
+import type { IoThreads } from './io-threads.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
 import { CommandTimer } from '../commands/state/command-timer.js'
@@ -111,6 +114,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private nextClientId = 1
   private boundPort = 0
   private tls: TlsListeners | undefined // tls-port's listeners
+  private ioThreads: IoThreads | undefined // io-threads > 1: the threads serving the plaintext port
   private http: HttpFrontend | undefined
   private closing: Promise<void> | undefined
   /** Whether rename-command renamed anything: the log then renames client commands back (propagate). */
@@ -267,13 +271,18 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const fds = checkOpenFiles(this.config.maxclients, readOpenFilesLimit())
     for (const line of fds.warnings) this.log.warning(line)
     this.config.maxclients = fds.maxclients
+    const io = resolveIoThreads(this.config['io-threads'], availableParallelism(), process.versions.node)
+    if (io.warning !== undefined) this.log.warning(io.warning)
+    this.config['io-threads'] = io.threads
     const open = await openListeners(this.config, this.log, this.cluster !== undefined, {
       accept: (socket, unix) => this.accept(socket, unix),
       clientCount: () => this.clientSet.size,
       stats: this.stats,
+      ioThreads: io.threads,
     })
     this.tcpServers.push(...open.listeners)
     this.tls = open.tls
+    this.ioThreads = open.threads
     this.boundPort = open.port
     if (this.config['http-port'] !== 0) {
       // "" = the addresses RESP listens on.
@@ -354,7 +363,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** A new connection: its Client, or undefined when it is refused. */
-  private accept(socket: net.Socket, unix: boolean): Client | undefined {
+  private accept(socket: ClientSocket, unix: boolean): Client | undefined {
     this.stats.connectionsReceived++
     if (this.closing !== undefined) {
       socket.destroy()
@@ -512,6 +521,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         const listenersClosed = Promise.all([
           ...this.tcpServers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
           ...(this.tls?.close() ?? []),
+          this.ioThreads?.stopListening(),
         ])
         await this.http?.close()
         // The final save, the log's last write and fsync, and the release of what waited on it.
@@ -530,6 +540,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         while (this.clientSet.size > 0) await new Promise((resolve) => setTimeout(resolve, 5))
         clearTimeout(deadline)
         await listenersClosed
+        await this.ioThreads?.terminate()
         if (saveError !== undefined) throw saveError
         this.log.notice('bfs is now ready to exit, bye bye...')
       })()

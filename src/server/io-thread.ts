@@ -1,0 +1,155 @@
+/**
+ * An I/O thread (io-threads > 1): a worker thread with its own event loop and its own listening
+ * sockets on the server's port (`reusePort`: the kernel spreads new connections over the threads'
+ * sockets). It accepts connections, reads them and writes to them; it runs no command. Reads go
+ * to the main thread as records through a shared ring (thread-ring.ts, thread-wire.ts), replies
+ * come back through another. Every connection's bytes keep their order both ways.
+ *
+ * Started by io-threads.ts with the addresses and port to listen on and the two rings in
+ * `workerData`.
+ */
+import net from 'node:net'
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
+import { acceptConnections } from './accept-connections.js'
+import { listenTcp, type BindAddress } from './listeners.js'
+import type { Logger } from '../runtime/logger.js'
+import {
+  BYTES,
+  CLOSED,
+  DESTROY,
+  FAILED,
+  KEEPALIVE,
+  OPENED,
+  PAUSE,
+  RESUME,
+  UNSENT,
+} from './thread-wire.js'
+import { RingChannel } from './thread-ring.js'
+
+/** What the main thread gives an I/O thread. */
+export interface IoThreadData {
+  readonly addresses: readonly BindAddress[]
+  readonly port: number
+  /** The ring this thread writes (to the main thread) and the one it reads. */
+  readonly toMain: SharedArrayBuffer
+  readonly toThread: SharedArrayBuffer
+  /** Where wake-ups come from and go to (thread-ring.ts). */
+  readonly wakeups: MessagePort
+}
+
+/** Messages that are not record batches, both ways. */
+export type IoThreadControl =
+  | { readonly type: 'listening'; readonly port: number; readonly hosts: string[] }
+  | { readonly type: 'listen-failed'; readonly message: string; readonly code?: string }
+  | { readonly type: 'log'; readonly level: keyof Logger; readonly message: string }
+  | { readonly type: 'stop-listening' }
+  | { readonly type: 'stopped-listening' }
+
+/** One accepted connection, by its number on this thread. */
+interface Connection {
+  readonly socket: net.Socket
+  /** Whether its unsent bytes were reported non-zero, so that their return to 0 is reported too. */
+  unsentReported: boolean
+}
+
+function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): void {
+  const connections = new Map<number, Connection>()
+  let nextConnection = 1
+  // The main thread is woken after every read of this turn (the poll phase), before this loop
+  // sleeps: once per turn at most, and not at all while it is busy taking records.
+  const out = new RingChannel(
+    data.toMain,
+    data.toThread,
+    { wake: () => data.wakeups.postMessage(0), defer: setImmediate },
+    (type, id, payload) => apply(type, id, payload),
+  )
+  const post = (message: IoThreadControl): void => port.postMessage(message)
+  const log = logTo(post)
+
+  const accept = (socket: net.Socket): { onData(chunk: Buffer, length: number): void } => {
+    const id = nextConnection
+    nextConnection = nextConnection === 0xffffffff ? 1 : nextConnection + 1
+    const connection: Connection = { socket, unsentReported: false }
+    connections.set(id, connection)
+    socket.setNoDelay(true)
+    const address = `${socket.remoteAddress ?? '?'}\n${socket.remotePort ?? 0}\n${socket.localAddress ?? '?'}\n${socket.localPort ?? 0}`
+    out.put(OPENED, id, Buffer.from(address, 'latin1'))
+    socket.on('error', (error) => out.put(FAILED, id, Buffer.from(error.message)))
+    socket.on('close', () => {
+      connections.delete(id)
+      out.put(CLOSED, id)
+    })
+    socket.on('drain', () => {
+      if (!connection.unsentReported) return
+      connection.unsentReported = false
+      out.putNumber(UNSENT, id, 0)
+    })
+    return { onData: (chunk, length) => out.put(BYTES, id, chunk, 0, length) }
+  }
+
+  const apply = (type: number, id: number, payload: Buffer): void => {
+    const connection = connections.get(id)
+    if (connection === undefined) return
+    const socket = connection.socket
+    switch (type) {
+      case BYTES: {
+        // Copied: the socket may keep what it cannot send at once, and the ring's bytes are reused.
+        socket.write(Buffer.from(payload))
+        const unsent = socket.writableLength
+        if (unsent > 0 || connection.unsentReported) {
+          connection.unsentReported = unsent > 0
+          out.putNumber(UNSENT, id, unsent)
+        }
+        break
+      }
+      case CLOSED:
+        socket.end()
+        break
+      case DESTROY:
+        socket.destroy()
+        break
+      case PAUSE:
+        socket.pause()
+        break
+      case RESUME:
+        socket.resume()
+        break
+      case KEEPALIVE:
+        socket.setKeepAlive(true, payload.readUInt32LE(0))
+        break
+    }
+  }
+
+  let listeners: net.Server[] = []
+  data.wakeups.on('message', () => out.woken())
+  port.on('message', (message: IoThreadControl) => {
+    if (message.type === 'stop-listening') {
+      let open = listeners.length
+      if (open === 0) post({ type: 'stopped-listening' })
+      for (const listener of listeners)
+        listener.close(() => {
+          if (--open === 0) post({ type: 'stopped-listening' })
+        })
+      listeners = []
+    }
+  })
+
+  listenTcp(data.addresses, data.port, (listener) => acceptConnections(listener, accept), log, true).then(
+    (tcp) => {
+      listeners = tcp.listeners
+      post({ type: 'listening', port: tcp.port, hosts: tcp.hosts })
+    },
+    (error: NodeJS.ErrnoException) => post({ type: 'listen-failed', message: error.message, code: error.code }),
+  )
+}
+
+/** The thread's log lines, written by the main thread's logger. */
+function logTo(post: (message: IoThreadControl) => void): Logger {
+  const line =
+    (level: keyof Logger) =>
+    (message: string): void =>
+      post({ type: 'log', level, message })
+  return { debug: line('debug'), verbose: line('verbose'), notice: line('notice'), warning: line('warning') }
+}
+
+if (parentPort !== null) runIoThread(parentPort, workerData as IoThreadData)

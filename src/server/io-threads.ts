@@ -1,0 +1,216 @@
+/**
+ * io-threads N > 1: N I/O threads (io-thread.ts) listen on the plaintext port, each with its own
+ * socket (`reusePort`), accept and read and write the connections; the main thread runs every
+ * command, as with one thread, in one order. A connection reaches the server as a RemoteSocket,
+ * through the same accept as a socket of its own, so everything a client is and does (ACL,
+ * MULTI, WATCH, pub/sub, MONITOR, CLIENT LIST/KILL/PAUSE, timeout, output limits, replication
+ * links) is the main thread's, unchanged.
+ *
+ * What the threads take off the main thread is the per-read and per-write work around each
+ * request (system calls, libuv callbacks, stream bookkeeping): most of the cost of a request at
+ * one command per round trip. Bytes pass through shared rings (thread-ring.ts); a side is woken
+ * only when it sleeps, so a busy main thread takes every thread's reads without a message.
+ */
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { MessageChannel, Worker } from 'node:worker_threads'
+import type { Logger } from '../runtime/logger.js'
+import type { ConnectionReader } from './accept-connections.js'
+import type { ClientSocket } from './client.js'
+import type { IoThreadControl, IoThreadData } from './io-thread.js'
+import { listenTcp, type BindAddress } from './listeners.js'
+import { RemoteSocket, type ThreadOutbox } from './remote-socket.js'
+import { BYTES, CLOSED, FAILED, OPENED, RING_BYTES, UNSENT } from './thread-wire.js'
+import { RingChannel, createRing } from './thread-ring.js'
+
+/** A connection accepted by a thread: its reader, or undefined when the server refused it. */
+export type AcceptRemote = (socket: ClientSocket) => ConnectionReader | undefined
+
+/**
+ * The thread's module: beside this one when built; from the build when this runs from the
+ * TypeScript sources (the tests), as a worker thread runs JavaScript only.
+ */
+function ioThreadModule(): string {
+  const here = fileURLToPath(import.meta.url)
+  const beside = path.join(path.dirname(here), 'io-thread.js')
+  if (existsSync(beside)) return beside
+  return path.resolve(path.dirname(here), '../../dist/server/io-thread.js')
+}
+
+/** One I/O thread and the connections it serves, seen from the main thread. */
+class ThreadLink implements ThreadOutbox {
+  private readonly sockets = new Map<number, RemoteSocket>()
+  private readonly channel: RingChannel
+  /** Resolves with the control messages awaited (listening, stopped listening). */
+  private awaiting: ((message: IoThreadControl) => void) | undefined
+  exited = false
+
+  constructor(
+    readonly worker: Worker,
+    rings: { toMain: SharedArrayBuffer; toThread: SharedArrayBuffer },
+    /** The wake-ups both ways: a port of its own is cheaper to post to than the worker. */
+    wakeups: MessageChannel,
+    private readonly accept: AcceptRemote,
+    log: Logger,
+  ) {
+    // The thread is woken once the current callback returned: after the server's end-of-turn
+    // flush, which writes every client's replies in one callback.
+    this.channel = new RingChannel(
+      rings.toThread,
+      rings.toMain,
+      { wake: () => wakeups.port1.postMessage(0), defer: process.nextTick },
+      this.onRecord,
+    )
+    wakeups.port1.on('message', () => this.channel.woken())
+    worker.on('message', (message: IoThreadControl) => {
+      if (message.type === 'log') log[message.level](message.message)
+      else this.awaiting?.(message)
+    })
+    worker.on('error', (error) => log.warning(`An I/O thread failed: ${error.stack ?? error.message}`))
+    worker.on('exit', () => {
+      wakeups.port1.close()
+      this.exited = true
+      // Its connections are gone with it.
+      for (const socket of [...this.sockets.values()]) socket.closed()
+      this.awaiting?.({ type: 'listen-failed', message: 'the I/O thread exited' })
+    })
+  }
+
+  get connections(): number {
+    return this.sockets.size
+  }
+
+  /** The next control message (listening or not, stopped listening). */
+  next(): Promise<IoThreadControl> {
+    return new Promise((resolve) => {
+      this.awaiting = (message) => {
+        this.awaiting = undefined
+        resolve(message)
+      }
+    })
+  }
+
+  put(type: number, connection: number, payload?: Uint8Array): void {
+    this.channel.put(type, connection, payload)
+  }
+
+  putNumber(type: number, connection: number, value: number): void {
+    this.channel.putNumber(type, connection, value)
+  }
+
+  forget(connection: number): void {
+    this.sockets.delete(connection)
+  }
+
+  private readonly onRecord = (type: number, connection: number, payload: Buffer): void => {
+    if (type === BYTES) {
+      this.sockets.get(connection)?.received(payload)
+      return
+    }
+    if (type === OPENED) {
+      this.opened(connection, payload.toString('latin1').split('\n'))
+      return
+    }
+    const socket = this.sockets.get(connection)
+    if (socket === undefined) return
+    if (type === UNSENT) socket.unsentReported(payload.readUInt32LE(0))
+    else if (type === FAILED) socket.emit('error', new Error(payload.toString()))
+    else if (type === CLOSED) socket.closed()
+  }
+
+  private opened(connection: number, [remoteAddress, remotePort, localAddress, localPort]: string[]): void {
+    const socket = new RemoteSocket(
+      this,
+      connection,
+      remoteAddress!,
+      Number(remotePort),
+      localAddress!,
+      Number(localPort),
+    )
+    this.sockets.set(connection, socket)
+    socket.reader = this.accept(socket)
+  }
+}
+
+/** The running I/O threads. */
+export class IoThreads {
+  private constructor(
+    private readonly links: ThreadLink[],
+    readonly port: number,
+    readonly hosts: string[],
+  ) {}
+
+  /**
+   * Starts `count` threads listening on `port` (0: a free port, the first thread's) at each
+   * address. The port is first bound once without `reusePort` and released, so that a port
+   * another process listens on is refused (with reusePort alone, a second server of the same user
+   * would share it silently).
+   *
+   * @throws Error as listenTcp does (an address in use, none of the addresses exists)
+   */
+  static async start(
+    count: number,
+    addresses: readonly BindAddress[],
+    port: number,
+    accept: AcceptRemote,
+    log: Logger,
+  ): Promise<IoThreads> {
+    if (port !== 0) {
+      const probe = await listenTcp(addresses, port, () => {}, log)
+      await Promise.all(probe.listeners.map((listener) => new Promise((resolve) => listener.close(resolve))))
+    }
+    const links: ThreadLink[] = []
+    let bound = port
+    let hosts: string[] = []
+    try {
+      for (let i = 0; i < count; i++) {
+        const wakeups = new MessageChannel()
+        const data: IoThreadData = {
+          addresses,
+          port: bound,
+          toMain: createRing(RING_BYTES),
+          toThread: createRing(RING_BYTES),
+          wakeups: wakeups.port2,
+        }
+        const worker = new Worker(ioThreadModule(), { workerData: data, transferList: [wakeups.port2] })
+        const link = new ThreadLink(worker, data, wakeups, accept, log)
+        links.push(link)
+        const answer = await link.next()
+        if (answer.type !== 'listening')
+          throw Object.assign(new Error(answer.type === 'listen-failed' ? answer.message : 'no answer'), {
+            code: answer.type === 'listen-failed' ? answer.code : undefined,
+          })
+        bound = answer.port
+        hosts = answer.hosts
+      }
+    } catch (error) {
+      await Promise.all(links.map((link) => link.worker.terminate()))
+      throw error
+    }
+    log.notice(`${count} I/O threads serve port ${bound}`)
+    return new IoThreads(links, bound, hosts)
+  }
+
+  /** Connections open on the threads. */
+  get connections(): number {
+    return this.links.reduce((sum, link) => sum + link.connections, 0)
+  }
+
+  /** Stops accepting connections; those open are served until they close. */
+  async stopListening(): Promise<void> {
+    await Promise.all(
+      this.links.map(async (link) => {
+        if (link.exited) return
+        const stopped = link.next()
+        link.worker.postMessage({ type: 'stop-listening' } satisfies IoThreadControl)
+        await stopped
+      }),
+    )
+  }
+
+  /** Ends the threads (their connections closed first by the server). */
+  async terminate(): Promise<void> {
+    await Promise.all(this.links.map((link) => link.worker.terminate()))
+  }
+}
