@@ -83,12 +83,10 @@ const GROUPS: readonly IgnoredGroup[] = [
     ],
   },
   {
-    reason:
-      'process tuning of redis-server: bfs runs one Node thread with a fixed 10 Hz cron and a 4096 listen backlog',
+    reason: 'process tuning of redis-server: bfs runs a fixed 10 Hz cron and a 4096 listen backlog',
     names: [
       'hz',
       'dynamic-hz',
-      'io-threads-do-reads',
       'tcp-backlog',
       'oom-score-adj',
       'oom-score-adj-values',

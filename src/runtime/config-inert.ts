@@ -3,10 +3,10 @@
  * CONFIG GET answers for each: Redis's default, or what is true of bfs where it differs
  * (`latency-tracking no`: no per-command histograms; `dynamic-hz no`: the cron runs at a fixed 10 Hz; `tcp-backlog 4096`:
  * bfs's listen backlog; `jemalloc-bg-thread no`, `disable-thp no`: Node's allocator). Clients,
- * Sentinel, redis-cli and exporters probe these (redis_exporter reads maxmemory-policy,
- * io-threads, ...), so CONFIG GET answers every key redis 7.0 has. They are read only: CONFIG
- * SET refuses them as unknown; a config file may set them, and the start names them in one
- * warning (config-ignored.ts). A key that bfs's own table has (config.ts) answers from there
+ * Sentinel, redis-cli and exporters probe these (redis_exporter reads maxmemory-policy, ...), so
+ * CONFIG GET answers every key redis 7.0 has. They are read only: CONFIG SET refuses them as
+ * unknown; a config file may set them, and the start names them in one warning
+ * (config-ignored.ts). A key that bfs's own table has (config.ts) answers from there
  * instead (docs/reference/configuration.md).
  */
 import { CONFIG_NAMES } from './config.js'
@@ -59,7 +59,6 @@ const INERT: readonly (readonly [string, string])[] = [
   ['hll-sparse-max-bytes', '3000'],
   ['hz', '10'],
   ['ignore-warnings', ''],
-  ['io-threads-do-reads', 'no'],
   ['jemalloc-bg-thread', 'no'],
   ['latency-tracking', 'no'],
   ['latency-tracking-info-percentiles', '50 99 99.9'],

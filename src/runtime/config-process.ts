@@ -1,6 +1,7 @@
 /**
  * The keys of how bfs runs as a process and who may reach it (redis 7.0's names, defaults and
- * meanings): protected mode, the Unix socket, daemonize, supervision and the pid file. Their rows
+ * meanings): protected mode, the Unix socket, daemonize, supervision, the pid file and the I/O
+ * threads. Their rows
  * are spread into config.ts's table after the TLS keys; docs/reference/configuration.md and
  * bfs.conf.example list them there.
  */
@@ -26,12 +27,22 @@ export interface ProcessConfig {
   supervised: SupervisedMode
   /** File written with the pid at start and removed at a clean exit; '' for none (daemonize then uses /var/run/bfs.pid). */
   pidfile: string
+  /**
+   * Threads that accept and serve client connections, 1..128, or 0 for `auto` (resolved at start
+   * by io-threads-setting.ts, which then stands here in its place). Start-time only, as in redis.
+   */
+  'io-threads': number
+  /** Accepted for redis.conf and shown by CONFIG GET; no effect: every I/O thread reads and writes. */
+  'io-threads-do-reads': boolean
 }
 
 type ProcessKey = keyof ProcessConfig
 
 /** The most permission bits unixsocketperm takes (redis: 0..0777). */
 export const MAX_SOCKET_PERM = 0o777
+
+/** The most I/O threads (redis 7.0: io-threads 1..128). */
+export const MAX_IO_THREADS = 128
 
 /** redis CONFIG_DEFAULT_PID_FILE, bfs's name: the pid file of a daemonized server without `pidfile`. */
 export const DEFAULT_DAEMON_PIDFILE = '/var/run/bfs.pid'
@@ -75,5 +86,19 @@ export const PROCESS_CONFIG_ROWS = {
     default: '',
     mutable: false,
     description: `file the pid is written to at start and removed from at exit, "" for none (daemonize: ${DEFAULT_DAEMON_PIDFILE})`,
+  },
+  // Both immutable, as redis 7.0's (config.c: IMMUTABLE_CONFIG).
+  'io-threads': {
+    kind: { type: 'integer', min: 1, max: MAX_IO_THREADS, auto: true },
+    default: 0,
+    mutable: false,
+    description:
+      'threads that accept and serve client connections: auto (1 below 4 cores, else cores - 1, at most 8) or 1-128; the main thread runs every command, in one order, as with 1; needs Node.js 22.12 or later (older: one thread, with a log line); CONFIG GET shows the number in use',
+  },
+  'io-threads-do-reads': {
+    kind: { type: 'boolean' },
+    default: false,
+    mutable: false,
+    description: 'accepted for redis.conf, no effect: every I/O thread reads and writes',
   },
 } satisfies { readonly [K in ProcessKey]: ConfigRow<ProcessConfig[K]> }

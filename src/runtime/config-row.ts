@@ -7,7 +7,8 @@
 
 /** How a key's value is parsed and checked (config.ts parseConfigValue). */
 export type ConfigKind =
-  | { type: 'integer'; min: number; max: number }
+  /** `auto`: the word `auto` is taken too, kept as 0 and shown as `auto` (io-threads). */
+  | { type: 'integer'; min: number; max: number; auto?: true }
   | { type: 'float'; min: number; max: number; exclusiveMin?: boolean; exclusiveMax?: boolean }
   | { type: 'bytes'; min: number; max: number }
   /** `emptyIsNone`: '' means "not set", as redis EMPTY_STRING_IS_NULL (CONFIG REWRITE then writes no line); `words`: several values joined by spaces (`bind 127.0.0.1 -::1`). */

@@ -6,7 +6,7 @@
 import { CLUSTER_CONFIG_ROWS, type ClusterConfig } from './config-cluster.js'
 import { PROCESS_CONFIG_ROWS, type ProcessConfig } from './config-process.js'
 import { TLS_CONFIG_ROWS, type TlsConfig } from './config-tls.js'
-import type { ConfigRow } from './config-row.js'
+import type { ConfigKind, ConfigRow } from './config-row.js'
 
 export type { ConfigRow, ConfigUnit } from './config-row.js'
 export {
@@ -53,7 +53,6 @@ export interface Config extends ClusterConfig, ProcessConfig, TlsConfig {
   bind: string
   dir: string
   maxclients: number
-  'io-threads': number
   /** How many databases SELECT chooses from, 0 to databases - 1 (redis `databases`; start-time only). */
   databases: number
   /** Seconds a client may stay idle before it is closed; 0 = never (redis `timeout`). */
@@ -249,12 +248,6 @@ const ROWS = {
     default: 16,
     mutable: false,
     description: 'how many databases SELECT chooses from (0 to databases - 1)',
-  },
-  'io-threads': {
-    kind: { type: 'integer', min: 0, max: 128 },
-    default: 1,
-    mutable: false,
-    description: 'threads serving connections',
   },
   maxclients: {
     kind: { type: 'integer', min: 1, max: MAX_MAXCLIENTS },
@@ -722,6 +715,22 @@ export function configKeySpec(name: string): ConfigKeySpec | undefined {
   return configName(name)?.spec
 }
 
+/** An integer key's value: redis config.c numericParseString (string2ll, then numericBoundaryCheck), or `auto` (0) where the key takes it. */
+function parseInteger(raw: string, kind: Extract<ConfigKind, { type: 'integer' }>): number {
+  if (kind.auto === true) {
+    if (raw.toLowerCase() === 'auto') return 0
+    const value = INTEGER.test(raw) ? Number(raw) : NaN
+    if (!(value >= kind.min && value <= kind.max)) {
+      throw new ConfigError(`argument must be auto or between ${kind.min} and ${kind.max} inclusive`)
+    }
+    return value
+  }
+  if (!INTEGER.test(raw) || BigInt(raw) > INT64_MAX || BigInt(raw) < -INT64_MAX - 1n) {
+    throw new ConfigError("argument couldn't be parsed into an integer")
+  }
+  return checkRange(Number(raw), kind.min, kind.max)
+}
+
 /**
  * Parses one key's value(s) into its typed form; throws ConfigError naming the key. `current` is
  * the configuration the value goes into: classes of client-output-buffer-limit not given keep
@@ -746,13 +755,8 @@ export function parseConfigValue(
   if (args.length !== 1) throw new ConfigError(`'${name}' takes one value, got ${args.length}`)
   const raw = args[0]!
   switch (kind.type) {
-    case 'integer': {
-      // redis config.c numericParseString: string2ll, then numericBoundaryCheck.
-      if (!INTEGER.test(raw) || BigInt(raw) > INT64_MAX || BigInt(raw) < -INT64_MAX - 1n) {
-        throw new ConfigError("argument couldn't be parsed into an integer")
-      }
-      return checkRange(Number(raw), kind.min, kind.max)
-    }
+    case 'integer':
+      return parseInteger(raw, kind)
     case 'bytes':
       return checkRange(parseMemory(raw), kind.min, kind.max)
     case 'float': {
@@ -792,6 +796,8 @@ export function parseConfigValue(
 export function formatConfigValue(config: Config, name: ConfigKey): string {
   const value = config[name]
   if (typeof value === 'boolean') return value ? 'yes' : 'no'
+  const kind: ConfigKind = ROWS[name].kind
+  if (kind.type === 'integer' && kind.auto === true && value === 0) return 'auto'
   if (name === 'unixsocketperm') return (value as number).toString(8)
   if (name === 'client-output-buffer-limit') {
     const limits = value as OutputBufferLimits

@@ -1,5 +1,6 @@
 /** A bfs and a real redis-server 7.0.15 side by side for a test file, started before its tests and stopped after. */
 import { afterAll, beforeAll } from 'vitest'
+import type { Config } from '../../src/runtime/config.js'
 import { startServer, type RunningServer } from './start-server.js'
 import { startRedisServer, type ReferenceServer } from './redis-server.js'
 import { RawClient } from './resp.js'
@@ -11,7 +12,8 @@ export interface SideBySide {
   connect(port: number): Promise<RawClient>
 }
 
-export function besideRedis(): SideBySide {
+/** `config`: bfs's settings beyond startServer's. */
+export function besideRedis(config: Partial<Config> = {}): SideBySide {
   const open: RawClient[] = []
   const servers = {
     connect: async (port: number): Promise<RawClient> => {
@@ -21,7 +23,7 @@ export function besideRedis(): SideBySide {
     },
   } as { bfs: RunningServer; redis: ReferenceServer; connect(port: number): Promise<RawClient> }
   beforeAll(async () => {
-    ;[servers.bfs, servers.redis] = await Promise.all([startServer(), startRedisServer()])
+    ;[servers.bfs, servers.redis] = await Promise.all([startServer(config), startRedisServer()])
   })
   afterAll(async () => {
     for (const client of open) client.close()

@@ -176,12 +176,18 @@ describe('include', () => {
 
 describe('directives bfs ignores or refuses', () => {
   it('ignored ones are listed once each, grouped, in one line; none: no warning', () => {
-    const { ignored } = readConfig('hz 100\ndbfilename x.rdb\nio-threads 4', ['--lazyfree-lazy-expire', 'yes'])
-    expect(ignored).toEqual(['hz', 'dbfilename', 'io-threads', 'lazyfree-lazy-expire'])
+    const { ignored } = readConfig('hz 100\ndbfilename x.rdb\ntcp-backlog 511', ['--lazyfree-lazy-expire', 'yes'])
+    expect(ignored).toEqual(['hz', 'dbfilename', 'tcp-backlog', 'lazyfree-lazy-expire'])
     const warning = ignoredWarning(ignored)!
     expect(warning).toMatch(/^Ignoring redis\.conf directives bfs has no use for: dbfilename \(Redis's own files/)
-    expect(warning).toContain('hz, io-threads (process tuning')
+    expect(warning).toContain('hz, tcp-backlog (process tuning')
     expect(ignoredWarning([])).toBeUndefined()
+  })
+
+  it('io-threads and io-threads-do-reads are keys of bfs, not ignored', () => {
+    const { config, ignored } = readConfig('io-threads 4\nio-threads-do-reads yes')
+    expect(ignored).toEqual([])
+    expect([config['io-threads'], config['io-threads-do-reads']]).toEqual([4, true])
   })
 
   it.each([

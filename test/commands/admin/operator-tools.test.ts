@@ -12,7 +12,8 @@ import { startServer } from '../../helpers/start-server.js'
 import { makeTempDir } from '../../helpers/temp-dir.js'
 import { hasTool, runTool } from '../../helpers/tools.js'
 
-const servers = besideRedis()
+// io-threads 1, as redis's default: CONFIG GET shows the number of threads a start resolved.
+const servers = besideRedis({ 'io-threads': 1 })
 /** The same commands on both servers, one at a time, in RESP2 and RESP3: every reply byte for byte. */
 async function same(commands: readonly (readonly string[])[]): Promise<void> {
   for (const protocol of ['2', '3']) {
@@ -137,6 +138,9 @@ describe('beside redis-server 7.0.15', () => {
     await same([
       ['CONFIG', 'GET', 'maxmemory-policy'],
       ['CONFIG', 'GET', 'io-threads'],
+      ['CONFIG', 'GET', 'io-threads-do-reads'],
+      ['CONFIG', 'SET', 'io-threads', '2'],
+      ['CONFIG', 'SET', 'io-threads-do-reads', 'yes'],
       ['CONFIG', 'GET', 'lua-time-limit'],
       ['CONFIG', 'GET', 'cluster-enabled'],
       ['CONFIG', 'GET', 'notify-keyspace-events'],
