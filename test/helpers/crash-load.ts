@@ -13,13 +13,14 @@ const CHECK_BATCH = 1000
 
 /**
  * One client adding items named `c<clientIndex>-<batch>-<i>` to `key` in pipelined batches,
- * calling `onAck(item)` for each item answered :1 or :0 (in order); resolves when the socket closes.
+ * calling `onAck(item, added)` for each item answered :1 (added: true) or :0 (in order); resolves
+ * when the socket closes.
  */
 export function loadUntilDeath(
   port: number,
   key: string,
   clientIndex: number,
-  onAck: (item: string) => void,
+  onAck: (item: string, added: boolean) => void,
 ): Promise<void> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' })
@@ -41,7 +42,7 @@ export function loadUntilDeath(
       while ((end = received.indexOf('\r\n')) >= 0) {
         const line = received.slice(0, end)
         received = received.slice(end + 2)
-        if (line === ':1' || line === ':0') onAck(items[answered]!)
+        if (line === ':1' || line === ':0') onAck(items[answered]!, line === ':1')
         answered++
       }
       if (answered === PIPELINE) sendBatch()
