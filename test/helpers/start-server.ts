@@ -3,6 +3,15 @@ import { createServer, type BfsServer, type ServerOptions } from '../../src/serv
 import type { Config } from '../../src/runtime/config.js'
 import { makeTempDir, removeTempDir } from './temp-dir.js'
 
+/**
+ * The vitest project `threads` runs every server test with I/O threads: BFS_TEST_IO_THREADS (see
+ * vitest.config.ts). Elsewhere the server's default.
+ */
+export function testIoThreads(): Partial<Config> {
+  const threads = process.env.BFS_TEST_IO_THREADS
+  return threads === undefined || threads === '' ? {} : { 'io-threads': Number(threads) }
+}
+
 export interface RunningServer {
   server: BfsServer
   port: number
@@ -19,7 +28,7 @@ export async function startServer(
   const logs: string[] = []
   const server = createServer({
     ...options,
-    config: { port: 0, save: '', appendonly: false, ...config, dir },
+    config: { port: 0, save: '', appendonly: false, ...testIoThreads(), ...config, dir },
     logSink: (line) => logs.push(line),
   })
   await server.start()
