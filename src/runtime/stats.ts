@@ -27,6 +27,9 @@ export class Stats {
   /** Socket reads and writes of clients (INFO total_reads_processed / total_writes_processed). */
   readsProcessed = 0
   writesProcessed = 0
+  /** Of those, the reads and writes an I/O thread made (io-threads > 1). */
+  threadedReadsProcessed = 0
+  threadedWritesProcessed = 0
   /** Keys found expired when the dataset loaded at start, and deleted (INFO rdb_last_load_keys_expired). */
   loadKeysExpired = 0
   /** Commands, input and output bytes per second over the last 1.6 s (INFO instantaneous_*), sampled by the cron. */
@@ -87,5 +90,7 @@ export class Stats {
     this.syncPartialErr = 0
     this.readsProcessed = 0
     this.writesProcessed = 0
+    this.threadedReadsProcessed = 0
+    this.threadedWritesProcessed = 0
   }
 }

@@ -48,6 +48,8 @@ export interface ClientSocket {
   readonly localAddress?: string | undefined
   readonly localPort?: number | undefined
   readonly writableLength: number
+  /** True for a connection an I/O thread serves (INFO's io_threaded_* counts). */
+  readonly threaded?: boolean
   readonly writableNeedDrain: boolean
   setNoDelay(noDelay?: boolean): unknown
   setKeepAlive(enable?: boolean, initialDelay?: number): unknown
@@ -177,6 +179,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     if (this.state !== 'open') return
     this.host.stats.netInputBytes += length
     this.host.stats.readsProcessed++
+    if (this.socket.threaded === true) this.host.stats.threadedReadsProcessed++
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += length
     this.host.currentClient = this
@@ -397,6 +400,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     if (out !== undefined) {
       this.host.stats.netOutputBytes += out.length
       this.host.stats.writesProcessed++
+      if (this.socket.threaded === true) this.host.stats.threadedWritesProcessed++
       if (!this.socket.write(out) && !this.readingPaused) {
         this.readingPaused = true
         this.socket.pause()

@@ -21,6 +21,7 @@ export interface ThreadOutbox {
 }
 
 export class RemoteSocket extends EventEmitter implements ClientSocket {
+  readonly threaded = true
   /** Where its reads go, once the server accepted it. */
   reader: ConnectionReader | undefined = undefined
   /** What its I/O thread holds unsent (reported by that thread). */

@@ -115,6 +115,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private boundPort = 0
   private tls: TlsListeners | undefined // tls-port's listeners
   private ioThreads: IoThreads | undefined // io-threads > 1: the threads serving the plaintext port
+  /** `io-threads` as configured (0: auto); the config holds the count it resolved to once started. */
+  ioThreadsConfigured: number
   private http: HttpFrontend | undefined
   private closing: Promise<void> | undefined
   /** Whether rename-command renamed anything: the log then renames client commands back (propagate). */
@@ -159,6 +161,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   constructor(options: ServerOptions = {}) {
     super()
     this.config = { ...DEFAULT_CONFIG, ...options.config }
+    this.ioThreadsConfigured = this.config['io-threads']
     this.databases = databasesFor(this.config)
     this.registry = this.databases.db(0)
     this.configFile =

@@ -4,7 +4,7 @@
  * sections (info.ts). Most say what bfs does not do, in redis's words: no fork (latest_fork_usec,
  * total_forks, the copy-on-write sizes: 0), no eviction (evicted_keys: 0), no Lua or functions
  * (their memory and counts: 0), no client-side caching (tracking_*: 0), no defragmentation, no
- * I/O threads, no child processes (used_cpu_*_children: 0). The others are measured: socket
+ * child processes (used_cpu_*_children: 0). The others are measured: socket
  * reads and writes, client buffers, the backlog, the log's unwritten bytes, the LRU clock, hz.
  */
 import type { CommandContext } from '../kernel/context.js'
@@ -16,7 +16,7 @@ const HZ = 10
 /** redis server.h LRU_CLOCK_MAX and LRU_CLOCK_RESOLUTION (ms). */
 const LRU_CLOCK_MAX = (1 << 24) - 1
 
-export function serverExtraFields(): Field[] {
+export function serverExtraFields(ctx: CommandContext): Field[] {
   return [
     ['redis_git_sha1', '00000000'],
     ['redis_git_dirty', 0],
@@ -27,7 +27,7 @@ export function serverExtraFields(): Field[] {
     ['hz', HZ],
     ['configured_hz', HZ],
     ['lru_clock', Math.floor(Date.now() / 1000) & LRU_CLOCK_MAX],
-    ['io_threads_active', 0],
+    ['io_threads_active', ctx.server.config['io-threads'] > 1 ? 1 : 0],
   ]
 }
 
@@ -113,8 +113,8 @@ export function statsExtraFields(ctx: CommandContext): Field[] {
     ['dump_payload_sanitizations', 0],
     ['total_reads_processed', stats.readsProcessed],
     ['total_writes_processed', stats.writesProcessed],
-    ['io_threaded_reads_processed', 0],
-    ['io_threaded_writes_processed', 0],
+    ['io_threaded_reads_processed', stats.threadedReadsProcessed],
+    ['io_threaded_writes_processed', stats.threadedWritesProcessed],
     ['reply_buffer_shrinks', 0],
     ['reply_buffer_expands', 0],
   ]

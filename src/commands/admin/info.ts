@@ -52,7 +52,7 @@ const SECTIONS: Record<string, Section> = {
       ['uptime_in_days', Math.floor(uptimeSeconds / 86400)],
       ['executable', process.argv[1] ?? ''],
       ['config_file', ctx.server.configFile],
-      ...serverExtraFields(),
+      ...serverExtraFields(ctx),
     ]
   },
   clients: (ctx) => {

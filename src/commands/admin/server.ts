@@ -226,9 +226,11 @@ export function configRewrite(ctx: CommandContext): void {
   const { configFile, config, log } = ctx.server
   if (configFile === '') throw new ReplyError(ERR.NO_CONFIG_FILE)
   try {
+    // The count asked for (auto stays auto), not the one this machine and Node resolved it to.
+    const asConfigured = { ...config, 'io-threads': ctx.server.ioThreadsConfigured ?? config['io-threads'] }
     const newText = rewriteConfigText(
       readOldConfig(configFile),
-      config,
+      asConfigured,
       path.resolve(config.dir),
       ctx.server.acl.lines(),
     )

@@ -140,6 +140,8 @@ export interface ServerContext {
   readonly port: number
   /** The TLS port actually bound (0 without one). */
   readonly tlsPort?: number
+  /** `io-threads` as configured (0: auto), where the config holds the count it resolved to: what CONFIG REWRITE writes. */
+  readonly ioThreadsConfigured?: number
   /** CONFIG SET of a TLS key: new TLS connections use `next`'s keys. @throws TlsConfigError, nothing changed */
   reconfigureTls?(next: Config): void
   clients(): Iterable<ClientSession>
