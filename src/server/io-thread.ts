@@ -15,7 +15,10 @@ import { listenTcp, type BindAddress } from './listeners.js'
 import type { Logger } from '../runtime/logger.js'
 import {
   BYTES,
+  BYTES_THEN_REPORT,
   CLOSED,
+  CONSUMED,
+  READ_AHEAD_BYTES,
   DESTROY,
   FAILED,
   KEEPALIVE,
@@ -48,19 +51,44 @@ export type IoThreadControl =
 /** One accepted connection, by its number on this thread. */
 interface Connection {
   readonly socket: net.Socket
-  /** Whether its unsent bytes were reported non-zero, so that their return to 0 is reported too. */
-  unsentReported: boolean
+  /** Bytes taken for it from the main thread so far, modulo 2^32 (its {@link UNSENT} reports). */
+  taken: number
+  /** Whether its socket's drain is reported (a report found bytes unsent). */
+  reportOnDrain: boolean
+  /** Whether the main thread paused its reading (a client that does not read its replies, a blocked one). */
+  pausedByMain: boolean
+  /** Bytes read from it, and of them taken by the server (its {@link CONSUMED} reports), modulo 2^32. */
+  read: number
+  consumed: number
+  /** Whether it is not read for being {@link READ_AHEAD_BYTES} ahead of the server. */
+  ahead: boolean
 }
 
 function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): void {
   const connections = new Map<number, Connection>()
   let nextConnection = 1
+  // While the main thread is behind (the ring to it full), no connection is read: what is read
+  // would wait in this thread's memory, without bound.
+  let mainBehind = false
+  const readAll = (read: boolean): void => {
+    mainBehind = !read
+    for (const { socket, pausedByMain, ahead } of connections.values()) {
+      if (pausedByMain || ahead) continue
+      if (read) socket.resume()
+      else socket.pause()
+    }
+  }
   // The main thread is woken after every read of this turn (the poll phase), before this loop
   // sleeps: once per turn at most, and not at all while it is busy taking records.
   const out = new RingChannel(
     data.toMain,
     data.toThread,
-    { wake: () => data.wakeups.postMessage(0), defer: setImmediate },
+    {
+      wake: () => data.wakeups.postMessage(0),
+      defer: setImmediate,
+      full: () => readAll(false),
+      room: () => readAll(true),
+    },
     (type, id, payload) => apply(type, id, payload),
   )
   const post = (message: IoThreadControl): void => port.postMessage(message)
@@ -69,9 +97,18 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
   const accept = (socket: net.Socket): { onData(chunk: Buffer, length: number): void } => {
     const id = nextConnection
     nextConnection = nextConnection === 0xffffffff ? 1 : nextConnection + 1
-    const connection: Connection = { socket, unsentReported: false }
+    const connection: Connection = {
+      socket,
+      taken: 0,
+      reportOnDrain: false,
+      pausedByMain: false,
+      read: 0,
+      consumed: 0,
+      ahead: false,
+    }
     connections.set(id, connection)
     socket.setNoDelay(true)
+    if (mainBehind) socket.pause()
     const address = `${socket.remoteAddress ?? '?'}\n${socket.remotePort ?? 0}\n${socket.localAddress ?? '?'}\n${socket.localPort ?? 0}`
     out.put(OPENED, id, Buffer.from(address, 'latin1'))
     socket.on('error', (error) => out.put(FAILED, id, Buffer.from(error.message)))
@@ -80,11 +117,19 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
       out.put(CLOSED, id)
     })
     socket.on('drain', () => {
-      if (!connection.unsentReported) return
-      connection.unsentReported = false
-      out.putNumber(UNSENT, id, 0)
+      if (!connection.reportOnDrain) return
+      connection.reportOnDrain = false
+      report(id, connection)
     })
-    return { onData: (chunk, length) => out.put(BYTES, id, chunk, 0, length) }
+    return {
+      onData: (chunk, length) => {
+        out.put(BYTES, id, chunk, 0, length)
+        connection.read = (connection.read + length) >>> 0
+        if (((connection.read - connection.consumed) >>> 0) < READ_AHEAD_BYTES) return
+        connection.ahead = true
+        socket.pause()
+      },
+    }
   }
 
   const apply = (type: number, id: number, payload: Buffer): void => {
@@ -92,16 +137,16 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
     if (connection === undefined) return
     const socket = connection.socket
     switch (type) {
-      case BYTES: {
+      case BYTES:
+      case BYTES_THEN_REPORT:
         // Copied: the socket may keep what it cannot send at once, and the ring's bytes are reused.
         socket.write(Buffer.from(payload))
-        const unsent = socket.writableLength
-        if (unsent > 0 || connection.unsentReported) {
-          connection.unsentReported = unsent > 0
-          out.putNumber(UNSENT, id, unsent)
+        connection.taken = (connection.taken + payload.length) >>> 0
+        if (type === BYTES_THEN_REPORT) {
+          report(id, connection)
+          connection.reportOnDrain = socket.writableLength > 0
         }
         break
-      }
       case CLOSED:
         socket.end()
         break
@@ -109,15 +154,31 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
         socket.destroy()
         break
       case PAUSE:
+        connection.pausedByMain = true
         socket.pause()
         break
       case RESUME:
-        socket.resume()
+        connection.pausedByMain = false
+        if (!mainBehind && !connection.ahead) socket.resume()
+        break
+      case CONSUMED:
+        connection.consumed = payload.readUInt32LE(0)
+        if (connection.ahead && ((connection.read - connection.consumed) >>> 0) < READ_AHEAD_BYTES / 2) {
+          connection.ahead = false
+          if (!mainBehind && !connection.pausedByMain) socket.resume()
+        }
         break
       case KEEPALIVE:
         socket.setKeepAlive(true, payload.readUInt32LE(0))
         break
     }
+  }
+
+  const unsentReport = Buffer.alloc(8)
+  const report = (id: number, connection: Connection): void => {
+    unsentReport.writeUInt32LE(connection.taken, 0)
+    unsentReport.writeUInt32LE(connection.socket.writableLength >>> 0, 4)
+    out.put(UNSENT, id, unsentReport)
   }
 
   let listeners: net.Server[] = []

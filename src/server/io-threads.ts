@@ -114,7 +114,7 @@ class ThreadLink implements ThreadOutbox {
     }
     const socket = this.sockets.get(connection)
     if (socket === undefined) return
-    if (type === UNSENT) socket.unsentReported(payload.readUInt32LE(0))
+    if (type === UNSENT) socket.unsentReported(payload.readUInt32LE(0), payload.readUInt32LE(4))
     else if (type === FAILED) socket.emit('error', new Error(payload.toString()))
     else if (type === CLOSED) socket.closed()
   }

@@ -7,10 +7,24 @@
 import { EventEmitter } from 'node:events'
 import type { ConnectionReader } from './accept-connections.js'
 import type { ClientSocket } from './client.js'
-import { BYTES, CLOSED, DESTROY, KEEPALIVE, PAUSE, RESUME } from './thread-wire.js'
+import {
+  BYTES,
+  BYTES_THEN_REPORT,
+  CLOSED,
+  CONSUMED,
+  CONSUMED_EVERY_BYTES,
+  DESTROY,
+  KEEPALIVE,
+  PAUSE,
+  RESUME,
+} from './thread-wire.js'
 
-/** Node's default high-water mark of a socket's writable side: write() answers false from there. */
-const HIGH_WATER_BYTES = 16 * 1024
+/** Output not known to be sent past which write() answers false (the server stops reading the client). */
+const HIGH_WATER_BYTES = 64 * 1024
+/** Below this, a connection that answered false is drained again ('drain'). */
+const LOW_WATER_BYTES = 16 * 1024
+/** Output sent after which the thread is asked how much of it went (an UNSENT report). */
+const REPORT_EVERY_BYTES = 32 * 1024
 
 /** The thread a connection lives on: where its records go. */
 export interface ThreadOutbox {
@@ -24,9 +38,20 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
   readonly threaded = true
   /** Where its reads go, once the server accepted it. */
   reader: ConnectionReader | undefined = undefined
-  /** What its I/O thread holds unsent (reported by that thread). */
+  /**
+   * Its output as the main thread knows it: bytes written to the thread (modulo 2^32), of them
+   * how many the thread took by its last report, what its socket held unsent then, and where the
+   * last report was asked for. Output not known to be sent is `written - taken + unsent`: what the
+   * output limits count, and what stops the reading of a client that does not read its replies.
+   */
+  private written = 0
+  private taken = 0
   private unsent = 0
+  private askedAt = 0
   private needDrain = false
+  /** Bytes read given to the reader so far, modulo 2^32, and as last reported to the thread. */
+  private consumed = 0
+  private consumedReported = 0
   private paused = false
   /** Reads that arrived while paused: delivered, in order, on resume. */
   private held: Buffer[] = []
@@ -45,7 +70,7 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
   }
 
   get writableLength(): number {
-    return this.unsent
+    return ((this.written - this.taken) >>> 0) + this.unsent
   }
 
   get writableNeedDrain(): boolean {
@@ -64,7 +89,13 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
 
   write(data: Uint8Array | string): boolean {
     if (this.ended || this.destroyed) return false
-    this.outbox.put(BYTES, this.connection, typeof data === 'string' ? Buffer.from(data) : data)
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data
+    this.written = (this.written + bytes.length) >>> 0
+    if (this.writableLength >= HIGH_WATER_BYTES) this.needDrain = true
+    // While it must drain every write asks for a report, so that the report that drains it comes.
+    const report = this.needDrain || ((this.written - this.askedAt) >>> 0) >= REPORT_EVERY_BYTES
+    if (report) this.askedAt = this.written
+    this.outbox.put(report ? BYTES_THEN_REPORT : BYTES, this.connection, bytes)
     return !this.needDrain
   }
 
@@ -111,14 +142,23 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
   received(bytes: Buffer): void {
     if (this.destroyed) return
     if (this.paused || this.held.length > 0) this.held.push(Buffer.from(bytes))
-    else this.reader?.onData(bytes, bytes.length)
+    else this.deliver(bytes)
   }
 
-  /** Its thread reported what its socket holds unsent. */
-  unsentReported(bytes: number): void {
-    this.unsent = bytes
-    if (bytes >= HIGH_WATER_BYTES) this.needDrain = true
-    else if (bytes === 0 && this.needDrain) {
+  private deliver(bytes: Buffer): void {
+    this.consumed = (this.consumed + bytes.length) >>> 0
+    if (((this.consumed - this.consumedReported) >>> 0) >= CONSUMED_EVERY_BYTES) {
+      this.consumedReported = this.consumed
+      this.outbox.putNumber(CONSUMED, this.connection, this.consumed)
+    }
+    this.reader?.onData(bytes, bytes.length)
+  }
+
+  /** Its thread reported how much of the output it took, and what its socket holds unsent. */
+  unsentReported(taken: number, unsent: number): void {
+    this.taken = taken
+    this.unsent = unsent
+    if (this.needDrain && this.writableLength < LOW_WATER_BYTES) {
       this.needDrain = false
       this.emit('drain')
     }
@@ -135,8 +175,7 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
 
   private deliverHeld(): void {
     while (this.held.length > 0 && !this.paused && !this.destroyed) {
-      const bytes = this.held.shift()!
-      this.reader?.onData(bytes, bytes.length)
+      this.deliver(this.held.shift()!)
     }
   }
 }

@@ -228,6 +228,10 @@ export class RingReader extends RingView {
 export interface ChannelPeer {
   /** Posts the peer a wake-up (a number: about 1 µs). */
   wake(): void
+  /** Records wait for room in the ring out (the peer is behind): stop taking more work. */
+  full?(): void
+  /** The ring out has room again for all that waited. */
+  room?(): void
   /** Runs `work` once the current callback returned (process.nextTick or setImmediate). */
   defer(work: () => void): void
 }
@@ -260,12 +264,16 @@ export class RingChannel {
   }
 
   put(type: number, connection: number, payload?: Uint8Array, start?: number, end?: number): void {
+    const wasFull = this.writer.full
     this.writer.put(type, connection, payload, start, end)
+    if (!wasFull && this.writer.full) this.peer.full?.()
     this.scheduleSignal()
   }
 
   putNumber(type: number, connection: number, value: number): void {
+    const wasFull = this.writer.full
     this.writer.putNumber(type, connection, value)
+    if (!wasFull && this.writer.full) this.peer.full?.()
     this.scheduleSignal()
   }
 
@@ -277,6 +285,7 @@ export class RingChannel {
       if (this.writer.full) {
         this.writer.retry()
         this.scheduleSignal()
+        if (!this.writer.full) this.peer.room?.()
       }
       if (this.reader.more) {
         // Awake still (writers need not wake it): the rest after the thread's other work.

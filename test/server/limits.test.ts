@@ -273,15 +273,16 @@ describe('timeout and tcp-keepalive', () => {
   })
 
   it('tcp-keepalive sets keep-alive on each client socket; 0 leaves it off', async () => {
+    // The spy sees this thread's sockets: the connections are the main thread's own (io-threads 1).
     const spy = vi.spyOn(net.Socket.prototype, 'setKeepAlive')
-    const first = await start({ 'tcp-keepalive': 300 })
+    const first = await start({ 'tcp-keepalive': 300, 'io-threads': 1 })
     const client = await connect(first.port)
     expect(await askLine(client, 'PING')).toBe('+PONG\r\n')
     expect(spy).toHaveBeenCalledWith(true, 300_000)
     client.close()
     await first.stop()
     spy.mockClear()
-    const second = await start({ 'tcp-keepalive': 0 })
+    const second = await start({ 'tcp-keepalive': 0, 'io-threads': 1 })
     const other = await connect(second.port)
     expect(await askLine(other, 'PING')).toBe('+PONG\r\n')
     expect(spy.mock.calls.filter((call) => call[0] === true)).toHaveLength(0)
