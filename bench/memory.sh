@@ -17,6 +17,10 @@
 #   SKIP_BIG=1           no 1 GiB filter, no DEL
 #   SKIP_MIXED=1         no day's kind of use;  MIXED_ONLY=1: that alone
 #   BFS_GLIBC_TUNABLES=glibc.malloc.hugetlb=1   run bfs with other glibc tunables than npm start's ("": none)
+#   IO_THREADS='1 4'     also the first phase's load on a fresh server per io-threads value, and what each
+#                        thread past the first value costs in RSS (limit 15 MB a thread); needs Node >= 22.12
+#   THREADS_ONLY=1       that alone (IO_THREADS defaults to '1 4')
+#   NODE=/path/to/node   the Node that runs bfs (default: node)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in redis-benchmark redis-cli; do
@@ -37,7 +41,7 @@ trap cleanup EXIT
 start_bfs() {
   PORT=$(free_port)
   DIR=$(mktemp -d)
-  GLIBC_TUNABLES=$TUNABLES node --max-semi-space-size=1 --optimize-for-size "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --loglevel warning "$@" >/dev/null &
+  GLIBC_TUNABLES=$TUNABLES "${NODE:-node}" --max-semi-space-size=1 --optimize-for-size "$MAIN" --bind 127.0.0.1 --port "$PORT" --dir "$DIR" --loglevel warning "$@" >/dev/null &
   BFS_PID=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" PING >/dev/null 2>&1 && break; sleep 0.1; done
 }
@@ -143,10 +147,52 @@ awk -v start="$start_kb" -v full="$full_kb" -v settled="$settled_kb" -v items="$
 cleanup
 }
 
+# RSS per io-threads value: each a fresh server with the first phase's filter and adds (-c 50: the
+# connections spread over the threads), read at start, 1 s after the adds and 15 s after, idle.
+threads_phase() {
+local values n idle full settled size first=
+read -ra values <<<"${IO_THREADS:-1 4}"
+"${NODE:-node}" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) ? 0 : 1)' ||
+  echo "note: node $("${NODE:-node}" --version) is older than 22.12: bfs runs one thread at every io-threads value"
+echo "| io-threads | RSS at start | RSS - bitmap 1 s after the adds | RSS - bitmap 15 s after, idle | per thread past io-threads ${values[0]}: at start, idle after (limit 15) |"
+echo "|---:|---:|---:|---:|---:|"
+for n in "${values[@]}"; do
+  start_bfs --save "" --appendonly no --io-threads "$n"
+  # The threads start with the listeners: give them a second before the first reading.
+  sleep 1
+  idle=$(rss_kb)
+  redis-cli -p "$PORT" BF.RESERVE mem 0.01 10000000 >/dev/null
+  redis-benchmark -h 127.0.0.1 -p "$PORT" -c 50 -P 16 -n 1000000 -r 1000000000 -q BF.ADD mem __rand_int__ >/dev/null 2>&1
+  sleep 1
+  full=$(rss_kb)
+  sleep 14
+  settled=$(rss_kb)
+  size=$(redis-cli -p "$PORT" BF.INFO mem SIZE)
+  cleanup
+  [ -n "$first" ] || first="$n $idle $settled"
+  awk -v n="$n" -v idle="$idle" -v full="$full" -v settled="$settled" -v size="$size" -v first="$first" 'BEGIN {
+    mb = 1024 * 1024
+    split(first, f, " ")
+    per = ""
+    if (n > f[1]) {
+      start = (idle - f[2]) * 1024 / mb / (n - f[1])
+      after = (settled - f[3]) * 1024 / mb / (n - f[1])
+      per = sprintf("%.1f, %.1f %s", start, after, after <= 15 ? "ok" : "OVER")
+    }
+    printf "| %d | %.1f | %.1f | %.1f | %s |\n", n, idle * 1024 / mb, full * 1024 / mb - size / mb, settled * 1024 / mb - size / mb, per
+  }'
+done
+}
+
+if [ -n "${THREADS_ONLY:-}" ]; then
+  threads_phase
+  exit 0
+fi
 if [ -z "${MIXED_ONLY:-}" ]; then
   first_phase
   [ -z "${SKIP_BIG:-}" ] && big_phase
   cleanup
 fi
 [ -z "${SKIP_MIXED:-}" ] && mixed_phase
+[ -n "${IO_THREADS:-}" ] && threads_phase
 exit 0
