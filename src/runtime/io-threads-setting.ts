@@ -6,7 +6,7 @@
  * process.version, and logs the warning.
  */
 
-/** `auto` takes a core less than the machine has (the main thread runs the commands), at most this many. */
+/** `auto` takes a core less than the machine has (one left to the system and the clients), at most this many. */
 export const MAX_AUTO_IO_THREADS = 8
 
 /** Below this many cores `auto` is one thread: the threads would take the main thread's core. */

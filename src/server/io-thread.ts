@@ -125,7 +125,7 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
       onData: (chunk, length) => {
         out.put(BYTES, id, chunk, 0, length)
         connection.read = (connection.read + length) >>> 0
-        if (((connection.read - connection.consumed) >>> 0) < READ_AHEAD_BYTES) return
+        if ((connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES) return
         connection.ahead = true
         socket.pause()
       },
@@ -163,7 +163,7 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
         break
       case CONSUMED:
         connection.consumed = payload.readUInt32LE(0)
-        if (connection.ahead && ((connection.read - connection.consumed) >>> 0) < READ_AHEAD_BYTES / 2) {
+        if (connection.ahead && (connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES / 2) {
           connection.ahead = false
           if (!mainBehind && !connection.pausedByMain) socket.resume()
         }

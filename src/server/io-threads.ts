@@ -1,7 +1,7 @@
 /**
- * io-threads N > 1: N I/O threads (io-thread.ts) listen on the plaintext port, each with its own
- * socket (`reusePort`), accept and read and write the connections; the main thread runs every
- * command, as with one thread, in one order. A connection reaches the server as a RemoteSocket,
+ * io-threads N > 1: N threads in all, as in redis. N - 1 I/O threads (io-thread.ts) listen on the
+ * plaintext port, each with its own socket (`reusePort`), accept and read and write the
+ * connections; the main thread runs every command, as with one thread, in one order. A connection reaches the server as a RemoteSocket,
  * through the same accept as a socket of its own, so everything a client is and does (ACL,
  * MULTI, WATCH, pub/sub, MONITOR, CLIENT LIST/KILL/PAUSE, timeout, output limits, replication
  * links) is the main thread's, unchanged.
@@ -188,7 +188,9 @@ export class IoThreads {
       await Promise.all(links.map((link) => link.worker.terminate()))
       throw error
     }
-    log.notice(`${count} I/O threads serve port ${bound}`)
+    log.notice(
+      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound}; the main thread runs the commands`,
+    )
     return new IoThreads(links, bound, hosts)
   }
 

@@ -57,8 +57,9 @@ function checkClusterPorts(config: Config, plaintext: boolean): void {
 }
 
 /**
- * The plaintext port: the main thread's own listeners, or the I/O threads' (io-threads > 1),
- * whose connections come to the same accept.
+ * The plaintext port: the main thread's own listeners, or, with io-threads N > 1, those of N - 1
+ * I/O threads (N threads in all, as in redis: the main thread runs the commands), whose
+ * connections come to the same accept.
  */
 async function openPlaintext(
   config: Config,
@@ -67,7 +68,13 @@ async function openPlaintext(
   log: Logger,
 ): Promise<{ listeners: net.Server[]; port: number; hosts: string[]; threads?: IoThreads }> {
   if (host.ioThreads > 1) {
-    const threads = await IoThreads.start(host.ioThreads, addresses, config.port, (socket) => host.accept(socket, false), log)
+    const threads = await IoThreads.start(
+      host.ioThreads - 1,
+      addresses,
+      config.port,
+      (socket) => host.accept(socket, false),
+      log,
+    )
     return { listeners: [], port: threads.port, hosts: threads.hosts, threads }
   }
   const wire = (listener: net.Server): boolean => acceptConnections(listener, (socket) => host.accept(socket, false))

@@ -93,7 +93,7 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
     this.written = (this.written + bytes.length) >>> 0
     if (this.writableLength >= HIGH_WATER_BYTES) this.needDrain = true
     // While it must drain every write asks for a report, so that the report that drains it comes.
-    const report = this.needDrain || ((this.written - this.askedAt) >>> 0) >= REPORT_EVERY_BYTES
+    const report = this.needDrain || (this.written - this.askedAt) >>> 0 >= REPORT_EVERY_BYTES
     if (report) this.askedAt = this.written
     this.outbox.put(report ? BYTES_THEN_REPORT : BYTES, this.connection, bytes)
     return !this.needDrain
@@ -147,7 +147,7 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
 
   private deliver(bytes: Buffer): void {
     this.consumed = (this.consumed + bytes.length) >>> 0
-    if (((this.consumed - this.consumedReported) >>> 0) >= CONSUMED_EVERY_BYTES) {
+    if ((this.consumed - this.consumedReported) >>> 0 >= CONSUMED_EVERY_BYTES) {
       this.consumedReported = this.consumed
       this.outbox.putNumber(CONSUMED, this.connection, this.consumed)
     }

@@ -139,7 +139,13 @@ export class RingWriter extends RingView {
     return (toEnd < size ? toEnd + size : size) <= free
   }
 
-  private write(type: number, connection: number, payload: Uint8Array | undefined, start: number, end: number): boolean {
+  private write(
+    type: number,
+    connection: number,
+    payload: Uint8Array | undefined,
+    start: number,
+    end: number,
+  ): boolean {
     const size = HEADER_BYTES + end - start
     if (!this.fits(size)) return false
     let at = this.written & (this.capacity - 1)
@@ -202,8 +208,7 @@ export class RingReader extends RingView {
     this.read = read
     Atomics.store(this.control, READ, read)
     return (
-      Atomics.load(this.control, WRITER_WAITS) === 1 &&
-      Atomics.compareExchange(this.control, WRITER_WAITS, 1, 0) === 1
+      Atomics.load(this.control, WRITER_WAITS) === 1 && Atomics.compareExchange(this.control, WRITER_WAITS, 1, 0) === 1
     )
   }
 

@@ -41,4 +41,4 @@ export const READ_AHEAD_BYTES = 1024 * 1024
 export const CONSUMED_EVERY_BYTES = READ_AHEAD_BYTES / 4
 
 /** Bytes of each ring between two threads (one each way). */
-export const RING_BYTES = 512 * 1024
+export const RING_BYTES = 256 * 1024
