@@ -62,6 +62,8 @@ interface Connection {
   consumed: number
   /** Whether it is not read for being {@link READ_AHEAD_BYTES} ahead of the server. */
   ahead: boolean
+  /** Whether the server ended it: what it sends is dropped, and it is read only to see it close. */
+  ending: boolean
 }
 
 function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): void {
@@ -72,8 +74,8 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
   let mainBehind = false
   const readAll = (read: boolean): void => {
     mainBehind = !read
-    for (const { socket, pausedByMain, ahead } of connections.values()) {
-      if (pausedByMain || ahead) continue
+    for (const { socket, pausedByMain, ahead, ending } of connections.values()) {
+      if (pausedByMain || ahead || ending) continue
       if (read) socket.resume()
       else socket.pause()
     }
@@ -105,6 +107,7 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
       read: 0,
       consumed: 0,
       ahead: false,
+      ending: false,
     }
     connections.set(id, connection)
     socket.setNoDelay(true)
@@ -123,6 +126,7 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
     })
     return {
       onData: (chunk, length) => {
+        if (connection.ending) return
         out.put(BYTES, id, chunk, 0, length)
         connection.read = (connection.read + length) >>> 0
         if ((connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES) return
@@ -148,14 +152,18 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
         }
         break
       case CLOSED:
+        // Read again, whatever paused it: the peer's end or reset is seen only by reading, and
+        // until it is the connection stays open (the server ended it while its reading was paused).
+        connection.ending = true
         socket.end()
+        socket.resume()
         break
       case DESTROY:
         socket.destroy()
         break
       case PAUSE:
         connection.pausedByMain = true
-        socket.pause()
+        if (!connection.ending) socket.pause()
         break
       case RESUME:
         connection.pausedByMain = false
