@@ -38,6 +38,13 @@ function ioThreadModule(): string {
   return path.resolve(path.dirname(here), '../../dist/server/io-thread.js')
 }
 
+/**
+ * An I/O thread's young generation: what `npm start`'s --max-semi-space-size=1 gives (3 MB). Its
+ * garbage is small and short-lived (a few objects per read and write); V8's default (up to 16 MB
+ * per semi-space, two or three of them) would cost up to tens of MB of RSS per thread.
+ */
+const IO_THREAD_YOUNG_GENERATION_MB = 3
+
 /** One I/O thread and the connections it serves, seen from the main thread. */
 class ThreadLink implements ThreadOutbox {
   private readonly sockets = new Map<number, RemoteSocket>()
@@ -173,7 +180,11 @@ export class IoThreads {
           toThread: createRing(RING_BYTES),
           wakeups: wakeups.port2,
         }
-        const worker = new Worker(ioThreadModule(), { workerData: data, transferList: [wakeups.port2] })
+        const worker = new Worker(ioThreadModule(), {
+          workerData: data,
+          transferList: [wakeups.port2],
+          resourceLimits: { maxYoungGenerationSizeMb: IO_THREAD_YOUNG_GENERATION_MB },
+        })
         const link = new ThreadLink(worker, data, wakeups, accept, log)
         links.push(link)
         const answer = await link.next()
