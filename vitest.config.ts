@@ -1,7 +1,9 @@
-import { defineConfig } from 'vitest/config'
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
+import { nodeHasReusePort } from './src/runtime/io-threads-setting.js'
 
 /**
- * Six projects, all run by `npm test`:
+ * Eight projects, all run by `npm test` (the two threads projects only on a Node.js with
+ * `reusePort`):
  * - unit: every test that starts no server and needs no build (the pure core, the format, the
  *   protocol, the commands' unit tests, the store against a temporary directory), imported from
  *   src/ through vitest's TypeScript transform: `npm run test:unit`, the inner loop.
@@ -14,6 +16,12 @@ import { defineConfig } from 'vitest/config'
  * - distributed: several bfs processes replicating, and real redis-sentinel processes failing them
  *   over (test/distributed): `npm run test:distributed`. Last, one file at a time (each
  *   holds 3-4 servers and 3 Sentinels for tens of seconds).
+ * - threads and threads-serial: the server files, then the slow and distributed ones (less
+ *   SAME_WITH_THREADS; one file at a time) again, every bfs they start with `io-threads 4`
+ *   (BFS_TEST_IO_THREADS: the test helpers pass it on, a test's own io-threads wins):
+ *   `npm run test:threads`. Only on a Node.js that has `net` listen's `reusePort` (22.12 and 23.1
+ *   on): an older one serves from one thread, as the server project has run already (there
+ *   `npm run test:threads` finds no project). After the distributed project, before huge.
  */
 const UNIT = [
   'test/architecture/**/*.test.ts',
@@ -42,6 +50,44 @@ const SLOW = [
   'test/deploy/package.test.ts', // npm pack, npm install -g of the tarball
 ]
 
+/** The server's I/O threads in the threads projects (io-threads of every bfs they start). */
+const TEST_IO_THREADS = '4'
+// Slow and distributed files the threads projects leave out: their run would be the same again.
+const SAME_WITH_THREADS = [
+  'test/store/huge-filter.test.ts', // starts no server
+  'test/distributed/threads-concurrency.test.ts', // every server it starts has io-threads 4 already
+]
+
+const SERVER_FILES = { include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED, ...HUGE] }
+
+const THREADS: TestProjectInlineConfiguration[] = nodeHasReusePort(process.version)
+  ? [
+      {
+        extends: true,
+        test: {
+          name: 'threads',
+          ...SERVER_FILES,
+          env: { BFS_TEST_IO_THREADS: TEST_IO_THREADS },
+          sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'threads-serial',
+          include: [...SLOW, ...DISTRIBUTED],
+          exclude: SAME_WITH_THREADS,
+          env: { BFS_TEST_IO_THREADS: TEST_IO_THREADS },
+          maxWorkers: 1,
+          // The distributed project's: its files hold several servers and Sentinels each.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          sequence: { groupOrder: 4 },
+        },
+      },
+    ]
+  : []
+
 // The json reporter's file is what .ci/run reads for its closing "N passed, N failed" line: one
 // file with the totals of every project.
 export default defineConfig({
@@ -55,10 +101,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: [...SLOW, ...FRESH_ARENAS], isolate: false } },
       { extends: true, test: { name: 'unit-fresh', include: FRESH_ARENAS } },
-      {
-        extends: true,
-        test: { name: 'server', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SLOW, ...DISTRIBUTED, ...HUGE] },
-      },
+      { extends: true, test: { name: 'server', ...SERVER_FILES } },
       { extends: true, test: { name: 'slow', include: SLOW, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       {
         extends: true,
@@ -71,6 +114,7 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
         },
       },
+      ...THREADS,
       {
         extends: true,
         test: {
@@ -79,7 +123,7 @@ export default defineConfig({
           maxWorkers: 1,
           testTimeout: 600_000,
           hookTimeout: 600_000,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 5 },
         },
       },
     ],

@@ -14,7 +14,7 @@ import { Redis } from 'ioredis'
 import { startServer } from '../helpers/start-server.js'
 import { makeTempDir } from '../helpers/temp-dir.js'
 import { until } from '../helpers/replication-info.js'
-import { BFS_MAIN } from '../helpers/child-server.js'
+import { BFS_MAIN, testIoThreadsArgs } from '../helpers/child-server.js'
 import { InteractiveTool } from '../helpers/tools.js'
 import { freePortBelow50000 } from '../helpers/cluster-mode.js'
 
@@ -154,6 +154,7 @@ describe('a damaged nodes.conf', () => {
     writeFileSync(path.join(dir, 'nodes.conf'), text)
     const bfs = InteractiveTool.start(process.execPath, [
       BFS_MAIN,
+      ...testIoThreadsArgs(),
       '--port',
       '0',
       '--bind',

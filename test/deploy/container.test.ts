@@ -14,6 +14,7 @@ import { Redis } from 'ioredis'
 import { freePort, hasTool, runTool, type ToolResult } from '../helpers/tools.js'
 import { until } from '../helpers/replication-info.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
+import { testIoThreadsArgs, testIoThreadsLines } from '../helpers/child-server.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const BASE = 'localhost/bfs-base:bookworm-node24'
@@ -84,7 +85,7 @@ describe.skipIf(!hasTool('podman'))('the container image', () => {
 
     const port = await freePort()
     // Configured by flags after the image name.
-    const first = await startContainer(port, [], ['--port', String(port)])
+    const first = await startContainer(port, [], [...testIoThreadsArgs(), '--port', String(port)])
     try {
       expect(await first.client.call('BF.ADD', 'seen', 'https://example.com/')).toBe(1)
       // The server process (PID 1 in the container) is not root.
@@ -107,7 +108,10 @@ describe.skipIf(!hasTool('podman'))('the container image', () => {
 
     // Configured by a file mounted over the image's /etc/bfs/bfs.conf (the health check reads its port).
     const conf = path.join(work, 'bfs.conf')
-    writeFileSync(conf, `bind 0.0.0.0\nport ${port}\ndir /data\nmaxclients 500\n`)
+    writeFileSync(
+      conf,
+      [...testIoThreadsLines(), 'bind 0.0.0.0', `port ${port}`, 'dir /data', 'maxclients 500', ''].join('\n'),
+    )
     const second = await startContainer(port, ['-v', `${conf}:/etc/bfs/bfs.conf:ro`], [])
     try {
       expect(await second.client.config('GET', 'maxclients')).toEqual(['maxclients', '500'])

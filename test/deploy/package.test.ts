@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { freePort, hasTool, InteractiveTool, runTool, type ToolResult } from '../helpers/tools.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
+import { testIoThreadsArgs } from '../helpers/child-server.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -71,7 +72,7 @@ describe('the package', () => {
     expect(ok(await runTool(bin('bfs-import'), ['--help']), 'bfs-import --help').stdout).toContain('usage: bfs-import')
     const port = await freePort()
     const dir = path.join(work, 'data')
-    const server = InteractiveTool.start(bin('bfs'), ['--port', String(port), '--dir', dir])
+    const server = InteractiveTool.start(bin('bfs'), [...testIoThreadsArgs(), '--port', String(port), '--dir', dir])
     try {
       await server.waitFor((output) => output.includes('Ready to accept connections'))
       const client = new Redis({ port, host: '127.0.0.1' })

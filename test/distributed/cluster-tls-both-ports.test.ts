@@ -13,7 +13,7 @@ import path from 'node:path'
 import { Redis, Cluster as ClusterClient } from 'ioredis'
 import { slotOf } from '../../src/core/key-slot.js'
 import { Cluster, ManagedProcess, waitUntil } from '../helpers/cluster-nodes.js'
-import { BFS_MAIN } from '../helpers/child-server.js'
+import { BFS_MAIN, testIoThreadsLines } from '../helpers/child-server.js'
 import { freePortBelow50000, redisCli, type CliRun } from '../helpers/cluster-mode.js'
 import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 
@@ -46,6 +46,7 @@ function connect(node: Node, secure: boolean): Redis {
 async function startNode(node: Node): Promise<void> {
   mkdirSync(node.dir, { recursive: true })
   const lines = [
+    ...testIoThreadsLines(),
     `port ${node.port}`,
     `tls-port ${node.tlsPort}`,
     'bind 127.0.0.1',

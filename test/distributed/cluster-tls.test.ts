@@ -11,7 +11,7 @@ import path from 'node:path'
 import { Cluster as ClusterClient } from 'ioredis'
 import { slotOf } from '../../src/core/key-slot.js'
 import { Cluster, ManagedProcess, waitUntil } from '../helpers/cluster-nodes.js'
-import { BFS_MAIN } from '../helpers/child-server.js'
+import { BFS_MAIN, testIoThreadsLines } from '../helpers/child-server.js'
 import { freePortBelow50000, redisCli, type CliRun } from '../helpers/cluster-mode.js'
 import { makeTestCerts, clientTlsOptions, type TestCerts } from '../helpers/tls-certs.js'
 
@@ -29,6 +29,7 @@ async function startNode(port: number): Promise<void> {
   const dir = path.join(processes.dir, `node-${port}`)
   mkdirSync(dir, { recursive: true })
   const lines = [
+    ...testIoThreadsLines(),
     'port 0',
     `tls-port ${port}`,
     'bind 127.0.0.1',

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { allDocBlocks, docBlock } from '../helpers/doc-blocks.js'
-import { startServer, type RunningServer } from '../helpers/start-server.js'
+import { startServer, testIoThreads, type RunningServer } from '../helpers/start-server.js'
 import { runTool } from '../helpers/tools.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
 
@@ -70,7 +70,7 @@ function runnable(source: string, dir: string, epilogue: string): string {
     compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 },
   }).outputText
   code = code.replace(/from 'bloom-filter-server'/g, `from ${JSON.stringify(ENTRY)}`)
-  const config = `config: { port: 0, dir: ${JSON.stringify(dir)} }, logSink: () => {}`
+  const config = `config: { ...${JSON.stringify(testIoThreads())}, port: 0, dir: ${JSON.stringify(dir)} }, logSink: () => {}`
   code = code
     .replace("config: { port: 6379, dir: './data' }", config)
     .replace('createServer({ commands:', `createServer({ ${config}, commands:`)

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BFS_MAIN } from '../helpers/child-server.js'
+import { BFS_MAIN, testIoThreadsArgs } from '../helpers/child-server.js'
 import { docBlock, REPO_ROOT } from '../helpers/doc-blocks.js'
 import { freePort, hasTool } from '../helpers/tools.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
@@ -50,7 +50,7 @@ describe('the TLS recipe of docs/operations/tls.md', () => {
       // `bfs` as the docs mean it: the built server; here in the background, the function returning
       // once the server logged that it accepts connections (or exited).
       const harness = `bfs() {
-  "${process.execPath}" "${BFS_MAIN}" "$@" --dir "${work}/data" > "${work}/bfs.log" 2>&1 &
+  "${process.execPath}" "${BFS_MAIN}" "$@" ${testIoThreadsArgs().join(' ')} --dir "${work}/data" > "${work}/bfs.log" 2>&1 &
   echo $! > "${work}/bfs.pid"
   until grep -q 'Ready to accept connections' "${work}/bfs.log"; do
     kill -0 "$(cat "${work}/bfs.pid")" 2> /dev/null || { cat "${work}/bfs.log"; exit 1; }

@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Redis } from 'ioredis'
-import { BFS_MAIN } from './child-server.js'
+import { BFS_MAIN, testIoThreadsLines } from './child-server.js'
 import { freePort } from './tools.js'
 import { makeTempDir } from './temp-dir.js'
 
@@ -164,6 +164,7 @@ export class ClusterNode {
     mkdirSync(this.dir, { recursive: true })
     this.configFile = path.join(this.dir, 'node.conf')
     const lines = [
+      ...(NODE_KIND === 'bfs' ? testIoThreadsLines() : []),
       `port ${port}`,
       'bind 127.0.0.1',
       `dir ${this.dir}`,

@@ -24,6 +24,7 @@ import {
   type FilterInfo,
 } from 'bloom-filter-server'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
+import { testIoThreads } from '../helpers/start-server.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -131,7 +132,10 @@ describe('BloomFilter in process', () => {
 describe('a server started from the library', () => {
   it('serves a filter built in process, and its filters read back in process, bit for bit', async () => {
     const dir = makeTempDir('bfs-library-')
-    const server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {} })
+    const server = createServer({
+      config: { ...testIoThreads(), port: 0, dir, save: '', appendonly: false },
+      logSink: () => {},
+    })
     await server.start()
     const redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
     try {
@@ -218,7 +222,10 @@ describe('CuckooFilter in process', () => {
 
   it('leaves the buckets CF.ADD leaves on a server, and serves a filter built in process', async () => {
     const dir = makeTempDir('bfs-library-')
-    const server = createServer({ config: { port: 0, dir, save: '', appendonly: false }, logSink: () => {} })
+    const server = createServer({
+      config: { ...testIoThreads(), port: 0, dir, save: '', appendonly: false },
+      logSink: () => {},
+    })
     await server.start()
     const redis = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true })
     try {

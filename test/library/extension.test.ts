@@ -8,6 +8,7 @@ import { Redis } from 'ioredis'
 import { createServer, type BfsServer, type CommandContext } from 'bloom-filter-server'
 import { BFX_MADDNEW } from '../../examples/crawler-seen.js'
 import { makeTempDir, removeTempDir } from '../helpers/temp-dir.js'
+import { testIoThreads } from '../helpers/start-server.js'
 
 let dir: string
 let server: BfsServer
@@ -16,7 +17,7 @@ let redis: Redis
 beforeAll(async () => {
   dir = makeTempDir('bfs-extension-')
   server = createServer({
-    config: { port: 0, dir, save: '', appendonly: false },
+    config: { ...testIoThreads(), port: 0, dir, save: '', appendonly: false },
     logSink: () => {},
     commands: [BFX_MADDNEW],
   })

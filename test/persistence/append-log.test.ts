@@ -10,6 +10,7 @@ import path from 'node:path'
 import { makeTempDir } from '../helpers/temp-dir.js'
 import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { replyEnd } from '../helpers/tools.js'
+import { testIoThreads } from '../helpers/start-server.js'
 import { createServer, type BfsServer } from '../../src/server/server.js'
 import type { Config } from '../../src/runtime/config.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
@@ -35,7 +36,7 @@ interface Started {
 function build(dir: string, config: Partial<Config> = {}): Started {
   const logs: string[] = []
   const server = createServer({
-    config: { port: 0, save: '', appendonly: true, appendfsync: 'everysec', ...config, dir },
+    config: { port: 0, save: '', appendonly: true, appendfsync: 'everysec', ...testIoThreads(), ...config, dir },
     logSink: (line) => logs.push(line),
   })
   servers.push(server)

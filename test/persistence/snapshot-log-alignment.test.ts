@@ -14,6 +14,7 @@ import { RawClient, encodeCommand } from '../helpers/resp.js'
 import { freePort, type InteractiveTool } from '../helpers/tools.js'
 import { childClient, killChildServer, startChildServer } from '../helpers/child-server.js'
 import { loadUntilDeath, lostItems } from '../helpers/crash-load.js'
+import { testIoThreads } from '../helpers/start-server.js'
 import { createServer, type BfsServer } from '../../src/server/server.js'
 import type { Config } from '../../src/runtime/config.js'
 import { listSegments, segmentName } from '../../src/store/append-log.js'
@@ -48,7 +49,7 @@ interface Started {
 async function boot(dir: string, config: Partial<Config> = {}): Promise<Started> {
   const logs: string[] = []
   const server = createServer({
-    config: { port: 0, save: '', appendonly: true, appendfsync: 'everysec', ...config, dir },
+    config: { port: 0, save: '', appendonly: true, appendfsync: 'everysec', ...testIoThreads(), ...config, dir },
     logSink: (line) => logs.push(line),
   })
   await server.start()

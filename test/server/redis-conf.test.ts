@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTempDir } from '../helpers/temp-dir.js'
 import { encodeCommand } from '../helpers/resp.js'
 import { InteractiveTool, hasTool, replyEnd, runTool } from '../helpers/tools.js'
-import { BFS_MAIN, startChildServer } from '../helpers/child-server.js'
+import { BFS_MAIN, startChildServer, testIoThreadsArgs } from '../helpers/child-server.js'
 // @ts-expect-error: a plain .mjs build script, without type declarations
 import { staleReason } from '../../scripts/start.mjs'
 
@@ -204,6 +204,7 @@ describe('the process directives', () => {
     expect(await bfs.waitExit()).toBe(0)
     const result = await runTool(process.execPath, [
       BFS_MAIN,
+      ...testIoThreadsArgs(),
       '--port',
       '0',
       '--bind',
@@ -229,6 +230,7 @@ describe('the process directives', () => {
       process.execPath,
       [
         BFS_MAIN,
+        ...testIoThreadsArgs(),
         '--port',
         '0',
         '--dir',
@@ -275,6 +277,7 @@ describe('the process directives', () => {
         process.execPath,
         [
           BFS_MAIN,
+          ...testIoThreadsArgs(),
           '--port',
           String(taken),
           '--dir',
@@ -307,6 +310,7 @@ describe('npm start', () => {
       ROOT,
       '--silent',
       '--',
+      ...testIoThreadsArgs(),
       '--port',
       '0',
       '--dir',
@@ -360,6 +364,7 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
           process.execPath,
           [
             BFS_MAIN,
+            ...testIoThreadsArgs(),
             '--port',
             '0',
             '--dir',
@@ -395,7 +400,20 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
     const data = subdir()
     const bfs = InteractiveTool.start(
       process.execPath,
-      [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'systemd'],
+      [
+        BFS_MAIN,
+        ...testIoThreadsArgs(),
+        '--port',
+        '0',
+        '--dir',
+        data,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--supervised',
+        'systemd',
+      ],
       { ...process.env, NOTIFY_SOCKET: path.join(data, 'nobody.sock'), PATH: path.join(data, 'empty') },
     )
     try {
@@ -414,7 +432,20 @@ describe('supervised upstart', () => {
     const data = subdir()
     const bfs = InteractiveTool.start(
       process.execPath,
-      [BFS_MAIN, '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', '--supervised', 'upstart'],
+      [
+        BFS_MAIN,
+        ...testIoThreadsArgs(),
+        '--port',
+        '0',
+        '--dir',
+        data,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--supervised',
+        'upstart',
+      ],
       { ...process.env, UPSTART_JOB: 'bfs' },
     )
     try {
