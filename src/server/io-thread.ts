@@ -10,7 +10,7 @@
  */
 import net from 'node:net'
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
-import { acceptConnections } from './accept-connections.js'
+import { acceptConnections, type ConnectionReader } from './accept-connections.js'
 import { listenTcp, type BindAddress } from './listeners.js'
 import type { Logger } from '../runtime/logger.js'
 import {
@@ -18,6 +18,7 @@ import {
   BYTES_THEN_REPORT,
   CLOSED,
   CONSUMED,
+  READ,
   READ_AHEAD_BYTES,
   DESTROY,
   FAILED,
@@ -50,6 +51,7 @@ export type IoThreadControl =
 
 /** One accepted connection, by its number on this thread. */
 interface Connection {
+  readonly id: number
   readonly socket: net.Socket
   /** Bytes taken for it from the main thread so far, modulo 2^32 (its {@link UNSENT} reports). */
   taken: number
@@ -66,40 +68,62 @@ interface Connection {
   ending: boolean
 }
 
-function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): void {
-  const connections = new Map<number, Connection>()
-  let nextConnection = 1
-  // While the main thread is behind (the ring to it full), no connection is read: what is read
-  // would wait in this thread's memory, without bound.
-  let mainBehind = false
-  const readAll = (read: boolean): void => {
-    mainBehind = !read
-    for (const { socket, pausedByMain, ahead, ending } of connections.values()) {
-      if (pausedByMain || ahead || ending) continue
-      if (read) socket.resume()
-      else socket.pause()
-    }
-  }
-  // The main thread is woken after every read of this turn (the poll phase), before this loop
-  // sleeps: once per turn at most, and not at all while it is busy taking records.
-  const out = new RingChannel(
-    data.toMain,
-    data.toThread,
-    {
-      wake: () => data.wakeups.postMessage(0),
-      defer: setImmediate,
-      full: () => readAll(false),
-      room: () => readAll(true),
-    },
-    (type, id, payload) => apply(type, id, payload),
-  )
-  const post = (message: IoThreadControl): void => port.postMessage(message)
-  const log = logTo(post)
+class IoThread {
+  private readonly connections = new Map<number, Connection>()
+  private nextConnection = 1
+  /**
+   * While the main thread is behind (the ring to it full), no connection is read: what is read
+   * would wait in this thread's memory, without bound.
+   */
+  private mainBehind = false
+  private readonly out: RingChannel
+  private readonly unsentReport = Buffer.alloc(8)
+  private listeners: net.Server[] = []
 
-  const accept = (socket: net.Socket): { onData(chunk: Buffer, length: number): void } => {
-    const id = nextConnection
-    nextConnection = nextConnection === 0xffffffff ? 1 : nextConnection + 1
+  constructor(
+    private readonly port: NonNullable<typeof parentPort>,
+    data: IoThreadData,
+  ) {
+    // The main thread is woken after every read of this turn (the poll phase), before this loop
+    // sleeps: once per turn at most, and not at all while it is busy taking records.
+    this.out = new RingChannel(
+      data.toMain,
+      data.toThread,
+      {
+        wake: () => data.wakeups.postMessage(0),
+        defer: setImmediate,
+        full: () => this.setMainBehind(true),
+        room: () => this.setMainBehind(false),
+      },
+      (type, id, payload) => this.apply(type, id, payload),
+    )
+    data.wakeups.on('message', () => this.out.woken())
+    port.on('message', (message: IoThreadControl) => {
+      if (message.type === 'stop-listening') this.stopListening()
+    })
+    const accept = (socket: net.Socket): ConnectionReader => this.accept(socket)
+    listenTcp(
+      data.addresses,
+      data.port,
+      (listener) => acceptConnections(listener, accept),
+      logTo(this.post),
+      true,
+    ).then(
+      (tcp) => {
+        this.listeners = tcp.listeners
+        this.post({ type: 'listening', port: tcp.port, hosts: tcp.hosts })
+      },
+      (error: NodeJS.ErrnoException) => this.post({ type: 'listen-failed', message: error.message, code: error.code }),
+    )
+  }
+
+  private readonly post = (message: IoThreadControl): void => this.port.postMessage(message)
+
+  private accept(socket: net.Socket): ConnectionReader {
+    const id = this.nextConnection
+    this.nextConnection = id === 0xffffffff ? 1 : id + 1
     const connection: Connection = {
+      id,
       socket,
       taken: 0,
       reportOnDrain: false,
@@ -109,35 +133,54 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
       ahead: false,
       ending: false,
     }
-    connections.set(id, connection)
+    this.connections.set(id, connection)
     socket.setNoDelay(true)
-    if (mainBehind) socket.pause()
+    this.updateReading(connection)
     const address = `${socket.remoteAddress ?? '?'}\n${socket.remotePort ?? 0}\n${socket.localAddress ?? '?'}\n${socket.localPort ?? 0}`
-    out.put(OPENED, id, Buffer.from(address, 'latin1'))
-    socket.on('error', (error) => out.put(FAILED, id, Buffer.from(error.message)))
+    this.out.put(OPENED, id, Buffer.from(address, 'latin1'))
+    socket.on('error', (error) => this.out.put(FAILED, id, Buffer.from(error.message)))
     socket.on('close', () => {
-      connections.delete(id)
-      out.put(CLOSED, id)
+      this.connections.delete(id)
+      this.out.put(CLOSED, id)
     })
     socket.on('drain', () => {
       if (!connection.reportOnDrain) return
       connection.reportOnDrain = false
-      report(id, connection)
+      this.report(connection)
     })
-    return {
-      onData: (chunk, length) => {
-        if (connection.ending) return
-        out.put(BYTES, id, chunk, 0, length)
-        connection.read = (connection.read + length) >>> 0
-        if ((connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES) return
-        connection.ahead = true
-        socket.pause()
-      },
-    }
+    return { onData: (chunk, length) => this.received(connection, chunk, length) }
   }
 
-  const apply = (type: number, id: number, payload: Buffer): void => {
-    const connection = connections.get(id)
+  private received(connection: Connection, chunk: Buffer, length: number): void {
+    if (connection.ending) return
+    this.out.put(READ, connection.id, chunk, 0, length, connection.taken)
+    connection.read = (connection.read + length) >>> 0
+    if ((connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES) return
+    connection.ahead = true
+    this.updateReading(connection)
+  }
+
+  /**
+   * Reads the connection or not, by every reason not to: the main thread paused it, it is far
+   * enough ahead of the server, or the main thread is behind. One the server ended is read
+   * whatever the reasons: its peer's end or reset is seen only by reading, and until it is the
+   * connection stays open.
+   */
+  private updateReading(connection: Connection): void {
+    const read = connection.ending || !(connection.pausedByMain || connection.ahead || this.mainBehind)
+    const socket = connection.socket
+    if (read && socket.isPaused()) socket.resume()
+    else if (!read && !socket.isPaused()) socket.pause()
+  }
+
+  private setMainBehind(behind: boolean): void {
+    this.mainBehind = behind
+    for (const connection of this.connections.values()) this.updateReading(connection)
+  }
+
+  /** A record from the main thread. */
+  private apply(type: number, id: number, payload: Buffer): void {
+    const connection = this.connections.get(id)
     if (connection === undefined) return
     const socket = connection.socket
     switch (type) {
@@ -147,69 +190,49 @@ function runIoThread(port: NonNullable<typeof parentPort>, data: IoThreadData): 
         socket.write(Buffer.from(payload))
         connection.taken = (connection.taken + payload.length) >>> 0
         if (type === BYTES_THEN_REPORT) {
-          report(id, connection)
+          this.report(connection)
           connection.reportOnDrain = socket.writableLength > 0
         }
-        break
+        return
       case CLOSED:
-        // Read again, whatever paused it: the peer's end or reset is seen only by reading, and
-        // until it is the connection stays open (the server ended it while its reading was paused).
         connection.ending = true
         socket.end()
-        socket.resume()
-        break
+        return this.updateReading(connection)
       case DESTROY:
         socket.destroy()
-        break
+        return
       case PAUSE:
-        connection.pausedByMain = true
-        if (!connection.ending) socket.pause()
-        break
       case RESUME:
-        connection.pausedByMain = false
-        if (!mainBehind && !connection.ahead) socket.resume()
-        break
+        connection.pausedByMain = type === PAUSE
+        return this.updateReading(connection)
       case CONSUMED:
         connection.consumed = payload.readUInt32LE(0)
         if (connection.ahead && (connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES / 2) {
           connection.ahead = false
-          if (!mainBehind && !connection.pausedByMain) socket.resume()
+          this.updateReading(connection)
         }
-        break
+        return
       case KEEPALIVE:
         socket.setKeepAlive(true, payload.readUInt32LE(0))
-        break
+        return
     }
   }
 
-  const unsentReport = Buffer.alloc(8)
-  const report = (id: number, connection: Connection): void => {
-    unsentReport.writeUInt32LE(connection.taken, 0)
-    unsentReport.writeUInt32LE(connection.socket.writableLength >>> 0, 4)
-    out.put(UNSENT, id, unsentReport)
+  private report(connection: Connection): void {
+    this.unsentReport.writeUInt32LE(connection.taken, 0)
+    this.unsentReport.writeUInt32LE(connection.socket.writableLength >>> 0, 4)
+    this.out.put(UNSENT, connection.id, this.unsentReport)
   }
 
-  let listeners: net.Server[] = []
-  data.wakeups.on('message', () => out.woken())
-  port.on('message', (message: IoThreadControl) => {
-    if (message.type === 'stop-listening') {
-      let open = listeners.length
-      if (open === 0) post({ type: 'stopped-listening' })
-      for (const listener of listeners)
-        listener.close(() => {
-          if (--open === 0) post({ type: 'stopped-listening' })
-        })
-      listeners = []
-    }
-  })
-
-  listenTcp(data.addresses, data.port, (listener) => acceptConnections(listener, accept), log, true).then(
-    (tcp) => {
-      listeners = tcp.listeners
-      post({ type: 'listening', port: tcp.port, hosts: tcp.hosts })
-    },
-    (error: NodeJS.ErrnoException) => post({ type: 'listen-failed', message: error.message, code: error.code }),
-  )
+  private stopListening(): void {
+    let open = this.listeners.length
+    if (open === 0) this.post({ type: 'stopped-listening' })
+    for (const listener of this.listeners)
+      listener.close(() => {
+        if (--open === 0) this.post({ type: 'stopped-listening' })
+      })
+    this.listeners = []
+  }
 }
 
 /** The thread's log lines, written by the main thread's logger. */
@@ -221,4 +244,4 @@ function logTo(post: (message: IoThreadControl) => void): Logger {
   return { debug: line('debug'), verbose: line('verbose'), notice: line('notice'), warning: line('warning') }
 }
 
-if (parentPort !== null) runIoThread(parentPort, workerData as IoThreadData)
+if (parentPort !== null) new IoThread(parentPort, workerData as IoThreadData)

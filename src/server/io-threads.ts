@@ -21,7 +21,7 @@ import type { ClientSocket } from './client.js'
 import type { IoThreadControl, IoThreadData } from './io-thread.js'
 import { listenTcp, type BindAddress } from './listeners.js'
 import { RemoteSocket, type ThreadOutbox } from './remote-socket.js'
-import { BYTES, CLOSED, FAILED, OPENED, RING_BYTES, UNSENT } from './thread-wire.js'
+import { CLOSED, FAILED, OPENED, READ, RING_BYTES, UNSENT } from './thread-wire.js'
 import { RingChannel, createRing } from './thread-ring.js'
 
 /** A connection accepted by a thread: its reader, or undefined when the server refused it. */
@@ -111,8 +111,8 @@ class ThreadLink implements ThreadOutbox {
   }
 
   private readonly onRecord = (type: number, connection: number, payload: Buffer): void => {
-    if (type === BYTES) {
-      this.sockets.get(connection)?.received(payload)
+    if (type === READ) {
+      this.sockets.get(connection)?.received(payload.readUInt32LE(0), payload.subarray(4))
       return
     }
     if (type === OPENED) {

@@ -41,8 +41,8 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
   /**
    * Its output as the main thread knows it: bytes written to the thread (modulo 2^32), of them
    * how many the thread took by its last report, what its socket held unsent then, and where the
-   * last report was asked for. Output not known to be sent is `written - taken + unsent`: what the
-   * output limits count, and what stops the reading of a client that does not read its replies.
+   * last report was asked for. Output not known to be sent, `written - taken + unsent`, is what
+   * stops the reading of a client that does not read its replies.
    */
   private written = 0
   private taken = 0
@@ -69,6 +69,11 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
     super()
   }
 
+  /**
+   * Output not known to be sent: a socket's writableLength (output limits, CLIENT LIST omem,
+   * "pending output", the pacing of a full sync). What the client sent after reading a reply tells
+   * that the reply was taken: each read comes with the count.
+   */
   get writableLength(): number {
     return ((this.written - this.taken) >>> 0) + this.unsent
   }
@@ -138,9 +143,10 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
     return this.paused
   }
 
-  /** Bytes read from the connection, a view valid during the call. */
-  received(bytes: Buffer): void {
+  /** Bytes read from the connection, a view valid during the call, and how many bytes its thread had taken then. */
+  received(taken: number, bytes: Buffer): void {
     if (this.destroyed) return
+    this.taken = taken
     if (this.paused || this.held.length > 0) this.held.push(Buffer.from(bytes))
     else this.deliver(bytes)
   }

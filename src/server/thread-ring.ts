@@ -55,6 +55,7 @@ class RingView {
 interface Waiting {
   readonly type: number
   readonly connection: number
+  readonly lead: number | undefined
   readonly payload: Buffer
 }
 
@@ -73,16 +74,27 @@ export class RingWriter extends RingView {
     return this.waiting.length > 0
   }
 
-  /** Adds a record whose payload is `payload[start, end)` (none by default). */
-  put(type: number, connection: number, payload?: Uint8Array, start = 0, end = payload?.length ?? 0): void {
+  /**
+   * Adds a record whose payload is `payload[start, end)` (none by default), after the u32 `lead`
+   * when one is given (each record of a cut payload starts with it).
+   */
+  put(
+    type: number,
+    connection: number,
+    payload?: Uint8Array,
+    start = 0,
+    end = payload?.length ?? 0,
+    lead?: number,
+  ): void {
     while (end - start > this.largest) {
-      this.put(type, connection, payload, start, start + this.largest)
+      this.put(type, connection, payload, start, start + this.largest, lead)
       start += this.largest
     }
-    if (this.waiting.length === 0 && this.write(type, connection, payload, start, end)) return
+    if (this.waiting.length === 0 && this.write(type, connection, payload, start, end, lead)) return
     this.waiting.push({
       type,
       connection,
+      lead,
       payload: payload === undefined ? Buffer.alloc(0) : Buffer.from(payload.subarray(start, end)),
     })
     if (this.waiting.length === 1) this.waitForRoom()
@@ -94,7 +106,7 @@ export class RingWriter extends RingView {
    */
   private waitForRoom(): void {
     Atomics.store(this.control, WRITER_WAITS, 1)
-    if (this.fits(HEADER_BYTES + this.waiting[0]!.payload.length)) this.retry()
+    if (this.fits(HEADER_BYTES + 4 + this.waiting[0]!.payload.length)) this.retry()
   }
 
   /** Adds a record whose payload is one u32. */
@@ -110,7 +122,7 @@ export class RingWriter extends RingView {
     let done = 0
     while (done < waiting.length) {
       const record = waiting[done]!
-      if (!this.write(record.type, record.connection, record.payload, 0, record.payload.length)) break
+      if (!this.write(record.type, record.connection, record.payload, 0, record.payload.length, record.lead)) break
       done++
     }
     if (done === 0) {
@@ -145,8 +157,10 @@ export class RingWriter extends RingView {
     payload: Uint8Array | undefined,
     start: number,
     end: number,
+    lead: number | undefined,
   ): boolean {
-    const size = HEADER_BYTES + end - start
+    const leadBytes = lead === undefined ? 0 : 4
+    const size = HEADER_BYTES + leadBytes + end - start
     if (!this.fits(size)) return false
     let at = this.written & (this.capacity - 1)
     const toEnd = this.capacity - at
@@ -158,8 +172,9 @@ export class RingWriter extends RingView {
     }
     data[at] = type
     data.writeUInt32LE(connection >>> 0, at + 1)
-    data.writeUInt32LE(end - start, at + 5)
-    if (end > start) data.set(payload!.subarray(start, end), at + HEADER_BYTES)
+    data.writeUInt32LE(leadBytes + end - start, at + 5)
+    if (lead !== undefined) data.writeUInt32LE(lead >>> 0, at + HEADER_BYTES)
+    if (end > start) data.set(payload!.subarray(start, end), at + HEADER_BYTES + leadBytes)
     this.written = (this.written + size) | 0
     Atomics.store(this.control, WRITTEN, this.written)
     return true
@@ -268,9 +283,9 @@ export class RingChannel {
     this.reader = new RingReader(inbound)
   }
 
-  put(type: number, connection: number, payload?: Uint8Array, start?: number, end?: number): void {
+  put(type: number, connection: number, payload?: Uint8Array, start?: number, end?: number, lead?: number): void {
     const wasFull = this.writer.full
-    this.writer.put(type, connection, payload, start, end)
+    this.writer.put(type, connection, payload, start, end, lead)
     if (!wasFull && this.writer.full) this.peer.full?.()
     this.scheduleSignal()
   }

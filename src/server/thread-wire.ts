@@ -6,8 +6,14 @@
 
 /** From an I/O thread: a connection was accepted; payload `remoteAddress\nremotePort\nlocalAddress\nlocalPort`. */
 export const OPENED = 1
-/** Either way: bytes read from the connection (to main), or to write to it (to the I/O thread). */
+/** To an I/O thread: bytes to write to the connection. */
 export const BYTES = 2
+/**
+ * From an I/O thread: bytes read from the connection, after the count of bytes the thread took for
+ * it so far (u32, modulo 2^32, as in {@link UNSENT}): what the client could have read before it
+ * sent them is known to be sent.
+ */
+export const READ = 12
 /** From an I/O thread: the connection closed. To it: end the connection once what was written went. */
 export const CLOSED = 3
 /** From an I/O thread: a socket error's text (a close follows). */
