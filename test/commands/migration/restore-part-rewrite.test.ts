@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Redis } from 'ioredis'
 import { startServer, type RunningServer } from '../../helpers/start-server.js'
 import { makeTempDir } from '../../helpers/temp-dir.js'
-import { RawClient, encodeCommand } from '../../helpers/resp.js'
+import { RawClient, askLine, encodeCommand } from '../../helpers/resp.js'
 import { freePort, type InteractiveTool } from '../../helpers/tools.js'
 import { childClient, killChildServer, startChildServer } from '../../helpers/child-server.js'
 import { infoFields, until } from '../../helpers/replication-info.js'
@@ -242,7 +242,9 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
     // Its sync waits for the staging while parts come; 10 s without one, it goes ahead.
     await linkUp(lateClient)
     expect(await sendParts(raw, 3, PARTS.length)).toEqual(PARTS.slice(3).map(() => '+OK'))
-    expect(await redis.call('WAIT', '2', '10000')).toBe(2)
+    // WAIT on the connection that sent the parts: it waits for that client's writes (a client
+    // that wrote nothing is answered at once, before the replicas had the commit).
+    expect(await askLine(raw, 'WAIT', '2', '10000')).toBe(':2\r\n')
     const expected = await state(redis)
     expect(expected[1]).toBe(ITEMS)
     expect(await state(lateClient)).toEqual(expected)
@@ -265,7 +267,7 @@ describe('BFS.RESTORE-PART across a save, a log rewrite and a full sync', () => 
       'middle link up',
     )
     expect(await sendParts(raw, 0, 3)).toEqual(['+OK', '+OK', '+OK'])
-    expect(await redis.call('WAIT', '1', '10000')).toBe(1) // the middle one stages them too
+    expect(await askLine(raw, 'WAIT', '1', '10000')).toBe(':1\r\n') // the middle one stages them too
     await leafClient.call('REPLICAOF', '127.0.0.1', String(middle.port))
     // Its stream will be the target's, verbatim: the parts before its sync point are in neither.
     await until(
