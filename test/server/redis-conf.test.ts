@@ -18,6 +18,12 @@ import { BFS_MAIN, startChildServer, testIoThreadsArgs } from '../helpers/child-
 import { staleReason } from '../../scripts/start.mjs'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/** A bfs with no persistence in `data` on any free port, then `more`. */
+function plainServerArgs(data: string, ...more: string[]): string[] {
+  return [BFS_MAIN, ...testIoThreadsArgs(), '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', ...more]
+}
+
 const FIXTURES = ['redis-7.0.15.conf', 'redis-7.0.15-debian.conf'].map((name) =>
   path.join(ROOT, 'test', 'fixtures', name),
 )
@@ -398,24 +404,11 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
 
   it('without systemd-notify on PATH: one warning, and the server runs on', async () => {
     const data = subdir()
-    const bfs = InteractiveTool.start(
-      process.execPath,
-      [
-        BFS_MAIN,
-        ...testIoThreadsArgs(),
-        '--port',
-        '0',
-        '--dir',
-        data,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--supervised',
-        'systemd',
-      ],
-      { ...process.env, NOTIFY_SOCKET: path.join(data, 'nobody.sock'), PATH: path.join(data, 'empty') },
-    )
+    const bfs = InteractiveTool.start(process.execPath, plainServerArgs(data, '--supervised', 'systemd'), {
+      ...process.env,
+      NOTIFY_SOCKET: path.join(data, 'nobody.sock'),
+      PATH: path.join(data, 'empty'),
+    })
     try {
       await bfs.waitFor((output) => output.includes('Cannot tell systemd READY=1'))
       const port = Number(/Listening on 127\.0\.0\.1:(\d+)/.exec(bfs.stdout)![1])
@@ -430,24 +423,10 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
 describe('supervised upstart', () => {
   it("with UPSTART_JOB set: the server stops itself (SIGSTOP) once listening, for upstart's `expect stop`, and runs on after SIGCONT", async () => {
     const data = subdir()
-    const bfs = InteractiveTool.start(
-      process.execPath,
-      [
-        BFS_MAIN,
-        ...testIoThreadsArgs(),
-        '--port',
-        '0',
-        '--dir',
-        data,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
-        '--supervised',
-        'upstart',
-      ],
-      { ...process.env, UPSTART_JOB: 'bfs' },
-    )
+    const bfs = InteractiveTool.start(process.execPath, plainServerArgs(data, '--supervised', 'upstart'), {
+      ...process.env,
+      UPSTART_JOB: 'bfs',
+    })
     try {
       await bfs.waitFor((output) => output.includes('supervised by upstart, will stop to signal readiness.'))
       const state = (): string => readFileSync(`/proc/${bfs.child.pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]!
