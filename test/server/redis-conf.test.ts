@@ -234,17 +234,8 @@ describe('the process directives', () => {
     const logfile = path.join(data, 'bfs.log')
     const result = await runTool(
       process.execPath,
-      [
-        BFS_MAIN,
-        ...testIoThreadsArgs(),
-        '--port',
-        '0',
-        '--dir',
+      plainServerArgs(
         data,
-        '--save',
-        '',
-        '--appendonly',
-        'no',
         '--daemonize',
         'yes',
         '--pidfile',
@@ -253,7 +244,7 @@ describe('the process directives', () => {
         socketPath,
         '--logfile',
         logfile,
-      ],
+      ),
       undefined,
       30_000,
     )
@@ -368,22 +359,7 @@ describe.skipIf(!hasTool('python3') || !hasTool('systemd-notify'))('supervised s
         await receiver.waitFor((output) => output.includes('bound'))
         bfs = InteractiveTool.start(
           process.execPath,
-          [
-            BFS_MAIN,
-            ...testIoThreadsArgs(),
-            '--port',
-            '0',
-            '--dir',
-            data,
-            '--save',
-            '',
-            '--appendonly',
-            'no',
-            '--supervised',
-            mode,
-            '--daemonize',
-            'yes',
-          ],
+          plainServerArgs(data, '--supervised', mode, '--daemonize', 'yes'),
           { ...process.env, NOTIFY_SOCKET: notifySocket },
         )
         await bfs.waitFor((output) => output.includes('Ready to accept connections'))
