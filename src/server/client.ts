@@ -87,6 +87,8 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   readonly laddr: string
   readonly unixSocket: boolean
   readonly tls: boolean
+  /** Whether an I/O thread serves it (INFO's io_threaded_* counts): decided once, not per read. */
+  private readonly threaded: boolean
   lastInteractionMs = this.createdAtMs
   name = ''
   libName = ''
@@ -133,6 +135,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   ) {
     this.unixSocket = unixSocketPath !== undefined
     this.tls = socket instanceof TLSSocket
+    this.threaded = socket.threaded === true
     this.addr =
       unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`
     this.laddr =
@@ -179,7 +182,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     if (this.state !== 'open') return
     this.host.stats.netInputBytes += length
     this.host.stats.readsProcessed++
-    if (this.socket.threaded === true) this.host.stats.threadedReadsProcessed++
+    if (this.threaded) this.host.stats.threadedReadsProcessed++
     this.lastInteractionMs = Date.now()
     this.unparsedBytes += length
     this.host.currentClient = this
@@ -400,7 +403,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     if (out !== undefined) {
       this.host.stats.netOutputBytes += out.length
       this.host.stats.writesProcessed++
-      if (this.socket.threaded === true) this.host.stats.threadedWritesProcessed++
+      if (this.threaded) this.host.stats.threadedWritesProcessed++
       if (!this.socket.write(out) && !this.readingPaused) {
         this.readingPaused = true
         this.socket.pause()

@@ -84,10 +84,6 @@ class ThreadLink implements ThreadOutbox {
     })
   }
 
-  get connections(): number {
-    return this.sockets.size
-  }
-
   /** The next control message (listening or not, stopped listening). */
   next(): Promise<IoThreadControl> {
     return new Promise((resolve) => {
@@ -203,11 +199,6 @@ export class IoThreads {
       `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound}; the main thread runs the commands`,
     )
     return new IoThreads(links, bound, hosts)
-  }
-
-  /** Connections open on the threads. */
-  get connections(): number {
-    return this.links.reduce((sum, link) => sum + link.connections, 0)
   }
 
   /** Stops accepting connections; those open are served until they close. */

@@ -127,6 +127,12 @@ export async function openListeners(
   if (tcp !== undefined) listeners.push(...tcp.listeners)
   const port = tcp?.port ?? 0
   const hosts = [...(tcp?.hosts ?? [])]
+  // A later listener that fails stops the start: what was opened closes with it.
+  const abandon = async (error: unknown): Promise<never> => {
+    for (const listener of listeners) listener.close()
+    await threads?.terminate()
+    throw error
+  }
   for (const host of hosts) {
     log.notice(`${mode}, port=${port}.`)
     log.notice(`Listening on ${host}:${port}`)
@@ -135,9 +141,7 @@ export async function openListeners(
     try {
       await tls.listen(addresses, config['tls-port'], (socket) => accept(socket, false))
     } catch (error) {
-      for (const listener of listeners) listener.close()
-      await threads?.terminate()
-      throw error
+      await abandon(error)
     }
     for (const host of tls.hosts) {
       log.notice(`${mode}, tls-port=${tls.port}.`)
@@ -149,9 +153,7 @@ export async function openListeners(
     try {
       listeners.push(await listenUnix(config.unixsocket, config.unixsocketperm, wire(true), log))
     } catch (error) {
-      for (const listener of listeners) listener.close()
-      await threads?.terminate()
-      throw error
+      await abandon(error)
     }
   }
   return { listeners, tls, port, hosts, threads }

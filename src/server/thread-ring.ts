@@ -106,14 +106,8 @@ export class RingWriter extends RingView {
    */
   private waitForRoom(): void {
     Atomics.store(this.control, WRITER_WAITS, 1)
-    if (this.fits(HEADER_BYTES + 4 + this.waiting[0]!.payload.length)) this.retry()
-  }
-
-  /** Adds a record whose payload is one u32. */
-  putNumber(type: number, connection: number, value: number): void {
-    const payload = Buffer.allocUnsafe(4)
-    payload.writeUInt32LE(value >>> 0, 0)
-    this.put(type, connection, payload)
+    const first = this.waiting[0]!
+    if (this.fits(HEADER_BYTES + (first.lead === undefined ? 0 : 4) + first.payload.length)) this.retry()
   }
 
   /** Writes what waited, as far as the ring has room now. */
@@ -124,10 +118,6 @@ export class RingWriter extends RingView {
       const record = waiting[done]!
       if (!this.write(record.type, record.connection, record.payload, 0, record.payload.length, record.lead)) break
       done++
-    }
-    if (done === 0) {
-      if (waiting.length > 0) this.waitForRoom()
-      return
     }
     waiting.splice(0, done)
     if (waiting.length > 0) this.waitForRoom()
@@ -213,7 +203,8 @@ export class RingReader extends RingView {
       const from = at + HEADER_BYTES
       record(data[at]!, data.readUInt32LE(at + 1), data.subarray(from, from + size))
       read = (read + HEADER_BYTES + size) | 0
-      // Room made as records are taken, not at the end: a long drain frees the writer early.
+      // Room made each time the reader catches up with the writer, not at the end only: a long
+      // drain frees a writer that waits early.
       if (read === written) {
         this.read = read
         Atomics.store(this.control, READ, read)
@@ -290,11 +281,9 @@ export class RingChannel {
     this.scheduleSignal()
   }
 
+  /** Adds a record whose payload is one u32. */
   putNumber(type: number, connection: number, value: number): void {
-    const wasFull = this.writer.full
-    this.writer.putNumber(type, connection, value)
-    if (!wasFull && this.writer.full) this.peer.full?.()
-    this.scheduleSignal()
+    this.put(type, connection, undefined, 0, 0, value)
   }
 
   /** The peer woke this side: take what it wrote, write what waited for room, sleep when done. */

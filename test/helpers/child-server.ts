@@ -17,14 +17,20 @@ export const BFS_MAIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  * settings, so that a test that sets io-threads itself wins.
  */
 export function testIoThreadsArgs(): string[] {
-  const threads = process.env.BFS_TEST_IO_THREADS
-  return threads === undefined || threads === '' ? [] : ['--io-threads', threads]
+  const threads = testIoThreadsCount()
+  return threads === undefined ? [] : ['--io-threads', String(threads)]
 }
 
 /** testIoThreadsArgs as a config file's lines: `io-threads N`, or none. */
 export function testIoThreadsLines(): string[] {
-  const flags = testIoThreadsArgs()
-  return flags.length === 0 ? [] : [`io-threads ${flags[1]}`]
+  const threads = testIoThreadsCount()
+  return threads === undefined ? [] : [`io-threads ${threads}`]
+}
+
+/** BFS_TEST_IO_THREADS: the io-threads every bfs of the test run gets, or undefined (the default). */
+export function testIoThreadsCount(): number | undefined {
+  const threads = process.env.BFS_TEST_IO_THREADS
+  return threads === undefined || threads === '' ? undefined : Number(threads)
 }
 
 /**

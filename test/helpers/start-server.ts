@@ -2,14 +2,15 @@
 import { createServer, type BfsServer, type ServerOptions } from '../../src/server/server.js'
 import type { Config } from '../../src/runtime/config.js'
 import { makeTempDir, removeTempDir } from './temp-dir.js'
+import { testIoThreadsCount } from './child-server.js'
 
 /**
  * The vitest project `threads` runs every server test with I/O threads: BFS_TEST_IO_THREADS (see
  * vitest.config.ts). Elsewhere the server's default.
  */
 export function testIoThreads(): Partial<Config> {
-  const threads = process.env.BFS_TEST_IO_THREADS
-  return threads === undefined || threads === '' ? {} : { 'io-threads': Number(threads) }
+  const threads = testIoThreadsCount()
+  return threads === undefined ? {} : { 'io-threads': threads }
 }
 
 export interface RunningServer {

@@ -19,9 +19,14 @@ import { staleReason } from '../../scripts/start.mjs'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
-/** A bfs with no persistence in `data` on any free port, then `more`. */
+/** The flags of a bfs with no persistence in `data` on any free port, then `more`. */
+function plainFlags(data: string, ...more: string[]): string[] {
+  return ['--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', ...more]
+}
+
+/** plainFlags as a whole command line of the built server. */
 function plainServerArgs(data: string, ...more: string[]): string[] {
-  return [BFS_MAIN, ...testIoThreadsArgs(), '--port', '0', '--dir', data, '--save', '', '--appendonly', 'no', ...more]
+  return [BFS_MAIN, ...testIoThreadsArgs(), ...plainFlags(data, ...more)]
 }
 
 const FIXTURES = ['redis-7.0.15.conf', 'redis-7.0.15-debian.conf'].map((name) =>
@@ -122,18 +127,7 @@ describe('the process directives', () => {
   it('pidfile: written with the pid at start, removed at a clean exit (SHUTDOWN too)', async () => {
     const data = subdir()
     const pidfile = path.join(data, 'bfs.pid')
-    const { bfs, port } = await startChildServer([
-      '--port',
-      '0',
-      '--dir',
-      data,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--pidfile',
-      pidfile,
-    ])
+    const { bfs, port } = await startChildServer(plainFlags(data, '--pidfile', pidfile))
     expect(readFileSync(pidfile, 'utf8')).toBe(`${bfs.child.pid}\n`)
     expect(await ask(port, ['CONFIG', 'GET', 'pidfile'])).toBe(
       `*2\r\n$7\r\npidfile\r\n$${pidfile.length}\r\n${pidfile}\r\n`,
@@ -146,22 +140,9 @@ describe('the process directives', () => {
   it('unixsocket with unixsocketperm: listens there too, with those permissions, its clients local and named by its path; the file goes at exit', async () => {
     const data = subdir()
     const socketPath = path.join(data, 'bfs.sock')
-    const { bfs, port } = await startChildServer([
-      '--port',
-      '0',
-      '--dir',
-      data,
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--unixsocket',
-      socketPath,
-      '--unixsocketperm',
-      '700',
-      '--enable-debug-command',
-      'local',
-    ])
+    const { bfs, port } = await startChildServer(
+      plainFlags(data, '--unixsocket', socketPath, '--unixsocketperm', '700', '--enable-debug-command', 'local'),
+    )
     try {
       const stat = statSync(socketPath)
       expect(stat.isSocket()).toBe(true)
