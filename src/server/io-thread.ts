@@ -55,8 +55,14 @@ interface Connection {
   readonly socket: net.Socket
   /** Bytes taken for it from the main thread so far, modulo 2^32 (its {@link UNSENT} reports). */
   taken: number
-  /** Whether its socket's drain is reported (a report found bytes unsent). */
-  reportOnDrain: boolean
+  /**
+   * The write whose flush is reported (a report found bytes unsent), by its number: once it is
+   * flushed, so is everything written before it. Not the socket's 'drain': that comes only after a
+   * write found the socket past its high-water mark (16 KiB before Node 22, 64 KiB since), and a
+   * report may find less unsent than that, which would never be reported sent.
+   */
+  flushReported: number
+  writes: number
   /** Whether the main thread paused its reading (a client that does not read its replies, a blocked one). */
   pausedByMain: boolean
   /** Bytes read from it, and of them taken by the server (its {@link CONSUMED} reports), modulo 2^32. */
@@ -126,7 +132,8 @@ class IoThread {
       id,
       socket,
       taken: 0,
-      reportOnDrain: false,
+      flushReported: 0,
+      writes: 0,
       pausedByMain: false,
       read: 0,
       consumed: 0,
@@ -142,11 +149,6 @@ class IoThread {
     socket.on('close', () => {
       this.connections.delete(id)
       this.out.put(CLOSED, id)
-    })
-    socket.on('drain', () => {
-      if (!connection.reportOnDrain) return
-      connection.reportOnDrain = false
-      this.report(connection)
     })
     return { onData: (chunk, length) => this.received(connection, chunk, length) }
   }
@@ -187,12 +189,12 @@ class IoThread {
       case BYTES:
       case BYTES_THEN_REPORT:
         // Copied: the socket may keep what it cannot send at once, and the ring's bytes are reused.
-        socket.write(Buffer.from(payload))
         connection.taken = (connection.taken + payload.length) >>> 0
-        if (type === BYTES_THEN_REPORT) {
-          this.report(connection)
-          connection.reportOnDrain = socket.writableLength > 0
+        if (type === BYTES) {
+          socket.write(Buffer.from(payload))
+          return
         }
+        this.writeThenReport(connection, Buffer.from(payload))
         return
       case CLOSED:
         connection.ending = true
@@ -216,6 +218,18 @@ class IoThread {
         socket.setKeepAlive(true, payload.readUInt32LE(0))
         return
     }
+  }
+
+  /** Writes, reports what is unsent now and, if any is, again once this write is flushed. */
+  private writeThenReport(connection: Connection, bytes: Buffer): void {
+    const write = (connection.writes = connection.writes === 0xffffffff ? 1 : connection.writes + 1)
+    connection.socket.write(bytes, () => {
+      if (connection.flushReported !== write) return
+      connection.flushReported = 0
+      this.report(connection)
+    })
+    this.report(connection)
+    connection.flushReported = connection.socket.writableLength > 0 ? write : 0
   }
 
   private report(connection: Connection): void {
