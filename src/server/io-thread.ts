@@ -56,13 +56,12 @@ interface Connection {
   /** Bytes taken for it from the main thread so far, modulo 2^32 (its {@link UNSENT} reports). */
   taken: number
   /**
-   * The write whose flush is reported (a report found bytes unsent), by its number: once it is
-   * flushed, so is everything written before it. Not the socket's 'drain': that comes only after a
-   * write found the socket past its high-water mark (16 KiB before Node 22, 64 KiB since), and a
-   * report may find less unsent than that, which would never be reported sent.
+   * The bytes whose flush is reported (a report found output unsent): once they are flushed, so is
+   * everything written before them. Not the socket's 'drain': that comes only after a write found
+   * the socket past its high-water mark (16 KiB before Node 22, 64 KiB since), and a report may
+   * find less unsent than that, which would never be reported sent.
    */
-  flushReported: number
-  writes: number
+  flushReported: Buffer | undefined
   /** Whether the main thread paused its reading (a client that does not read its replies, a blocked one). */
   pausedByMain: boolean
   /** Bytes read from it, and of them taken by the server (its {@link CONSUMED} reports), modulo 2^32. */
@@ -132,8 +131,7 @@ class IoThread {
       id,
       socket,
       taken: 0,
-      flushReported: 0,
-      writes: 0,
+      flushReported: undefined,
       pausedByMain: false,
       read: 0,
       consumed: 0,
@@ -222,14 +220,13 @@ class IoThread {
 
   /** Writes, reports what is unsent now and, if any is, again once this write is flushed. */
   private writeThenReport(connection: Connection, bytes: Buffer): void {
-    const write = (connection.writes = connection.writes === 0xffffffff ? 1 : connection.writes + 1)
     connection.socket.write(bytes, () => {
-      if (connection.flushReported !== write) return
-      connection.flushReported = 0
+      if (connection.flushReported !== bytes) return
+      connection.flushReported = undefined
       this.report(connection)
     })
     this.report(connection)
-    connection.flushReported = connection.socket.writableLength > 0 ? write : 0
+    connection.flushReported = connection.socket.writableLength > 0 ? bytes : undefined
   }
 
   private report(connection: Connection): void {
