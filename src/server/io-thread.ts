@@ -185,15 +185,14 @@ class IoThread {
     const socket = connection.socket
     switch (type) {
       case BYTES:
-      case BYTES_THEN_REPORT:
-        // Copied: the socket may keep what it cannot send at once, and the ring's bytes are reused.
+      case BYTES_THEN_REPORT: {
         connection.taken = (connection.taken + payload.length) >>> 0
-        if (type === BYTES) {
-          socket.write(Buffer.from(payload))
-          return
-        }
-        this.writeThenReport(connection, Buffer.from(payload))
+        // Copied: the socket may keep what it cannot send at once, and the ring's bytes are reused.
+        const bytes = Buffer.from(payload)
+        if (type === BYTES) socket.write(bytes)
+        else this.writeThenReport(connection, bytes)
         return
+      }
       case CLOSED:
         connection.ending = true
         socket.end()
