@@ -280,10 +280,28 @@ interface HeldRegion {
   readonly size: number
 }
 
-const REGIONS = new FinalizationRegistry<HeldRegion>((region) => {
-  region.arena.release(region.offset, region.size)
-  if (region.arena.live === 0) dropIfSpare(region.arena)
-})
+const REGIONS = new FinalizationRegistry<HeldRegion>((region) =>
+  releaseGate(() => {
+    region.arena.release(region.offset, region.size)
+    if (region.arena.live === 0) dropIfSpare(region.arena)
+  }),
+)
+
+/**
+ * When a collected bitmap's region is given back for reuse: at once, unless another thread may be
+ * reading it still (server/thread-plane.ts holds it until every reader that could have seen the
+ * bitmap moved on). Reuse zeroes a region and hands it to another filter, so a reader still on it
+ * would read another filter's bits.
+ */
+export type ReleaseGate = (release: () => void) => void
+
+const RELEASE_AT_ONCE: ReleaseGate = (release) => release()
+let releaseGate: ReleaseGate = RELEASE_AT_ONCE
+
+/** Sets the gate collected regions go through ({@link ReleaseGate}); undefined: released at once. */
+export function gateReleases(gate: ReleaseGate | undefined): void {
+  releaseGate = gate ?? RELEASE_AT_ONCE
+}
 
 /** Drops an empty shared arena when another shared arena exists. */
 function dropIfSpare(arena: Arena): void {

@@ -138,6 +138,11 @@ export class ScalableBloomFilter {
   /** Byte limit for layers added by scale-ups (Infinity when none). */
   readonly maxLayerBytes: number
   private readonly layerList: BloomLayer[]
+  /**
+   * Told once a layer was added, before the add that needed it returns: another thread that
+   * answers checks from this filter's layers (server/thread-plane.ts) must stop using the old list.
+   */
+  onGrow: (() => void) | undefined = undefined
   private readonly seed: number
   private readonly seeded: boolean
 
@@ -337,6 +342,7 @@ export class ScalableBloomFilter {
       throw err
     }
     this.layerList.push(layer)
+    this.onGrow?.()
     return layer
   }
 

@@ -151,6 +151,11 @@ export class RequestParser {
     this.limits = merged
   }
 
+  /** Whether it holds nothing of a command: the next byte starts one. */
+  get betweenCommands(): boolean {
+    return this.itemsLeft === 0 && this.lineLength === 0 && this.received === 0 && !this.closed
+  }
+
   /** Bytes held for an incomplete command (for a query-buffer limit). */
   get bufferedBytes(): number {
     let bytes = this.lineLength + this.received

@@ -30,6 +30,8 @@ export class Stats {
   /** Of those, the reads and writes an I/O thread made (io-threads > 1). */
   threadedReadsProcessed = 0
   threadedWritesProcessed = 0
+  /** Commands an I/O thread answered itself (server/thread-reads.ts; INFO bfs_io_threaded_commands_processed). */
+  threadedCommandsProcessed = 0
   /** Keys found expired when the dataset loaded at start, and deleted (INFO rdb_last_load_keys_expired). */
   loadKeysExpired = 0
   /** Commands, input and output bytes per second over the last 1.6 s (INFO instantaneous_*), sampled by the cron. */
@@ -92,5 +94,6 @@ export class Stats {
     this.writesProcessed = 0
     this.threadedReadsProcessed = 0
     this.threadedWritesProcessed = 0
+    this.threadedCommandsProcessed = 0
   }
 }

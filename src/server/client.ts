@@ -12,6 +12,7 @@ import type {
   ClientSession,
   CommandContext,
   ServerContext,
+  ThreadChecks,
   Transaction,
 } from '../commands/kernel/context.js'
 import { dispatch } from '../commands/kernel/dispatch.js'
@@ -78,6 +79,16 @@ export interface ClientHost extends ServerContext {
   replyReady(client: Client): void
   /** The client whose read is being run, while it is; its writes set its {@link Client.logOffset}. */
   currentClient: Client | undefined
+  /** With io-threads > 1: the checks the I/O threads answer (thread-plane.ts). */
+  readonly threadPlane?: (ThreadChecks & ThreadOutputHooks) | undefined
+}
+
+/** What the I/O threads' own checks (thread-plane.ts) need to hear of a client's output. */
+export interface ThreadOutputHooks {
+  /** Before any output is written: what the commands changed may stop the threads' answers. */
+  recheck(): void
+  /** After a threaded client's output was written: it may be settled. */
+  settle(client: Client): void
 }
 
 export class Client implements ClientSession, PeerConnection, PostponedClient {
@@ -399,6 +410,8 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
   /** Writes all pending output in one write; ends the socket when closing. */
   flush(): void {
     if (this.state === 'closed') return
+    // What its commands changed may close the I/O threads' own answers: before its replies go.
+    this.host.threadPlane?.recheck()
     const out = this.reply.take()
     if (out !== undefined) {
       this.host.stats.netOutputBytes += out.length
@@ -411,6 +424,7 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
       if (this.checkOutputLimit()) return
     }
     if (this.state === 'closing') this.end()
+    else if (this.threaded) this.host.threadPlane?.settle(this)
   }
 
   /**
@@ -442,6 +456,11 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
 
   outputBytes(): number {
     return this.reply.pendingBytes + this.socket.writableLength
+  }
+
+  /** Whether its parser holds nothing of a command (the I/O thread may read its next one: thread-plane.ts). */
+  betweenCommands(): boolean {
+    return this.parser.betweenCommands
   }
 
   queryBufferBytes(): number {

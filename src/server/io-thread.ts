@@ -1,7 +1,8 @@
 /**
  * An I/O thread (io-threads > 1): a worker thread with its own event loop and its own listening
  * sockets on the server's port (`reusePort`: the kernel spreads new connections over the threads'
- * sockets). It accepts connections, reads them and writes to them; it runs no command. Reads go
+ * sockets). It accepts connections, reads them and writes to them, and answers the checks it may
+ * itself (thread-reads.ts); it runs no other command. Reads go
  * to the main thread as records through a shared ring (thread-ring.ts, thread-wire.ts), replies
  * come back through another. Every connection's bytes keep their order both ways.
  *
@@ -26,9 +27,14 @@ import {
   OPENED,
   PAUSE,
   RESUME,
+  SETTLED,
+  SLOW,
+  ACTIVE,
   UNSENT,
 } from './thread-wire.js'
 import { RingChannel } from './thread-ring.js'
+import type { PlaneMessage } from './thread-plane.js'
+import { MAX_COMMAND_BYTES, ThreadReads, type PlaneMemory } from './thread-reads.js'
 
 /** What the main thread gives an I/O thread. */
 export interface IoThreadData {
@@ -39,6 +45,10 @@ export interface IoThreadData {
   readonly toThread: SharedArrayBuffer
   /** Where wake-ups come from and go to (thread-ring.ts). */
   readonly wakeups: MessagePort
+  /** This thread's number among the I/O threads. */
+  readonly thread: number
+  /** The memories of the checks this thread answers itself (thread-plane.ts); none: it answers none. */
+  readonly plane: PlaneMemory | undefined
 }
 
 /** Messages that are not record batches, both ways. */
@@ -48,6 +58,7 @@ export type IoThreadControl =
   | { readonly type: 'log'; readonly level: keyof Logger; readonly message: string }
   | { readonly type: 'stop-listening' }
   | { readonly type: 'stopped-listening' }
+  | PlaneMessage
 
 /** One accepted connection, by its number on this thread. */
 interface Connection {
@@ -71,7 +82,20 @@ interface Connection {
   ahead: boolean
   /** Whether the server ended it: what it sends is dropped, and it is read only to see it close. */
   ending: boolean
+  /**
+   * Whether this thread answers its checks itself (thread-reads.ts): the server said it settled
+   * (thread-wire.ts SETTLED) and nothing was sent to the server since. Its database then.
+   */
+  local: boolean
+  db: number
+  /** While local: the start of a command not whole yet (a copy). */
+  pending: Buffer | undefined
+  /** While local: not read until its socket sent what this thread answered (a write found it full). */
+  outputFull: boolean
 }
+
+/** How often the server hears which connections this thread answered (their idle time). */
+const ACTIVE_EVERY_MS = 100
 
 class IoThread {
   private readonly connections = new Map<number, Connection>()
@@ -84,6 +108,10 @@ class IoThread {
   private readonly out: RingChannel
   private readonly unsentReport = Buffer.alloc(8)
   private listeners: net.Server[] = []
+  private readonly reads: ThreadReads | undefined
+  /** Connections answered here since the last ACTIVE records, with the last command's index. */
+  private readonly answered = new Map<Connection, number>()
+  private activeTimer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly port: NonNullable<typeof parentPort>,
@@ -103,8 +131,10 @@ class IoThread {
       (type, id, payload) => this.apply(type, id, payload),
     )
     data.wakeups.on('message', () => this.out.woken())
+    this.reads = data.plane === undefined ? undefined : new ThreadReads(data.plane, data.thread)
     port.on('message', (message: IoThreadControl) => {
       if (message.type === 'stop-listening') this.stopListening()
+      else if (message.type === 'publish' || message.type === 'forget') this.reads?.received(message)
     })
     const accept = (socket: net.Socket): ConnectionReader => this.accept(socket)
     listenTcp(
@@ -137,6 +167,10 @@ class IoThread {
       consumed: 0,
       ahead: false,
       ending: false,
+      local: false,
+      db: 0,
+      pending: undefined,
+      outputFull: false,
     }
     this.connections.set(id, connection)
     socket.setNoDelay(true)
@@ -146,6 +180,7 @@ class IoThread {
     socket.on('error', (error) => this.out.put(FAILED, id, Buffer.from(error.message)))
     socket.on('close', () => {
       this.connections.delete(id)
+      this.answered.delete(connection)
       this.out.put(CLOSED, id)
     })
     return { onData: (chunk, length) => this.received(connection, chunk, length) }
@@ -153,7 +188,56 @@ class IoThread {
 
   private received(connection: Connection, chunk: Buffer, length: number): void {
     if (connection.ending) return
-    this.out.put(READ, connection.id, chunk, 0, length, connection.taken)
+    let bytes = chunk
+    let end = length
+    const pending = connection.pending
+    if (pending !== undefined) {
+      bytes = Buffer.concat([pending, chunk.subarray(0, length)])
+      end = bytes.length
+      connection.pending = undefined
+    }
+    const reads = this.reads
+    if (!connection.local || reads === undefined || !reads.open) return this.forward(connection, bytes, 0, end)
+    const answered = reads.answer(bytes, end, connection.db)
+    if (answered.reply !== undefined) this.writeAnswers(connection, answered.reply, answered.last)
+    if (answered.slow !== undefined) this.out.put(SLOW, connection.id, answered.slow)
+    const rest = answered.used
+    if (rest === end) return
+    // What follows is not whole yet: kept while it may still be a command answered here.
+    if (end - rest < MAX_COMMAND_BYTES && reads.scan(bytes, rest, end) === 0) {
+      connection.pending = Buffer.from(bytes.subarray(rest, end))
+      return
+    }
+    this.forward(connection, bytes, rest, end)
+  }
+
+  /** Replies this thread gave: written; the connection is not read while its socket holds too many. */
+  private writeAnswers(connection: Connection, reply: Buffer, last: number): void {
+    const socket = connection.socket
+    // As a full socket stops the main thread's reading of its client: until it drained.
+    if (!socket.write(reply) && !connection.outputFull) {
+      connection.outputFull = true
+      this.updateReading(connection)
+      socket.once('drain', () => {
+        connection.outputFull = false
+        this.updateReading(connection)
+      })
+    }
+    this.answered.set(connection, last)
+    this.activeTimer ??= setTimeout(this.reportActive, ACTIVE_EVERY_MS)
+  }
+
+  private readonly reportActive = (): void => {
+    this.activeTimer = undefined
+    for (const [connection, last] of this.answered) this.out.put(ACTIVE, connection.id, Buffer.of(last))
+    this.answered.clear()
+  }
+
+  /** Bytes for the server: from now on everything read goes there, until it says the connection settled. */
+  private forward(connection: Connection, bytes: Buffer, start: number, end: number): void {
+    connection.local = false
+    const length = end - start
+    this.out.put(READ, connection.id, bytes, start, end, connection.taken)
     connection.read = (connection.read + length) >>> 0
     if ((connection.read - connection.consumed) >>> 0 < READ_AHEAD_BYTES) return
     connection.ahead = true
@@ -167,7 +251,8 @@ class IoThread {
    * connection stays open.
    */
   private updateReading(connection: Connection): void {
-    const read = connection.ending || !(connection.pausedByMain || connection.ahead || this.mainBehind)
+    const read =
+      connection.ending || !(connection.pausedByMain || connection.ahead || this.mainBehind || connection.outputFull)
     const socket = connection.socket
     if (read && socket.isPaused()) socket.resume()
     else if (!read && !socket.isPaused()) socket.pause()
@@ -213,6 +298,13 @@ class IoThread {
         return
       case KEEPALIVE:
         socket.setKeepAlive(true, payload.readUInt32LE(0))
+        return
+      case SETTLED:
+        // Only if nothing was sent to the server since what it took: else its answers are not all here yet.
+        if (payload.readUInt32LE(0) === connection.read && !connection.ending) {
+          connection.local = true
+          connection.db = payload.readUInt32LE(4)
+        }
         return
     }
   }

@@ -1,15 +1,16 @@
 /**
  * io-threads N > 1: N threads in all, as in redis. N - 1 I/O threads (io-thread.ts) listen on the
  * plaintext port, each with its own socket (`reusePort`), accept and read and write the
- * connections; the main thread runs every command, as with one thread, in one order. A connection reaches the server as a RemoteSocket,
- * through the same accept as a socket of its own, so everything a client is and does (ACL,
- * MULTI, WATCH, pub/sub, MONITOR, CLIENT LIST/KILL/PAUSE, timeout, output limits, replication
- * links) is the main thread's, unchanged.
+ * connections, and answer BF.EXISTS and BF.MEXISTS themselves when they may (thread-plane.ts);
+ * the main thread runs every other command, as with one thread, in one order. A connection
+ * reaches the server as a RemoteSocket, through the same accept as a socket of its own, so
+ * everything a client is and does (ACL, MULTI, WATCH, pub/sub, MONITOR, CLIENT LIST/KILL/PAUSE,
+ * timeout, output limits, replication links) is the main thread's, unchanged.
  *
  * What the threads take off the main thread is the per-read and per-write work around each
- * request (system calls, libuv callbacks, stream bookkeeping): most of the cost of a request at
- * one command per round trip. Bytes pass through shared rings (thread-ring.ts); a side is woken
- * only when it sleeps, so a busy main thread takes every thread's reads without a message.
+ * request (system calls, libuv callbacks, stream bookkeeping), and the whole of the checks they
+ * answer. Bytes pass through shared rings (thread-ring.ts); a side is woken only when it sleeps,
+ * so a busy main thread takes every thread's reads without a message.
  */
 import { existsSync } from 'node:fs'
 import path from 'node:path'
@@ -21,7 +22,9 @@ import type { ClientSocket } from './client.js'
 import type { IoThreadControl, IoThreadData } from './io-thread.js'
 import { listenTcp, type BindAddress } from './listeners.js'
 import { RemoteSocket, type ThreadOutbox } from './remote-socket.js'
-import { CLOSED, FAILED, OPENED, READ, RING_BYTES, UNSENT } from './thread-wire.js'
+import { ACTIVE, CLOSED, FAILED, OPENED, READ, RING_BYTES, SLOW, UNSENT } from './thread-wire.js'
+import { Client } from './client.js'
+import type { PlaneMessage, ThreadPlane } from './thread-plane.js'
 import { RingChannel, createRing } from './thread-ring.js'
 
 /** A connection accepted by a thread: its reader, or undefined when the server refused it. */
@@ -54,12 +57,14 @@ class ThreadLink implements ThreadOutbox {
   exited = false
 
   constructor(
+    readonly thread: number,
     readonly worker: Worker,
     rings: { toMain: SharedArrayBuffer; toThread: SharedArrayBuffer },
     /** The wake-ups both ways: a port of its own is cheaper to post to than the worker. */
     wakeups: MessageChannel,
     private readonly accept: AcceptRemote,
     log: Logger,
+    private readonly plane: ThreadPlane | undefined,
   ) {
     // The thread is woken once the current callback returned: after the server's end-of-turn
     // flush, which writes every client's replies in one callback.
@@ -118,8 +123,17 @@ class ThreadLink implements ThreadOutbox {
     const socket = this.sockets.get(connection)
     if (socket === undefined) return
     if (type === UNSENT) socket.unsentReported(payload.readUInt32LE(0), payload.readUInt32LE(4))
+    else if (type === ACTIVE || type === SLOW) this.answeredByThread(socket, type, payload)
     else if (type === FAILED) socket.emit('error', new Error(payload.toString()))
     else if (type === CLOSED) socket.closed()
+  }
+
+  /** What the thread answered itself: the client is not idle; a slow read goes to the SLOWLOG. */
+  private answeredByThread(socket: RemoteSocket, type: number, payload: Buffer): void {
+    const client = socket.reader
+    if (this.plane === undefined || !(client instanceof Client)) return
+    if (type === ACTIVE) this.plane.touched(client, payload[0]!)
+    else this.plane.slow(client, payload)
   }
 
   private opened(connection: number, [remoteAddress, remotePort, localAddress, localPort]: string[]): void {
@@ -158,6 +172,7 @@ export class IoThreads {
     port: number,
     accept: AcceptRemote,
     log: Logger,
+    plane?: ThreadPlane,
   ): Promise<IoThreads> {
     if (port !== 0) {
       const probe = await listenTcp(addresses, port, () => {}, log)
@@ -175,13 +190,15 @@ export class IoThreads {
           toMain: createRing(RING_BYTES),
           toThread: createRing(RING_BYTES),
           wakeups: wakeups.port2,
+          thread: i,
+          plane: plane === undefined ? undefined : { control: plane.control, counters: plane.counterMemory },
         }
         const worker = new Worker(ioThreadModule(), {
           workerData: data,
           transferList: [wakeups.port2],
           resourceLimits: { maxYoungGenerationSizeMb: IO_THREAD_YOUNG_GENERATION_MB },
         })
-        const link = new ThreadLink(worker, data, wakeups, accept, log)
+        const link = new ThreadLink(i, worker, data, wakeups, accept, log, plane)
         links.push(link)
         const answer = await link.next()
         if (answer.type !== 'listening')
@@ -196,9 +213,15 @@ export class IoThreads {
       throw error
     }
     log.notice(
-      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound}; the main thread runs the commands`,
+      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound} and answer BF.EXISTS and BF.MEXISTS; the main thread runs the other commands`,
     )
     return new IoThreads(links, bound, hosts)
+  }
+
+  /** A message to one thread's checks (thread-plane.ts). */
+  post(thread: number, message: PlaneMessage): void {
+    const link = this.links[thread]
+    if (link !== undefined && !link.exited) link.worker.postMessage(message)
   }
 
   /** Stops accepting connections; those open are served until they close. */

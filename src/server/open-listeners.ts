@@ -14,6 +14,7 @@ import { openBindWarning } from './startup-checks.js'
 import { TlsListeners } from './tls-listeners.js'
 import type { ClientSocket } from './client.js'
 import { IoThreads } from './io-threads.js'
+import type { ThreadPlane } from './thread-plane.js'
 
 /** What start() listens on. */
 export interface OpenListeners {
@@ -38,6 +39,8 @@ export interface ListenerHost {
   readonly stats: Stats
   /** Threads serving the plaintext port: 1 is the main thread alone (io-threads). */
   readonly ioThreads: number
+  /** With io-threads > 1: the checks the I/O threads answer themselves (thread-plane.ts). */
+  readonly threadPlane?: ThreadPlane | undefined
 }
 
 /**
@@ -58,7 +61,7 @@ function checkClusterPorts(config: Config, plaintext: boolean): void {
 
 /**
  * The plaintext port: the main thread's own listeners, or, with io-threads N > 1, those of N - 1
- * I/O threads (N threads in all, as in redis: the main thread runs the commands), whose
+ * I/O threads (N threads in all, as in redis: the main thread runs the commands the threads do not answer), whose
  * connections come to the same accept.
  */
 async function openPlaintext(
@@ -74,6 +77,7 @@ async function openPlaintext(
       config.port,
       (socket) => host.accept(socket, false),
       log,
+      host.threadPlane,
     )
     return { listeners: [], port: threads.port, hosts: threads.hosts, threads }
   }

@@ -17,6 +17,7 @@ import {
   KEEPALIVE,
   PAUSE,
   RESUME,
+  SETTLED,
 } from './thread-wire.js'
 
 /** Output not known to be sent past which write() answers false (the server stops reading the client). */
@@ -28,6 +29,8 @@ const REPORT_EVERY_BYTES = 32 * 1024
 
 /** The thread a connection lives on: where its records go. */
 export interface ThreadOutbox {
+  /** The thread's number among the I/O threads (0 on). */
+  readonly thread: number
   put(type: number, connection: number, payload?: Uint8Array): void
   putNumber(type: number, connection: number, value: number): void
   /** Forgets a connection that will deliver nothing more. */
@@ -53,6 +56,9 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
   private consumed = 0
   private consumedReported = 0
   private paused = false
+  /** {@link consumed} when the thread was last told the connection is settled (-1: never). */
+  private settledAt = -1
+  private readonly settledRecord = Buffer.alloc(8)
   /** Reads that arrived while paused: delivered, in order, on resume. */
   private held: Buffer[] = []
   private ended = false
@@ -74,6 +80,11 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
    * "pending output", the pacing of a full sync). What the client sent after reading a reply tells
    * that the reply was taken: each read comes with the count.
    */
+  /** The I/O thread's number (thread-plane.ts: where a key's layout goes). */
+  get thread(): number {
+    return this.outbox.thread
+  }
+
   get writableLength(): number {
     return ((this.written - this.taken) >>> 0) + this.unsent
   }
@@ -158,6 +169,18 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
       this.outbox.putNumber(CONSUMED, this.connection, this.consumed)
     }
     this.reader?.onData(bytes, bytes.length)
+  }
+
+  /**
+   * The server ran all it read and holds none of it (thread-plane.ts settle): the thread may answer
+   * the connection's checks itself from what it reads next, unless it read more meanwhile.
+   */
+  settle(db: number): void {
+    if (this.paused || this.held.length > 0 || this.ended || this.destroyed || this.settledAt === this.consumed) return
+    this.settledAt = this.consumed
+    this.settledRecord.writeUInt32LE(this.consumed, 0)
+    this.settledRecord.writeUInt32LE(db, 4)
+    this.outbox.put(SETTLED, this.connection, this.settledRecord)
   }
 
   /** Its thread reported how much of the output it took, and what its socket holds unsent. */

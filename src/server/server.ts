@@ -11,6 +11,7 @@ import { Client, PUSH_TO_CLIENT, type ClientHost, type ClientSocket } from './cl
 import { availableParallelism } from 'node:os'
 import { resolveIoThreads } from '../runtime/io-threads-setting.js'
 import type { IoThreads } from './io-threads.js'
+import { ThreadPlane } from './thread-plane.js'
 import { DEFAULT_CONFIG, type Config } from '../runtime/config.js'
 import { Stats } from '../runtime/stats.js'
 import { CommandTimer } from '../commands/state/command-timer.js'
@@ -115,6 +116,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private boundPort = 0
   private tls: TlsListeners | undefined // tls-port's listeners
   private ioThreads: IoThreads | undefined // io-threads > 1: the threads serving the plaintext port
+  /** io-threads > 1: the checks the I/O threads answer themselves (thread-plane.ts). */
+  threadPlane: ThreadPlane | undefined
   /** `io-threads` as configured (0: auto); the config holds the count it resolved to once started. */
   ioThreadsConfigured: number
   private http: HttpFrontend | undefined
@@ -277,11 +280,20 @@ export class BfsServer extends EventEmitter implements ClientHost {
     const io = resolveIoThreads(this.config['io-threads'], availableParallelism(), process.versions.node)
     if (io.warning !== undefined) this.log.warning(io.warning)
     this.config['io-threads'] = io.threads
+    if (io.threads > 1)
+      this.threadPlane = new ThreadPlane(this, io.threads - 1, (thread, message) =>
+        this.ioThreads?.post(thread, message),
+      )
     const open = await openListeners(this.config, this.log, this.cluster !== undefined, {
       accept: (socket, unix) => this.accept(socket, unix),
       clientCount: () => this.clientSet.size,
       stats: this.stats,
       ioThreads: io.threads,
+      threadPlane: this.threadPlane,
+    }).catch((error: unknown) => {
+      this.threadPlane?.stop()
+      this.threadPlane = undefined
+      throw error
     })
     this.tcpServers.push(...open.listeners)
     this.tls = open.tls
@@ -350,6 +362,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.activeExpireEnabled) this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     // No save while DEBUG RELOAD refills the dataset.
     if (!this.loading) this.persistence.cron(nowMs, everySecond)
+    this.threadPlane?.fold()
     this.stats.sample(nowMs, usedMemory())
     this.eventLoopLatency.tick()
   }
@@ -544,6 +557,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
         clearTimeout(deadline)
         await listenersClosed
         await this.ioThreads?.terminate()
+        this.threadPlane?.stop()
         if (saveError !== undefined) throw saveError
         this.log.notice('bfs is now ready to exit, bye bye...')
       })()

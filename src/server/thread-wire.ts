@@ -48,3 +48,59 @@ export const CONSUMED_EVERY_BYTES = READ_AHEAD_BYTES / 4
 
 /** Bytes of each ring between two threads (one each way). */
 export const RING_BYTES = 256 * 1024
+
+/**
+ * To an I/O thread: the server ran everything read from the connection so far and holds nothing
+ * of it (no command waits, none is half read), and the connection may have its checks answered
+ * by its thread (thread-reads.ts): u32 bytes the server took from it (modulo 2^32, as
+ * {@link CONSUMED}), u32 its database. Sent after the replies of what it ran.
+ */
+export const SETTLED = 13
+/**
+ * From an I/O thread: it answered commands of the connection itself since its last such record
+ * (what the connection's idle time and CLIENT LIST's `cmd=` read); u8 the last one's
+ * {@link THREAD_COMMANDS} index.
+ */
+export const ACTIVE = 14
+/**
+ * From an I/O thread: a read whose commands it answered took at least the SLOWLOG's or the latency
+ * monitor's threshold: f64 µs, u32 commands, u32 the first one's argument count, then each of its
+ * first (at most 32) arguments as u32 length and bytes.
+ */
+export const SLOW = 15
+
+/** The commands an I/O thread answers itself, by the index its records name them with. */
+export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists'] as const
+
+/**
+ * The words of the memory every thread shares with the main thread (thread-plane.ts), as Int32:
+ * whether the threads may answer at all, the reclaim epoch, the SLOWLOG and latency thresholds,
+ * each thread's reading epoch, then the version of each cell (one per key whose layout was sent).
+ */
+export const PLANE_OPEN = 0
+export const PLANE_EPOCH = 1
+export const PLANE_SLOWLOG_MICROS = 2
+export const PLANE_LATENCY_MILLIS = 3
+/** First of the reading epochs, one per I/O thread (0: not reading). */
+export const PLANE_READERS = 8
+/** At most this many I/O threads. */
+export const PLANE_MAX_THREADS = 128
+/** First cell. */
+export const PLANE_CELLS = PLANE_READERS + PLANE_MAX_THREADS
+/** Cells: keys whose layout can be held by the threads at once. */
+export const PLANE_CELL_COUNT = 65536
+/** Int32 words of the shared memory. */
+export const PLANE_WORDS = PLANE_CELLS + PLANE_CELL_COUNT
+
+/**
+ * Each I/O thread's counters (Float64, written by that thread only, read by the main thread): what
+ * it answered itself, folded into INFO by the main thread.
+ */
+export const COUNTER_COMMANDS = 0
+export const COUNTER_READS = 1
+export const COUNTER_WRITES = 2
+export const COUNTER_INPUT_BYTES = 3
+export const COUNTER_OUTPUT_BYTES = 4
+/** Then calls and µs of each of {@link THREAD_COMMANDS}, in order. */
+export const COUNTER_CALLS = 5
+export const COUNTERS_PER_THREAD = COUNTER_CALLS + 2 * THREAD_COMMANDS.length

@@ -86,6 +86,14 @@ export class KeyspaceShared {
   expiry: ExpiryPolicy = STANDALONE_EXPIRY
   /** Keys with an expiry in every database (the active cycle's one check while there are none). */
   expiring = 0
+  /**
+   * Told when what a key holds changes other than by its own filter's adds (set, deleted, renamed,
+   * its expiry set or removed), before the command that did it replies; and when every key of a
+   * database may have (SWAPDB). Threads answering checks from a copy of a key's layout
+   * (server/thread-plane.ts) drop it.
+   */
+  keyChanged: ((db: number, name: string) => void) | undefined = undefined
+  everyKeyChanged: (() => void) | undefined = undefined
 }
 
 /** A view of what the databases of a server share: a database's registry, or all of them (store/databases.ts). */
@@ -204,6 +212,7 @@ export class FilterRegistry extends KeyspaceView {
    */
   setExpiry(entry: FilterEntry, expiresAt: number | undefined): void {
     entry.expiresAt = expiresAt
+    this.shared.keyChanged?.(this.index, entry.name)
     if (expiresAt === undefined) this.forgetExpiry(entry)
     else if (entry.expiryIndex < 0) {
       entry.expiryIndex = this.expiring.push(entry) - 1
@@ -288,6 +297,7 @@ export class FilterRegistry extends KeyspaceView {
     this.filters.set(name, entry)
     this.slotIndex?.add(name)
     this.shared.dirty++
+    this.shared.keyChanged?.(this.index, name)
     return entry
   }
 
@@ -304,6 +314,7 @@ export class FilterRegistry extends KeyspaceView {
     const entry = this.filters.get(name)
     if (entry === undefined) return false
     this.filters.delete(name)
+    this.shared.keyChanged?.(this.index, name)
     this.slotIndex?.remove(name)
     this.forgetExpiry(entry)
     if (counted) this.shared.dirty++
@@ -402,6 +413,7 @@ export class FilterRegistry extends KeyspaceView {
     ;[other.filters, other.expiring, other.expiryCursor, other.nextSeq, other.lastKey, other.lastEntry] = mine
     this.slotIndex = undefined
     other.slotIndex = undefined
+    this.shared.everyKeyChanged?.()
     if (mineIndexed) this.indexSlots()
     if (otherIndexed) other.indexSlots()
   }

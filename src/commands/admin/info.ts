@@ -126,6 +126,7 @@ const SECTIONS: Record<string, Section> = {
       ['pubsubshard_channels', ctx.server.pubsub.count('shardChannels')],
       ['total_error_replies', stats.errorReplies],
       ['bfs_total_http_requests', stats.httpRequests],
+      ['bfs_io_threaded_commands_processed', stats.threadedCommandsProcessed],
       ...statsExtraFields(ctx),
     ]
   },
@@ -222,6 +223,7 @@ const ALL_SECTIONS = Object.keys(SECTIONS)
 
 /** The requested sections (none: the default ones), in INFO's order. */
 export function infoSections(ctx: CommandContext, requested: readonly string[]): InfoSection[] {
+  ctx.server.threadPlane?.fold()
   return sectionNames(requested).map((name) => {
     const title = name.charAt(0).toUpperCase() + name.slice(1)
     return { name, title: title === 'Cpu' ? 'CPU' : title, fields: SECTIONS[name]!(ctx) }

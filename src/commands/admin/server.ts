@@ -209,6 +209,8 @@ function applyTls(ctx: CommandContext, updates: readonly [ConfigKey, ReturnType<
 /** CONFIG RESETSTAT → +OK: INFO's counters and commandstats start again */
 export function configResetstat(ctx: CommandContext): void {
   const reply = ctx.client.reply
+  // What the I/O threads answered so far is counted, then reset with the rest.
+  ctx.server.threadPlane?.fold()
   ctx.server.stats.reset()
   for (const entry of ctx.server.commands) {
     for (const row of entryRows(entry))

@@ -215,6 +215,7 @@ export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
   const entry = lookupForCheck(ctx, argv)
   let found = false
   if (entry !== undefined) {
+    ctx.server.threadPlane?.looked(ctx.client, ctx.client.db, entry)
     const filter = entry.filter
     // One of a read's BF.EXISTS commands, answered with the others (read-batch.ts).
     if (checkLater(ctx, entry, argv)) return
@@ -236,6 +237,7 @@ export function bfMexists(ctx: CommandContext, argv: CommandArgs): void {
     for (let i = 0; i < count; i++) reply.raw(ZERO)
     return
   }
+  ctx.server.threadPlane?.looked(ctx.client, ctx.client.db, entry)
   const filter = entry.filter
   if (itemOutcomes.length < count) itemOutcomes = new Uint8Array(count)
   const found = itemOutcomes

@@ -27,6 +27,7 @@ import type { ReplicaLink } from '../../replication/replica-link.js'
 import type { AclUsers } from '../state/acl/acl-users.js'
 import type { ClusterState } from '../../cluster/cluster-state.js'
 import type { WatchState, WatchedKeys } from '../state/watched-keys.js'
+import type { BloomEntry } from '../../store/registry.js'
 
 /** A client's open transaction (between MULTI and EXEC or DISCARD). */
 export interface Transaction {
@@ -177,6 +178,16 @@ export interface ServerContext {
   readonly acl: AclUsers
   /** Cluster mode's state (cluster/cluster-state.ts): undefined when cluster-enabled is no. */
   readonly cluster?: ClusterState | undefined
+  /** With io-threads > 1: the checks the I/O threads answer themselves (server/thread-plane.ts). */
+  readonly threadPlane?: ThreadChecks | undefined
+}
+
+/** What the command handlers see of the checks the I/O threads answer themselves (server/thread-plane.ts). */
+export interface ThreadChecks {
+  /** A connection checked a Bloom filter here, in database `db`: its thread may learn the filter's layout. */
+  looked(client: ClientSession, db: number, entry: BloomEntry): void
+  /** Adds what the threads answered to INFO's counters (INFO, CONFIG RESETSTAT, the stats sample). */
+  fold(): void
 }
 
 /** What a command handler receives: the client that sent the command and the server it runs in. */

@@ -1,0 +1,380 @@
+/**
+ * The main thread's side of the checks the I/O threads answer themselves (thread-reads.ts):
+ * BF.EXISTS and BF.MEXISTS of a connection whose thread holds the filter's layout, while nothing
+ * the main thread would check for them is on. Everything else still runs on the main thread
+ * (docs/THREADS.md, "Checks on the I/O threads").
+ *
+ * What it keeps true, each before the reply that makes it visible leaves:
+ * - **Which filter a key holds.** A thread learns a key's layout (its layers: where each bitmap
+ *   lies in a shared WebAssembly memory, its size and hash count) from a message of this side,
+ *   sent when a command of that thread's connection checked the key here. The layout names a cell,
+ *   a word of shared memory, and the cell's version then. Any change to what the key holds (set,
+ *   deleted, renamed, its expiry, SWAPDB: store/registry.ts) or to its layers (a layer added:
+ *   core/scalable-filter.ts) bumps the version synchronously, and the thread checks the version
+ *   before every answer: a stale layout is never used.
+ * - **Whether the threads may answer at all** (one shared word): only while no ACL rule restricts
+ *   anyone, outside cluster mode, on a master that is not loading, with no MONITOR and no CLIENT
+ *   PAUSE, so that no check dispatch makes could refuse or hold the command. Recomputed before
+ *   every client's output is written: whatever closed it (an ACL SETUSER, a MONITOR, a pause) was
+ *   a command whose reply comes after.
+ * - **Which connections.** A thread answers a connection itself only after this side said the
+ *   connection is settled: it ran everything read from it, holds nothing of it, and it is a plain
+ *   client (authenticated, no transaction, subscription, MONITOR, CLIENT REPLY or block). Any
+ *   command the thread does not answer itself ends that until the next such word, so a connection's
+ *   commands run and answer in its order.
+ * - **No memory freed under a reader.** A collected bitmap's region is reused only once every
+ *   thread that might have been reading it finished that read (epochs: core/arena.ts ReleaseGate).
+ *   A large filter's own memory goes only once no thread holds a view of it (they drop a layout as
+ *   soon as its cell changes).
+ */
+import { gateReleases } from '../core/arena.js'
+import type { ScalableBloomFilter } from '../core/scalable-filter.js'
+import type { BloomEntry } from '../store/registry.js'
+import type { ClientSession, CommandEntry, ServerContext, ThreadChecks } from '../commands/kernel/context.js'
+import { CommandArgs } from '../protocol/command-args.js'
+import { loggedArgs } from '../commands/state/slowlog.js'
+import type { Client } from './client.js'
+import { RemoteSocket } from './remote-socket.js'
+import {
+  COUNTER_CALLS,
+  COUNTER_COMMANDS,
+  COUNTER_INPUT_BYTES,
+  COUNTER_OUTPUT_BYTES,
+  COUNTER_READS,
+  COUNTER_WRITES,
+  COUNTERS_PER_THREAD,
+  PLANE_CELL_COUNT,
+  PLANE_CELLS,
+  PLANE_EPOCH,
+  PLANE_LATENCY_MILLIS,
+  PLANE_OPEN,
+  PLANE_READERS,
+  PLANE_SLOWLOG_MICROS,
+  PLANE_WORDS,
+  THREAD_COMMANDS,
+} from './thread-wire.js'
+
+/** A key's layout as a thread receives it. */
+export interface PublishedLayout {
+  readonly type: 'publish'
+  /** `db\nname`, the name in latin1. */
+  readonly key: string
+  readonly cell: number
+  readonly version: number
+  /** The seed of a seeded filter, -1 for RedisBloom's hashing. */
+  readonly seed: number
+  readonly layers: readonly PublishedLayer[]
+}
+
+export interface PublishedLayer {
+  readonly memory: SharedArrayBuffer
+  readonly offset: number
+  readonly bitCount: number
+  readonly hashCount: number
+  readonly capacity: number
+  readonly errorRate: number
+  readonly bitsPerEntry: number
+}
+
+/** Layouts a thread must drop: their cells changed. */
+export interface ForgottenLayouts {
+  readonly type: 'forget'
+  readonly cells: readonly number[]
+}
+
+export type PlaneMessage = PublishedLayout | ForgottenLayouts
+
+interface Cell {
+  readonly index: number
+  readonly key: string
+  readonly filter: ScalableBloomFilter
+  readonly grew: () => void
+  /** The threads it was sent to. */
+  readonly sentTo: Set<number>
+}
+
+/** How often held regions are looked at again while a reader may be on them. */
+const RELEASE_RETRY_MS = 5
+
+export class ThreadPlane implements ThreadChecks {
+  /** The words every thread shares (thread-wire.ts PLANE_*). */
+  readonly control = new SharedArrayBuffer(PLANE_WORDS * 4)
+  /** Each thread's counters (thread-wire.ts COUNTER_*). */
+  readonly counterMemory: SharedArrayBuffer
+  private readonly words: Int32Array
+  private readonly counters: Float64Array
+  /** The counters as last folded into the server's. */
+  private readonly folded: Float64Array
+  private readonly cells = new Map<string, Cell>()
+  private readonly cellAt: (Cell | undefined)[] = []
+  private readonly freeCells: number[] = []
+  private nextCell = 0
+  private open = false
+  /** Off for good when a command the threads answer was renamed (rename-command). */
+  private readonly usable: boolean
+  private readonly entries: readonly (CommandEntry | undefined)[]
+  private readonly allFast: boolean
+  private held: { stamp: number; release: () => void }[] = []
+  private retry: NodeJS.Timeout | undefined
+
+  constructor(
+    private readonly server: ServerContext,
+    private readonly threads: number,
+    private readonly post: (thread: number, message: PlaneMessage) => void,
+  ) {
+    this.words = new Int32Array(this.control)
+    Atomics.store(this.words, PLANE_EPOCH, 1)
+    this.counterMemory = new SharedArrayBuffer(threads * COUNTERS_PER_THREAD * 8)
+    this.counters = new Float64Array(this.counterMemory)
+    this.folded = new Float64Array(this.counters.length)
+    this.entries = THREAD_COMMANDS.map((name) => {
+      const bytes = Buffer.from(name)
+      const entry = server.commands.lookup(bytes, 0, bytes.length)
+      // Under its own name only: rename-command may have given the name to another command.
+      return entry?.spec.name.toLowerCase() === name && entry.lowerName === name ? entry : undefined
+    })
+    this.usable = this.entries.every((entry) => entry !== undefined)
+    this.allFast = this.entries.every((entry) => entry?.spec.flags.includes('fast') === true)
+    const shared = server.databases.shared
+    shared.keyChanged = (db, name) => {
+      if (this.cells.size === 0) return
+      const cell = this.cells.get(`${db}\n${name}`)
+      if (cell !== undefined) this.invalidate(cell)
+    }
+    shared.everyKeyChanged = () => {
+      for (const cell of [...this.cells.values()]) this.invalidate(cell)
+    }
+    gateReleases((release) => this.hold(release))
+    this.recheck()
+  }
+
+  /**
+   * Opens or closes the threads' answers by what dispatch would check for their commands, and
+   * passes on the SLOWLOG and latency thresholds. Called before any client's output is written.
+   */
+  recheck(): void {
+    const server = this.server
+    const open =
+      this.usable &&
+      server.acl.unrestricted &&
+      server.cluster === undefined &&
+      server.replication.role === 'master' &&
+      !server.loading &&
+      server.monitors.size === 0 &&
+      server.pause.type === 'off'
+    const words = this.words
+    if (open !== this.open) {
+      this.open = open
+      Atomics.store(words, PLANE_OPEN, open ? 1 : 0)
+    }
+    const config = server.config
+    const slowlog = config['slowlog-log-slower-than']
+    if (words[PLANE_SLOWLOG_MICROS] !== slowlog) Atomics.store(words, PLANE_SLOWLOG_MICROS, slowlog < 0 ? -1 : slowlog)
+    const latency = config['latency-monitor-threshold']
+    if (words[PLANE_LATENCY_MILLIS] !== latency) Atomics.store(words, PLANE_LATENCY_MILLIS, latency)
+  }
+
+  looked(client: ClientSession, db: number, entry: BloomEntry): void {
+    if (!this.open) return
+    const socket = (client as Partial<Client>).socket
+    if (!(socket instanceof RemoteSocket)) return
+    const thread = socket.thread
+    if (entry.expiresAt !== undefined) return
+    const key = `${db}\n${entry.name}`
+    let cell = this.cells.get(key)
+    if (cell !== undefined && cell.filter !== entry.filter) {
+      this.invalidate(cell)
+      cell = undefined
+    }
+    if (cell === undefined) {
+      const layers = layoutOf(entry.filter)
+      if (layers === undefined) return
+      const index = this.freeCells.pop() ?? (this.nextCell < PLANE_CELL_COUNT ? this.nextCell++ : undefined)
+      if (index === undefined) return
+      const filter = entry.filter
+      const made: Cell = { index, key, filter, grew: () => this.invalidate(made), sentTo: new Set() }
+      cell = made
+      filter.onGrow = made.grew
+      this.cells.set(key, made)
+      this.cellAt[index] = made
+    }
+    if (cell.sentTo.has(thread)) return
+    const layers = layoutOf(cell.filter)
+    if (layers === undefined) return
+    cell.sentTo.add(thread)
+    const filter = cell.filter
+    this.post(thread, {
+      type: 'publish',
+      key,
+      cell: cell.index,
+      version: Atomics.load(this.words, PLANE_CELLS + cell.index),
+      seed: filter.hashing.kind === 'seeded' ? filter.hashing.seed : -1,
+      layers,
+    })
+  }
+
+  /** A key's layout changed: the threads' copies stop answering before this returns. */
+  private invalidate(cell: Cell): void {
+    Atomics.add(this.words, PLANE_CELLS + cell.index, 1)
+    if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
+    this.cells.delete(cell.key)
+    this.cellAt[cell.index] = undefined
+    this.freeCells.push(cell.index)
+    for (const thread of cell.sentTo) this.post(thread, { type: 'forget', cells: [cell.index] })
+  }
+
+  /** A connection's output was written: its thread may answer it from now on, if it is a plain client. */
+  settle(client: Client): void {
+    const socket = client.socket
+    if (!(socket instanceof RemoteSocket)) return
+    if (
+      client.state !== 'open' ||
+      !client.authenticated ||
+      client.transaction !== undefined ||
+      client.subscriptions !== undefined ||
+      client.monitoring ||
+      client.replyMode !== undefined ||
+      client.kind !== 'normal' ||
+      client.blocked ||
+      !client.betweenCommands()
+    )
+      return
+    socket.settle(client.db)
+  }
+
+  /** Its thread answered commands of the client: it is not idle (`timeout`, CLIENT LIST). */
+  touched(client: Client, command: number): void {
+    client.lastInteractionMs = Date.now()
+    client.lastCommand = THREAD_COMMANDS[command] ?? client.lastCommand
+  }
+
+  /** A read its thread answered took at least a threshold: the SLOWLOG and the latency monitor take it. */
+  slow(client: Client, record: Buffer): void {
+    const micros = record.readDoubleLE(0)
+    const count = record.readUInt32LE(8)
+    const argc = record.readUInt32LE(12)
+    const server = this.server
+    const latency = server.config['latency-monitor-threshold']
+    if (latency > 0 && micros >= latency * 1000)
+      server.latency.add(this.allFast ? 'fast-command' : 'command', Math.floor(micros / 1000))
+    const threshold = server.config['slowlog-log-slower-than']
+    if (threshold < 0 || micros < threshold) return
+    const args = new CommandArgs()
+    let at = 16
+    while (at + 4 <= record.length) {
+      const length = record.readUInt32LE(at)
+      args.push(record, at + 4, at + 4 + length)
+      at += 4 + length
+    }
+    const name = args.length > 0 ? args.latin1(0).toLowerCase() : ''
+    const entry = this.entries.find((candidate) => candidate?.lowerName === name)
+    if (entry === undefined) return
+    const first = loggedArgs(entry, args, argc)
+    const argv = count === 1 ? first : [...first, Buffer.from(`... (${count - 1} more commands in the same read)`)]
+    server.slowlog.add(client, argv, Math.floor(micros), server.config['slowlog-max-len'])
+  }
+
+  fold(): void {
+    const counters = this.counters
+    const folded = this.folded
+    const stats = this.server.stats
+    for (let thread = 0; thread < this.threads; thread++) {
+      const base = thread * COUNTERS_PER_THREAD
+      const delta = (index: number): number => {
+        const now = counters[base + index]!
+        const moved = now - folded[base + index]!
+        folded[base + index] = now
+        return moved
+      }
+      const commands = delta(COUNTER_COMMANDS)
+      stats.commandsProcessed += commands
+      stats.threadedCommandsProcessed += commands
+      const reads = delta(COUNTER_READS)
+      stats.readsProcessed += reads
+      stats.threadedReadsProcessed += reads
+      const writes = delta(COUNTER_WRITES)
+      stats.writesProcessed += writes
+      stats.threadedWritesProcessed += writes
+      stats.netInputBytes += delta(COUNTER_INPUT_BYTES)
+      stats.netOutputBytes += delta(COUNTER_OUTPUT_BYTES)
+      for (let i = 0; i < THREAD_COMMANDS.length; i++) {
+        const calls = delta(COUNTER_CALLS + 2 * i)
+        const micros = delta(COUNTER_CALLS + 2 * i + 1)
+        const counts = this.entries[i]?.row.counts
+        if (counts === undefined) continue
+        counts.calls += calls
+        counts.micros += micros
+      }
+    }
+  }
+
+  /**
+   * A collected bitmap's region: given back once every thread reading when it was collected
+   * finished that read. A thread stores the epoch it read before it looks at any cell, and 0 when
+   * done; a region collected at `stamp` is safe once no thread shows an epoch below it.
+   */
+  private hold(release: () => void): void {
+    const stamp = Atomics.add(this.words, PLANE_EPOCH, 1) + 1
+    if (this.passed(stamp)) return release()
+    this.held.push({ stamp, release })
+    this.retry ??= setTimeout(() => this.releaseHeld(), RELEASE_RETRY_MS)
+  }
+
+  private passed(stamp: number): boolean {
+    for (let thread = 0; thread < this.threads; thread++) {
+      const reading = Atomics.load(this.words, PLANE_READERS + thread)
+      if (reading !== 0 && reading < stamp) return false
+    }
+    return true
+  }
+
+  private releaseHeld(): void {
+    this.retry = undefined
+    const waiting: typeof this.held = []
+    for (const region of this.held) {
+      if (this.passed(region.stamp)) region.release()
+      else waiting.push(region)
+    }
+    this.held = waiting
+    if (waiting.length > 0) this.retry = setTimeout(() => this.releaseHeld(), RELEASE_RETRY_MS)
+  }
+
+  /** The threads are gone: what they held is released, the keyspace and arenas forget the plane. */
+  stop(): void {
+    Atomics.store(this.words, PLANE_OPEN, 0)
+    clearTimeout(this.retry)
+    this.retry = undefined
+    for (const region of this.held) region.release()
+    this.held = []
+    gateReleases(undefined)
+    const shared = this.server.databases.shared
+    shared.keyChanged = undefined
+    shared.everyKeyChanged = undefined
+    for (const cell of this.cells.values()) if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
+    this.cells.clear()
+  }
+}
+
+/**
+ * The layers of a filter as a thread can read them: each bitmap whole in one shared arena
+ * memory. Undefined for a filter with a layer outside the arenas (a plain array, or one in pieces).
+ */
+function layoutOf(filter: ScalableBloomFilter): PublishedLayer[] | undefined {
+  const layers: PublishedLayer[] = []
+  for (const layer of filter.layers) {
+    const arena = layer.arena
+    if (arena === undefined || layer.pieces !== undefined) return undefined
+    const memory = arena.bytes.buffer
+    if (!(memory instanceof SharedArrayBuffer)) return undefined
+    layers.push({
+      memory,
+      offset: layer.bitmapOffset,
+      bitCount: layer.bitCount,
+      hashCount: layer.hashCount,
+      capacity: layer.capacity,
+      errorRate: layer.errorRate,
+      bitsPerEntry: layer.bitsPerEntry,
+    })
+  }
+  return layers
+}

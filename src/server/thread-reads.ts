@@ -1,0 +1,332 @@
+/**
+ * An I/O thread's own answers to BF.EXISTS and BF.MEXISTS (thread-plane.ts says when it may give
+ * them): the layouts of the keys the main thread sent it, checked against their cells before every
+ * answer, and the bits read in place in the shared WebAssembly memories with the same probe loop
+ * as the main thread (core/bloom-layer.ts), so every answer is the one the main thread would give.
+ *
+ * A command is answered here only when it is whole in what was read, plainly framed
+ * (`*N\r\n` then `$len\r\n` items), small, and names a key whose layout is current; anything else
+ * goes to the main thread as it came, and with it everything after it, in order.
+ */
+import { performance } from 'node:perf_hooks'
+import { BloomLayer } from '../core/bloom-layer.js'
+import { createHashPair, hashRedisBloom, hashSeeded } from '../core/hashing.js'
+import type { PlaneMessage, PublishedLayout } from './thread-plane.js'
+import {
+  COUNTER_CALLS,
+  COUNTER_COMMANDS,
+  COUNTER_INPUT_BYTES,
+  COUNTER_OUTPUT_BYTES,
+  COUNTER_READS,
+  COUNTER_WRITES,
+  COUNTERS_PER_THREAD,
+  PLANE_CELLS,
+  PLANE_EPOCH,
+  PLANE_LATENCY_MILLIS,
+  PLANE_OPEN,
+  PLANE_READERS,
+  PLANE_SLOWLOG_MICROS,
+} from './thread-wire.js'
+
+/** The shared memories an I/O thread is given (io-threads.ts). */
+export interface PlaneMemory {
+  readonly control: SharedArrayBuffer
+  readonly counters: SharedArrayBuffer
+}
+
+/** The most arguments of a command answered here (more: the main thread answers it). */
+const MAX_ARGS = 258
+/** The longest command answered here, in bytes; a longer one is left to the main thread. */
+export const MAX_COMMAND_BYTES = 64 * 1024
+/** The most bytes of a read's first command kept for the SLOWLOG record (the main thread trims further). */
+const SLOW_ARG_BYTES = 128
+
+const INCOMPLETE = 0
+const NOT_PLAIN = -1
+
+const ONE = Buffer.from(':1\r\n')
+const ZERO = Buffer.from(':0\r\n')
+
+/** A key's layout, as this thread can check it. */
+interface Layout {
+  readonly cell: number
+  readonly version: number
+  readonly seed: number
+  /** Oldest first. */
+  readonly layers: readonly BloomLayer[]
+}
+
+/** A read's answers and what they count. */
+export interface Answered {
+  /** Bytes of the read answered here: the rest goes to the main thread. */
+  readonly used: number
+  /** Commands answered. */
+  readonly commands: number
+  /** The reply bytes, or undefined for none. */
+  readonly reply: Buffer | undefined
+  /** The last command answered (thread-wire.ts THREAD_COMMANDS index). */
+  readonly last: number
+  /** µs the answers took, with the first command's arguments, when over a threshold; else undefined. */
+  readonly slow: Buffer | undefined
+}
+
+export class ThreadReads {
+  private readonly words: Int32Array
+  private readonly counters: Float64Array
+  private readonly layouts = new Map<string, Layout>()
+  private readonly keyOfCell = new Map<number, string>()
+  private readonly starts = new Uint32Array(MAX_ARGS)
+  private readonly ends = new Uint32Array(MAX_ARGS)
+  private argc = 0
+  private readonly pair = createHashPair()
+  private replies: Buffer[] = []
+  private replyBytes = 0
+  private readonly found = new Uint8Array(MAX_ARGS)
+  private readonly readerWord: number
+
+  constructor(
+    memory: PlaneMemory,
+    private readonly thread: number,
+  ) {
+    this.words = new Int32Array(memory.control)
+    this.counters = new Float64Array(memory.counters, thread * COUNTERS_PER_THREAD * 8, COUNTERS_PER_THREAD)
+    this.readerWord = PLANE_READERS + thread
+  }
+
+  /** A layout from the main thread, or layouts to drop. */
+  received(message: PlaneMessage): void {
+    if (message.type === 'forget') {
+      for (const cell of message.cells) {
+        const key = this.keyOfCell.get(cell)
+        if (key === undefined) continue
+        this.keyOfCell.delete(cell)
+        if (this.layouts.get(key)?.cell === cell) this.layouts.delete(key)
+      }
+      return
+    }
+    if (Atomics.load(this.words, PLANE_CELLS + message.cell) !== message.version) return
+    const old = this.layouts.get(message.key)
+    if (old !== undefined) this.keyOfCell.delete(old.cell)
+    this.layouts.set(message.key, layoutOf(message))
+    this.keyOfCell.set(message.cell, message.key)
+  }
+
+  /** Whether the main thread lets the threads answer now. */
+  get open(): boolean {
+    return Atomics.load(this.words, PLANE_OPEN) === 1
+  }
+
+  /**
+   * Answers the commands at the start of `buf[0, end)` that can be answered here, for a
+   * connection in database `db`, and stops at the first that cannot (or that is not whole).
+   */
+  answer(buf: Buffer, end: number, db: number): Answered {
+    const words = this.words
+    // The epoch first, then the cells: a region collected after this store waits for the read to end.
+    Atomics.store(words, this.readerWord, Atomics.load(words, PLANE_EPOCH))
+    const began = performance.now()
+    let pos = 0
+    let commands = 0
+    let last = 0
+    let firstEnd = 0
+    const calls = [0, 0]
+    try {
+      while (pos < end) {
+        const next = this.scan(buf, pos, end)
+        if (next <= 0) break
+        const command = this.answerOne(buf, db)
+        if (command < 0) break
+        if (commands === 0) firstEnd = next
+        calls[command]!++
+        commands++
+        last = command
+        pos = next
+      }
+    } finally {
+      Atomics.store(words, this.readerWord, 0)
+    }
+    if (commands === 0) return { used: 0, commands: 0, reply: undefined, last: 0, slow: undefined }
+    const micros = (performance.now() - began) * 1000
+    const reply =
+      this.replies.length === 1 ? Buffer.from(this.replies[0]!) : Buffer.concat(this.replies, this.replyBytes)
+    this.replies = []
+    this.replyBytes = 0
+    const counters = this.counters
+    counters[COUNTER_COMMANDS] += commands
+    counters[COUNTER_READS]++
+    counters[COUNTER_WRITES]++
+    counters[COUNTER_INPUT_BYTES] += pos
+    counters[COUNTER_OUTPUT_BYTES] += reply.length
+    const share = micros / commands
+    for (let i = 0; i < calls.length; i++) {
+      if (calls[i] === 0) continue
+      counters[COUNTER_CALLS + 2 * i] += calls[i]!
+      counters[COUNTER_CALLS + 2 * i + 1] += share * calls[i]!
+    }
+    const slowlog = Atomics.load(words, PLANE_SLOWLOG_MICROS)
+    const latency = Atomics.load(words, PLANE_LATENCY_MILLIS)
+    const slow =
+      (slowlog >= 0 && micros >= slowlog) || (latency > 0 && micros >= latency * 1000)
+        ? this.slowRecord(buf, firstEnd, micros, commands)
+        : undefined
+    return { used: pos, commands, reply, last, slow }
+  }
+
+  /**
+   * Where the plainly framed command at `buf[pos, end)` ends, its items' bounds in
+   * {@link starts}/{@link ends}; {@link INCOMPLETE} when it is not whole yet, {@link NOT_PLAIN}
+   * when it is framed otherwise (the main thread's parser decides what it is).
+   */
+  scan(buf: Buffer, pos: number, end: number): number {
+    if (buf[pos] !== 0x2a) return NOT_PLAIN
+    let at = pos + 1
+    const count = readCount(buf, at, end)
+    if (count === INCOMPLETE_COUNT) return INCOMPLETE
+    if (count <= 0 || count > MAX_ARGS) return NOT_PLAIN
+    at = countEnd
+    for (let i = 0; i < count; i++) {
+      if (at >= end) return INCOMPLETE
+      if (buf[at] !== 0x24) return NOT_PLAIN
+      const length = readCount(buf, at + 1, end)
+      if (length === INCOMPLETE_COUNT) return INCOMPLETE
+      if (length < 0 || length > MAX_COMMAND_BYTES) return NOT_PLAIN
+      const start = countEnd
+      if (start + length + 2 > end) return start + length + 2 - pos > MAX_COMMAND_BYTES ? NOT_PLAIN : INCOMPLETE
+      if (buf[start + length] !== 0x0d || buf[start + length + 1] !== 0x0a) return NOT_PLAIN
+      this.starts[i] = start
+      this.ends[i] = start + length
+      at = start + length + 2
+      if (at - pos > MAX_COMMAND_BYTES) return NOT_PLAIN
+    }
+    this.argc = count
+    return at
+  }
+
+  /**
+   * The scanned command's answer added to the replies: its {@link THREAD_COMMANDS} index, or -1
+   * when it is not one answered here (another command, another argument count, a key without a
+   * current layout).
+   */
+  private answerOne(buf: Buffer, db: number): number {
+    const argc = this.argc
+    const command = commandOf(buf, this.starts[0]!, this.ends[0]!)
+    if (command < 0 || argc < 3 || (command === 0 && argc !== 3)) return -1
+    const layout = this.layouts.get(`${db}\n${buf.toString('latin1', this.starts[1]!, this.ends[1]!)}`)
+    if (layout === undefined || Atomics.load(this.words, PLANE_CELLS + layout.cell) !== layout.version) return -1
+    if (command === 0) {
+      this.push(this.check(layout, buf, this.starts[2]!, this.ends[2]!) ? ONE : ZERO)
+      return 0
+    }
+    const count = argc - 2
+    const found = this.found
+    for (let i = 0; i < count; i++) found[i] = this.check(layout, buf, this.starts[i + 2]!, this.ends[i + 2]!) ? 1 : 0
+    const header = `*${count}\r\n`
+    const out = Buffer.allocUnsafe(header.length + 4 * count)
+    let at = out.write(header, 0, 'latin1')
+    for (let i = 0; i < count; i++) {
+      out[at] = 0x3a
+      out[at + 1] = found[i] === 1 ? 0x31 : 0x30
+      out[at + 2] = 0x0d
+      out[at + 3] = 0x0a
+      at += 4
+    }
+    this.push(out)
+    return 1
+  }
+
+  /** Whether the item may have been added: some layer, newest first, has all its positions set. */
+  private check(layout: Layout, buf: Buffer, start: number, end: number): boolean {
+    const pair = this.pair
+    if (layout.seed < 0) hashRedisBloom(buf, start, end, pair)
+    else hashSeeded(buf, start, end, layout.seed, pair)
+    const layers = layout.layers
+    for (let i = layers.length - 1; i >= 0; i--) if (layers[i]!.hasHashed(pair)) return true
+    return false
+  }
+
+  private push(reply: Buffer): void {
+    this.replies.push(reply)
+    this.replyBytes += reply.length
+  }
+
+  /** The SLOW record (thread-wire.ts): µs, commands, the first command's arguments. */
+  private slowRecord(buf: Buffer, firstEnd: number, micros: number, commands: number): Buffer {
+    // The first command again: its bounds were overwritten by the later ones.
+    this.scan(buf, 0, firstEnd)
+    const argc = this.argc
+    const kept = Math.min(argc, 32)
+    const parts: Buffer[] = []
+    const head = Buffer.alloc(16)
+    head.writeDoubleLE(micros, 0)
+    head.writeUInt32LE(commands, 8)
+    head.writeUInt32LE(argc, 12)
+    parts.push(head)
+    for (let i = 0; i < kept; i++) {
+      const start = this.starts[i]!
+      const end = Math.min(this.ends[i]!, start + SLOW_ARG_BYTES)
+      const length = Buffer.alloc(4)
+      length.writeUInt32LE(end - start, 0)
+      parts.push(length, buf.subarray(start, end))
+    }
+    return Buffer.concat(parts)
+  }
+}
+
+/** Where the last {@link readCount} stopped: just past its `\r\n`. */
+let countEnd = 0
+const INCOMPLETE_COUNT = -2
+
+/**
+ * The decimal count at `buf[at, end)` ended by `\r\n` (no sign, no leading zero but `0` itself),
+ * {@link INCOMPLETE_COUNT} when the line is not whole, -1 when it is not such a count.
+ */
+function readCount(buf: Buffer, at: number, end: number): number {
+  let value = 0
+  let digits = 0
+  while (at < end) {
+    const c = buf[at]!
+    if (c === 0x0d) {
+      if (at + 1 >= end) return INCOMPLETE_COUNT
+      if (buf[at + 1] !== 0x0a || digits === 0) return -1
+      countEnd = at + 2
+      return value
+    }
+    if (c < 0x30 || c > 0x39 || digits >= 9 || (digits === 1 && value === 0)) return -1
+    value = value * 10 + (c - 0x30)
+    digits++
+    at++
+  }
+  return INCOMPLETE_COUNT
+}
+
+/** 0 for BF.EXISTS, 1 for BF.MEXISTS (any case), -1 for anything else. */
+function commandOf(buf: Buffer, start: number, end: number): number {
+  const length = end - start
+  if (length !== 9 && length !== 10) return -1
+  if ((buf[start]! | 0x20) !== 0x62 || (buf[start + 1]! | 0x20) !== 0x66 || buf[start + 2] !== 0x2e) return -1
+  let at = start + 3
+  if (length === 10) {
+    if ((buf[at]! | 0x20) !== 0x6d) return -1
+    at++
+  }
+  const rest = 'exists'
+  for (let i = 0; i < 6; i++) if ((buf[at + i]! | 0x20) !== rest.charCodeAt(i)) return -1
+  return length === 9 ? 0 : 1
+}
+
+function layoutOf(message: PublishedLayout): Layout {
+  const layers = message.layers.map(
+    (layer) =>
+      new BloomLayer({
+        capacity: layer.capacity,
+        errorRate: layer.errorRate,
+        bitsPerEntry: layer.bitsPerEntry,
+        hashCount: layer.hashCount,
+        bitCount: layer.bitCount,
+        items: 0,
+        bitmap: new Uint8Array(layer.memory, layer.offset, layer.bitCount / 8),
+        setBits: 0,
+      }),
+  )
+  return { cell: message.cell, version: message.version, seed: message.seed, layers }
+}

@@ -1,0 +1,320 @@
+/**
+ * BF.EXISTS and BF.MEXISTS answered by the I/O threads themselves (io-threads > 1; server/
+ * thread-plane.ts, thread-reads.ts), against a real bfs over real sockets: the answers and counts
+ * are the main thread's; every change to a key, and everything that would refuse or hold a check
+ * (MONITOR, CLIENT PAUSE, ACL, MULTI), is seen by the next check a connection sends; the idle time,
+ * CLIENT LIST and the SLOWLOG see the commands a thread answered; and under concurrent
+ * re-creation, growth and deletion of filters no acknowledged item is ever answered 0.
+ *
+ * A connection's thread learns a key's layout once the main thread answered a check of it there,
+ * so each case first waits until the thread answers (INFO bfs_io_threaded_commands_processed
+ * moves), then changes something and checks at once.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nodeHasReusePort } from '../../src/runtime/io-threads-setting.js'
+import { BFS_MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js'
+import { RawClient, ask, askOnce, encodeCommand } from '../helpers/resp.js'
+import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const REUSE_PORT = nodeHasReusePort(process.version)
+const tempDir = tempDirsRemovedAfterAll('bfs-thread-checks-')
+
+let server: ChildServer
+const clients: RawClient[] = []
+
+async function connect(): Promise<RawClient> {
+  const client = await RawClient.connect(server.port)
+  clients.push(client)
+  return client
+}
+
+/** INFO's count of the commands the I/O threads answered themselves. */
+async function threadAnswered(): Promise<number> {
+  const info = await askOnce(server.port, 'INFO', 'stats')
+  return Number(/bfs_io_threaded_commands_processed:(\d+)/.exec(info)![1])
+}
+
+/**
+ * Sends `check` on `client` until its thread answers it itself (its layout learnt), expecting
+ * `reply` each time; fails after 200 tries.
+ */
+async function warm(client: RawClient, reply: string, ...check: string[]): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const before = await threadAnswered()
+    expect(await ask(client, ...check)).toBe(reply)
+    if ((await threadAnswered()) > before) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`the I/O thread never answered ${check.join(' ')}`)
+}
+
+beforeAll(async () => {
+  // `npm test` builds first (pretest); when vitest runs alone, build once here.
+  if (!existsSync(BFS_MAIN)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
+  if (!REUSE_PORT) return
+  server = await startChildServer([
+    '--port',
+    '0',
+    '--dir',
+    tempDir(),
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--io-threads',
+    '3',
+  ])
+}, 120_000)
+
+afterAll(async () => {
+  for (const client of clients.splice(0)) client.close()
+  if (server !== undefined) {
+    server.bfs.kill()
+    await server.bfs.waitExit()
+  }
+})
+
+describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
+  it('answer as the main thread does, and count in INFO commandstats and stats', async () => {
+    const admin = await connect()
+    expect(await ask(admin, 'BF.RESERVE', 'answers', '0.001', '1000')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.MADD', 'answers', 'a', 'b', 'c')).toBe('*3\r\n:1\r\n:1\r\n:1\r\n')
+    const client = await connect()
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'answers', 'a')
+    expect(await ask(admin, 'CONFIG', 'RESETSTAT')).toBe('+OK\r\n')
+    const before = await threadAnswered()
+    // One pipeline of plain checks, in both cases of the name: answered by the thread, in order.
+    const commands = [
+      ['BF.EXISTS', 'answers', 'a'],
+      ['bf.exists', 'answers', 'zz'],
+      ['BF.MEXISTS', 'answers', 'a', 'zz', 'b', 'c'],
+      ['Bf.Mexists', 'answers', 'nope'],
+    ]
+    client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
+    const expected = ':1\r\n:0\r\n*4\r\n:1\r\n:0\r\n:1\r\n:1\r\n*1\r\n:0\r\n'
+    expect((await client.read(expected.length)).toString('latin1')).toBe(expected)
+    expect((await threadAnswered()) - before).toBe(4)
+    const stats = await ask(admin, 'INFO', 'commandstats')
+    expect(stats).toMatch(/cmdstat_bf\.exists:calls=2,/)
+    expect(stats).toMatch(/cmdstat_bf\.mexists:calls=2,/)
+    // Whatever the thread does not answer goes to the main thread, in the connection's order.
+    const mixed = [
+      ['BF.EXISTS', 'answers', 'a'],
+      ['BF.ADD', 'answers', 'd'],
+      ['BF.EXISTS', 'answers', 'd'],
+      ['BF.EXISTS', 'answers'],
+      ['BF.EXISTS', 'missing', 'a'],
+    ]
+    client.write(Buffer.concat(mixed.map((command) => encodeCommand(command))))
+    const replies = ":1\r\n:1\r\n:1\r\n-ERR wrong number of arguments for 'bf.exists' command\r\n:0\r\n"
+    expect((await client.read(replies.length)).toString('latin1')).toBe(replies)
+    // A command split over several writes is answered once whole.
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'answers', 'd')
+    const split = encodeCommand(['BF.EXISTS', 'answers', 'b'])
+    client.write(split.subarray(0, 7))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    client.write(split.subarray(7))
+    expect((await client.read(4)).toString('latin1')).toBe(':1\r\n')
+  })
+
+  it('see every change to a key made before they were sent: DEL, re-creation, RENAME, growth, expiry, SWAPDB, SELECT, FLUSHALL', async () => {
+    const admin = await connect()
+    const client = await connect()
+    expect(await ask(admin, 'BF.RESERVE', 'changes', '0.01', '100', 'EXPANSION', '2')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.ADD', 'changes', 'x')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'changes', 'x')
+    expect(await ask(admin, 'DEL', 'changes')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'changes', 'x')).toBe(':0\r\n')
+
+    // Re-created with another size: the old layout is not used for the new filter.
+    expect(await ask(admin, 'BF.RESERVE', 'changes', '0.001', '5000')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.ADD', 'changes', 'y')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'changes', 'y')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'changes', 'y')
+    expect(await ask(client, 'BF.EXISTS', 'changes', 'x')).toBe(':0\r\n')
+
+    expect(await ask(admin, 'RENAME', 'changes', 'renamed')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'changes', 'y')).toBe(':0\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'renamed', 'y')).toBe(':1\r\n')
+
+    // Growth: a filter of 100 takes 1000 items in new layers; every one is found at once.
+    expect(await ask(admin, 'BF.RESERVE', 'grows', '0.01', '100', 'EXPANSION', '2')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.ADD', 'grows', 'first')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'grows', 'first')
+    const items = Array.from({ length: 1000 }, (_, i) => `item:${i}`)
+    for (let i = 0; i < items.length; i += 100) {
+      await ask(admin, 'BF.MADD', 'grows', ...items.slice(i, i + 100))
+      const seen = await ask(client, 'BF.MEXISTS', 'grows', ...items.slice(0, i + 100))
+      expect(seen).toBe(`*${i + 100}\r\n${':1\r\n'.repeat(i + 100)}`)
+    }
+
+    // An expiry: the key is left to the main thread, which hides it once expired.
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'grows', 'first')
+    expect(await ask(admin, 'PEXPIRE', 'grows', '150')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'grows', 'first')).toBe(':1\r\n')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await ask(client, 'BF.EXISTS', 'grows', 'first')).toBe(':0\r\n')
+
+    // SWAPDB moves the key out of this connection's database; SELECT follows it.
+    expect(await ask(admin, 'BF.ADD', 'swapped', 'z')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'swapped', 'z')
+    expect(await ask(admin, 'SWAPDB', '0', '1')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'swapped', 'z')).toBe(':0\r\n')
+    expect(await ask(client, 'SELECT', '1')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'swapped', 'z')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'swapped', 'z')
+    expect(await ask(client, 'SELECT', '0')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'swapped', 'z')).toBe(':0\r\n')
+    expect(await ask(client, 'SELECT', '1')).toBe('+OK\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'swapped', 'z')
+    expect(await ask(admin, 'FLUSHALL')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'swapped', 'z')).toBe(':0\r\n')
+  })
+
+  it('are not answered by the thread while MONITOR, CLIENT PAUSE, an ACL rule or MULTI would act on them', async () => {
+    const admin = await connect()
+    const client = await connect()
+    expect(await ask(admin, 'BF.ADD', 'gated', 'g')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'gated', 'g')
+
+    const monitor = await connect()
+    expect(await ask(monitor, 'MONITOR')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'gated', 'g')).toBe(':1\r\n')
+    const fed = await monitor.readUntil((received) => received.includes('"BF.EXISTS" "gated" "g"'))
+    expect(fed.toString()).toContain('"BF.EXISTS" "gated" "g"')
+    monitor.close()
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'gated', 'g')
+
+    expect(await ask(admin, 'CLIENT', 'PAUSE', '400', 'ALL')).toBe('+OK\r\n')
+    const pausedAt = Date.now()
+    expect(await ask(client, 'BF.EXISTS', 'gated', 'g')).toBe(':1\r\n')
+    expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(300)
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'gated', 'g')
+
+    expect(await ask(admin, 'ACL', 'SETUSER', 'default', '-bf.exists')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'gated', 'g')).toMatch(/^-NOPERM /)
+    expect(await ask(admin, 'ACL', 'SETUSER', 'default', '+@all')).toBe('+OK\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'gated', 'g')
+
+    expect(await ask(client, 'MULTI')).toBe('+OK\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'gated', 'g')).toBe('+QUEUED\r\n')
+    expect(await ask(client, 'EXEC')).toBe('*1\r\n:1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'gated', 'g')
+
+    // Another client's CLIENT KILL: the connection is gone for the next check.
+    const id = (await ask(client, 'CLIENT', 'ID')).slice(1, -2)
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'gated', 'g')
+    expect(await ask(admin, 'CLIENT', 'KILL', 'ID', id)).toBe(':1\r\n')
+    await client.waitClosed()
+  })
+
+  it('keep the connection from being idle (timeout, CLIENT LIST) and reach the SLOWLOG', async () => {
+    const admin = await connect()
+    const client = await connect()
+    expect(await ask(client, 'CLIENT', 'SETNAME', 'checker')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.ADD', 'busy', 'b')).toBe(':1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'busy', 'b')
+    expect(await ask(admin, 'CONFIG', 'SET', 'timeout', '1')).toBe('+OK\r\n')
+    try {
+      const before = await threadAnswered()
+      for (let i = 0; i < 10; i++) {
+        expect(await ask(client, 'BF.EXISTS', 'busy', 'b')).toBe(':1\r\n')
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+      expect(await threadAnswered()).toBeGreaterThan(before)
+      // A connection of its own: `admin` was idle meanwhile, and closed for it.
+      const list = await askOnce(server.port, 'CLIENT', 'LIST')
+      const line = list.split('\n').find((entry) => entry.includes('name=checker'))
+      expect(line).toMatch(/ idle=0 /)
+      expect(line).toMatch(/ cmd=bf\.exists /)
+    } finally {
+      expect(await askOnce(server.port, 'CONFIG', 'SET', 'timeout', '0')).toBe('+OK\r\n')
+    }
+    await admin.waitClosed()
+
+    const slowlog = await connect()
+    expect(await ask(slowlog, 'CONFIG', 'SET', 'slowlog-log-slower-than', '0')).toBe('+OK\r\n')
+    expect(await ask(slowlog, 'SLOWLOG', 'RESET')).toBe('+OK\r\n')
+    try {
+      const before = await threadAnswered()
+      expect(await ask(client, 'BF.EXISTS', 'busy', 'b')).toBe(':1\r\n')
+      expect(await threadAnswered()).toBe(before + 1)
+      const entries = await ask(slowlog, 'SLOWLOG', 'GET', '10')
+      expect(entries).toContain('$9\r\nBF.EXISTS\r\n$4\r\nbusy\r\n$1\r\nb\r\n')
+      expect(entries).toContain('$7\r\nchecker\r\n')
+    } finally {
+      expect(await ask(slowlog, 'CONFIG', 'SET', 'slowlog-log-slower-than', '10000')).toBe('+OK\r\n')
+    }
+  })
+
+  it('never answer 0 for an acknowledged item while filters are re-created, grown and deleted around them', async () => {
+    const writer = await connect()
+    const churner = await connect()
+    const readers = await Promise.all(Array.from({ length: 8 }, () => connect()))
+    const before = await threadAnswered()
+    const failures: string[] = []
+    const deadline = Date.now() + 8000
+    let round = 0
+    // Other filters made and deleted all along: their memory is collected and reused meanwhile.
+    const churn = (async () => {
+      for (let n = 0; Date.now() < deadline; n++) {
+        await ask(churner, 'BF.RESERVE', `other:${n % 8}`, '0.01', String(1000 + (n % 5) * 700))
+        await ask(churner, 'BF.MADD', `other:${n % 8}`, ...Array.from({ length: 20 }, (_, i) => `o${n}:${i}`))
+        if (n % 3 === 2) await ask(churner, 'DEL', `other:${(n + 5) % 8}`)
+      }
+    })()
+    // One filter grown all along by adds, while other readers check what was acknowledged so far.
+    const grower = await connect()
+    const watchers = await Promise.all(Array.from({ length: 4 }, () => connect()))
+    expect(await ask(grower, 'BF.RESERVE', 'growing', '0.01', '100', 'EXPANSION', '2')).toBe('+OK\r\n')
+    const acked: string[] = []
+    const grow = (async () => {
+      for (let n = 0; Date.now() < deadline; n++) {
+        const batch = Array.from({ length: 50 }, (_, i) => `g${n}:${i}`)
+        expect((await ask(grower, 'BF.MADD', 'growing', ...batch)).startsWith('*50\r\n')).toBe(true)
+        acked.push(...batch)
+      }
+    })()
+    const watch = watchers.map(async (watcher, index) => {
+      while (Date.now() < deadline) {
+        const sample = acked.slice(-100)
+        if (sample.length === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          continue
+        }
+        const reply = await ask(watcher, 'BF.MEXISTS', 'growing', ...sample)
+        if (reply !== `*${sample.length}\r\n${':1\r\n'.repeat(sample.length)}`)
+          failures.push(`watcher ${index}: ${reply.slice(0, 60)}`)
+      }
+    })
+    while (Date.now() < deadline) {
+      // Each round: the key re-created with another size, items added past its capacity (new
+      // layers), then every reader checks them all (all must answer 1), twice.
+      const key = `round:${round % 3}`
+      await ask(writer, 'DEL', key)
+      expect(await ask(writer, 'BF.RESERVE', key, '0.01', String(50 + (round % 4) * 30), 'EXPANSION', '2')).toBe(
+        '+OK\r\n',
+      )
+      const items = Array.from({ length: 200 }, (_, i) => `r${round}:${i}`)
+      const added = await ask(writer, 'BF.MADD', key, ...items)
+      expect(added.startsWith('*200\r\n')).toBe(true)
+      for (let pass = 0; pass < 2; pass++) {
+        const seen = await Promise.all(readers.map((reader) => ask(reader, 'BF.MEXISTS', key, ...items)))
+        for (const [index, reply] of seen.entries())
+          if (reply !== `*200\r\n${':1\r\n'.repeat(200)}`)
+            failures.push(`round ${round} reader ${index} pass ${pass}: ${reply.slice(0, 60)}`)
+      }
+      round++
+    }
+    await Promise.all([churn, grow, ...watch])
+    expect(failures).toEqual([])
+    expect(acked.length).toBeGreaterThan(1000)
+    expect(round).toBeGreaterThan(5)
+    // The threads answered a good part of the checks (each reader's first check of a round's new filter goes to the main thread).
+    expect((await threadAnswered()) - before).toBeGreaterThan(round * 4)
+  })
+})
