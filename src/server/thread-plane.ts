@@ -76,7 +76,10 @@ export interface PublishedLayer {
   readonly bitsPerEntry: number
 }
 
-/** Layouts a thread must drop: their cells changed. */
+/**
+ * Layouts a thread must drop: their cells changed. Pairs of a cell and its version after the
+ * change: a layout sent later under the same cell (a version as new or newer) stays.
+ */
 export interface ForgottenLayouts {
   readonly type: 'forget'
   readonly cells: readonly number[]
@@ -115,6 +118,9 @@ export class ThreadPlane implements ThreadChecks {
   private readonly entries: readonly (CommandEntry | undefined)[]
   private readonly allFast: boolean
   private held: { stamp: number; release: () => void }[] = []
+  /** Cells changed this turn, by the threads they were sent to (one message each at the turn's end). */
+  private readonly forgotten = new Map<number, number[]>()
+  private forgetScheduled = false
   private retry: NodeJS.Timeout | undefined
 
   constructor(
@@ -215,12 +221,28 @@ export class ThreadPlane implements ThreadChecks {
 
   /** A key's layout changed: the threads' copies stop answering before this returns. */
   private invalidate(cell: Cell): void {
-    Atomics.add(this.words, PLANE_CELLS + cell.index, 1)
+    const version = Atomics.add(this.words, PLANE_CELLS + cell.index, 1) + 1
     if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
     this.cells.delete(cell.key)
     this.cellAt[cell.index] = undefined
     this.freeCells.push(cell.index)
-    for (const thread of cell.sentTo) this.post(thread, { type: 'forget', cells: [cell.index] })
+    // The version already stops the threads; the message only lets them drop their views, so one
+    // per thread at the end of the turn (a FLUSHALL of many keys sends one, not one per key).
+    for (const thread of cell.sentTo) {
+      let cells = this.forgotten.get(thread)
+      if (cells === undefined) this.forgotten.set(thread, (cells = []))
+      cells.push(cell.index, version)
+    }
+    if (cell.sentTo.size > 0 && !this.forgetScheduled) {
+      this.forgetScheduled = true
+      setImmediate(this.sendForgotten)
+    }
+  }
+
+  private readonly sendForgotten = (): void => {
+    this.forgetScheduled = false
+    for (const [thread, cells] of this.forgotten) this.post(thread, { type: 'forget', cells })
+    this.forgotten.clear()
   }
 
   /** A connection's output was written: its thread may answer it from now on, if it is a plain client. */

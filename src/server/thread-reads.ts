@@ -96,17 +96,20 @@ export class ThreadReads {
   /** A layout from the main thread, or layouts to drop. */
   received(message: PlaneMessage): void {
     if (message.type === 'forget') {
-      for (const cell of message.cells) {
+      const cells = message.cells
+      for (let i = 0; i + 1 < cells.length; i += 2) {
+        const cell = cells[i]!
         const key = this.keyOfCell.get(cell)
-        if (key === undefined) continue
+        const layout = key === undefined ? undefined : this.layouts.get(key)
+        if (layout === undefined || layout.cell !== cell || layout.version >= cells[i + 1]!) continue
         this.keyOfCell.delete(cell)
-        if (this.layouts.get(key)?.cell === cell) this.layouts.delete(key)
+        this.layouts.delete(key!)
       }
       return
     }
     if (Atomics.load(this.words, PLANE_CELLS + message.cell) !== message.version) return
     const old = this.layouts.get(message.key)
-    if (old !== undefined) this.keyOfCell.delete(old.cell)
+    if (old !== undefined && this.keyOfCell.get(old.cell) === message.key) this.keyOfCell.delete(old.cell)
     this.layouts.set(message.key, layoutOf(message))
     this.keyOfCell.set(message.cell, message.key)
   }

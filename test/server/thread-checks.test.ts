@@ -175,6 +175,21 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
     expect(await ask(client, 'BF.EXISTS', 'swapped', 'z')).toBe(':0\r\n')
   })
 
+  it('answer from a filter in a memory of its own (a 64 MiB layer) and to a RESP3 connection; drop it once deleted', async () => {
+    const admin = await connect()
+    const client = await connect()
+    expect(await ask(client, 'HELLO', '3')).toMatch(/^%7\r\n/)
+    // 60 M items at 1 %: one layer of about 69 MiB, past the shared arenas' 64 MiB.
+    expect(await ask(admin, 'BF.RESERVE', 'large', '0.01', '60000000', 'NONSCALING')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.MADD', 'large', 'l1', 'l2')).toBe('*2\r\n:1\r\n:1\r\n')
+    await warm(client, ':1\r\n', 'BF.EXISTS', 'large', 'l1')
+    expect(await ask(client, 'BF.MEXISTS', 'large', 'l1', 'l2', 'l3')).toBe('*3\r\n:1\r\n:1\r\n:0\r\n')
+    expect(await ask(admin, 'BF.ADD', 'large', 'l3')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.EXISTS', 'large', 'l3')).toBe(':1\r\n')
+    expect(await ask(admin, 'DEL', 'large')).toBe(':1\r\n')
+    expect(await ask(client, 'BF.MEXISTS', 'large', 'l1', 'l2', 'l3')).toBe('*3\r\n:0\r\n:0\r\n:0\r\n')
+  })
+
   it('are not answered by the thread while MONITOR, CLIENT PAUSE, an ACL rule or MULTI would act on them', async () => {
     const admin = await connect()
     const client = await connect()
