@@ -5,7 +5,8 @@
 # load a fresh `BF.RESERVE bench 0.01 100000000` takes BF.ADD then BF.EXISTS of random items
 # (`-r 100000000`, `__rand_int__`) at -P 1 -c 50, -P 1 -c 200 and -P 16 -c 50. One table of
 # medians: req/s, bfs's scaling over io-threads 1, the ratios to both RedisBloom servers, and the
-# server's CPU µs per request (utime + stime of the whole process, every thread, /proc/<pid>/stat).
+# server's CPU µs per request (utime + stime of the whole process, every thread, /proc/<pid>/stat),
+# and of its main thread alone (/proc/<pid>/task/<pid>/stat).
 #
 # Servers and load generator must not share cores: with 8 or more cores the servers run on the
 # first half (taskset -c) and redis-benchmark on the second half, one process per load core (at
@@ -164,6 +165,8 @@ alive() {
   exit 1
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
+# The main thread's alone (bfs: the thread that runs the commands the I/O threads do not answer).
+main_ticks() { awk '{ print $14 + $15 }' "/proc/$PID/task/$PID/stat"; }
 cli() { redis-cli -p "$PORT" "$@"; }
 fresh() {
   local reply
@@ -198,17 +201,19 @@ loaders() {
 # to RESULTS. req/s: the sum of the processes' own figures (they start together, each with an equal
 # share); p50 and p99: the largest of theirs; CPU: the server's ticks over all the requests.
 load() {
-  local server=$1 round=$2 pipeline=$3 clients=$4 requests=$5 command=$6 before ticks
+  local server=$1 round=$2 pipeline=$3 clients=$4 requests=$5 command=$6 before ticks main_before main
   before=$(cpu_ticks)
+  main_before=$(main_ticks)
   loaders "$pipeline" "$clients" "$requests" "$command"
   ticks=$(( $(cpu_ticks) - before ))
+  main=$(( $(main_ticks) - main_before ))
   alive "$server"
   cat "$DIR"/load.*.csv | tr -d '"' | awk -F, -v s="$server" -v l="$pipeline:$clients" -v c="$command" -v r="$round" \
-    -v ticks="$ticks" -v hz="$(getconf CLK_TCK)" -v n="$requests" -v want="$LOADER_COUNT" '
+    -v ticks="$ticks" -v main="$main" -v hz="$(getconf CLK_TCK)" -v n="$requests" -v want="$LOADER_COUNT" '
     $1 != "test" && NF >= 8 { rows++; rps += $2; if ($5 > p50) p50 = $5; if ($7 > p99) p99 = $7 }
     END {
       if (rows != want) { print "redis-benchmark gave " rows + 0 " result rows of " want > "/dev/stderr"; exit 1 }
-      printf "%s,%s,%s,%s,%.2f,%.3f,%.3f,%.3f\n", s, l, c, r, rps, p50, p99, ticks * 1e6 / hz / n
+      printf "%s,%s,%s,%s,%.2f,%.3f,%.3f,%.3f,%.3f\n", s, l, c, r, rps, p50, p99, ticks * 1e6 / hz / n, main * 1e6 / hz / n
     }' >>"$RESULTS"
 }
 
@@ -261,8 +266,8 @@ echo -n "OS threads of each server after its warm-up:"
 for server in "${SERVERS[@]}"; do echo -n " $(label "$server") ${OS_THREADS[$server]};"; done
 echo
 echo
-printf '| %-23s | %3s | %3s | %-9s | %10s | %7s | %7s | %7s | %8s | %10s | %9s | %10s |\n' server -P -c command 'req/s' "vs t${THREADS%% *}" 'vs RB' 'vs RB4' 'p99 ms' 'CPU us/req' 'CPU vs RB' 'CPU vs RB4'
-printf '|%s|\n' '-------------------------|----:|----:|-----------|-----------:|--------:|--------:|--------:|---------:|-----------:|----------:|-----------:'
+printf '| %-23s | %3s | %3s | %-9s | %10s | %7s | %7s | %7s | %8s | %10s | %9s | %10s | %11s |\n' server -P -c command 'req/s' "vs t${THREADS%% *}" 'vs RB' 'vs RB4' 'p99 ms' 'CPU us/req' 'CPU vs RB' 'CPU vs RB4' 'main us/req'
+printf '|%s|\n' '-------------------------|----:|----:|-----------|-----------:|--------:|--------:|--------:|---------:|-----------:|----------:|-----------:|------------:'
 for spec in $LOADS; do
   for command in $COMMANDS; do
     base_rps=$(median_of "$first_bfs" "$spec" "$command" 5)
@@ -273,19 +278,20 @@ for spec in $LOADS; do
     for server in "${SERVERS[@]}"; do
       awk -v s="$(label "$server")" -v p="${spec%%:*}" -v c="${spec##*:}" -v cmd="$command" \
         -v rps="$(median_of "$server" "$spec" "$command" 5)" -v p99="$(median_of "$server" "$spec" "$command" 7)" \
-        -v cpu="$(median_of "$server" "$spec" "$command" 8)" -v base="$([[ $server == bfs-t* ]] && echo "$base_rps" || echo 0)" \
+        -v cpu="$(median_of "$server" "$spec" "$command" 8)" -v main="$(median_of "$server" "$spec" "$command" 9)" -v base="$([[ $server == bfs-t* ]] && echo "$base_rps" || echo 0)" \
         -v rb="${rb_rps:-0}" -v rbc="${rb_cpu:-0}" -v rb4="${rb4_rps:-0}" -v rb4c="${rb4_cpu:-0}" 'BEGIN {
           vt = base > 0 ? sprintf("%.2fx", rps / base) : ""
           vrb = rb > 0 ? sprintf("%.2fx", rps / rb) : ""
           vrb4 = rb4 > 0 ? sprintf("%.2fx", rps / rb4) : ""
           crb = rbc > 0 && cpu > 0 ? sprintf("%.2fx", rbc / cpu) : ""
           crb4 = rb4c > 0 && cpu > 0 ? sprintf("%.2fx", rb4c / cpu) : ""
-          printf "| %-23s | %3s | %3s | %-9s | %10.0f | %7s | %7s | %7s | %8.3f | %10.2f | %9s | %10s |\n", s, p, c, cmd, rps,
-            vt, vrb, vrb4, p99, cpu, crb, crb4
+          printf "| %-23s | %3s | %3s | %-9s | %10.0f | %7s | %7s | %7s | %8.3f | %10.2f | %9s | %10s | %11.2f |\n", s, p, c, cmd, rps,
+            vt, vrb, vrb4, p99, cpu, crb, crb4, main
         }'
     done
   done
 done
 echo
 echo "vs tN: req/s over bfs io-threads ${THREADS%% *}'s; vs RB, vs RB4: req/s over RedisBloom's at its defaults and at io-threads 4;"
-echo "CPU: the server process's user + system time (every thread) per request; CPU vs RB(4): RedisBloom's over this one's (above 1: less CPU)."
+echo "CPU: the server process's user + system time (every thread) per request; CPU vs RB(4): RedisBloom's over this one's (above 1: less CPU);"
+echo "main: the main thread's alone (bfs: every command the I/O threads do not answer; RedisBloom: every command)."

@@ -83,6 +83,10 @@ export class ThreadReads {
   private replyBytes = 0
   private readonly found = new Uint8Array(MAX_ARGS)
   private readonly readerWord: number
+  /** The last key looked up (a copy), its database and layout: a run of checks of one key makes no string. */
+  private lastKey = Buffer.alloc(0)
+  private lastDb = -1
+  private lastLayout: Layout | undefined = undefined
 
   constructor(
     memory: PlaneMemory,
@@ -95,6 +99,8 @@ export class ThreadReads {
 
   /** A layout from the main thread, or layouts to drop. */
   received(message: PlaneMessage): void {
+    this.lastDb = -1
+    this.lastLayout = undefined
     if (message.type === 'forget') {
       const cells = message.cells
       for (let i = 0; i + 1 < cells.length; i += 2) {
@@ -214,7 +220,7 @@ export class ThreadReads {
     const argc = this.argc
     const command = commandOf(buf, this.starts[0]!, this.ends[0]!)
     if (command < 0 || argc < 3 || (command === 0 && argc !== 3)) return -1
-    const layout = this.layouts.get(`${db}\n${buf.toString('latin1', this.starts[1]!, this.ends[1]!)}`)
+    const layout = this.layoutOf(buf, this.starts[1]!, this.ends[1]!, db)
     if (layout === undefined || Atomics.load(this.words, PLANE_CELLS + layout.cell) !== layout.version) return -1
     if (command === 0) {
       this.push(this.check(layout, buf, this.starts[2]!, this.ends[2]!) ? ONE : ZERO)
@@ -235,6 +241,18 @@ export class ThreadReads {
     }
     this.push(out)
     return 1
+  }
+
+  /** The layout of the key `buf[start, end)` in database `db`, if this thread holds one. */
+  private layoutOf(buf: Buffer, start: number, end: number, db: number): Layout | undefined {
+    const last = this.lastKey
+    if (db === this.lastDb && end - start === last.length && buf.compare(last, 0, last.length, start, end) === 0)
+      return this.lastLayout
+    const layout = this.layouts.get(`${db}\n${buf.toString('latin1', start, end)}`)
+    this.lastKey = Buffer.from(buf.subarray(start, end))
+    this.lastDb = db
+    this.lastLayout = layout
+    return layout
   }
 
   /** Whether the item may have been added: some layer, newest first, has all its positions set. */
