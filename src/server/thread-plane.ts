@@ -13,8 +13,9 @@
  *   core/scalable-filter.ts) bumps the version synchronously, and the thread checks the version
  *   before every answer: a stale layout is never used.
  * - **Whether the threads may answer at all** (one shared word): only while no ACL rule restricts
- *   anyone, outside cluster mode, on a master that is not loading, with no MONITOR and no CLIENT
- *   PAUSE, so that no check dispatch makes could refuse or hold the command. Recomputed before
+ *   anyone, outside cluster mode, on a server that is not loading (a replica: with
+ *   replica-serve-stale-data yes, else its link's state would matter), with no MONITOR and no
+ *   CLIENT PAUSE, so that no check dispatch makes could refuse or hold the command. Recomputed before
  *   every client's output is written: whatever closed it (an ACL SETUSER, a MONITOR, a pause) was
  *   a command whose reply comes after.
  * - **Which connections.** A thread answers a connection itself only after this side said the
@@ -164,7 +165,9 @@ export class ThreadPlane implements ThreadChecks {
       this.usable &&
       server.acl.unrestricted &&
       server.cluster === undefined &&
-      server.replication.role === 'master' &&
+      // A replica answers checks as its master's stream left the filters (its DELs and expiries
+      // change keys as any command does), unless it refuses them while its link is down.
+      (server.replication.role === 'master' || server.config['replica-serve-stale-data']) &&
       !server.loading &&
       server.monitors.size === 0 &&
       server.pause.type === 'off'

@@ -32,9 +32,9 @@ async function connect(): Promise<RawClient> {
   return client
 }
 
-/** INFO's count of the commands the I/O threads answered themselves. */
-async function threadAnswered(): Promise<number> {
-  const info = await askOnce(server.port, 'INFO', 'stats')
+/** INFO's count of the commands the I/O threads answered themselves (of the server on `port`). */
+async function threadAnswered(port = server.port): Promise<number> {
+  const info = await askOnce(port, 'INFO', 'stats')
   return Number(/bfs_io_threaded_commands_processed:(\d+)/.exec(info)![1])
 }
 
@@ -43,10 +43,11 @@ async function threadAnswered(): Promise<number> {
  * `reply` each time; fails after 200 tries.
  */
 async function warm(client: RawClient, reply: string, ...check: string[]): Promise<void> {
+  const port = client.socket.remotePort!
   for (let i = 0; i < 200; i++) {
-    const before = await threadAnswered()
+    const before = await threadAnswered(port)
     expect(await ask(client, ...check)).toBe(reply)
-    if ((await threadAnswered()) > before) return
+    if ((await threadAnswered(port)) > before) return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new Error(`the I/O thread never answered ${check.join(' ')}`)
@@ -263,6 +264,41 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
       expect(entries).toContain('$7\r\nchecker\r\n')
     } finally {
       expect(await ask(slowlog, 'CONFIG', 'SET', 'slowlog-log-slower-than', '10000')).toBe('+OK\r\n')
+    }
+  })
+
+  it("on a replica: answer from what its master sent, and see the master's adds and DEL once applied", async () => {
+    const replica = await startChildServer([
+      '--port',
+      '0',
+      '--dir',
+      tempDir(),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--io-threads',
+      '3',
+      '--replicaof',
+      '127.0.0.1',
+      String(server.port),
+    ])
+    try {
+      const admin = await connect()
+      expect(await ask(admin, 'BF.ADD', 'replicated', 'a')).toBe(':1\r\n')
+      expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
+      const client = await RawClient.connect(replica.port)
+      clients.push(client)
+      await warm(client, ':1\r\n', 'BF.EXISTS', 'replicated', 'a')
+      expect(await ask(admin, 'BF.ADD', 'replicated', 'b')).toBe(':1\r\n')
+      expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
+      expect(await ask(client, 'BF.MEXISTS', 'replicated', 'a', 'b')).toBe('*2\r\n:1\r\n:1\r\n')
+      expect(await ask(admin, 'DEL', 'replicated')).toBe(':1\r\n')
+      expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
+      expect(await ask(client, 'BF.MEXISTS', 'replicated', 'a', 'b')).toBe('*2\r\n:0\r\n:0\r\n')
+    } finally {
+      replica.bfs.kill()
+      await replica.bfs.waitExit()
     }
   })
 
