@@ -36,10 +36,11 @@ export interface PlaneMemory {
 
 /** The most arguments of a command answered here (more: the main thread answers it). */
 const MAX_ARGS = 258
-/** The longest command answered here, in bytes; a longer one is left to the main thread. */
-export const MAX_COMMAND_BYTES = 64 * 1024
-/** The most bytes of a read's first command kept for the SLOWLOG record (the main thread trims further). */
-const SLOW_ARG_BYTES = 128
+/**
+ * The longest command answered here, in bytes; a longer one is left to the main thread. Small
+ * enough for a SLOW record of the whole command to be one record of a ring (thread-ring.ts).
+ */
+export const MAX_COMMAND_BYTES = 16 * 1024
 
 const INCOMPLETE = 0
 const NOT_PLAIN = -1
@@ -282,9 +283,10 @@ export class ThreadReads {
     head.writeUInt32LE(commands, 8)
     head.writeUInt32LE(argc, 12)
     parts.push(head)
+    // Whole: the main thread shortens them as the SLOWLOG does (commands/state/slowlog.ts).
     for (let i = 0; i < kept; i++) {
       const start = this.starts[i]!
-      const end = Math.min(this.ends[i]!, start + SLOW_ARG_BYTES)
+      const end = this.ends[i]!
       const length = Buffer.alloc(4)
       length.writeUInt32LE(end - start, 0)
       parts.push(length, buf.subarray(start, end))

@@ -57,19 +57,13 @@ beforeAll(async () => {
   // `npm test` builds first (pretest); when vitest runs alone, build once here.
   if (!existsSync(BFS_MAIN)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
   if (!REUSE_PORT) return
-  server = await startChildServer([
-    '--port',
-    '0',
-    '--dir',
-    tempDir(),
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--io-threads',
-    '3',
-  ])
+  server = await startChildServer(flags())
 }, 120_000)
+
+/** A bfs without persistence in a fresh directory, with two I/O threads. */
+function flags(...extra: string[]): string[] {
+  return ['--port', '0', '--dir', tempDir(), '--save', '', '--appendonly', 'no', '--io-threads', '3', ...extra]
+}
 
 afterAll(async () => {
   for (const client of clients.splice(0)) client.close()
@@ -262,27 +256,18 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
       const entries = await ask(slowlog, 'SLOWLOG', 'GET', '10')
       expect(entries).toContain('$9\r\nBF.EXISTS\r\n$4\r\nbusy\r\n$1\r\nb\r\n')
       expect(entries).toContain('$7\r\nchecker\r\n')
+      // An argument past 128 bytes is shortened as redis's SLOWLOG does.
+      expect(await ask(client, 'BF.EXISTS', 'busy', 'x'.repeat(200))).toBe(':0\r\n')
+      expect(await threadAnswered()).toBe(before + 2)
+      const long = await ask(slowlog, 'SLOWLOG', 'GET', '10')
+      expect(long).toContain(`$147\r\n${'x'.repeat(128)}... (72 more bytes)\r\n`)
     } finally {
       expect(await ask(slowlog, 'CONFIG', 'SET', 'slowlog-log-slower-than', '10000')).toBe('+OK\r\n')
     }
   })
 
   it("on a replica: answer from what its master sent, and see the master's adds and DEL once applied", async () => {
-    const replica = await startChildServer([
-      '--port',
-      '0',
-      '--dir',
-      tempDir(),
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--io-threads',
-      '3',
-      '--replicaof',
-      '127.0.0.1',
-      String(server.port),
-    ])
+    const replica = await startChildServer(flags('--replicaof', '127.0.0.1', String(server.port)))
     try {
       const admin = await connect()
       expect(await ask(admin, 'BF.ADD', 'replicated', 'a')).toBe(':1\r\n')
