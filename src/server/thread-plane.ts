@@ -110,7 +110,6 @@ export class ThreadPlane implements ThreadChecks {
   /** The counters as last folded into the server's. */
   private readonly folded: Float64Array
   private readonly cells = new Map<string, Cell>()
-  private readonly cellAt: (Cell | undefined)[] = []
   private readonly freeCells: number[] = []
   private nextCell = 0
   private open = false
@@ -205,7 +204,6 @@ export class ThreadPlane implements ThreadChecks {
       cell = made
       filter.onGrow = made.grew
       this.cells.set(key, made)
-      this.cellAt[index] = made
     }
     if (cell.sentTo.has(thread)) return
     const layers = layoutOf(cell.filter)
@@ -227,7 +225,6 @@ export class ThreadPlane implements ThreadChecks {
     const version = Atomics.add(this.words, PLANE_CELLS + cell.index, 1) + 1
     if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
     this.cells.delete(cell.key)
-    this.cellAt[cell.index] = undefined
     this.freeCells.push(cell.index)
     // The version already stops the threads; the message only lets them drop their views, so one
     // per thread at the end of the turn (a FLUSHALL of many keys sends one, not one per key).
