@@ -110,6 +110,11 @@ export class ThreadPlane implements ThreadChecks {
   /** The counters as last folded into the server's. */
   private readonly folded: Float64Array
   private readonly cells = new Map<string, Cell>()
+  /**
+   * The same cells by filter: a filter is under one key at a time (a move deletes and sets it), so
+   * a check of a key whose layout its thread holds already is told without making the key's string.
+   */
+  private readonly cellOfFilter = new WeakMap<ScalableBloomFilter, Cell>()
   private readonly freeCells: number[] = []
   private nextCell = 0
   private open = false
@@ -187,7 +192,7 @@ export class ThreadPlane implements ThreadChecks {
     const socket = (client as Partial<Client>).socket
     if (!(socket instanceof RemoteSocket)) return
     const thread = socket.thread
-    if (entry.expiresAt !== undefined) return
+    if (entry.expiresAt !== undefined || this.cellOfFilter.get(entry.filter)?.sentTo.has(thread) === true) return
     const key = `${db}\n${entry.name}`
     let cell = this.cells.get(key)
     if (cell !== undefined && cell.filter !== entry.filter) {
@@ -204,6 +209,7 @@ export class ThreadPlane implements ThreadChecks {
       cell = made
       filter.onGrow = made.grew
       this.cells.set(key, made)
+      this.cellOfFilter.set(filter, made)
     }
     if (cell.sentTo.has(thread)) return
     const layers = layoutOf(cell.filter)
@@ -225,6 +231,7 @@ export class ThreadPlane implements ThreadChecks {
     const version = Atomics.add(this.words, PLANE_CELLS + cell.index, 1) + 1
     if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
     this.cells.delete(cell.key)
+    if (this.cellOfFilter.get(cell.filter) === cell) this.cellOfFilter.delete(cell.filter)
     this.freeCells.push(cell.index)
     // The version already stops the threads; the message only lets them drop their views, so one
     // per thread at the end of the turn (a FLUSHALL of many keys sends one, not one per key).

@@ -26,6 +26,7 @@ import {
   PLANE_OPEN,
   PLANE_READERS,
   PLANE_SLOWLOG_MICROS,
+  THREAD_COMMANDS,
 } from './thread-wire.js'
 
 /** The shared memories an I/O thread is given (io-threads.ts). */
@@ -83,16 +84,15 @@ export class ThreadReads {
   private replies: Buffer[] = []
   private replyBytes = 0
   private readonly found = new Uint8Array(MAX_ARGS)
+  /** A read's answered commands of each kind (thread-wire.ts THREAD_COMMANDS). */
+  private readonly calls = new Float64Array(THREAD_COMMANDS.length)
   private readonly readerWord: number
   /** The last key looked up (a copy), its database and layout: a run of checks of one key makes no string. */
   private lastKey = Buffer.alloc(0)
   private lastDb = -1
   private lastLayout: Layout | undefined = undefined
 
-  constructor(
-    memory: PlaneMemory,
-    private readonly thread: number,
-  ) {
+  constructor(memory: PlaneMemory, thread: number) {
     this.words = new Int32Array(memory.control)
     this.counters = new Float64Array(memory.counters, thread * COUNTERS_PER_THREAD * 8, COUNTERS_PER_THREAD)
     this.readerWord = PLANE_READERS + thread
@@ -139,7 +139,8 @@ export class ThreadReads {
     let commands = 0
     let last = 0
     let firstEnd = 0
-    const calls = [0, 0]
+    const calls = this.calls
+    calls.fill(0)
     try {
       while (pos < end) {
         const next = this.scan(buf, pos, end)
@@ -158,7 +159,8 @@ export class ThreadReads {
     if (commands === 0) return { used: 0, commands: 0, reply: undefined, last: 0, slow: undefined }
     const micros = (performance.now() - began) * 1000
     const reply =
-      this.replies.length === 1 ? Buffer.from(this.replies[0]!) : Buffer.concat(this.replies, this.replyBytes)
+      // One reply is written as it is: a shared constant or a buffer of its own, never changed after.
+      this.replies.length === 1 ? this.replies[0]! : Buffer.concat(this.replies, this.replyBytes)
     this.replies = []
     this.replyBytes = 0
     const counters = this.counters
