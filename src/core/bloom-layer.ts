@@ -14,6 +14,19 @@ import type { LayerGeometry } from './sizing.js'
 /** Upper bound on a layer's hash count: far above any real one (about 1075 at error 5e-324). */
 export const MAX_HASH_COUNT = 4096
 
+/**
+ * A layer's counts in shared memory ({@link BloomLayer.share}): four int32 words from an index.
+ * RESERVED is ITEMS plus the room other threads claimed for adds still under way (they claim it
+ * before setting bits, and give back what an add did not take); ITEMS and SET_BITS are what
+ * {@link BloomLayer.items} and {@link BloomLayer.setBits} read.
+ */
+export const SHARED_RESERVED = 0
+export const SHARED_ITEMS = 1
+export const SHARED_SET_BITS = 2
+export const SHARED_COUNT_WORDS = 4
+/** The largest capacity and bit count a layer's counts may be shared for: int32 words. */
+export const MAX_SHARED_COUNT = 0x7fffffff
+
 /** Everything that defines a layer; the bitmap is shared, never copied. */
 export interface BloomLayerInit {
   /** Items the layer is planned for (RedisBloom `entries`, original library `maxItems`). */
@@ -60,16 +73,15 @@ export class BloomLayer {
   readonly hashCount: number
   /** Bits in the bitmap. */
   readonly bitCount: number
-  /** Items added to this layer (incremented by {@link addHashed} when it changes the bitmap). */
-  items: number
+  /** Items added to this layer, while its counts are its own. */
+  private ownItems: number
   /** The bitmap itself (shared with toParts / the codec): one array, or pieces. */
   readonly bitmap: Bitmap
-  /**
-   * Set bits of the bitmap, kept current without a scan: counted once when a bitmap is installed
-   * (the constructor), then by each bit {@link addHashed} flips and over the range
-   * {@link writeBytes} replaces. Anything writing into `bitmap` directly must go through those.
-   */
-  setBits: number
+  /** Set bits of the bitmap, while its counts are its own. */
+  private ownSetBits: number
+  /** Shared words holding the counts instead ({@link share}), or undefined. */
+  private counts: Int32Array | undefined = undefined
+  private countsAt = 0
   /**
    * The capture reading this layer, if any (null nearly always: then a write costs one field
    * check more). Set and cleared by store/registry-capture.ts only.
@@ -124,9 +136,9 @@ export class BloomLayer {
     this.bitsPerEntry = bitsPerEntry
     this.hashCount = hashCount
     this.bitCount = bitCount
-    this.items = items
+    this.ownItems = items
     this.bitmap = bitmap
-    this.setBits = init.setBits ?? countSetBits(bitmap)
+    this.ownSetBits = init.setBits ?? countSetBits(bitmap)
     this.writeGuard = null
     this.arena = bitmap instanceof Uint8Array ? arenaOf(bitmap) : undefined
     this.bitmapOffset = bitmap instanceof Uint8Array ? bitmap.byteOffset : 0
@@ -151,6 +163,62 @@ export class BloomLayer {
       bitmap: allocateLayerBitmap(geometry.byteCount),
       setBits: 0,
     })
+  }
+
+  /** Items added to this layer (incremented by {@link addHashed} when it changes the bitmap). */
+  get items(): number {
+    return this.counts === undefined ? this.ownItems : this.counts[this.countsAt + SHARED_ITEMS]!
+  }
+
+  set items(value: number) {
+    if (this.counts === undefined) {
+      this.ownItems = value
+      return
+    }
+    Atomics.store(this.counts, this.countsAt + SHARED_ITEMS, value)
+    Atomics.store(this.counts, this.countsAt + SHARED_RESERVED, value)
+  }
+
+  /**
+   * Set bits of the bitmap, kept current without a scan: counted once when a bitmap is installed
+   * (the constructor), then by each bit {@link addHashed} flips and over the range
+   * {@link writeBytes} replaces. Anything writing into `bitmap` directly must go through those.
+   */
+  get setBits(): number {
+    return this.counts === undefined ? this.ownSetBits : this.counts[this.countsAt + SHARED_SET_BITS]!
+  }
+
+  set setBits(value: number) {
+    if (this.counts === undefined) this.ownSetBits = value
+    else Atomics.store(this.counts, this.countsAt + SHARED_SET_BITS, value)
+  }
+
+  /** Whether {@link share} can hold this layer's counts (int32 words). */
+  get shareable(): boolean {
+    return this.capacity <= MAX_SHARED_COUNT && this.bitCount <= MAX_SHARED_COUNT && this.bitmap instanceof Uint8Array
+  }
+
+  /**
+   * Keeps the counts in `words` from index `at` ({@link SHARED_COUNT_WORDS} of them) from now on,
+   * where other threads add to them (server/thread-reads.ts) while this thread does not run.
+   * Only for a {@link shareable} layer.
+   */
+  share(words: Int32Array, at: number): void {
+    if (this.counts !== undefined) this.unshare()
+    Atomics.store(words, at + SHARED_ITEMS, this.ownItems)
+    Atomics.store(words, at + SHARED_RESERVED, this.ownItems)
+    Atomics.store(words, at + SHARED_SET_BITS, this.ownSetBits)
+    this.counts = words
+    this.countsAt = at
+  }
+
+  /** The counts are the layer's own again, as the shared words left them. */
+  unshare(): void {
+    const counts = this.counts
+    if (counts === undefined) return
+    this.ownItems = Atomics.load(counts, this.countsAt + SHARED_ITEMS)
+    this.ownSetBits = Atomics.load(counts, this.countsAt + SHARED_SET_BITS)
+    this.counts = undefined
   }
 
   /** Whether the layer has reached its capacity (sb.c: `cur->size >= cur->inner.entries`). */
@@ -254,6 +322,45 @@ export class BloomLayer {
     this.setBits += flipped
     this.items++
     return true
+  }
+
+  /**
+   * {@link addHashed}'s bits, each set with one atomic OR, so that threads setting bits of the same
+   * bitmap at once lose none; counts nothing (the caller claimed the room). A whole bitmap in a
+   * shared memory only.
+   *
+   * @returns the bits it turned on: 0 when the item was present already
+   */
+  orHashed(pair: Uint32Array): number {
+    const m = this.bitCount
+    const bitmap = this.bitmap as Uint8Array
+    const bHi = pair[2]
+    const bLo = pair[3]
+    let xHi = pair[0]
+    let xLo = pair[1]
+    let flipped = 0
+    if (m >= INT32_STEP_BITS) {
+      for (let i = this.hashCount; i > 0; i--) {
+        const pos = mod64(xHi, xLo, m)
+        flipped += ((Atomics.or(bitmap, Math.floor(pos / 8), 1 << (pos & 7)) >>> (pos & 7)) & 1) ^ 1
+        const lo = (xLo + bLo) >>> 0
+        xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
+        xLo = lo
+      }
+      return flipped
+    }
+    const step = mod64(bHi, bLo, m)
+    const wrap = this.wrap
+    let pos = mod64(xHi, xLo, m)
+    for (let i = this.hashCount; i > 0; i--) {
+      flipped += ((Atomics.or(bitmap, pos >>> 3, 1 << (pos & 7)) >>> (pos & 7)) & 1) ^ 1
+      const lo = (xLo + bLo) | 0
+      const hi = (xHi + bHi + carryOut(xLo, bLo, lo)) | 0
+      pos = nextPosition(pos, step, wrap & -carryOut(xHi, bHi, hi), m)
+      xLo = lo
+      xHi = hi
+    }
+    return flipped
   }
 
   /**

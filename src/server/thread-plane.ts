@@ -29,14 +29,19 @@
  *   soon as its cell changes).
  */
 import { gateReleases } from '../core/arena.js'
+import { type BloomLayer, SHARED_COUNT_WORDS } from '../core/bloom-layer.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { BloomEntry } from '../store/registry.js'
+import { beforeCaptures, copiesAttached } from '../store/layer-copy.js'
+import { MemoryGuard } from '../store/memory-guard.js'
+import { watchHealth } from '../commands/kernel/health-watch.js'
 import type { ClientSession, CommandEntry, ServerContext, ThreadChecks } from '../commands/kernel/context.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { loggedArgs } from '../commands/state/slowlog.js'
 import type { Client } from './client.js'
 import { RemoteSocket } from './remote-socket.js'
 import {
+  COUNTER_ADDED,
   COUNTER_CALLS,
   COUNTER_COMMANDS,
   COUNTER_INPUT_BYTES,
@@ -44,8 +49,11 @@ import {
   COUNTER_READS,
   COUNTER_WRITES,
   COUNTERS_PER_THREAD,
+  PLANE_ADDING,
+  PLANE_ADDS,
   PLANE_CELL_COUNT,
   PLANE_CELLS,
+  PLANE_COUNTS,
   PLANE_EPOCH,
   PLANE_LATENCY_MILLIS,
   PLANE_OPEN,
@@ -65,6 +73,13 @@ export interface PublishedLayout {
   /** The seed of a seeded filter, -1 for RedisBloom's hashing. */
   readonly seed: number
   readonly layers: readonly PublishedLayer[]
+  /**
+   * Whether the cell's counts (thread-wire.ts PLANE_COUNTS) are the newest layer's: then the
+   * threads may add to it and answer BF.CARD.
+   */
+  readonly counts: boolean
+  /** Items of the layers before the newest (they take no more while the layout is current). */
+  readonly olderItems: number
 }
 
 export interface PublishedLayer {
@@ -91,10 +106,15 @@ export type PlaneMessage = PublishedLayout | ForgottenLayouts
 interface Cell {
   readonly index: number
   readonly key: string
+  readonly entry: BloomEntry
   readonly filter: ScalableBloomFilter
   readonly grew: () => void
   /** The threads it was sent to. */
   readonly sentTo: Set<number>
+  /** The layer whose counts the cell holds (the newest when the cell was made), if any. */
+  readonly shared: BloomLayer | undefined
+  /** The layer's items when the threads' adds were last counted in ({@link ThreadPlane.foldAdds}). */
+  seenItems: number
 }
 
 /** How often held regions are looked at again while a reader may be on them. */
@@ -118,6 +138,12 @@ export class ThreadPlane implements ThreadChecks {
   private readonly freeCells: number[] = []
   private nextCell = 0
   private open = false
+  /** Whether the threads may add (PLANE_ADDS): from {@link recheck} to the next {@link quiesce}. */
+  private addsOpen = false
+  /** Items the threads' adds added, as last counted in (the sum of their COUNTER_ADDED). */
+  private addedSeen = 0
+  /** Cells holding a layer's counts. */
+  private readonly sharing = new Set<Cell>()
   /** Off for good when a command the threads answer was renamed (rename-command). */
   private readonly usable: boolean
   private readonly entries: readonly (CommandEntry | undefined)[]
@@ -156,6 +182,7 @@ export class ThreadPlane implements ThreadChecks {
       for (const cell of [...this.cells.values()]) this.invalidate(cell)
     }
     gateReleases((release) => this.hold(release))
+    beforeCaptures(() => this.quiesce())
     this.recheck()
   }
 
@@ -181,6 +208,23 @@ export class ThreadPlane implements ThreadChecks {
       Atomics.store(words, PLANE_OPEN, open ? 1 : 0)
     }
     const config = server.config
+    // The adds: only where nothing records writes (the log, replicas: their records would have to
+    // come from the threads, in order), nothing refuses one (-OOM, -MISCONF, min-replicas, a
+    // replica's role), no WATCH would have to be told and no capture reads a layer being written.
+    const maxmemory = config.maxmemory
+    const adds =
+      open &&
+      server.replication.role === 'master' &&
+      !server.persistence.propagates &&
+      server.watchedKeys.size === 0 &&
+      !copiesAttached() &&
+      config['min-replicas-to-write'] === 0 &&
+      (maxmemory <= 0 || !MemoryGuard.of(server.databases).isOverLimit(maxmemory)) &&
+      server.persistence.writeRefusal() === undefined
+    if (adds && !this.addsOpen) {
+      this.addsOpen = true
+      Atomics.store(words, PLANE_ADDS, 1)
+    } else if (!adds) this.quiesce()
     const slowlog = config['slowlog-log-slower-than']
     if (words[PLANE_SLOWLOG_MICROS] !== slowlog) Atomics.store(words, PLANE_SLOWLOG_MICROS, slowlog < 0 ? -1 : slowlog)
     const latency = config['latency-monitor-threshold']
@@ -205,17 +249,32 @@ export class ThreadPlane implements ThreadChecks {
       const index = this.freeCells.pop() ?? (this.nextCell < PLANE_CELL_COUNT ? this.nextCell++ : undefined)
       if (index === undefined) return
       const filter = entry.filter
-      const made: Cell = { index, key, filter, grew: () => this.invalidate(made), sentTo: new Set() }
+      const newest = filter.layers[filter.layers.length - 1]!
+      const shared = newest.shareable ? newest : undefined
+      shared?.share(this.words, PLANE_COUNTS + index * SHARED_COUNT_WORDS)
+      const made: Cell = {
+        index,
+        key,
+        entry,
+        filter,
+        grew: () => this.invalidate(made),
+        sentTo: new Set(),
+        shared,
+        seenItems: shared?.items ?? 0,
+      }
       cell = made
       filter.onGrow = made.grew
       this.cells.set(key, made)
       this.cellOfFilter.set(filter, made)
+      if (shared !== undefined) this.sharing.add(made)
     }
     if (cell.sentTo.has(thread)) return
     const layers = layoutOf(cell.filter)
     if (layers === undefined) return
     cell.sentTo.add(thread)
     const filter = cell.filter
+    let olderItems = 0
+    for (let i = 0; i < filter.layers.length - 1; i++) olderItems += filter.layers[i]!.items
     this.post(thread, {
       type: 'publish',
       key,
@@ -223,11 +282,63 @@ export class ThreadPlane implements ThreadChecks {
       version: Atomics.load(this.words, PLANE_CELLS + cell.index),
       seed: filter.hashing.kind === 'seeded' ? filter.hashing.seed : -1,
       layers,
+      counts: cell.shared !== undefined,
+      olderItems,
     })
+  }
+
+  /**
+   * No thread adds from here until the next {@link recheck} opens the adds again, and none is
+   * under way when this returns (each thread's adding word is 0): what the threads added is
+   * counted in (the dirty counter, the filters' versions). Every command runs after this
+   * (commands/kernel/dispatch.ts), and every capture begins after it: the main thread never
+   * writes or reads for a point while a thread adds.
+   */
+  quiesce(): void {
+    if (!this.addsOpen) return
+    this.addsOpen = false
+    const words = this.words
+    Atomics.store(words, PLANE_ADDS, 0)
+    // A thread stores its adding word, then reads PLANE_ADDS (both sequentially consistent): it
+    // either saw 0 and adds nothing, or its 1 is seen here. It notifies once it stored 0 again.
+    for (let thread = 0; thread < this.threads; thread++) {
+      while (Atomics.load(words, PLANE_ADDING + thread) !== 0) Atomics.wait(words, PLANE_ADDING + thread, 1, 1)
+    }
+    this.foldAdds()
+  }
+
+  /**
+   * What the threads added since last counted in: the dirty counter, and each filter they added to
+   * gets a new version (a snapshot writes its file again, WATCH sees it) and its health checked.
+   */
+  private foldAdds(): void {
+    const counters = this.counters
+    let added = 0
+    for (let thread = 0; thread < this.threads; thread++)
+      added += counters[thread * COUNTERS_PER_THREAD + COUNTER_ADDED]!
+    if (added === this.addedSeen) return
+    this.server.databases.shared.dirty += added - this.addedSeen
+    this.addedSeen = added
+    for (const cell of this.sharing) this.foldCell(cell)
+  }
+
+  private foldCell(cell: Cell): void {
+    const items = cell.shared!.items
+    if (items === cell.seenItems) return
+    cell.seenItems = items
+    cell.entry.version++
+    watchHealth(this.server.log, cell.entry)
   }
 
   /** A key's layout changed: the threads' copies stop answering before this returns. */
   private invalidate(cell: Cell): void {
+    if (cell.shared !== undefined) {
+      // Not while a thread may still add to it (a no-op inside a command: dispatch stopped them).
+      this.quiesce()
+      this.foldCell(cell)
+      cell.shared.unshare()
+      this.sharing.delete(cell)
+    }
     const version = Atomics.add(this.words, PLANE_CELLS + cell.index, 1) + 1
     if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
     this.cells.delete(cell.key)
@@ -283,11 +394,6 @@ export class ThreadPlane implements ThreadChecks {
     const count = record.readUInt32LE(8)
     const argc = record.readUInt32LE(12)
     const server = this.server
-    const latency = server.config['latency-monitor-threshold']
-    if (latency > 0 && micros >= latency * 1000)
-      server.latency.add(this.allFast ? 'fast-command' : 'command', Math.floor(micros / 1000))
-    const threshold = server.config['slowlog-log-slower-than']
-    if (threshold < 0 || micros < threshold) return
     const args = new CommandArgs()
     let at = 16
     while (at + 4 <= record.length) {
@@ -298,12 +404,21 @@ export class ThreadPlane implements ThreadChecks {
     const name = args.length > 0 ? args.latin1(0).toLowerCase() : ''
     const entry = this.entries.find((candidate) => candidate?.lowerName === name)
     if (entry === undefined) return
+    const latency = server.config['latency-monitor-threshold']
+    if (latency > 0 && micros >= latency * 1000) {
+      // As redis's call(): a read of only fast commands is a fast-command event.
+      const event = this.allFast || (count === 1 && entry.spec.flags.includes('fast')) ? 'fast-command' : 'command'
+      server.latency.add(event, Math.floor(micros / 1000))
+    }
+    const threshold = server.config['slowlog-log-slower-than']
+    if (threshold < 0 || micros < threshold) return
     const first = loggedArgs(entry, args, argc)
     const argv = count === 1 ? first : [...first, Buffer.from(`... (${count - 1} more commands in the same read)`)]
     server.slowlog.add(client, argv, Math.floor(micros), server.config['slowlog-max-len'])
   }
 
   fold(): void {
+    this.foldAdds()
     const counters = this.counters
     const folded = this.folded
     const stats = this.server.stats
@@ -370,7 +485,11 @@ export class ThreadPlane implements ThreadChecks {
 
   /** The threads are gone: what they held is released, the keyspace and arenas forget the plane. */
   stop(): void {
+    this.quiesce()
     Atomics.store(this.words, PLANE_OPEN, 0)
+    beforeCaptures(undefined)
+    for (const cell of this.sharing) cell.shared!.unshare()
+    this.sharing.clear()
     clearTimeout(this.retry)
     this.retry = undefined
     for (const region of this.held) region.release()

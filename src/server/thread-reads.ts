@@ -9,10 +9,11 @@
  * goes to the main thread as it came, and with it everything after it, in order.
  */
 import { performance } from 'node:perf_hooks'
-import { BloomLayer } from '../core/bloom-layer.js'
+import { BloomLayer, SHARED_COUNT_WORDS, SHARED_ITEMS, SHARED_RESERVED, SHARED_SET_BITS } from '../core/bloom-layer.js'
 import { createHashPair, hashRedisBloom, hashSeeded } from '../core/hashing.js'
 import type { PlaneMessage, PublishedLayout } from './thread-plane.js'
 import {
+  COUNTER_ADDED,
   COUNTER_CALLS,
   COUNTER_COMMANDS,
   COUNTER_INPUT_BYTES,
@@ -20,7 +21,11 @@ import {
   COUNTER_READS,
   COUNTER_WRITES,
   COUNTERS_PER_THREAD,
+  FIRST_THREAD_WRITE,
+  PLANE_ADDING,
+  PLANE_ADDS,
   PLANE_CELLS,
+  PLANE_COUNTS,
   PLANE_EPOCH,
   PLANE_LATENCY_MILLIS,
   PLANE_OPEN,
@@ -56,7 +61,17 @@ interface Layout {
   readonly seed: number
   /** Oldest first. */
   readonly layers: readonly BloomLayer[]
+  /** Where the newest layer's counts are in the control words (core/bloom-layer.ts SHARED_*), or -1: no adds here. */
+  readonly countsAt: number
+  /** Items of the layers before the newest. */
+  readonly olderItems: number
 }
+
+/** Command indexes of {@link THREAD_COMMANDS} (3 is BF.MADD). */
+const EXISTS = 0
+const MEXISTS = 1
+const ADD = 2
+const CARD = 4
 
 /** A read's answers and what they count. */
 export interface Answered {
@@ -80,10 +95,14 @@ export class ThreadReads {
   private readonly starts = new Uint32Array(MAX_ARGS)
   private readonly ends = new Uint32Array(MAX_ARGS)
   private argc = 0
-  private readonly pair = createHashPair()
   private replies: Buffer[] = []
   private replyBytes = 0
   private readonly found = new Uint8Array(MAX_ARGS)
+  /** The hash pairs of a command's items, one view of four words each. */
+  private readonly pairs: Uint32Array[] = Array.from({ length: MAX_ARGS }, () => createHashPair())
+  private readonly addingWord: number
+  /** Whether this read stored its adding word (thread-plane.ts quiesce). */
+  private adding = false
   /** A read's answered commands of each kind (thread-wire.ts THREAD_COMMANDS). */
   private readonly calls = new Float64Array(THREAD_COMMANDS.length)
   private readonly readerWord: number
@@ -96,6 +115,7 @@ export class ThreadReads {
     this.words = new Int32Array(memory.control)
     this.counters = new Float64Array(memory.counters, thread * COUNTERS_PER_THREAD * 8, COUNTERS_PER_THREAD)
     this.readerWord = PLANE_READERS + thread
+    this.addingWord = PLANE_ADDING + thread
   }
 
   /** A layout from the main thread, or layouts to drop. */
@@ -154,6 +174,12 @@ export class ThreadReads {
         pos = next
       }
     } finally {
+      if (this.adding) {
+        this.adding = false
+        Atomics.store(words, this.addingWord, 0)
+        // The main thread waits for this word only once it closed the adds.
+        if (Atomics.load(words, PLANE_ADDS) === 0) Atomics.notify(words, this.addingWord)
+      }
       Atomics.store(words, this.readerWord, 0)
     }
     if (commands === 0) return { used: 0, commands: 0, reply: undefined, last: 0, slow: undefined }
@@ -222,28 +248,80 @@ export class ThreadReads {
   private answerOne(buf: Buffer, db: number): number {
     const argc = this.argc
     const command = commandOf(buf, this.starts[0]!, this.ends[0]!)
-    if (command < 0 || argc < 3 || (command === 0 && argc !== 3)) return -1
+    if (command < 0 || argc !== arityOf(command, argc)) return -1
     const layout = this.layoutOf(buf, this.starts[1]!, this.ends[1]!, db)
-    if (layout === undefined || Atomics.load(this.words, PLANE_CELLS + layout.cell) !== layout.version) return -1
-    if (command === 0) {
-      this.push(this.check(layout, buf, this.starts[2]!, this.ends[2]!) ? ONE : ZERO)
-      return 0
+    if (layout === undefined) return -1
+    const words = this.words
+    if (command >= FIRST_THREAD_WRITE) {
+      if (layout.countsAt < 0) return -1
+      if (!this.adding) {
+        // Stored before PLANE_ADDS is read: the main thread's quiesce either sees it or was seen.
+        this.adding = true
+        Atomics.store(words, this.addingWord, 1)
+      }
+      if (Atomics.load(words, PLANE_ADDS) !== 1) return -1
+    }
+    if (Atomics.load(words, PLANE_CELLS + layout.cell) !== layout.version) return -1
+    if (command === EXISTS) {
+      this.push(this.check(layout, this.hash(layout, buf, 2, 0)) ? ONE : ZERO)
+      return command
+    }
+    if (command === CARD) {
+      this.push(Buffer.from(`:${layout.olderItems + Atomics.load(words, layout.countsAt + SHARED_ITEMS)}\r\n`))
+      return command
     }
     const count = argc - 2
     const found = this.found
-    for (let i = 0; i < count; i++) found[i] = this.check(layout, buf, this.starts[i + 2]!, this.ends[i + 2]!) ? 1 : 0
-    const header = `*${count}\r\n`
-    const out = Buffer.allocUnsafe(header.length + 4 * count)
-    let at = out.write(header, 0, 'latin1')
+    if (command === MEXISTS) {
+      for (let i = 0; i < count; i++) found[i] = this.check(layout, this.hash(layout, buf, i + 2, i)) ? 1 : 0
+    } else if (!this.add(layout, buf, count)) return -1
+    if (command === ADD) this.push(found[0] === 1 ? ONE : ZERO)
+    else this.push(arrayOfFound(found, count))
+    return command
+  }
+
+  /**
+   * Adds the command's `count` items to the layout's filter, their outcomes in {@link found}, as
+   * the main thread would (sb.c `SBChain_Add`: 0 when some layer has the item, else set in the
+   * newest layer). The room is claimed first, for every item no layer has, atomically against the
+   * other threads' claims: a layer never takes more than its capacity, and when it has not room
+   * for all of them the command is left to the main thread (false), which grows the filter where
+   * a serial server would. An item whose bits another thread set meanwhile answers 0 and gives its
+   * room back, so only two adds of one new item at the same instant can both answer 1.
+   */
+  private add(layout: Layout, buf: Buffer, count: number): boolean {
+    const found = this.found
+    let absent = 0
     for (let i = 0; i < count; i++) {
-      out[at] = 0x3a
-      out[at + 1] = found[i] === 1 ? 0x31 : 0x30
-      out[at + 2] = 0x0d
-      out[at + 3] = 0x0a
-      at += 4
+      const present = this.check(layout, this.hash(layout, buf, i + 2, i))
+      found[i] = present ? 0 : 2
+      if (!present) absent++
     }
-    this.push(out)
-    return 1
+    if (absent === 0) return true
+    const words = this.words
+    const at = layout.countsAt
+    const layers = layout.layers
+    const newest = layers[layers.length - 1]!
+    for (;;) {
+      const reserved = Atomics.load(words, at + SHARED_RESERVED)
+      if (reserved + absent > newest.capacity) return false
+      if (Atomics.compareExchange(words, at + SHARED_RESERVED, reserved, reserved + absent) === reserved) break
+    }
+    let added = 0
+    let flipped = 0
+    for (let i = 0; i < count; i++) {
+      if (found[i] !== 2) continue
+      const bits = newest.orHashed(this.pairs[i]!)
+      found[i] = bits > 0 ? 1 : 0
+      flipped += bits
+      if (bits > 0) added++
+    }
+    if (added > 0) Atomics.add(words, at + SHARED_ITEMS, added)
+    if (flipped > 0) Atomics.add(words, at + SHARED_SET_BITS, flipped)
+    if (added < absent) Atomics.sub(words, at + SHARED_RESERVED, absent - added)
+    // Before the adding word goes back to 0: the main thread counts it in once it saw that.
+    this.counters[COUNTER_ADDED] += added
+    return true
   }
 
   /** The layout of the key `buf[start, end)` in database `db`, if this thread holds one. */
@@ -258,11 +336,18 @@ export class ThreadReads {
     return layout
   }
 
-  /** Whether the item may have been added: some layer, newest first, has all its positions set. */
-  private check(layout: Layout, buf: Buffer, start: number, end: number): boolean {
-    const pair = this.pair
+  /** The hash pair of the scanned command's argument `arg`, in pair `slot`. */
+  private hash(layout: Layout, buf: Buffer, arg: number, slot: number): Uint32Array {
+    const pair = this.pairs[slot]!
+    const start = this.starts[arg]!
+    const end = this.ends[arg]!
     if (layout.seed < 0) hashRedisBloom(buf, start, end, pair)
     else hashSeeded(buf, start, end, layout.seed, pair)
+    return pair
+  }
+
+  /** Whether the item may have been added: some layer, newest first, has all its positions set. */
+  private check(layout: Layout, pair: Uint32Array): boolean {
     const layers = layout.layers
     for (let i = layers.length - 1; i >= 0; i--) if (layers[i]!.hasHashed(pair)) return true
     return false
@@ -324,19 +409,41 @@ function readCount(buf: Buffer, at: number, end: number): number {
   return INCOMPLETE_COUNT
 }
 
-/** 0 for BF.EXISTS, 1 for BF.MEXISTS (any case), -1 for anything else. */
+/** The command's {@link THREAD_COMMANDS} index (its name in any case), -1 for another. */
 function commandOf(buf: Buffer, start: number, end: number): number {
   const length = end - start
-  if (length !== 9 && length !== 10) return -1
+  if (length < 6 || length > 10) return -1
   if ((buf[start]! | 0x20) !== 0x62 || (buf[start + 1]! | 0x20) !== 0x66 || buf[start + 2] !== 0x2e) return -1
-  let at = start + 3
-  if (length === 10) {
-    if ((buf[at]! | 0x20) !== 0x6d) return -1
-    at++
+  for (let command = 0; command < THREAD_COMMANDS.length; command++) {
+    const name = THREAD_COMMANDS[command]!
+    if (name.length !== length) continue
+    let i = 3
+    while (i < length && (buf[start + i]! | 0x20) === name.charCodeAt(i)) i++
+    if (i === length) return command
   }
-  const rest = 'exists'
-  for (let i = 0; i < 6; i++) if ((buf[at + i]! | 0x20) !== rest.charCodeAt(i)) return -1
-  return length === 9 ? 0 : 1
+  return -1
+}
+
+/** The argument count a command is answered here with: `argc` when it may have that many, else another. */
+function arityOf(command: number, argc: number): number {
+  if (command === EXISTS || command === ADD) return 3
+  if (command === CARD) return 2
+  return argc >= 3 ? argc : 3
+}
+
+/** An array reply of `count` integers, 1 where `found` is 1, else 0. */
+function arrayOfFound(found: Uint8Array, count: number): Buffer {
+  const header = `*${count}\r\n`
+  const out = Buffer.allocUnsafe(header.length + 4 * count)
+  let at = out.write(header, 0, 'latin1')
+  for (let i = 0; i < count; i++) {
+    out[at] = 0x3a
+    out[at + 1] = found[i] === 1 ? 0x31 : 0x30
+    out[at + 2] = 0x0d
+    out[at + 3] = 0x0a
+    at += 4
+  }
+  return out
 }
 
 function layoutOf(message: PublishedLayout): Layout {
@@ -353,5 +460,12 @@ function layoutOf(message: PublishedLayout): Layout {
         setBits: 0,
       }),
   )
-  return { cell: message.cell, version: message.version, seed: message.seed, layers }
+  return {
+    cell: message.cell,
+    version: message.version,
+    seed: message.seed,
+    layers,
+    countsAt: message.counts ? PLANE_COUNTS + message.cell * SHARED_COUNT_WORDS : -1,
+    olderItems: message.olderItems,
+  }
 }

@@ -3,6 +3,7 @@
  * io-thread.ts): the types of the records they pass through their rings (thread-ring.ts), each
  * about one connection, by its number on that I/O thread.
  */
+import { SHARED_COUNT_WORDS } from '../core/bloom-layer.js'
 
 /** From an I/O thread: a connection was accepted; payload `remoteAddress\nremotePort\nlocalAddress\nlocalPort`. */
 export const OPENED = 1
@@ -70,27 +71,39 @@ export const ACTIVE = 14
 export const SLOW = 15
 
 /** The commands an I/O thread answers itself, by the index its records name them with. */
-export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists'] as const
+export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists', 'bf.add', 'bf.madd', 'bf.card'] as const
+/** The first of {@link THREAD_COMMANDS} that writes: the adds. */
+export const FIRST_THREAD_WRITE = 2
 
 /**
  * The words of the memory every thread shares with the main thread (thread-plane.ts), as Int32:
- * whether the threads may answer at all, the reclaim epoch, the SLOWLOG and latency thresholds,
- * each thread's reading epoch, then the version of each cell (one per key whose layout was sent).
+ * whether the threads may answer at all and whether they may add, the reclaim epoch, the SLOWLOG
+ * and latency thresholds, each thread's reading epoch and whether it is adding, the version of
+ * each cell (one per key whose layout was sent), then each cell's counts.
  */
 export const PLANE_OPEN = 0
 export const PLANE_EPOCH = 1
 export const PLANE_SLOWLOG_MICROS = 2
 export const PLANE_LATENCY_MILLIS = 3
+/** 1 while the threads may add (thread-plane.ts recheck), 0 from the main thread's quiesce on. */
+export const PLANE_ADDS = 4
 /** First of the reading epochs, one per I/O thread (0: not reading). */
 export const PLANE_READERS = 8
 /** At most this many I/O threads. */
 export const PLANE_MAX_THREADS = 128
+/** First of the adding words, one per I/O thread: 1 while it may be adding. */
+export const PLANE_ADDING = PLANE_READERS + PLANE_MAX_THREADS
 /** First cell. */
-export const PLANE_CELLS = PLANE_READERS + PLANE_MAX_THREADS
+export const PLANE_CELLS = PLANE_ADDING + PLANE_MAX_THREADS
 /** Cells: keys whose layout can be held by the threads at once. */
 export const PLANE_CELL_COUNT = 65536
+/**
+ * First of the cells' counts: a cell's newest layer's counts (core/bloom-layer.ts
+ * SHARED_COUNT_WORDS words from `PLANE_COUNTS + cell * SHARED_COUNT_WORDS`).
+ */
+export const PLANE_COUNTS = PLANE_CELLS + PLANE_CELL_COUNT
 /** Int32 words of the shared memory. */
-export const PLANE_WORDS = PLANE_CELLS + PLANE_CELL_COUNT
+export const PLANE_WORDS = PLANE_COUNTS + PLANE_CELL_COUNT * SHARED_COUNT_WORDS
 
 /**
  * Each I/O thread's counters (Float64, written by that thread only, read by the main thread): what
@@ -101,6 +114,8 @@ export const COUNTER_READS = 1
 export const COUNTER_WRITES = 2
 export const COUNTER_INPUT_BYTES = 3
 export const COUNTER_OUTPUT_BYTES = 4
+/** Items the thread's adds added (the server's dirty counter). */
+export const COUNTER_ADDED = 5
 /** Then calls and µs of each of {@link THREAD_COMMANDS}, in order. */
-export const COUNTER_CALLS = 5
+export const COUNTER_CALLS = 6
 export const COUNTERS_PER_THREAD = COUNTER_CALLS + 2 * THREAD_COMMANDS.length

@@ -27,6 +27,28 @@ function visitLive(bitmap: Bitmap, start: number, end: number, visit: (bytes: Ui
   for (const bytes of bitmapSlices(bitmap, start, end)) visit(bytes)
 }
 
+/** Copies watching a layer now, of every capture. */
+let attachedCopies = 0
+let captureHook: (() => void) | undefined
+
+/**
+ * `hook` runs as a capture begins, before it reads any filter: server/thread-plane.ts stops the
+ * other threads' adds there and counts them in, so that the capture is of one point. Undefined: none.
+ */
+export function beforeCaptures(hook: (() => void) | undefined): void {
+  captureHook = hook
+}
+
+/** A capture begins (store/snapshot-save.ts planSave, registry-capture.ts captureRegistry). */
+export function captureBegins(): void {
+  captureHook?.()
+}
+
+/** Whether a capture still reads a layer through a copy (writes must tell it first). */
+export function copiesAttached(): boolean {
+  return attachedCopies > 0
+}
+
 /** The guard a layer holds: every capture still reading it (usually one). */
 class LayerGuard implements WriteGuard {
   readonly copies: LayerCopy[] = []
@@ -54,6 +76,7 @@ export class LayerCopy {
     const guard = layer.writeGuard instanceof LayerGuard ? layer.writeGuard : new LayerGuard()
     guard.copies.push(this)
     layer.writeGuard = guard
+    attachedCopies++
   }
 
   /** Saves the pieces of `[start, end)` that are not read yet and not saved yet. */
@@ -128,6 +151,7 @@ export class LayerCopy {
   detach(): void {
     if (!this.attached) return
     this.attached = false
+    attachedCopies--
     this.saved.clear()
     this.slab = new Uint8Array(0)
     const guard = this.layer.writeGuard

@@ -25,7 +25,7 @@ import {
   syncPayloadLength,
 } from '../format/sync-payload.js'
 import { wholeFileOf } from './whole-file.js'
-import { LayerCopy } from './layer-copy.js'
+import { captureBegins, LayerCopy } from './layer-copy.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { type FilterEntry, FilterRegistry } from './registry.js'
 import { quotedName } from './snapshot-save.js'
@@ -78,6 +78,7 @@ type Segment =
 export function captureRegistry(
   entries: FilterRegistry | Iterable<{ readonly db: number; readonly entry: FilterEntry }>,
 ): RegistryCapture {
+  captureBegins()
   const all =
     entries instanceof FilterRegistry
       ? [...entries.allEntries()].map((entry) => ({ db: entries.index, entry }))

@@ -30,7 +30,7 @@ import {
 import { SLICE_BYTES, writeFilterFileAsync, type SliceWriter } from './filter-file-write.js'
 import { nativeCrc32 } from './native-crc32.js'
 import { FilterRegistry, type FilterEntry } from './registry.js'
-import { LayerCopy } from './layer-copy.js'
+import { captureBegins, LayerCopy } from './layer-copy.js'
 import type { BloomLayer } from '../core/bloom-layer.js'
 import type { Databases } from './databases.js'
 
@@ -168,6 +168,7 @@ export function planSave(
   appendLog?: SnapshotLogHooks,
   repl?: ReplicationPosition,
 ): SavePlan {
+  captureBegins()
   const records: SavePlan['records'] = []
   const pending: PendingFile[] = []
   let copyBudget = background ? START_COPY_BYTES : 0

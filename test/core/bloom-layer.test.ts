@@ -140,6 +140,6 @@ describe('BloomLayer write guard (a capture reading the layer)', () => {
     expect(ranges).toHaveLength(1)
     expect([...(layer.bitmap as Uint8Array).subarray(40, 43)]).toEqual([1, 2, 3])
     expect((layer.bitmap as Uint8Array)[0]).toBe(7)
-    expect(new BloomLayer({ ...layer, bitmap: layer.bitmap }).writeGuard).toBeNull()
+    expect(new BloomLayer({ ...layer, items: layer.items, bitmap: layer.bitmap }).writeGuard).toBeNull()
   })
 })

@@ -131,6 +131,7 @@ let itemOutcomes = new Uint8Array(64)
 export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
   beforeLookup(argv)
   const entry = filterForAdd(ctx, argv)
+  ctx.server.threadPlane?.looked(ctx.client, ctx.client.db, entry)
   // One of a read's BF.ADD commands, added with the others (read-batch.ts).
   if (addLater(ctx, entry, argv)) return
   let outcome: AddOutcome
@@ -159,7 +160,9 @@ export function bfAdd(ctx: CommandContext, argv: CommandArgs): void {
 
 /** BF.MADD key item [item ...] → array of :1/:0; a full non-scaling filter ends it with an error */
 export function bfMadd(ctx: CommandContext, argv: CommandArgs): void {
-  addItems(ctx, filterForAdd(ctx, argv), argv, 2)
+  const entry = filterForAdd(ctx, argv)
+  ctx.server.threadPlane?.looked(ctx.client, ctx.client.db, entry)
+  addItems(ctx, entry, argv, 2)
 }
 
 /** Adds argv[first..] and writes RedisBloom's array: it stops at the first error, which it includes. */
@@ -370,5 +373,6 @@ export function bfInfo(ctx: CommandContext, argv: CommandArgs): void {
 /** BF.CARD key → items added (0 for a missing key) */
 export function bfCard(ctx: CommandContext, argv: CommandArgs): void {
   const entry = lookupKey(ctx, argv)
+  if (entry !== undefined) ctx.server.threadPlane?.looked(ctx.client, ctx.client.db, entry)
   ctx.client.reply.integer(entry === undefined ? 0 : entry.filter.info().items)
 }

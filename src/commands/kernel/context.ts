@@ -188,6 +188,8 @@ export interface ThreadChecks {
   looked(client: ClientSession, db: number, entry: BloomEntry): void
   /** Adds what the threads answered to INFO's counters (INFO, CONFIG RESETSTAT, the stats sample). */
   fold(): void
+  /** No thread adds to a filter until the threads are let add again: before every command runs. */
+  quiesce(): void
 }
 
 /** What a command handler receives: the client that sent the command and the server it runs in. */

@@ -23,6 +23,8 @@ import { batchPending, settleBatch } from './read-batch.js'
 /** Runs one command and writes its reply. Returns the table entry it named, if any. */
 export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry | undefined {
   const client = ctx.client
+  // The I/O threads' adds stop first (server/thread-plane.ts): a command runs as if alone.
+  ctx.server.threadPlane?.quiesce()
   const entry = ctx.server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
   if (entry === undefined) return refuseUnknown(ctx, unknownCommandText(argv.toArray()))
   client.lastCommand = entry.lowerName
