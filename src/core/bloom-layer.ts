@@ -18,11 +18,13 @@ export const MAX_HASH_COUNT = 4096
  * A layer's counts in shared memory ({@link BloomLayer.share}): four int32 words from an index.
  * RESERVED is ITEMS plus the room other threads claimed for adds still under way (they claim it
  * before setting bits, and give back what an add did not take); ITEMS and SET_BITS are what
- * {@link BloomLayer.items} and {@link BloomLayer.setBits} read.
+ * {@link BloomLayer.items} and {@link BloomLayer.setBits} read; FOREIGN_ADDS counts the items
+ * other threads added (0 when shared), for the layer's owner to learn that they changed it.
  */
 export const SHARED_RESERVED = 0
 export const SHARED_ITEMS = 1
 export const SHARED_SET_BITS = 2
+export const SHARED_FOREIGN_ADDS = 3
 export const SHARED_COUNT_WORDS = 4
 /** The largest capacity and bit count a layer's counts may be shared for: int32 words. */
 export const MAX_SHARED_COUNT = 0x7fffffff
@@ -208,6 +210,7 @@ export class BloomLayer {
     Atomics.store(words, at + SHARED_ITEMS, this.ownItems)
     Atomics.store(words, at + SHARED_RESERVED, this.ownItems)
     Atomics.store(words, at + SHARED_SET_BITS, this.ownSetBits)
+    Atomics.store(words, at + SHARED_FOREIGN_ADDS, 0)
     this.counts = words
     this.countsAt = at
   }

@@ -1,7 +1,8 @@
 /**
  * io-threads N > 1: N threads in all, as in redis. N - 1 I/O threads (io-thread.ts) listen on the
  * plaintext port, each with its own socket (`reusePort`), accept and read and write the
- * connections, and answer BF.EXISTS and BF.MEXISTS themselves when they may (thread-plane.ts);
+ * connections, and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD themselves when they
+ * may (thread-plane.ts);
  * the main thread runs every other command, as with one thread, in one order. A connection
  * reaches the server as a RemoteSocket, through the same accept as a socket of its own, so
  * everything a client is and does (ACL, MULTI, WATCH, pub/sub, MONITOR, CLIENT LIST/KILL/PAUSE,
@@ -213,7 +214,7 @@ export class IoThreads {
       throw error
     }
     log.notice(
-      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound} and answer BF.EXISTS and BF.MEXISTS; the main thread runs the other commands`,
+      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, and BF.ADD and BF.MADD while no log or replica records writes; the main thread runs the other commands`,
     )
     return new IoThreads(links, bound, hosts)
   }

@@ -29,7 +29,7 @@
  *   soon as its cell changes).
  */
 import { gateReleases } from '../core/arena.js'
-import { type BloomLayer, SHARED_COUNT_WORDS } from '../core/bloom-layer.js'
+import { type BloomLayer, SHARED_COUNT_WORDS, SHARED_FOREIGN_ADDS } from '../core/bloom-layer.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { BloomEntry } from '../store/registry.js'
 import { beforeCaptures, copiesAttached } from '../store/layer-copy.js'
@@ -113,8 +113,8 @@ interface Cell {
   readonly sentTo: Set<number>
   /** The layer whose counts the cell holds (the newest when the cell was made), if any. */
   readonly shared: BloomLayer | undefined
-  /** The layer's items when the threads' adds were last counted in ({@link ThreadPlane.foldAdds}). */
-  seenItems: number
+  /** The threads' adds to the layer when last counted in ({@link ThreadPlane.foldAdds}). */
+  seenAdds: number
 }
 
 /** How often held regions are looked at again while a reader may be on them. */
@@ -260,7 +260,7 @@ export class ThreadPlane implements ThreadChecks {
         grew: () => this.invalidate(made),
         sentTo: new Set(),
         shared,
-        seenItems: shared?.items ?? 0,
+        seenAdds: 0,
       }
       cell = made
       filter.onGrow = made.grew
@@ -323,9 +323,9 @@ export class ThreadPlane implements ThreadChecks {
   }
 
   private foldCell(cell: Cell): void {
-    const items = cell.shared!.items
-    if (items === cell.seenItems) return
-    cell.seenItems = items
+    const adds = Atomics.load(this.words, PLANE_COUNTS + cell.index * SHARED_COUNT_WORDS + SHARED_FOREIGN_ADDS)
+    if (adds === cell.seenAdds) return
+    cell.seenAdds = adds
     cell.entry.version++
     watchHealth(this.server.log, cell.entry)
   }

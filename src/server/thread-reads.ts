@@ -9,7 +9,14 @@
  * goes to the main thread as it came, and with it everything after it, in order.
  */
 import { performance } from 'node:perf_hooks'
-import { BloomLayer, SHARED_COUNT_WORDS, SHARED_ITEMS, SHARED_RESERVED, SHARED_SET_BITS } from '../core/bloom-layer.js'
+import {
+  BloomLayer,
+  SHARED_COUNT_WORDS,
+  SHARED_FOREIGN_ADDS,
+  SHARED_ITEMS,
+  SHARED_RESERVED,
+  SHARED_SET_BITS,
+} from '../core/bloom-layer.js'
 import { createHashPair, hashRedisBloom, hashSeeded } from '../core/hashing.js'
 import type { PlaneMessage, PublishedLayout } from './thread-plane.js'
 import {
@@ -316,7 +323,10 @@ export class ThreadReads {
       flipped += bits
       if (bits > 0) added++
     }
-    if (added > 0) Atomics.add(words, at + SHARED_ITEMS, added)
+    if (added > 0) {
+      Atomics.add(words, at + SHARED_ITEMS, added)
+      Atomics.add(words, at + SHARED_FOREIGN_ADDS, added)
+    }
     if (flipped > 0) Atomics.add(words, at + SHARED_SET_BITS, flipped)
     if (added < absent) Atomics.sub(words, at + SHARED_RESERVED, absent - added)
     // Before the adding word goes back to 0: the main thread counts it in once it saw that.
