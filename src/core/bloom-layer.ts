@@ -202,7 +202,7 @@ export class BloomLayer {
 
   /**
    * Keeps the counts in `words` from index `at` ({@link SHARED_COUNT_WORDS} of them) from now on,
-   * where other threads add to them (server/thread-reads.ts) while this thread does not run.
+   * where other threads add to them (server/thread-answers.ts) while this thread does not run.
    * Only for a {@link shareable} layer.
    */
   share(words: Int32Array, at: number): void {
@@ -328,9 +328,47 @@ export class BloomLayer {
   }
 
   /**
-   * {@link addHashed}'s bits, each set with one atomic OR, so that threads setting bits of the same
-   * bitmap at once lose none; counts nothing (the caller claimed the room). A whole bitmap in a
-   * shared memory only.
+   * How many of the pair's positions are clear (0: the layer has the item), reading every one of
+   * them with no branch on the data, so that their cache misses are all in flight at once: the
+   * read before {@link orHashed}, which then finds the bytes in cache. A whole bitmap only.
+   */
+  clearHashed(pair: Uint32Array): number {
+    const m = this.bitCount
+    const bitmap = this.bitmap as Uint8Array
+    const bHi = pair[2]
+    const bLo = pair[3]
+    let xHi = pair[0]
+    let xLo = pair[1]
+    let clear = 0
+    if (m >= INT32_STEP_BITS) {
+      for (let i = this.hashCount; i > 0; i--) {
+        const pos = mod64(xHi, xLo, m)
+        clear += ((bitmap[Math.floor(pos / 8)]! >>> (pos & 7)) & 1) ^ 1
+        const lo = (xLo + bLo) >>> 0
+        xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
+        xLo = lo
+      }
+      return clear
+    }
+    const step = mod64(bHi, bLo, m)
+    const wrap = this.wrap
+    let pos = mod64(xHi, xLo, m)
+    for (let i = this.hashCount; i > 0; i--) {
+      clear += ((bitmap[pos >>> 3]! >>> (pos & 7)) & 1) ^ 1
+      const lo = (xLo + bLo) | 0
+      const hi = (xHi + bHi + carryOut(xLo, bLo, lo)) | 0
+      pos = nextPosition(pos, step, wrap & -carryOut(xHi, bHi, hi), m)
+      xLo = lo
+      xHi = hi
+    }
+    return clear
+  }
+
+  /**
+   * {@link addHashed}'s bits, each clear one set with an atomic OR, so that threads setting bits
+   * of the same bitmap at once lose none; counts nothing (the caller claimed the room). A set bit
+   * is only read: an atomic OR waits for its cache line, one after the other, where plain reads
+   * overlap (call {@link clearHashed} first). A whole bitmap in a shared memory only.
    *
    * @returns the bits it turned on: 0 when the item was present already
    */
@@ -345,7 +383,7 @@ export class BloomLayer {
     if (m >= INT32_STEP_BITS) {
       for (let i = this.hashCount; i > 0; i--) {
         const pos = mod64(xHi, xLo, m)
-        flipped += ((Atomics.or(bitmap, Math.floor(pos / 8), 1 << (pos & 7)) >>> (pos & 7)) & 1) ^ 1
+        flipped += orBit(bitmap, Math.floor(pos / 8), pos & 7)
         const lo = (xLo + bLo) >>> 0
         xHi = (xHi + bHi + carryOut(xLo, bLo, lo)) >>> 0
         xLo = lo
@@ -356,7 +394,7 @@ export class BloomLayer {
     const wrap = this.wrap
     let pos = mod64(xHi, xLo, m)
     for (let i = this.hashCount; i > 0; i--) {
-      flipped += ((Atomics.or(bitmap, pos >>> 3, 1 << (pos & 7)) >>> (pos & 7)) & 1) ^ 1
+      flipped += orBit(bitmap, pos >>> 3, pos & 7)
       const lo = (xLo + bLo) | 0
       const hi = (xHi + bHi + carryOut(xLo, bLo, lo)) | 0
       pos = nextPosition(pos, step, wrap & -carryOut(xHi, bHi, hi), m)
@@ -471,6 +509,12 @@ function layerPieces(bitmap: PiecedBitmap): LayerPiece[] | undefined {
  * and TLB misses of a bitmap that size.
  */
 const INT32_STEP_BITS = 2 ** 30
+
+/** Sets bit `bit` of `bitmap[byte]` with an atomic OR unless it reads set: 1 when this call turned it on. */
+function orBit(bitmap: Uint8Array, byte: number, bit: number): number {
+  if (((bitmap[byte]! >>> bit) & 1) === 1) return 0
+  return ((Atomics.or(bitmap, byte, 1 << bit) >>> bit) & 1) ^ 1
+}
 
 /**
  * `(pos + step - minus) mod m` for pos, step and minus in [0, m), m < 2^30: the sum is in

@@ -30,7 +30,7 @@ export class Stats {
   /** Of those, the reads and writes an I/O thread made (io-threads > 1). */
   threadedReadsProcessed = 0
   threadedWritesProcessed = 0
-  /** Commands an I/O thread answered itself (server/thread-reads.ts; INFO bfs_io_threaded_commands_processed). */
+  /** Commands an I/O thread answered itself (server/thread-answers.ts; INFO bfs_io_threaded_commands_processed). */
   threadedCommandsProcessed = 0
   /** Keys found expired when the dataset loaded at start, and deleted (INFO rdb_last_load_keys_expired). */
   loadKeysExpired = 0

@@ -1,8 +1,8 @@
 /**
  * An I/O thread (io-threads > 1): a worker thread with its own event loop and its own listening
  * sockets on the server's port (`reusePort`: the kernel spreads new connections over the threads'
- * sockets). It accepts connections, reads them and writes to them, and answers the checks it may
- * itself (thread-reads.ts); it runs no other command. Reads go
+ * sockets). It accepts connections, reads them and writes to them, and answers the Bloom commands
+ * it may itself (thread-answers.ts); it runs no other command. Reads go
  * to the main thread as records through a shared ring (thread-ring.ts, thread-wire.ts), replies
  * come back through another. Every connection's bytes keep their order both ways.
  *
@@ -34,7 +34,7 @@ import {
 } from './thread-wire.js'
 import { RingChannel } from './thread-ring.js'
 import type { PlaneMessage } from './thread-plane.js'
-import { MAX_COMMAND_BYTES, ThreadReads, type PlaneMemory } from './thread-reads.js'
+import { MAX_COMMAND_BYTES, ThreadAnswers, type PlaneMemory } from './thread-answers.js'
 
 /** What the main thread gives an I/O thread. */
 export interface IoThreadData {
@@ -83,7 +83,7 @@ interface Connection {
   /** Whether the server ended it: what it sends is dropped, and it is read only to see it close. */
   ending: boolean
   /**
-   * Whether this thread answers its checks itself (thread-reads.ts): the server said it settled
+   * Whether this thread answers its checks itself (thread-answers.ts): the server said it settled
    * (thread-wire.ts SETTLED) and nothing was sent to the server since. Its database then.
    */
   local: boolean
@@ -108,7 +108,7 @@ class IoThread {
   private readonly out: RingChannel
   private readonly unsentReport = Buffer.alloc(8)
   private listeners: net.Server[] = []
-  private readonly reads: ThreadReads | undefined
+  private readonly answers: ThreadAnswers | undefined
   /** Connections answered here since the last ACTIVE records, with the last command's index. */
   private readonly answered = new Map<Connection, number>()
   private activeTimer: NodeJS.Timeout | undefined
@@ -131,10 +131,10 @@ class IoThread {
       (type, id, payload) => this.apply(type, id, payload),
     )
     data.wakeups.on('message', () => this.out.woken())
-    this.reads = data.plane === undefined ? undefined : new ThreadReads(data.plane, data.thread)
+    this.answers = data.plane === undefined ? undefined : new ThreadAnswers(data.plane, data.thread)
     port.on('message', (message: IoThreadControl) => {
       if (message.type === 'stop-listening') this.stopListening()
-      else if (message.type === 'publish' || message.type === 'forget') this.reads?.received(message)
+      else if (message.type === 'publish' || message.type === 'forget') this.answers?.received(message)
     })
     const accept = (socket: net.Socket): ConnectionReader => this.accept(socket)
     listenTcp(
@@ -196,15 +196,15 @@ class IoThread {
       end = bytes.length
       connection.pending = undefined
     }
-    const reads = this.reads
-    if (!connection.local || reads === undefined || !reads.open) return this.forward(connection, bytes, 0, end)
-    const answered = reads.answer(bytes, end, connection.db)
+    const answers = this.answers
+    if (!connection.local || answers === undefined || !answers.open) return this.forward(connection, bytes, 0, end)
+    const answered = answers.answer(bytes, end, connection.db)
     if (answered.reply !== undefined) this.writeAnswers(connection, answered.reply, answered.last)
     if (answered.slow !== undefined) this.out.put(SLOW, connection.id, answered.slow)
     const rest = answered.used
     if (rest === end) return
     // What follows is not whole yet: kept while it may still be a command answered here.
-    if (end - rest < MAX_COMMAND_BYTES && reads.scan(bytes, rest, end) === 0) {
+    if (end - rest < MAX_COMMAND_BYTES && answers.scan(bytes, rest, end) === 0) {
       connection.pending = Buffer.from(bytes.subarray(rest, end))
       return
     }

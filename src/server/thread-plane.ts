@@ -1,8 +1,9 @@
 /**
- * The main thread's side of the checks the I/O threads answer themselves (thread-reads.ts):
- * BF.EXISTS and BF.MEXISTS of a connection whose thread holds the filter's layout, while nothing
- * the main thread would check for them is on. Everything else still runs on the main thread
- * (docs/THREADS.md, "Checks on the I/O threads").
+ * The main thread's side of the commands the I/O threads answer themselves (thread-answers.ts):
+ * BF.EXISTS, BF.MEXISTS and BF.CARD of a connection whose thread holds the filter's layout, while
+ * nothing the main thread would check for them is on, and BF.ADD and BF.MADD while besides nothing
+ * would record or refuse a write (see {@link ThreadPlane.recheck} and {@link ThreadPlane.quiesce}).
+ * Everything else still runs on the main thread (docs/THREADS.md, "How it works").
  *
  * What it keeps true, each before the reply that makes it visible leaves:
  * - **Which filter a key holds.** A thread learns a key's layout (its layers: where each bitmap

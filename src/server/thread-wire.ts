@@ -53,7 +53,7 @@ export const RING_BYTES = 256 * 1024
 /**
  * To an I/O thread: the server ran everything read from the connection so far and holds nothing
  * of it (no command waits, none is half read), and the connection may have its checks answered
- * by its thread (thread-reads.ts): u32 bytes the server took from it (modulo 2^32, as
+ * by its thread (thread-answers.ts): u32 bytes the server took from it (modulo 2^32, as
  * {@link CONSUMED}), u32 its database. Sent after the replies of what it ran.
  */
 export const SETTLED = 13

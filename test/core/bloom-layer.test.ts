@@ -143,3 +143,34 @@ describe('BloomLayer write guard (a capture reading the layer)', () => {
     expect(new BloomLayer({ ...layer, items: layer.items, bitmap: layer.bitmap }).writeGuard).toBeNull()
   })
 })
+
+describe('BloomLayer atomic adds (another thread adding: server/thread-answers.ts)', () => {
+  it.each([
+    ['a small layer (int32 stepping)', 1000, 0.01, 200],
+    ['a layer of 2^30 bits or more (mod64 positions)', 230_000_000, 0.1, 5],
+  ])(
+    'clearHashed counts the clear positions and orHashed sets the bits addHashed sets, in %s',
+    (_, capacity, errorRate, adds) => {
+      const geometry = layerGeometry(capacity, errorRate)
+      const plain = BloomLayer.create(capacity, errorRate, geometry)
+      const atomic = BloomLayer.create(capacity, errorRate, geometry)
+      if (adds === 5) expect(atomic.bitCount).toBeGreaterThanOrEqual(2 ** 30)
+      const pair = createHashPair()
+      for (let n = 0; n < adds; n++) {
+        // Every item twice: the second time nothing is clear and nothing is turned on.
+        const item = Buffer.from(`atomic:${n % Math.ceil(adds / 2)}`)
+        hashRedisBloom(item, 0, item.length, pair)
+        const before = plain.setBits
+        const added = plain.addHashed(pair)
+        const clear = atomic.clearHashed(pair)
+        expect(clear === 0).toBe(atomic.hasHashed(pair))
+        const flipped = atomic.orHashed(pair)
+        expect(flipped).toBe(plain.setBits - before)
+        expect(flipped > 0).toBe(added)
+        expect(flipped).toBeLessThanOrEqual(clear)
+        expect(atomic.clearHashed(pair)).toBe(0)
+      }
+      expect(Buffer.from(atomic.bitmap as Uint8Array).equals(Buffer.from(plain.bitmap as Uint8Array))).toBe(true)
+    },
+  )
+})

@@ -1,6 +1,6 @@
 /**
  * BF.ADD, BF.MADD and BF.CARD answered by the I/O threads themselves (io-threads > 1; server/
- * thread-plane.ts, thread-reads.ts), against real bfs processes over real sockets: the answers
+ * thread-plane.ts, thread-answers.ts), against real bfs processes over real sockets: the answers
  * and counts are the main thread's; a layer takes exactly its capacity and the filter grows where a
  * serial server's would; under many connections adding the same and different items, with DEL,
  * re-creation, growth, FLUSHDB and BGSAVE underneath, no acknowledged item is lost and BF.CARD is

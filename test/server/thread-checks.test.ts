@@ -1,6 +1,6 @@
 /**
  * BF.EXISTS and BF.MEXISTS answered by the I/O threads themselves (io-threads > 1; server/
- * thread-plane.ts, thread-reads.ts), against a real bfs over real sockets: the answers and counts
+ * thread-plane.ts, thread-answers.ts), against a real bfs over real sockets: the answers and counts
  * are the main thread's; every change to a key, and everything that would refuse or hold a check
  * (MONITOR, CLIENT PAUSE, ACL, MULTI), is seen by the next check a connection sends; the idle time,
  * CLIENT LIST and the SLOWLOG see the commands a thread answered; and under concurrent

@@ -1,8 +1,11 @@
 /**
- * An I/O thread's own answers to BF.EXISTS and BF.MEXISTS (thread-plane.ts says when it may give
- * them): the layouts of the keys the main thread sent it, checked against their cells before every
- * answer, and the bits read in place in the shared WebAssembly memories with the same probe loop
- * as the main thread (core/bloom-layer.ts), so every answer is the one the main thread would give.
+ * An I/O thread's own answers to BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD (thread-plane.ts
+ * says when it may give them): the layouts of the keys the main thread sent it, checked against
+ * their cells before every answer, and the bits read in place in the shared WebAssembly memories
+ * with the same probe loop as the main thread (core/bloom-layer.ts), so every answer is the one the
+ * main thread would give. Adds claim room in the newest layer's shared counts, then set their bits
+ * with atomic ORs (core/bloom-layer.ts orHashed), only while the main thread lets them
+ * (thread-wire.ts PLANE_ADDS) and with this thread's adding word raised.
  *
  * A command is answered here only when it is whole in what was read, plainly framed
  * (`*N\r\n` then `$len\r\n` items), small, and names a key whose layout is current; anything else
@@ -94,7 +97,7 @@ export interface Answered {
   readonly slow: Buffer | undefined
 }
 
-export class ThreadReads {
+export class ThreadAnswers {
   private readonly words: Int32Array
   private readonly counters: Float64Array
   private readonly layouts = new Map<string, Layout>()
@@ -298,17 +301,20 @@ export class ThreadReads {
    */
   private add(layout: Layout, buf: Buffer, count: number): boolean {
     const found = this.found
+    const layers = layout.layers
+    const newest = layers[layers.length - 1]!
     let absent = 0
     for (let i = 0; i < count; i++) {
-      const present = this.check(layout, this.hash(layout, buf, i + 2, i))
+      const pair = this.hash(layout, buf, i + 2, i)
+      // The newest layer read whole (its misses overlap, and the adds below find it in cache).
+      let present = newest.clearHashed(pair) === 0
+      for (let l = layers.length - 2; l >= 0 && !present; l--) present = layers[l]!.hasHashed(pair)
       found[i] = present ? 0 : 2
       if (!present) absent++
     }
     if (absent === 0) return true
     const words = this.words
     const at = layout.countsAt
-    const layers = layout.layers
-    const newest = layers[layers.length - 1]!
     for (;;) {
       const reserved = Atomics.load(words, at + SHARED_RESERVED)
       if (reserved + absent > newest.capacity) return false
