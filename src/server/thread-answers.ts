@@ -113,6 +113,10 @@ export class ThreadAnswers {
   private readonly addingWord: number
   /** Whether this read stored its adding word (thread-plane.ts quiesce). */
   private adding = false
+  /** The counts of adds made since {@link publishCounts}: their cell's words, -1 for none. */
+  private pendingAt = -1
+  private pendingItems = 0
+  private pendingBits = 0
   /** A read's answered commands of each kind (thread-wire.ts THREAD_COMMANDS). */
   private readonly calls = new Float64Array(THREAD_COMMANDS.length)
   private readonly readerWord: number
@@ -185,6 +189,7 @@ export class ThreadAnswers {
       }
     } finally {
       if (this.adding) {
+        this.publishCounts()
         this.adding = false
         Atomics.store(words, this.addingWord, 0)
         // The main thread waits for this word only once it closed the adds.
@@ -277,6 +282,7 @@ export class ThreadAnswers {
       return command
     }
     if (command === CARD) {
+      this.publishCounts()
       this.push(Buffer.from(`:${layout.olderItems + Atomics.load(words, layout.countsAt + SHARED_ITEMS)}\r\n`))
       return command
     }
@@ -329,15 +335,35 @@ export class ThreadAnswers {
       flipped += bits
       if (bits > 0) added++
     }
-    if (added > 0) {
-      Atomics.add(words, at + SHARED_ITEMS, added)
-      Atomics.add(words, at + SHARED_FOREIGN_ADDS, added)
-    }
-    if (flipped > 0) Atomics.add(words, at + SHARED_SET_BITS, flipped)
     if (added < absent) Atomics.sub(words, at + SHARED_RESERVED, absent - added)
-    // Before the adding word goes back to 0: the main thread counts it in once it saw that.
-    this.counters[COUNTER_ADDED] += added
+    // The counts of a read's adds to one filter go out together (a shared line written once).
+    if (this.pendingAt !== at) {
+      this.publishCounts()
+      this.pendingAt = at
+    }
+    this.pendingItems += added
+    this.pendingBits += flipped
     return true
+  }
+
+  /**
+   * Adds the items and bits counted since the last call to their filter's shared counts: before a
+   * BF.CARD, before another filter's adds, and at the end of every read, before its replies leave
+   * and before the adding word goes back to 0 (the main thread counts them in once it saw that).
+   */
+  private publishCounts(): void {
+    const at = this.pendingAt
+    if (at < 0) return
+    const words = this.words
+    if (this.pendingItems > 0) {
+      Atomics.add(words, at + SHARED_ITEMS, this.pendingItems)
+      Atomics.add(words, at + SHARED_FOREIGN_ADDS, this.pendingItems)
+      this.counters[COUNTER_ADDED] += this.pendingItems
+    }
+    if (this.pendingBits > 0) Atomics.add(words, at + SHARED_SET_BITS, this.pendingBits)
+    this.pendingAt = -1
+    this.pendingItems = 0
+    this.pendingBits = 0
   }
 
   /** The layout of the key `buf[start, end)` in database `db`, if this thread holds one. */
