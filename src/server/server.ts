@@ -529,6 +529,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     if (this.closing === undefined) {
       this.closing = (async () => {
         clearInterval(this.cronTimer)
+        this.threadPlane?.shut()
         this.eventLoopLatency.stop()
         this.pause.close()
         this.replicaLink.close()

@@ -145,8 +145,8 @@ export class ThreadPlane implements ThreadChecks {
   private addedSeen = 0
   /** Cells holding a layer's counts. */
   private readonly sharing = new Set<Cell>()
-  /** Off for good when a command the threads answer was renamed (rename-command). */
-  private readonly usable: boolean
+  /** Off for good when a command the threads answer was renamed (rename-command), or from {@link shut}. */
+  private usable: boolean
   private readonly entries: readonly (CommandEntry | undefined)[]
   private readonly allFast: boolean
   private held: { stamp: number; release: () => void }[] = []
@@ -296,13 +296,17 @@ export class ThreadPlane implements ThreadChecks {
    * writes or reads for a point while a thread adds.
    */
   quiesce(): void {
-    if (!this.addsOpen) return
+    if (this.addsOpen) this.closeAdds(true)
+  }
+
+  /** {@link quiesce}; `wait` false once the threads are gone (a thread stopped mid-add left its word raised). */
+  private closeAdds(wait: boolean): void {
     this.addsOpen = false
     const words = this.words
     Atomics.store(words, PLANE_ADDS, 0)
     // A thread stores its adding word, then reads PLANE_ADDS (both sequentially consistent): it
     // either saw 0 and adds nothing, or its 1 is seen here. It notifies once it stored 0 again.
-    for (let thread = 0; thread < this.threads; thread++) {
+    for (let thread = 0; wait && thread < this.threads; thread++) {
       while (Atomics.load(words, PLANE_ADDING + thread) !== 0) Atomics.wait(words, PLANE_ADDING + thread, 1, 1)
     }
     this.foldAdds()
@@ -484,9 +488,21 @@ export class ThreadPlane implements ThreadChecks {
     if (waiting.length > 0) this.retry = setTimeout(() => this.releaseHeld(), RELEASE_RETRY_MS)
   }
 
+  /**
+   * The server closes: the threads answer nothing more themselves from here (what they read goes
+   * to the main thread, which runs no more input), and what they added is counted in before the
+   * final save looks at the dirty counter.
+   */
+  shut(): void {
+    this.usable = false
+    this.open = false
+    Atomics.store(this.words, PLANE_OPEN, 0)
+    this.quiesce()
+  }
+
   /** The threads are gone: what they held is released, the keyspace and arenas forget the plane. */
   stop(): void {
-    this.quiesce()
+    this.closeAdds(false)
     Atomics.store(this.words, PLANE_OPEN, 0)
     beforeCaptures(undefined)
     for (const cell of this.sharing) cell.shared!.unshare()

@@ -21,23 +21,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const REUSE_PORT = nodeHasReusePort(process.version)
 const tempDir = tempDirsRemovedAfterAll('bfs-thread-adds-')
 
+const IO = ['--io-threads', '3']
 const servers: ChildServer[] = []
 const clients: RawClient[] = []
 
+/** A bfs with two I/O threads, without the log and (unless `extra` sets them) save rules. */
 async function start(dir: string, ...extra: string[]): Promise<ChildServer> {
-  const server = await startChildServer([
-    '--port',
-    '0',
-    '--dir',
-    dir,
-    '--save',
-    '',
-    '--appendonly',
-    'no',
-    '--io-threads',
-    '3',
-    ...extra,
-  ])
+  const save = extra.includes('--save') ? [] : ['--save', '']
+  const server = await startChildServer(['--port', '0', '--dir', dir, '--appendonly', 'no', ...save, ...IO, ...extra])
   servers.push(server)
   return server
 }
@@ -267,6 +258,26 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     expect(await missing(server.port)).toBe(0)
     await stop(server)
   }, 60_000)
+
+  it('are in the final save of a SIGTERM that comes right after them (save rules on)', async () => {
+    const dir = tempDir()
+    const server = await start(dir, '--save', '3600 1')
+    const admin = await connect(server.port)
+    expect(await ask(admin, 'BF.RESERVE', 'last', '0.01', '1000')).toBe('+OK\r\n')
+    expect(await ask(admin, 'SAVE')).toBe('+OK\r\n')
+    const client = await connect(server.port)
+    await warm(client, 'last')
+    const items = Array.from({ length: 40 }, (_, i) => `last${i}`)
+    expect(await pipelinedAdds(client, 'last', items)).toBe(':1\r\n'.repeat(items.length))
+    // Only the threads' adds changed anything since the SAVE: the final save must count them in.
+    await stop(server)
+    const again = await start(dir)
+    expect(await askOnce(again.port, 'BF.CARD', 'last')).toBe(`:${items.length}\r\n`)
+    expect(await askOnce(again.port, 'BF.MEXISTS', 'last', ...items)).toBe(
+      `*${items.length}\r\n${':1\r\n'.repeat(items.length)}`,
+    )
+    await stop(again)
+  })
 
   it('leave the adds to the main thread while the append-only log or a WATCH needs them, and lose none at a kill -9', async () => {
     const dir = tempDir()
