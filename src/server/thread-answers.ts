@@ -77,11 +77,11 @@ interface Layout {
   readonly olderItems: number
 }
 
-/** Command indexes of {@link THREAD_COMMANDS} (3 is BF.MADD). */
+/** Command indexes of {@link THREAD_COMMANDS} (4 is BF.MADD). */
 const EXISTS = 0
 const MEXISTS = 1
-const ADD = 2
-const CARD = 4
+const CARD = 2
+const ADD = 3
 
 /** A read's answers and what they count. */
 export interface Answered {
@@ -267,8 +267,8 @@ export class ThreadAnswers {
     const layout = this.layoutOf(buf, this.starts[1]!, this.ends[1]!, db)
     if (layout === undefined) return -1
     const words = this.words
+    if (command >= CARD && layout.countsAt < 0) return -1
     if (command >= FIRST_THREAD_WRITE) {
-      if (layout.countsAt < 0) return -1
       if (!this.adding) {
         // Stored before PLANE_ADDS is read: the main thread's quiesce either sees it or was seen.
         this.adding = true

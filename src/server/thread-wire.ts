@@ -71,9 +71,9 @@ export const ACTIVE = 14
 export const SLOW = 15
 
 /** The commands an I/O thread answers itself, by the index its records name them with. */
-export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists', 'bf.add', 'bf.madd', 'bf.card'] as const
+export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists', 'bf.card', 'bf.add', 'bf.madd'] as const
 /** The first of {@link THREAD_COMMANDS} that writes: the adds. */
-export const FIRST_THREAD_WRITE = 2
+export const FIRST_THREAD_WRITE = 3
 
 /**
  * The words of the memory every thread shares with the main thread (thread-plane.ts), as Int32:
