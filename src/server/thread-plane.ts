@@ -148,7 +148,6 @@ export class ThreadPlane implements ThreadChecks {
   /** Off for good when a command the threads answer was renamed (rename-command), or from {@link shut}. */
   private usable: boolean
   private readonly entries: readonly (CommandEntry | undefined)[]
-  private readonly allFast: boolean
   private held: { stamp: number; release: () => void }[] = []
   /** Cells changed this turn, by the threads they were sent to (one message each at the turn's end). */
   private readonly forgotten = new Map<number, number[]>()
@@ -172,7 +171,6 @@ export class ThreadPlane implements ThreadChecks {
       return entry?.spec.name.toLowerCase() === name && entry.lowerName === name ? entry : undefined
     })
     this.usable = this.entries.every((entry) => entry !== undefined)
-    this.allFast = this.entries.every((entry) => entry?.spec.flags.includes('fast') === true)
     const shared = server.databases.shared
     shared.keyChanged = (db, name) => {
       if (this.cells.size === 0) return
@@ -411,8 +409,9 @@ export class ThreadPlane implements ThreadChecks {
     if (entry === undefined) return
     const latency = server.config['latency-monitor-threshold']
     if (latency > 0 && micros >= latency * 1000) {
-      // As redis's call(): a read of only fast commands is a fast-command event.
-      const event = this.allFast || (count === 1 && entry.spec.flags.includes('fast')) ? 'fast-command' : 'command'
+      // As redis's call() for one command: a fast one is a fast-command event. A read of several
+      // is a command event (the record names only its first; the adds are not fast).
+      const event = count === 1 && entry.spec.flags.includes('fast') ? 'fast-command' : 'command'
       server.latency.add(event, Math.floor(micros / 1000))
     }
     const threshold = server.config['slowlog-log-slower-than']
