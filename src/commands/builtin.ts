@@ -6,7 +6,7 @@
  */
 import type { CommandSpec, SubcommandSpec } from './kernel/context.js'
 import { containerOnly, helpSubcommand } from './kernel/table.js'
-import { bfAdd, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './filters/bloom.js'
+import { bfAdd, bfAdded, bfCard, bfExists, bfInfo, bfInsert, bfMadd, bfMexists, bfReserve } from './filters/bloom.js'
 import { bfLoadchunk, bfScandump } from './filters/dump.js'
 import { bfDebug, bfsHealth } from './filters/health.js'
 import { bfMerge } from './filters/merge.js'
@@ -361,6 +361,16 @@ export const BUILTIN_COMMANDS: readonly CommandSpec[] = [
     summary: 'Adds an item to a Bloom Filter',
     handler: bfAdd,
     answersTogether: true,
+  },
+  {
+    name: 'BF.ADDED',
+    arity: -3,
+    flags: BF_WRITE,
+    ...BF,
+    since: '2.4.0',
+    summary:
+      'Sets and counts items in the newest layer of a Bloom filter: the form the log and replicas take adds the I/O threads answered (bfs)',
+    handler: bfAdded,
   },
   {
     name: 'BF.MADD',

@@ -234,6 +234,22 @@ export class ScalableBloomFilter {
   }
 
   /**
+   * Records an add that an I/O thread answered 1 for (BF.ADDED: the form the append-only log and
+   * the replicas take the threads' adds in): the item's bits are set in the newest layer and it is
+   * counted there, whether or not its bits were all set already, so that two threads that both
+   * answered 1 for one new item count it twice here too, as on the server that answered them. The
+   * threads only add into room they claimed in the newest layer, so a replay finds it there; a
+   * full newest layer (no thread's record) gets the item as {@link add} gives it.
+   */
+  addRecorded(item: Uint8Array, start = 0, end = item.length): AddOutcome {
+    const layers = this.layerList
+    const current = layers[layers.length - 1]
+    if (current.items >= current.capacity) return this.add(item, start, end)
+    if (!current.addHashed(this.hash(item, start, end))) current.items++
+    return 1
+  }
+
+  /**
    * Whether the item, `item[start, end)`, may have been added (sb.c `SBChain_Check`): true when
    * every position is set in some layer. False positives are exactly RedisBloom's.
    */

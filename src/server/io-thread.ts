@@ -31,6 +31,7 @@ import {
   SLOW,
   ACTIVE,
   UNSENT,
+  JOURNALED,
 } from './thread-wire.js'
 import { RingChannel } from './thread-ring.js'
 import type { PlaneMessage } from './thread-plane.js'
@@ -58,6 +59,7 @@ export type IoThreadControl =
   | { readonly type: 'log'; readonly level: keyof Logger; readonly message: string }
   | { readonly type: 'stop-listening' }
   | { readonly type: 'stopped-listening' }
+  | { readonly type: 'durable' }
   | PlaneMessage
 
 /** One accepted connection, by its number on this thread. */
@@ -92,7 +94,27 @@ interface Connection {
   pending: Buffer | undefined
   /** While local: not read until its socket sent what this thread answered (a write found it full). */
   outputFull: boolean
+  /**
+   * What waits to be written, in order, while an answer waits for the writes it may show to be
+   * durable (thread-answers.ts need): that answer, and everything for the connection after it.
+   */
+  held: Held[] | undefined
+  heldBytes: number
 }
+
+/** Something a connection's socket gets once the answers before it were written. */
+interface Held {
+  /** {@link ANSWER}, or the main thread's record: BYTES, BYTES_THEN_REPORT, CLOSED. */
+  readonly type: number
+  readonly bytes: Buffer | undefined
+  /** For an answer: what must be durable first (undefined: nothing more than before it). */
+  readonly need: Int32Array | undefined
+  /** For an answer: its last command's index (thread-wire.ts THREAD_COMMANDS). */
+  readonly last: number
+}
+
+/** A {@link Held} answer of this thread's. */
+const ANSWER = 0
 
 /** How often the server hears which connections this thread answered (their idle time). */
 const ACTIVE_EVERY_MS = 100
@@ -109,6 +131,8 @@ class IoThread {
   private readonly unsentReport = Buffer.alloc(8)
   private listeners: net.Server[] = []
   private readonly answers: ThreadAnswers | undefined
+  /** Connections whose answers wait for durable writes. */
+  private readonly holding = new Set<Connection>()
   /** Connections answered here since the last ACTIVE records, with the last command's index. */
   private readonly answered = new Map<Connection, number>()
   private activeTimer: NodeJS.Timeout | undefined
@@ -134,6 +158,7 @@ class IoThread {
     this.answers = data.plane === undefined ? undefined : new ThreadAnswers(data.plane, data.thread)
     port.on('message', (message: IoThreadControl) => {
       if (message.type === 'stop-listening') this.stopListening()
+      else if (message.type === 'durable') this.release()
       else if (message.type === 'publish' || message.type === 'forget') this.answers?.received(message)
     })
     const accept = (socket: net.Socket): ConnectionReader => this.accept(socket)
@@ -171,6 +196,8 @@ class IoThread {
       db: 0,
       pending: undefined,
       outputFull: false,
+      held: undefined,
+      heldBytes: 0,
     }
     this.connections.set(id, connection)
     socket.setNoDelay(true)
@@ -181,6 +208,8 @@ class IoThread {
     socket.on('close', () => {
       this.connections.delete(id)
       this.answered.delete(connection)
+      this.holding.delete(connection)
+      connection.held = undefined
       this.out.put(CLOSED, id)
     })
     return { onData: (chunk, length) => this.received(connection, chunk, length) }
@@ -198,8 +227,13 @@ class IoThread {
     }
     const answers = this.answers
     if (!connection.local || answers === undefined || !answers.open) return this.forward(connection, bytes, 0, end)
-    const answered = answers.answer(bytes, end, connection.db)
-    if (answered.reply !== undefined) this.writeAnswers(connection, answered.reply, answered.last)
+    const answered = answers.answer(bytes, end, connection.db, connection.id)
+    if (answered.journaled) this.out.put(JOURNALED, connection.id)
+    if (answered.reply !== undefined) {
+      if (answered.need === undefined && connection.held === undefined)
+        this.writeAnswers(connection, answered.reply, answered.last)
+      else this.hold(connection, { type: ANSWER, bytes: answered.reply, need: answered.need, last: answered.last })
+    }
     if (answered.slow !== undefined) this.out.put(SLOW, connection.id, answered.slow)
     const rest = answered.used
     if (rest === end) return
@@ -227,6 +261,44 @@ class IoThread {
     this.activeTimer ??= setTimeout(this.reportActive, ACTIVE_EVERY_MS)
   }
 
+  /** Keeps what the connection gets until the writes its answers may show are durable. */
+  private hold(connection: Connection, held: Held): void {
+    if (connection.held === undefined) {
+      connection.held = []
+      this.holding.add(connection)
+    }
+    connection.held.push(held)
+    connection.heldBytes += held.bytes?.length ?? 0
+    if (connection.heldBytes >= READ_AHEAD_BYTES) this.updateReading(connection)
+    if (held.need !== undefined && this.answers!.awaitDurable(held.need)) this.releaseConnection(connection)
+  }
+
+  /** The main thread made more writes durable: what waited for them is written. */
+  private release(): void {
+    for (const connection of this.holding) this.releaseConnection(connection)
+  }
+
+  private releaseConnection(connection: Connection): void {
+    const held = connection.held!
+    let done = 0
+    for (; done < held.length; done++) {
+      const next = held[done]!
+      if (next.need !== undefined && !this.answers!.durable(next.need)) break
+      if (next.type === ANSWER) this.writeAnswers(connection, next.bytes!, next.last)
+      else this.write(connection, next.type, next.bytes)
+    }
+    if (done === held.length) {
+      connection.held = undefined
+      connection.heldBytes = 0
+      this.holding.delete(connection)
+      this.updateReading(connection)
+      return
+    }
+    for (let i = 0; i < done; i++) connection.heldBytes -= held[i]!.bytes?.length ?? 0
+    held.splice(0, done)
+    if (this.answers!.awaitDurable(held[0]!.need!)) this.releaseConnection(connection)
+  }
+
   private readonly reportActive = (): void => {
     this.activeTimer = undefined
     for (const [connection, last] of this.answered) this.out.put(ACTIVE, connection.id, Buffer.of(last))
@@ -252,7 +324,14 @@ class IoThread {
    */
   private updateReading(connection: Connection): void {
     const read =
-      connection.ending || !(connection.pausedByMain || connection.ahead || this.mainBehind || connection.outputFull)
+      connection.ending ||
+      !(
+        connection.pausedByMain ||
+        connection.ahead ||
+        this.mainBehind ||
+        connection.outputFull ||
+        connection.heldBytes >= READ_AHEAD_BYTES
+      )
     const socket = connection.socket
     if (read && socket.isPaused()) socket.resume()
     else if (!read && !socket.isPaused()) socket.pause()
@@ -274,13 +353,14 @@ class IoThread {
         connection.taken = (connection.taken + payload.length) >>> 0
         // Copied: the socket may keep what it cannot send at once, and the ring's bytes are reused.
         const bytes = Buffer.from(payload)
-        if (type === BYTES) socket.write(bytes)
-        else this.writeThenReport(connection, bytes)
+        if (connection.held === undefined) this.write(connection, type, bytes)
+        else this.hold(connection, { type, bytes, need: undefined, last: 0 })
         return
       }
       case CLOSED:
         connection.ending = true
-        socket.end()
+        if (connection.held === undefined) this.write(connection, type, undefined)
+        else this.hold(connection, { type, bytes: undefined, need: undefined, last: 0 })
         return this.updateReading(connection)
       case DESTROY:
         socket.destroy()
@@ -307,6 +387,13 @@ class IoThread {
         }
         return
     }
+  }
+
+  /** The main thread's BYTES, BYTES_THEN_REPORT or CLOSED, done. */
+  private write(connection: Connection, type: number, bytes: Buffer | undefined): void {
+    if (type === BYTES) connection.socket.write(bytes!)
+    else if (type === BYTES_THEN_REPORT) this.writeThenReport(connection, bytes!)
+    else connection.socket.end()
   }
 
   /** Writes, reports what is unsent now and, if any is, again once this write is flushed. */

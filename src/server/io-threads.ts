@@ -23,9 +23,9 @@ import type { ClientSocket } from './client.js'
 import type { IoThreadControl, IoThreadData } from './io-thread.js'
 import { listenTcp, type BindAddress } from './listeners.js'
 import { RemoteSocket, type ThreadOutbox } from './remote-socket.js'
-import { ACTIVE, CLOSED, FAILED, OPENED, READ, RING_BYTES, SLOW, UNSENT } from './thread-wire.js'
+import { ACTIVE, CLOSED, FAILED, JOURNALED, OPENED, READ, RING_BYTES, SLOW, UNSENT } from './thread-wire.js'
 import { Client } from './client.js'
-import type { PlaneMessage, ThreadPlane } from './thread-plane.js'
+import type { PlaneMessage, PlaneNotice, ThreadPlane } from './thread-plane.js'
 import { RingChannel, createRing } from './thread-ring.js'
 
 /** A connection accepted by a thread: its reader, or undefined when the server refused it. */
@@ -112,6 +112,12 @@ class ThreadLink implements ThreadOutbox {
     this.sockets.delete(connection)
   }
 
+  /** The client of a connection, while it is open. */
+  clientOf(connection: number): Client | undefined {
+    const client = this.sockets.get(connection)?.reader
+    return client instanceof Client ? client : undefined
+  }
+
   private readonly onRecord = (type: number, connection: number, payload: Buffer): void => {
     if (type === READ) {
       this.sockets.get(connection)?.received(payload.readUInt32LE(0), payload.subarray(4))
@@ -119,6 +125,10 @@ class ThreadLink implements ThreadOutbox {
     }
     if (type === OPENED) {
       this.opened(connection, payload.toString('latin1').split('\n'))
+      return
+    }
+    if (type === JOURNALED) {
+      this.plane?.journaled()
       return
     }
     const socket = this.sockets.get(connection)
@@ -192,7 +202,10 @@ export class IoThreads {
           toThread: createRing(RING_BYTES),
           wakeups: wakeups.port2,
           thread: i,
-          plane: plane === undefined ? undefined : { control: plane.control, counters: plane.counterMemory },
+          plane:
+            plane === undefined
+              ? undefined
+              : { control: plane.control, counters: plane.counterMemory, journal: plane.journals[i]!, threads: count },
         }
         const worker = new Worker(ioThreadModule(), {
           workerData: data,
@@ -201,6 +214,7 @@ export class IoThreads {
         })
         const link = new ThreadLink(i, worker, data, wakeups, accept, log, plane)
         links.push(link)
+        if (plane !== undefined) plane.clientOf = (thread, connection) => links[thread]?.clientOf(connection)
         const answer = await link.next()
         if (answer.type !== 'listening')
           throw Object.assign(new Error(answer.type === 'listen-failed' ? answer.message : 'no answer'), {
@@ -214,13 +228,13 @@ export class IoThreads {
       throw error
     }
     log.notice(
-      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, and BF.ADD and BF.MADD while no log or replica records writes; the main thread runs the other commands`,
+      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD; the main thread runs the other commands`,
     )
     return new IoThreads(links, bound, hosts)
   }
 
   /** A message to one thread's checks (thread-plane.ts). */
-  post(thread: number, message: PlaneMessage): void {
+  post(thread: number, message: PlaneMessage | PlaneNotice): void {
     const link = this.links[thread]
     if (link !== undefined && !link.exited) link.worker.postMessage(message)
   }

@@ -22,6 +22,7 @@ import {
 } from '../core/bloom-layer.js'
 import { createHashPair, hashRedisBloom, hashSeeded } from '../core/hashing.js'
 import type { PlaneMessage, PublishedLayout } from './thread-plane.js'
+import { RingWriter } from './thread-ring.js'
 import {
   COUNTER_ADDED,
   COUNTER_CALLS,
@@ -32,7 +33,13 @@ import {
   COUNTER_WRITES,
   COUNTERS_PER_THREAD,
   FIRST_THREAD_WRITE,
+  JOURNAL_ADD,
+  MAIN_SLOT,
   PLANE_ADDING,
+  PLANE_APPLIED,
+  PLANE_DURABLE,
+  PLANE_LOGGING,
+  PLANE_WAITING,
   PLANE_ADDS,
   PLANE_CELLS,
   PLANE_COUNTS,
@@ -48,6 +55,10 @@ import {
 export interface PlaneMemory {
   readonly control: SharedArrayBuffer
   readonly counters: SharedArrayBuffer
+  /** This thread's journal (thread-wire.ts JOURNAL_ADD records), read by the main thread. */
+  readonly journal: SharedArrayBuffer
+  /** How many I/O threads there are. */
+  readonly threads: number
 }
 
 /** The most arguments of a command answered here (more: the main thread answers it). */
@@ -95,6 +106,14 @@ export interface Answered {
   readonly last: number
   /** µs the answers took, with the first command's arguments, when over a threshold; else undefined. */
   readonly slow: Buffer | undefined
+  /**
+   * While writes are recorded: the applied counts the reply may show (thread-wire.ts
+   * PLANE_APPLIED, the threads' then the main thread's) when some of them are not durable yet: the
+   * reply waits until they are ({@link ThreadAnswers.durable}). Undefined: it may leave now.
+   */
+  readonly need: Int32Array | undefined
+  /** Whether the read's adds wrote journal records (the main thread is told). */
+  readonly journaled: boolean
 }
 
 export class ThreadAnswers {
@@ -124,12 +143,28 @@ export class ThreadAnswers {
   private lastKey = Buffer.alloc(0)
   private lastDb = -1
   private lastLayout: Layout | undefined = undefined
+  private readonly journal: RingWriter
+  /** A journal record being made. */
+  private readonly record = Buffer.allocUnsafe(MAX_COMMAND_BYTES + 8)
+  private readonly threads: number
+  private readonly appliedWord: number
+  private readonly waitingWord: number
+  /** Whether this read's adds are journaled (read once adding, while PLANE_LOGGING cannot change). */
+  private logging = false
+  /** The connection whose read is answered (its journal records name it), and its database. */
+  private connection = 0
+  private db = 0
+  private journaled = false
 
   constructor(memory: PlaneMemory, thread: number) {
     this.words = new Int32Array(memory.control)
     this.counters = new Float64Array(memory.counters, thread * COUNTERS_PER_THREAD * 8, COUNTERS_PER_THREAD)
     this.readerWord = PLANE_READERS + thread
     this.addingWord = PLANE_ADDING + thread
+    this.appliedWord = PLANE_APPLIED + thread
+    this.waitingWord = PLANE_WAITING + thread
+    this.journal = new RingWriter(memory.journal)
+    this.threads = memory.threads
   }
 
   /** A layout from the main thread, or layouts to drop. */
@@ -164,8 +199,11 @@ export class ThreadAnswers {
    * Answers the commands at the start of `buf[0, end)` that can be answered here, for a
    * connection in database `db`, and stops at the first that cannot (or that is not whole).
    */
-  answer(buf: Buffer, end: number, db: number): Answered {
+  answer(buf: Buffer, end: number, db: number, connection: number): Answered {
     const words = this.words
+    this.connection = connection
+    this.db = db
+    this.journaled = false
     // The epoch first, then the cells: a region collected after this store waits for the read to end.
     Atomics.store(words, this.readerWord, Atomics.load(words, PLANE_EPOCH))
     const began = performance.now()
@@ -197,7 +235,9 @@ export class ThreadAnswers {
       }
       Atomics.store(words, this.readerWord, 0)
     }
-    if (commands === 0) return { used: 0, commands: 0, reply: undefined, last: 0, slow: undefined }
+    const journaled = this.journaled
+    if (commands === 0)
+      return { used: 0, commands: 0, reply: undefined, last: 0, slow: undefined, need: undefined, journaled }
     const micros = (performance.now() - began) * 1000
     const reply =
       // One reply is written as it is: a shared constant or a buffer of its own, never changed after.
@@ -222,7 +262,48 @@ export class ThreadAnswers {
       (slowlog >= 0 && micros >= slowlog) || (latency > 0 && micros >= latency * 1000)
         ? this.slowRecord(buf, firstEnd, micros, commands)
         : undefined
-    return { used: pos, commands, reply, last, slow }
+    // After every answer: any write an answer could show was counted before it was made.
+    const need = Atomics.load(words, PLANE_LOGGING) === 1 ? this.pending() : undefined
+    return { used: pos, commands, reply, last, slow, need, journaled }
+  }
+
+  /** The applied counts now, if some are not durable yet (see {@link Answered.need}). */
+  private pending(): Int32Array | undefined {
+    const words = this.words
+    const slots = this.threads
+    let slot = 0
+    for (; slot <= slots; slot++) {
+      const at = slot === slots ? MAIN_SLOT : slot
+      if (Atomics.load(words, PLANE_APPLIED + at) !== Atomics.load(words, PLANE_DURABLE + at)) break
+    }
+    if (slot > slots) return undefined
+    // Read again, all of them: counts that moved since ask for a little more than needed, never less.
+    const need = new Int32Array(slots + 1)
+    for (slot = 0; slot <= slots; slot++)
+      need[slot] = Atomics.load(words, PLANE_APPLIED + (slot === slots ? MAIN_SLOT : slot))
+    return need
+  }
+
+  /** Whether every count of `need` is durable (the reply holding it may leave). */
+  durable(need: Int32Array): boolean {
+    const words = this.words
+    const slots = this.threads
+    for (let slot = 0; slot <= slots; slot++) {
+      const durable = Atomics.load(words, PLANE_DURABLE + (slot === slots ? MAIN_SLOT : slot))
+      // Counts wrap at 2^32: what lies between them is under 2^31.
+      if (((durable - need[slot]!) | 0) < 0) return false
+    }
+    return true
+  }
+
+  /**
+   * Replies wait: the main thread tells this thread when more is durable. True when `need` is
+   * durable already (then nothing waits for the telling): stored first, then looked at, as the main
+   * thread stores the durable counts first, then looks at this word.
+   */
+  awaitDurable(need: Int32Array): boolean {
+    Atomics.store(this.words, this.waitingWord, 1)
+    return this.durable(need)
   }
 
   /**
@@ -275,6 +356,7 @@ export class ThreadAnswers {
         Atomics.store(words, this.addingWord, 1)
       }
       if (Atomics.load(words, PLANE_ADDS) !== 1) return -1
+      this.logging = Atomics.load(words, PLANE_LOGGING) === 1
     }
     if (Atomics.load(words, PLANE_CELLS + layout.cell) !== layout.version) return -1
     if (command === EXISTS) {
@@ -320,12 +402,21 @@ export class ThreadAnswers {
     }
     if (absent === 0) return true
     const words = this.words
+    const logging = this.logging
+    if (logging) {
+      // The record's room first: the whole command at most, with its header.
+      let bytes = 8 + this.ends[1]! - this.starts[1]!
+      for (let i = 0; i < count; i++) if (found[i] === 2) bytes += 4 + this.ends[i + 2]! - this.starts[i + 2]!
+      if (!this.journal.hasRoom(bytes)) return false
+    }
     const at = layout.countsAt
     for (;;) {
       const reserved = Atomics.load(words, at + SHARED_RESERVED)
       if (reserved + absent > newest.capacity) return false
       if (Atomics.compareExchange(words, at + SHARED_RESERVED, reserved, reserved + absent) === reserved) break
     }
+    // Counted before any bit is set: a reply that shows one waits for this record (see pending).
+    if (logging) Atomics.add(words, this.appliedWord, 1)
     let added = 0
     let flipped = 0
     for (let i = 0; i < count; i++) {
@@ -336,6 +427,7 @@ export class ThreadAnswers {
       if (bits > 0) added++
     }
     if (added < absent) Atomics.sub(words, at + SHARED_RESERVED, absent - added)
+    if (logging) this.journalAdd(buf, count)
     // The counts of a read's adds to one filter go out together (a shared line written once).
     if (this.pendingAt !== at) {
       this.publishCounts()
@@ -344,6 +436,29 @@ export class ThreadAnswers {
     this.pendingItems += added
     this.pendingBits += flipped
     return true
+  }
+
+  /**
+   * The journal record of the scanned add command: the items that answered 1 (room was made
+   * sure of before the claim). Written while the adding word is raised: the main thread's quiesce
+   * takes it before any command of its own runs.
+   */
+  private journalAdd(buf: Buffer, count: number): void {
+    const record = this.record
+    const keyStart = this.starts[1]!
+    const keyEnd = this.ends[1]!
+    record.writeUInt32LE(this.db, 0)
+    record.writeUInt32LE(keyEnd - keyStart, 4)
+    let at = 8 + buf.copy(record, 8, keyStart, keyEnd)
+    for (let i = 0; i < count; i++) {
+      if (this.found[i] !== 1) continue
+      const start = this.starts[i + 2]!
+      const end = this.ends[i + 2]!
+      record.writeUInt32LE(end - start, at)
+      at += 4 + buf.copy(record, at + 4, start, end)
+    }
+    this.journal.offer(JOURNAL_ADD, this.connection, record, 0, at)
+    this.journaled = true
   }
 
   /**

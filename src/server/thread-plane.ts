@@ -2,10 +2,19 @@
  * The main thread's side of the commands the I/O threads answer themselves (thread-answers.ts):
  * BF.EXISTS, BF.MEXISTS and BF.CARD of a connection whose thread holds the filter's layout, while
  * nothing the main thread would check for them is on, and BF.ADD and BF.MADD while besides nothing
- * would record or refuse a write (see {@link ThreadPlane.recheck} and {@link ThreadPlane.quiesce}).
+ * would refuse a write (see {@link ThreadPlane.recheck} and {@link ThreadPlane.quiesce}).
  * Everything else still runs on the main thread (docs/THREADS.md, "How it works").
  *
  * What it keeps true, each before the reply that makes it visible leaves:
+ * - **Every write recorded, in one order, before it is shown.** While the append-only log is on
+ *   or a replica takes the stream, a thread writes a record of each add (its items that answered 1)
+ *   to its journal before its adding word goes back to 0; the main thread takes the journals into
+ *   the log and the stream as `BF.ADDED` records before any command of its own runs (and whenever
+ *   a thread says it journaled), so they stand between the commands they were made between. A
+ *   thread's reply leaves only once every write it may show (every add of any thread, every
+ *   write command of the main thread counted when it was made) is durable under the fsync policy
+ *   ({@link ThreadPlane.wrote}, thread-wire.ts PLANE_APPLIED), as redis sends no reply before its
+ *   AOF write.
  * - **Which filter a key holds.** A thread learns a key's layout (its layers: where each bitmap
  *   lies in a shared WebAssembly memory, its size and hash count) from a message of this side,
  *   sent when a command of that thread's connection checked the key here. The layout names a cell,
@@ -41,6 +50,7 @@ import { CommandArgs } from '../protocol/command-args.js'
 import { loggedArgs } from '../commands/state/slowlog.js'
 import type { Client } from './client.js'
 import { RemoteSocket } from './remote-socket.js'
+import { RingReader, createRing } from './thread-ring.js'
 import {
   COUNTER_ADDED,
   COUNTER_CALLS,
@@ -50,7 +60,14 @@ import {
   COUNTER_READS,
   COUNTER_WRITES,
   COUNTERS_PER_THREAD,
+  JOURNAL_ADD,
+  JOURNAL_BYTES,
+  MAIN_SLOT,
   PLANE_ADDING,
+  PLANE_APPLIED,
+  PLANE_DURABLE,
+  PLANE_LOGGING,
+  PLANE_WAITING,
   PLANE_ADDS,
   PLANE_CELL_COUNT,
   PLANE_CELLS,
@@ -104,6 +121,14 @@ export interface ForgottenLayouts {
 
 export type PlaneMessage = PublishedLayout | ForgottenLayouts
 
+/** To a thread that waits for it (thread-wire.ts PLANE_WAITING): more writes are durable. */
+export interface PlaneNotice {
+  readonly type: 'durable'
+}
+
+/** The name of the threads' adds' records in the log and the replicas' stream (commands/filters/bloom.ts bfAdded). */
+const ADDED_RECORD = Buffer.from('BF.ADDED')
+
 interface Cell {
   readonly index: number
   readonly key: string
@@ -153,12 +178,27 @@ export class ThreadPlane implements ThreadChecks {
   private readonly forgotten = new Map<number, number[]>()
   private forgetScheduled = false
   private retry: NodeJS.Timeout | undefined
+  /** Each thread's journal of its adds (thread-wire.ts JOURNAL_ADD), while writes are recorded. */
+  readonly journals: SharedArrayBuffer[]
+  private readonly journalReaders: RingReader[]
+  /** Journal records taken from each thread, and the main thread's writes (thread-wire.ts PLANE_APPLIED). */
+  private readonly taken: Int32Array
+  /** Whether writes are recorded (thread-wire.ts PLANE_LOGGING). */
+  private logging = false
+  /** A {@link publishDurable} is under way, and whether more was taken since it began. */
+  private publishing = false
+  private publishAgain = false
+  /** The client of a thread's connection (io-threads.ts): whose WAIT and log offsets a record moves. */
+  clientOf: ((thread: number, connection: number) => Client | undefined) | undefined = undefined
 
   constructor(
     private readonly server: ServerContext,
     private readonly threads: number,
-    private readonly post: (thread: number, message: PlaneMessage) => void,
+    private readonly post: (thread: number, message: PlaneMessage | PlaneNotice) => void,
   ) {
+    this.journals = Array.from({ length: threads }, () => createRing(JOURNAL_BYTES))
+    this.journalReaders = this.journals.map((journal) => new RingReader(journal))
+    this.taken = new Int32Array(threads + 1)
     this.words = new Int32Array(this.control)
     Atomics.store(this.words, PLANE_EPOCH, 1)
     this.counterMemory = new SharedArrayBuffer(threads * COUNTERS_PER_THREAD * 8)
@@ -207,14 +247,20 @@ export class ThreadPlane implements ThreadChecks {
       Atomics.store(words, PLANE_OPEN, open ? 1 : 0)
     }
     const config = server.config
-    // The adds: only where nothing records writes (the log, replicas: their records would have to
-    // come from the threads, in order), nothing refuses one (-OOM, -MISCONF, min-replicas, a
-    // replica's role), no WATCH would have to be told and no capture reads a layer being written.
+    // Whether writes are recorded: then the threads journal their adds and hold their replies
+    // until what they show is durable. Changed only while no thread adds.
+    const logging = server.persistence.propagates
+    if (logging !== this.logging) {
+      this.quiesce()
+      this.logging = logging
+      Atomics.store(words, PLANE_LOGGING, logging ? 1 : 0)
+    }
+    // The adds: only where nothing refuses one (-OOM, -MISCONF, min-replicas, a replica's role),
+    // no WATCH would have to be told and no capture reads a layer being written.
     const maxmemory = config.maxmemory
     const adds =
       open &&
       server.replication.role === 'master' &&
-      !server.persistence.propagates &&
       server.watchedKeys.size === 0 &&
       !copiesAttached() &&
       config['min-replicas-to-write'] === 0 &&
@@ -307,7 +353,106 @@ export class ThreadPlane implements ThreadChecks {
     for (let thread = 0; wait && thread < this.threads; thread++) {
       while (Atomics.load(words, PLANE_ADDING + thread) !== 0) Atomics.wait(words, PLANE_ADDING + thread, 1, 1)
     }
+    // Every add made is journaled now (before its adding word went back to 0): its record goes
+    // before whatever the main thread runs next.
+    if (wait) this.takeJournals()
     this.foldAdds()
+  }
+
+  /** A thread journaled adds: their records go to the log and the stream now, in the order they were made. */
+  journaled(): void {
+    this.takeJournals()
+  }
+
+  /**
+   * The main thread runs a write: a thread's reply that may show it waits until it is durable
+   * (thread-wire.ts PLANE_APPLIED). Before the command runs, while writes are recorded.
+   */
+  wrote(): void {
+    if (!this.logging) return
+    const taken = this.taken
+    taken[this.threads] = (taken[this.threads]! + 1) | 0
+    Atomics.store(this.words, PLANE_APPLIED + MAIN_SLOT, taken[this.threads]!)
+    this.scheduleDurable()
+  }
+
+  /**
+   * The threads' journal records, each as `BF.ADDED key item...` (commands/filters/bloom.ts) in
+   * the log and the replicas' stream. Taken between two commands of the main thread, so the
+   * records keep the order the adds and those commands were made in: an add journaled before a
+   * command ran was taken by that command's quiesce, one made after it is taken after it. The adds
+   * of one interval between two commands all went into room claimed in newest layers that none of
+   * them changed, so their order among themselves changes neither bits nor counts.
+   */
+  private takeJournals(): void {
+    let any = false
+    for (let thread = 0; thread < this.threads; thread++) {
+      let count = 0
+      this.journalReaders[thread]!.drain((type, connection, payload) => {
+        count++
+        if (type === JOURNAL_ADD) this.logAdd(thread, connection, payload)
+      }, Infinity)
+      if (count === 0) continue
+      this.taken[thread] = (this.taken[thread]! + count) | 0
+      any = true
+    }
+    if (any) this.scheduleDurable()
+  }
+
+  private logAdd(thread: number, connection: number, payload: Buffer): void {
+    const db = payload.readUInt32LE(0)
+    const keyEnd = 8 + payload.readUInt32LE(4)
+    if (keyEnd === payload.length) return
+    const record = new CommandArgs()
+    record.push(ADDED_RECORD, 0, ADDED_RECORD.length)
+    record.push(payload, 8, keyEnd)
+    for (let at = keyEnd; at < payload.length;) {
+      const end = at + 4 + payload.readUInt32LE(at)
+      record.push(payload, at + 4, end)
+      at = end
+    }
+    const server = this.server
+    const client = this.clientOf?.(thread, connection)
+    server.persistence.propagate(record, undefined, db, client)
+    // What the client's WAIT waits for.
+    if (client !== undefined) client.replOffset = server.replication.masterReplOffset
+  }
+
+  private scheduleDurable(): void {
+    if (this.publishing) {
+      this.publishAgain = true
+      return
+    }
+    this.publishing = true
+    setImmediate(this.publishDurable)
+  }
+
+  /**
+   * Once every record taken so far is durable (in the log under its fsync policy: the durability
+   * gate, store/durability-gate.ts), the threads' replies that waited for them may leave: the
+   * counts go to PLANE_DURABLE, and each thread that waits is told. One at a time; a later one
+   * covers what was taken meanwhile.
+   */
+  private readonly publishDurable = (): void => {
+    const counts = Int32Array.from(this.taken)
+    void this.server.persistence.whenDurable().then((durable) => {
+      this.publishing = false
+      if (!durable) return
+      const words = this.words
+      for (let thread = 0; thread < this.threads; thread++)
+        Atomics.store(words, PLANE_DURABLE + thread, counts[thread]!)
+      Atomics.store(words, PLANE_DURABLE + MAIN_SLOT, counts[this.threads]!)
+      // After the counts: a thread stores its word, then looks at them (thread-answers.ts awaitDurable).
+      for (let thread = 0; thread < this.threads; thread++) {
+        const at = PLANE_WAITING + thread
+        if (Atomics.load(words, at) === 1 && Atomics.compareExchange(words, at, 1, 0) === 1)
+          this.post(thread, { type: 'durable' })
+      }
+      if (this.publishAgain) {
+        this.publishAgain = false
+        this.scheduleDurable()
+      }
+    })
   }
 
   /**

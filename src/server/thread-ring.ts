@@ -103,6 +103,19 @@ export class RingWriter extends RingView {
   }
 
   /**
+   * Whether a record of `payloadBytes` would be written at once: nothing waits and the ring has
+   * room. Only the writer fills the ring, so it stays true until the writer writes.
+   */
+  hasRoom(payloadBytes: number): boolean {
+    return this.waiting.length === 0 && payloadBytes <= this.largest && this.fits(HEADER_BYTES + payloadBytes)
+  }
+
+  /** Writes a record at once, or nothing when {@link hasRoom} is false: for a writer that never waits. */
+  offer(type: number, connection: number, payload: Uint8Array, start: number, end: number): boolean {
+    return this.hasRoom(end - start) && this.write(type, connection, payload, start, end, undefined)
+  }
+
+  /**
    * Asks the reader to wake this writer when it makes room, then looks once more: the reader may
    * have made it between the failed write and the flag, and then would not have seen the flag.
    */

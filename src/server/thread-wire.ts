@@ -69,6 +69,20 @@ export const ACTIVE = 14
  * first (at most 32) arguments as u32 length and bytes.
  */
 export const SLOW = 15
+/**
+ * From an I/O thread: it wrote records of its adds to its journal (thread-plane.ts): the main
+ * thread takes them into the append-only log and the replicas' stream.
+ */
+export const JOURNALED = 16
+
+/**
+ * A record of an I/O thread's journal (a ring of its own, thread-ring.ts, read by the main thread
+ * only): one add command's items that answered 1, under the connection's number: u32 database,
+ * u32 key length, the key, then each item as u32 length and bytes.
+ */
+export const JOURNAL_ADD = 1
+/** Bytes of each I/O thread's journal. */
+export const JOURNAL_BYTES = 256 * 1024
 
 /** The commands an I/O thread answers itself, by the index its records name them with. */
 export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists', 'bf.card', 'bf.add', 'bf.madd'] as const
@@ -87,14 +101,33 @@ export const PLANE_SLOWLOG_MICROS = 2
 export const PLANE_LATENCY_MILLIS = 3
 /** 1 while the threads may add (thread-plane.ts recheck), 0 from the main thread's quiesce on. */
 export const PLANE_ADDS = 4
+/**
+ * 1 while writes are recorded (the append-only log is on, or a replica takes the stream): the
+ * threads journal their adds, and hold every reply until what it may show is durable
+ * ({@link PLANE_APPLIED}). Changed only while the adds are closed.
+ */
+export const PLANE_LOGGING = 5
 /** First of the reading epochs, one per I/O thread (0: not reading). */
 export const PLANE_READERS = 8
 /** At most this many I/O threads. */
 export const PLANE_MAX_THREADS = 128
 /** First of the adding words, one per I/O thread: 1 while it may be adding. */
 export const PLANE_ADDING = PLANE_READERS + PLANE_MAX_THREADS
+/**
+ * First of the applied counts, one per I/O thread then one for the main thread ({@link MAIN_SLOT}),
+ * while {@link PLANE_LOGGING}: a thread's journal records (raised before the record's bits are set),
+ * the main thread's write commands (raised before each runs). A reply may show every write counted
+ * when it was made, so it leaves once each {@link PLANE_DURABLE} count reached what it saw here.
+ */
+export const PLANE_APPLIED = PLANE_ADDING + PLANE_MAX_THREADS
+/** The slot of the main thread's count in {@link PLANE_APPLIED} and {@link PLANE_DURABLE}. */
+export const MAIN_SLOT = PLANE_MAX_THREADS
+/** First of the durable counts: how many of each slot's applied writes are in the log (under its fsync policy) and the stream. */
+export const PLANE_DURABLE = PLANE_APPLIED + PLANE_MAX_THREADS + 1
+/** First of the waiting words, one per I/O thread: 1 while it holds replies (the main thread then tells it when more is durable). */
+export const PLANE_WAITING = PLANE_DURABLE + PLANE_MAX_THREADS + 1
 /** First cell. */
-export const PLANE_CELLS = PLANE_ADDING + PLANE_MAX_THREADS
+export const PLANE_CELLS = PLANE_WAITING + PLANE_MAX_THREADS
 /** Cells: keys whose layout can be held by the threads at once. */
 export const PLANE_CELL_COUNT = 65536
 /**

@@ -402,8 +402,14 @@ export class Persistence implements PersistenceParts {
    * inside EXEC they are copied and kept for {@link runTransaction}'s end. `db`: the database the
    * record belongs to ({@link db} by default); the log and the stream carry a SELECT before a
    * record whose database differs from the one before it, as redis's AOF and replication do.
+   * `writer`: the client the record is of (the running command's by default), whose logOffset it sets.
    */
-  propagate(argv: CommandArgs | readonly Uint8Array[], targets: PropagateTargets = ALL_TARGETS, db = this.db): void {
+  propagate(
+    argv: CommandArgs | readonly Uint8Array[],
+    targets: PropagateTargets = ALL_TARGETS,
+    db = this.db,
+    writer = this.currentWriter(),
+  ): void {
     const toLog = this.config.appendonly && targets.log
     const feed = this.replicaFeed
     const toReplicas = targets.replicas && feed !== undefined && feed.wantsRecords
@@ -415,7 +421,6 @@ export class Persistence implements PersistenceParts {
     }
     if (toLog) {
       this.appendLog.append(argv, db)
-      const writer = this.currentWriter()
       if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
     }
     if (!toReplicas) return

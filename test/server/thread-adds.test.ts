@@ -9,7 +9,8 @@
  * takes them again.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeHasReusePort } from '../../src/runtime/io-threads-setting.js'
@@ -279,7 +280,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     await stop(again)
   })
 
-  it('leave the adds to the main thread while the append-only log or a WATCH needs them, and lose none at a kill -9', async () => {
+  it('add with the append-only log on (their records in the log before the reply), leave the adds to the main thread while a WATCH needs them, and lose none at a kill -9', async () => {
     const dir = tempDir()
     const server = await start(dir, '--appendfsync', 'always')
     const admin = await connect(server.port)
@@ -289,7 +290,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     let before = await threadAnswered(server.port)
     expect(await ask(client, 'BF.ADD', 'logged', 'threaded')).toBe(':1\r\n')
     expect((await threadAnswered(server.port)) - before).toBe(1)
-    // The log on: every add is the main thread's (its record is in the log before the reply).
+    // The log on: the threads still add, and journal each add for the main thread to log.
     expect(await ask(admin, 'CONFIG', 'SET', 'appendonly', 'yes')).toBe('+OK\r\n')
     for (let i = 0; i < 100 && !(await ask(admin, 'INFO', 'persistence')).includes('aof_rewrite_in_progress:0'); i++)
       await new Promise((resolve) => setTimeout(resolve, 20))
@@ -299,7 +300,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     expect(await ask(client, 'BF.EXISTS', 'logged', 'logged0')).toBe(':1\r\n')
     // BF.CARD reads the counts the main thread keeps in shared words: the thread answers it still.
     expect(await ask(client, 'BF.CARD', 'logged')).toBe(':21\r\n')
-    expect((await threadAnswered(server.port)) - before).toBe(2)
+    expect((await threadAnswered(server.port)) - before).toBe(22)
     // WATCH: an add from another connection is the main thread's and fails the transaction.
     expect(await ask(admin, 'CONFIG', 'SET', 'appendonly', 'no')).toBe('+OK\r\n')
     const watcher = await connect(server.port)
@@ -315,15 +316,146 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     for (let i = 0; i < 100 && !(await ask(admin, 'INFO', 'persistence')).includes('aof_rewrite_in_progress:0'); i++)
       await new Promise((resolve) => setTimeout(resolve, 20))
     await warm(client, 'logged')
-    for (let i = 0; i < 20; i++) expect(await ask(client, 'BF.ADD', 'logged', `late${i}`)).toBe(':1\r\n')
+    before = await threadAnswered(server.port)
+    // Each add's record is in the log's file when its reply comes (fsync'd, appendfsync always).
+    const logFile = (): string => {
+      const name = readdirSync(dir).find((file) => file.endsWith('.incr.aof'))
+      return name === undefined ? '' : readFileSync(path.join(dir, name), 'latin1')
+    }
+    for (let i = 0; i < 20; i++) {
+      expect(await ask(client, 'BF.ADD', 'logged', `late${i}`)).toBe(':1\r\n')
+      expect(logFile()).toContain(`$8\r\nBF.ADDED\r\n$6\r\nlogged\r\n$${String(i).length + 4}\r\nlate${i}\r\n`)
+    }
+    expect((await threadAnswered(server.port)) - before).toBe(20)
     const card = await ask(client, 'BF.CARD', 'logged')
     await stop(server, 'SIGKILL')
     const again = await start(dir, '--appendonly', 'yes')
     expect(await askOnce(again.port, 'BF.CARD', 'logged')).toBe(card)
-    const items = ['threaded', 'while-watched', ...Array.from({ length: 20 }, (_, i) => `late${i}`)]
+    const items = [
+      'threaded',
+      'while-watched',
+      ...Array.from({ length: 20 }, (_, i) => `logged${i}`),
+      ...Array.from({ length: 20 }, (_, i) => `late${i}`),
+    ]
     expect(await askOnce(again.port, 'BF.MEXISTS', 'logged', ...items)).toBe(
       `*${items.length}\r\n${':1\r\n'.repeat(items.length)}`,
     )
     await stop(again)
   })
+  it('journal their adds with the log on (appendfsync always) and a replica: under concurrent adds, DEL, re-creation, growth, FLUSHDB and BGSAVE the counts and layers are equal on the master, on the replica after WAIT and after a restart from the log, and a kill -9 under load loses no acknowledged item', async () => {
+    const dir = tempDir()
+    const logged = ['--appendonly', 'yes', '--appendfsync', 'always']
+    let server = await start(dir, ...logged)
+    let port = server.port
+    const replica = await start(tempDir(), '--replicaof', '127.0.0.1', String(port))
+    let admin = await connect(port)
+    expect(await ask(admin, 'BF.RESERVE', 'hot', '0.01', '500', 'EXPANSION', '2')).toBe('+OK\r\n')
+    expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
+    const adders = await Promise.all(Array.from({ length: 8 }, () => connect(port)))
+    for (const adder of adders) await warm(adder, 'hot')
+    const before = await threadAnswered(port)
+    const deadline = Date.now() + 8000
+    const failures: string[] = []
+    const acked: string[] = []
+    let onesSeen = 0
+    // As in the test above: four adders race on the same items, four add their own, two through
+    // BF.INSERT (the main thread's), each also into filters deleted and re-created underneath.
+    const adding = adders.map(async (adder, a) => {
+      for (let n = 0; Date.now() < deadline; n++) {
+        const batch = Array.from({ length: 8 }, (_, i) => (a < 4 ? `same:${n}:${i}` : `own${a}:${n}:${i}`))
+        const reply =
+          n % 3 === 0
+            ? await pipelinedAdds(adder, 'hot', batch)
+            : a >= 6
+              ? await ask(adder, 'BF.INSERT', 'hot', 'ITEMS', ...batch)
+              : await ask(adder, 'BF.MADD', 'hot', ...batch)
+        if (!/^(\*8\r\n)?(:[01]\r\n){8}$/.test(reply)) failures.push(`adder ${a}: ${reply.slice(0, 80)}`)
+        onesSeen += ones(reply)
+        acked.push(...batch)
+        const churn = await ask(adder, 'BF.MADD', `churn:${n % 4}`, `c${a}:${n}`)
+        if (!/^\*1\r\n:[01]\r\n$/.test(churn)) failures.push(`churn ${a}: ${churn}`)
+      }
+    })
+    const other = await connect(port)
+    const underneath = (async () => {
+      expect(await ask(other, 'SELECT', '1')).toBe('+OK\r\n')
+      for (let n = 0; Date.now() < deadline; n++) {
+        await ask(admin, 'DEL', `churn:${n % 4}`)
+        await ask(admin, 'BF.RESERVE', `churn:${n % 4}`, '0.01', String(20 + (n % 3) * 10))
+        await ask(other, 'BF.MADD', 'elsewhere', ...Array.from({ length: 20 }, (_, i) => `e${n}:${i}`))
+        if (n % 5 === 0) await ask(other, 'FLUSHDB')
+        if (n % 7 === 0) {
+          const reply = await ask(admin, 'BGSAVE')
+          if (!reply.startsWith('+Background saving started') && !reply.includes('in progress'))
+            failures.push(`BGSAVE: ${reply}`)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+    })()
+    await Promise.all([...adding, underneath])
+    expect(failures).toEqual([])
+    expect(acked.length).toBeGreaterThan(1000)
+    expect((await threadAnswered(port)) - before).toBeGreaterThan(500)
+    const card = await ask(admin, 'BF.CARD', 'hot')
+    expect(card).toBe(`:${onesSeen}\r\n`)
+    const info = await ask(admin, 'BF.INFO', 'hot')
+    const found = await layers(port, 'hot')
+    expectFilledInOrder(found)
+    expect(found.length).toBeGreaterThan(1)
+    const debug = await askOnce(port, 'BF.DEBUG', 'hot')
+    const churned = await Promise.all([0, 1, 2, 3].map((n) => askOnce(port, 'BF.DEBUG', `churn:${n}`)))
+    const missing = async (checkPort: number, items: readonly string[]): Promise<number> => {
+      let absent = 0
+      for (let i = 0; i < items.length; i += 200) {
+        const slice = items.slice(i, i + 200)
+        absent += slice.length - ones(await askOnce(checkPort, 'BF.MEXISTS', 'hot', ...slice))
+      }
+      return absent
+    }
+    expect(await missing(port, acked)).toBe(0)
+    // The replica, once it has every record: the same counts, layers and bits.
+    expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
+    expect(await askOnce(replica.port, 'BF.CARD', 'hot')).toBe(card)
+    expect(await askOnce(replica.port, 'BF.INFO', 'hot')).toBe(info)
+    expect(await askOnce(replica.port, 'BF.DEBUG', 'hot')).toBe(debug)
+    for (const [n, reply] of churned.entries())
+      expect(await askOnce(replica.port, 'BF.DEBUG', `churn:${n}`)).toBe(reply)
+    expect(await missing(replica.port, acked)).toBe(0)
+    // A kill -9 and a restart from the log: the same again.
+    await stop(server, 'SIGKILL')
+    server = await start(dir, ...logged)
+    port = server.port
+    expect(await askOnce(port, 'BF.CARD', 'hot')).toBe(card)
+    expect(await askOnce(port, 'BF.INFO', 'hot')).toBe(info)
+    expect(await askOnce(port, 'BF.DEBUG', 'hot')).toBe(debug)
+    expect(await missing(port, acked)).toBe(0)
+    // A kill -9 while eight connections add: every add acknowledged before it is in the log.
+    admin = await connect(port)
+    const loaders = await Promise.all(Array.from({ length: 8 }, () => connect(port)))
+    for (const loader of loaders) await warm(loader, 'hot')
+    const loadedBefore = await threadAnswered(port)
+    const ackedUnderLoad: string[] = []
+    let killed = false
+    const loading = loaders.map(async (loader, a) => {
+      for (let n = 0; !killed; n++) {
+        const batch = Array.from({ length: 4 }, (_, i) => `load${a}:${n}:${i}`)
+        const reply = await ask(loader, 'BF.MADD', 'hot', ...batch).catch(() => undefined)
+        if (reply === undefined || killed) return
+        if (/^\*4\r\n(:[01]\r\n){4}$/.test(reply)) ackedUnderLoad.push(...batch)
+      }
+    })
+    while (ackedUnderLoad.length < 2000) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect((await threadAnswered(port)) - loadedBefore).toBeGreaterThan(100)
+    const ackedAtKill = [...ackedUnderLoad]
+    server.bfs.child.kill('SIGKILL')
+    killed = true
+    await server.bfs.waitExit()
+    servers.splice(servers.indexOf(server), 1)
+    await Promise.all(loading)
+    server = await start(dir, ...logged)
+    expect(await missing(server.port, ackedAtKill)).toBe(0)
+    expect(await missing(server.port, acked)).toBe(0)
+    await stop(server)
+    await stop(replica)
+  }, 90_000)
 })

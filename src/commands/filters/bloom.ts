@@ -212,6 +212,37 @@ function addItems(ctx: CommandContext, entry: BloomEntry, argv: CommandArgs, fir
   }
 }
 
+/**
+ * BF.ADDED key item [item ...] → :N, the items counted: the record of adds that the I/O threads
+ * answered 1 for, as the append-only log and the replicas' stream take them (server/thread-plane.ts).
+ * Each item's bits are set in the filter's newest layer and it is counted, whether or not it was
+ * there (core/scalable-filter.ts addRecorded): a replay gives the counts the threads' answers gave.
+ * The filter must exist ("ERR not found"): the threads only add to filters that do.
+ */
+export function bfAdded(ctx: CommandContext, argv: CommandArgs): void {
+  openedForWrite(ctx)
+  const entry = existingFilter(ctx, argv)
+  const filter = entry.filter
+  let added = 0
+  let error: string | undefined
+  let last = 2
+  for (; last < argv.length; last++) {
+    const outcome = filter.addRecorded(argv.bytes(last), argv.start(last), argv.end(last))
+    if (isFilterError(outcome)) {
+      error = FILTER_ERROR_TEXT[outcome.code]
+      break
+    }
+    added += outcome
+  }
+  if (added > 0) {
+    keyspace(ctx).touch(entry, added)
+    ctx.server.propagate(last === argv.length ? argv : argv.toArray().slice(0, last))
+    watchHealth(ctx.server.log, entry)
+  }
+  if (error !== undefined) throw new ReplyError(error)
+  ctx.client.reply.integer(added)
+}
+
 /** BF.EXISTS key item → :1 maybe present, :0 certainly absent (also for a missing key) */
 export function bfExists(ctx: CommandContext, argv: CommandArgs): void {
   beforeLookup(argv)

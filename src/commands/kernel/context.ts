@@ -190,6 +190,8 @@ export interface ThreadChecks {
   fold(): void
   /** No thread adds to a filter until the threads are let add again: before every command runs. */
   quiesce(): void
+  /** A write command is about to run: a thread's reply that may show it waits until it is durable. */
+  wrote(): void
 }
 
 /** What a command handler receives: the client that sent the command and the server it runs in. */

@@ -27,6 +27,7 @@ export function dispatch(ctx: CommandContext, argv: CommandArgs): CommandEntry |
   ctx.server.threadPlane?.quiesce()
   const entry = ctx.server.commands.lookup(argv.bytes(0), argv.start(0), argv.end(0))
   if (entry === undefined) return refuseUnknown(ctx, unknownCommandText(argv.toArray()))
+  if (entry.writes || entry.isExec) ctx.server.threadPlane?.wrote()
   client.lastCommand = entry.lowerName
   const row = rowOf(entry, argv)
   if (row === undefined) return refuseUnknown(ctx, unknownSubcommandText(entry.spec.name, argv.get(1)))
