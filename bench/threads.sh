@@ -25,6 +25,8 @@
 #                                         threads its timing rounds up to a multiple of 250 ms)
 #   SERVER_CPUS=0-7 LOAD_CPUS=8-15 bench/threads.sh         other cores than the halves
 #   NODE=/path/to/node bench/threads.sh   the Node that runs bfs (io-threads need 22.12 or later)
+#   APPENDONLY=yes bench/threads.sh       both servers with the append-only log on (appendfsync
+#                                         everysec, bfs's default) instead of appendonly no
 # Needs redis-server, redis-benchmark, redis-cli and taskset (util-linux).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +35,8 @@ NODE=${NODE:-node}
 REQUESTS=${REQUESTS:-1000000}
 THREADS=${THREADS:-1 2 4 8}
 LOADS=${LOADS:-1:50 1:200 16:50}
+APPENDONLY=${APPENDONLY:-no}
+case $APPENDONLY in yes | no) ;; *) echo "APPENDONLY is yes or no" >&2; exit 1 ;; esac
 COMMANDS='BF.ADD BF.EXISTS'
 KEYSPACE=100000000
 CAPACITY=100000000
@@ -131,13 +135,13 @@ start() {
   case $1 in
     bfs-t*)
       GLIBC_TUNABLES=$TUNABLES taskset -c "$SERVER_SET" "$NODE" --max-semi-space-size=1 --optimize-for-size dist/main.js \
-        --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save '' --appendonly no --loglevel warning \
+        --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save '' --appendonly "$APPENDONLY" --loglevel warning \
         --io-threads "${1#bfs-t}" >"$LOG" 2>&1 &
       ;;
     rb | rb-io4)
       local extra=()
       [ "$1" = rb-io4 ] && extra=(--io-threads 4 --io-threads-do-reads yes)
-      taskset -c "$SERVER_SET" redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save '' --appendonly no \
+      taskset -c "$SERVER_SET" redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save '' --appendonly "$APPENDONLY" \
         --loglevel warning --daemonize no --loadmodule "$REDISBLOOM_SO" "${extra[@]}" >"$LOG" 2>&1 &
       ;;
   esac
@@ -261,6 +265,7 @@ echo "bfs io-threads beside RedisBloom: BF.RESERVE bench 0.01 $CAPACITY per load
 echo "machine: $MACHINE${RB_VERSION:+, RedisBloom $RB_VERSION}"
 echo "pinning: $NOTE_PINNING"
 echo "load: $NOTE_LOADERS"
+echo "appendonly: $APPENDONLY (appendfsync everysec)"
 [ -n "$NOTE_NODE" ] && echo "note: $NOTE_NODE"
 echo -n "OS threads of each server after its warm-up:"
 for server in "${SERVERS[@]}"; do echo -n " $(label "$server") ${OS_THREADS[$server]};"; done

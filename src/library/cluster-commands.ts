@@ -37,6 +37,7 @@ export const BLOOM_CLUSTER_COMMANDS = {
   'BF.RESERVE': false,
   'BF.ADD': false,
   'BF.MADD': false,
+  'BF.ADDED': false,
   'BF.INSERT': false,
   'BF.EXISTS': true,
   'BF.MEXISTS': true,

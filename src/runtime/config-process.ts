@@ -93,7 +93,7 @@ export const PROCESS_CONFIG_ROWS = {
     default: 0,
     mutable: false,
     description:
-      'threads in all, as Redis counts them: with N > 1, N - 1 I/O threads accept, read and write the client connections and answer BF.EXISTS, BF.MEXISTS and BF.CARD themselves, and BF.ADD and BF.MADD while no append-only log or replica records writes, and the main thread runs every other command, in one order, as with 1; auto (1 below 4 cores, else cores - 1, at most 8) or 1-128; needs Node.js 22.12 or later (older: one thread, with a log line); CONFIG GET shows the number in use',
+      'threads in all, as Redis counts them: with N > 1, N - 1 I/O threads accept, read and write the client connections and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD, BF.MADD and BF.INSERT (into a filter that exists) themselves, and the main thread runs every other command, in one order, as with 1; auto (1 below 4 cores, else cores - 1, at most 8) or 1-128; needs Node.js 22.12 or later (older: one thread, with a log line); CONFIG GET shows the number in use',
   },
   'io-threads-do-reads': {
     kind: { type: 'boolean' },

@@ -145,7 +145,8 @@ export class Client implements ClientSession, PeerConnection, PostponedClient {
     unixSocketPath?: string,
   ) {
     this.unixSocket = unixSocketPath !== undefined
-    this.tls = socket instanceof TLSSocket
+    // An I/O thread's connection to the TLS port says so as a TLSSocket does (remote-socket.ts).
+    this.tls = socket instanceof TLSSocket || (socket as { encrypted?: unknown }).encrypted === true
     this.threaded = socket.threaded === true
     this.addr =
       unixSocketPath !== undefined ? `${unixSocketPath}:0` : `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`

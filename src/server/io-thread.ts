@@ -13,6 +13,8 @@ import net from 'node:net'
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
 import { acceptConnections, type ConnectionReader } from './accept-connections.js'
 import { listenTcp, type BindAddress } from './listeners.js'
+import { TlsListeners } from './tls-listeners.js'
+import type { TlsServerSetup } from '../runtime/tls-context.js'
 import type { Logger } from '../runtime/logger.js'
 import {
   BYTES,
@@ -40,7 +42,10 @@ import { MAX_COMMAND_BYTES, ThreadAnswers, type PlaneMemory } from './thread-ans
 /** What the main thread gives an I/O thread. */
 export interface IoThreadData {
   readonly addresses: readonly BindAddress[]
-  readonly port: number
+  /** The plaintext port (0: a free one), or undefined for none (port 0 beside a tls-port). */
+  readonly port: number | undefined
+  /** The TLS port (0: a free one) and its setup, if any (runtime/tls-context.ts). */
+  readonly tls: { readonly port: number; readonly setup: TlsServerSetup } | undefined
   /** The ring this thread writes (to the main thread) and the one it reads. */
   readonly toMain: SharedArrayBuffer
   readonly toThread: SharedArrayBuffer
@@ -54,12 +59,19 @@ export interface IoThreadData {
 
 /** Messages that are not record batches, both ways. */
 export type IoThreadControl =
-  | { readonly type: 'listening'; readonly port: number; readonly hosts: string[] }
+  | {
+      readonly type: 'listening'
+      readonly port: number
+      readonly hosts: string[]
+      readonly tlsPort: number
+      readonly tlsHosts: string[]
+    }
   | { readonly type: 'listen-failed'; readonly message: string; readonly code?: string }
   | { readonly type: 'log'; readonly level: keyof Logger; readonly message: string }
   | { readonly type: 'stop-listening' }
   | { readonly type: 'stopped-listening' }
   | { readonly type: 'durable' }
+  | { readonly type: 'tls-setup'; readonly setup: TlsServerSetup }
   | PlaneMessage
 
 /** One accepted connection, by its number on this thread. */
@@ -130,6 +142,7 @@ class IoThread {
   private readonly out: RingChannel
   private readonly unsentReport = Buffer.alloc(8)
   private listeners: net.Server[] = []
+  private tls: TlsListeners | undefined
   private readonly answers: ThreadAnswers | undefined
   /** Connections whose answers wait for durable writes. */
   private readonly holding = new Set<Connection>()
@@ -159,27 +172,60 @@ class IoThread {
     port.on('message', (message: IoThreadControl) => {
       if (message.type === 'stop-listening') this.stopListening()
       else if (message.type === 'durable') this.release()
+      else if (message.type === 'tls-setup') this.tls?.reconfigure(withBuffers(message.setup))
       else if (message.type === 'publish' || message.type === 'forget') this.answers?.received(message)
     })
-    const accept = (socket: net.Socket): ConnectionReader => this.accept(socket)
-    listenTcp(
-      data.addresses,
-      data.port,
-      (listener) => acceptConnections(listener, accept),
-      logTo(this.post),
-      true,
-    ).then(
-      (tcp) => {
-        this.listeners = tcp.listeners
-        this.post({ type: 'listening', port: tcp.port, hosts: tcp.hosts })
-      },
+    this.listen(data).then(
+      (listening) => this.post(listening),
       (error: NodeJS.ErrnoException) => this.post({ type: 'listen-failed', message: error.message, code: error.code }),
     )
   }
 
+  /** Whether the TLS port takes one more connection into its handshake (`handshaking` here already). */
+  private admitsHandshake(handshaking: number): boolean {
+    return this.answers === undefined || this.answers.admitsHandshake(handshaking)
+  }
+
+  /** The plaintext port's listeners and the TLS port's, as the main thread asked for. */
+  private async listen(data: IoThreadData): Promise<IoThreadControl> {
+    const log = logTo(this.post)
+    let port = 0
+    let hosts: string[] = []
+    if (data.port !== undefined) {
+      const accept = (socket: net.Socket): ConnectionReader => this.accept(socket, false)
+      const tcp = await listenTcp(
+        data.addresses,
+        data.port,
+        (listener) => acceptConnections(listener, accept),
+        log,
+        true,
+      )
+      this.listeners = tcp.listeners
+      port = tcp.port
+      hosts = tcp.hosts
+    }
+    if (data.tls === undefined) return { type: 'listening', port, hosts, tlsPort: 0, tlsHosts: [] }
+    // A connection in its handshake counts against maxclients from its accept, as in redis: the
+    // main thread's clients and every thread's handshakes (thread-answers.ts admitsHandshake).
+    const secure = new TlsListeners(
+      withBuffers(data.tls.setup),
+      log,
+      (handshaking) => this.admitsHandshake(handshaking),
+      (handshaking) => this.answers?.countHandshakes(handshaking),
+    )
+    try {
+      await secure.listen(data.addresses, data.tls.port, (socket) => this.accept(socket, true), true)
+    } catch (error) {
+      for (const listener of this.listeners) listener.close()
+      throw error
+    }
+    this.tls = secure
+    return { type: 'listening', port, hosts, tlsPort: secure.port, tlsHosts: secure.hosts }
+  }
+
   private readonly post = (message: IoThreadControl): void => this.port.postMessage(message)
 
-  private accept(socket: net.Socket): ConnectionReader {
+  private accept(socket: net.Socket, encrypted: boolean): ConnectionReader {
     const id = this.nextConnection
     this.nextConnection = id === 0xffffffff ? 1 : id + 1
     const connection: Connection = {
@@ -202,7 +248,7 @@ class IoThread {
     this.connections.set(id, connection)
     socket.setNoDelay(true)
     this.updateReading(connection)
-    const address = `${socket.remoteAddress ?? '?'}\n${socket.remotePort ?? 0}\n${socket.localAddress ?? '?'}\n${socket.localPort ?? 0}`
+    const address = `${socket.remoteAddress ?? '?'}\n${socket.remotePort ?? 0}\n${socket.localAddress ?? '?'}\n${socket.localPort ?? 0}\n${encrypted ? 1 : 0}`
     this.out.put(OPENED, id, Buffer.from(address, 'latin1'))
     socket.on('error', (error) => this.out.put(FAILED, id, Buffer.from(error.message)))
     socket.on('close', () => {
@@ -414,14 +460,26 @@ class IoThread {
   }
 
   private stopListening(): void {
-    let open = this.listeners.length
-    if (open === 0) this.post({ type: 'stopped-listening' })
-    for (const listener of this.listeners)
-      listener.close(() => {
-        if (--open === 0) this.post({ type: 'stopped-listening' })
-      })
+    const closed = [
+      ...this.listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))),
+      ...(this.tls?.close() ?? []),
+    ]
     this.listeners = []
+    this.tls = undefined
+    void Promise.all(closed).then(() => this.post({ type: 'stopped-listening' }))
   }
+}
+
+/** A TLS setup as it came through postMessage (its Buffers cloned as Uint8Arrays), with Buffers again. */
+function withBuffers(setup: TlsServerSetup): TlsServerSetup {
+  const buffer = (value: unknown): unknown =>
+    value instanceof Uint8Array && !Buffer.isBuffer(value)
+      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      : Array.isArray(value)
+        ? value.map(buffer)
+        : value
+  const options = Object.fromEntries(Object.entries(setup.options).map(([key, value]) => [key, buffer(value)]))
+  return { options, optionalClientCert: setup.optionalClientCert }
 }
 
 /** The thread's log lines, written by the main thread's logger. */

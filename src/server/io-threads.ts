@@ -1,7 +1,7 @@
 /**
  * io-threads N > 1: N threads in all, as in redis. N - 1 I/O threads (io-thread.ts) listen on the
  * plaintext port, each with its own socket (`reusePort`), accept and read and write the
- * connections, and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD themselves when they
+ * connections, and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD, BF.MADD and BF.INSERT themselves when they
  * may (thread-plane.ts);
  * the main thread runs every other command, as with one thread, in one order. A connection
  * reaches the server as a RemoteSocket, through the same accept as a socket of its own, so
@@ -27,6 +27,8 @@ import { ACTIVE, CLOSED, FAILED, JOURNALED, OPENED, READ, RING_BYTES, SLOW, UNSE
 import { Client } from './client.js'
 import type { PlaneMessage, PlaneNotice, ThreadPlane } from './thread-plane.js'
 import { RingChannel, createRing } from './thread-ring.js'
+import type { TlsPort } from './tls-listeners.js'
+import type { TlsServerSetup } from '../runtime/tls-context.js'
 
 /** A connection accepted by a thread: its reader, or undefined when the server refused it. */
 export type AcceptRemote = (socket: ClientSocket) => ConnectionReader | undefined
@@ -147,7 +149,7 @@ class ThreadLink implements ThreadOutbox {
     else this.plane.slow(client, payload)
   }
 
-  private opened(connection: number, [remoteAddress, remotePort, localAddress, localPort]: string[]): void {
+  private opened(connection: number, [remoteAddress, remotePort, localAddress, localPort, encrypted]: string[]): void {
     const socket = new RemoteSocket(
       this,
       connection,
@@ -155,6 +157,7 @@ class ThreadLink implements ThreadOutbox {
       Number(remotePort),
       localAddress!,
       Number(localPort),
+      encrypted === '1',
     )
     this.sockets.set(connection, socket)
     socket.reader = this.accept(socket)
@@ -163,41 +166,63 @@ class ThreadLink implements ThreadOutbox {
 
 /** The running I/O threads. */
 export class IoThreads {
+  /** The TLS port the threads serve, if any. */
+  readonly tls: TlsPort | undefined
+
   private constructor(
     private readonly links: ThreadLink[],
     readonly port: number,
     readonly hosts: string[],
-  ) {}
+    tlsPort: number,
+    tlsHosts: string[],
+  ) {
+    if (tlsHosts.length === 0) return
+    this.tls = {
+      port: tlsPort,
+      hosts: tlsHosts,
+      reconfigure: (setup) => {
+        for (const link of this.links) if (!link.exited) link.worker.postMessage({ type: 'tls-setup', setup })
+      },
+      // The threads' TLS listeners close with their plaintext ones (stopListening).
+      close: () => [],
+    }
+  }
 
   /**
-   * Starts `count` threads listening on `port` (0: a free port, the first thread's) at each
-   * address. The port is first bound once without `reusePort` and released, so that a port
-   * another process listens on is refused (with reusePort alone, a second server of the same user
-   * would share it silently).
+   * Starts `count` threads listening on `port` (0: a free port, the first thread's; undefined:
+   * none) at each address, and on the TLS port when `tls` is given. Each port is first bound once
+   * without `reusePort` and released, so that a port another process listens on is refused (with
+   * reusePort alone, a second server of the same user would share it silently).
    *
    * @throws Error as listenTcp does (an address in use, none of the addresses exists)
    */
   static async start(
     count: number,
     addresses: readonly BindAddress[],
-    port: number,
+    port: number | undefined,
     accept: AcceptRemote,
     log: Logger,
     plane?: ThreadPlane,
+    tls?: { readonly port: number; readonly setup: TlsServerSetup },
   ): Promise<IoThreads> {
-    if (port !== 0) {
-      const probe = await listenTcp(addresses, port, () => {}, log)
+    for (const probed of [port, tls?.port]) {
+      if (probed === undefined || probed <= 0) continue
+      const probe = await listenTcp(addresses, probed, () => {}, log)
       await Promise.all(probe.listeners.map((listener) => new Promise((resolve) => listener.close(resolve))))
     }
     const links: ThreadLink[] = []
     let bound = port
     let hosts: string[] = []
+    // tls-port -1 (tests): a free port, the first thread's, then the same for every thread.
+    let tlsBound = tls === undefined ? 0 : Math.max(tls.port, 0)
+    let tlsHosts: string[] = []
     try {
       for (let i = 0; i < count; i++) {
         const wakeups = new MessageChannel()
         const data: IoThreadData = {
           addresses,
           port: bound,
+          tls: tls === undefined ? undefined : { port: tlsBound, setup: tls.setup },
           toMain: createRing(RING_BYTES),
           toThread: createRing(RING_BYTES),
           wakeups: wakeups.port2,
@@ -220,17 +245,20 @@ export class IoThreads {
           throw Object.assign(new Error(answer.type === 'listen-failed' ? answer.message : 'no answer'), {
             code: answer.type === 'listen-failed' ? answer.code : undefined,
           })
-        bound = answer.port
+        if (bound !== undefined) bound = answer.port
         hosts = answer.hosts
+        tlsBound = answer.tlsPort
+        tlsHosts = answer.tlsHosts
       }
     } catch (error) {
       await Promise.all(links.map((link) => link.worker.terminate()))
       throw error
     }
+    const ports = [bound === undefined ? '' : `port ${bound}`, tls === undefined ? '' : `tls-port ${tlsBound}`]
     log.notice(
-      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} port ${bound} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD; the main thread runs the other commands`,
+      `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} ${ports.filter((p) => p !== '').join(' and ')} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD, BF.MADD and BF.INSERT; the main thread runs the other commands`,
     )
-    return new IoThreads(links, bound, hosts)
+    return new IoThreads(links, bound ?? 0, hosts, tlsBound, tlsHosts)
   }
 
   /** A message to one thread's checks (thread-plane.ts). */

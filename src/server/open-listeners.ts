@@ -7,11 +7,11 @@ import type net from 'node:net'
 import type { Config } from '../runtime/config.js'
 import type { Logger } from '../runtime/logger.js'
 import type { Stats } from '../runtime/stats.js'
-import { TlsConfigError, checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
+import { TlsConfigError, checkTlsConfig, tlsEnabled, type TlsServerSetup } from '../runtime/tls-context.js'
 import { acceptConnections, type ConnectionReader } from './accept-connections.js'
 import { bindAddresses, listenTcp, listenUnix, type BindAddress } from './listeners.js'
 import { openBindWarning } from './startup-checks.js'
-import { TlsListeners } from './tls-listeners.js'
+import { TlsListeners, type TlsPort } from './tls-listeners.js'
 import type { ClientSocket } from './client.js'
 import { IoThreads } from './io-threads.js'
 import type { ThreadPlane } from './thread-plane.js'
@@ -20,12 +20,13 @@ import type { ThreadPlane } from './thread-plane.js'
 export interface OpenListeners {
   /** The plaintext TCP listeners and the Unix socket's. */
   readonly listeners: net.Server[]
-  readonly tls: TlsListeners | undefined
+  /** The TLS port: the main thread's listeners, or the I/O threads'. */
+  readonly tls: TlsPort | undefined
   /** The plaintext TCP port (0 with no plaintext listener). */
   readonly port: number
   /** The addresses listened on. */
   readonly hosts: string[]
-  /** The I/O threads serving the plaintext port (io-threads > 1). */
+  /** The I/O threads serving the plaintext and TLS ports (io-threads > 1). */
   readonly threads: IoThreads | undefined
 }
 
@@ -62,25 +63,30 @@ function checkClusterPorts(config: Config, plaintext: boolean): void {
 /**
  * The plaintext port: the main thread's own listeners, or, with io-threads N > 1, those of N - 1
  * I/O threads (N threads in all, as in redis: the main thread runs the commands the threads do not answer), whose
- * connections come to the same accept.
+ * connections come to the same accept. The threads serve the TLS port too, when there is one
+ * (`threads.tls`), with or without a plaintext port.
  */
-async function openPlaintext(
+async function openThreadsOrPlaintext(
   config: Config,
   addresses: readonly BindAddress[],
   host: ListenerHost,
   log: Logger,
-): Promise<{ listeners: net.Server[]; port: number; hosts: string[]; threads?: IoThreads }> {
+  plaintext: boolean,
+  tls: TlsServerSetup | undefined,
+): Promise<{ listeners: net.Server[]; port: number; hosts: string[]; threads?: IoThreads } | undefined> {
   if (host.ioThreads > 1) {
     const threads = await IoThreads.start(
       host.ioThreads - 1,
       addresses,
-      config.port,
+      plaintext ? config.port : undefined,
       (socket) => host.accept(socket, false),
       log,
       host.threadPlane,
+      tls === undefined ? undefined : { port: config['tls-port'], setup: tls },
     )
     return { listeners: [], port: threads.port, hosts: threads.hosts, threads }
   }
+  if (!plaintext) return undefined
   const wire = (listener: net.Server): boolean => acceptConnections(listener, (socket) => host.accept(socket, false))
   return listenTcp(addresses, config.port, wire, log)
 }
@@ -102,7 +108,8 @@ export async function openListeners(
         config.requirepass,
       )
   if (bindWarning !== undefined) log.warning(bindWarning)
-  let tls: TlsListeners | undefined
+  let tls: TlsPort | undefined
+  let tlsSetup: TlsServerSetup | undefined
   if (tlsEnabled(config)) {
     try {
       const setup = checkTlsConfig(config)
@@ -112,7 +119,8 @@ export async function openListeners(
         host.stats.rejectedConnections++
         return false
       }
-      if (setup !== undefined) tls = new TlsListeners(setup, log, admits)
+      if (setup !== undefined && config['tls-port'] !== 0) tlsSetup = setup
+      if (tlsSetup !== undefined && host.ioThreads <= 1) tls = new TlsListeners(tlsSetup, log, admits)
     } catch (error) {
       if (error instanceof TlsConfigError)
         throw new Error(`Failed to configure TLS: ${error.message}`, { cause: error })
@@ -120,17 +128,17 @@ export async function openListeners(
     }
   }
   // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
-  const plaintext = tls === undefined || config.port !== 0
+  const plaintext = tlsSetup === undefined || config.port !== 0
   if (cluster) checkClusterPorts(config, plaintext)
   const wire = (unix: boolean) => (listener: net.Server) =>
     acceptConnections(listener, (socket) => accept(socket, unix))
   const listeners: net.Server[] = []
   const mode = `Running mode=${cluster ? 'cluster' : 'standalone'}`
-  const tcp = plaintext ? await openPlaintext(config, addresses, host, log) : undefined
+  const tcp = await openThreadsOrPlaintext(config, addresses, host, log, plaintext, tlsSetup)
   const threads = tcp?.threads
   if (tcp !== undefined) listeners.push(...tcp.listeners)
-  const port = tcp?.port ?? 0
-  const hosts = [...(tcp?.hosts ?? [])]
+  const port = plaintext ? (tcp?.port ?? 0) : 0
+  const hosts = plaintext ? [...(tcp?.hosts ?? [])] : []
   // A later listener that fails stops the start: what was opened closes with it.
   const abandon = async (error: unknown): Promise<never> => {
     for (const listener of listeners) listener.close()
@@ -141,12 +149,15 @@ export async function openListeners(
     log.notice(`${mode}, port=${port}.`)
     log.notice(`Listening on ${host}:${port}`)
   }
-  if (tls !== undefined) {
+  if (tls instanceof TlsListeners) {
     try {
       await tls.listen(addresses, config['tls-port'], (socket) => accept(socket, false))
     } catch (error) {
       await abandon(error)
     }
+  }
+  tls ??= threads?.tls
+  if (tls !== undefined) {
     for (const host of tls.hosts) {
       log.notice(`${mode}, tls-port=${tls.port}.`)
       log.notice(`Listening on ${host}:${tls.port} (TLS)`)

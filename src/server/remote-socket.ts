@@ -71,6 +71,8 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
     readonly remotePort: number,
     readonly localAddress: string,
     readonly localPort: number,
+    /** Whether it came to the TLS port (its thread did the handshake): as a TLSSocket's `encrypted`. */
+    readonly encrypted = false,
   ) {
     super()
   }

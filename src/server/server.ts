@@ -36,7 +36,7 @@ import {
   readOpenFilesLimit,
 } from './startup-checks.js'
 import { openListeners } from './open-listeners.js'
-import type { TlsListeners } from './tls-listeners.js'
+import type { TlsPort } from './tls-listeners.js'
 import { checkTlsConfig, tlsEnabled } from '../runtime/tls-context.js'
 import { ERR } from '../commands/kernel/reply-error.js'
 import { closeIdleClients } from './idle-sweep.js'
@@ -114,7 +114,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
   private readonly clientSet = new Set<Client>()
   private nextClientId = 1
   private boundPort = 0
-  private tls: TlsListeners | undefined // tls-port's listeners
+  private tls: TlsPort | undefined // tls-port's listeners (the main thread's or the I/O threads')
   private ioThreads: IoThreads | undefined // io-threads > 1: the threads serving the plaintext port
   /** io-threads > 1: the checks the I/O threads answer themselves (thread-plane.ts). */
   threadPlane: ThreadPlane | undefined
@@ -361,8 +361,9 @@ export class BfsServer extends EventEmitter implements ClientHost {
     }
     if (this.activeExpireEnabled) this.expiry.cron(this.config['active-expire-effort'], CRON_TICKS_PER_SECOND)
     // No save while DEBUG RELOAD refills the dataset.
-    if (!this.loading) this.persistence.cron(nowMs, everySecond)
+    // The I/O threads' adds counted in first: the save rules look at the changes since the last save.
     this.threadPlane?.fold()
+    if (!this.loading) this.persistence.cron(nowMs, everySecond)
     this.stats.sample(nowMs, usedMemory())
     this.eventLoopLatency.tick()
   }
@@ -403,6 +404,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
     }
     const client = new Client(this.nextClientId++, socket, this, unix ? this.config.unixsocket : undefined)
     this.clientSet.add(client)
+    this.threadPlane?.clientsChanged(this.clientSet.size)
     return client
   }
 
@@ -417,6 +419,7 @@ export class BfsServer extends EventEmitter implements ClientHost {
 
   removeClient(client: Client): void {
     this.clientSet.delete(client)
+    this.threadPlane?.clientsChanged(this.clientSet.size)
     // A held reply nobody will read waits for nothing.
     this.persistence.forget(client)
     this.watchedKeys.unwatchAll(client)

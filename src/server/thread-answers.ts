@@ -1,5 +1,5 @@
 /**
- * An I/O thread's own answers to BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD (thread-plane.ts
+ * An I/O thread's own answers to BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD, BF.MADD and BF.INSERT (thread-plane.ts
  * says when it may give them): the layouts of the keys the main thread sent it, checked against
  * their cells before every answer, and the bits read in place in the shared WebAssembly memories
  * with the same probe loop as the main thread (core/bloom-layer.ts), so every answer is the one the
@@ -40,6 +40,10 @@ import {
   PLANE_DURABLE,
   PLANE_LOGGING,
   PLANE_WAITING,
+  PLANE_CLIENTS,
+  PLANE_HANDSHAKING,
+  PLANE_MAXCLIENTS,
+  COUNTER_REJECTED,
   PLANE_ADDS,
   PLANE_CELLS,
   PLANE_COUNTS,
@@ -93,6 +97,7 @@ const EXISTS = 0
 const MEXISTS = 1
 const CARD = 2
 const ADD = 3
+const INSERT = 5
 
 /** A read's answers and what they count. */
 export interface Answered {
@@ -149,6 +154,7 @@ export class ThreadAnswers {
   private readonly threads: number
   private readonly appliedWord: number
   private readonly waitingWord: number
+  private readonly handshakingWord: number
   /** Whether this read's adds are journaled (read once adding, while PLANE_LOGGING cannot change). */
   private logging = false
   /** The connection whose read is answered (its journal records name it), and its database. */
@@ -163,6 +169,7 @@ export class ThreadAnswers {
     this.addingWord = PLANE_ADDING + thread
     this.appliedWord = PLANE_APPLIED + thread
     this.waitingWord = PLANE_WAITING + thread
+    this.handshakingWord = PLANE_HANDSHAKING + thread
     this.journal = new RingWriter(memory.journal)
     this.threads = memory.threads
   }
@@ -284,6 +291,26 @@ export class ThreadAnswers {
     return need
   }
 
+  /** This thread's TLS handshakes under way (io-thread.ts), for every thread's admission. */
+  countHandshakes(handshaking: number): void {
+    Atomics.store(this.words, this.handshakingWord, handshaking)
+  }
+
+  /**
+   * Whether the TLS port takes one more connection, `handshaking` of this thread's under way: the
+   * main thread's clients and every thread's handshakes are under maxclients (server.ts refuses a
+   * plaintext connection past it the same way). Counted in INFO rejected_connections when not.
+   */
+  admitsHandshake(handshaking: number): boolean {
+    const words = this.words
+    let total = Atomics.load(words, PLANE_CLIENTS) + handshaking
+    for (let thread = 0; thread < this.threads; thread++)
+      if (PLANE_HANDSHAKING + thread !== this.handshakingWord) total += Atomics.load(words, PLANE_HANDSHAKING + thread)
+    if (total < Atomics.load(words, PLANE_MAXCLIENTS)) return true
+    this.counters[COUNTER_REJECTED]++
+    return false
+  }
+
   /** Whether every count of `need` is durable (the reply holding it may leave). */
   durable(need: Int32Array): boolean {
     const words = this.words
@@ -368,18 +395,38 @@ export class ThreadAnswers {
       this.push(Buffer.from(`:${layout.olderItems + Atomics.load(words, layout.countsAt + SHARED_ITEMS)}\r\n`))
       return command
     }
-    const count = argc - 2
+    const first = command === INSERT ? this.insertedItems(buf) : 2
+    if (first < 0) return -1
+    const count = argc - first
     const found = this.found
     if (command === MEXISTS) {
       for (let i = 0; i < count; i++) found[i] = this.check(layout, this.hash(layout, buf, i + 2, i)) ? 1 : 0
-    } else if (!this.add(layout, buf, count)) return -1
+    } else if (!this.add(layout, buf, first, count)) return -1
     if (command === ADD) this.push(found[0] === 1 ? ONE : ZERO)
     else this.push(arrayOfFound(found, count))
     return command
   }
 
   /**
-   * Adds the command's `count` items to the layout's filter, their outcomes in {@link found}, as
+   * Where the scanned BF.INSERT's items start, when it only adds to the filter there is (main
+   * thread: commands/filters/bloom.ts bfInsert): `NOCREATE` and `NONSCALING` (the words it reads so,
+   * by their first letter) change nothing for a filter that exists, then `ITEMS` and at least one
+   * item. -1 for any other form (`CAPACITY`, `ERROR`, `EXPANSION`, which the main thread checks,
+   * or an error): the main thread answers it.
+   */
+  private insertedItems(buf: Buffer): number {
+    const argc = this.argc
+    for (let arg = 2; arg < argc; arg++) {
+      if (this.ends[arg] === this.starts[arg]) return -1
+      const initial = buf[this.starts[arg]!]! | 0x20
+      if (initial === 0x6e) continue
+      return initial === 0x69 && arg + 1 < argc ? arg + 1 : -1
+    }
+    return -1
+  }
+
+  /**
+   * Adds the command's `count` items (from argument `first`) to the layout's filter, their outcomes in {@link found}, as
    * the main thread would (sb.c `SBChain_Add`: 0 when some layer has the item, else set in the
    * newest layer). The room is claimed first, for every item no layer has, atomically against the
    * other threads' claims: a layer never takes more than its capacity, and when it has not room
@@ -387,13 +434,13 @@ export class ThreadAnswers {
    * a serial server would. An item whose bits another thread set meanwhile answers 0 and gives its
    * room back, so only two adds of one new item at the same instant can both answer 1.
    */
-  private add(layout: Layout, buf: Buffer, count: number): boolean {
+  private add(layout: Layout, buf: Buffer, first: number, count: number): boolean {
     const found = this.found
     const layers = layout.layers
     const newest = layers[layers.length - 1]!
     let absent = 0
     for (let i = 0; i < count; i++) {
-      const pair = this.hash(layout, buf, i + 2, i)
+      const pair = this.hash(layout, buf, i + first, i)
       // The newest layer read whole (its misses overlap, and the adds below find it in cache).
       let present = newest.clearHashed(pair) === 0
       for (let l = layers.length - 2; l >= 0 && !present; l--) present = layers[l]!.hasHashed(pair)
@@ -406,7 +453,7 @@ export class ThreadAnswers {
     if (logging) {
       // The record's room first: the whole command at most, with its header.
       let bytes = 8 + this.ends[1]! - this.starts[1]!
-      for (let i = 0; i < count; i++) if (found[i] === 2) bytes += 4 + this.ends[i + 2]! - this.starts[i + 2]!
+      for (let i = 0; i < count; i++) if (found[i] === 2) bytes += 4 + this.ends[i + first]! - this.starts[i + first]!
       if (!this.journal.hasRoom(bytes)) return false
     }
     const at = layout.countsAt
@@ -427,7 +474,7 @@ export class ThreadAnswers {
       if (bits > 0) added++
     }
     if (added < absent) Atomics.sub(words, at + SHARED_RESERVED, absent - added)
-    if (logging) this.journalAdd(buf, count)
+    if (logging) this.journalAdd(buf, first, count)
     // The counts of a read's adds to one filter go out together (a shared line written once).
     if (this.pendingAt !== at) {
       this.publishCounts()
@@ -443,7 +490,7 @@ export class ThreadAnswers {
    * sure of before the claim). Written while the adding word is raised: the main thread's quiesce
    * takes it before any command of its own runs.
    */
-  private journalAdd(buf: Buffer, count: number): void {
+  private journalAdd(buf: Buffer, first: number, count: number): void {
     const record = this.record
     const keyStart = this.starts[1]!
     const keyEnd = this.ends[1]!
@@ -452,8 +499,8 @@ export class ThreadAnswers {
     let at = 8 + buf.copy(record, 8, keyStart, keyEnd)
     for (let i = 0; i < count; i++) {
       if (this.found[i] !== 1) continue
-      const start = this.starts[i + 2]!
-      const end = this.ends[i + 2]!
+      const start = this.starts[i + first]!
+      const end = this.ends[i + first]!
       record.writeUInt32LE(end - start, at)
       at += 4 + buf.copy(record, at + 4, start, end)
     }
@@ -585,6 +632,7 @@ function commandOf(buf: Buffer, start: number, end: number): number {
 function arityOf(command: number, argc: number): number {
   if (command === EXISTS || command === ADD) return 3
   if (command === CARD) return 2
+  if (command === INSERT) return argc >= 4 ? argc : 4
   return argc >= 3 ? argc : 3
 }
 

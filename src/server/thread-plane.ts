@@ -1,7 +1,7 @@
 /**
  * The main thread's side of the commands the I/O threads answer themselves (thread-answers.ts):
  * BF.EXISTS, BF.MEXISTS and BF.CARD of a connection whose thread holds the filter's layout, while
- * nothing the main thread would check for them is on, and BF.ADD and BF.MADD while besides nothing
+ * nothing the main thread would check for them is on, and BF.ADD, BF.MADD and BF.INSERT while besides nothing
  * would refuse a write (see {@link ThreadPlane.recheck} and {@link ThreadPlane.quiesce}).
  * Everything else still runs on the main thread (docs/THREADS.md, "How it works").
  *
@@ -67,7 +67,10 @@ import {
   PLANE_APPLIED,
   PLANE_DURABLE,
   PLANE_LOGGING,
+  PLANE_MAXCLIENTS,
+  PLANE_CLIENTS,
   PLANE_WAITING,
+  COUNTER_REJECTED,
   PLANE_ADDS,
   PLANE_CELL_COUNT,
   PLANE_CELLS,
@@ -247,6 +250,8 @@ export class ThreadPlane implements ThreadChecks {
       Atomics.store(words, PLANE_OPEN, open ? 1 : 0)
     }
     const config = server.config
+    // maxclients for the threads' TLS ports (CONFIG SET: a command, whose output comes after).
+    if (words[PLANE_MAXCLIENTS] !== config.maxclients) Atomics.store(words, PLANE_MAXCLIENTS, config.maxclients)
     // Whether writes are recorded: then the threads journal their adds and hold their replies
     // until what they show is durable. Changed only while no thread adds.
     const logging = server.persistence.propagates
@@ -590,6 +595,7 @@ export class ThreadPlane implements ThreadChecks {
       stats.threadedWritesProcessed += writes
       stats.netInputBytes += delta(COUNTER_INPUT_BYTES)
       stats.netOutputBytes += delta(COUNTER_OUTPUT_BYTES)
+      stats.rejectedConnections += delta(COUNTER_REJECTED)
       for (let i = 0; i < THREAD_COMMANDS.length; i++) {
         const calls = delta(COUNTER_CALLS + 2 * i)
         const micros = delta(COUNTER_CALLS + 2 * i + 1)
@@ -642,6 +648,11 @@ export class ThreadPlane implements ThreadChecks {
     this.open = false
     Atomics.store(this.words, PLANE_OPEN, 0)
     this.quiesce()
+  }
+
+  /** The server's clients changed: what the threads' TLS ports admit handshakes by (thread-answers.ts). */
+  clientsChanged(count: number): void {
+    Atomics.store(this.words, PLANE_CLIENTS, count)
   }
 
   /** The threads are gone: what they held is released, the keyspace and arenas forget the plane. */

@@ -85,7 +85,7 @@ export const JOURNAL_ADD = 1
 export const JOURNAL_BYTES = 256 * 1024
 
 /** The commands an I/O thread answers itself, by the index its records name them with. */
-export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists', 'bf.card', 'bf.add', 'bf.madd'] as const
+export const THREAD_COMMANDS = ['bf.exists', 'bf.mexists', 'bf.card', 'bf.add', 'bf.madd', 'bf.insert'] as const
 /** The first of {@link THREAD_COMMANDS} that writes: the adds. */
 export const FIRST_THREAD_WRITE = 3
 
@@ -107,6 +107,13 @@ export const PLANE_ADDS = 4
  * ({@link PLANE_APPLIED}). Changed only while the adds are closed.
  */
 export const PLANE_LOGGING = 5
+/**
+ * The main thread's clients and maxclients (server.ts): with every thread's TLS handshakes under
+ * way ({@link PLANE_HANDSHAKING}), what a thread's TLS port admits a new connection by, as redis
+ * counts a TLS connection against maxclients from its accept.
+ */
+export const PLANE_CLIENTS = 6
+export const PLANE_MAXCLIENTS = 7
 /** First of the reading epochs, one per I/O thread (0: not reading). */
 export const PLANE_READERS = 8
 /** At most this many I/O threads. */
@@ -126,8 +133,10 @@ export const MAIN_SLOT = PLANE_MAX_THREADS
 export const PLANE_DURABLE = PLANE_APPLIED + PLANE_MAX_THREADS + 1
 /** First of the waiting words, one per I/O thread: 1 while it holds replies (the main thread then tells it when more is durable). */
 export const PLANE_WAITING = PLANE_DURABLE + PLANE_MAX_THREADS + 1
+/** First of the TLS handshakes under way, one word per I/O thread. */
+export const PLANE_HANDSHAKING = PLANE_WAITING + PLANE_MAX_THREADS
 /** First cell. */
-export const PLANE_CELLS = PLANE_WAITING + PLANE_MAX_THREADS
+export const PLANE_CELLS = PLANE_HANDSHAKING + PLANE_MAX_THREADS
 /** Cells: keys whose layout can be held by the threads at once. */
 export const PLANE_CELL_COUNT = 65536
 /**
@@ -149,6 +158,8 @@ export const COUNTER_INPUT_BYTES = 3
 export const COUNTER_OUTPUT_BYTES = 4
 /** Items the thread's adds added (the server's dirty counter). */
 export const COUNTER_ADDED = 5
+/** Connections its TLS port dropped before their handshake (maxclients: INFO rejected_connections). */
+export const COUNTER_REJECTED = 6
 /** Then calls and µs of each of {@link THREAD_COMMANDS}, in order. */
-export const COUNTER_CALLS = 6
+export const COUNTER_CALLS = 7
 export const COUNTERS_PER_THREAD = COUNTER_CALLS + 2 * THREAD_COMMANDS.length

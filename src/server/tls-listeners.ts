@@ -16,7 +16,7 @@ import type { ConnectionReader } from './accept-connections.js'
 /** The errors of an address the machine does not have (listeners.ts skips them for `-` addresses). */
 const MISSING_ADDRESS = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT', 'EPROTONOSUPPORT'])
 
-function listen(listener: tls.Server, options: net.ListenOptions): Promise<void> {
+function listen(listener: tls.Server, options: net.ListenOptions & { reusePort?: boolean }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     listener.once('error', reject)
     listener.listen(options, () => {
@@ -38,8 +38,18 @@ function peerOf(socket: tls.TLSSocket): string {
   return socket.remoteAddress === undefined ? '' : ` (addr=${socket.remoteAddress}:${socket.remotePort ?? 0})`
 }
 
+/** What the server holds of its TLS port: the main thread's listeners, or the I/O threads' (io-threads.ts). */
+export interface TlsPort {
+  readonly port: number
+  readonly hosts: string[]
+  /** New connections use `setup` from now on; connections already open keep theirs. */
+  reconfigure(setup: TlsServerSetup): void
+  /** Stops listening; each promise resolves once its listener's connections have all ended. */
+  close(): Promise<void>[]
+}
+
 /** The TLS listeners and the setup they were made with. */
-export class TlsListeners {
+export class TlsListeners implements TlsPort {
   readonly listeners: tls.Server[] = []
   readonly hosts: string[] = []
   port = 0
@@ -56,26 +66,33 @@ export class TlsListeners {
    * @param admits whether one more connection may start its handshake, given those under way (redis
    *   acceptCommonHandler counts a TLS connection against maxclients from its accept)
    */
+  /**
+   * @param counted told the count of handshakes under way whenever it changes (an I/O thread
+   *   shares it with the others: io-thread.ts)
+   */
   constructor(
     private setup: TlsServerSetup,
     private readonly log: Logger,
     private readonly admits: (handshaking: number) => boolean = () => true,
+    private readonly counted: (handshaking: number) => void = () => {},
   ) {}
 
   /**
    * A listener on each address (port -1: the free port the first one got, for all); `accept`
    * gets each connection once its handshake is done, and returns its reader (undefined: refused).
+   * `reusePort`: beside other threads' listeners on the same port (io-thread.ts).
    */
   async listen(
     addresses: readonly BindAddress[],
     port: number,
     accept: (socket: net.Socket) => ConnectionReader | undefined,
+    reusePort = false,
   ): Promise<void> {
     let boundPort = port === -1 ? 0 : port
     for (const { host, optional } of addresses) {
       const listener = tls.createServer(this.setup.options)
       try {
-        await listen(listener, { port: boundPort, host, backlog: 4096, ipv6Only: host.includes(':') })
+        await listen(listener, { port: boundPort, host, backlog: 4096, ipv6Only: host.includes(':'), reusePort })
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? ''
         if (optional && MISSING_ADDRESS.has(code)) continue
@@ -114,11 +131,15 @@ export class TlsListeners {
         return
       }
       this.handshaking.add(raw)
-      raw.once('close', () => this.handshaking.delete(raw))
+      this.counted(this.handshaking.size)
+      raw.once('close', () => {
+        if (this.handshaking.delete(raw)) this.counted(this.handshaking.size)
+      })
     })
     listener.on('secureConnection', (socket: tls.TLSSocket) => {
       // Node's TLS socket keeps the TCP socket it wraps as _parent.
-      this.handshaking.delete((socket as unknown as { _parent?: net.Socket })._parent!)
+      if (this.handshaking.delete((socket as unknown as { _parent?: net.Socket })._parent!))
+        this.counted(this.handshaking.size)
       if (this.setup.optionalClientCert && badOptionalCertificate(socket)) {
         this.log.warning(
           `Error accepting a client connection: certificate verify failed: ${String(socket.authorizationError)}${peerOf(socket)}`,

@@ -19,7 +19,10 @@ afterEach(async () => {
 })
 
 async function start(config: Partial<Config> = {}): Promise<RunningServer> {
-  running = await startServer({ 'repl-diskless-sync-delay': 0, ...config })
+  // One thread, in the threads project too: the stream is compared byte for byte with the commands
+  // sent, and an add an I/O thread answers is recorded as BF.ADDED (docs/THREADS.md;
+  // test/server/thread-adds.test.ts checks that stream on a real replica).
+  running = await startServer({ 'repl-diskless-sync-delay': 0, 'io-threads': 1, ...config })
   return running
 }
 

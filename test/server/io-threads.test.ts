@@ -78,7 +78,7 @@ describe.runIf(REUSE_PORT)('io-threads on a Node.js with reusePort', () => {
   it('--io-threads 4: three I/O threads serve the port beside the main thread, CONFIG GET io-threads answers 4', async () => {
     const { bfs, port } = await start('4')
     expect(bfs.stdout + bfs.stderr).toContain(
-      `3 I/O threads serve port ${port} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD and BF.MADD; the main thread runs the other commands\n`,
+      `3 I/O threads serve port ${port} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD, BF.MADD and BF.INSERT; the main thread runs the other commands\n`,
     )
     expect(bfs.stdout + bfs.stderr).not.toContain('needs Node.js')
     expect(await ioThreads(port)).toBe('4')

@@ -1,5 +1,5 @@
 /**
- * BF.ADD, BF.MADD and BF.CARD answered by the I/O threads themselves (io-threads > 1; server/
+ * BF.ADD, BF.MADD, BF.INSERT and BF.CARD answered by the I/O threads themselves (io-threads > 1; server/
  * thread-plane.ts, thread-answers.ts), against real bfs processes over real sockets: the answers
  * and counts are the main thread's; a layer takes exactly its capacity and the filter grows where a
  * serial server's would; under many connections adding the same and different items, with DEL,
@@ -122,27 +122,41 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
       ['BF.EXISTS', 'adds', 'c'],
       ['Bf.Madd', 'adds', 'd'],
       ['BF.CARD', 'adds'],
+      ['BF.INSERT', 'adds', 'NOCREATE', 'ITEMS', 'e', 'a'],
+      ['bf.insert', 'adds', 'items', 'f'],
     ]
     client.write(Buffer.concat(commands.map((command) => encodeCommand(command))))
-    const expected = ':1\r\n:0\r\n*4\r\n:1\r\n:1\r\n:0\r\n:0\r\n:3\r\n:1\r\n*1\r\n:1\r\n:4\r\n'
+    const expected =
+      ':1\r\n:0\r\n*4\r\n:1\r\n:1\r\n:0\r\n:0\r\n:3\r\n:1\r\n*1\r\n:1\r\n:4\r\n*2\r\n:1\r\n:0\r\n*1\r\n:1\r\n'
     expect((await client.read(expected.length)).toString('latin1')).toBe(expected)
-    expect((await threadAnswered(server.port)) - before).toBe(7)
+    expect((await threadAnswered(server.port)) - before).toBe(9)
     const stats = await ask(admin, 'INFO', 'commandstats')
     expect(stats).toMatch(/cmdstat_bf\.add:calls=2,/)
     expect(stats).toMatch(/cmdstat_bf\.madd:calls=2,/)
     expect(stats).toMatch(/cmdstat_bf\.card:calls=2,/)
-    expect((await changes()) - changedBefore).toBe(4)
-    expect(await ask(admin, 'BF.CARD', 'adds')).toBe(':4\r\n')
-    expect(await ask(admin, 'BF.MEXISTS', 'adds', 'a', 'b', 'c', 'd', 'e')).toBe('*5\r\n:1\r\n:1\r\n:1\r\n:1\r\n:0\r\n')
-    // A key without a filter, an item count past what a thread takes, wrong arity: the main thread's.
+    expect(stats).toMatch(/cmdstat_bf\.insert:calls=2,/)
+    expect((await changes()) - changedBefore).toBe(6)
+    expect(await ask(admin, 'BF.CARD', 'adds')).toBe(':6\r\n')
+    expect(await ask(admin, 'BF.MEXISTS', 'adds', 'a', 'b', 'c', 'd', 'e', 'f', 'g')).toBe(
+      '*7\r\n:1\r\n:1\r\n:1\r\n:1\r\n:1\r\n:1\r\n:0\r\n',
+    )
+    // A key without a filter, an item count past what a thread takes, wrong arity, BF.INSERT's
+    // options and errors: the main thread's.
     const others = [
       ['BF.ADD', 'new-key', 'x'],
       ['BF.CARD', 'adds', 'extra'],
       ['BF.MADD', 'adds', ...Array.from({ length: 300 }, (_, i) => `many${i}`)],
+      ['BF.INSERT', 'adds', 'CAPACITY', '10', 'ITEMS', 'g'],
+      ['BF.INSERT', 'adds', 'ITEMS'],
+      ['BF.INSERT', 'adds', 'NOCREATE', 'BOGUS', 'ITEMS', 'h'],
+      ['BF.INSERT', 'none', 'NOCREATE', 'ITEMS', 'h'],
       ['BF.CARD', 'adds'],
     ]
     client.write(Buffer.concat(others.map((command) => encodeCommand(command))))
-    const replies = `:1\r\n-ERR wrong number of arguments for 'bf.card' command\r\n*300\r\n${':1\r\n'.repeat(300)}:304\r\n`
+    const replies =
+      `:1\r\n-ERR wrong number of arguments for 'bf.card' command\r\n*300\r\n${':1\r\n'.repeat(300)}` +
+      `*1\r\n:1\r\n-ERR wrong number of arguments for 'bf.insert' command\r\n-Unknown argument received\r\n` +
+      `-ERR not found\r\n:307\r\n`
     expect((await client.read(replies.length)).toString('latin1')).toBe(replies)
     await stop(server)
   })
@@ -195,12 +209,12 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     const adding = adders.map(async (adder, a) => {
       for (let n = 0; Date.now() < deadline; n++) {
         const batch = Array.from({ length: 8 }, (_, i) => (a < 4 ? `same:${n}:${i}` : `own${a}:${n}:${i}`))
-        // Two of them send BF.INSERT too, which the main thread runs: its adds meet the threads'.
+        // Two of them send BF.INSERT with CAPACITY too, which the main thread runs: its adds meet the threads'.
         const reply =
           n % 3 === 0
             ? await pipelinedAdds(adder, 'hot', batch)
             : a >= 6
-              ? await ask(adder, 'BF.INSERT', 'hot', 'ITEMS', ...batch)
+              ? await ask(adder, 'BF.INSERT', 'hot', 'CAPACITY', '500', 'ITEMS', ...batch)
               : await ask(adder, 'BF.MADD', 'hot', ...batch)
         if (!/^(\*8\r\n)?(:[01]\r\n){8}$/.test(reply)) failures.push(`adder ${a}: ${reply.slice(0, 80)}`)
         onesSeen += ones(reply)
@@ -359,7 +373,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     const acked: string[] = []
     let onesSeen = 0
     // As in the test above: four adders race on the same items, four add their own, two through
-    // BF.INSERT (the main thread's), each also into filters deleted and re-created underneath.
+    // BF.INSERT with CAPACITY (the main thread's), each also into filters deleted and re-created underneath.
     const adding = adders.map(async (adder, a) => {
       for (let n = 0; Date.now() < deadline; n++) {
         const batch = Array.from({ length: 8 }, (_, i) => (a < 4 ? `same:${n}:${i}` : `own${a}:${n}:${i}`))
@@ -367,7 +381,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
           n % 3 === 0
             ? await pipelinedAdds(adder, 'hot', batch)
             : a >= 6
-              ? await ask(adder, 'BF.INSERT', 'hot', 'ITEMS', ...batch)
+              ? await ask(adder, 'BF.INSERT', 'hot', 'CAPACITY', '500', 'ITEMS', ...batch)
               : await ask(adder, 'BF.MADD', 'hot', ...batch)
         if (!/^(\*8\r\n)?(:[01]\r\n){8}$/.test(reply)) failures.push(`adder ${a}: ${reply.slice(0, 80)}`)
         onesSeen += ones(reply)

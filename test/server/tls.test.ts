@@ -12,7 +12,8 @@ import { Redis } from 'ioredis'
 import { createClient } from 'redis'
 import { startServer, type RunningServer } from '../helpers/start-server.js'
 import { makeTestCerts, serverTlsConfig, type TestCerts } from '../helpers/tls-certs.js'
-import { RawClient, encodeCommand, exchange } from '../helpers/resp.js'
+import { RawClient, ask, encodeCommand, exchange } from '../helpers/resp.js'
+import { nodeHasReusePort } from '../../src/runtime/io-threads-setting.js'
 import { freePort, hasTool, runTool } from '../helpers/tools.js'
 import type { Config } from '../../src/runtime/config.js'
 
@@ -261,5 +262,43 @@ describe('tls-port: client certificates', () => {
 
     expect(await auth(['CONFIG', 'SET', 'tls-auth-clients', 'yes'])).toBe('+OK\r\n+OK\r\n')
     expect(await pingOverTls(tlsPort, clientTls(false))).toMatch(/^refused/)
+  })
+})
+
+describe.runIf(nodeHasReusePort(process.version))('tls-port on the I/O threads', () => {
+  it("is served by every I/O thread, with or without a plaintext port: a TLS client's checks and adds are answered by its thread", async () => {
+    for (const plaintext of [true, false]) {
+      const bfs = await startServer({ ...tlsConfig(), port: plaintext ? await freePort() : 0, 'io-threads': 3 })
+      const client = await RawClient.connectTls(bfs.server.tlsPort, clientTls())
+      const admin = await RawClient.connectTls(bfs.server.tlsPort, clientTls())
+      try {
+        const tlsPort = bfs.server.tlsPort
+        expect(tlsPort).toBeGreaterThan(0)
+        expect(bfs.logs.join('\n')).toContain(
+          `2 I/O threads serve ${plaintext ? `port ${bfs.port} and ` : ''}tls-port ${tlsPort} and answer`,
+        )
+        expect(bfs.logs.join('\n')).toContain(`Listening on 127.0.0.1:${tlsPort} (TLS)`)
+        expect(await ask(client, 'BF.RESERVE', 'secure', '0.01', '1000')).toBe('+OK\r\n')
+        const threaded = async (): Promise<number> =>
+          Number(/bfs_io_threaded_commands_processed:(\d+)/.exec(await ask(admin, 'INFO', 'stats'))![1])
+        // The first checks teach the thread the filter's layout; then it answers them itself.
+        let answered = false
+        for (let i = 0; i < 200 && !answered; i++) {
+          const before = await threaded()
+          expect(await ask(client, 'BF.EXISTS', 'secure', 'warm')).toBe(':0\r\n')
+          answered = (await threaded()) > before
+        }
+        expect(answered).toBe(true)
+        const before = await threaded()
+        expect(await ask(client, 'BF.ADD', 'secure', 'a')).toBe(':1\r\n')
+        expect(await ask(client, 'BF.EXISTS', 'secure', 'a')).toBe(':1\r\n')
+        expect((await threaded()) - before).toBe(2)
+        expect(await ask(admin, 'CLIENT', 'LIST')).toContain('cmd=bf.exists')
+      } finally {
+        client.close()
+        admin.close()
+        await bfs.stop()
+      }
+    }
   })
 })

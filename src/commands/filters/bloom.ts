@@ -351,6 +351,7 @@ export function bfInsert(ctx: CommandContext, argv: CommandArgs): void {
     entry = registry.set(name, createFilter(ctx, options))
     propagateCreate(ctx, argv.get(1), options)
   }
+  ctx.server.threadPlane?.looked(ctx.client, ctx.client.db, entry)
   addItems(ctx, entry, argv, itemsAt)
 
   function wrongArity(): string {

@@ -27,6 +27,7 @@ export const BLOOM_DOCS: Readonly<Record<string, CommandDoc>> = {
   },
   'bf.add': { complexity: ONE_HASH, arguments: [KEY, ITEM] },
   'bf.madd': { complexity: PER_ITEM, arguments: [KEY, ITEMS] },
+  'bf.added': { complexity: PER_ITEM, arguments: [KEY, ITEMS] },
   'bf.insert': {
     complexity: PER_ITEM,
     arguments: [
