@@ -175,11 +175,15 @@ export class IoThreads {
     readonly hosts: string[],
     tlsPort: number,
     tlsHosts: string[],
+    plane: ThreadPlane | undefined,
   ) {
     if (tlsHosts.length === 0) return
     this.tls = {
       port: tlsPort,
       hosts: tlsHosts,
+      get handshakes() {
+        return plane?.handshakes() ?? 0
+      },
       reconfigure: (setup) => {
         for (const link of this.links) if (!link.exited) link.worker.postMessage({ type: 'tls-setup', setup })
       },
@@ -258,7 +262,7 @@ export class IoThreads {
     log.notice(
       `${count} I/O thread${count === 1 ? '' : 's'} serve${count === 1 ? 's' : ''} ${ports.filter((p) => p !== '').join(' and ')} and answer BF.EXISTS, BF.MEXISTS, BF.CARD, BF.ADD, BF.MADD and BF.INSERT; the main thread runs the other commands`,
     )
-    return new IoThreads(links, bound ?? 0, hosts, tlsBound, tlsHosts)
+    return new IoThreads(links, bound ?? 0, hosts, tlsBound, tlsHosts, plane)
   }
 
   /** A message to one thread's checks (thread-plane.ts). */

@@ -91,6 +91,21 @@ async function openThreadsOrPlaintext(
   return listenTcp(addresses, config.port, wire, log)
 }
 
+/**
+ * The TLS port's setup, every file read and checked now; undefined without a TLS port.
+ * @throws Error "Failed to configure TLS: ..." for a TLS configuration that cannot be used
+ */
+function tlsPortSetup(config: Config): TlsServerSetup | undefined {
+  if (!tlsEnabled(config)) return undefined
+  try {
+    const setup = checkTlsConfig(config)
+    return config['tls-port'] !== 0 ? setup : undefined
+  } catch (error) {
+    if (error instanceof TlsConfigError) throw new Error(`Failed to configure TLS: ${error.message}`, { cause: error })
+    throw error
+  }
+}
+
 /** @throws Error (a TLS configuration that cannot be used, an address in use, ...) */
 export async function openListeners(
   config: Config,
@@ -108,24 +123,17 @@ export async function openListeners(
         config.requirepass,
       )
   if (bindWarning !== undefined) log.warning(bindWarning)
+  const tlsSetup = tlsPortSetup(config)
+  // The main thread's own TLS listeners, unless the I/O threads serve the TLS port.
   let tls: TlsPort | undefined
-  let tlsSetup: TlsServerSetup | undefined
-  if (tlsEnabled(config)) {
-    try {
-      const setup = checkTlsConfig(config)
-      // A connection in its handshake counts against maxclients, as in redis.
-      const admits = (handshaking: number): boolean => {
-        if (host.clientCount() + handshaking < config.maxclients) return true
-        host.stats.rejectedConnections++
-        return false
-      }
-      if (setup !== undefined && config['tls-port'] !== 0) tlsSetup = setup
-      if (tlsSetup !== undefined && host.ioThreads <= 1) tls = new TlsListeners(tlsSetup, log, admits)
-    } catch (error) {
-      if (error instanceof TlsConfigError)
-        throw new Error(`Failed to configure TLS: ${error.message}`, { cause: error })
-      throw error
+  if (tlsSetup !== undefined && host.ioThreads <= 1) {
+    // A connection in its handshake counts against maxclients, as in redis.
+    const admits = (handshaking: number): boolean => {
+      if (host.clientCount() + handshaking < config.maxclients) return true
+      host.stats.rejectedConnections++
+      return false
     }
+    tls = new TlsListeners(tlsSetup, log, admits)
   }
   // redis: port 0 beside a TLS port is no plaintext listener (bfs's port 0 alone: any free port).
   const plaintext = tlsSetup === undefined || config.port !== 0

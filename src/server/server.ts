@@ -252,6 +252,10 @@ export class BfsServer extends EventEmitter implements ClientHost {
   }
 
   /** Open HTTP connections. */
+  get tlsHandshakes(): number {
+    return this.tls?.handshakes ?? 0
+  }
+
   get httpClientCount(): number {
     return this.http?.clientCount ?? 0
   }

@@ -69,6 +69,7 @@ import {
   PLANE_LOGGING,
   PLANE_MAXCLIENTS,
   PLANE_CLIENTS,
+  PLANE_HANDSHAKING,
   PLANE_WAITING,
   COUNTER_REJECTED,
   PLANE_ADDS,
@@ -648,6 +649,13 @@ export class ThreadPlane implements ThreadChecks {
     this.open = false
     Atomics.store(this.words, PLANE_OPEN, 0)
     this.quiesce()
+  }
+
+  /** Connections in their TLS handshake on the threads (INFO bfs_tls_handshakes). */
+  handshakes(): number {
+    let count = 0
+    for (let thread = 0; thread < this.threads; thread++) count += Atomics.load(this.words, PLANE_HANDSHAKING + thread)
+    return count
   }
 
   /** The server's clients changed: what the threads' TLS ports admit handshakes by (thread-answers.ts). */

@@ -42,6 +42,8 @@ function peerOf(socket: tls.TLSSocket): string {
 export interface TlsPort {
   readonly port: number
   readonly hosts: string[]
+  /** Connections still in their handshake (they count against maxclients). */
+  readonly handshakes: number
   /** New connections use `setup` from now on; connections already open keep theirs. */
   reconfigure(setup: TlsServerSetup): void
   /** Stops listening; each promise resolves once its listener's connections have all ended. */
@@ -150,6 +152,10 @@ export class TlsListeners implements TlsPort {
       const reader = accept(socket)
       if (reader !== undefined) socket.on('data', (chunk: Buffer) => reader.onData(chunk, chunk.length))
     })
+  }
+
+  get handshakes(): number {
+    return this.handshaking.size
   }
 
   /** New connections use `setup` (checked: runtime/tls-context.ts) from now on; connections already open keep theirs. */

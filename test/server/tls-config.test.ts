@@ -197,14 +197,26 @@ describe('the start, as redis tls.c tlsConfigure', () => {
   it('connections still in their handshake count against maxclients, as in Redis', async () => {
     const bfs = await startServer(tlsConfig({ maxclients: 2, port: await freePort() }))
     const silent = [await RawClient.connect(bfs.server.tlsPort), await RawClient.connect(bfs.server.tlsPort)]
+    const handshakes = async (count: number): Promise<void> => {
+      for (let i = 0; i < 500 && bfs.server.tlsHandshakes !== count; i++)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(bfs.server.tlsHandshakes).toBe(count)
+    }
+    let info: Redis | undefined
     try {
+      // Both seen by the server (with I/O threads, each connection's own thread counts it).
+      await handshakes(2)
       // The third is dropped before its handshake; the plaintext port still counts clients only.
       const third = await RawClient.connect(bfs.server.tlsPort)
       await third.waitClosed()
-      const info = new Redis({ host: '127.0.0.1', port: bfs.port, maxRetriesPerRequest: 0 })
+      info = new Redis({ host: '127.0.0.1', port: bfs.port, maxRetriesPerRequest: 0 })
+      const clients = String(await info.info('clients'))
+      expect(clients).toMatch(/bfs_tls_handshakes:2\r\n/)
       expect(String(await info.info('stats'))).toMatch(/rejected_connections:1\r\n/)
-      info.disconnect()
+      for (const client of silent) client.close()
+      await handshakes(0)
     } finally {
+      info?.disconnect()
       for (const client of silent) client.close()
       await bfs.stop()
     }

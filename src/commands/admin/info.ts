@@ -67,6 +67,7 @@ const SECTIONS: Record<string, Section> = {
     return [
       ['connected_clients', count],
       ['bfs_http_connected_clients', ctx.server.httpClientCount ?? 0],
+      ['bfs_tls_handshakes', ctx.server.tlsHandshakes ?? 0],
       ['maxclients', ctx.server.config.maxclients],
       ['client_recent_max_input_buffer', biggestInput],
       ['client_recent_max_output_buffer', biggestOutput],

@@ -174,6 +174,8 @@ export interface ServerContext {
   readonly loading: boolean
   /** Open HTTP connections (absent or 0 when the HTTP listener is off). */
   readonly httpClientCount?: number
+  /** Connections to the TLS port still in their handshake (not clients yet), every thread's. */
+  readonly tlsHandshakes?: number
   /** The ACL users, their check's fast-path flags and ACL LOG (acl-users.ts). */
   readonly acl: AclUsers
   /** Cluster mode's state (cluster/cluster-state.ts): undefined when cluster-enabled is no. */
