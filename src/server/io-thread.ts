@@ -13,7 +13,7 @@ import net from 'node:net'
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
 import { acceptConnections, type ConnectionReader } from './accept-connections.js'
 import { listenTcp, type BindAddress } from './listeners.js'
-import { TlsListeners } from './tls-listeners.js'
+import type { TlsListeners } from './tls-listeners.js'
 import type { TlsServerSetup } from '../runtime/tls-context.js'
 import type { Logger } from '../runtime/logger.js'
 import {
@@ -207,6 +207,8 @@ class IoThread {
     if (data.tls === undefined) return { type: 'listening', port, hosts, tlsPort: 0, tlsHosts: [] }
     // A connection in its handshake counts against maxclients from its accept, as in redis: the
     // main thread's clients and every thread's handshakes (thread-answers.ts admitsHandshake).
+    // Loaded only with a TLS port: node:tls costs each thread memory for nothing otherwise.
+    const { TlsListeners } = await import('./tls-listeners.js')
     const secure = new TlsListeners(
       withBuffers(data.tls.setup),
       log,
