@@ -89,6 +89,83 @@ function expectFilledInOrder(found: [number, number][]): void {
   }
 }
 
+/** What {@link concurrentLoad} saw: failures, the items acknowledged, the adds that answered 1. */
+interface Load {
+  readonly failures: string[]
+  readonly acked: string[]
+  onesSeen: number
+}
+
+/**
+ * `ms` of concurrent adds to `hot` from the eight `adders` (already warm): four send the same
+ * items (racing on each), four their own, pipelined BF.ADD and BF.MADD, two of them BF.INSERT with
+ * CAPACITY, which the main thread runs (its adds meet the threads'); each also adds to filters
+ * deleted and re-created underneath (`churn:0-3`), and with `readBack` reads back what was
+ * acknowledged so far. Underneath, from `admin` and one more connection: DEL and re-RESERVE of
+ * the churned filters, adds in database 1 and its FLUSHDB, BGSAVE.
+ */
+async function concurrentLoad(
+  port: number,
+  admin: RawClient,
+  adders: readonly RawClient[],
+  ms: number,
+  readBack: boolean,
+): Promise<Load> {
+  const deadline = Date.now() + ms
+  const load: Load = { failures: [], acked: [], onesSeen: 0 }
+  const { failures, acked } = load
+  const adding = adders.map(async (adder, a) => {
+    for (let n = 0; Date.now() < deadline; n++) {
+      const batch = Array.from({ length: 8 }, (_, i) => (a < 4 ? `same:${n}:${i}` : `own${a}:${n}:${i}`))
+      const reply =
+        n % 3 === 0
+          ? await pipelinedAdds(adder, 'hot', batch)
+          : a >= 6
+            ? await ask(adder, 'BF.INSERT', 'hot', 'CAPACITY', '500', 'ITEMS', ...batch)
+            : await ask(adder, 'BF.MADD', 'hot', ...batch)
+      if (!/^(\*8\r\n)?(:[01]\r\n){8}$/.test(reply)) failures.push(`adder ${a}: ${reply.slice(0, 80)}`)
+      load.onesSeen += ones(reply)
+      acked.push(...batch)
+      const churn = await ask(adder, 'BF.MADD', `churn:${n % 4}`, `c${a}:${n}`)
+      if (!/^\*1\r\n:[01]\r\n$/.test(churn)) failures.push(`churn ${a}: ${churn}`)
+      if (readBack && n % 10 === 0) {
+        const sample = acked.slice(-50)
+        const seen = await ask(adder, 'BF.MEXISTS', 'hot', ...sample)
+        if (seen !== `*${sample.length}\r\n${':1\r\n'.repeat(sample.length)}`)
+          failures.push(`adder ${a} read back: ${seen.slice(0, 80)}`)
+      }
+    }
+  })
+  const other = await connect(port)
+  const underneath = (async () => {
+    expect(await ask(other, 'SELECT', '1')).toBe('+OK\r\n')
+    for (let n = 0; Date.now() < deadline; n++) {
+      await ask(admin, 'DEL', `churn:${n % 4}`)
+      await ask(admin, 'BF.RESERVE', `churn:${n % 4}`, '0.01', String(20 + (n % 3) * 10))
+      await ask(other, 'BF.MADD', 'elsewhere', ...Array.from({ length: 20 }, (_, i) => `e${n}:${i}`))
+      if (n % 5 === 0) await ask(other, 'FLUSHDB')
+      if (n % 7 === 0) {
+        const reply = await ask(admin, 'BGSAVE')
+        if (!reply.startsWith('+Background saving started') && !reply.includes('in progress'))
+          failures.push(`BGSAVE: ${reply}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })()
+  await Promise.all([...adding, underneath])
+  return load
+}
+
+/** How many of `items` the filter `hot` on `port` answers 0 for (a false negative each). */
+async function missing(port: number, items: readonly string[]): Promise<number> {
+  let absent = 0
+  for (let i = 0; i < items.length; i += 200) {
+    const slice = items.slice(i, i + 200)
+    absent += slice.length - ones(await askOnce(port, 'BF.MEXISTS', 'hot', ...slice))
+  }
+  return absent
+}
+
 beforeAll(() => {
   // `npm test` builds first (pretest); when vitest runs alone, build once here.
   if (!existsSync(BFS_MAIN)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'pipe' })
@@ -200,52 +277,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     const adders = await Promise.all(Array.from({ length: 8 }, () => connect(port)))
     for (const adder of adders) await warm(adder, 'hot')
     const before = await threadAnswered(port)
-    const deadline = Date.now() + 10_000
-    const failures: string[] = []
-    const acked: string[] = []
-    let onesSeen = 0
-    // Four adders send the same items (racing on each), four their own; each also adds to filters
-    // deleted and re-created underneath, and reads back what was acknowledged so far.
-    const adding = adders.map(async (adder, a) => {
-      for (let n = 0; Date.now() < deadline; n++) {
-        const batch = Array.from({ length: 8 }, (_, i) => (a < 4 ? `same:${n}:${i}` : `own${a}:${n}:${i}`))
-        // Two of them send BF.INSERT with CAPACITY too, which the main thread runs: its adds meet the threads'.
-        const reply =
-          n % 3 === 0
-            ? await pipelinedAdds(adder, 'hot', batch)
-            : a >= 6
-              ? await ask(adder, 'BF.INSERT', 'hot', 'CAPACITY', '500', 'ITEMS', ...batch)
-              : await ask(adder, 'BF.MADD', 'hot', ...batch)
-        if (!/^(\*8\r\n)?(:[01]\r\n){8}$/.test(reply)) failures.push(`adder ${a}: ${reply.slice(0, 80)}`)
-        onesSeen += ones(reply)
-        acked.push(...batch)
-        const churn = await ask(adder, 'BF.MADD', `churn:${n % 4}`, `c${a}:${n}`)
-        if (!/^\*1\r\n:[01]\r\n$/.test(churn)) failures.push(`churn ${a}: ${churn}`)
-        if (n % 10 === 0) {
-          const sample = acked.slice(-50)
-          const seen = await ask(adder, 'BF.MEXISTS', 'hot', ...sample)
-          if (seen !== `*${sample.length}\r\n${':1\r\n'.repeat(sample.length)}`)
-            failures.push(`adder ${a} read back: ${seen.slice(0, 80)}`)
-        }
-      }
-    })
-    const other = await connect(port)
-    const underneath = (async () => {
-      expect(await ask(other, 'SELECT', '1')).toBe('+OK\r\n')
-      for (let n = 0; Date.now() < deadline; n++) {
-        await ask(admin, 'DEL', `churn:${n % 4}`)
-        await ask(admin, 'BF.RESERVE', `churn:${n % 4}`, '0.01', String(20 + (n % 3) * 10))
-        await ask(other, 'BF.MADD', 'elsewhere', ...Array.from({ length: 20 }, (_, i) => `e${n}:${i}`))
-        if (n % 5 === 0) await ask(other, 'FLUSHDB')
-        if (n % 7 === 0) {
-          const reply = await ask(admin, 'BGSAVE')
-          if (!reply.startsWith('+Background saving started') && !reply.includes('in progress'))
-            failures.push(`BGSAVE: ${reply}`)
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    })()
-    await Promise.all([...adding, underneath])
+    const { failures, acked, onesSeen } = await concurrentLoad(port, admin, adders, 10_000, true)
     expect(failures).toEqual([])
     expect(acked.length).toBeGreaterThan(2000)
     expect((await threadAnswered(port)) - before).toBeGreaterThan(1000)
@@ -254,15 +286,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     const found = await layers(port, 'hot')
     expectFilledInOrder(found)
     expect(found.length).toBeGreaterThan(1)
-    const missing = async (checkPort: number): Promise<number> => {
-      let absent = 0
-      for (let i = 0; i < acked.length; i += 200) {
-        const slice = acked.slice(i, i + 200)
-        absent += slice.length - ones(await askOnce(checkPort, 'BF.MEXISTS', 'hot', ...slice))
-      }
-      return absent
-    }
-    expect(await missing(port)).toBe(0)
+    expect(await missing(port, acked)).toBe(0)
     // A restart from the snapshot (SHUTDOWN saves): the same counts, layers and items.
     await ask(admin, 'SHUTDOWN', 'SAVE').catch(() => undefined)
     await server.bfs.waitExit()
@@ -270,7 +294,7 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     server = await start(dir)
     expect(await askOnce(server.port, 'BF.CARD', 'hot')).toBe(card)
     expect(await layers(server.port, 'hot')).toEqual(found)
-    expect(await missing(server.port)).toBe(0)
+    expect(await missing(server.port, acked)).toBe(0)
     await stop(server)
   }, 60_000)
 
@@ -362,51 +386,13 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     let server = await start(dir, ...logged)
     let port = server.port
     const replica = await start(tempDir(), '--replicaof', '127.0.0.1', String(port))
-    let admin = await connect(port)
+    const admin = await connect(port)
     expect(await ask(admin, 'BF.RESERVE', 'hot', '0.01', '500', 'EXPANSION', '2')).toBe('+OK\r\n')
     expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
     const adders = await Promise.all(Array.from({ length: 8 }, () => connect(port)))
     for (const adder of adders) await warm(adder, 'hot')
     const before = await threadAnswered(port)
-    const deadline = Date.now() + 8000
-    const failures: string[] = []
-    const acked: string[] = []
-    let onesSeen = 0
-    // As in the test above: four adders race on the same items, four add their own, two through
-    // BF.INSERT with CAPACITY (the main thread's), each also into filters deleted and re-created underneath.
-    const adding = adders.map(async (adder, a) => {
-      for (let n = 0; Date.now() < deadline; n++) {
-        const batch = Array.from({ length: 8 }, (_, i) => (a < 4 ? `same:${n}:${i}` : `own${a}:${n}:${i}`))
-        const reply =
-          n % 3 === 0
-            ? await pipelinedAdds(adder, 'hot', batch)
-            : a >= 6
-              ? await ask(adder, 'BF.INSERT', 'hot', 'CAPACITY', '500', 'ITEMS', ...batch)
-              : await ask(adder, 'BF.MADD', 'hot', ...batch)
-        if (!/^(\*8\r\n)?(:[01]\r\n){8}$/.test(reply)) failures.push(`adder ${a}: ${reply.slice(0, 80)}`)
-        onesSeen += ones(reply)
-        acked.push(...batch)
-        const churn = await ask(adder, 'BF.MADD', `churn:${n % 4}`, `c${a}:${n}`)
-        if (!/^\*1\r\n:[01]\r\n$/.test(churn)) failures.push(`churn ${a}: ${churn}`)
-      }
-    })
-    const other = await connect(port)
-    const underneath = (async () => {
-      expect(await ask(other, 'SELECT', '1')).toBe('+OK\r\n')
-      for (let n = 0; Date.now() < deadline; n++) {
-        await ask(admin, 'DEL', `churn:${n % 4}`)
-        await ask(admin, 'BF.RESERVE', `churn:${n % 4}`, '0.01', String(20 + (n % 3) * 10))
-        await ask(other, 'BF.MADD', 'elsewhere', ...Array.from({ length: 20 }, (_, i) => `e${n}:${i}`))
-        if (n % 5 === 0) await ask(other, 'FLUSHDB')
-        if (n % 7 === 0) {
-          const reply = await ask(admin, 'BGSAVE')
-          if (!reply.startsWith('+Background saving started') && !reply.includes('in progress'))
-            failures.push(`BGSAVE: ${reply}`)
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    })()
-    await Promise.all([...adding, underneath])
+    const { failures, acked, onesSeen } = await concurrentLoad(port, admin, adders, 8000, false)
     expect(failures).toEqual([])
     expect(acked.length).toBeGreaterThan(1000)
     expect((await threadAnswered(port)) - before).toBeGreaterThan(500)
@@ -418,14 +404,6 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     expect(found.length).toBeGreaterThan(1)
     const debug = await askOnce(port, 'BF.DEBUG', 'hot')
     const churned = await Promise.all([0, 1, 2, 3].map((n) => askOnce(port, 'BF.DEBUG', `churn:${n}`)))
-    const missing = async (checkPort: number, items: readonly string[]): Promise<number> => {
-      let absent = 0
-      for (let i = 0; i < items.length; i += 200) {
-        const slice = items.slice(i, i + 200)
-        absent += slice.length - ones(await askOnce(checkPort, 'BF.MEXISTS', 'hot', ...slice))
-      }
-      return absent
-    }
     expect(await missing(port, acked)).toBe(0)
     // The replica, once it has every record: the same counts, layers and bits.
     expect(await ask(admin, 'WAIT', '1', '10000')).toBe(':1\r\n')
@@ -444,7 +422,6 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     expect(await askOnce(port, 'BF.DEBUG', 'hot')).toBe(debug)
     expect(await missing(port, acked)).toBe(0)
     // A kill -9 while eight connections add: every add acknowledged before it is in the log.
-    admin = await connect(port)
     const loaders = await Promise.all(Array.from({ length: 8 }, () => connect(port)))
     for (const loader of loaders) await warm(loader, 'hot')
     const loadedBefore = await threadAnswered(port)
