@@ -192,6 +192,12 @@ export class ThreadPlane implements ThreadChecks {
   /** A {@link publishDurable} is under way, and whether more was taken since it began. */
   private publishing = false
   private publishAgain = false
+  /**
+   * Where the log stands past the threads' last record: while the log cannot be written, the
+   * threads' replies wait for those records only, as the main thread's replies wait for their own
+   * client's (store/durability-gate.ts).
+   */
+  private readonly journalWriter = { logOffset: 0 }
   /** The client of a thread's connection (io-threads.ts): whose WAIT and log offsets a record moves. */
   clientOf: ((thread: number, connection: number) => Client | undefined) | undefined = undefined
 
@@ -419,9 +425,11 @@ export class ThreadPlane implements ThreadChecks {
     }
     const server = this.server
     const client = this.clientOf?.(thread, connection)
-    server.persistence.propagate(record, undefined, db, client)
+    server.persistence.propagate(record, undefined, db, this.journalWriter)
+    if (client === undefined) return
+    client.logOffset = this.journalWriter.logOffset
     // What the client's WAIT waits for.
-    if (client !== undefined) client.replOffset = server.replication.masterReplOffset
+    client.replOffset = server.replication.masterReplOffset
   }
 
   private scheduleDurable(): void {
@@ -441,7 +449,7 @@ export class ThreadPlane implements ThreadChecks {
    */
   private readonly publishDurable = (): void => {
     const counts = Int32Array.from(this.taken)
-    void this.server.persistence.whenDurable().then((durable) => {
+    void this.server.persistence.whenDurable(this.journalWriter.logOffset).then((durable) => {
       this.publishing = false
       if (!durable) return
       const words = this.words
