@@ -205,10 +205,10 @@ class IoThread {
       hosts = tcp.hosts
     }
     if (data.tls === undefined) return { type: 'listening', port, hosts, tlsPort: 0, tlsHosts: [] }
-    // A connection in its handshake counts against maxclients from its accept, as in redis: the
-    // main thread's clients and every thread's handshakes (thread-answers.ts admitsHandshake).
     // Loaded only with a TLS port: node:tls costs each thread memory for nothing otherwise.
     const { TlsListeners } = await import('./tls-listeners.js')
+    // A connection in its handshake counts against maxclients from its accept, as in redis: the
+    // main thread's clients and every thread's handshakes (thread-answers.ts admitsHandshake).
     const secure = new TlsListeners(
       withBuffers(data.tls.setup),
       log,
