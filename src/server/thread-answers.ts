@@ -152,6 +152,8 @@ export class ThreadAnswers {
   /** A journal record being made. */
   private readonly record = Buffer.allocUnsafe(MAX_COMMAND_BYTES + 8)
   private readonly threads: number
+  /** The slots of the applied and durable counts, every thread's then the main thread's (thread-wire.ts MAIN_SLOT). */
+  private readonly slots: readonly number[]
   private readonly appliedWord: number
   private readonly waitingWord: number
   private readonly handshakingWord: number
@@ -172,6 +174,7 @@ export class ThreadAnswers {
     this.handshakingWord = PLANE_HANDSHAKING + thread
     this.journal = new RingWriter(memory.journal)
     this.threads = memory.threads
+    this.slots = [...Array.from({ length: memory.threads }, (_, slot) => slot), MAIN_SLOT]
   }
 
   /** A layout from the main thread, or layouts to drop. */
@@ -277,17 +280,17 @@ export class ThreadAnswers {
   /** The applied counts now, if some are not durable yet (see {@link Answered.need}). */
   private pending(): Int32Array | undefined {
     const words = this.words
-    const slots = this.threads
-    let slot = 0
-    for (; slot <= slots; slot++) {
-      const at = slot === slots ? MAIN_SLOT : slot
-      if (Atomics.load(words, PLANE_APPLIED + at) !== Atomics.load(words, PLANE_DURABLE + at)) break
-    }
-    if (slot > slots) return undefined
+    const slots = this.slots
+    let i = 0
+    while (
+      i < slots.length &&
+      Atomics.load(words, PLANE_APPLIED + slots[i]!) === Atomics.load(words, PLANE_DURABLE + slots[i]!)
+    )
+      i++
+    if (i === slots.length) return undefined
     // Read again, all of them: counts that moved since ask for a little more than needed, never less.
-    const need = new Int32Array(slots + 1)
-    for (slot = 0; slot <= slots; slot++)
-      need[slot] = Atomics.load(words, PLANE_APPLIED + (slot === slots ? MAIN_SLOT : slot))
+    const need = new Int32Array(slots.length)
+    for (i = 0; i < slots.length; i++) need[i] = Atomics.load(words, PLANE_APPLIED + slots[i]!)
     return need
   }
 
@@ -314,11 +317,10 @@ export class ThreadAnswers {
   /** Whether every count of `need` is durable (the reply holding it may leave). */
   durable(need: Int32Array): boolean {
     const words = this.words
-    const slots = this.threads
-    for (let slot = 0; slot <= slots; slot++) {
-      const durable = Atomics.load(words, PLANE_DURABLE + (slot === slots ? MAIN_SLOT : slot))
+    const slots = this.slots
+    for (let i = 0; i < slots.length; i++) {
       // Counts wrap at 2^32: what lies between them is under 2^31.
-      if (((durable - need[slot]!) | 0) < 0) return false
+      if (((Atomics.load(words, PLANE_DURABLE + slots[i]!) - need[i]!) | 0) < 0) return false
     }
     return true
   }

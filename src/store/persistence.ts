@@ -408,7 +408,7 @@ export class Persistence implements PersistenceParts {
     argv: CommandArgs | readonly Uint8Array[],
     targets: PropagateTargets = ALL_TARGETS,
     db = this.db,
-    writer = this.currentWriter(),
+    writer?: LogWriter,
   ): void {
     const toLog = this.config.appendonly && targets.log
     const feed = this.replicaFeed
@@ -421,7 +421,9 @@ export class Persistence implements PersistenceParts {
     }
     if (toLog) {
       this.appendLog.append(argv, db)
-      if (writer !== undefined) writer.logOffset = this.appendLog.appendedBytes
+      // The running command's client unless told: looked up only when there is a log to write.
+      const owner = writer ?? this.currentWriter()
+      if (owner !== undefined) owner.logOffset = this.appendLog.appendedBytes
     }
     if (!toReplicas) return
     // Encoded once: the stream takes the log's bytes of the record when the log has them.
