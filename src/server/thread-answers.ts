@@ -12,14 +12,7 @@
  * goes to the main thread as it came, and with it everything after it, in order.
  */
 import { performance } from 'node:perf_hooks'
-import {
-  BloomLayer,
-  SHARED_COUNT_WORDS,
-  SHARED_FOREIGN_ADDS,
-  SHARED_ITEMS,
-  SHARED_RESERVED,
-  SHARED_SET_BITS,
-} from '../core/bloom-layer.js'
+import { BloomLayer, SHARED_FOREIGN_ADDS, SHARED_ITEMS, SHARED_RESERVED, SHARED_SET_BITS } from '../core/bloom-layer.js'
 import { createHashPair, hashRedisBloom, hashSeeded } from '../core/hashing.js'
 import type { PlaneMessage, PublishedLayout } from './thread-plane.js'
 import { RingWriter } from './thread-ring.js'
@@ -30,29 +23,32 @@ import {
   COUNTER_INPUT_BYTES,
   COUNTER_OUTPUT_BYTES,
   COUNTER_READS,
+  COUNTER_REJECTED,
+  COUNTER_STRIDE,
   COUNTER_WRITES,
   COUNTERS_PER_THREAD,
   FIRST_THREAD_WRITE,
   JOURNAL_ADD,
   MAIN_SLOT,
-  PLANE_ADDING,
-  PLANE_APPLIED,
-  PLANE_DURABLE,
-  PLANE_LOGGING,
-  PLANE_WAITING,
-  PLANE_CLIENTS,
-  PLANE_HANDSHAKING,
-  PLANE_MAXCLIENTS,
-  COUNTER_REJECTED,
   PLANE_ADDS,
+  PLANE_APPLIED,
   PLANE_CELLS,
+  PLANE_CLIENTS,
+  PLANE_COUNT_STRIDE,
   PLANE_COUNTS,
+  PLANE_DURABLE,
   PLANE_EPOCH,
   PLANE_LATENCY_MILLIS,
+  PLANE_LOGGING,
+  PLANE_MAXCLIENTS,
   PLANE_OPEN,
-  PLANE_READERS,
   PLANE_SLOWLOG_MICROS,
+  THREAD_ADDING,
   THREAD_COMMANDS,
+  THREAD_HANDSHAKING,
+  THREAD_READING,
+  THREAD_WAITING,
+  threadWord,
 } from './thread-wire.js'
 
 /** The shared memories an I/O thread is given (io-threads.ts). */
@@ -166,12 +162,12 @@ export class ThreadAnswers {
 
   constructor(memory: PlaneMemory, thread: number) {
     this.words = new Int32Array(memory.control)
-    this.counters = new Float64Array(memory.counters, thread * COUNTERS_PER_THREAD * 8, COUNTERS_PER_THREAD)
-    this.readerWord = PLANE_READERS + thread
-    this.addingWord = PLANE_ADDING + thread
+    this.counters = new Float64Array(memory.counters, thread * COUNTER_STRIDE * 8, COUNTERS_PER_THREAD)
+    this.readerWord = threadWord(thread, THREAD_READING)
+    this.addingWord = threadWord(thread, THREAD_ADDING)
     this.appliedWord = PLANE_APPLIED + thread
-    this.waitingWord = PLANE_WAITING + thread
-    this.handshakingWord = PLANE_HANDSHAKING + thread
+    this.waitingWord = threadWord(thread, THREAD_WAITING)
+    this.handshakingWord = threadWord(thread, THREAD_HANDSHAKING)
     this.journal = new RingWriter(memory.journal)
     this.threads = memory.threads
     this.slots = [...Array.from({ length: memory.threads }, (_, slot) => slot), MAIN_SLOT]
@@ -303,13 +299,20 @@ export class ThreadAnswers {
    * Whether the TLS port takes one more connection, `handshaking` of this thread's under way: the
    * main thread's clients and every thread's handshakes are under maxclients (server.ts refuses a
    * plaintext connection past it the same way). Counted in INFO rejected_connections when not.
+   *
+   * The new connection is counted in this thread's word before the others are read (both
+   * sequentially consistent), so of two threads admitting at once at least one sees the other's:
+   * they never both take the last place (they may both drop, as a client closing meanwhile may
+   * let in one that was dropped).
    */
   admitsHandshake(handshaking: number): boolean {
     const words = this.words
-    let total = Atomics.load(words, PLANE_CLIENTS) + handshaking
+    Atomics.store(words, this.handshakingWord, handshaking + 1)
+    let total = Atomics.load(words, PLANE_CLIENTS)
     for (let thread = 0; thread < this.threads; thread++)
-      if (PLANE_HANDSHAKING + thread !== this.handshakingWord) total += Atomics.load(words, PLANE_HANDSHAKING + thread)
-    if (total < Atomics.load(words, PLANE_MAXCLIENTS)) return true
+      total += Atomics.load(words, threadWord(thread, THREAD_HANDSHAKING))
+    if (total <= Atomics.load(words, PLANE_MAXCLIENTS)) return true
+    Atomics.store(words, this.handshakingWord, handshaking)
     this.counters[COUNTER_REJECTED]++
     return false
   }
@@ -672,7 +675,7 @@ function layoutOf(message: PublishedLayout): Layout {
     version: message.version,
     seed: message.seed,
     layers,
-    countsAt: message.counts ? PLANE_COUNTS + message.cell * SHARED_COUNT_WORDS : -1,
+    countsAt: message.counts ? PLANE_COUNTS + message.cell * PLANE_COUNT_STRIDE : -1,
     olderItems: message.olderItems,
   }
 }

@@ -39,7 +39,7 @@
  *   soon as its cell changes).
  */
 import { gateReleases } from '../core/arena.js'
-import { type BloomLayer, SHARED_COUNT_WORDS, SHARED_FOREIGN_ADDS } from '../core/bloom-layer.js'
+import { type BloomLayer, SHARED_FOREIGN_ADDS } from '../core/bloom-layer.js'
 import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { BloomEntry } from '../store/registry.js'
 import { beforeCaptures, copiesAttached } from '../store/layer-copy.js'
@@ -58,31 +58,33 @@ import {
   COUNTER_INPUT_BYTES,
   COUNTER_OUTPUT_BYTES,
   COUNTER_READS,
+  COUNTER_REJECTED,
+  COUNTER_STRIDE,
   COUNTER_WRITES,
-  COUNTERS_PER_THREAD,
   JOURNAL_ADD,
   JOURNAL_BYTES,
   MAIN_SLOT,
-  PLANE_ADDING,
-  PLANE_APPLIED,
-  PLANE_DURABLE,
-  PLANE_LOGGING,
-  PLANE_MAXCLIENTS,
-  PLANE_CLIENTS,
-  PLANE_HANDSHAKING,
-  PLANE_WAITING,
-  COUNTER_REJECTED,
   PLANE_ADDS,
+  PLANE_APPLIED,
   PLANE_CELL_COUNT,
   PLANE_CELLS,
+  PLANE_CLIENTS,
+  PLANE_COUNT_STRIDE,
   PLANE_COUNTS,
+  PLANE_DURABLE,
   PLANE_EPOCH,
   PLANE_LATENCY_MILLIS,
+  PLANE_LOGGING,
+  PLANE_MAXCLIENTS,
   PLANE_OPEN,
-  PLANE_READERS,
   PLANE_SLOWLOG_MICROS,
   PLANE_WORDS,
+  THREAD_ADDING,
   THREAD_COMMANDS,
+  THREAD_HANDSHAKING,
+  THREAD_READING,
+  THREAD_WAITING,
+  threadWord,
 } from './thread-wire.js'
 
 /** A key's layout as a thread receives it. */
@@ -125,7 +127,7 @@ export interface ForgottenLayouts {
 
 export type PlaneMessage = PublishedLayout | ForgottenLayouts
 
-/** To a thread that waits for it (thread-wire.ts PLANE_WAITING): more writes are durable. */
+/** To a thread that waits for it (thread-wire.ts THREAD_WAITING): more writes are durable. */
 export interface PlaneNotice {
   readonly type: 'durable'
 }
@@ -211,7 +213,7 @@ export class ThreadPlane implements ThreadChecks {
     this.taken = new Int32Array(threads + 1)
     this.words = new Int32Array(this.control)
     Atomics.store(this.words, PLANE_EPOCH, 1)
-    this.counterMemory = new SharedArrayBuffer(threads * COUNTERS_PER_THREAD * 8)
+    this.counterMemory = new SharedArrayBuffer(threads * COUNTER_STRIDE * 8)
     this.counters = new Float64Array(this.counterMemory)
     this.folded = new Float64Array(this.counters.length)
     this.entries = THREAD_COMMANDS.map((name) => {
@@ -308,7 +310,7 @@ export class ThreadPlane implements ThreadChecks {
       const filter = entry.filter
       const newest = filter.layers[filter.layers.length - 1]!
       const shared = newest.shareable ? newest : undefined
-      shared?.share(this.words, PLANE_COUNTS + index * SHARED_COUNT_WORDS)
+      shared?.share(this.words, PLANE_COUNTS + index * PLANE_COUNT_STRIDE)
       const made: Cell = {
         index,
         key,
@@ -363,7 +365,8 @@ export class ThreadPlane implements ThreadChecks {
     // A thread stores its adding word, then reads PLANE_ADDS (both sequentially consistent): it
     // either saw 0 and adds nothing, or its 1 is seen here. It notifies once it stored 0 again.
     for (let thread = 0; wait && thread < this.threads; thread++) {
-      while (Atomics.load(words, PLANE_ADDING + thread) !== 0) Atomics.wait(words, PLANE_ADDING + thread, 1, 1)
+      const adding = threadWord(thread, THREAD_ADDING)
+      while (Atomics.load(words, adding) !== 0) Atomics.wait(words, adding, 1, 1)
     }
     // Every add made is journaled now (before its adding word went back to 0): its record goes
     // before whatever the main thread runs next.
@@ -458,7 +461,7 @@ export class ThreadPlane implements ThreadChecks {
       Atomics.store(words, PLANE_DURABLE + MAIN_SLOT, counts[this.threads]!)
       // After the counts: a thread stores its word, then looks at them (thread-answers.ts awaitDurable).
       for (let thread = 0; thread < this.threads; thread++) {
-        const at = PLANE_WAITING + thread
+        const at = threadWord(thread, THREAD_WAITING)
         if (Atomics.load(words, at) === 1 && Atomics.compareExchange(words, at, 1, 0) === 1)
           this.post(thread, { type: 'durable' })
       }
@@ -476,8 +479,7 @@ export class ThreadPlane implements ThreadChecks {
   private foldAdds(): void {
     const counters = this.counters
     let added = 0
-    for (let thread = 0; thread < this.threads; thread++)
-      added += counters[thread * COUNTERS_PER_THREAD + COUNTER_ADDED]!
+    for (let thread = 0; thread < this.threads; thread++) added += counters[thread * COUNTER_STRIDE + COUNTER_ADDED]!
     if (added === this.addedSeen) return
     this.server.databases.shared.dirty += added - this.addedSeen
     this.addedSeen = added
@@ -485,7 +487,7 @@ export class ThreadPlane implements ThreadChecks {
   }
 
   private foldCell(cell: Cell): void {
-    const adds = Atomics.load(this.words, PLANE_COUNTS + cell.index * SHARED_COUNT_WORDS + SHARED_FOREIGN_ADDS)
+    const adds = Atomics.load(this.words, PLANE_COUNTS + cell.index * PLANE_COUNT_STRIDE + SHARED_FOREIGN_ADDS)
     if (adds === cell.seenAdds) return
     cell.seenAdds = adds
     cell.entry.version++
@@ -586,7 +588,7 @@ export class ThreadPlane implements ThreadChecks {
     const folded = this.folded
     const stats = this.server.stats
     for (let thread = 0; thread < this.threads; thread++) {
-      const base = thread * COUNTERS_PER_THREAD
+      const base = thread * COUNTER_STRIDE
       const delta = (index: number): number => {
         const now = counters[base + index]!
         const moved = now - folded[base + index]!
@@ -630,7 +632,7 @@ export class ThreadPlane implements ThreadChecks {
 
   private passed(stamp: number): boolean {
     for (let thread = 0; thread < this.threads; thread++) {
-      const reading = Atomics.load(this.words, PLANE_READERS + thread)
+      const reading = Atomics.load(this.words, threadWord(thread, THREAD_READING))
       if (reading !== 0 && reading < stamp) return false
     }
     return true
@@ -662,7 +664,8 @@ export class ThreadPlane implements ThreadChecks {
   /** Connections in their TLS handshake on the threads (INFO bfs_tls_handshakes). */
   handshakes(): number {
     let count = 0
-    for (let thread = 0; thread < this.threads; thread++) count += Atomics.load(this.words, PLANE_HANDSHAKING + thread)
+    for (let thread = 0; thread < this.threads; thread++)
+      count += Atomics.load(this.words, threadWord(thread, THREAD_HANDSHAKING))
     return count
   }
 

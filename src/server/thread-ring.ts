@@ -23,14 +23,19 @@
 /** Not a record: the rest of the memory is skipped. */
 const WRAP = 0
 const HEADER_BYTES = 9
-/** Indexes in the control words. */
+/**
+ * Indexes in the control words: the reader's ({@link READ}, {@link READER_SLEEPS}) and the
+ * writer's ({@link WRITTEN}, {@link WRITER_WAITS}) 128 bytes apart, so that the two threads' stores
+ * land on cache lines of their own (two lines: processors fetch lines in pairs) and each reads the
+ * other's only when it needs to.
+ */
 const READ = 0
-const WRITTEN = 1
 /** 1 while the reader sleeps: a writer that adds a record must wake it. */
-const READER_SLEEPS = 2
+const READER_SLEEPS = 1
+const WRITTEN = 32
 /** 1 while the writer holds records that did not fit: the reader must wake it when it made room. */
-const WRITER_WAITS = 3
-const CONTROL_BYTES = 64
+const WRITER_WAITS = 33
+const CONTROL_BYTES = 256
 
 /** A ring's shared memory: `bytes` of records (a power of two) after the control words. */
 export function createRing(bytes: number): SharedArrayBuffer {
@@ -63,6 +68,11 @@ interface Waiting {
 
 export class RingWriter extends RingView {
   private written = 0
+  /**
+   * The reader's position when last read: it only moves on, so room counted from it is never more
+   * than there is, and the writer reads the reader's word again only when that is not enough.
+   */
+  private readSeen = 0
   private readonly waiting: Waiting[] = []
   private readonly largest: number
 
@@ -151,9 +161,11 @@ export class RingWriter extends RingView {
 
   /** Whether a record of `size` bytes fits now (with the wrap it may need). */
   private fits(size: number): boolean {
-    const free = this.capacity - ((this.written - Atomics.load(this.control, READ)) | 0)
     const toEnd = this.capacity - (this.written & (this.capacity - 1))
-    return (toEnd < size ? toEnd + size : size) <= free
+    const needed = toEnd < size ? toEnd + size : size
+    if (needed <= this.capacity - ((this.written - this.readSeen) | 0)) return true
+    this.readSeen = Atomics.load(this.control, READ)
+    return needed <= this.capacity - ((this.written - this.readSeen) | 0)
   }
 
   private write(

@@ -92,8 +92,14 @@ export const FIRST_THREAD_WRITE = 3
 /**
  * The words of the memory every thread shares with the main thread (thread-plane.ts), as Int32:
  * whether the threads may answer at all and whether they may add, the reclaim epoch, the SLOWLOG
- * and latency thresholds, each thread's reading epoch and whether it is adding, the version of
- * each cell (one per key whose layout was sent), then each cell's counts.
+ * and latency thresholds; then each thread's own words ({@link threadWord}); the applied and
+ * durable counts; the version of each cell (one per key whose layout was sent), then each cell's
+ * counts.
+ *
+ * A word one thread stores to often sits apart ({@link PLANE_LINE_WORDS}) from the words other
+ * threads read or store to often: a store takes the cache line from every other core, and the next
+ * read there waits for it. A thread's reading and adding words change on every read; the words
+ * every thread reads on every command stay on a line no thread stores to while serving.
  */
 export const PLANE_OPEN = 0
 export const PLANE_EPOCH = 1
@@ -109,43 +115,58 @@ export const PLANE_ADDS = 4
 export const PLANE_LOGGING = 5
 /**
  * The main thread's clients and maxclients (server.ts): with every thread's TLS handshakes under
- * way ({@link PLANE_HANDSHAKING}), what a thread's TLS port admits a new connection by, as redis
+ * way ({@link THREAD_HANDSHAKING}), what a thread's TLS port admits a new connection by, as redis
  * counts a TLS connection against maxclients from its accept.
  */
 export const PLANE_CLIENTS = 6
 export const PLANE_MAXCLIENTS = 7
-/** First of the reading epochs, one per I/O thread (0: not reading). */
-export const PLANE_READERS = 8
+/** Words from one group to the next that different threads store to: 128 bytes, two cache lines (processors fetch lines in pairs). */
+export const PLANE_LINE_WORDS = 32
 /** At most this many I/O threads. */
 export const PLANE_MAX_THREADS = 128
-/** First of the adding words, one per I/O thread: 1 while it may be adding. */
-export const PLANE_ADDING = PLANE_READERS + PLANE_MAX_THREADS
+/** First of the threads' own words, {@link PLANE_LINE_WORDS} per I/O thread (see {@link threadWord}). */
+export const PLANE_THREADS = PLANE_LINE_WORDS
+/** A thread's reading epoch (0: not reading). */
+export const THREAD_READING = 0
+/** 1 while the thread may be adding. */
+export const THREAD_ADDING = 1
+/** 1 while it holds replies (the main thread then tells it when more is durable). */
+export const THREAD_WAITING = 2
+/** Its TLS handshakes under way. */
+export const THREAD_HANDSHAKING = 3
+
+/** The index of I/O thread `thread`'s word `word` (THREAD_*). */
+export function threadWord(thread: number, word: number): number {
+  return PLANE_THREADS + thread * PLANE_LINE_WORDS + word
+}
+
 /**
  * First of the applied counts, one per I/O thread then one for the main thread ({@link MAIN_SLOT}),
  * while {@link PLANE_LOGGING}: a thread's journal records (raised before the record's bits are set),
  * the main thread's write commands (raised before each runs). A reply may show every write counted
  * when it was made, so it leaves once each {@link PLANE_DURABLE} count reached what it saw here.
+ * Side by side, not apart: a thread reads all of them for each reply.
  */
-export const PLANE_APPLIED = PLANE_ADDING + PLANE_MAX_THREADS
+export const PLANE_APPLIED = PLANE_THREADS + PLANE_MAX_THREADS * PLANE_LINE_WORDS
 /** The slot of the main thread's count in {@link PLANE_APPLIED} and {@link PLANE_DURABLE}. */
 export const MAIN_SLOT = PLANE_MAX_THREADS
+/** The applied or the durable counts' words: every slot's, to the next group. */
+const SLOT_WORDS = PLANE_MAX_THREADS + PLANE_LINE_WORDS
 /** First of the durable counts: how many of each slot's applied writes are in the log (under its fsync policy) and the stream. */
-export const PLANE_DURABLE = PLANE_APPLIED + PLANE_MAX_THREADS + 1
-/** First of the waiting words, one per I/O thread: 1 while it holds replies (the main thread then tells it when more is durable). */
-export const PLANE_WAITING = PLANE_DURABLE + PLANE_MAX_THREADS + 1
-/** First of the TLS handshakes under way, one word per I/O thread. */
-export const PLANE_HANDSHAKING = PLANE_WAITING + PLANE_MAX_THREADS
+export const PLANE_DURABLE = PLANE_APPLIED + SLOT_WORDS
 /** First cell. */
-export const PLANE_CELLS = PLANE_HANDSHAKING + PLANE_MAX_THREADS
+export const PLANE_CELLS = PLANE_DURABLE + SLOT_WORDS
 /** Cells: keys whose layout can be held by the threads at once. */
 export const PLANE_CELL_COUNT = 65536
 /**
  * First of the cells' counts: a cell's newest layer's counts (core/bloom-layer.ts
- * SHARED_COUNT_WORDS words from `PLANE_COUNTS + cell * SHARED_COUNT_WORDS`).
+ * SHARED_COUNT_WORDS words from `PLANE_COUNTS + cell * PLANE_COUNT_STRIDE`), each cell's on a
+ * cache line of its own, as threads adding to two filters store to two cells' counts.
  */
 export const PLANE_COUNTS = PLANE_CELLS + PLANE_CELL_COUNT
+export const PLANE_COUNT_STRIDE = Math.ceil(SHARED_COUNT_WORDS / 16) * 16
 /** Int32 words of the shared memory. */
-export const PLANE_WORDS = PLANE_COUNTS + PLANE_CELL_COUNT * SHARED_COUNT_WORDS
+export const PLANE_WORDS = PLANE_COUNTS + PLANE_CELL_COUNT * PLANE_COUNT_STRIDE
 
 /**
  * Each I/O thread's counters (Float64, written by that thread only, read by the main thread): what
@@ -163,3 +184,5 @@ export const COUNTER_REJECTED = 6
 /** Then calls and µs of each of {@link THREAD_COMMANDS}, in order. */
 export const COUNTER_CALLS = 7
 export const COUNTERS_PER_THREAD = COUNTER_CALLS + 2 * THREAD_COMMANDS.length
+/** From one thread's counters to the next's: whole 128-byte groups (see {@link PLANE_LINE_WORDS}), as each thread stores to its own on every command. */
+export const COUNTER_STRIDE = Math.ceil(COUNTERS_PER_THREAD / 16) * 16
