@@ -93,7 +93,7 @@ if ! "$NODE" -e 'const [a, b] = process.versions.node.split(".").map(Number); pr
   echo "!! $NOTE_NODE" >&2
 fi
 
-free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+free_port() { "$NODE" -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 DIR=$(mktemp -d)
 RESULTS="$DIR/results.csv" # server,load,command,round,rps,p50,p99,cpu_us
 PID=
@@ -106,7 +106,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-TUNABLES=$(node -p 'require("./package.json").scripts.start.match(/GLIBC_TUNABLES=(\S+)/)?.[1] ?? ""')
+TUNABLES=$("$NODE" -p 'require("./package.json").scripts.start.match(/GLIBC_TUNABLES=(\S+)/)?.[1] ?? ""')
 
 SERVERS=()
 for n in $THREADS; do SERVERS+=("bfs-t$n"); done
