@@ -72,5 +72,6 @@ export function updateState(state: ClusterState): void {
   if (next !== state.state) {
     state.host.log.warning(`Cluster state changed: ${next}`)
     state.state = next
+    state.servingChanged?.()
   }
 }

@@ -53,15 +53,46 @@ export function newNodeId(): string {
   return randomBytes(20).toString('hex')
 }
 
+/** Slots and the node each is migrating to or importing from: every change is told (see {@link ClusterState.servingChanged}). */
+class OpenSlots extends Map<number, ClusterNode> {
+  constructor(private readonly changed: () => void) {
+    super()
+  }
+
+  override set(slot: number, node: ClusterNode): this {
+    super.set(slot, node)
+    this.changed()
+    return this
+  }
+
+  override delete(slot: number): boolean {
+    if (!super.delete(slot)) return false
+    this.changed()
+    return true
+  }
+
+  override clear(): void {
+    if (this.size === 0) return
+    super.clear()
+    this.changed()
+  }
+}
+
 export class ClusterState implements NodesView {
   readonly nodes = new Map<string, ClusterNode>()
   myself!: ClusterNode
   currentEpoch = 0
   lastVoteEpoch = 0
+  /**
+   * Told, before the change can show in a reply, whenever the slots this node serves at once
+   * ({@link servesAtOnce}) may have changed: an owner, a migration or an import, the state. The I/O
+   * threads answer keys of those slots only (server/thread-plane.ts).
+   */
+  servingChanged: (() => void) | undefined = undefined
   /** Slots this node (their owner) is giving to another master (SETSLOT MIGRATING). */
-  readonly migratingTo = new Map<number, ClusterNode>()
+  readonly migratingTo: Map<number, ClusterNode> = new OpenSlots(() => this.servingChanged?.())
   /** Slots this node is receiving from their owner (SETSLOT IMPORTING). */
-  readonly importingFrom = new Map<number, ClusterNode>()
+  readonly importingFrom: Map<number, ClusterNode> = new OpenSlots(() => this.servingChanged?.())
   /** Forgotten node ids, with when they may come back; ms. */
   readonly blacklist = new Map<string, number>()
   /** Addresses met by CLUSTER MEET whose node id is not known yet, by "host:port". */
@@ -168,11 +199,26 @@ export class ClusterState implements NodesView {
     this.owners[slot] = node
     if (previous !== undefined && (previous === this.myself || previous.id === this.myself.masterId))
       this.host.shardSlotLeft?.(slot)
+    if (previous === this.myself || node === this.myself) this.servingChanged?.()
   }
 
   /** Whether `node` owns `slot`. */
   owns(node: ClusterNode, slot: number): boolean {
     return this.owners[slot] === node
+  }
+
+  /**
+   * Whether a command of one key in `slot` is served here whoever sends it (no MOVED, ASK,
+   * TRYAGAIN or CLUSTERDOWN whatever the key and the client): the cluster is ok and myself owns the
+   * slot, neither migrating nor importing it.
+   */
+  servesAtOnce(slot: number): boolean {
+    return (
+      this.state === 'ok' &&
+      this.owners[slot] === this.myself &&
+      (this.migratingTo.size === 0 || !this.migratingTo.has(slot)) &&
+      (this.importingFrom.size === 0 || !this.importingFrom.has(slot))
+    )
   }
 
   /** The node's config epoch as CLUSTER NODES prints it: a replica's is its master's. */

@@ -21,16 +21,19 @@
  *   a word of shared memory, and the cell's version then. Any change to what the key holds (set,
  *   deleted, renamed, its expiry, SWAPDB: store/registry.ts) or to its layers (a layer added:
  *   core/scalable-filter.ts) bumps the version synchronously, and the thread checks the version
- *   before every answer: a stale layout is never used.
+ *   before every answer: a stale layout is never used. In cluster mode a layout goes out only for
+ *   a key of a slot served at once (owned, neither migrating nor importing, the cluster ok: no
+ *   client could get a redirection or CLUSTERDOWN for it), and every layout is forgotten whenever
+ *   those slots may change (cluster-state.ts servingChanged), before the change can show in a reply.
  * - **Whether the threads may answer at all** (one shared word): only while no ACL rule restricts
- *   anyone, outside cluster mode, on a server that is not loading (a replica: with
+ *   anyone, in cluster mode while the cluster is ok, on a server that is not loading (a replica: with
  *   replica-serve-stale-data yes, else its link's state would matter), with no MONITOR and no
  *   CLIENT PAUSE, so that no check dispatch makes could refuse or hold the command. Recomputed before
  *   every client's output is written: whatever closed it (an ACL SETUSER, a MONITOR, a pause) was
  *   a command whose reply comes after.
  * - **Which connections.** A thread answers a connection itself only after this side said the
  *   connection is settled: it ran everything read from it, holds nothing of it, and it is a plain
- *   client (authenticated, no transaction, subscription, MONITOR, CLIENT REPLY or block). Any
+ *   client (authenticated, no transaction, subscription, MONITOR, CLIENT REPLY, block or ASKING). Any
  *   command the thread does not answer itself ends that until the next such word, so a connection's
  *   commands run and answer in its order.
  * - **No memory freed under a reader.** A collected bitmap's region is reused only once every
@@ -44,6 +47,7 @@ import type { ScalableBloomFilter } from '../core/scalable-filter.js'
 import type { BloomEntry } from '../store/registry.js'
 import { beforeCaptures, copiesAttached } from '../store/layer-copy.js'
 import { MemoryGuard } from '../store/memory-guard.js'
+import { slotOfName } from '../store/slot-index.js'
 import { watchHealth } from '../commands/kernel/health-watch.js'
 import type { ClientSession, CommandEntry, ServerContext, ThreadChecks } from '../commands/kernel/context.js'
 import { CommandArgs } from '../protocol/command-args.js'
@@ -229,9 +233,10 @@ export class ThreadPlane implements ThreadChecks {
       const cell = this.cells.get(`${db}\n${name}`)
       if (cell !== undefined) this.invalidate(cell)
     }
-    shared.everyKeyChanged = () => {
-      for (const cell of [...this.cells.values()]) this.invalidate(cell)
-    }
+    shared.everyKeyChanged = () => this.forgetEveryKey()
+    // Cluster mode: a key's layout goes out only while its slot is served at once (looked), and
+    // every layout is forgotten when those slots may have changed, before that can show in a reply.
+    if (server.cluster !== undefined) server.cluster.servingChanged = () => this.forgetEveryKey()
     gateReleases((release) => this.hold(release))
     beforeCaptures(() => this.quiesce())
     this.recheck()
@@ -246,7 +251,7 @@ export class ThreadPlane implements ThreadChecks {
     const open =
       this.usable &&
       server.acl.unrestricted &&
-      server.cluster === undefined &&
+      (server.cluster === undefined || server.cluster.state === 'ok') &&
       // A replica answers checks as its master's stream left the filters (its DELs and expiries
       // change keys as any command does), unless it refuses them while its link is down.
       (server.replication.role === 'master' || server.config['replica-serve-stale-data']) &&
@@ -296,6 +301,8 @@ export class ThreadPlane implements ThreadChecks {
     if (!(socket instanceof RemoteSocket)) return
     const thread = socket.thread
     if (entry.expiresAt !== undefined || this.cellOfFilter.get(entry.filter)?.sentTo.has(thread) === true) return
+    // A key whose commands anyone may get a MOVED, ASK, TRYAGAIN or CLUSTERDOWN for stays here.
+    if (this.server.cluster !== undefined && !this.server.cluster.servesAtOnce(slotOfName(entry.name))) return
     const key = `${db}\n${entry.name}`
     let cell = this.cells.get(key)
     if (cell !== undefined && cell.filter !== entry.filter) {
@@ -494,6 +501,10 @@ export class ThreadPlane implements ThreadChecks {
     watchHealth(this.server.log, cell.entry)
   }
 
+  private forgetEveryKey(): void {
+    for (const cell of [...this.cells.values()]) this.invalidate(cell)
+  }
+
   /** A key's layout changed: the threads' copies stop answering before this returns. */
   private invalidate(cell: Cell): void {
     if (cell.shared !== undefined) {
@@ -540,6 +551,8 @@ export class ThreadPlane implements ThreadChecks {
       client.replyMode !== undefined ||
       client.kind !== 'normal' ||
       client.blocked ||
+      // ASKING lasts until the next command, which the main thread runs (cluster-routing.ts).
+      (client as ClientSession).asking === true ||
       !client.betweenCommands()
     )
       return
@@ -689,6 +702,7 @@ export class ThreadPlane implements ThreadChecks {
     const shared = this.server.databases.shared
     shared.keyChanged = undefined
     shared.everyKeyChanged = undefined
+    if (this.server.cluster !== undefined) this.server.cluster.servingChanged = undefined
     for (const cell of this.cells.values()) if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
     this.cells.clear()
   }

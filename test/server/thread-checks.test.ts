@@ -17,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeHasReusePort } from '../../src/runtime/io-threads-setting.js'
 import { BFS_MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js'
 import { RawClient, ask, askOnce, encodeCommand } from '../helpers/resp.js'
+import { waitUntil } from '../helpers/cluster-nodes.js'
+import { slotOf } from '../../src/core/key-slot.js'
 import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -284,6 +286,82 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
     } finally {
       replica.bfs.kill()
       await replica.bfs.waitExit()
+    }
+  })
+
+  it("in cluster mode: answer keys of the slots served at once; from SETSLOT MIGRATING, NODE or DELSLOTS on, the ASK, MOVED or CLUSTERDOWN is the main thread's", async () => {
+    const [a, b] = await Promise.all([
+      startChildServer(flags('--cluster-enabled', 'yes')),
+      startChildServer(flags('--cluster-enabled', 'yes')),
+    ])
+    try {
+      const admin = await RawClient.connect(a.port)
+      clients.push(admin)
+      const key = 'clustered'
+      const slot = slotOf(key)
+      expect(await ask(admin, 'CLUSTER', 'ADDSLOTSRANGE', '0', '16383')).toBe('+OK\r\n')
+      expect(await askOnce(b.port, 'CLUSTER', 'MEET', '127.0.0.1', String(a.port))).toBe('+OK\r\n')
+      await waitUntil('both nodes know each other and the cluster is ok', async () => {
+        const infos = await Promise.all([a.port, b.port].map((port) => askOnce(port, 'CLUSTER', 'INFO')))
+        return infos.every((info) => info.includes('cluster_known_nodes:2') && info.includes('cluster_state:ok'))
+      })
+      const bId = (await askOnce(b.port, 'CLUSTER', 'MYID')).split('\r\n')[1]!
+      expect(await ask(admin, 'BF.ADD', key, 'a')).toBe(':1\r\n')
+      const client = await RawClient.connect(a.port)
+      clients.push(client)
+      await warm(client, ':1\r\n', 'BF.EXISTS', key, 'a')
+      let before = await threadAnswered(a.port)
+      expect(await ask(client, 'BF.ADD', key, 'b')).toBe(':1\r\n')
+      expect(await ask(client, 'BF.MEXISTS', key, 'a', 'b', 'c')).toBe('*3\r\n:1\r\n:1\r\n:0\r\n')
+      expect((await threadAnswered(a.port)) - before).toBe(2)
+
+      // Migrating: the key is still here (served, by the main thread); a missing one of its slot is ASKed.
+      expect(await ask(admin, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', bId)).toBe('+OK\r\n')
+      before = await threadAnswered(a.port)
+      expect(await ask(client, 'BF.EXISTS', key, 'a')).toBe(':1\r\n')
+      expect(await ask(client, 'BF.EXISTS', `{${key}}gone`, 'a')).toBe(`-ASK ${slot} 127.0.0.1:${b.port}\r\n`)
+      expect(await ask(client, 'BF.EXISTS', key, 'a')).toBe(':1\r\n')
+      expect((await threadAnswered(a.port)) - before).toBe(0)
+      // Stable again: the thread answers again once it learnt the layout again.
+      expect(await ask(admin, 'CLUSTER', 'SETSLOT', String(slot), 'STABLE')).toBe('+OK\r\n')
+      await warm(client, ':1\r\n', 'BF.EXISTS', key, 'b')
+
+      // Unassigned: CLUSTERDOWN for the key at once, from the main thread.
+      expect(await ask(admin, 'CLUSTER', 'DELSLOTS', String(slot))).toBe('+OK\r\n')
+      before = await threadAnswered(a.port)
+      expect(await ask(client, 'BF.EXISTS', key, 'a')).toMatch(/^-CLUSTERDOWN /)
+      expect((await threadAnswered(a.port)) - before).toBe(0)
+      expect(await ask(admin, 'CLUSTER', 'ADDSLOTS', String(slot))).toBe('+OK\r\n')
+      await waitUntil('the cluster is ok again', async () =>
+        (await askOnce(a.port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'),
+      )
+      await warm(client, ':1\r\n', 'BF.EXISTS', key, 'a')
+
+      // Given to b (the key still here: its thread held the layout until DELSLOTS): MOVED.
+      expect(await ask(admin, 'CLUSTER', 'DELSLOTS', String(slot))).toBe('+OK\r\n')
+      expect(await askOnce(b.port, 'CLUSTER', 'SETSLOT', String(slot), 'NODE', bId)).toBe('+OK\r\n')
+      const moved = `-MOVED ${slot} 127.0.0.1:${b.port}\r\n`
+      await waitUntil('a sends the slot to b', async () => (await ask(client, 'BF.EXISTS', key, 'a')) === moved)
+      before = await threadAnswered(a.port)
+      expect(await ask(client, 'BF.EXISTS', key, 'a')).toBe(moved)
+      expect(await ask(client, 'BF.ADD', key, 'c')).toBe(moved)
+      expect((await threadAnswered(a.port)) - before).toBe(0)
+
+      // ASKING lasts one command: the main thread runs the next one, and the thread the one after.
+      const other = 'asked'
+      expect(slotOf(other)).not.toBe(slot)
+      expect(await ask(admin, 'BF.ADD', other, 'a')).toBe(':1\r\n')
+      await warm(client, ':1\r\n', 'BF.EXISTS', other, 'a')
+      expect(await ask(client, 'ASKING')).toBe('+OK\r\n')
+      before = await threadAnswered(a.port)
+      expect(await ask(client, 'BF.EXISTS', other, 'a')).toBe(':1\r\n')
+      expect((await threadAnswered(a.port)) - before).toBe(0)
+      await warm(client, ':1\r\n', 'BF.EXISTS', other, 'a')
+    } finally {
+      for (const node of [a, b]) {
+        node.bfs.kill()
+        await node.bfs.waitExit()
+      }
     }
   })
 

@@ -152,12 +152,7 @@ function servedAtOnce(state: ClusterState, entry: CommandEntry, argv: CommandArg
   if (plan.kind === 'none') return true
   if (plan.kind !== 'range' || plan.first !== plan.last || plan.first >= argv.length || state.state !== 'ok')
     return false
-  const slot = keyHashSlot(argv.bytes(plan.first), argv.start(plan.first), argv.end(plan.first))
-  return (
-    state.slotOwner(slot) === state.myself &&
-    (state.migratingTo.size === 0 || !state.migratingTo.has(slot)) &&
-    (state.importingFrom.size === 0 || !state.importingFrom.has(slot))
-  )
+  return state.servesAtOnce(keyHashSlot(argv.bytes(plan.first), argv.start(plan.first), argv.end(plan.first)))
 }
 
 /** The refusal text for a command in cluster mode, or undefined when this node serves it. */
