@@ -102,6 +102,8 @@ interface Connection {
    */
   local: boolean
   db: number
+  /** The settling generation it was settled in (thread-wire.ts PLANE_GENERATION). */
+  generation: number
   /** While local: the start of a command not whole yet (a copy). */
   pending: Buffer | undefined
   /** While local: not read until its socket sent what this thread answered (a write found it full). */
@@ -241,6 +243,7 @@ class IoThread {
       ahead: false,
       ending: false,
       local: false,
+      generation: 0,
       db: 0,
       pending: undefined,
       outputFull: false,
@@ -274,7 +277,8 @@ class IoThread {
       connection.pending = undefined
     }
     const answers = this.answers
-    if (!connection.local || answers === undefined || !answers.open) return this.forward(connection, bytes, 0, end)
+    if (!connection.local || answers === undefined || !answers.open || connection.generation !== answers.generation)
+      return this.forward(connection, bytes, 0, end)
     const answered = answers.answer(bytes, end, connection.db, connection.id)
     if (answered.journaled) this.out.put(JOURNALED, connection.id)
     if (answered.reply !== undefined) {
@@ -432,6 +436,7 @@ class IoThread {
         if (payload.readUInt32LE(0) === connection.read && !connection.ending) {
           connection.local = true
           connection.db = payload.readUInt32LE(4)
+          connection.generation = payload.readUInt32LE(8) | 0
         }
         return
     }

@@ -58,7 +58,7 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
   private paused = false
   /** {@link consumed} when the thread was last told the connection is settled (-1: never). */
   private settledAt = -1
-  private readonly settledRecord = Buffer.alloc(8)
+  private readonly settledRecord = Buffer.alloc(12)
   /** Reads that arrived while paused: delivered, in order, on resume. */
   private held: Buffer[] = []
   private ended = false
@@ -177,11 +177,12 @@ export class RemoteSocket extends EventEmitter implements ClientSocket {
    * The server ran all it read and holds none of it (thread-plane.ts settle): the thread may answer
    * the connection's checks itself from what it reads next, unless it read more meanwhile.
    */
-  settle(db: number): void {
+  settle(db: number, generation: number): void {
     if (this.paused || this.held.length > 0 || this.ended || this.destroyed || this.settledAt === this.consumed) return
     this.settledAt = this.consumed
     this.settledRecord.writeUInt32LE(this.consumed, 0)
     this.settledRecord.writeUInt32LE(db, 4)
+    this.settledRecord.writeUInt32LE(generation >>> 0, 8)
     this.outbox.put(SETTLED, this.connection, this.settledRecord)
   }
 

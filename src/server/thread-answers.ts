@@ -38,6 +38,7 @@ import {
   PLANE_COUNTS,
   PLANE_DURABLE,
   PLANE_EPOCH,
+  PLANE_GENERATION,
   PLANE_LATENCY_MILLIS,
   PLANE_LOGGING,
   PLANE_MAXCLIENTS,
@@ -199,6 +200,11 @@ export class ThreadAnswers {
   /** Whether the main thread lets the threads answer now. */
   get open(): boolean {
     return Atomics.load(this.words, PLANE_OPEN) === 1
+  }
+
+  /** The settling generation now (thread-wire.ts PLANE_GENERATION): a connection settled in another is the main thread's. */
+  get generation(): number {
+    return Atomics.load(this.words, PLANE_GENERATION)
   }
 
   /**

@@ -25,17 +25,19 @@
  *   a key of a slot served at once (owned, neither migrating nor importing, the cluster ok: no
  *   client could get a redirection or CLUSTERDOWN for it), and every layout is forgotten whenever
  *   those slots may change (cluster-state.ts servingChanged), before the change can show in a reply.
- * - **Whether the threads may answer at all** (one shared word): only while no ACL rule restricts
- *   anyone, in cluster mode while the cluster is ok, on a server that is not loading (a replica: with
- *   replica-serve-stale-data yes, else its link's state would matter), with no MONITOR and no
- *   CLIENT PAUSE, so that no check dispatch makes could refuse or hold the command. Recomputed before
- *   every client's output is written: whatever closed it (an ACL SETUSER, a MONITOR, a pause) was
- *   a command whose reply comes after.
+ * - **Whether the threads may answer at all** (one shared word): only in cluster mode while the
+ *   cluster is ok, on a server that is not loading (a replica: with replica-serve-stale-data yes,
+ *   else its link's state would matter), with no MONITOR and no CLIENT PAUSE, so that no check
+ *   dispatch makes could refuse or hold the command. Recomputed before every client's output is
+ *   written: whatever closed it (a MONITOR, a pause) was a command whose reply comes after.
  * - **Which connections.** A thread answers a connection itself only after this side said the
- *   connection is settled: it ran everything read from it, holds nothing of it, and it is a plain
- *   client (authenticated, no transaction, subscription, MONITOR, CLIENT REPLY, block or ASKING). Any
+ *   connection is settled: it ran everything read from it, holds nothing of it, it is a plain
+ *   client (authenticated, no transaction, subscription, MONITOR, CLIENT REPLY, block or ASKING),
+ *   and its user may run the threads' commands on any key (no ACL check could refuse them). Any
  *   command the thread does not answer itself ends that until the next such word, so a connection's
- *   commands run and answer in its order.
+ *   commands run and answer in its order. An ACL change moves the settling generation on (shared
+ *   word, before the change's reply): every connection's next command goes to this side, which
+ *   settles it again under the new rules.
  * - **No memory freed under a reader.** A collected bitmap's region is reused only once every
  *   thread that might have been reading it finished that read (epochs: core/arena.ts ReleaseGate).
  *   A large filter's own memory goes only once no thread holds a view of it (they drop a layout as
@@ -49,6 +51,7 @@ import { beforeCaptures, copiesAttached } from '../store/layer-copy.js'
 import { MemoryGuard } from '../store/memory-guard.js'
 import { slotOfName } from '../store/slot-index.js'
 import { watchHealth } from '../commands/kernel/health-watch.js'
+import { runsAnywhere } from '../commands/kernel/acl-check.js'
 import type { ClientSession, CommandEntry, ServerContext, ThreadChecks } from '../commands/kernel/context.js'
 import { CommandArgs } from '../protocol/command-args.js'
 import { loggedArgs } from '../commands/state/slowlog.js'
@@ -77,6 +80,7 @@ import {
   PLANE_COUNTS,
   PLANE_DURABLE,
   PLANE_EPOCH,
+  PLANE_GENERATION,
   PLANE_LATENCY_MILLIS,
   PLANE_LOGGING,
   PLANE_MAXCLIENTS,
@@ -173,6 +177,11 @@ export class ThreadPlane implements ThreadChecks {
   private readonly cellOfFilter = new WeakMap<ScalableBloomFilter, Cell>()
   private readonly freeCells: number[] = []
   private nextCell = 0
+  /** The settling generation (thread-wire.ts PLANE_GENERATION), and the ACL change it follows. */
+  private generation = 0
+  private aclVersion = -1
+  /** By user name, whether the user may run the threads' commands anywhere (mayRunAnywhere), since the last ACL change. */
+  private readonly answerable = new Map<string, boolean>()
   private open = false
   /** Whether the threads may add (PLANE_ADDS): from {@link recheck} to the next {@link quiesce}. */
   private addsOpen = false
@@ -250,7 +259,6 @@ export class ThreadPlane implements ThreadChecks {
     const server = this.server
     const open =
       this.usable &&
-      server.acl.unrestricted &&
       (server.cluster === undefined || server.cluster.state === 'ok') &&
       // A replica answers checks as its master's stream left the filters (its DELs and expiries
       // change keys as any command does), unless it refuses them while its link is down.
@@ -262,6 +270,12 @@ export class ThreadPlane implements ThreadChecks {
     if (open !== this.open) {
       this.open = open
       Atomics.store(words, PLANE_OPEN, open ? 1 : 0)
+    }
+    // A user changed: what each settled connection may run is looked at again (settle).
+    if (server.acl.version !== this.aclVersion) {
+      this.aclVersion = server.acl.version
+      this.answerable.clear()
+      Atomics.store(words, PLANE_GENERATION, ++this.generation)
     }
     const config = server.config
     // maxclients for the threads' TLS ports (CONFIG SET: a command, whose output comes after).
@@ -553,10 +567,28 @@ export class ThreadPlane implements ThreadChecks {
       client.blocked ||
       // ASKING lasts until the next command, which the main thread runs (cluster-routing.ts).
       (client as ClientSession).asking === true ||
-      !client.betweenCommands()
+      !client.betweenCommands() ||
+      !this.mayRunAnywhere(client.user)
     )
       return
-    socket.settle(client.db)
+    socket.settle(client.db, this.generation)
+  }
+
+  /**
+   * Whether the user may run every command the threads answer, on any key and with any
+   * arguments: then no ACL check could refuse a command its thread answers (the threads check
+   * nothing). By the user's root selector only, as it is after the last ACL change.
+   */
+  private mayRunAnywhere(name: string): boolean {
+    const acl = this.server.acl
+    if (acl.unrestricted) return true
+    let may = this.answerable.get(name)
+    if (may === undefined) {
+      const user = acl.get(name)
+      may = user !== undefined && runsAnywhere(user, this.entries)
+      this.answerable.set(name, may)
+    }
+    return may
   }
 
   /** Its thread answered commands of the client: it is not idle (`timeout`, CLIENT LIST). */

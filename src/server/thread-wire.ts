@@ -54,7 +54,8 @@ export const RING_BYTES = 256 * 1024
  * To an I/O thread: the server ran everything read from the connection so far and holds nothing
  * of it (no command waits, none is half read), and the connection may have its checks answered
  * by its thread (thread-answers.ts): u32 bytes the server took from it (modulo 2^32, as
- * {@link CONSUMED}), u32 its database. Sent after the replies of what it ran.
+ * {@link CONSUMED}), u32 its database, u32 the settling generation ({@link PLANE_GENERATION}).
+ * Sent after the replies of what it ran.
  */
 export const SETTLED = 13
 /**
@@ -120,6 +121,12 @@ export const PLANE_LOGGING = 5
  */
 export const PLANE_CLIENTS = 6
 export const PLANE_MAXCLIENTS = 7
+/**
+ * The settling generation: a connection is answered by its thread only while the generation it
+ * was settled in ({@link SETTLED}) is this one. Moved on by any change to what a settled
+ * connection may run (an ACL change), before the reply of the command that made it.
+ */
+export const PLANE_GENERATION = 8
 /** Words from one group to the next that different threads store to: 128 bytes, two cache lines (processors fetch lines in pairs). */
 export const PLANE_LINE_WORDS = 32
 /** At most this many I/O threads. */

@@ -224,6 +224,41 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
     await client.waitClosed()
   })
 
+  it("with ACL users: a user who may run the threads' commands on any key is answered by its thread, a restricted one by the main thread; a change applies to the next command", async () => {
+    const admin = await connect()
+    expect(await ask(admin, 'BF.ADD', 'acl:open', 'a')).toBe(':1\r\n')
+    expect(await ask(admin, 'ACL', 'SETUSER', 'wide', 'on', 'nopass', '~*', '+@all')).toBe('+OK\r\n')
+    expect(await ask(admin, 'ACL', 'SETUSER', 'narrow', 'on', 'nopass', '~acl:*', '+@all')).toBe('+OK\r\n')
+    try {
+      const wide = await connect()
+      expect(await ask(wide, 'AUTH', 'wide', 'any')).toBe('+OK\r\n')
+      await warm(wide, ':1\r\n', 'BF.EXISTS', 'acl:open', 'a')
+      const narrow = await connect()
+      expect(await ask(narrow, 'AUTH', 'narrow', 'any')).toBe('+OK\r\n')
+      const before = await threadAnswered()
+      for (let i = 0; i < 20; i++) expect(await ask(narrow, 'BF.EXISTS', 'acl:open', 'a')).toBe(':1\r\n')
+      expect(await ask(narrow, 'BF.EXISTS', 'elsewhere', 'a')).toMatch(/^-NOPERM /)
+      expect(await ask(narrow, 'BF.ADD', 'acl:open', 'b')).toBe(':1\r\n')
+      expect(await ask(wide, 'BF.MEXISTS', 'acl:open', 'a', 'b')).toBe('*2\r\n:1\r\n:1\r\n')
+      expect((await threadAnswered()) - before).toBe(1)
+      expect(await ask(admin, 'ACL', 'LOG')).toContain('elsewhere')
+
+      // The wide user loses BF.EXISTS: its next check is refused, by the main thread.
+      expect(await ask(admin, 'ACL', 'SETUSER', 'wide', '-bf.exists')).toBe('+OK\r\n')
+      expect(await ask(wide, 'BF.EXISTS', 'acl:open', 'a')).toMatch(/^-NOPERM /)
+      expect(await ask(admin, 'ACL', 'SETUSER', 'wide', '+bf.exists')).toBe('+OK\r\n')
+      await warm(wide, ':1\r\n', 'BF.EXISTS', 'acl:open', 'a')
+      // Narrowed to some keys: another key is refused at once.
+      expect(await ask(admin, 'ACL', 'SETUSER', 'wide', 'resetkeys', '~acl:*')).toBe('+OK\r\n')
+      expect(await ask(wide, 'BF.EXISTS', 'other', 'a')).toMatch(/^-NOPERM /)
+      // The narrow user may reach every key now: its thread answers it.
+      expect(await ask(admin, 'ACL', 'SETUSER', 'narrow', 'allkeys')).toBe('+OK\r\n')
+      await warm(narrow, ':1\r\n', 'BF.EXISTS', 'acl:open', 'b')
+    } finally {
+      expect(await ask(admin, 'ACL', 'DELUSER', 'wide', 'narrow')).toBe(':2\r\n')
+    }
+  })
+
   it('keep the connection from being idle (timeout, CLIENT LIST) and reach the SLOWLOG', async () => {
     const admin = await connect()
     const client = await connect()

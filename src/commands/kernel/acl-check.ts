@@ -89,6 +89,19 @@ function commandAllowed(user: AclSelector, entry: CommandEntry, row: CommandRow,
   return args.some((arg) => arg.toLowerCase() === given)
 }
 
+/**
+ * Whether the user's root selector lets it run each of `entries` (undefined: none) on any key,
+ * whatever the arguments: no check of those commands could refuse it.
+ */
+export function runsAnywhere(user: AclUser, entries: readonly (CommandEntry | undefined)[]): boolean {
+  if (user.unrestricted) return true
+  if (!user.allKeys) return false
+  return entries.every(
+    (entry) =>
+      entry !== undefined && (user.allCommands || entry.allowedWithoutAuth || user.allowed.has(entry.row.fullName)),
+  )
+}
+
 function keyAllowed(user: AclSelector, key: Buffer, access: number): boolean {
   for (const pattern of user.keys) {
     if ((pattern.flags & access) !== access) continue

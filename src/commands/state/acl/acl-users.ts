@@ -38,6 +38,8 @@ export class AclUsers {
   unrestricted = true
   /** Whether the default user needs no password (on and nopass): new clients start authenticated. */
   defaultOpen = true
+  /** Counts the changes to any user (server/thread-plane.ts: what a connection's user may run). */
+  version = 0
 
   constructor(
     private readonly table: AclTable,
@@ -65,6 +67,7 @@ export class AclUsers {
 
   /** Recomputes the fast-path flags after any change. */
   private changed(): void {
+    this.version++
     this.unrestricted = [...this.users.values()].every((user) => user.unrestricted)
     const base = this.users.get(DEFAULT_USER)!
     this.defaultOpen = base.enabled && base.nopass
