@@ -368,6 +368,8 @@ export class BfsServer extends EventEmitter implements ClientHost {
     // The I/O threads' adds counted in first: the save rules look at the changes since the last save.
     this.threadPlane?.fold()
     if (!this.loading) this.persistence.cron(nowMs, everySecond)
+    // What the threads may do changes with time too (a replica's acknowledgement ages).
+    this.threadPlane?.recheck()
     this.stats.sample(nowMs, usedMemory())
     this.eventLoopLatency.tick()
   }

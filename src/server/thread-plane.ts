@@ -296,7 +296,7 @@ export class ThreadPlane implements ThreadChecks {
       server.replication.role === 'master' &&
       server.watchedKeys.size === 0 &&
       !copiesAttached() &&
-      config['min-replicas-to-write'] === 0 &&
+      !this.replicasShort() &&
       (maxmemory <= 0 || !MemoryGuard.of(server.databases).isOverLimit(maxmemory)) &&
       server.persistence.writeRefusal() === undefined
     if (adds && !this.addsOpen) {
@@ -307,6 +307,17 @@ export class ThreadPlane implements ThreadChecks {
     if (words[PLANE_SLOWLOG_MICROS] !== slowlog) Atomics.store(words, PLANE_SLOWLOG_MICROS, slowlog < 0 ? -1 : slowlog)
     const latency = config['latency-monitor-threshold']
     if (words[PLANE_LATENCY_MILLIS] !== latency) Atomics.store(words, PLANE_LATENCY_MILLIS, latency)
+  }
+
+  /**
+   * Whether a write would be refused for want of replicas (dispatch.ts replicasRefusal): fewer
+   * online replicas acknowledged within min-replicas-max-lag than min-replicas-to-write. Looked at
+   * again on every tick too (server.ts cron), as an acknowledgement ages without any event.
+   */
+  private replicasShort(): boolean {
+    const { config, masterSide } = this.server
+    const needed = config['min-replicas-to-write']
+    return needed > 0 && config['min-replicas-max-lag'] > 0 && masterSide.goodReplicaCount() < needed
   }
 
   looked(client: ClientSession, db: number, entry: BloomEntry): void {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nodeHasReusePort } from '../../src/runtime/io-threads-setting.js'
 import { BFS_MAIN, startChildServer, type ChildServer } from '../helpers/child-server.js'
 import { RawClient, ask, askOnce, encodeCommand } from '../helpers/resp.js'
+import { waitUntil } from '../helpers/cluster-nodes.js'
 import { tempDirsRemovedAfterAll } from '../helpers/temp-dir.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -316,6 +317,43 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
       `*${items.length}\r\n${':1\r\n'.repeat(items.length)}`,
     )
     await stop(again)
+  })
+
+  it('add while min-replicas-to-write replicas acknowledge, and leave the adds to the main thread (-NOREPLICAS) once they do not', async () => {
+    const server = await start(tempDir(), '--min-replicas-to-write', '1', '--min-replicas-max-lag', '2')
+    const port = server.port
+    const replica = await start(tempDir(), '--replicaof', '127.0.0.1', String(port))
+    const admin = await connect(port)
+    await waitUntil('the replica acknowledges', async () => (await ask(admin, 'WAIT', '1', '1000')) === ':1\r\n')
+    expect(await ask(admin, 'BF.RESERVE', 'quorum', '0.01', '1000')).toBe('+OK\r\n')
+    const adder = await connect(port)
+    await warm(adder, 'quorum')
+    let before = await threadAnswered(port)
+    for (let i = 0; i < 20; i++) expect(await ask(adder, 'BF.ADD', 'quorum', `acked${i}`)).toBe(':1\r\n')
+    expect((await threadAnswered(port)) - before).toBe(20)
+
+    // The replica stops acknowledging: once its last ACK is older than the lag, every add is refused.
+    replica.bfs.child.kill('SIGSTOP')
+    try {
+      let tries = 0
+      await waitUntil('an add is refused for want of replicas', async () => {
+        const reply = await ask(adder, 'BF.ADD', 'quorum', `late${tries++}`)
+        return reply.startsWith('-NOREPLICAS ')
+      })
+      before = await threadAnswered(port)
+      for (let i = 0; i < 20; i++) expect(await ask(adder, 'BF.ADD', 'quorum', `refused${i}`)).toMatch(/^-NOREPLICAS /)
+      expect(await ask(adder, 'BF.EXISTS', 'quorum', 'refused0')).toBe(':0\r\n')
+      expect((await threadAnswered(port)) - before).toBeLessThanOrEqual(1)
+    } finally {
+      replica.bfs.child.kill('SIGCONT')
+    }
+    // Acknowledging again: the thread adds again.
+    await waitUntil('the replica acknowledges again', async () => (await ask(admin, 'WAIT', '1', '1000')) === ':1\r\n')
+    await waitUntil('the thread adds again', async () => {
+      const at = await threadAnswered(port)
+      expect(await ask(adder, 'BF.ADD', 'quorum', `again${at}`)).toBe(':1\r\n')
+      return (await threadAnswered(port)) > at
+    })
   })
 
   it('add with the append-only log on (their records in the log before the reply), leave the adds to the main thread while a WATCH needs them, and lose none at a kill -9', async () => {
