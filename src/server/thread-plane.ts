@@ -243,6 +243,9 @@ export class ThreadPlane implements ThreadChecks {
       if (cell !== undefined) this.invalidate(cell)
     }
     shared.everyKeyChanged = () => this.forgetEveryKey()
+    // A watched key's commands are the main thread's (its writes touch the watchers): its layout
+    // is forgotten by the WATCH, and not sent while watched (looked).
+    server.watchedKeys.keyWatched = shared.keyChanged
     // Cluster mode: a key's layout goes out only while its slot is served at once (looked), and
     // every layout is forgotten when those slots may have changed, before that can show in a reply.
     if (server.cluster !== undefined) server.cluster.servingChanged = () => this.forgetEveryKey()
@@ -288,13 +291,12 @@ export class ThreadPlane implements ThreadChecks {
       this.logging = logging
       Atomics.store(words, PLANE_LOGGING, logging ? 1 : 0)
     }
-    // The adds: only where nothing refuses one (-OOM, -MISCONF, min-replicas, a replica's role),
-    // no WATCH would have to be told and no capture reads a layer being written.
+    // The adds: only where nothing refuses one (-OOM, -MISCONF, min-replicas, a replica's role)
+    // and no capture reads a layer being written (a watched key's layout is not out: looked).
     const maxmemory = config.maxmemory
     const adds =
       open &&
       server.replication.role === 'master' &&
-      server.watchedKeys.size === 0 &&
       !copiesAttached() &&
       !this.replicasShort() &&
       (maxmemory <= 0 || !MemoryGuard.of(server.databases).isOverLimit(maxmemory)) &&
@@ -326,6 +328,7 @@ export class ThreadPlane implements ThreadChecks {
     if (!(socket instanceof RemoteSocket)) return
     const thread = socket.thread
     if (entry.expiresAt !== undefined || this.cellOfFilter.get(entry.filter)?.sentTo.has(thread) === true) return
+    if (this.server.watchedKeys.watches(db, entry.name)) return
     // A key whose commands anyone may get a MOVED, ASK, TRYAGAIN or CLUSTERDOWN for stays here.
     if (this.server.cluster !== undefined && !this.server.cluster.servesAtOnce(slotOfName(entry.name))) return
     const key = `${db}\n${entry.name}`
@@ -745,6 +748,7 @@ export class ThreadPlane implements ThreadChecks {
     const shared = this.server.databases.shared
     shared.keyChanged = undefined
     shared.everyKeyChanged = undefined
+    this.server.watchedKeys.keyWatched = undefined
     if (this.server.cluster !== undefined) this.server.cluster.servingChanged = undefined
     for (const cell of this.cells.values()) if (cell.filter.onGrow === cell.grew) cell.filter.onGrow = undefined
     this.cells.clear()

@@ -377,16 +377,26 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     // BF.CARD reads the counts the main thread keeps in shared words: the thread answers it still.
     expect(await ask(client, 'BF.CARD', 'logged')).toBe(':21\r\n')
     expect((await threadAnswered(server.port)) - before).toBe(22)
-    // WATCH: an add from another connection is the main thread's and fails the transaction.
+    // WATCH: an add from another connection to the watched key is the main thread's and fails the
+    // transaction; the thread goes on adding to the other keys.
     expect(await ask(admin, 'CONFIG', 'SET', 'appendonly', 'no')).toBe('+OK\r\n')
+    expect(await ask(admin, 'BF.RESERVE', 'unwatched', '0.01', '1000')).toBe('+OK\r\n')
+    await warm(client, 'unwatched')
     const watcher = await connect(server.port)
     expect(await ask(watcher, 'WATCH', 'logged')).toBe('+OK\r\n')
     expect(await ask(watcher, 'MULTI')).toBe('+OK\r\n')
     expect(await ask(watcher, 'BF.CARD', 'logged')).toBe('+QUEUED\r\n')
     before = await threadAnswered(server.port)
-    expect(await ask(client, 'BF.ADD', 'logged', 'while-watched')).toBe(':1\r\n')
-    expect(await threadAnswered(server.port)).toBe(before)
+    expect(await ask(client, 'BF.ADD', 'unwatched', 'beside')).toBe(':1\r\n')
+    expect(await threadAnswered(server.port)).toBe(before + 1)
+    for (let i = 0; i < 10; i++) expect(await ask(client, 'BF.ADD', 'logged', `while-watched${i}`)).toBe(':1\r\n')
+    expect(await threadAnswered(server.port)).toBe(before + 1)
     expect(await ask(watcher, 'EXEC')).toBe('*-1\r\n')
+    // Watched no more: the thread adds to it again.
+    await warm(client, 'logged')
+    before = await threadAnswered(server.port)
+    expect(await ask(client, 'BF.ADD', 'logged', 'after-exec')).toBe(':1\r\n')
+    expect(await threadAnswered(server.port)).toBe(before + 1)
     // kill -9 with the log back on: the adds acknowledged after it are there after the restart.
     expect(await ask(admin, 'CONFIG', 'SET', 'appendonly', 'yes')).toBe('+OK\r\n')
     for (let i = 0; i < 100 && !(await ask(admin, 'INFO', 'persistence')).includes('aof_rewrite_in_progress:0'); i++)
@@ -409,7 +419,8 @@ describe.runIf(REUSE_PORT)('adds answered by the I/O threads', () => {
     expect(await askOnce(again.port, 'BF.CARD', 'logged')).toBe(card)
     const items = [
       'threaded',
-      'while-watched',
+      'after-exec',
+      ...Array.from({ length: 10 }, (_, i) => `while-watched${i}`),
       ...Array.from({ length: 20 }, (_, i) => `logged${i}`),
       ...Array.from({ length: 20 }, (_, i) => `late${i}`),
     ]

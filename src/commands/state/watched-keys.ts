@@ -44,19 +44,32 @@ export class WatchedKeys {
   private readonly byKey = new Map<string, Set<Watcher>>()
   /** Whether the module command running opened its key for writing ({@link openedForWrite}). */
   private keyOpened = false
+  /**
+   * Told when a key becomes watched, while the WATCH runs (server/thread-plane.ts: the I/O
+   * threads leave the key's commands to the main thread, whose writes touch its watchers).
+   */
+  keyWatched: ((db: number, key: string) => void) | undefined = undefined
 
   get size(): number {
     return this.byKey.size
   }
 
+  /** Whether a client watches `key` in database `db`. */
+  watches(db: number, key: string): boolean {
+    return this.byKey.size > 0 && this.byKey.has(watchId(db, key))
+  }
+
   /** WATCH of `key` in database `db`. */
   watch(client: Watcher, db: number, key: string): void {
-    key = watchId(db, key)
+    const id = watchId(db, key)
     const state = (client.watch ??= { keys: new Set(), touched: false })
-    if (state.keys.has(key)) return
-    state.keys.add(key)
-    let clients = this.byKey.get(key)
-    if (clients === undefined) this.byKey.set(key, (clients = new Set()))
+    if (state.keys.has(id)) return
+    state.keys.add(id)
+    let clients = this.byKey.get(id)
+    if (clients === undefined) {
+      this.byKey.set(id, (clients = new Set()))
+      this.keyWatched?.(db, key)
+    }
     clients.add(client)
   }
 
