@@ -199,7 +199,13 @@ export class ClusterState implements NodesView {
     this.owners[slot] = node
     if (previous !== undefined && (previous === this.myself || previous.id === this.myself.masterId))
       this.host.shardSlotLeft?.(slot)
-    if (previous === this.myself || node === this.myself) this.servingChanged?.()
+    const master = this.myself.masterId
+    if (
+      previous === this.myself ||
+      node === this.myself ||
+      (master !== undefined && (previous?.id === master || node?.id === master))
+    )
+      this.servingChanged?.()
   }
 
   /** Whether `node` owns `slot`. */
@@ -219,6 +225,15 @@ export class ClusterState implements NodesView {
       (this.migratingTo.size === 0 || !this.migratingTo.has(slot)) &&
       (this.importingFrom.size === 0 || !this.importingFrom.has(slot))
     )
+  }
+
+  /**
+   * Whether a read of one key in `slot` from a READONLY connection is served here at once: myself
+   * is a replica of the slot's owner and the cluster is ok (cluster-routing.ts redirection).
+   */
+  servesReadsAtOnce(slot: number): boolean {
+    const master = this.myself.masterId
+    return this.state === 'ok' && !this.myself.isMaster && master !== undefined && this.owners[slot]?.id === master
   }
 
   /** The node's config epoch as CLUSTER NODES prints it: a replica's is its master's. */
@@ -285,6 +300,7 @@ export class ClusterState implements NodesView {
       this.importingFrom.clear()
     }
     this.myself.masterId = master.id
+    this.servingChanged?.()
     this.host.replicaLink.setMaster(master.ip, master.port)
     this.changed(true)
   }

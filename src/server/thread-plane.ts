@@ -248,7 +248,12 @@ export class ThreadPlane implements ThreadChecks {
     server.watchedKeys.keyWatched = shared.keyChanged
     // Cluster mode: a key's layout goes out only while its slot is served at once (looked), and
     // every layout is forgotten when those slots may have changed, before that can show in a reply.
-    if (server.cluster !== undefined) server.cluster.servingChanged = () => this.forgetEveryKey()
+    // The connections are settled again too: which are (READONLY ones on a replica) follows the role.
+    if (server.cluster !== undefined)
+      server.cluster.servingChanged = () => {
+        this.forgetEveryKey()
+        Atomics.store(this.words, PLANE_GENERATION, ++this.generation)
+      }
     gateReleases((release) => this.hold(release))
     beforeCaptures(() => this.quiesce())
     this.recheck()
@@ -330,7 +335,13 @@ export class ThreadPlane implements ThreadChecks {
     if (entry.expiresAt !== undefined || this.cellOfFilter.get(entry.filter)?.sentTo.has(thread) === true) return
     if (this.server.watchedKeys.watches(db, entry.name)) return
     // A key whose commands anyone may get a MOVED, ASK, TRYAGAIN or CLUSTERDOWN for stays here.
-    if (this.server.cluster !== undefined && !this.server.cluster.servesAtOnce(slotOfName(entry.name))) return
+    // On a cluster replica only READONLY connections are settled (the others get MOVED), and only
+    // for keys of its master's slots.
+    const cluster = this.server.cluster
+    if (cluster !== undefined) {
+      const slot = slotOfName(entry.name)
+      if (!cluster.servesAtOnce(slot) && !cluster.servesReadsAtOnce(slot)) return
+    }
     const key = `${db}\n${entry.name}`
     let cell = this.cells.get(key)
     if (cell !== undefined && cell.filter !== entry.filter) {
@@ -581,6 +592,10 @@ export class ThreadPlane implements ThreadChecks {
       client.blocked ||
       // ASKING lasts until the next command, which the main thread runs (cluster-routing.ts).
       (client as ClientSession).asking === true ||
+      // A cluster replica redirects every key command of a connection without READONLY.
+      (this.server.cluster !== undefined &&
+        !this.server.cluster.myself.isMaster &&
+        (client as ClientSession).clusterReadonly !== true) ||
       !client.betweenCommands() ||
       !this.mayRunAnywhere(client.user)
     )

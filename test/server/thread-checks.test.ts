@@ -324,8 +324,9 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
     }
   })
 
-  it("in cluster mode: answer keys of the slots served at once; from SETSLOT MIGRATING, NODE or DELSLOTS on, the ASK, MOVED or CLUSTERDOWN is the main thread's", async () => {
-    const [a, b] = await Promise.all([
+  it("in cluster mode: answer keys of the slots served at once, and a replica's READONLY connections; from SETSLOT MIGRATING, NODE or DELSLOTS on, the ASK, MOVED or CLUSTERDOWN is the main thread's", async () => {
+    const [a, b, c] = await Promise.all([
+      startChildServer(flags('--cluster-enabled', 'yes')),
       startChildServer(flags('--cluster-enabled', 'yes')),
       startChildServer(flags('--cluster-enabled', 'yes')),
     ])
@@ -349,6 +350,31 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
       expect(await ask(client, 'BF.ADD', key, 'b')).toBe(':1\r\n')
       expect(await ask(client, 'BF.MEXISTS', key, 'a', 'b', 'c')).toBe('*3\r\n:1\r\n:1\r\n:0\r\n')
       expect((await threadAnswered(a.port)) - before).toBe(2)
+
+      // A replica of a: its READONLY connections' checks are answered by their threads, the
+      // others get MOVED (from its main thread), READWRITE too.
+      expect(await askOnce(c.port, 'CLUSTER', 'MEET', '127.0.0.1', String(a.port))).toBe('+OK\r\n')
+      await waitUntil('the third node knows the others and the cluster is ok', async () => {
+        const info = await askOnce(c.port, 'CLUSTER', 'INFO')
+        return info.includes('cluster_known_nodes:3') && info.includes('cluster_state:ok')
+      })
+      const aId = (await ask(admin, 'CLUSTER', 'MYID')).split('\r\n')[1]!
+      await waitUntil('the third node replicates a', async () =>
+        (await askOnce(c.port, 'CLUSTER', 'REPLICATE', aId)).startsWith('+OK'),
+      )
+      const reader = await RawClient.connect(c.port)
+      clients.push(reader)
+      expect(await ask(reader, 'READONLY')).toBe('+OK\r\n')
+      await waitUntil('the replica has the key', async () => (await ask(reader, 'BF.EXISTS', key, 'b')) === ':1\r\n')
+      await warm(reader, ':1\r\n', 'BF.EXISTS', key, 'a')
+      const plain = await RawClient.connect(c.port)
+      clients.push(plain)
+      const toA = `-MOVED ${slot} 127.0.0.1:${a.port}\r\n`
+      before = await threadAnswered(c.port)
+      for (let i = 0; i < 5; i++) expect(await ask(plain, 'BF.EXISTS', key, 'a')).toBe(toA)
+      expect(await ask(reader, 'READWRITE')).toBe('+OK\r\n')
+      for (let i = 0; i < 5; i++) expect(await ask(reader, 'BF.EXISTS', key, 'a')).toBe(toA)
+      expect((await threadAnswered(c.port)) - before).toBe(0)
 
       // Migrating: the key is still here (served, by the main thread); a missing one of its slot is ASKed.
       expect(await ask(admin, 'CLUSTER', 'SETSLOT', String(slot), 'MIGRATING', bId)).toBe('+OK\r\n')
@@ -393,7 +419,7 @@ describe.runIf(REUSE_PORT)('checks answered by the I/O threads', () => {
       expect((await threadAnswered(a.port)) - before).toBe(0)
       await warm(client, ':1\r\n', 'BF.EXISTS', other, 'a')
     } finally {
-      for (const node of [a, b]) {
+      for (const node of [a, b, c]) {
         node.bfs.kill()
         await node.bfs.waitExit()
       }
