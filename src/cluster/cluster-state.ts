@@ -85,8 +85,9 @@ export class ClusterState implements NodesView {
   lastVoteEpoch = 0
   /**
    * Told, before the change can show in a reply, whenever the slots this node serves at once
-   * ({@link servesAtOnce}) may have changed: an owner, a migration or an import, the state. The I/O
-   * threads answer keys of those slots only (server/thread-plane.ts).
+   * ({@link servesAtOnce}, {@link servesReadsAtOnce}) may have changed: an owner, a migration or an
+   * import, the master it replicates, the state. The I/O threads answer keys of those slots only
+   * (server/thread-plane.ts).
    */
   servingChanged: (() => void) | undefined = undefined
   /** Slots this node (their owner) is giving to another master (SETSLOT MIGRATING). */
