@@ -251,11 +251,12 @@ export class BfsServer extends EventEmitter implements ClientHost {
     return this.http?.port ?? 0
   }
 
-  /** Open HTTP connections. */
+  /** Connections to the TLS port still in their handshake (every I/O thread's). */
   get tlsHandshakes(): number {
     return this.tls?.handshakes ?? 0
   }
 
+  /** Open HTTP connections. */
   get httpClientCount(): number {
     return this.http?.clientCount ?? 0
   }

@@ -28,6 +28,7 @@ import {
   COUNTER_WRITES,
   COUNTERS_PER_THREAD,
   FIRST_THREAD_WRITE,
+  handshakesUnderWay,
   JOURNAL_ADD,
   MAIN_SLOT,
   PLANE_ADDS,
@@ -314,9 +315,7 @@ export class ThreadAnswers {
   admitsHandshake(handshaking: number): boolean {
     const words = this.words
     Atomics.store(words, this.handshakingWord, handshaking + 1)
-    let total = Atomics.load(words, PLANE_CLIENTS)
-    for (let thread = 0; thread < this.threads; thread++)
-      total += Atomics.load(words, threadWord(thread, THREAD_HANDSHAKING))
+    const total = Atomics.load(words, PLANE_CLIENTS) + handshakesUnderWay(words, this.threads)
     if (total <= Atomics.load(words, PLANE_MAXCLIENTS)) return true
     Atomics.store(words, this.handshakingWord, handshaking)
     this.counters[COUNTER_REJECTED]++

@@ -25,9 +25,9 @@
  *   a key of a slot served at once (owned, neither migrating nor importing, the cluster ok: no
  *   client could get a redirection or CLUSTERDOWN for it), and every layout is forgotten whenever
  *   those slots may change (cluster-state.ts servingChanged), before the change can show in a reply.
- * - **Whether the threads may answer at all** (one shared word): only in cluster mode while the
- *   cluster is ok, on a server that is not loading (a replica: with replica-serve-stale-data yes,
- *   else its link's state would matter), with no MONITOR and no CLIENT PAUSE, so that no check
+ * - **Whether the threads may answer at all** (one shared word): only on a server that is not
+ *   loading (a replica: with replica-serve-stale-data yes, else its link's state would matter),
+ *   with no MONITOR and no CLIENT PAUSE, so that no check
  *   dispatch makes could refuse or hold the command. Recomputed before every client's output is
  *   written: whatever closed it (a MONITOR, a pause) was a command whose reply comes after.
  * - **Which connections.** A thread answers a connection itself only after this side said the
@@ -89,7 +89,7 @@ import {
   PLANE_WORDS,
   THREAD_ADDING,
   THREAD_COMMANDS,
-  THREAD_HANDSHAKING,
+  handshakesUnderWay,
   THREAD_READING,
   THREAD_WAITING,
   threadWord,
@@ -252,7 +252,7 @@ export class ThreadPlane implements ThreadChecks {
     if (server.cluster !== undefined)
       server.cluster.servingChanged = () => {
         this.forgetEveryKey()
-        Atomics.store(this.words, PLANE_GENERATION, ++this.generation)
+        this.settleAgain()
       }
     gateReleases((release) => this.hold(release))
     beforeCaptures(() => this.quiesce())
@@ -267,7 +267,6 @@ export class ThreadPlane implements ThreadChecks {
     const server = this.server
     const open =
       this.usable &&
-      (server.cluster === undefined || server.cluster.state === 'ok') &&
       // A replica answers checks as its master's stream left the filters (its DELs and expiries
       // change keys as any command does), unless it refuses them while its link is down.
       (server.replication.role === 'master' || server.config['replica-serve-stale-data']) &&
@@ -283,7 +282,7 @@ export class ThreadPlane implements ThreadChecks {
     if (server.acl.version !== this.aclVersion) {
       this.aclVersion = server.acl.version
       this.answerable.clear()
-      Atomics.store(words, PLANE_GENERATION, ++this.generation)
+      this.settleAgain()
     }
     const config = server.config
     // maxclients for the threads' TLS ports (CONFIG SET: a command, whose output comes after).
@@ -540,6 +539,11 @@ export class ThreadPlane implements ThreadChecks {
     watchHealth(this.server.log, cell.entry)
   }
 
+  /** Every connection's next command goes to this side, which settles it again (thread-wire.ts PLANE_GENERATION). */
+  private settleAgain(): void {
+    Atomics.store(this.words, PLANE_GENERATION, ++this.generation)
+  }
+
   private forgetEveryKey(): void {
     for (const cell of [...this.cells.values()]) this.invalidate(cell)
   }
@@ -737,10 +741,7 @@ export class ThreadPlane implements ThreadChecks {
 
   /** Connections in their TLS handshake on the threads (INFO bfs_tls_handshakes). */
   handshakes(): number {
-    let count = 0
-    for (let thread = 0; thread < this.threads; thread++)
-      count += Atomics.load(this.words, threadWord(thread, THREAD_HANDSHAKING))
-    return count
+    return handshakesUnderWay(this.words, this.threads)
   }
 
   /** The server's clients changed: what the threads' TLS ports admit handshakes by (thread-answers.ts). */

@@ -147,6 +147,13 @@ export function threadWord(thread: number, word: number): number {
   return PLANE_THREADS + thread * PLANE_LINE_WORDS + word
 }
 
+/** The TLS handshakes under way on all `threads` I/O threads ({@link THREAD_HANDSHAKING}). */
+export function handshakesUnderWay(words: Int32Array, threads: number): number {
+  let count = 0
+  for (let thread = 0; thread < threads; thread++) count += Atomics.load(words, threadWord(thread, THREAD_HANDSHAKING))
+  return count
+}
+
 /**
  * First of the applied counts, one per I/O thread then one for the main thread ({@link MAIN_SLOT}),
  * while {@link PLANE_LOGGING}: a thread's journal records (raised before the record's bits are set),
